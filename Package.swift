@@ -1,0 +1,58 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "GlucoModel",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "GlucoModel", targets: ["GlucoModel"]),
+        .library(name: "GrammarEvolution", targets: ["GrammarEvolution"]),
+        .executable(name: "glucomodel-train", targets: ["glucomodel-train"]),
+        .executable(name: "glucomodel-predict", targets: ["glucomodel-predict"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // C libraries, linked through pkg-config (Debian: libopenblas-dev, liblapacke-dev).
+        .systemLibrary(
+            name: "COpenBLAS", pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(
+            name: "CLAPACKE", pkgConfig: "lapacke",
+            providers: [.apt(["liblapacke-dev"])]),
+        // Safe Swift wrappers over BLAS/LAPACK: the only place their pointers are handled.
+        .target(name: "LinearAlgebra", dependencies: ["COpenBLAS", "CLAPACKE"]),
+        // A general grammatical-evolution engine. Knows nothing of glucose.
+        .target(name: "GrammarEvolution", dependencies: ["LinearAlgebra"]),
+        // The glucose domain: data in, series, models, evaluation, dosing, reports, store.
+        .target(
+            name: "GlucoModel",
+            dependencies: [
+                "GrammarEvolution", "LinearAlgebra",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            resources: [.copy("Resources/grammars")]),
+        .executableTarget(
+            name: "glucomodel-train",
+            dependencies: [
+                "GlucoModel", "GrammarEvolution",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "glucomodel-predict",
+            dependencies: [
+                "GlucoModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(
+            name: "GrammarEvolutionTests",
+            dependencies: ["GrammarEvolution", "LinearAlgebra"]),
+        .testTarget(
+            name: "ModelTests",
+            dependencies: ["GlucoModel", "GrammarEvolution", "LinearAlgebra"],
+            resources: [.copy("Fixtures")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,82 @@
+/// Where in an input a problem was found: file, line (1-based) and field.
+public struct SourceLocation: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var field: String?
+
+    public init(file: String, line: Int? = nil, field: String? = nil) {
+        self.file = file; self.line = line; self.field = field
+    }
+
+    public var description: String {
+        var s = file
+        if let line { s += ":\(line)" }
+        if let field { s += " [\(field)]" }
+        return s
+    }
+}
+
+/// A problem found while importing: a warning (the row is skipped or adjusted and
+/// the import goes on) or an error (the file cannot be imported).
+public struct ImportIssue: Hashable, Sendable, Codable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Codable { case warning, error }
+
+    public var severity: Severity
+    public var location: SourceLocation
+    /// What was wrong and what was expected, e.g. "'abc' is not a number; expected mg/dL".
+    public var message: String
+
+    public init(_ severity: Severity, _ location: SourceLocation, _ message: String) {
+        self.severity = severity; self.location = location; self.message = message
+    }
+
+    public var description: String { "\(location): \(severity): \(message)" }
+}
+
+/// A file that cannot be imported at all (unreadable, not the format, truncated).
+public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var issue: ImportIssue
+    public init(_ location: SourceLocation, _ message: String) {
+        issue = ImportIssue(.error, location, message)
+    }
+    public var description: String { issue.description }
+}
+
+/// The end-of-import account: rows read, kept, skipped and why. Nothing is dropped silently.
+public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var file: String
+    public var rowsRead = 0
+    public var recordsKept = 0
+    /// Reason -> rows skipped for it (e.g. "duplicate", "future-dated", "out of range").
+    public var skipped: [String: Int] = [:]
+    /// Reason -> rows kept but adjusted (e.g. "censored Low kept at 40 mg/dL").
+    public var adjusted: [String: Int] = [:]
+    public var issues: [ImportIssue] = []
+
+    public init(file: String) { self.file = file }
+
+    public var rowsSkipped: Int { skipped.values.reduce(0, +) }
+
+    public mutating func skip(_ reason: String, _ issue: ImportIssue? = nil) {
+        skipped[reason, default: 0] += 1
+        if let issue { issues.append(issue) }
+    }
+
+    public mutating func adjust(_ reason: String) { adjusted[reason, default: 0] += 1 }
+
+    public var description: String {
+        var s = "\(file): \(rowsRead) rows read, \(recordsKept) records kept, \(rowsSkipped) skipped"
+        let reasons = skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        if !reasons.isEmpty { s += " (" + reasons.joined(separator: ", ") + ")" }
+        let adj = adjusted.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        if !adj.isEmpty { s += "; adjusted: " + adj.joined(separator: ", ") }
+        return s
+    }
+}
+
+/// The result of importing one file.
+public struct ImportResult: Sendable {
+    public var log: PatientLog
+    public var summary: ImportSummary
+    public init(log: PatientLog, summary: ImportSummary) { self.log = log; self.summary = summary }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// Where a glucose reading came from.
+public enum GlucoseSource: String, Sendable, Codable, CaseIterable {
+    case cgm
+    case fingerStick = "finger_stick"
+}
+
+/// A reading outside the sensor's range, exported as text (`Low`, `High`, `LO`, `HI`).
+/// Kept at the sensor limit with this flag, never turned into 0.
+public enum Censoring: String, Sendable, Codable {
+    case belowRange = "below_range"
+    case aboveRange = "above_range"
+
+    /// The sensor limits used for censored readings (mg/dL).
+    public static let lowLimit = GlucoseValue(mgdL: 40)
+    public static let highLimit = GlucoseValue(mgdL: 400)
+}
+
+/// The moment of the day a reading or dose refers to, as glUCModel's client records it.
+public enum MealMoment: String, Sendable, Codable, CaseIterable {
+    case beforeBreakfast = "before_breakfast", afterBreakfast = "after_breakfast"
+    case beforeLunch = "before_lunch", afterLunch = "after_lunch"
+    case beforeDinner = "before_dinner", afterDinner = "after_dinner"
+    case night, other
+}
+
+public struct GlucoseReading: Hashable, Sendable, Codable {
+    public var time: Date
+    public var value: GlucoseValue
+    public var source: GlucoseSource
+    public var censoring: Censoring?
+    public var moment: MealMoment?
+    public var note: String?
+
+    public init(time: Date, value: GlucoseValue, source: GlucoseSource = .cgm, censoring: Censoring? = nil,
+                moment: MealMoment? = nil, note: String? = nil) {
+        self.time = time; self.value = value; self.source = source
+        self.censoring = censoring; self.moment = moment; self.note = note
+    }
+}
+
+/// How a bolus was delivered.
+public enum BolusType: String, Sendable, Codable, CaseIterable {
+    case normal
+    /// Part now, part spread over a period ("normal dual" / combo).
+    case normalDual = "normal_dual"
+    /// All spread from `time` to `end` ("square dual", extended).
+    case square
+}
+
+/// Kind of insulin, when the export says.
+public enum InsulinKind: String, Sendable, Codable, CaseIterable {
+    case rapid, ultraRapid = "ultra_rapid", longActing = "long_acting", unknown
+}
+
+public struct Bolus: Hashable, Sendable, Codable {
+    public var time: Date
+    /// End of delivery for extended boluses; nil or equal to `time` for a normal bolus.
+    public var end: Date?
+    public var dose: InsulinUnits
+    public var type: BolusType
+    public var kind: InsulinKind
+    /// Carbohydrates the bolus wizard was told about, if any.
+    public var carbInput: Carbohydrate?
+
+    public init(time: Date, end: Date? = nil, dose: InsulinUnits, type: BolusType = .normal,
+                kind: InsulinKind = .rapid, carbInput: Carbohydrate? = nil) {
+        self.time = time; self.end = end; self.dose = dose; self.type = type; self.kind = kind; self.carbInput = carbInput
+    }
+}
+
+/// A scheduled basal rate, in force from `start` until `end` or the next basal record.
+public struct BasalRate: Hashable, Sendable, Codable {
+    public var start: Date
+    public var end: Date?
+    public var rate: InsulinRate
+
+    public init(start: Date, end: Date? = nil, rate: InsulinRate) {
+        self.start = start; self.end = end; self.rate = rate
+    }
+}
+
+/// A temporary basal rate that overrides the scheduled one from `start` to `end` (0 = suspended).
+public struct TemporaryBasal: Hashable, Sendable, Codable {
+    public var start: Date
+    public var end: Date
+    public var rate: InsulinRate
+
+    public init(start: Date, end: Date, rate: InsulinRate) {
+        self.start = start; self.end = end; self.rate = rate
+    }
+}
+
+/// An injection of long-acting (basal) insulin, for patients on pens rather than pumps.
+public struct BasalInjection: Hashable, Sendable, Codable {
+    public var time: Date
+    public var dose: InsulinUnits
+    public init(time: Date, dose: InsulinUnits) { self.time = time; self.dose = dose }
+}
+
+public enum MealType: String, Sendable, Codable, CaseIterable {
+    case breakfast, lunch, dinner, snack, hypoCorrection = "hypo_correction", unspecified
+}
+
+public struct CarbIntake: Hashable, Sendable, Codable {
+    public var time: Date
+    public var amount: Carbohydrate
+    public var mealType: MealType
+    public init(time: Date, amount: Carbohydrate, mealType: MealType = .unspecified) {
+        self.time = time; self.amount = amount; self.mealType = mealType
+    }
+}
+
+public struct ExerciseSession: Hashable, Sendable, Codable {
+    public var time: Date
+    /// Physical demand on a 1-10 scale (OhioT1DM's convention).
+    public var intensity: Double
+    public var durationMinutes: Double
+    public init(time: Date, intensity: Double, durationMinutes: Double) {
+        self.time = time; self.intensity = intensity; self.durationMinutes = durationMinutes
+    }
+}
+
+public struct WeightRecord: Hashable, Sendable, Codable {
+    public var time: Date
+    public var kilograms: Double
+    public init(time: Date, kilograms: Double) { self.time = time; self.kilograms = kilograms }
+}
+
+public struct HeartRateSample: Hashable, Sendable, Codable {
+    public var time: Date
+    public var beatsPerMinute: Double
+    public init(time: Date, beatsPerMinute: Double) { self.time = time; self.beatsPerMinute = beatsPerMinute }
+}
+
+/// Everything imported for one patient, each list sorted by time.
+public struct PatientLog: Sendable, Equatable {
+    public var patient: PatientID
+    public var glucose: [GlucoseReading] = []
+    public var boluses: [Bolus] = []
+    public var basalRates: [BasalRate] = []
+    public var temporaryBasals: [TemporaryBasal] = []
+    public var basalInjections: [BasalInjection] = []
+    public var carbs: [CarbIntake] = []
+    public var exercise: [ExerciseSession] = []
+    public var weights: [WeightRecord] = []
+    public var heartRate: [HeartRateSample] = []
+    /// Sections or record kinds read but not modelled (e.g. OhioT1DM `sleep`), with how many records each held.
+    public var otherRecords: [String: Int] = [:]
+    /// The insulin the patient uses, when the export says.
+    public var insulinKind: InsulinKind = .unknown
+
+    public init(patient: PatientID) { self.patient = patient }
+}

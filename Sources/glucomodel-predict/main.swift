@@ -1,0 +1,1 @@
+print("glucomodel-predict: not yet")

@@ -1,0 +1,1 @@
+print("glucomodel-train: not yet")
