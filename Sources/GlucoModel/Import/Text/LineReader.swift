@@ -1,0 +1,83 @@
+import Foundation
+
+/// Reads a text file line by line in fixed-size chunks, so a file of any size is
+/// read in bounded memory. Handles `\n`, `\r\n` and a UTF-8 byte-order mark.
+public struct LineReader: Sequence {
+    public let url: URL
+    public let chunkSize: Int
+
+    public init(url: URL, chunkSize: Int = 1 << 20) {
+        self.url = url
+        self.chunkSize = chunkSize
+    }
+
+    /// Opens the file now, so a missing or unreadable file is an error before iteration starts.
+    public func checkReadable() throws {
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw ImportError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(url: url, chunkSize: chunkSize) }
+
+    /// Yields `(lineNumber, text)` with 1-based line numbers.
+    public struct Iterator: IteratorProtocol {
+        let handle: FileHandle?
+        let chunkSize: Int
+        var buffer: [UInt8] = []
+        var start = 0
+        var eof = false
+        var lineNumber = 0
+
+        init(url: URL, chunkSize: Int) {
+            handle = try? FileHandle(forReadingFrom: url)
+            self.chunkSize = chunkSize
+        }
+
+        public mutating func next() -> (number: Int, text: String)? {
+            while true {
+                if let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    var end = nl
+                    if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                    let line = decode(buffer[start..<end])
+                    start = nl + 1
+                    return emit(line)
+                }
+                if eof {
+                    guard start < buffer.count else { return nil }
+                    var end = buffer.count
+                    if buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                    let line = decode(buffer[start..<end])
+                    start = buffer.count
+                    return emit(line)
+                }
+                refill()
+            }
+        }
+
+        mutating func emit(_ line: String) -> (number: Int, text: String) {
+            lineNumber += 1
+            if lineNumber == 1, line.unicodeScalars.first == "\u{FEFF}" {
+                return (lineNumber, String(line.unicodeScalars.dropFirst()))
+            }
+            return (lineNumber, line)
+        }
+
+        func decode(_ bytes: ArraySlice<UInt8>) -> String {
+            String(decoding: bytes, as: UTF8.self)
+        }
+
+        mutating func refill() {
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            guard let handle, let data = try? handle.read(upToCount: chunkSize), !data.isEmpty else {
+                eof = true
+                try? handle?.close()
+                return
+            }
+            buffer.append(contentsOf: data)
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// Applies trained models: predictions, scoring, CGM metrics, dose suggestions, nightly runs, reports.
+@main
+struct GlucomodelPredict: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "glucomodel-predict",
+        abstract: "Predict glucose with trained models, score predictions, suggest doses, report.",
+        subcommands: [Predict.self, Score.self, Metrics.self, Dose.self, Nightly.self, Report.self],
+        defaultSubcommand: Predict.self)
+}

@@ -1,1 +1,0 @@
-print("glucomodel-predict: not yet")

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// Trains personal glucose models; also imports data and benchmarks the evaluator.
+@main
+struct GlucomodelTrain: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "glucomodel-train",
+        abstract: "Train a personal glucose-prediction model for every patient.",
+        subcommands: [Train.self, ImportData.self, BenchEval.self],
+        defaultSubcommand: Train.self)
+}

@@ -1,1 +1,0 @@
-print("glucomodel-train: not yet")
