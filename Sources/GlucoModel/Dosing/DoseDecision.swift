@@ -1,0 +1,74 @@
+import Foundation
+
+/// Why no dose is suggested. Each case carries what a clinician needs to see why.
+public enum DoseRefusal: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum SettingProblem: Hashable, Sendable, CustomStringConvertible {
+        case missing(String)
+        case outOfLimits(String, value: Double, limits: ClosedRange<Double>)
+        case inconsistent(String)
+
+        public var description: String {
+            switch self {
+            case let .missing(name): return "setting '\(name)' is missing"
+            case let .outOfLimits(name, value, limits):
+                return "setting '\(name)' = \(value) is outside the plausible limits \(limits.lowerBound)-\(limits.upperBound)"
+            case let .inconsistent(text): return text
+            }
+        }
+    }
+
+    case noGlucose
+    /// The newest reading is 15 minutes old or older at the moment of the suggestion.
+    case staleGlucose(newest: Date, ageMinutes: Double)
+    case futureGlucose(newest: Date)
+    /// The series misses readings within the last 30 minutes.
+    case recentGap(missingSteps: Int, windowMinutes: Int)
+    case settings([SettingProblem])
+    /// Current glucose below the suspend threshold: no insulin; treat or watch for a low.
+    case belowSuspend(glucose: Double, threshold: Double)
+    /// A predicted value (with no added insulin) is below the suspend threshold.
+    case predictedBelowSuspend(horizonMinutes: Int, predicted: Double, threshold: Double)
+    case invalidCarbs(Double)
+
+    public var code: String {
+        switch self {
+        case .noGlucose: return "no_glucose"
+        case .staleGlucose: return "stale_glucose"
+        case .futureGlucose: return "future_glucose"
+        case .recentGap: return "recent_gap"
+        case .settings: return "settings"
+        case .belowSuspend: return "below_suspend"
+        case .predictedBelowSuspend: return "predicted_below_suspend"
+        case .invalidCarbs: return "invalid_carbs"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .noGlucose: return "no glucose reading before the moment of the suggestion"
+        case let .staleGlucose(newest, age):
+            return "newest glucose reading (\(newest.iso8601)) is \(Int(age)) minutes old; 15 minutes or older is too old to dose on"
+        case let .futureGlucose(newest): return "newest glucose reading (\(newest.iso8601)) is dated in the future"
+        case let .recentGap(missing, window): return "\(missing) glucose readings missing in the last \(window) minutes"
+        case let .settings(problems): return "settings not usable: " + problems.map(\.description).joined(separator: "; ")
+        case let .belowSuspend(g, t):
+            return "glucose \(g.rounded()) mg/dL is below the suspend threshold \(t.rounded()) mg/dL: no insulin; treat or watch for a low"
+        case let .predictedBelowSuspend(h, p, t):
+            return "glucose predicted at \(h) min is \(p.rounded()) mg/dL, below the suspend threshold \(t.rounded()) mg/dL: no insulin; watch for a low"
+        case let .invalidCarbs(c): return "carbohydrates \(c) g: expected a number from 0 to 300"
+        }
+    }
+}
+
+extension Date {
+    var iso8601: String { ISO8601DateFormatter.shared.string(from: self) }
+}
+
+extension ISO8601DateFormatter {
+    /// A shared UTC formatter. `ISO8601DateFormatter` is thread-safe for formatting.
+    nonisolated(unsafe) static let shared: ISO8601DateFormatter = {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f
+    }()
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A patient's bolus-calculator settings, read from a documented JSON file:
+///
+/// ```json
+/// { "patient": "adolescent_003", "carbRatio": 10, "insulinSensitivity": 45,
+///   "target": 110, "suspendThreshold": 70, "maxBolus": 8,
+///   "bolusIncrement": 0.05, "insulinPeakMinutes": 75, "insulinDurationMinutes": 360 }
+/// ```
+///
+/// Every field the calculator needs is optional here so that a missing one is a refusal
+/// with a reason, not a decoding crash or a silent default.
+public struct DoseSettings: Codable, Hashable, Sendable {
+    public var patient: PatientID?
+    /// Carbohydrate ratio, grams covered by 1 U (ICR).
+    public var carbRatio: Double?
+    /// Insulin sensitivity factor, mg/dL lowered by 1 U (ISF).
+    public var insulinSensitivity: Double?
+    /// Correction target, mg/dL.
+    public var target: Double?
+    /// Below this (now or predicted) no insulin is suggested, mg/dL.
+    public var suspendThreshold: Double?
+    /// Largest bolus ever suggested, U.
+    public var maxBolus: Double?
+    /// The pump's bolus increment, U (default 0.05).
+    public var bolusIncrement: Double?
+    public var insulinPeakMinutes: Double?
+    public var insulinDurationMinutes: Double?
+
+    public init(patient: PatientID? = nil, carbRatio: Double? = nil, insulinSensitivity: Double? = nil,
+                target: Double? = nil, suspendThreshold: Double? = nil, maxBolus: Double? = nil,
+                bolusIncrement: Double? = nil, insulinPeakMinutes: Double? = nil, insulinDurationMinutes: Double? = nil) {
+        self.patient = patient; self.carbRatio = carbRatio; self.insulinSensitivity = insulinSensitivity
+        self.target = target; self.suspendThreshold = suspendThreshold; self.maxBolus = maxBolus
+        self.bolusIncrement = bolusIncrement; self.insulinPeakMinutes = insulinPeakMinutes
+        self.insulinDurationMinutes = insulinDurationMinutes
+    }
+
+    /// Reads a settings file; a malformed file is an error naming the file and the field.
+    public static func load(_ url: URL) throws -> DoseSettings {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw ImportError(SourceLocation(file: url.path), "cannot read the settings file")
+        }
+        do { return try JSONDecoder().decode(DoseSettings.self, from: data) } catch let DecodingError.typeMismatch(_, ctx) {
+            throw ImportError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
+                              "wrong type: \(ctx.debugDescription)")
+        } catch let DecodingError.dataCorrupted(ctx) {
+            throw ImportError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
+                              "not valid settings JSON: \(ctx.debugDescription)")
+        } catch {
+            throw ImportError(SourceLocation(file: url.path), "not valid settings JSON: \(error)")
+        }
+    }
+}
+
+/// Plausible limits for settings, from Loop's guardrails (`../shared/specs/dosing.md`).
+public enum DoseLimits {
+    public static let suspendThreshold: ClosedRange<Double> = 67...110
+    public static let correctionTarget: ClosedRange<Double> = 87...180
+    public static let insulinSensitivity: ClosedRange<Double> = 10...500
+    public static let carbRatio: ClosedRange<Double> = 2...150
+    public static let maxBolus: ClosedRange<Double> = 0.05...30
+    public static let bolusIncrement: ClosedRange<Double> = 0.001...1
+}
+
+/// Settings that passed every check, with no optional left.
+public struct CheckedDoseSettings: Hashable, Sendable {
+    public var carbRatio: Double
+    public var insulinSensitivity: Double
+    public var target: Double
+    public var suspendThreshold: Double
+    public var maxBolus: Double
+    public var bolusIncrement: Double
+    public var insulin: InsulinModelParameters
+}
+
+extension DoseSettings {
+    /// Checks every needed setting against its plausible limits; returns the refusals found.
+    public func checked() -> Result<CheckedDoseSettings, DoseRefusal> {
+        var problems: [DoseRefusal.SettingProblem] = []
+        func need(_ name: String, _ value: Double?, _ limits: ClosedRange<Double>) -> Double {
+            guard let value else { problems.append(.missing(name)); return .nan }
+            guard value.isFinite, limits.contains(value) else {
+                problems.append(.outOfLimits(name, value: value, limits: limits)); return .nan
+            }
+            return value
+        }
+        let icr = need("carbRatio", carbRatio, DoseLimits.carbRatio)
+        let isf = need("insulinSensitivity", insulinSensitivity, DoseLimits.insulinSensitivity)
+        let tgt = need("target", target, DoseLimits.correctionTarget)
+        let sus = need("suspendThreshold", suspendThreshold, DoseLimits.suspendThreshold)
+        let maxB = need("maxBolus", maxBolus, DoseLimits.maxBolus)
+        let inc = need("bolusIncrement", bolusIncrement ?? 0.05, DoseLimits.bolusIncrement)
+        let peak = insulinPeakMinutes ?? 75, duration = insulinDurationMinutes ?? 360
+        if !(peak > 0 && duration > 2 * peak && duration <= 24 * 60) {
+            problems.append(.outOfLimits("insulinPeakMinutes/insulinDurationMinutes", value: peak,
+                                         limits: 1...(duration / 2)))
+        }
+        if tgt.isFinite, sus.isFinite, tgt < sus {
+            problems.append(.inconsistent("target \(tgt) mg/dL is below the suspend threshold \(sus) mg/dL"))
+        }
+        guard problems.isEmpty else { return .failure(.settings(problems)) }
+        return .success(CheckedDoseSettings(
+            carbRatio: icr, insulinSensitivity: isf, target: tgt, suspendThreshold: sus, maxBolus: maxB,
+            bolusIncrement: inc, insulin: InsulinModelParameters(peakMinutes: peak, durationMinutes: duration)))
+    }
+}

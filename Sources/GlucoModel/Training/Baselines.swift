@@ -1,0 +1,94 @@
+import Foundation
+import LinearAlgebra
+
+/// The standard simple predictors every glucose model is compared with
+/// (glUCModel papers: "last" and "avg"; ARX is the strong simple baseline).
+public enum Baseline: String, CaseIterable, Codable, Sendable {
+    /// The last known glucose.
+    case persistence
+    /// The mean of the readings in the last 2 hours.
+    case average
+    /// Least squares on the same features as the evolved model.
+    case arx
+}
+
+/// Persistence: predicts `G0`.
+public func persistencePredictions(_ table: FeatureTable) -> [Double] {
+    table.column("G0")
+}
+
+/// The mean glucose over the 2 hours up to each row (24 steps of 5 min), from the series
+/// itself so that it sees the whole window even where features stop at 1 hour. Missing
+/// readings are left out of the mean.
+public func averagePredictions(_ table: FeatureTable, inputs: FeatureInputs, windowMinutes: Int = 120) -> [Double] {
+    let window = max(1, windowMinutes / inputs.stepMinutes)
+    return table.steps.map { t in
+        var sum = 0.0, n = 0
+        for s in max(0, t - window + 1)...t where inputs.glucose[s].isFinite {
+            sum += inputs.glucose[s]
+            n += 1
+        }
+        return n > 0 ? sum / Double(n) : .nan
+    }
+}
+
+/// A linear autoregressive model with exogenous inputs: `y = c0 + sum_j c_j x_j`, fitted by
+/// least squares (LAPACK `dgelsd`) on the feature columns, with a small ridge term so that
+/// collinear features (e.g. `IOB` and `INS`) stay well-conditioned.
+public struct ARXModel: Codable, Hashable, Sendable {
+    public var featureNames: [String]
+    public var intercept: Double
+    public var coefficients: [Double]
+    /// Ridge weight per row on standardised features (the coefficients are in original units).
+    public var ridge: Double
+
+    /// Fits the model to the rows of `table` with finite targets.
+    public static func fit(_ table: FeatureTable, ridge: Double = 1e-3) throws -> ARXModel {
+        let rows = table.targets.indices.filter { table.targets[$0].isFinite }
+        let p = table.columns.count
+        // Standardise columns so the ridge weighs each feature alike; undo afterwards.
+        var means = [Double](repeating: 0, count: p), scales = [Double](repeating: 1, count: p)
+        for j in 0..<p {
+            let col = rows.map { table.columns[j][$0] }
+            let mean = col.reduce(0, +) / Double(max(1, col.count))
+            let sd = (col.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, col.count))).squareRoot()
+            means[j] = mean
+            scales[j] = sd > 1e-12 ? sd : 1
+        }
+        // Centred columns and target: the intercept is then the target's mean, unpenalised.
+        let targetMean = rows.reduce(0) { $0 + table.targets[$1] } / Double(max(1, rows.count))
+        var a = Matrix(rows: rows.count, columns: p)
+        var b = [Double](repeating: 0, count: rows.count)
+        for (i, r) in rows.enumerated() {
+            for j in 0..<p { a[i, j] = (table.columns[j][r] - means[j]) / scales[j] }
+            b[i] = table.targets[r] - targetMean
+        }
+        let solution = try LeastSquares.solve(a, b, ridge: ridge * Double(rows.count))
+        var coefficients = [Double](repeating: 0, count: p)
+        var intercept = targetMean
+        for j in 0..<p {
+            coefficients[j] = solution.coefficients[j] / scales[j]
+            intercept -= coefficients[j] * means[j]
+        }
+        return ARXModel(featureNames: table.names, intercept: intercept, coefficients: coefficients, ridge: ridge)
+    }
+
+    public func predict(_ table: FeatureTable) -> [Double] {
+        precondition(table.names == featureNames, "ARX: feature columns differ from the fitted ones")
+        var out = [Double](repeating: intercept, count: table.rowCount)
+        for (j, c) in coefficients.enumerated() where c != 0 {
+            let col = table.columns[j]
+            for r in 0..<table.rowCount { out[r] += c * col[r] }
+        }
+        return out
+    }
+
+    /// The model as infix text over the feature names (for reports and for seeding GE).
+    public var infix: String {
+        var s = "\(intercept)"
+        for (name, c) in zip(featureNames, coefficients) where c != 0 {
+            s += c < 0 ? " - \(-c) * \(name)" : " + \(c) * \(name)"
+        }
+        return s
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Per-step channels of one patient's clean series that features are computed from.
+/// Index `i` is the step starting at `start + i * step`.
+public struct FeatureInputs: Sendable {
+    public var start: Date
+    public var stepMinutes: Int
+    /// Glucose (mg/dL), NaN where missing; short gaps already filled.
+    public var glucose: [Double]
+    /// True where the step holds a real reading (not filled): only these are prediction targets.
+    public var glucoseMeasured: [Bool]
+    /// Insulin delivered in the step (U).
+    public var insulin: [Double]
+    /// Carbohydrates eaten in the step (g).
+    public var carbs: [Double]
+    public var insulinOnBoard: [Double]
+    public var insulinActivity: [Double]
+    public var carbsOnBoard: [Double]
+    public var carbAppearance: [Double]
+    public var exercise: [Double]
+    /// Heart rate (bpm), NaN where missing; nil when the patient has no heart-rate data at all.
+    public var heartRate: [Double]?
+
+    public var count: Int { glucose.count }
+
+    public func time(at index: Int) -> Date {
+        start.addingTimeInterval(Double(index * stepMinutes) * 60)
+    }
+}
+
+/// A dense table of feature rows for one horizon: only rows where every feature is finite
+/// (and, for `targets`, the glucose `h` minutes later was measured) are kept.
+public struct FeatureTable: Sendable {
+    public var names: [String]
+    /// Column-major feature values: `columns[j][r]`.
+    public var columns: [[Double]]
+    /// Glucose measured `h` minutes after the row's moment (NaN when unknown).
+    public var targets: [Double]
+    /// Index of each row's moment in the series grid.
+    public var steps: [Int]
+
+    public var rowCount: Int { steps.count }
+
+    public func column(_ name: String) -> [Double] {
+        columns[names.firstIndex(of: name)!]
+    }
+}
+
+extension FeatureSet {
+    /// Computes the feature rows for the steps in `range` of `inputs`.
+    ///
+    /// - Parameter requireTarget: keep only rows whose target (glucose `h` minutes later) was
+    ///   measured: for training and scoring. Predicting live passes `false`.
+    /// - Complexity: O(n * (td/step + lags)).
+    public func table(_ inputs: FeatureInputs, steps range: Range<Int>, requireTarget: Bool) -> FeatureTable {
+        let h = horizonSteps
+        let insulinEffect = FeatureSet.lookAhead(inputs.insulin, kernel: insulinKernel(), range: range)
+        let carbEffect = FeatureSet.lookAhead(inputs.carbs, kernel: carbKernel(), range: range)
+        var columns = Array(repeating: [Double](), count: names.count)
+        var targets: [Double] = [], steps: [Int] = []
+        let n = inputs.count
+        rows: for t in range where t >= historySteps && t < n {
+            var target = Double.nan
+            if t + h < n, inputs.glucoseMeasured[t + h] { target = inputs.glucose[t + h] }
+            if requireTarget && !target.isFinite { continue }
+            for k in 0..<glucoseLags where !inputs.glucose[t - k].isFinite { continue rows }
+            let hr = inputs.heartRate.map { $0[t] } ?? 0
+            let others = [inputs.insulinOnBoard[t], inputs.insulinActivity[t], insulinEffect[t - range.lowerBound],
+                          inputs.carbsOnBoard[t], inputs.carbAppearance[t], carbEffect[t - range.lowerBound],
+                          inputs.exercise[t], hr]
+            guard others.allSatisfy(\.isFinite) else { continue }
+            for k in 0..<glucoseLags { columns[k].append(inputs.glucose[t - k]) }
+            for (j, v) in others.enumerated() { columns[glucoseLags + j].append(v) }
+            targets.append(target)
+            steps.append(t)
+        }
+        return FeatureTable(names: names, columns: columns, targets: targets, steps: steps)
+    }
+
+    /// `kernel[k]` = fraction of a dose given `k` steps before `t` that acts in `(t, t+h]`:
+    /// `R(k) - R(k+h)` with `R` the fraction of insulin remaining.
+    func insulinKernel() -> [Double] {
+        let model = ExponentialInsulinModel(parameters: insulin)
+        let steps = Int((insulin.durationMinutes / Double(stepMinutes)).rounded(.up))
+        let h = Double(horizonMinutes)
+        return (0...steps).map { k in
+            let m = Double(k * stepMinutes)
+            return model.fractionRemaining(after: m) - model.fractionRemaining(after: m + h)
+        }
+    }
+
+    /// `kernel[k]` = fraction of carbohydrate eaten `k` steps before `t` that appears in `(t, t+h]`.
+    func carbKernel() -> [Double] {
+        let model = BatemanCarbModel(parameters: carbs)
+        let steps = Int((model.durationMinutes / Double(stepMinutes)).rounded(.up))
+        let h = Double(horizonMinutes)
+        return (0...steps).map { k in
+            let m = Double(k * stepMinutes)
+            return model.fractionAbsorbed(after: m + h) - model.fractionAbsorbed(after: m)
+        }
+    }
+
+    /// `out[t - range.lower] = sum_k amounts[t - k] * kernel[k]` over past steps only.
+    static func lookAhead(_ amounts: [Double], kernel: [Double], range: Range<Int>) -> [Double] {
+        var out = [Double](repeating: 0, count: range.count)
+        for t in range where t < amounts.count {
+            var s = 0.0
+            for k in 0..<min(kernel.count, t + 1) {
+                let a = amounts[t - k]
+                if a != 0 { s += a * kernel[k] }
+            }
+            out[t - range.lowerBound] = s
+        }
+        return out
+    }
+}
