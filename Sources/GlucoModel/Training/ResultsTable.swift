@@ -1,0 +1,75 @@
+import Foundation
+
+/// One row of `results.csv`: a model's accuracy for one patient, horizon and split.
+public struct ResultRow: Codable, Hashable, Sendable {
+    public var patient: PatientID
+    public var horizonMinutes: Int
+    public var metrics: SplitMetrics
+
+    public static let csvHeader = "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab"
+
+    public var csvLine: String {
+        let m = metrics
+        return [patient.rawValue, String(horizonMinutes), m.model, m.split, String(m.n),
+                f(m.rmse), f(m.mae), f(m.mard), f(m.clarkeA), f(m.clarkeAB), f(m.parkesA), f(m.parkesAB)]
+            .joined(separator: ",")
+    }
+
+    private func f(_ x: Double) -> String { x.isFinite ? String(format: "%.3f", x) : "" }
+}
+
+public enum ResultsTable {
+    /// The CSV text of `rows`, sorted by patient, horizon, split, model.
+    public static func csv(_ rows: [ResultRow]) -> String {
+        let sorted = rows.sorted { a, b in
+            (a.patient.rawValue, a.horizonMinutes, splitOrder(a.metrics.split), modelOrder(a.metrics.model))
+                < (b.patient.rawValue, b.horizonMinutes, splitOrder(b.metrics.split), modelOrder(b.metrics.model))
+        }
+        return ([ResultRow.csvHeader] + sorted.map(\.csvLine)).joined(separator: "\n") + "\n"
+    }
+
+    static func splitOrder(_ s: String) -> Int { ["train": 0, "validation": 1, "test": 2][s] ?? 3 }
+    static func modelOrder(_ m: String) -> Int { ["ge": 0, "arx": 1, "average": 2, "persistence": 3][m] ?? 4 }
+
+    /// A readable summary: per horizon, the median test RMSE of each model across patients,
+    /// the GE model's improvement over each baseline, and Clarke A+B.
+    public static func summary(_ rows: [ResultRow], split: String = "test") -> String {
+        let horizons = Set(rows.map(\.horizonMinutes)).sorted()
+        let models = ["ge", "arx", "average", "persistence"]
+        var lines: [String] = []
+        lines.append("Median \(split) RMSE across patients (mg/dL), GE improvement, Clarke A+B of GE")
+        lines.append(pad("horizon", 8) + models.map { pad($0, 12) }.joined()
+                     + pad("GE vs ARX", 11) + pad("GE vs pers.", 12) + pad("GE A+B %", 9) + pad("patients", 9))
+        for h in horizons {
+            let at = rows.filter { $0.horizonMinutes == h && $0.metrics.split == split }
+            func median(_ model: String, _ key: (SplitMetrics) -> Double) -> Double {
+                let v = at.filter { $0.metrics.model == model }.map { key($0.metrics) }.filter(\.isFinite).sorted()
+                guard !v.isEmpty else { return .nan }
+                return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
+            }
+            let rmse = models.map { median($0, \.rmse) }
+            let vsARX = 100 * (1 - rmse[0] / rmse[1]), vsPers = 100 * (1 - rmse[0] / rmse[3])
+            let patients = Set(at.map(\.patient)).count
+            lines.append(pad("\(h) min", 8) + rmse.map { pad(num($0), 12) }.joined()
+                         + pad(pct(vsARX), 11) + pad(pct(vsPers), 12) + pad(num(median("ge", \.clarkeAB)), 9)
+                         + pad(String(patients), 9))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
+    private static func num(_ x: Double) -> String { x.isFinite ? String(format: "%.2f", x) : "-" }
+    private static func pct(_ x: Double) -> String { x.isFinite ? String(format: "%+.1f%%", x) : "-" }
+
+    /// Reads rows back from `results.csv` text (for `--resume` and for collecting shards).
+    public static func parse(_ text: String) -> [ResultRow] {
+        text.split(separator: "\n").dropFirst().compactMap { line in
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 12, let id = try? PatientID(f[0]), let h = Int(f[1]), let n = Int(f[4]) else { return nil }
+            func d(_ s: String) -> Double { Double(s) ?? .nan }
+            return ResultRow(patient: id, horizonMinutes: h, metrics: SplitMetrics(
+                model: f[2], split: f[3], n: n, rmse: d(f[5]), mae: d(f[6]), mard: d(f[7]),
+                clarkeA: d(f[8]), clarkeAB: d(f[9]), parkesA: d(f[10]), parkesAB: d(f[11])))
+        }
+    }
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs what is missing, then builds and runs the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+swift build --build-tests
+swift test --skip-build --parallel --num-workers 2 "$@"
