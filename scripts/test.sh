@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build --build-tests
-swift test --skip-build --parallel --num-workers 2 "$@"
+swift test --skip-build "$@"
