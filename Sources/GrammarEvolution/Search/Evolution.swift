@@ -132,13 +132,15 @@ public final class Evolution {
         let depths = initialiser.rampDepths(upTo: parameters.maxInitialDepth)
         while population.count < parameters.populationSize {
             var genome: [Genome.Codon] = []
-            for _ in 0..<20 {
+            for attempt in 0..<20 {
                 switch parameters.initialisation {
                 case .random:
                     genome = (0..<parameters.genomeLength).map { _ in random.codon() }
                 case .rampedHalfAndHalf:
+                    // A shallow depth has few trees: after repeats, retry one level deeper every 4 tries.
                     let method: TreeInitialiser.Method = k % 2 == 0 ? .grow : .full
-                    genome = initialiser.genome(method: method, maxDepth: depths[(k / 2) % depths.count], tail: 0, random: &random)
+                    let depth = min(depths[(k / 2) % depths.count] + attempt / 4, depths.last!)
+                    genome = initialiser.genome(method: method, maxDepth: depth, tail: 0, random: &random)
                     genome += tail(for: genome.count)
                 }
                 let mapped = mapper.derive(genome)
