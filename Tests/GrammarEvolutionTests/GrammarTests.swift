@@ -39,6 +39,15 @@ import Testing
         ])
     }
 
+    @Test func continuationForms() throws {
+        // Alternatives only on continuation lines, and a line ending in '|' continued below.
+        let a = try Grammar(text: "<a> ::=\n  | x\n  | y")
+        #expect(a.rules[0].productions.map(\.symbols) == [[.terminal("x")], [.terminal("y")]])
+        #expect(a.rules[0].productions.map(\.line) == [2, 3])
+        let b = try Grammar(text: "<a> ::= x |\n y")
+        #expect(b.rules[0].productions.map(\.line) == [1, 2])
+    }
+
     @Test func codonValuesByHand() {
         let int = Grammar.CodonRange(lower: 0, upper: 9, isInteger: true)
         #expect(int.value(for: 23) == 3)                   // 23 mod 10
