@@ -1,0 +1,167 @@
+/// A genome: integer codons. Codons are `UInt32` drawn uniformly from `0 ..< Genome.codonLimit`.
+public enum Genome {
+    public typealias Codon = UInt32
+    /// Codons are drawn below 2^31, so even wide `<GECodonValue>` ranges are reachable.
+    public static let codonLimit = 1 << 31
+}
+
+/// The terminals a genome derives, as indices into the grammar's terminal table: the key for
+/// caches (no text is built until a phenotype is compiled).
+///
+/// A token `t >= 0` is terminal `t`; `-1` is the next entry of `values` (a `<GECodonValue>`).
+public struct Phenotype: Sendable, Hashable {
+    public var tokens: [Int32]
+    public var values: [Double]
+}
+
+/// Why a genome has no phenotype, or why its phenotype is not a program.
+public enum InvalidReason: Error, Sendable, Hashable, CustomStringConvertible {
+    case emptyGenome
+    /// Non-terminals were left after reading the genome `maxWraps + 1` times.
+    case tooManyWraps
+    /// A non-terminal was to be expanded deeper than `maxDepth`.
+    case tooDeep
+    /// The phenotype text is not a valid expression (the parser's message).
+    case doesNotCompile(String)
+
+    public var description: String {
+        switch self {
+        case .emptyGenome: return "empty genome"
+        case .tooManyWraps: return "ran out of codons after the allowed wraps"
+        case .tooDeep: return "derivation deeper than the maximum depth"
+        case let .doesNotCompile(m): return "phenotype does not compile: \(m)"
+        }
+    }
+}
+
+/// The outcome of mapping one genome.
+public struct MappingResult: Sendable {
+    /// nil when the mapping failed (see `invalidReason`).
+    public var phenotype: Phenotype?
+    /// The compiled program (only from `Mapper.map`), nil when invalid.
+    public var program: Program?
+    /// Codons read, wraps included (may exceed the genome length when wrapping).
+    public var usedCodons: Int
+    /// Depth of the derivation tree (rule nodes; the start rule is depth 1).
+    public var depth: Int
+    public var invalidReason: InvalidReason?
+    public var isValid: Bool { invalidReason == nil }
+}
+
+/// Maps genomes to phenotypes with the mod rule: at a rule with `n > 1` alternatives the next
+/// codon `c` picks alternative `c mod n` (rules with one alternative read no codon); a
+/// `<GECodonValue>` reads one codon. Derivation is depth-first, leftmost non-terminal first.
+/// When the codons run out, reading wraps to the start of the genome at most `maxWraps` times.
+public struct Mapper: Sendable {
+    public let grammar: Grammar
+    public let maxWraps: Int
+    public let maxDepth: Int
+    public let variables: VariableNames
+    let tables: GrammarTables
+
+    /// - Throws: `GrammarError.invalid` when `grammar.check()` reports errors.
+    public init(grammar: Grammar, maxWraps: Int = 2, maxDepth: Int = 17, variables: VariableNames = .indexed) throws {
+        precondition(maxWraps >= 0 && maxDepth >= 1, "Mapper: maxWraps >= 0 and maxDepth >= 1")
+        self.grammar = try grammar.validated()
+        self.maxWraps = maxWraps
+        self.maxDepth = maxDepth
+        self.variables = variables
+        self.tables = grammar.tables
+    }
+
+    /// Derives the phenotype of a genome without compiling it.
+    /// - Complexity: O(codons read + phenotype length); no String work.
+    public func derive(_ genome: [Genome.Codon]) -> MappingResult {
+        guard !genome.isEmpty else {
+            return MappingResult(phenotype: nil, usedCodons: 0, depth: 0, invalidReason: .emptyGenome)
+        }
+        let limit = genome.count * (maxWraps + 1)
+        var symbolStack: [Int32] = [GrammarTables.kindRule]
+        var depthStack: [Int32] = [1]
+        symbolStack.reserveCapacity(64)
+        depthStack.reserveCapacity(64)
+        var tokens: [Int32] = []
+        tokens.reserveCapacity(32)
+        var values: [Double] = []
+        var used = 0, position = 0, deepest = 0
+        return tables.symbols.withUnsafeBufferPointer { symbols in
+            while let code = symbolStack.popLast() {
+                let depth = Int(depthStack.removeLast())
+                let index = Int(code >> 2)
+                switch code & 3 {
+                case GrammarTables.kindTerminal:
+                    tokens.append(Int32(index))
+                case GrammarTables.kindCodon:
+                    guard used < limit else {
+                        return MappingResult(phenotype: nil, usedCodons: used, depth: deepest, invalidReason: .tooManyWraps)
+                    }
+                    let codon = genome[position]
+                    used += 1; position += 1
+                    if position == genome.count { position = 0 }
+                    values.append(tables.codonRanges[index].value(for: codon))
+                    tokens.append(-1)
+                default:
+                    guard depth <= maxDepth else {
+                        return MappingResult(phenotype: nil, usedCodons: used, depth: depth, invalidReason: .tooDeep)
+                    }
+                    deepest = max(deepest, depth)
+                    let first = Int(tables.ruleFirst[index])
+                    let count = Int(tables.ruleFirst[index + 1]) - first
+                    var production = first
+                    if count > 1 {
+                        guard used < limit else {
+                            return MappingResult(phenotype: nil, usedCodons: used, depth: deepest, invalidReason: .tooManyWraps)
+                        }
+                        production += Int(genome[position] % UInt32(count))
+                        used += 1; position += 1
+                        if position == genome.count { position = 0 }
+                    }
+                    var s = Int(tables.productionFirst[production + 1]) - 1
+                    let start = Int(tables.productionFirst[production])
+                    while s >= start {
+                        symbolStack.append(symbols[s])
+                        depthStack.append(Int32(depth + 1))
+                        s -= 1
+                    }
+                }
+            }
+            return MappingResult(phenotype: Phenotype(tokens: tokens, values: values), usedCodons: used, depth: deepest, invalidReason: nil)
+        }
+    }
+
+    /// Derives and compiles a genome. A phenotype that does not compile is invalid, never a crash.
+    public func map(_ genome: [Genome.Codon]) -> MappingResult {
+        var result = derive(genome)
+        guard let phenotype = result.phenotype else { return result }
+        switch compile(phenotype) {
+        case let .success(program): result.program = program
+        case let .failure(reason): result.invalidReason = reason
+        }
+        return result
+    }
+
+    /// The phenotype as text: terminals and constants joined by single spaces.
+    public func text(of phenotype: Phenotype) -> String {
+        var parts: [String] = []
+        parts.reserveCapacity(phenotype.tokens.count)
+        var v = 0
+        for t in phenotype.tokens {
+            if t >= 0 {
+                parts.append(tables.terminals[Int(t)])
+            } else {
+                parts.append(Program.format(phenotype.values[v]))
+                v += 1
+            }
+        }
+        return parts.joined(separator: " ")
+    }
+
+    /// Compiles a phenotype's text with `Program(infix:variables:)`.
+    public func compile(_ phenotype: Phenotype) -> Result<Program, InvalidReason> {
+        do {
+            return .success(try Program(infix: text(of: phenotype), variables: variables))
+        } catch {
+            return .failure(.doesNotCompile("\(error)"))
+        }
+    }
+}

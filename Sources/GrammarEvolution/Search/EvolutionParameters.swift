@@ -1,0 +1,114 @@
+/// Settings of a GE run. Defaults follow the glUCModel research settings (population 200,
+/// one-point crossover 0.75, per-codon mutation 0.15, 300 codons, 5 wraps; EUROCAST 2017)
+/// except for a modest default of 50 generations.
+public struct EvolutionParameters: Sendable, Codable, Equatable {
+    public enum Initialisation: String, Sendable, Codable {
+        /// Genomes of `genomeLength` uniform random codons (invalid individuals are redrawn).
+        case random
+        /// Ramped half-and-half (grow/full) derivation trees with depths from the start rule's
+        /// minimum depth to `maxInitialDepth`; duplicate phenotypes are redrawn (a few tries).
+        case rampedHalfAndHalf
+    }
+
+    public enum Selection: String, Sendable, Codable {
+        /// Tournament on the error (ties broken by smaller size).
+        case tournament
+        /// NSGA-II (Deb et al. 2002) on (error, size): crowded binary tournaments for parents,
+        /// (µ + λ) survival by non-dominated rank then crowding distance.
+        case nsga2
+    }
+
+    public enum Replacement: String, Sendable, Codable {
+        /// The offspring replace the population, except `elitism` best individuals.
+        case generational
+        /// Each child replaces the current worst individual when it is better; a generation is
+        /// `populationSize` children. (Ignored by NSGA-II, which is always (µ + λ).)
+        case steadyState
+    }
+
+    public var populationSize = 200
+    public var generations = 50
+    /// Probability that a pair of parents is recombined by effective one-point crossover.
+    public var crossoverProbability = 0.75
+    /// Probability that each *used* codon of a child is replaced by a random codon (int-flip).
+    /// With ~30 used codons the default 0.15 changes about 4-5 codons per child.
+    public var mutationProbability = 0.15
+    public var tournamentSize = 3
+    /// Best individuals copied unchanged into the next generation (generational replacement).
+    public var elitism = 2
+    public var initialisation = Initialisation.rampedHalfAndHalf
+    /// Codons per genome for random initialisation.
+    public var genomeLength = 300
+    /// Deepest derivation tree built by sensible initialisation.
+    public var maxInitialDepth = 6
+    /// Random codons appended after the recorded choices of a sensible genome, as a fraction of them.
+    public var tailFraction = 0.5
+    public var maxWraps = 5
+    /// Deepest derivation tree (rule nodes) a genome may map to; deeper is invalid.
+    public var maxDepth = 17
+    public var selection = Selection.tournament
+    public var replacement = Replacement.generational
+    public var seed: UInt64 = 1
+    /// Threads given to the fitness evaluator. Does not change results.
+    public var threads = 1
+    /// Most entries kept in the fitness cache (least recently used dropped). Does not change results.
+    public var cacheCapacity = 100_000
+
+    public init() {}
+
+    /// Throws when a setting is out of range.
+    public func validate() throws {
+        func check(_ ok: Bool, _ field: String, _ expected: String) throws {
+            if !ok { throw EvolutionError.badParameter(field: field, expected: expected) }
+        }
+        try check(populationSize >= 2, "populationSize", "at least 2")
+        try check(generations >= 0, "generations", "0 or more")
+        try check((0...1).contains(crossoverProbability), "crossoverProbability", "a probability in [0, 1]")
+        try check((0...1).contains(mutationProbability), "mutationProbability", "a probability in [0, 1]")
+        try check(tournamentSize >= 1, "tournamentSize", "at least 1")
+        try check(elitism >= 0 && elitism < populationSize, "elitism", "0 up to populationSize - 1")
+        try check(genomeLength >= 1, "genomeLength", "at least 1")
+        try check(maxInitialDepth >= 1 && maxInitialDepth <= maxDepth, "maxInitialDepth", "between 1 and maxDepth")
+        try check(tailFraction >= 0, "tailFraction", "0 or more")
+        try check(maxWraps >= 0, "maxWraps", "0 or more")
+        try check(maxDepth >= 1, "maxDepth", "at least 1")
+        try check(threads >= 1, "threads", "at least 1")
+        try check(cacheCapacity >= 0, "cacheCapacity", "0 or more")
+    }
+
+    /// Hash of the settings that shape the search (not `generations`, `threads` or
+    /// `cacheCapacity`, which a resumed run may change without changing where it goes).
+    public var fingerprint: String {
+        let text = [
+            "\(populationSize)", "\(crossoverProbability.bitPattern)", "\(mutationProbability.bitPattern)",
+            "\(tournamentSize)", "\(elitism)", initialisation.rawValue, "\(genomeLength)", "\(maxInitialDepth)",
+            "\(tailFraction.bitPattern)", "\(maxWraps)", "\(maxDepth)", selection.rawValue, replacement.rawValue, "\(seed)",
+        ].joined(separator: ",")
+        return FNV1a.hex(text)
+    }
+}
+
+/// A run that cannot start or continue.
+public enum EvolutionError: Error, CustomStringConvertible, Equatable {
+    case badParameter(field: String, expected: String)
+    /// A seed phenotype neither derivable nor compilable.
+    case badSeed(index: Int, message: String)
+    case checkpointUnreadable(path: String, reason: String)
+    case checkpointMismatch(path: String, field: String, checkpoint: String, current: String)
+    case cannotWrite(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .badParameter(field, expected):
+            return "parameter \(field): expected \(expected)"
+        case let .badSeed(index, message):
+            return "seed \(index + 1): \(message)"
+        case let .checkpointUnreadable(path, reason):
+            return "cannot read checkpoint \(path): \(reason)"
+        case let .checkpointMismatch(path, field, checkpoint, current):
+            return "checkpoint \(path) was written with a different \(field) (\(checkpoint), now \(current)); resume with the same grammar and parameters, or start a new run"
+        case let .cannotWrite(path, reason):
+            return "cannot write \(path): \(reason)"
+        }
+    }
+}

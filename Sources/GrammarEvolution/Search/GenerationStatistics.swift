@@ -1,0 +1,65 @@
+import Foundation
+
+/// One generation's figures, written as one JSON line per generation.
+public struct GenerationStatistics: Sendable, Codable, Equatable {
+    public var generation: Int
+    /// Best error in the population (`nil` in JSON when no individual is valid).
+    public var bestFitness: Double?
+    public var medianFitness: Double?
+    /// Error of the generation's best individual on the validation evaluator, when one is given.
+    public var bestValidationFitness: Double?
+    public var bestSize: Int?
+    /// Mean program size over valid individuals.
+    public var meanSize: Double?
+    /// Individuals created this generation that were invalid (not evaluated).
+    public var invalids: Int
+    /// Programs this generation whose error came from the cache (including repeats within it).
+    public var cacheHits: Int
+    /// Programs sent to the evaluator this generation.
+    public var evaluations: Int
+    /// Distinct phenotypes among the valid individuals of the population.
+    public var uniquePhenotypes: Int
+    /// Seconds since the run (or the resumed run) started.
+    public var elapsedSeconds: Double
+    public var mappingSeconds: Double
+    public var variationSeconds: Double
+    public var evaluationSeconds: Double
+
+    /// A one-line summary for progress output.
+    public var summary: String {
+        func f(_ x: Double?) -> String { x.map { String(format: "%.6g", $0) } ?? "-" }
+        return "gen \(generation): best \(f(bestFitness)) median \(f(medianFitness))"
+            + (bestValidationFitness.map { " validation \(f($0))" } ?? "")
+            + " size \(bestSize.map(String.init) ?? "-") invalid \(invalids) cache hits \(cacheHits)"
+            + " unique \(uniquePhenotypes) \(String(format: "%.1f", elapsedSeconds))s"
+    }
+}
+
+/// Appends statistics to a JSON-lines file.
+struct StatisticsWriter {
+    let url: URL
+
+    init(url: URL, truncate: Bool) throws {
+        self.url = url
+        if truncate || !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: Data()) else {
+                throw EvolutionError.cannotWrite(path: url.path, reason: "cannot create the file")
+            }
+        }
+    }
+
+    func append(_ stats: GenerationStatistics) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            var data = try encoder.encode(stats)
+            data.append(UInt8(ascii: "\n"))
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: data)
+        } catch {
+            throw EvolutionError.cannotWrite(path: url.path, reason: "\(error)")
+        }
+    }
+}

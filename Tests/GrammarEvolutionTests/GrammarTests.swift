@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import GrammarEvolution
+
+@Suite struct GrammarParsingTests {
+    @Test func readsQuotesCommentsContinuationsRangesAndCodonValues() throws {
+        let text = """
+        # comment line
+        <e> ::= <e> <op> <e> | "sin(" <e> ")"   # trailing comment
+              | <v>
+              | <c>
+        <op> ::= '+' | "-" | *
+        <v> ::= x[0..2]
+        <c> ::= <GECodonValue-0+9> | <GECodonValue--1.0+1.0>
+        <q> ::= "a|b" | 'c # d' | G[1..12]
+        """
+        let g = try Grammar(text: text)
+        #expect(g.rules.map(\.name) == ["e", "op", "v", "c", "q"])
+        let e = g.rules[0]
+        #expect(e.productions.count == 4)
+        // Lines: alternatives 1-2 start on line 2, the continuations on lines 3 and 4.
+        #expect(e.productions.map(\.line) == [2, 2, 3, 4])
+        #expect(e.productions[1].symbols == [.terminal("sin("), .nonTerminal(0), .terminal(")")])
+        #expect(g.rules[1].productions.map(\.symbols) == [[.terminal("+")], [.terminal("-")], [.terminal("*")]])
+        #expect(g.rules[2].productions.map(\.symbols) == [[.terminal("x0")], [.terminal("x1")], [.terminal("x2")]])
+        let c = g.rules[3].productions.map(\.symbols)
+        #expect(c == [[.codonValue(.init(lower: 0, upper: 9, isInteger: true))],
+                      [.codonValue(.init(lower: -1, upper: 1, isInteger: false))]])
+        let q = g.rules[4].productions.map(\.symbols)
+        #expect(q.count == 2 + 12)
+        #expect(q[0] == [.terminal("a|b")] && q[1] == [.terminal("c # d")])
+        #expect(q[2] == [.terminal("G1")] && q[13] == [.terminal("G12")])
+    }
+
+    @Test func expandsSeveralRangesInOneTerminal() throws {
+        let g = try Grammar(text: "<l> ::= lag(x[0..1],[1..2])")
+        #expect(g.rules[0].productions.map(\.symbols) == [
+            [.terminal("lag(x0,1)")], [.terminal("lag(x0,2)")], [.terminal("lag(x1,1)")], [.terminal("lag(x1,2)")],
+        ])
+    }
+
+    @Test func continuationForms() throws {
+        // Alternatives only on continuation lines, and a line ending in '|' continued below.
+        let a = try Grammar(text: "<a> ::=\n  | x\n  | y")
+        #expect(a.rules[0].productions.map(\.symbols) == [[.terminal("x")], [.terminal("y")]])
+        #expect(a.rules[0].productions.map(\.line) == [2, 3])
+        let b = try Grammar(text: "<a> ::= x |\n y")
+        #expect(b.rules[0].productions.map(\.line) == [1, 2])
+    }
+
+    @Test func codonValuesByHand() {
+        let int = Grammar.CodonRange(lower: 0, upper: 9, isInteger: true)
+        #expect(int.value(for: 23) == 3)                   // 23 mod 10
+        let real = Grammar.CodonRange(lower: -1, upper: 1, isInteger: false)
+        #expect(real.value(for: 7500) == 0.5)              // -1 + 2 * 7500/10000
+        #expect(real.value(for: 10001 + 2500) == -0.5)     // 12501 mod 10001 = 2500
+        #expect(real.codon(for: 0.5) == 7500)
+        #expect(real.codon(for: 0.50001) == nil)           // finer than the 2/10000 resolution
+    }
+
+    @Test func syntaxErrorsNameTheLine() {
+        func line(_ text: String) -> Int? {
+            do { _ = try Grammar(text: text); return nil } catch let GrammarError.syntax(_, line, _) { return line } catch { return -1 }
+        }
+        #expect(line("<a> ::= x\n y") == 2)                       // neither a rule nor a continuation
+        #expect(line("<a> ::= x\n<b> ::= \"y") == 2)              // unterminated quote
+        #expect(line("<a> ::= x\n\n<a> ::= y") == 3)              // defined twice
+        #expect(line("<a> ::= x | | y") == 1)                     // empty alternative
+        #expect(line("<a> ::= <GECodonValue-9+1>") == 1)          // inverted range
+        #expect(line("<a> ::= x[5..2]") == 1)
+        #expect(line("# only a comment") == 1)
+    }
+
+    @Test func unreadableFileIsAnError() {
+        #expect(throws: GrammarError.self) { try Grammar(contentsOf: URL(fileURLWithPath: "/nonexistent/g.bnf")) }
+    }
+}
+
+@Suite struct GrammarCheckTests {
+    @Test func reportsEveryProblemWithItsLine() throws {
+        let g = try Grammar(text: """
+        <s> ::= <a> | <b> x
+        <a> ::= <a> y
+        <b> ::= z | <missing>
+        <u> ::= z
+        <w> ::= <b>
+        """)
+        let report = g.check()
+        let found = report.issues.map { "\($0.line ?? 0) \($0.severity) \($0.kind) \($0.rule)" }
+        #expect(found == [
+            "1 warning unitProduction s",        // <s> ::= <a>
+            "2 error nonTerminating a",          // <a> only ever derives <a> y
+            "3 error undefinedRule missing",
+            "3 warning unitProduction b",        // <b> ::= <missing>
+            "4 warning unreachableRule u",
+            "5 warning unreachableRule w",
+            "5 warning unitProduction w",
+        ])
+        // Hand-worked minimum depths: b = 1 (z); s = 1 + max(b) = 2; a never; u = 1; w = 1 + b = 2.
+        #expect(report.minimumDepths.map(\.rule) == ["s", "a", "b", "u", "w"])
+        #expect(report.minimumDepths.map(\.depth) == [2, nil, 1, 1, 2])
+        do {
+            _ = try g.validated()
+            Issue.record("a broken grammar validated")
+        } catch let error as GrammarError {
+            let message = "\(error)"
+            #expect(message.contains("grammar:2:") && message.contains("grammar:3:") && message.contains("2 error"))
+        }
+        #expect(throws: GrammarError.self) { try Mapper(grammar: g) }
+    }
+
+    @Test func minimumDepthsOfTheRegressionGrammar() throws {
+        // op, f, v are all-terminal: depth 1. e: via <v> = 1 + 1 = 2.
+        let g = try Grammar(text: SearchFixtures.regressionGrammar)
+        let report = g.check()
+        // Only warning: `<e> ::= ... | <v>` is a unit alternative (line 2; line 1 is a comment).
+        #expect(report.errors.isEmpty)
+        #expect(report.warnings.map(\.kind) == [.unitProduction] && report.warnings.first?.line == 2)
+        #expect(report.minimumDepths.map(\.depth) == [2, 1, 1, 1])
+        #expect(g.minimumDepths["e"] == 2)
+    }
+
+    @Test func fingerprintIgnoresCommentsAndSpacing() throws {
+        let a = try Grammar(text: "<e> ::= x0 | <e> + <e>")
+        let b = try Grammar(text: "# c\n<e> ::=   x0\n   | <e>   +   <e>  # c")
+        let c = try Grammar(text: "<e> ::= x1 | <e> + <e>")
+        #expect(a.fingerprint == b.fingerprint)
+        #expect(a.fingerprint != c.fingerprint)
+    }
+}
