@@ -72,7 +72,7 @@ public struct CheckedDoseSettings: Hashable, Sendable {
     public var suspendThreshold: Double
     public var maxBolus: Double
     public var bolusIncrement: Double
-    public var insulin: InsulinModelParameters
+    public var insulin: ExponentialInsulinModel
 }
 
 extension DoseSettings {
@@ -103,6 +103,6 @@ extension DoseSettings {
         guard problems.isEmpty else { return .failure(.settings(problems)) }
         return .success(CheckedDoseSettings(
             carbRatio: icr, insulinSensitivity: isf, target: tgt, suspendThreshold: sus, maxBolus: maxB,
-            bolusIncrement: inc, insulin: InsulinModelParameters(peakMinutes: peak, durationMinutes: duration)))
+            bolusIncrement: inc, insulin: ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration)))
     }
 }

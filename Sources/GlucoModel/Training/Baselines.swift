@@ -20,8 +20,8 @@ public func persistencePredictions(_ table: FeatureTable) -> [Double] {
 /// The mean glucose over the 2 hours up to each row (24 steps of 5 min), from the series
 /// itself so that it sees the whole window even where features stop at 1 hour. Missing
 /// readings are left out of the mean.
-public func averagePredictions(_ table: FeatureTable, inputs: FeatureInputs, windowMinutes: Int = 120) -> [Double] {
-    let window = max(1, windowMinutes / inputs.stepMinutes)
+public func averagePredictions(_ table: FeatureTable, series inputs: PatientSeries, windowMinutes: Int = 120) -> [Double] {
+    let window = max(1, Int((Double(windowMinutes) * 60 / inputs.step).rounded()))
     return table.steps.map { t in
         var sum = 0.0, n = 0
         for s in max(0, t - window + 1)...t where inputs.glucose[s].isFinite {
@@ -73,7 +73,13 @@ public struct ARXModel: Codable, Hashable, Sendable {
         return ARXModel(featureNames: table.names, intercept: intercept, coefficients: coefficients, ridge: ridge)
     }
 
+    /// Predictions for every row of `table`, clamped to `GlucoseModel.plausibleRange`.
     public func predict(_ table: FeatureTable) -> [Double] {
+        linearValues(table).map(GlucoseModel.clamp)
+    }
+
+    /// The unclamped linear values for every row of `table`.
+    public func linearValues(_ table: FeatureTable) -> [Double] {
         precondition(table.names == featureNames, "ARX: feature columns differ from the fitted ones")
         var out = [Double](repeating: intercept, count: table.rowCount)
         for (j, c) in coefficients.enumerated() where c != 0 {
@@ -81,6 +87,11 @@ public struct ARXModel: Codable, Hashable, Sendable {
             for r in 0..<table.rowCount { out[r] += c * col[r] }
         }
         return out
+    }
+
+    /// The unclamped linear value for one row (features in `featureNames` order).
+    public func predict(row: [Double]) -> Double {
+        zip(coefficients, row).reduce(intercept) { $0 + $1.0 * $1.1 }
     }
 
     /// The model as infix text over the feature names (for reports and for seeding GE).

@@ -21,11 +21,13 @@ public struct FeatureSet: Codable, Hashable, Sendable {
     public var horizonMinutes: Int
     /// Grid step in minutes.
     public var stepMinutes: Int
-    public var insulin: InsulinModelParameters
-    public var carbs: CarbModelParameters
+    /// The insulin-action curve behind `INS` (the series' own `IOB`/`IA` use the same one).
+    public var insulin: ExponentialInsulinModel
+    /// The absorption curve behind `CARB` (the series' own `COB`/`RA` use the same one).
+    public var carbs: BatemanCarbModel
 
     public init(glucoseLags: Int = 12, horizonMinutes: Int, stepMinutes: Int = 5,
-                insulin: InsulinModelParameters = .init(), carbs: CarbModelParameters = .init()) {
+                insulin: ExponentialInsulinModel = .adultRapid, carbs: BatemanCarbModel = .standard) {
         self.glucoseLags = glucoseLags
         self.horizonMinutes = horizonMinutes
         self.stepMinutes = stepMinutes
@@ -44,29 +46,4 @@ public struct FeatureSet: Codable, Hashable, Sendable {
 
     /// Steps of history a row needs before it can be computed.
     public var historySteps: Int { glucoseLags - 1 }
-}
-
-/// Parameters of the exponential insulin-action model (`../shared/specs/dosing.md`).
-public struct InsulinModelParameters: Codable, Hashable, Sendable {
-    /// Time of peak activity, minutes (adult rapid-acting 75, children 65, ultra-rapid 55).
-    public var peakMinutes: Double
-    /// Duration of action, minutes.
-    public var durationMinutes: Double
-
-    public init(peakMinutes: Double = 75, durationMinutes: Double = 360) {
-        self.peakMinutes = peakMinutes
-        self.durationMinutes = durationMinutes
-    }
-}
-
-/// Parameters of the Bateman carbohydrate-absorption curve (`../shared/specs/glucose-models.md`):
-/// `C(t) = D * ka/(ka - ke) * (exp(-ke t) - exp(-ka t))`, rates per minute.
-public struct CarbModelParameters: Codable, Hashable, Sendable {
-    public var absorptionRate: Double
-    public var eliminationRate: Double
-
-    public init(absorptionRate: Double = 0.05, eliminationRate: Double = 0.02) {
-        self.absorptionRate = absorptionRate
-        self.eliminationRate = eliminationRate
-    }
 }

@@ -1,33 +1,5 @@
 import Foundation
 
-/// Per-step channels of one patient's clean series that features are computed from.
-/// Index `i` is the step starting at `start + i * step`.
-public struct FeatureInputs: Sendable {
-    public var start: Date
-    public var stepMinutes: Int
-    /// Glucose (mg/dL), NaN where missing; short gaps already filled.
-    public var glucose: [Double]
-    /// True where the step holds a real reading (not filled): only these are prediction targets.
-    public var glucoseMeasured: [Bool]
-    /// Insulin delivered in the step (U).
-    public var insulin: [Double]
-    /// Carbohydrates eaten in the step (g).
-    public var carbs: [Double]
-    public var insulinOnBoard: [Double]
-    public var insulinActivity: [Double]
-    public var carbsOnBoard: [Double]
-    public var carbAppearance: [Double]
-    public var exercise: [Double]
-    /// Heart rate (bpm), NaN where missing; nil when the patient has no heart-rate data at all.
-    public var heartRate: [Double]?
-
-    public var count: Int { glucose.count }
-
-    public func time(at index: Int) -> Date {
-        start.addingTimeInterval(Double(index * stepMinutes) * 60)
-    }
-}
-
 /// A dense table of feature rows for one horizon: only rows where every feature is finite
 /// (and, for `targets`, the glucose `h` minutes later was measured) are kept.
 public struct FeatureTable: Sendable {
@@ -44,6 +16,12 @@ public struct FeatureTable: Sendable {
     public func column(_ name: String) -> [Double] {
         columns[names.firstIndex(of: name)!]
     }
+
+    /// The rows in `range`, as a table of their own.
+    public func rows(_ range: Range<Int>) -> FeatureTable {
+        FeatureTable(names: names, columns: columns.map { Array($0[range]) },
+                     targets: Array(targets[range]), steps: Array(steps[range]))
+    }
 }
 
 extension FeatureSet {
@@ -52,7 +30,7 @@ extension FeatureSet {
     /// - Parameter requireTarget: keep only rows whose target (glucose `h` minutes later) was
     ///   measured: for training and scoring. Predicting live passes `false`.
     /// - Complexity: O(n * (td/step + lags)).
-    public func table(_ inputs: FeatureInputs, steps range: Range<Int>, requireTarget: Bool) -> FeatureTable {
+    public func table(_ inputs: PatientSeries, steps range: Range<Int>, requireTarget: Bool) -> FeatureTable {
         let h = horizonSteps
         let insulinEffect = FeatureSet.lookAhead(inputs.insulin, kernel: insulinKernel(), range: range)
         let carbEffect = FeatureSet.lookAhead(inputs.carbs, kernel: carbKernel(), range: range)
@@ -61,10 +39,10 @@ extension FeatureSet {
         let n = inputs.count
         rows: for t in range where t >= historySteps && t < n {
             var target = Double.nan
-            if t + h < n, inputs.glucoseMeasured[t + h] { target = inputs.glucose[t + h] }
+            if t + h < n, inputs.glucoseFlags[t + h] == .measured { target = inputs.glucose[t + h] }
             if requireTarget && !target.isFinite { continue }
             for k in 0..<glucoseLags where !inputs.glucose[t - k].isFinite { continue rows }
-            let hr = inputs.heartRate.map { $0[t] } ?? 0
+            let hr = inputs.heartRate[t].isFinite ? inputs.heartRate[t] : 0
             let others = [inputs.insulinOnBoard[t], inputs.insulinActivity[t], insulinEffect[t - range.lowerBound],
                           inputs.carbsOnBoard[t], inputs.carbAppearance[t], carbEffect[t - range.lowerBound],
                           inputs.exercise[t], hr]
@@ -80,7 +58,7 @@ extension FeatureSet {
     /// `kernel[k]` = fraction of a dose given `k` steps before `t` that acts in `(t, t+h]`:
     /// `R(k) - R(k+h)` with `R` the fraction of insulin remaining.
     func insulinKernel() -> [Double] {
-        let model = ExponentialInsulinModel(parameters: insulin)
+        let model = insulin
         let steps = Int((insulin.durationMinutes / Double(stepMinutes)).rounded(.up))
         let h = Double(horizonMinutes)
         return (0...steps).map { k in
@@ -91,12 +69,13 @@ extension FeatureSet {
 
     /// `kernel[k]` = fraction of carbohydrate eaten `k` steps before `t` that appears in `(t, t+h]`.
     func carbKernel() -> [Double] {
-        let model = BatemanCarbModel(parameters: carbs)
-        let steps = Int((model.durationMinutes / Double(stepMinutes)).rounded(.up))
+        let model = carbs
+        // Twelve hours: the default curve has less than 0.1% left after seven.
+        let steps = 12 * 60 / stepMinutes
         let h = Double(horizonMinutes)
         return (0...steps).map { k in
             let m = Double(k * stepMinutes)
-            return model.fractionAbsorbed(after: m + h) - model.fractionAbsorbed(after: m)
+            return model.fractionRemaining(after: m) - model.fractionRemaining(after: m + h)
         }
     }
 

@@ -148,9 +148,9 @@ public struct Grammar: Sendable {
     }
 }
 
-/// 64-bit FNV-1a: a stable (process-independent) hash for fingerprints.
-enum FNV1a {
-    static func hash(_ text: String) -> UInt64 {
+/// 64-bit FNV-1a: a stable (process-independent) hash for fingerprints of grammars and settings (not cryptographic).
+public enum FNV1a {
+    public static func hash(_ text: String) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             h ^= UInt64(byte)
@@ -159,7 +159,7 @@ enum FNV1a {
         return h
     }
 
-    static func hex(_ text: String) -> String {
+    public static func hex(_ text: String) -> String {
         let s = String(hash(text), radix: 16)
         return String(repeating: "0", count: 16 - s.count) + s
     }

@@ -1,0 +1,209 @@
+import Foundation
+
+/// Where a cohort run writes, and how it shares the machine.
+///
+/// Layout of `output`:
+/// - `models/<patient>/h030.json`: each model (written atomically when it is finished)
+/// - `checkpoints/<patient>-h030.json`: the evolutionary run in progress (resumed from)
+/// - `statistics/<patient>-h030.csv`: per-generation statistics
+/// - `timings/<patient>-h030.json`: where the time of each trained model went
+/// - `results.csv`: every model in `models/` (of this run, earlier runs and other shards)
+public struct CohortRunSettings: Sendable {
+    public var output: URL
+    /// Workers training (patient, horizon) jobs at once; with one job left, its evaluation gets them.
+    public var threads: Int
+    public var shard: Shard
+    /// Retrain models even when a finished one with the same settings exists.
+    public var retrain: Bool
+
+    public init(output: URL, threads: Int = 2, shard: Shard = .whole, retrain: Bool = false) {
+        self.output = output; self.threads = max(1, threads); self.shard = shard; self.retrain = retrain
+    }
+
+    func modelURL(_ p: PatientID, _ h: Int) -> URL {
+        output.appendingPathComponent("models").appendingPathComponent(GlucoseModel.relativePath(patient: p, horizonMinutes: h))
+    }
+    func jobURL(_ folder: String, _ p: PatientID, _ h: Int, _ ext: String) -> URL {
+        output.appendingPathComponent(folder).appendingPathComponent("\(p.rawValue)-h\(String(format: "%03d", h)).\(ext)")
+    }
+}
+
+/// What a cohort run is doing, for a progress line.
+public struct CohortProgress: Sendable {
+    public var jobs: Int
+    public var finished: Int
+    public var reused: Int
+    public var failed: Int
+    /// Per running job: patient, horizon, generation reached, generations planned, best training error.
+    public var running: [String: (generation: Int, of: Int, best: Double?)]
+    public var elapsedSeconds: Double
+    /// Estimated seconds left, from the pace of the jobs finished so far.
+    public var remainingSeconds: Double?
+}
+
+/// The outcome of a cohort run.
+public struct CohortOutcome: Sendable {
+    /// Rows of every model in the output folder.
+    public var results: [ResultRow]
+    public var trained: [(patient: PatientID, horizon: Int, timings: TrainingTimings)]
+    public var reused: Int
+    /// Per patient (or patient and horizon), why it could not be trained.
+    public var failures: [(subject: String, message: String)]
+}
+
+/// Trains every patient of a cohort (or of one shard of it) at every horizon, in parallel,
+/// reusing finished models and resuming interrupted ones.
+public struct CohortTrainer: Sendable {
+    public let options: TrainingOptions
+    public let grammar: Grammar
+    public let settings: CohortRunSettings
+
+    public init(options: TrainingOptions, settings: CohortRunSettings) throws {
+        self.options = options
+        self.settings = settings
+        grammar = try Grammar(text: options.grammar.text, source: options.grammar.name)
+        try grammar.validated()
+        try options.evolution.validate()
+    }
+
+    public func run(_ patients: [PatientData], progress: (@Sendable (CohortProgress) -> Void)? = nil) -> CohortOutcome {
+        let mine = Set(settings.shard.select(patients.map(\.patient)))
+        var failures: [(String, String)] = []
+        var trainers: [PatientTrainer] = []
+        for data in patients where mine.contains(data.patient) {
+            do { trainers.append(try PatientTrainer(data: data, options: options, grammar: grammar)) } catch {
+                failures.append((data.patient.rawValue, "\(error)"))
+            }
+        }
+        let jobs = trainers.indices.flatMap { p in options.horizons.map { (p, $0) } }
+        let state = RunState(jobs: jobs.count, progress: progress)
+        let workers = max(1, min(settings.threads, jobs.count))
+        let evaluationThreads = max(1, settings.threads / workers)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while let j = state.nextJob() {
+                let (p, h) = jobs[j]
+                runJob(trainers[p], horizon: h, threads: evaluationThreads, state: state)
+            }
+        }
+        let results = collectResults()
+        try? Data(ResultsTable.csv(results).utf8).write(to: settings.output.appendingPathComponent("results.csv"), options: .atomic)
+        return CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
+                             failures: failures + state.failures)
+    }
+
+    private func runJob(_ trainer: PatientTrainer, horizon h: Int, threads: Int, state: RunState) {
+        let patient = trainer.data.patient
+        let modelURL = settings.modelURL(patient, h)
+        let key = "\(patient) h\(h)"
+        if !settings.retrain, let existing = try? GlucoseModel.read(from: modelURL), existing.settings == options.fingerprint {
+            state.finish(key, reused: true)
+            return
+        }
+        let fm = FileManager.default
+        for folder in ["checkpoints", "statistics", "timings"] {
+            try? fm.createDirectory(at: settings.output.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        let checkpoint = settings.jobURL("checkpoints", patient, h, "json")
+        let statistics = settings.jobURL("statistics", patient, h, "csv")
+        if settings.retrain || (try? fm.attributesOfItem(atPath: checkpoint.path)) == nil {
+            try? fm.removeItem(at: checkpoint)
+            try? fm.removeItem(at: statistics)
+        }
+        let generations = options.evolution.generations
+        do {
+            let trained = try trainer.train(horizon: h, threads: threads, checkpoint: checkpoint, statistics: statistics) { s in
+                state.update(key, generation: s.generation, of: generations, best: s.bestFitness)
+            }
+            try trained.model.write(to: modelURL)
+            let timings = try GlucoseModel.encoder.encode(trained.timings)
+            try timings.write(to: settings.jobURL("timings", patient, h, "json"), options: .atomic)
+            try? fm.removeItem(at: checkpoint)
+            state.finish(key, trained: (patient, h, trained.timings))
+        } catch {
+            state.fail(key, "\(error)")
+        }
+    }
+
+    /// Every model file in the output folder, as result rows.
+    public func collectResults() -> [ResultRow] {
+        let root = settings.output.appendingPathComponent("models")
+        guard let e = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        var rows: [ResultRow] = []
+        while let url = e.nextObject() as? URL where url.pathExtension == "json" {
+            guard let model = try? GlucoseModel.read(from: url) else { continue }
+            rows += model.metrics.map { ResultRow(patient: model.patient, horizonMinutes: model.horizonMinutes, metrics: $0) }
+        }
+        return rows
+    }
+}
+
+/// Shared, lock-protected bookkeeping of a cohort run.
+final class RunState: @unchecked Sendable {
+    private let lock = NSLock()
+    private let progress: (@Sendable (CohortProgress) -> Void)?
+    private let start = Date()
+    private var next = 0
+    private var snapshot: CohortProgress
+    private var trainedSeconds = 0.0
+    private(set) var trained: [(patient: PatientID, horizon: Int, timings: TrainingTimings)] = []
+    private(set) var failures: [(String, String)] = []
+    private var jobStarts: [String: Date] = [:]
+
+    init(jobs: Int, progress: (@Sendable (CohortProgress) -> Void)?) {
+        self.progress = progress
+        snapshot = CohortProgress(jobs: jobs, finished: 0, reused: 0, failed: 0, running: [:], elapsedSeconds: 0)
+    }
+
+    var reusedCount: Int { lock.withLock { snapshot.reused } }
+
+    func nextJob() -> Int? {
+        lock.withLock {
+            guard next < snapshot.jobs else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
+
+    func update(_ key: String, generation: Int, of total: Int, best: Double?) {
+        report {
+            if jobStarts[key] == nil { jobStarts[key] = Date() }
+            snapshot.running[key] = (generation, total, best)
+        }
+    }
+
+    func finish(_ key: String, reused: Bool = false, trained job: (PatientID, Int, TrainingTimings)? = nil) {
+        report {
+            snapshot.running[key] = nil
+            snapshot.finished += 1
+            if reused { snapshot.reused += 1 }
+            if let job {
+                trained.append(job)
+                trainedSeconds += jobStarts[key].map { Date().timeIntervalSince($0) } ?? 0
+            }
+        }
+    }
+
+    func fail(_ key: String, _ message: String) {
+        report {
+            snapshot.running[key] = nil
+            snapshot.finished += 1
+            snapshot.failed += 1
+            failures.append((key, message))
+        }
+    }
+
+    private func report(_ change: () -> Void) {
+        let copy: CohortProgress = lock.withLock {
+            change()
+            snapshot.elapsedSeconds = Date().timeIntervalSince(start)
+            let done = trained.count
+            if done > 0 {
+                let left = snapshot.jobs - snapshot.finished
+                let workers = max(1, snapshot.running.count)
+                snapshot.remainingSeconds = trainedSeconds / Double(done) * Double(left) / Double(workers)
+            }
+            return snapshot
+        }
+        progress?(copy)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+
+/// How long each part of training one patient and horizon took (seconds).
+public struct TrainingTimings: Codable, Hashable, Sendable {
+    /// Grid, features, splits and the ARX fit.
+    public var preparation = 0.0
+    /// The whole evolutionary run, of which:
+    public var evolution = 0.0
+    public var mapping = 0.0
+    public var variation = 0.0
+    public var evaluation = 0.0
+    /// Choosing the final model on validation days and scoring every model on every split.
+    public var selection = 0.0
+    public var trainingRows = 0
+    public var generations = 0
+}
+
+/// The outcome of training one patient at one horizon.
+public struct TrainedHorizon: Sendable {
+    public var model: GlucoseModel
+    public var results: [ResultRow]
+    public var timings: TrainingTimings
+}
+
+/// Trains one patient's models: builds the clean series and the splits once, then one model
+/// per horizon.
+public struct PatientTrainer: Sendable {
+    public let data: PatientData
+    public let options: TrainingOptions
+    public let grammar: Grammar
+    public let series: PatientSeries
+    public let splits: DataSplits
+
+    /// Rows needed per split: a day of training, 4 hours of validation, an hour of test.
+    public static let minimumRows = (train: 288, validation: 48, test: 12)
+
+    public init(data: PatientData, options: TrainingOptions, grammar: Grammar) throws {
+        guard !data.log.glucose.isEmpty else { throw TrainingError.noGlucose(data.patient) }
+        self.data = data
+        self.options = options
+        self.grammar = grammar
+        series = PatientSeries(log: data.log, options: options.series)
+        splits = try DataSplits.make(for: data, series: series, options: options)
+    }
+
+    /// Evolves the model for horizon `h` minutes, selects it on the validation days and
+    /// scores it and the baselines on every split.
+    /// - Parameters:
+    ///   - checkpoint: where to checkpoint the run (and resume it from, if present).
+    ///   - threads: threads for fitness evaluation (results do not depend on it).
+    public func train(horizon h: Int, threads: Int = 1, checkpoint: URL? = nil,
+                      statistics: URL? = nil,
+                      progress: (@Sendable (GenerationStatistics) -> Void)? = nil) throws -> TrainedHorizon {
+        var timings = TrainingTimings()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let stepMinutes = Int(series.step / 60)
+        guard h > 0, stepMinutes > 0, h % stepMinutes == 0 else {
+            throw TrainingError.horizonNotOnGrid(horizon: h, stepMinutes: stepMinutes)
+        }
+        let features = FeatureSet(glucoseLags: options.glucoseLags, horizonMinutes: h, stepMinutes: stepMinutes,
+                                  insulin: options.series.insulinModel, carbs: options.series.carbModel)
+        let table = features.table(series, steps: 0..<series.count, requireTarget: true)
+        let ranges = try splitRows(table, horizon: h)
+        let arx = try ARXModel.fit(table.rows(ranges.train))
+        let linear = arx.linearValues(table)
+        let residual = options.base == .arx ? zip(table.targets, linear).map { $0 - $1 } : table.targets
+        timings.preparation = seconds(clock.now - start)
+        timings.trainingRows = ranges.train.count
+
+        let dataTable = try DataTable<Double>(columns: table.columns, names: table.names)
+        let scaling = try ErrorFitness(table: dataTable, target: residual, rows: [ranges.train], metric: .rmse)
+        let fitness: any FitnessEvaluator
+        switch options.fitness {
+        case .rmse, .nsga2: fitness = scaling
+        case .mae: fitness = try ErrorFitness(table: dataTable, target: residual, rows: [ranges.train], metric: .mae)
+        case .clarke:
+            fitness = ClarkeWeightedFitness(scaling: scaling, base: options.base == .arx ? Array(linear[ranges.train]) : nil,
+                                            references: Array(table.targets[ranges.train]))
+        }
+        let validation = try ErrorFitness(table: dataTable, target: residual, rows: [ranges.validation], metric: .rmse)
+        var parameters = options.evolution
+        parameters.threads = threads
+        if options.fitness == .nsga2 { parameters.selection = .nsga2 }
+        let seeds: [Seed] = options.base == .none ? [.phenotype(arx.infix)] : []
+        let evolution = try Evolution(
+            grammar: grammar, variables: VariableNames(table.names), fitness: fitness, validation: validation,
+            parameters: parameters, seeds: seeds,
+            outputs: EvolutionOutputs(statisticsURL: statistics, checkpointURL: checkpoint, checkpointInterval: 5))
+        let resume = checkpoint.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
+        let evolved = clock.now
+        let result = try evolution.run(resumingFrom: resume, progress: progress)
+        timings.evolution = seconds(clock.now - evolved)
+        timings.generations = result.statistics.count
+        for s in result.statistics {
+            timings.mapping += s.mappingSeconds
+            timings.variation += s.variationSeconds
+            timings.evaluation += s.evaluationSeconds
+        }
+
+        let selected = clock.now
+        let choice = try select(result, dataTable: dataTable, residual: residual, linear: linear,
+                                targets: table.targets, ranges: ranges, scaling: scaling)
+        var model = GlucoseModel(
+            patient: data.patient, horizonMinutes: h, features: features, base: options.base, arx: arx,
+            expression: choice.program.infix(VariableNames(table.names)), program: choice.program,
+            intercept: choice.intercept, slope: choice.slope, selection: choice.note,
+            grammar: GrammarReference(name: options.grammar.name, hash: options.grammar.hash),
+            seed: options.evolution.seed, evolution: options.evolution, fitness: options.fitness,
+            settings: options.fingerprint,
+            training: TrainingWindow(trainFrom: splits.start, trainTo: splits.validationStart,
+                                     validationFrom: splits.validationStart, validationTo: splits.testStart,
+                                     testFrom: splits.testStart, testTo: splits.end),
+            metrics: [])
+        let predictions: [String: [Double]] = [
+            "ge": model.predict(table), "arx": arx.predict(table),
+            "average": averagePredictions(table, series: series), "persistence": persistencePredictions(table),
+        ]
+        for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)]
+        where !range.isEmpty {
+            for name in ["ge", "arx", "average", "persistence"] {
+                model.metrics.append(SplitMetrics(model: name, split: split, references: Array(table.targets[range]),
+                                                  predictions: Array(predictions[name]![range])))
+            }
+        }
+        timings.selection = seconds(clock.now - selected)
+        let rows = model.metrics.map { ResultRow(patient: data.patient, horizonMinutes: h, metrics: $0) }
+        return TrainedHorizon(model: model, results: rows, timings: timings)
+    }
+
+    struct Ranges { var train: Range<Int>, validation: Range<Int>, test: Range<Int> }
+
+    /// Row ranges of each split. A row belongs to the split its moment falls in, and a
+    /// training or validation row whose target lies in the next split is left out.
+    func splitRows(_ table: FeatureTable, horizon h: Int) throws -> Ranges {
+        let time = { (r: Int) in self.series.time(at: table.steps[r]) }
+        let ahead = Double(h) * 60
+        let n = table.rowCount
+        func first(_ p: (Int) -> Bool) -> Int { (0..<n).first(where: p) ?? n }
+        let trainEnd = first { time($0).addingTimeInterval(ahead) >= splits.validationStart }
+        let validationStart = first { time($0) >= splits.validationStart }
+        let validationEnd = max(validationStart, first { time($0).addingTimeInterval(ahead) >= splits.testStart })
+        let testStart = first { time($0) >= splits.testStart }
+        let ranges = Ranges(train: 0..<trainEnd, validation: validationStart..<validationEnd, test: testStart..<n)
+        let need = PatientTrainer.minimumRows
+        for (name, range, minimum) in [("training", ranges.train, need.train), ("validation", ranges.validation, need.validation),
+                                       ("test", ranges.test, need.test)] where range.count < minimum {
+            throw TrainingError.tooFewRows(data.patient, horizon: h, split: name, rows: range.count, need: minimum)
+        }
+        return ranges
+    }
+
+    struct Choice { var program: Program, intercept: Double, slope: Double, note: String }
+
+    /// The final model: of the best distinct programs of the last population (and the Pareto
+    /// front), the one whose scaled predictions have the lowest RMSE on the validation days;
+    /// with an ARX base, the base alone competes too.
+    func select(_ result: EvolutionResult, dataTable: DataTable<Double>, residual: [Double], linear: [Double],
+                targets: [Double], ranges: Ranges, scaling: ErrorFitness<Double>) throws -> Choice {
+        var seen = Set<Program>()
+        let ranked = ([result.best] + result.paretoFront + result.population.sorted { $0.fitness < $1.fitness })
+            .compactMap(\.program).filter { seen.insert($0).inserted }
+        let candidates = ranked.prefix(max(1, options.candidates))
+        let raw = try ErrorFitness(table: dataTable, target: residual, rows: [ranges.validation], linearScaling: false)
+        let base = options.base == .arx ? Array(linear[ranges.validation]) : nil
+        let y = Array(targets[ranges.validation])
+        func rmse(_ intercept: Double, _ slope: Double, _ f: [Double]?) -> Double {
+            var sum = 0.0
+            for i in y.indices {
+                var p = (base?[i] ?? 0) + intercept
+                if let f { p += slope * f[i] }
+                let e = GlucoseModel.clamp(p) - y[i]
+                sum += e * e
+            }
+            let value = (sum / Double(max(1, y.count))).squareRoot()
+            return value.isFinite ? value : .infinity
+        }
+        var best: (choice: Choice, error: Double)?
+        if options.base == .arx {
+            best = (Choice(program: Program(instructions: [.constant(0)]), intercept: 0, slope: 0,
+                           note: "base only: no evolved expression beat ARX on the validation days"), rmse(0, 0, nil))
+        }
+        for (rank, program) in candidates.enumerated() {
+            let fit = scaling.predict(program)
+            guard fit.error.isFinite else { continue }
+            let values = raw.predict(program).values
+            let error = rmse(fit.intercept, fit.slope, values)
+            if best == nil || error < best!.error {
+                best = (Choice(program: program.simplified(), intercept: fit.intercept, slope: fit.slope,
+                               note: "evolved: candidate \(rank + 1) of \(candidates.count) by validation RMSE"), error)
+            }
+        }
+        guard let best else {
+            return Choice(program: Program(instructions: [.constant(0)]), intercept: residual[ranges.train].reduce(0, +)
+                / Double(ranges.train.count), slope: 0, note: "no valid evolved expression; mean of the training targets")
+        }
+        return best.choice
+    }
+
+    private func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// What the evolved expression is fitted to.
+public enum ModelBase: String, Codable, Sendable, CaseIterable {
+    /// The evolved expression models what ARX leaves: `y = ARX(x) + a + b f(x)`. Evolution then
+    /// starts from the linear model and can only be kept where it beats it on validation days.
+    case arx
+    /// The evolved expression alone, `y = a + b f(x)` (the glUCModel papers' setting).
+    case none
+}
+
+/// The error evolution minimises on the training rows.
+public enum TrainingFitness: String, Codable, Sendable, CaseIterable {
+    /// Root mean squared error after linear scaling (default).
+    case rmse
+    /// Mean absolute error after linear scaling.
+    case mae
+    /// RMSE with each squared error weighted by the Clarke zone it falls in
+    /// (A 1, B 2, C 4, D 8, E 16): errors that would mislead treatment cost more.
+    case clarke
+    /// NSGA-II on (RMSE, size): a front of models from simple to accurate; the final model
+    /// is the front's member with the lowest validation error.
+    case nsga2
+}
+
+/// A grammar to train with: the text and the name it is known by.
+public struct GrammarSource: Sendable, Hashable {
+    public var name: String
+    public var text: String
+
+    public init(name: String, text: String) {
+        self.name = name
+        self.text = text
+    }
+
+    /// A grammar shipped with the toolkit (`glucose-directed`, `glucose-symbolic`).
+    public static func bundled(_ name: String) throws -> GrammarSource {
+        guard let url = Bundle.module.url(forResource: name, withExtension: "bnf", subdirectory: "grammars") else {
+            throw TrainingError.unknownGrammar(name, available: bundledGrammarNames)
+        }
+        return GrammarSource(name: name, text: try String(contentsOf: url, encoding: .utf8))
+    }
+
+    public static let bundledGrammarNames = ["glucose-directed", "glucose-symbolic"]
+
+    /// A grammar file of the user's; a bundled grammar's name works too.
+    public static func load(_ pathOrName: String) throws -> GrammarSource {
+        if bundledGrammarNames.contains(pathOrName) { return try bundled(pathOrName) }
+        let url = URL(fileURLWithPath: pathOrName)
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw TrainingError.unreadableGrammar(pathOrName)
+        }
+        return GrammarSource(name: url.lastPathComponent, text: text)
+    }
+
+    public var hash: String { FNV1a.hex(text) }
+}
+
+/// Everything that decides a training run, besides the data.
+public struct TrainingOptions: Sendable {
+    public var horizons: [Int] = [30, 60, 90, 120]
+    public var grammar: GrammarSource
+    public var evolution: EvolutionParameters
+    public var fitness: TrainingFitness = .rmse
+    public var base: ModelBase = .arx
+    public var glucoseLags = 12
+    public var series = SeriesOptions()
+    /// Share of the days before the test period kept for selecting the final model.
+    public var validationFraction = 0.2
+    /// Share of the days held out for testing when no OhioT1DM testing file says which.
+    public var testFraction = 0.2
+    /// Fewest days of training data (before validation) a patient needs.
+    public var minimumTrainingDays = 2.0
+    /// Candidates from the final population compared on the validation days.
+    public var candidates = 20
+
+    public init(grammar: GrammarSource, evolution: EvolutionParameters = TrainingOptions.defaultEvolution) {
+        self.grammar = grammar
+        self.evolution = evolution
+    }
+
+    /// The default budget: one patient and horizon trains in seconds on two cores.
+    public static var defaultEvolution: EvolutionParameters {
+        var p = EvolutionParameters()
+        p.populationSize = 200
+        p.generations = 40
+        p.mutationProbability = 0.05
+        p.tournamentSize = 5
+        p.seed = 1
+        return p
+    }
+
+    /// A digest of every setting that shapes a model: a finished model is reused on resume
+    /// only when it was trained with the same settings.
+    public var fingerprint: String {
+        FNV1a.hex([grammar.hash, evolution.fingerprint, "\(evolution.generations)", fitness.rawValue, base.rawValue,
+                   "\(glucoseLags)", "\(series.step)", "\(series.maxFilledGap)", "\(series.insulinModel)",
+                   "\(series.carbModel)", "\(validationFraction)", "\(testFraction)", "\(candidates)"].joined(separator: "|"))
+    }
+}
+
+/// Why a patient (or a patient's horizon) could not be trained.
+public enum TrainingError: Error, CustomStringConvertible, Equatable {
+    case unknownGrammar(String, available: [String])
+    case unreadableGrammar(String)
+    case noGlucose(PatientID)
+    case tooFewDays(PatientID, have: Double, need: Double)
+    case horizonNotOnGrid(horizon: Int, stepMinutes: Int)
+    case tooFewRows(PatientID, horizon: Int, split: String, rows: Int, need: Int)
+
+    public var description: String {
+        switch self {
+        case let .unknownGrammar(name, available):
+            return "no bundled grammar '\(name)'; available: \(available.joined(separator: ", ")), or give a file path"
+        case let .unreadableGrammar(path): return "cannot read grammar file \(path)"
+        case let .noGlucose(p): return "\(p): no glucose readings; nothing to learn from"
+        case let .tooFewDays(p, have, need):
+            return "\(p): \(String(format: "%.1f", have)) days of training data; at least \(String(format: "%.1f", need)) needed"
+        case let .horizonNotOnGrid(h, step):
+            return "horizon \(h) min is not a positive multiple of the \(step)-minute grid"
+        case let .tooFewRows(p, h, split, rows, need):
+            return "\(p) at \(h) min: \(rows) usable \(split) rows (glucose with 1 h of history and a measured target); at least \(need) needed"
+        }
+    }
+}
