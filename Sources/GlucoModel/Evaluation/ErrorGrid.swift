@@ -3,7 +3,15 @@ public enum ErrorGridZone: String, CaseIterable, Comparable, Sendable, Codable, 
     case a = "A", b = "B", c = "C", d = "D", e = "E"
 
     public var description: String { rawValue }
-    var severity: Int { ErrorGridZone.allCases.firstIndex(of: self)! }
+    var severity: Int {
+        switch self {
+        case .a: return 0
+        case .b: return 1
+        case .c: return 2
+        case .d: return 3
+        case .e: return 4
+        }
+    }
     public static func < (l: ErrorGridZone, r: ErrorGridZone) -> Bool { l.severity < r.severity }
 }
 

@@ -63,7 +63,7 @@ public enum PairScoring {
         var columns: (reference: Int, prediction: Int)? = nil
         var fields: [Substring] = []
         for (number, text) in reader {
-            if text.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "," }) { continue }
+            if text.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 44 }) { continue }
             guard let (ri, pi) = columns else {
                 let names = CSVFields(line: text).fields.map { $0.lowercased() }
                 let r = names.firstIndex(of: "reference"), p = names.firstIndex(of: "prediction")
@@ -78,29 +78,25 @@ public enum PairScoring {
             }
             summary.rows += 1
             split(text, into: &fields)
-            var values: [Double?] = [nil, nil]
-            var texts: [Substring] = ["", ""]
             var bad = false
-            for (slot, (index, name)) in [(ri, "reference"), (pi, "prediction")].enumerated() {
+            func read(_ index: Int, _ name: String) -> (text: Substring, value: Double?) {
                 guard index < fields.count else {
                     warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number, field: name),
                                         "the row has \(fields.count) fields, no \(name) column; row not scored"))
                     bad = true
-                    continue
+                    return ("", nil)
                 }
                 let field = fields[index]
-                texts[slot] = field
-                if field.isEmpty { continue }
-                if let v = Double(field) {
-                    values[slot] = v
-                } else {
-                    warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number, field: name),
-                                        "'\(field)' is not a number; expected mg/dL; row not scored"))
-                    bad = true
-                }
+                if field.isEmpty { return (field, nil) }
+                if let v = Double(field) { return (field, v) }
+                warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number, field: name),
+                                    "'\(field)' is not a number; expected mg/dL; row not scored"))
+                bad = true
+                return (field, nil)
             }
+            let reference = read(ri, "reference"), prediction = read(pi, "prediction")
             if bad { summary.unparseableRows += 1 }
-            let pair = GlucosePair(reference: values[0] ?? .nan, prediction: values[1] ?? .nan)
+            let pair = GlucosePair(reference: reference.value ?? .nan, prediction: prediction.value ?? .nan)
             let zones = pair.isScorable && !bad
                 ? (ErrorGrid.clarke.zone(pair), ErrorGrid.parkesType1.zone(pair), ErrorGrid.parkesType2.zone(pair))
                 : (nil, nil, nil)
@@ -108,8 +104,14 @@ public enum PairScoring {
             summary.parkesType1.add(zones.1)
             summary.parkesType2.add(zones.2)
             accuracy.add(bad ? GlucosePair(reference: .nan, prediction: .nan) : pair)
-            writeLine(csvField(texts[0]) + "," + csvField(texts[1]) + "," + (zones.0?.rawValue ?? "") + ","
-                      + (zones.1?.rawValue ?? "") + "," + (zones.2?.rawValue ?? ""))
+            var out = csvField(reference.text)
+            out.reserveCapacity(32)
+            out += ","
+            out += csvField(prediction.text)
+            for zone in [zones.0, zones.1, zones.2] {
+                out += zone.map { "," + $0.rawValue } ?? ","
+            }
+            writeLine(out)
         }
         guard columns != nil else { throw ScoringError.empty(file: input.path) }
         summary.accuracy = accuracy.result
@@ -123,21 +125,30 @@ public enum PairScoring {
             fields.append(contentsOf: CSVFields(line: line).fields.map { Substring($0) })
             return
         }
-        for part in line.split(separator: ",", omittingEmptySubsequences: false) {
-            fields.append(trim(part))
+        let utf8 = line.utf8
+        var start = utf8.startIndex
+        var i = start
+        while i != utf8.endIndex {
+            if utf8[i] == UInt8(ascii: ",") {
+                fields.append(trim(line[start..<i]))
+                start = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
         }
+        fields.append(trim(line[start..<utf8.endIndex]))
     }
 
     static func trim(_ s: Substring) -> Substring {
-        var s = s
-        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
-        return s
+        let u = s.utf8
+        var a = u.startIndex, b = u.endIndex
+        while a != b, u[a] == 32 || u[a] == 9 { a = u.index(after: a) }
+        while b != a, u[u.index(before: b)] == 32 || u[u.index(before: b)] == 9 { b = u.index(before: b) }
+        return s[a..<b]
     }
 
     /// Quotes a field for CSV output when it holds a comma, quote or line break.
     static func csvField(_ s: Substring) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return String(s) }
+        guard s.utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else { return String(s) }
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
