@@ -79,3 +79,15 @@ import Testing
         }
     }
 }
+
+@Suite struct AtomicTextFileTests {
+    @Test func replacesAnExistingFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-atomic-\(UInt32.random(in: 0...UInt32.max)).csv")
+        try "old\n".write(to: url, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try AtomicTextFile(url: url)
+        file.writeLine("a,b")
+        try file.commit()
+        #expect(try String(contentsOf: url, encoding: .utf8) == "a,b\n")
+    }
+}

@@ -187,10 +187,11 @@ public final class AtomicTextFile {
     public func commit() throws {
         flush()
         try handle.close()
-        if FileManager.default.fileExists(atPath: url.path) {
-            _ = try FileManager.default.replaceItemAt(url, withItemAt: temporary)
-        } else {
-            try FileManager.default.moveItem(at: temporary, to: url)
+        // rename(2) replaces an existing file atomically (same directory, same file system).
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            discard()
+            throw ImportError(SourceLocation(file: url.path), "cannot write the file: \(reason)")
         }
     }
 
