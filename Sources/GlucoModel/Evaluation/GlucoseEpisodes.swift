@@ -1,0 +1,84 @@
+import Foundation
+
+/// A period of hypoglycaemia.
+public struct GlucoseEpisode: Hashable, Sendable, Codable {
+    public var start: Date
+    public var end: Date
+    public var duration: TimeInterval { end.timeIntervalSince(start) }
+    /// The lowest reading in the episode, mg/dL.
+    public var nadir: Double
+}
+
+/// Hypoglycaemic episodes below a threshold (level 1: < 70 mg/dL; level 2: < 54 mg/dL).
+///
+/// Each reading stands for the time from it to the next reading, at most one reading interval
+/// (the last reading: one interval). A run of consecutive readings below the threshold lasting
+/// at least `minimumDuration` (15 min; with 5-min readings, 3 readings) starts an episode. The
+/// episode ends when the readings are back at or above the threshold for at least
+/// `minimumDuration`, or at a gap in the data longer than `minimumDuration` (recovery can then
+/// be neither seen nor excluded). Shorter returns above the threshold, and the dips after them,
+/// belong to the episode. The episode runs from its first low reading to the end of its last
+/// low reading's time.
+public struct EpisodeSummary: Hashable, Sendable, Codable {
+    public var threshold: Double
+    public var episodes: [GlucoseEpisode]
+
+    public var count: Int { episodes.count }
+    public var longest: GlucoseEpisode? { episodes.max { $0.duration < $1.duration } }
+
+    public init(series: GlucoseSeries, below threshold: Double, minimumDuration: TimeInterval = 15 * 60) {
+        self.threshold = threshold
+        episodes = EpisodeSummary.find(series, threshold, minimumDuration)
+    }
+
+    struct Run {
+        var below: Bool
+        var start: Double
+        var duration = 0.0
+        var end: Double
+        var nadir: Double
+        var endsAtGap = false
+    }
+
+    static func find(_ s: GlucoseSeries, _ threshold: Double, _ minimum: Double) -> [GlucoseEpisode] {
+        var runs: [Run] = []
+        for i in s.times.indices {
+            let t = s.times[i], g = s.values[i]
+            let next = i + 1 < s.times.count ? s.times[i + 1] : t + s.interval
+            let covered = min(s.interval, next - t)
+            let below = g < threshold
+            if var run = runs.last, run.below == below, !run.endsAtGap {
+                run.duration += covered
+                run.end = t + covered
+                run.nadir = min(run.nadir, g)
+                runs[runs.count - 1] = run
+            } else {
+                runs.append(Run(below: below, start: t, duration: covered, end: t + covered, nadir: g))
+            }
+            if next - t > minimum && i + 1 < s.times.count { runs[runs.count - 1].endsAtGap = true }
+        }
+        var episodes: [GlucoseEpisode] = []
+        var open: (start: Double, end: Double, nadir: Double)? = nil
+        func close() {
+            if let o = open {
+                episodes.append(GlucoseEpisode(start: Date(timeIntervalSinceReferenceDate: o.start),
+                                               end: Date(timeIntervalSinceReferenceDate: o.end), nadir: o.nadir))
+            }
+            open = nil
+        }
+        for run in runs {
+            if let o = open {
+                if run.below {
+                    open = (o.start, run.end, min(o.nadir, run.nadir))
+                } else if run.duration >= minimum {
+                    close()
+                }
+            } else if run.below && run.duration >= minimum {
+                open = (run.start, run.end, run.nadir)
+            }
+            if run.endsAtGap { close() }
+        }
+        close()
+        return episodes
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+@Suite struct AccuracyMetricsTests {
+    @Test func fourPairsByHand() {
+        // Differences +10, -20, +10, 0. RMSE = sqrt((100 + 400 + 100 + 0) / 4) = sqrt(150);
+        // MAE = 40/4 = 10; bias = 0; MARD = 100 * (0.1 + 0.1 + 0.2 + 0) / 4 = 10%.
+        // Hypo (< 70): reference 50 with prediction 60 is TP; the other three are TN.
+        let pairs = [(100.0, 110.0), (200, 180), (50, 60), (80, 80)].map { GlucosePair(reference: $0.0, prediction: $0.1) }
+        let m = AccuracyMetrics(pairs: pairs + [GlucosePair(reference: .nan, prediction: 1)])
+        #expect(m.count == 4 && m.unscored == 1)
+        #expect(abs(m.rmse - 150.0.squareRoot()) < 1e-12)
+        #expect(abs(m.mae - 10) < 1e-12)
+        #expect(abs(m.meanBias) < 1e-12)
+        #expect(abs(m.mard - 10) < 1e-12)
+        #expect(m.hypo.truePositives == 1 && m.hypo.trueNegatives == 3)
+        #expect(m.hypo.sensitivity == 1 && m.hypo.specificity == 1 && m.hypo.matthewsCorrelation == 1)
+    }
+
+    @Test func hypoDetectionByHand() {
+        // refs 60, 65 hypo -> preds 65 (TP), 80 (FN); refs 100, 120, 90 -> preds 60 (FP), 130, 95 (TN, TN).
+        // Sensitivity 1/2, specificity 2/3, MCC = (1*2 - 1*1) / sqrt(2*2*3*3) = 1/6.
+        let pairs = [(60.0, 65.0), (65, 80), (100, 60), (120, 130), (90, 95)].map { GlucosePair(reference: $0.0, prediction: $0.1) }
+        let h = AccuracyMetrics(pairs: pairs).hypo
+        #expect(h.sensitivity == 0.5)
+        #expect(abs(h.specificity - 2.0 / 3) < 1e-15)
+        #expect(abs(h.matthewsCorrelation - 1.0 / 6) < 1e-15)
+        // No reference hypo: sensitivity and MCC undefined (NaN), specificity defined.
+        let none = AccuracyMetrics(pairs: [GlucosePair(reference: 100, prediction: 60)]).hypo
+        #expect(none.sensitivity.isNaN && none.matthewsCorrelation.isNaN && none.specificity == 0)
+        #expect(AccuracyMetrics(pairs: [GlucosePair]()).rmse.isNaN)
+    }
+
+    @Test func groupsByHorizon() {
+        // 30 min: |10| and |20| -> MAE 15; 60 min: one pair off by 30.
+        let rows: [(horizonMinutes: Int, pair: GlucosePair)] = [
+            (60, GlucosePair(reference: 100, prediction: 130)), (30, GlucosePair(reference: 100, prediction: 110)),
+            (30, GlucosePair(reference: 100, prediction: 80)),
+        ]
+        let groups = HorizonAccuracy.byHorizon(rows)
+        #expect(groups.map(\.horizonMinutes) == [30, 60])
+        #expect(groups[0].metrics.mae == 15 && groups[0].metrics.count == 2)
+        #expect(groups[1].metrics.rmse == 30)
+    }
+
+    @Test func scoresTheSmallFixture() throws {
+        let url = try #require(Bundle.module.url(forResource: "pairs-small", withExtension: "csv", subdirectory: "Fixtures/evaluation"))
+        var lines: [String] = [], warnings: [ImportIssue] = []
+        let s = try PairScoring.score(csv: url, writeLine: { lines.append($0) }, warning: { warnings.append($0) })
+        // Zones by hand (see ErrorGridClarkeTests / ErrorGridParkesTests for the comparisons):
+        // (69,10): Clarke A; type 1 A/B lower at 69 is 48.2 > 10 -> B; type 2 A/B lower at 69 is 53.75 -> B.
+        // (71,55): Clarke B; type 1 A/B lower at 71 is 50.1 < 55 -> A; type 2 A/B lower at 71 is 56.25 -> B.
+        // (100.5,120.6): Clarke A (on 1.2x); type 1 upper 126.9, type 2 upper 148.7 and lower 86.6 -> A, A.
+        // (50,0): Clarke A; on the vertical A/B lower segment of both Parkes grids -> A, A.
+        #expect(lines == [
+            "reference,prediction,clarke,parkes_type1,parkes_type2",
+            "69,10,A,B,B",
+            "71,55,B,A,B",
+            "100,abc,,,",
+            "100,,,,",
+            "100.5,120.6,A,A,A",
+            "50,0,A,A,A",
+        ])
+        #expect(warnings.count == 1 && warnings[0].location.line == 4 && warnings[0].location.field == "prediction")
+        #expect(s.rows == 6 && s.unparseableRows == 1)
+        #expect(s.clarke[.a] == 3 && s.clarke[.b] == 1 && s.clarke.unscored == 2)
+        #expect(s.parkesType2[.b] == 2 && s.parkesType2.percentAB == 100)
+        // MAE over the 4 scored pairs: (59 + 16 + 20.1 + 50) / 4 = 36.275.
+        #expect(abs(s.accuracy.mae - 36.275) < 1e-9)
+    }
+
+    @Test func missingColumnsIsAnError() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-missing-\(UInt32.random(in: 0...UInt32.max)).csv")
+        try "reference,value\n1,2\n".write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: PairScoring.ScoringError.self) {
+            try PairScoring.score(csv: url, writeLine: { _ in }, warning: { _ in })
+        }
+    }
+}
+
+@Suite struct AtomicTextFileTests {
+    @Test func replacesAnExistingFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-atomic-\(UInt32.random(in: 0...UInt32.max)).csv")
+        try "old\n".write(to: url, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try AtomicTextFile(url: url)
+        file.writeLine("a,b")
+        try file.commit()
+        #expect(try String(contentsOf: url, encoding: .utf8) == "a,b\n")
+    }
+}

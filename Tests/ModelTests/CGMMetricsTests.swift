@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+@Suite struct CGMMetricsTests {
+    static let t0 = Date(timeIntervalSinceReferenceDate: 86_400 * 7000)  // a UTC midnight
+
+    /// Readings every `step` minutes from t0, one per value.
+    func series(_ values: [Double], step: Double = 5, skip: Set<Int> = []) -> GlucoseSeries {
+        let readings = values.enumerated().filter { !skip.contains($0.offset) }
+            .map { (time: Self.t0.addingTimeInterval(Double($0.offset) * step * 60), mgdL: $0.element) }
+        return GlucoseSeries(readings: readings)
+    }
+
+    @Test func constantSeries100() {
+        // One day of 100 mg/dL every 5 min: 288 readings.
+        // ln(100) = 4.605170186; ^1.084 = 5.235501904; f = 1.509 (5.235501904 - 5.381) = -0.219556627;
+        // r = 10 f^2 = 0.482051125 -> LBGI 0.482051125, HBGI 0.
+        let m = CGMMetrics(series: series(Array(repeating: 100, count: 288)))
+        #expect(m.readingsPresent == 288 && m.readingsExpected == 288 && m.percentActive == 100)
+        #expect(m.readingInterval == 300 && m.days == 1)
+        #expect(m.mean == 100 && m.sd == 0 && m.cv == 0)
+        #expect(abs(m.gmi - 5.702) < 1e-12)        // 3.31 + 0.02392 * 100
+        #expect(m.tir == 100 && m.tbrLevel1 == 0 && m.tbrLevel2 == 0 && m.tarLevel1 == 0 && m.tarLevel2 == 0)
+        #expect(abs(m.lbgi - 0.482051125) < 1e-8 && m.hbgi == 0)
+        #expect(m.gri == 0)
+        #expect(m.jIndex == 10)                     // 0.001 * (100 + 0)^2
+        #expect(m.conga == 0)                       // all differences 0
+        #expect(m.modd.isNaN)                       // one day: no pair 24 h apart
+        #expect(m.hypoLevel1.count == 0)
+    }
+
+    @Test func constantSeries250And300() {
+        // ln(250) = 5.521460918; ^1.084 = 6.373625456; f = 1.509 (6.373625456 - 5.381) = 1.497871812;
+        // r = 10 f^2 = 22.43619967 -> HBGI 22.43619967, LBGI 0. 250 is in (180, 250]: TAR1 100%, GRI 0.8*100 = 80.
+        let m = CGMMetrics(series: series(Array(repeating: 250, count: 12)))
+        #expect(abs(m.hbgi - 22.43619967) < 1e-7 && m.lbgi == 0)
+        #expect(m.tarLevel1 == 100 && m.tarLevel2 == 0 && m.tir == 0)
+        #expect(m.gri == 80)
+        // 300: TAR2 100%, GRI 1.6 * 100 = 160, capped at 100.
+        #expect(CGMMetrics(series: series(Array(repeating: 300, count: 12))).gri == 100)
+    }
+
+    @Test func rangeBoundaries() {
+        // 53.9 TBR2; 54 and 69.9 TBR1; 70 and 180 TIR; 180.1 and 250 TAR1; 250.1 TAR2. 10 readings.
+        let m = CGMMetrics(series: series([53.9, 54, 69.9, 70, 180, 180.1, 250, 250.1, 100, 100]))
+        #expect(m.tbrLevel2 == 10 && m.tbrLevel1 == 20 && m.tir == 40 && m.tarLevel1 == 20 && m.tarLevel2 == 10)
+        // GRI = 3*10 + 2.4*20 + 1.6*10 + 0.8*20 = 30 + 48 + 16 + 16 = 110 -> capped at 100.
+        #expect(m.gri == 100)
+    }
+
+    @Test func sineSeries() {
+        // g = 140 + 60 sin(2 pi i / 288), one full day at 5 min. Mean 140 (full period);
+        // sample SD = sqrt(3600 * 144 / 287) = 60 sqrt(144/287) = 42.50025620.
+        // g > 180 <=> sin > 2/3 <=> i in (288 asin(2/3) / 2pi, 144 - that) = (33.45, 110.55): 77 readings.
+        // Minimum 80, so TIR = (288 - 77) / 288 = 73.2639%, TAR1 = 77/288 = 26.7361%.
+        let values = (0..<288).map { 140 + 60 * sin(2 * Double.pi * Double($0) / 288) }
+        let m = CGMMetrics(series: series(values))
+        #expect(abs(m.mean - 140) < 1e-9)
+        #expect(abs(m.sd - 60 * (144.0 / 287).squareRoot()) < 1e-9)
+        #expect(abs(m.tir - 100 * 211.0 / 288) < 1e-9 && abs(m.tarLevel1 - 100 * 77.0 / 288) < 1e-9)
+        #expect(abs(m.cv - 100 * 60 * (144.0 / 287).squareRoot() / 140) < 1e-9)
+    }
+
+    @Test func gapLowersPercentActive() {
+        // 288 slots of 5 min over a day, 24 (2 h) missing in the middle: 264 present, interval
+        // still 5 min (median spacing), period first..last + 5 min = 24 h -> 264/288 = 91.667%.
+        let m = CGMMetrics(series: series(Array(repeating: 120, count: 288), skip: Set(100..<124)))
+        #expect(m.readingsPresent == 264 && m.readingsExpected == 288)
+        #expect(abs(m.percentActive - 100 * 264.0 / 288) < 1e-12)
+    }
+
+    @Test func episodesWithExactFifteenMinuteBoundaries() {
+        // minutes: 0,5 100 | 10,15,20 65 (15 min below: episode starts at 10) | 25,30 100 (10 min:
+        // not a recovery) | 35 60 | 40,45,50 100 (15 min: ends; episode 10..40 = 30 min, nadir 60) |
+        // 55,60 65 (10 min: not an episode) | 65..75 100 | 80,85,90 50 (15 min: episode 80..95,
+        // also level 2) | 95,100,105 100.
+        let v: [Double] = [100, 100, 65, 65, 65, 100, 100, 60, 100, 100, 100, 65, 65, 100, 100, 100, 50, 50, 50, 100, 100, 100]
+        let m = CGMMetrics(series: series(v))
+        #expect(m.hypoLevel1.count == 2)
+        #expect(m.hypoLevel1.episodes[0].start == Self.t0.addingTimeInterval(600))
+        #expect(m.hypoLevel1.episodes[0].duration == 30 * 60 && m.hypoLevel1.episodes[0].nadir == 60)
+        #expect(m.hypoLevel1.episodes[1].duration == 15 * 60)
+        #expect((m.hypoLevel1.longest?.duration ?? 0) == 1800)
+        #expect(m.hypoLevel2.count == 1 && m.hypoLevel2.episodes[0].duration == 15 * 60)
+    }
+
+    @Test func moddAndCongaOnATinySeries() {
+        // Every 12 h: 100, 150, 110, 130, 90 (interval 12 h, tolerance 6 h).
+        // 24 h pairs: |110-100| = 10, |130-150| = 20, |90-110| = 20 -> MODD = 50/3.
+        // 12 h differences: +50, -40, +20, -40; mean -2.5; squared deviations
+        // 2756.25 + 1406.25 + 506.25 + 1406.25 = 6075; / 3 = 2025 -> CONGA(12) = 45.
+        let s = series([100, 150, 110, 130, 90], step: 720)
+        let m = CGMMetrics(series: s, congaHours: 12)
+        #expect(abs(m.modd - 50.0 / 3) < 1e-12)
+        #expect(abs(m.conga - 45) < 1e-12)
+        #expect(CGMMetrics(series: s, congaHours: 1).conga.isNaN)  // no readings 1 h apart
+    }
+
+    @Test func agpPercentilesType7() {
+        // Bin 00:00-01:00 holds 100,120,140,160,180 (5 days at 00:10): h = 4p ->
+        // p5 = 100 + 0.2*20 = 104, p25 = 120, p50 = 140, p75 = 160, p95 = 160 + 0.8*20 = 176.
+        // Bin 01:00-02:00 holds 10,20,30,40: h = 3p -> p5 = 11.5, p25 = 17.5, p50 = 25, p75 = 32.5, p95 = 38.5.
+        var readings: [(time: Date, mgdL: Double)] = []
+        for (d, g) in [100.0, 120, 140, 160, 180].enumerated() {
+            readings.append((Self.t0.addingTimeInterval(Double(d) * 86_400 + 600), g))
+        }
+        for (d, g) in [10.0, 20, 30, 40].enumerated() {
+            readings.append((Self.t0.addingTimeInterval(Double(d) * 86_400 + 3600 + 1200), g))
+        }
+        let agp = AmbulatoryGlucoseProfile(series: GlucoseSeries(readings: readings), binMinutes: 60)
+        #expect(agp.bins.count == 24)
+        #expect(agp.bins[0].percentiles == [104, 120, 140, 160, 176])
+        let p1 = agp.bins[1].percentiles
+        for (a, b) in zip(p1, [11.5, 17.5, 25, 32.5, 38.5]) { #expect(abs(a - b) < 1e-12) }
+        #expect(agp.bins[2].count == 0 && agp.bins[2].percentiles[2].isNaN)
+        let svg = agp.svg()
+        #expect(svg.contains("<polygon") && svg.contains("<polyline") && svg.contains("Time of day (h)"))
+    }
+
+    @Test func reportRendersTableCSVAndJSON() throws {
+        let m = CGMMetrics(series: series(Array(repeating: 100, count: 288)))
+        let report = CGMMetricsReport(patient: try PatientID("559"), metrics: m)
+        let csv = report.render(format: .csv)
+        #expect(csv.hasPrefix("patient,metric,value,unit,target,met\n"))
+        #expect(csv.contains("559,tir,100.0,%,> 70%,yes\n"))
+        #expect(csv.contains("559,days,1.0,d,>= 14 d,no\n"))
+        #expect(csv.contains("559,modd,,mg/dL,,\n"))          // NaN: empty value
+        let table = report.render(format: .table)
+        #expect(table.contains("TIR (70-180)") && table.contains("100.0 %"))
+        let json = report.render(format: .json)
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
+        let metrics = parsed?.first?["metrics"] as? [String: [String: Any]]
+        #expect((metrics?["tir"]?["value"] as? Double) == 100)
+        #expect(metrics?["modd"]?["value"] is NSNull)
+    }
+}
