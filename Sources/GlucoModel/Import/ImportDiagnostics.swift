@@ -91,5 +91,16 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
 public struct ImportResult: Sendable {
     public var log: PatientLog
     public var summary: ImportSummary
-    public init(log: PatientLog, summary: ImportSummary) { self.log = log; self.summary = summary }
+    /// For each kind, the source line of each record in the log's list of that kind (same order),
+    /// when the importer tracked them (`PatientLogBuilder` does); the store keeps them with the records.
+    public var sourceLines: [RecordKind: [Int?]]
+    public init(log: PatientLog, summary: ImportSummary, sourceLines: [RecordKind: [Int?]] = [:]) {
+        self.log = log; self.summary = summary; self.sourceLines = sourceLines
+    }
+
+    /// The source line of record `index` of `kind`, if known.
+    public func line(of kind: RecordKind, _ index: Int) -> Int? {
+        guard let lines = sourceLines[kind], index < lines.count else { return nil }
+        return lines[index]
+    }
 }

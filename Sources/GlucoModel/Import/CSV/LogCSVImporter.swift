@@ -176,7 +176,7 @@ struct LogCSVState {
             }
             guard let (v, censoring) = builder.glucose(value, unit: glucoseUnit, at: loc("value")) else { return }
             builder.add(GlucoseReading(time: time, value: v, source: source, censoring: censoring, moment: moment,
-                                       note: optional("note")), at: loc("value"))
+                                       note: optional("note")), at: loc("time"))
         case "bolus":
             guard requireUnit(["u"], "U") else { return }
             let typeText = optional("type")?.lowercased() ?? "normal"
@@ -197,7 +197,7 @@ struct LogCSVState {
                 end = time.addingTimeInterval(d * 60)
             }
             guard let u = builder.number(value, at: loc("value"), expected: "insulin dose in U", range: ImportLimits.doseUnits) else { return }
-            builder.add(Bolus(time: time, end: end, dose: InsulinUnits(u), type: type), at: loc("value"))
+            builder.add(Bolus(time: time, end: end, dose: InsulinUnits(u), type: type), at: loc("time"))
         case "basal", "temp_basal":
             guard requireUnit(["u/h"], "U/h") else { return }
             var end: Date?
@@ -210,20 +210,20 @@ struct LogCSVState {
             guard let r = builder.number(value, at: loc("value"), expected: "rate in U/h", range: ImportLimits.basalUnitsPerHour) else { return }
             let rate = InsulinRate(unitsPerHour: r)
             if event == "basal" {
-                builder.add(BasalRate(start: time, end: end, rate: rate), at: loc("value"))
+                builder.add(BasalRate(start: time, end: end, rate: rate), at: loc("time"))
             } else if let end {
-                builder.add(TemporaryBasal(start: time, end: end, rate: rate), at: loc("value"))
+                builder.add(TemporaryBasal(start: time, end: end, rate: rate), at: loc("time"))
             }
         case "basal_injection":
             guard requireUnit(["u"], "U"),
                   let u = builder.number(value, at: loc("value"), expected: "insulin dose in U", range: ImportLimits.doseUnits) else { return }
-            builder.add(BasalInjection(time: time, dose: InsulinUnits(u)), at: loc("value"))
+            builder.add(BasalInjection(time: time, dose: InsulinUnits(u)), at: loc("time"))
         case "carbs":
             guard requireUnit(["g", "rations", "ration"], "g or rations"),
                   let amount = builder.number(value, at: loc("value"), expected: "carbohydrate in \(unit ?? "g")",
                                               range: unit?.hasPrefix("ration") == true ? 0...50 : ImportLimits.carbGrams) else { return }
             let carbs = unit?.hasPrefix("ration") == true ? Carbohydrate(rations: amount) : Carbohydrate(grams: amount)
-            builder.add(CarbIntake(time: time, amount: carbs, mealType: OhioXMLHandler.mealType(optional("type"))), at: loc("value"))
+            builder.add(CarbIntake(time: time, amount: carbs, mealType: OhioXMLHandler.mealType(optional("type"))), at: loc("time"))
         case "exercise":
             guard optional("duration") != nil else {
                 return builder.skip("missing field", at: loc("duration"), "an exercise row needs its duration in minutes")
@@ -231,15 +231,15 @@ struct LogCSVState {
             guard let d = duration(),
                   let i = builder.number(value, at: loc("value"), expected: "exercise intensity 0-10", range: ImportLimits.exerciseIntensity)
             else { return }
-            builder.add(ExerciseSession(time: time, intensity: i, durationMinutes: d), at: loc("value"))
+            builder.add(ExerciseSession(time: time, intensity: i, durationMinutes: d), at: loc("time"))
         case "weight":
             guard requireUnit(["kg"], "kg"),
                   let kg = builder.number(value, at: loc("value"), expected: "weight in kg", range: ImportLimits.weightKilograms) else { return }
-            builder.add(WeightRecord(time: time, kilograms: kg), at: loc("value"))
+            builder.add(WeightRecord(time: time, kilograms: kg), at: loc("time"))
         case "heart_rate":
             guard requireUnit(["bpm"], "bpm"),
                   let b = builder.number(value, at: loc("value"), expected: "heart rate in bpm", range: ImportLimits.heartRateBPM) else { return }
-            builder.add(HeartRateSample(time: time, beatsPerMinute: b), at: loc("value"))
+            builder.add(HeartRateSample(time: time, beatsPerMinute: b), at: loc("time"))
         default:
             builder.skip("unknown event", at: loc("event"),
                          "event '\(event)' is unknown; expected glucose, bolus, basal, temp_basal, basal_injection, carbs, exercise, weight or heart_rate")

@@ -70,24 +70,30 @@ public struct PatientLogBuilder: Sendable {
     public func build(patient: PatientID) -> ImportResult {
         var summary = self.summary
         var log = PatientLog(patient: patient)
-        log.glucose = Self.clean(glucose, &summary)
-        log.boluses = Self.clean(boluses, &summary)
-        log.basalRates = Self.clean(basalRates, &summary)
-        log.temporaryBasals = Self.clean(temporaryBasals, &summary)
-        log.basalInjections = Self.clean(basalInjections, &summary)
-        log.carbs = Self.clean(carbs, &summary)
-        log.exercise = Self.clean(exercise, &summary)
-        log.weights = Self.clean(weights, &summary)
-        log.heartRate = Self.clean(heartRate, &summary)
+        var lines: [RecordKind: [Int?]] = [:]
+        func take<R: TimedRecord>(_ items: [Located<R>]) -> [R] {
+            let kept = Self.clean(items, &summary)
+            lines[R.kind] = kept.map(\.location.line)
+            return kept.map(\.record)
+        }
+        log.glucose = take(glucose)
+        log.boluses = take(boluses)
+        log.basalRates = take(basalRates)
+        log.temporaryBasals = take(temporaryBasals)
+        log.basalInjections = take(basalInjections)
+        log.carbs = take(carbs)
+        log.exercise = take(exercise)
+        log.weights = take(weights)
+        log.heartRate = take(heartRate)
         log.otherRecords = otherRecords
         log.insulinKind = insulinKind
         summary.recordsKept = log.recordCount
-        return ImportResult(log: log, summary: summary)
+        return ImportResult(log: log, summary: summary, sourceLines: lines)
     }
 
     /// Stable sort by time, then duplicate removal within each instant.
     /// - Complexity: O(n log n); O(n) when the input is already sorted.
-    static func clean<R: TimedRecord>(_ items: [Located<R>], _ summary: inout ImportSummary) -> [R] {
+    public static func clean<R: TimedRecord>(_ items: [Located<R>], _ summary: inout ImportSummary) -> [Located<R>] {
         var sorted = items
         var latest = Date.distantPast
         var outOfOrder = 0
@@ -102,7 +108,7 @@ public struct PatientLogBuilder: Sendable {
                     ? a.element.record.time < b.element.record.time : a.offset < b.offset
             }.map(\.element)
         }
-        var result: [R] = []
+        var result: [Located<R>] = []
         result.reserveCapacity(sorted.count)
         var groupTime = Date.distantPast
         var kept: [String: Located<R>] = [:]
@@ -123,7 +129,7 @@ public struct PatientLogBuilder: Sendable {
                 continue
             }
             kept[key] = item
-            result.append(item.record)
+            result.append(item)
         }
         return result
     }

@@ -132,12 +132,12 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
         case "glucose_level", "finger_stick":
             guard let t = time("ts"), let (v, censoring) = builder.glucose(a["value"], unit: .mgdL, at: loc("value")) else { return }
             builder.add(GlucoseReading(time: t, value: v, source: section == "finger_stick" ? .fingerStick : .cgm,
-                                       censoring: censoring), at: loc("value"))
+                                       censoring: censoring), at: loc("ts"))
         case "basal":
             guard let t = time("ts"),
                   let r = builder.number(a["value"], at: loc("value"), expected: "basal rate in U/h",
                                          range: ImportLimits.basalUnitsPerHour) else { return }
-            builder.add(BasalRate(start: t, rate: InsulinRate(unitsPerHour: r)), at: loc("value"))
+            builder.add(BasalRate(start: t, rate: InsulinRate(unitsPerHour: r)), at: loc("ts"))
         case "temp_basal":
             guard let start = time("ts_begin"), let end = time("ts_end"),
                   let r = builder.number(a["value"], at: loc("value"), expected: "temporary basal rate in U/h (0 = suspended)",
@@ -145,26 +145,26 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
             guard end >= start else {
                 return builder.skip("end before start", at: loc("ts_end"), "ts_end is before ts_begin; expected an end at or after the start")
             }
-            builder.add(TemporaryBasal(start: start, end: end, rate: InsulinRate(unitsPerHour: r)), at: loc("value"))
+            builder.add(TemporaryBasal(start: start, end: end, rate: InsulinRate(unitsPerHour: r)), at: loc("ts_begin"))
         case "bolus":
             readBolus(a, line: line, time: time)
         case "meal":
             guard let t = time("ts"),
                   let g = builder.number(a["carbs"], at: loc("carbs"), expected: "carbohydrates in g", range: ImportLimits.carbGrams)
             else { return }
-            builder.add(CarbIntake(time: t, amount: Carbohydrate(grams: g), mealType: Self.mealType(a["type"])), at: loc("carbs"))
+            builder.add(CarbIntake(time: t, amount: Carbohydrate(grams: g), mealType: Self.mealType(a["type"])), at: loc("ts"))
         case "exercise":
             guard let t = time("ts"),
                   let i = builder.number(a["intensity"], at: loc("intensity"), expected: "intensity 1-10",
                                          range: ImportLimits.exerciseIntensity),
                   let d = builder.number(a["duration"], at: loc("duration"), expected: "duration in minutes",
                                          range: ImportLimits.exerciseMinutes) else { return }
-            builder.add(ExerciseSession(time: t, intensity: i, durationMinutes: d), at: loc("intensity"))
+            builder.add(ExerciseSession(time: t, intensity: i, durationMinutes: d), at: loc("ts"))
         case "basis_heart_rate":
             guard let t = time("ts"),
                   let v = builder.number(a["value"], at: loc("value"), expected: "heart rate in beats per minute",
                                          range: ImportLimits.heartRateBPM) else { return }
-            builder.add(HeartRateSample(time: t, beatsPerMinute: v), at: loc("value"))
+            builder.add(HeartRateSample(time: t, beatsPerMinute: v), at: loc("ts"))
         default:
             builder.addNotModelled(section)
         }
@@ -201,7 +201,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
         }
         let kind: InsulinKind = builder.insulinKind == .ultraRapid ? .ultraRapid : .rapid
         builder.add(Bolus(time: start, end: end == start ? nil : end, dose: InsulinUnits(dose), type: type,
-                          kind: kind, carbInput: carbInput), at: loc("dose"))
+                          kind: kind, carbInput: carbInput), at: loc("ts_begin"))
     }
 
     static func mealType(_ text: String?) -> MealType {
