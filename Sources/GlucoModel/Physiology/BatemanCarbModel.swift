@@ -32,7 +32,7 @@ public struct BatemanCarbModel: Hashable, Sendable, Codable {
     public static let standard = BatemanCarbModel()
 
     /// Minutes from intake to the peak of `C` and `Ra`: `ln(ka/ke)/(ka - ke)`, or `1/k` when equal.
-    public var peakMinutes: Double { ka == ke ? 1 / ka : log(ka / ke) / (ka - ke) }
+    public var peakMinutes: Double { ka == ke ? 1 / ka : log1p((ka - ke) / ke) / (ka - ke) }
 
     private func g(_ t: Double) -> Double {
         let d = ka - ke

@@ -95,13 +95,21 @@ public struct PatientLogBuilder: Sendable {
     /// - Complexity: O(n log n); O(n) when the input is already sorted.
     public static func clean<R: TimedRecord>(_ items: [Located<R>], _ summary: inout ImportSummary) -> [Located<R>] {
         var sorted = items
-        var latest = Date.distantPast
+        // Order is judged per identity: OhioT1DM lists finger sticks after all CGM readings, which is not disorder.
+        var latest: [String: Date] = [:]
         var outOfOrder = 0
+        var needsSort = false
+        var previous = Date.distantPast
         for item in items {
-            if item.record.time < latest { outOfOrder += 1 } else { latest = item.record.time }
+            let t = item.record.time
+            if t < previous { needsSort = true }
+            previous = t
+            if let l = latest[item.record.identity], t < l { outOfOrder += 1 } else { latest[item.record.identity] = t }
         }
         if outOfOrder > 0 {
             summary.adjusted["\(R.kind.rawValue) rows out of time order (sorted)", default: 0] += outOfOrder
+        }
+        if needsSort {
             // Enumerated sort keeps file order among equal times, so "first in the file" stays first.
             sorted = items.enumerated().sorted { a, b in
                 a.element.record.time != b.element.record.time

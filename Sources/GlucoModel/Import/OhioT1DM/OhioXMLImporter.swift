@@ -33,15 +33,30 @@ public struct OhioXMLImporter: PatientDataImporter {
         parser.delegate = handler
         let ok = parser.parse()
         if let error = handler.fatalError { throw error }
-        if !ok || !handler.sawPatientEnd {
-            let line = parser.lineNumber
-            let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "the file ends early"
+        if !ok || parser.parserError != nil || handler.firstErrorLine != nil || !handler.sawPatientEnd {
+            let line = handler.firstErrorLine ?? parser.lineNumber
+            let code = handler.firstErrorCode ?? (parser.parserError as NSError?)?.code
+            let what = code.map(Self.describe) ?? "the document ends before </patient>"
             throw ImportError(SourceLocation(file: url.path, line: line > 0 ? line : nil),
-                              handler.sawPatientEnd || !ok
-                                ? "malformed XML (\(reason)); expected a complete OhioT1DM <patient> document"
-                                : "the file ends before </patient> (truncated?); expected a complete OhioT1DM document")
+                              "malformed XML: \(what); expected a complete OhioT1DM <patient> document (truncated file?)")
         }
         return try handler.finish()
+    }
+}
+
+extension OhioXMLImporter {
+    /// A readable name for libxml2's most common error codes.
+    static func describe(_ code: Int) -> String {
+        switch code {
+        case 4: return "the document is empty"
+        case 5: return "the document ends early"
+        case 38, 39, 40, 41: return "an attribute is not closed"
+        case 65, 73: return "a tag is not closed"
+        case 76: return "a closing tag does not match its opening tag"
+        case 85: return "a closing tag is missing"
+        case 9: return "an invalid character"
+        default: return "XML error \(code)"
+        }
     }
 }
 
@@ -55,6 +70,9 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
     var depth = 0
     var sawPatientEnd = false
     var fatalError: ImportError?
+    /// Where the parser first reported a problem (later `lineNumber` may be the end of the file).
+    var firstErrorLine: Int?
+    var firstErrorCode: Int?
 
     init(file: String, options: ImportOptions) {
         self.file = file
@@ -93,6 +111,13 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
         if depth == 1 { sawPatientEnd = true }
         if depth == 2 { section = nil }
         depth -= 1
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        if firstErrorLine == nil {
+            firstErrorLine = parser.lineNumber
+            firstErrorCode = (parseError as NSError).code
+        }
     }
 
     func readPatient(_ a: [String: String], line: Int, _ parser: XMLParser) {
