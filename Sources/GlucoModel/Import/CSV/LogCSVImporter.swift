@@ -1,0 +1,248 @@
+import Foundation
+
+/// Reads GlucoModel's own CSV log: one event per row, written by hand or exported from a spreadsheet.
+///
+/// Header (names in any order, case-insensitive; `time`, `event`, `value` required):
+/// `patient,time,event,value,unit,duration,type,moment,note`
+///
+/// | event | value | unit | duration (min) | type |
+/// |---|---|---|---|---|
+/// | `glucose` | number, or `Low`/`High`/`LO`/`HI` | `mg/dL` or `mmol/L` (required) | | `cgm` (default) or `finger` |
+/// | `bolus` | U | `U` or empty | required for `normal_dual`/`square` | `normal` (default), `normal_dual`, `square` |
+/// | `basal` | U/h | `U/h` or empty | optional (else until the next basal) | |
+/// | `temp_basal` | U/h (0 = suspended) | `U/h` or empty | required | |
+/// | `basal_injection` | U | `U` or empty | | |
+/// | `carbs` | amount | `g` (default) or `rations` (10 g) | | meal: `breakfast`, `lunch`, `dinner`, `snack`, `hypo_correction` |
+/// | `exercise` | intensity 0-10 | empty | required | |
+/// | `weight` | kg | `kg` or empty | | |
+/// | `heart_rate` | bpm | `bpm` or empty | | |
+///
+/// `time` is ISO 8601 (`2026-01-05T08:00`, `2026-01-05 08:00:00`, `2026-01-05T08:00:00+01:00`);
+/// without an offset it is local to `ImportOptions.timeZone`. `moment` (glucose) is one of
+/// `MealMoment`'s raw values. Blank lines and lines starting with `#` are ignored.
+/// One patient per file: the `patient` column (or `ImportOptions.patient`, which wins).
+public struct LogCSVImporter: PatientDataImporter {
+    public static let formatName = "glucomodel-csv"
+    public static let header = "patient,time,event,value,unit,duration,type,moment,note"
+
+    public init() {}
+
+    public static func recognizes(head: String) -> Bool {
+        guard let line = head.split(whereSeparator: \.isNewline).first(where: { !$0.hasPrefix("#") && !$0.isEmpty }) else {
+            return false
+        }
+        let names = Set(CSVFields(line: String(line)).fields.map { $0.lowercased() })
+        return names.isSuperset(of: ["time", "event", "value"])
+    }
+
+    public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
+        let reader = LineReader(url: url)
+        try reader.checkReadable()
+        var state = LogCSVState(file: url.path, options: options)
+        for (number, text) in reader {
+            if text.trimmingSpaces().isEmpty || text.hasPrefix("#") { continue }
+            if state.columns == nil {
+                try state.readHeader(text, line: number)
+            } else {
+                state.builder.summary.rowsRead += 1
+                state.readRow(text, line: number)
+            }
+        }
+        guard state.columns != nil else {
+            throw ImportError(SourceLocation(file: url.path, line: 1), "the file has no header; expected \(Self.header)")
+        }
+        guard let patient = state.patient else {
+            if state.builder.summary.rowsRead == 0 {
+                throw ImportError(SourceLocation(file: url.path), "the file has a header but no rows, and no patient id was given")
+            }
+            throw ImportError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
+        }
+        return state.builder.build(patient: patient)
+    }
+}
+
+/// Parsing state for one CSV file.
+struct LogCSVState {
+    static let known = ["patient", "time", "event", "value", "unit", "duration", "type", "moment", "note"]
+    let file: String
+    var builder: PatientLogBuilder
+    var columns: [String: Int]?
+    var columnCount = 0
+    var patient: PatientID?
+    let fixedPatient: Bool
+
+    init(file: String, options: ImportOptions) {
+        self.file = file
+        builder = PatientLogBuilder(file: file, options: options)
+        patient = options.patient
+        fixedPatient = options.patient != nil
+    }
+
+    mutating func readHeader(_ text: String, line: Int) throws {
+        let names = CSVFields(line: text).fields.map { $0.lowercased() }
+        var map: [String: Int] = [:]
+        for (i, n) in names.enumerated() {
+            guard Self.known.contains(n) else {
+                throw ImportError(SourceLocation(file: file, line: line, field: n),
+                                  "unknown column '\(n)'; expected columns among \(LogCSVImporter.header)")
+            }
+            guard map[n] == nil else {
+                throw ImportError(SourceLocation(file: file, line: line, field: n), "column '\(n)' appears twice")
+            }
+            map[n] = i
+        }
+        for required in ["time", "event", "value"] where map[required] == nil {
+            throw ImportError(SourceLocation(file: file, line: line, field: required),
+                              "the header has no '\(required)' column; expected \(LogCSVImporter.header)")
+        }
+        if map["patient"] == nil && !fixedPatient {
+            throw ImportError(SourceLocation(file: file, line: line, field: "patient"),
+                              "the header has no 'patient' column and no patient id was given; add the column or pass the id")
+        }
+        columns = map
+        columnCount = names.count
+    }
+
+    mutating func readRow(_ text: String, line: Int) {
+        let split = CSVFields(line: text)
+        let file = self.file
+        let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
+        guard !split.unterminatedQuote else {
+            return builder.skip("malformed row", at: loc("row"), "a quoted field is not closed; expected a closing '\"'")
+        }
+        let fields = split.fields
+        if fields.count > columnCount, fields[columnCount...].contains(where: { !$0.isEmpty }) {
+            return builder.skip("malformed row", at: loc("row"),
+                                "the row has \(fields.count) fields; the header has \(columnCount) (quote values holding commas)")
+        }
+        func field(_ name: String) -> String? {
+            guard let i = columns?[name] else { return nil }
+            return i < fields.count ? fields[i] : nil
+        }
+        func optional(_ name: String) -> String? {
+            guard let v = field(name), !v.isEmpty else { return nil }
+            return v
+        }
+        if !fixedPatient {
+            let raw = field("patient") ?? ""
+            guard let id = try? PatientID(raw) else {
+                return builder.skip("bad patient id", at: loc("patient"),
+                                    "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+            }
+            if let patient, patient != id {
+                return builder.skip("other patient", at: loc("patient"),
+                                    "row for patient '\(id)' in a file of patient '\(patient)'; expected one patient per file")
+            }
+            patient = id
+        }
+        let iso = "ISO 8601, e.g. 2026-01-05T08:00 or 2026-01-05 08:00:00+01:00"
+        guard let time = builder.time(field("time"), at: loc("time"), expected: iso, parse: LocalDateTime.parseISO8601) else { return }
+        let event = (field("event") ?? "").lowercased()
+        let unit = optional("unit")?.lowercased()
+        func duration() -> Double? {
+            guard let d = optional("duration") else { return nil }
+            return builder.number(d, at: loc("duration"), expected: "duration in minutes", range: ImportLimits.exerciseMinutes)
+        }
+        func requireUnit(_ allowed: [String], _ expected: String) -> Bool {
+            guard let unit, !allowed.contains(unit) else { return true }
+            builder.skip("unknown unit", at: loc("unit"), "unit '\(unit)' does not fit a \(event) row; expected \(expected)")
+            return false
+        }
+        let value = field("value")
+        switch event {
+        case "glucose":
+            let glucoseUnit: GlucoseUnit
+            switch unit {
+            case "mg/dl": glucoseUnit = .mgdL
+            case "mmol/l": glucoseUnit = .mmolL
+            default:
+                return builder.skip(unit == nil ? "missing unit" : "unknown unit", at: loc("unit"),
+                                    "'\(unit ?? "")' is not a glucose unit; expected mg/dL or mmol/L")
+            }
+            let source: GlucoseSource
+            switch optional("type")?.lowercased() ?? "cgm" {
+            case "cgm", "sensor": source = .cgm
+            case "finger", "finger_stick", "meter", "bg": source = .fingerStick
+            case let other:
+                return builder.skip("unknown type", at: loc("type"), "glucose type '\(other)' is unknown; expected cgm or finger")
+            }
+            var moment: MealMoment?
+            if let m = optional("moment") {
+                guard let parsed = MealMoment(rawValue: m.lowercased()) else {
+                    return builder.skip("unknown moment", at: loc("moment"),
+                        "moment '\(m)' is unknown; expected one of \(MealMoment.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                moment = parsed
+            }
+            guard let (v, censoring) = builder.glucose(value, unit: glucoseUnit, at: loc("value")) else { return }
+            builder.add(GlucoseReading(time: time, value: v, source: source, censoring: censoring, moment: moment,
+                                       note: optional("note")), at: loc("time"))
+        case "bolus":
+            guard requireUnit(["u"], "U") else { return }
+            let typeText = optional("type")?.lowercased() ?? "normal"
+            let type: BolusType
+            switch typeText {
+            case "normal": type = .normal
+            case "normal_dual", "normal dual", "dual": type = .normalDual
+            case "square", "square dual", "square_dual", "extended": type = .square
+            default:
+                return builder.skip("unknown type", at: loc("type"), "bolus type '\(typeText)' is unknown; expected normal, normal_dual or square")
+            }
+            var end: Date?
+            if type != .normal {
+                guard optional("duration") != nil else {
+                    return builder.skip("missing field", at: loc("duration"), "a \(typeText) bolus needs its duration in minutes")
+                }
+                guard let d = duration() else { return }
+                end = time.addingTimeInterval(d * 60)
+            }
+            guard let u = builder.number(value, at: loc("value"), expected: "insulin dose in U", range: ImportLimits.doseUnits) else { return }
+            builder.add(Bolus(time: time, end: end, dose: InsulinUnits(u), type: type), at: loc("time"))
+        case "basal", "temp_basal":
+            guard requireUnit(["u/h"], "U/h") else { return }
+            var end: Date?
+            if optional("duration") != nil {
+                guard let d = duration() else { return }
+                end = time.addingTimeInterval(d * 60)
+            } else if event == "temp_basal" {
+                return builder.skip("missing field", at: loc("duration"), "a temp_basal row needs its duration in minutes")
+            }
+            guard let r = builder.number(value, at: loc("value"), expected: "rate in U/h", range: ImportLimits.basalUnitsPerHour) else { return }
+            let rate = InsulinRate(unitsPerHour: r)
+            if event == "basal" {
+                builder.add(BasalRate(start: time, end: end, rate: rate), at: loc("time"))
+            } else if let end {
+                builder.add(TemporaryBasal(start: time, end: end, rate: rate), at: loc("time"))
+            }
+        case "basal_injection":
+            guard requireUnit(["u"], "U"),
+                  let u = builder.number(value, at: loc("value"), expected: "insulin dose in U", range: ImportLimits.doseUnits) else { return }
+            builder.add(BasalInjection(time: time, dose: InsulinUnits(u)), at: loc("time"))
+        case "carbs":
+            guard requireUnit(["g", "rations", "ration"], "g or rations"),
+                  let amount = builder.number(value, at: loc("value"), expected: "carbohydrate in \(unit ?? "g")",
+                                              range: unit?.hasPrefix("ration") == true ? 0...50 : ImportLimits.carbGrams) else { return }
+            let carbs = unit?.hasPrefix("ration") == true ? Carbohydrate(rations: amount) : Carbohydrate(grams: amount)
+            builder.add(CarbIntake(time: time, amount: carbs, mealType: OhioXMLHandler.mealType(optional("type"))), at: loc("time"))
+        case "exercise":
+            guard optional("duration") != nil else {
+                return builder.skip("missing field", at: loc("duration"), "an exercise row needs its duration in minutes")
+            }
+            guard let d = duration(),
+                  let i = builder.number(value, at: loc("value"), expected: "exercise intensity 0-10", range: ImportLimits.exerciseIntensity)
+            else { return }
+            builder.add(ExerciseSession(time: time, intensity: i, durationMinutes: d), at: loc("time"))
+        case "weight":
+            guard requireUnit(["kg"], "kg"),
+                  let kg = builder.number(value, at: loc("value"), expected: "weight in kg", range: ImportLimits.weightKilograms) else { return }
+            builder.add(WeightRecord(time: time, kilograms: kg), at: loc("time"))
+        case "heart_rate":
+            guard requireUnit(["bpm"], "bpm"),
+                  let b = builder.number(value, at: loc("value"), expected: "heart rate in bpm", range: ImportLimits.heartRateBPM) else { return }
+            builder.add(HeartRateSample(time: time, beatsPerMinute: b), at: loc("time"))
+        default:
+            builder.skip("unknown event", at: loc("event"),
+                         "event '\(event)' is unknown; expected glucose, bolus, basal, temp_basal, basal_injection, carbs, exercise, weight or heart_rate")
+        }
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Reads OhioT1DM XML (`<patient id weight insulin_type>` with sections of `<event .../>`).
+///
+/// Modelled sections: `glucose_level` (CGM) and `finger_stick` -> `GlucoseReading`; `basal` ->
+/// `BasalRate` (from `ts` until the next basal); `temp_basal` -> `TemporaryBasal`; `bolus` -> `Bolus`;
+/// `meal` -> `CarbIntake`; `exercise` -> `ExerciseSession`; `basis_heart_rate` -> `HeartRateSample`;
+/// the patient's `weight` (0 = unknown) -> `WeightRecord` at the file's first record time.
+/// Every other section (sleep, work, stressors, hypo_event, illness, basis_gsr, ...) is read and
+/// counted in `otherRecords`. Times `dd-mm-YYYY HH:MM:SS` are local, in `ImportOptions.timeZone`.
+///
+/// The parser streams (SAX): memory does not grow with the file. Malformed or truncated XML
+/// throws `ImportError` with the file and line the parser stopped at.
+public struct OhioXMLImporter: PatientDataImporter {
+    public static let formatName = "ohio-xml"
+
+    public init() {}
+
+    public static func recognizes(head: String) -> Bool {
+        head.contains("<patient") && (head.contains("<glucose_level") || head.contains("<event"))
+    }
+
+    public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
+        try LineReader(url: url).checkReadable()
+        guard let stream = InputStream(url: url) else {
+            throw ImportError(SourceLocation(file: url.path), "cannot open the file")
+        }
+        let parser = XMLParser(stream: stream)
+        let handler = OhioXMLHandler(file: url.path, options: options)
+        parser.delegate = handler
+        let ok = parser.parse()
+        if let error = handler.fatalError { throw error }
+        if !ok || parser.parserError != nil || handler.firstErrorLine != nil || !handler.sawPatientEnd {
+            let line = handler.firstErrorLine ?? parser.lineNumber
+            let code = handler.firstErrorCode ?? (parser.parserError as NSError?)?.code
+            let what = code.map(Self.describe) ?? "the document ends before </patient>"
+            throw ImportError(SourceLocation(file: url.path, line: line > 0 ? line : nil),
+                              "malformed XML: \(what); expected a complete OhioT1DM <patient> document (truncated file?)")
+        }
+        return try handler.finish()
+    }
+}
+
+extension OhioXMLImporter {
+    /// A readable name for libxml2's most common error codes.
+    static func describe(_ code: Int) -> String {
+        switch code {
+        case 4: return "the document is empty"
+        case 5: return "the document ends early"
+        case 38, 39, 40, 41: return "an attribute is not closed"
+        case 65, 73: return "a tag is not closed"
+        case 76: return "a closing tag does not match its opening tag"
+        case 85: return "a closing tag is missing"
+        case 9: return "an invalid character"
+        default: return "XML error \(code)"
+        }
+    }
+}
+
+/// The SAX delegate: tracks the current section and turns each `<event>` into a record.
+final class OhioXMLHandler: NSObject, XMLParserDelegate {
+    let file: String
+    var builder: PatientLogBuilder
+    var patientID: PatientID?
+    var weight: (kg: Double, line: Int)?
+    var section: String?
+    var depth = 0
+    var sawPatientEnd = false
+    var fatalError: ImportError?
+    /// Where the parser first reported a problem (later `lineNumber` may be the end of the file).
+    var firstErrorLine: Int?
+    var firstErrorCode: Int?
+
+    init(file: String, options: ImportOptions) {
+        self.file = file
+        builder = PatientLogBuilder(file: file, options: options)
+        patientID = options.patient
+    }
+
+    func fail(_ parser: XMLParser, _ line: Int, _ message: String) {
+        if fatalError == nil { fatalError = ImportError(SourceLocation(file: file, line: line), message) }
+        parser.abortParsing()
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?,
+                qualifiedName: String?, attributes: [String: String] = [:]) {
+        depth += 1
+        let line = parser.lineNumber
+        switch depth {
+        case 1:
+            guard name == "patient" else {
+                return fail(parser, line, "the root element is <\(name)>; expected <patient> (OhioT1DM XML)")
+            }
+            readPatient(attributes, line: line, parser)
+        case 2:
+            section = name
+        case 3 where name == "event":
+            builder.summary.rowsRead += 1
+            readEvent(attributes, line: line)
+        default:
+            builder.summary.rowsRead += 1
+            builder.skip("unexpected element", at: SourceLocation(file: file, line: line, field: name),
+                         "<\(name)> is not expected here; expected <event .../> inside a section")
+        }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        if depth == 1 { sawPatientEnd = true }
+        if depth == 2 { section = nil }
+        depth -= 1
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        if firstErrorLine == nil {
+            firstErrorLine = parser.lineNumber
+            firstErrorCode = (parseError as NSError).code
+        }
+    }
+
+    func readPatient(_ a: [String: String], line: Int, _ parser: XMLParser) {
+        if patientID == nil {
+            guard let raw = a["id"] else {
+                return fail(parser, line, "<patient> has no id attribute; pass the patient id in the options")
+            }
+            do { patientID = try PatientID(raw) } catch {
+                return fail(parser, line, "\(error)")
+            }
+        }
+        if let w = a["weight"] {
+            let loc = SourceLocation(file: file, line: line, field: "weight")
+            if let kg = Double(w.trimmingSpaces()), kg == 0 {
+                // 0 means unknown in OhioT1DM: nothing to keep, nothing to report.
+            } else {
+                builder.summary.rowsRead += 1
+                if let kg = builder.number(w, at: loc, expected: "body weight in kg (0 = unknown)", range: ImportLimits.weightKilograms) {
+                    weight = (kg, line)
+                }
+            }
+        }
+        if let t = a["insulin_type"]?.lowercased() {
+            builder.insulinKind = t.contains("ultra") ? .ultraRapid : t.contains("rapid") ? .rapid
+                : t.contains("long") ? .longActing : .unknown
+        }
+    }
+
+    func readEvent(_ a: [String: String], line: Int) {
+        guard let section else { return }
+        func loc(_ field: String) -> SourceLocation { SourceLocation(file: file, line: line, field: field) }
+        let ohioTime = "dd-mm-YYYY HH:MM:SS"
+        func time(_ field: String) -> Date? {
+            builder.time(a[field], at: loc(field), expected: ohioTime, parse: LocalDateTime.parseDayMonthYear)
+        }
+        switch section {
+        case "glucose_level", "finger_stick":
+            guard let t = time("ts"), let (v, censoring) = builder.glucose(a["value"], unit: .mgdL, at: loc("value")) else { return }
+            builder.add(GlucoseReading(time: t, value: v, source: section == "finger_stick" ? .fingerStick : .cgm,
+                                       censoring: censoring), at: loc("ts"))
+        case "basal":
+            guard let t = time("ts"),
+                  let r = builder.number(a["value"], at: loc("value"), expected: "basal rate in U/h",
+                                         range: ImportLimits.basalUnitsPerHour) else { return }
+            builder.add(BasalRate(start: t, rate: InsulinRate(unitsPerHour: r)), at: loc("ts"))
+        case "temp_basal":
+            guard let start = time("ts_begin"), let end = time("ts_end"),
+                  let r = builder.number(a["value"], at: loc("value"), expected: "temporary basal rate in U/h (0 = suspended)",
+                                         range: ImportLimits.basalUnitsPerHour) else { return }
+            guard end >= start else {
+                return builder.skip("end before start", at: loc("ts_end"), "ts_end is before ts_begin; expected an end at or after the start")
+            }
+            builder.add(TemporaryBasal(start: start, end: end, rate: InsulinRate(unitsPerHour: r)), at: loc("ts_begin"))
+        case "bolus":
+            readBolus(a, line: line, time: time)
+        case "meal":
+            guard let t = time("ts"),
+                  let g = builder.number(a["carbs"], at: loc("carbs"), expected: "carbohydrates in g", range: ImportLimits.carbGrams)
+            else { return }
+            builder.add(CarbIntake(time: t, amount: Carbohydrate(grams: g), mealType: Self.mealType(a["type"])), at: loc("ts"))
+        case "exercise":
+            guard let t = time("ts"),
+                  let i = builder.number(a["intensity"], at: loc("intensity"), expected: "intensity 1-10",
+                                         range: ImportLimits.exerciseIntensity),
+                  let d = builder.number(a["duration"], at: loc("duration"), expected: "duration in minutes",
+                                         range: ImportLimits.exerciseMinutes) else { return }
+            builder.add(ExerciseSession(time: t, intensity: i, durationMinutes: d), at: loc("ts"))
+        case "basis_heart_rate":
+            guard let t = time("ts"),
+                  let v = builder.number(a["value"], at: loc("value"), expected: "heart rate in beats per minute",
+                                         range: ImportLimits.heartRateBPM) else { return }
+            builder.add(HeartRateSample(time: t, beatsPerMinute: v), at: loc("ts"))
+        default:
+            builder.addNotModelled(section)
+        }
+    }
+
+    func readBolus(_ a: [String: String], line: Int, time: (String) -> Date?) {
+        let file = self.file
+        let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
+        guard let start = time("ts_begin"), let end = time("ts_end"),
+              let dose = builder.number(a["dose"], at: loc("dose"), expected: "insulin dose in U", range: ImportLimits.doseUnits)
+        else { return }
+        let typeText = (a["type"] ?? "normal").lowercased()
+        let type: BolusType
+        switch typeText {
+        case "normal": type = .normal
+        case "normal dual", "normal_dual", "dual": type = .normalDual
+        case "square dual", "square", "square_dual": type = .square
+        default:
+            return builder.skip("unknown bolus type", at: loc("type"),
+                                "bolus type '\(typeText)' is unknown; expected normal, normal dual or square dual")
+        }
+        guard end >= start else {
+            return builder.skip("end before start", at: loc("ts_end"), "ts_end is before ts_begin; expected an end at or after the start")
+        }
+        var carbInput: Carbohydrate?
+        if let c = a["bwz_carb_input"], !c.trimmingSpaces().isEmpty {
+            if let g = Double(c.trimmingSpaces()), ImportLimits.carbGrams.contains(g) {
+                if g > 0 { carbInput = Carbohydrate(grams: g) }
+            } else {
+                builder.summary.issues.append(ImportIssue(.warning, loc("bwz_carb_input"),
+                    "'\(c)' is not a carbohydrate amount in g (0...500); the bolus is kept without it"))
+                builder.summary.adjust("bolus kept without its bad bwz_carb_input")
+            }
+        }
+        let kind: InsulinKind = builder.insulinKind == .ultraRapid ? .ultraRapid : .rapid
+        builder.add(Bolus(time: start, end: end == start ? nil : end, dose: InsulinUnits(dose), type: type,
+                          kind: kind, carbInput: carbInput), at: loc("ts_begin"))
+    }
+
+    static func mealType(_ text: String?) -> MealType {
+        switch text?.lowercased() {
+        case "breakfast": return .breakfast
+        case "lunch": return .lunch
+        case "dinner": return .dinner
+        case "snack": return .snack
+        case "hypocorrection", "hypo correction", "hypo_correction": return .hypoCorrection
+        default: return .unspecified
+        }
+    }
+
+    func finish() throws -> ImportResult {
+        guard let patientID else {
+            throw ImportError(SourceLocation(file: file), "no <patient> element; expected an OhioT1DM XML document")
+        }
+        if let weight {
+            // OhioT1DM gives one weight per patient, undated: it is placed at the first record.
+            let time = builder.firstRecordTime ?? builder.options.now
+            builder.add(WeightRecord(time: time, kilograms: weight.kg),
+                        at: SourceLocation(file: file, line: weight.line, field: "weight"))
+        }
+        return builder.build(patient: patientID)
+    }
+}

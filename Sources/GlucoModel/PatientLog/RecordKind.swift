@@ -1,0 +1,89 @@
+import Foundation
+
+/// The kinds of record a `PatientLog` holds; the raw value names them in the store and in messages.
+public enum RecordKind: String, Sendable, Codable, CaseIterable {
+    case glucose, bolus, basal
+    case temporaryBasal = "temp_basal"
+    case basalInjection = "basal_injection"
+    case carbs, exercise, weight
+    case heartRate = "heart_rate"
+}
+
+/// A record placed in time, so importers can sort it and find duplicates.
+public protocol TimedRecord: Hashable, Sendable, Codable {
+    static var kind: RecordKind { get }
+    /// When the record starts.
+    var time: Date { get }
+    /// Records at the same time with the same identity describe the same event; if their
+    /// values differ they conflict. Readings from different sources (CGM, finger stick) are different events.
+    var identity: String { get }
+    /// The record's main number in its canonical unit (mg/dL, U, U/h, g, intensity, kg, bpm).
+    var canonicalValue: Double { get }
+}
+
+extension TimedRecord {
+    public var identity: String { "" }
+}
+
+extension GlucoseReading: TimedRecord {
+    public static var kind: RecordKind { .glucose }
+    public var identity: String { source.rawValue }
+    public var canonicalValue: Double { value.mgdL }
+}
+
+extension Bolus: TimedRecord {
+    public static var kind: RecordKind { .bolus }
+    public var canonicalValue: Double { dose.units }
+}
+
+extension BasalRate: TimedRecord {
+    public static var kind: RecordKind { .basal }
+    public var time: Date { start }
+    public var canonicalValue: Double { rate.unitsPerHour }
+}
+
+extension TemporaryBasal: TimedRecord {
+    public static var kind: RecordKind { .temporaryBasal }
+    public var time: Date { start }
+    public var canonicalValue: Double { rate.unitsPerHour }
+}
+
+extension BasalInjection: TimedRecord {
+    public static var kind: RecordKind { .basalInjection }
+    public var canonicalValue: Double { dose.units }
+}
+
+extension CarbIntake: TimedRecord {
+    public static var kind: RecordKind { .carbs }
+    public var canonicalValue: Double { amount.grams }
+}
+
+extension ExerciseSession: TimedRecord {
+    public static var kind: RecordKind { .exercise }
+    public var canonicalValue: Double { intensity }
+}
+
+extension WeightRecord: TimedRecord {
+    public static var kind: RecordKind { .weight }
+    public var canonicalValue: Double { kilograms }
+}
+
+extension HeartRateSample: TimedRecord {
+    public static var kind: RecordKind { .heartRate }
+    public var canonicalValue: Double { beatsPerMinute }
+}
+
+extension PatientLog {
+    /// How many records of every kind the log holds (other sections not included).
+    public var recordCount: Int {
+        glucose.count + boluses.count + basalRates.count + temporaryBasals.count + basalInjections.count
+            + carbs.count + exercise.count + weights.count + heartRate.count
+    }
+
+    /// The earliest record time, if any.
+    public var firstTime: Date? {
+        [glucose.first?.time, boluses.first?.time, basalRates.first?.time, temporaryBasals.first?.time,
+         basalInjections.first?.time, carbs.first?.time, exercise.first?.time, weights.first?.time,
+         heartRate.first?.time].compactMap { $0 }.min()
+    }
+}

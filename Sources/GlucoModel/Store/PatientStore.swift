@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+
+/// One import of one file, as the store remembers it.
+public struct ImportRun: Sendable, Hashable {
+    public var id: Int64
+    public var patient: PatientID
+    public var filePath: String
+    /// SHA-256 of the file's bytes (hex): the same content is never imported twice.
+    public var contentHash: String
+    public var format: String
+    public var startedAt: Date
+    public var finishedAt: Date
+    public var recordsAdded: Int
+    /// Records of this file already in the store from an overlapping file (not duplicated).
+    public var recordsAlreadyStored: Int
+    public var summary: ImportSummary
+}
+
+/// What importing a file into the store did.
+public enum StoreImportOutcome: Sendable {
+    /// The file was read and its new records stored in one transaction.
+    case imported(ImportRun)
+    /// A file with the same content was imported before (that run is given); nothing was added.
+    case alreadyImported(ImportRun)
+
+    public var run: ImportRun {
+        switch self {
+        case let .imported(r), let .alreadyImported(r): return r
+        }
+    }
+}
+
+/// The embedded store: one SQLite file (GRDB) holding patients, import runs and records.
+///
+/// Each file's import is one transaction: it is stored entirely or not at all. Re-importing a file
+/// with the same content adds nothing; records of overlapping files (same patient, kind, subtype,
+/// time, value) are stored once.
+public struct PatientStore: Sendable {
+    let db: DatabaseQueue
+
+    /// Opens (or creates) the store at `path` and brings its schema up to date.
+    public init(path: String) throws {
+        db = try DatabaseQueue(path: path)
+        try StoreSchema.migrator.migrate(db)
+    }
+
+    /// Imports `url` with `importer`, unless a file with the same content was imported before.
+    /// - Throws: `ImportError` when the file cannot be read (the store is unchanged), or a database error
+    ///   (the transaction is rolled back: the store is unchanged).
+    public func importFile(_ url: URL, importer: some PatientDataImporter, options: ImportOptions) throws -> StoreImportOutcome {
+        let started = Date()
+        let hash: String
+        do { hash = try SHA256Digest.hexDigest(ofFile: url) } catch {
+            throw ImportError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
+        }
+        if let previous = try db.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM import_runs WHERE content_hash = ?", arguments: [hash]) }) {
+            return .alreadyImported(try Self.run(from: previous))
+        }
+        let result = try importer.importFile(at: url, options: options)
+        let format = type(of: importer).formatName
+        let run = try db.write { db -> ImportRun in
+            let patient = result.log.patient.rawValue
+            try db.execute(sql: "INSERT INTO patients (id, insulin_kind) VALUES (?, ?) ON CONFLICT(id) DO NOTHING",
+                           arguments: [patient, result.log.insulinKind.rawValue])
+            if result.log.insulinKind != .unknown {
+                try db.execute(sql: "UPDATE patients SET insulin_kind = ? WHERE id = ?", arguments: [result.log.insulinKind.rawValue, patient])
+            }
+            try db.execute(sql: """
+                INSERT INTO import_runs (patient_id, file_path, content_hash, format, started_at, finished_at,
+                    records_added, records_already_stored, other_records, summary)
+                VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}')
+                """, arguments: [patient, url.path, hash, format, started.timeIntervalSince1970, started.timeIntervalSince1970])
+            let runID = db.lastInsertedRowID
+            let added = try StoreRecords.insert(result, file: url.path, runID: runID, db: db)
+            let finished = Date()
+            let summaryJSON = String(decoding: try JSONEncoder().encode(result.summary), as: UTF8.self)
+            let otherJSON = String(decoding: try JSONEncoder().encode(result.log.otherRecords), as: UTF8.self)
+            try db.execute(sql: """
+                UPDATE import_runs SET finished_at = ?, records_added = ?, records_already_stored = ?,
+                    other_records = ?, summary = ? WHERE id = ?
+                """, arguments: [finished.timeIntervalSince1970, added, result.log.recordCount - added, otherJSON, summaryJSON, runID])
+            return ImportRun(id: runID, patient: result.log.patient, filePath: url.path, contentHash: hash, format: format,
+                             startedAt: started, finishedAt: finished, recordsAdded: added,
+                             recordsAlreadyStored: result.log.recordCount - added, summary: result.summary)
+        }
+        return .imported(run)
+    }
+
+    /// Every patient in the store, sorted.
+    public func patients() throws -> [PatientID] {
+        try db.read { db in try String.fetchAll(db, sql: "SELECT id FROM patients ORDER BY id") }.map { try PatientID($0) }
+    }
+
+    /// Every import run, oldest first.
+    public func importRuns() throws -> [ImportRun] {
+        try db.read { db in try Row.fetchAll(db, sql: "SELECT * FROM import_runs ORDER BY id") }.map(Self.run(from:))
+    }
+
+    /// How many records the store holds, per kind (for all patients, or one).
+    public func recordCounts(for patient: PatientID? = nil) throws -> [RecordKind: Int] {
+        try db.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT kind, COUNT(*) AS n FROM records WHERE ?1 IS NULL OR patient_id = ?1 GROUP BY kind",
+                                        arguments: [patient?.rawValue])
+            var out: [RecordKind: Int] = [:]
+            for row in rows { if let k = RecordKind(rawValue: row["kind"]) { out[k] = row["n"] } }
+            return out
+        }
+    }
+
+    /// The patient's log reassembled from every import, each list sorted by time. Where overlapping
+    /// files disagree at the same instant (same kind and subtype, different value), the record imported
+    /// first is kept, as within a file.
+    public func log(for patient: PatientID) throws -> PatientLog {
+        try db.read { db in try StoreRecords.log(for: patient, db: db) }
+    }
+
+    static func run(from row: Row) throws -> ImportRun {
+        let summaryText: String = row["summary"]
+        return ImportRun(id: row["id"], patient: try PatientID(row["patient_id"]), filePath: row["file_path"],
+                         contentHash: row["content_hash"], format: row["format"],
+                         startedAt: Date(timeIntervalSince1970: row["started_at"]),
+                         finishedAt: Date(timeIntervalSince1970: row["finished_at"]),
+                         recordsAdded: row["records_added"], recordsAlreadyStored: row["records_already_stored"],
+                         summary: try JSONDecoder().decode(ImportSummary.self, from: Data(summaryText.utf8)))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+@Suite struct ImportCSVTests {
+    let url = Fixture.url("csv/log.csv")
+    func file(_ line: Int, _ field: String) -> GlucoModel.SourceLocation { GlucoModel.SourceLocation(file: url.path, line: line, field: field) }
+
+    @Test func importsEveryEventKindExactly() throws {
+        let log = try LogCSVImporter().importFile(at: url, options: Fixture.options).log
+        let d = Fixture.date
+        #expect(log.patient.rawValue == "p_csv")
+        // 08:00+01:00 is 07:00 UTC, so the CGM reading sorts before the 08:00 (UTC) finger stick.
+        // 6.5 mmol/L x 18.01559 = 117.101335 mg/dL.
+        #expect(log.glucose.count == 3)
+        #expect(log.glucose[0] == GlucoseReading(time: d("2026-01-05T07:00:00Z"), value: .mgdL(100)))
+        #expect(log.glucose[1].time == d("2026-01-05T08:00:00Z"))
+        #expect(abs(log.glucose[1].value.mgdL - 117.101335) < 1e-9)
+        #expect(log.glucose[1].source == .fingerStick && log.glucose[1].moment == .beforeBreakfast && log.glucose[1].note == "fasting")
+        #expect(log.glucose[2] == GlucoseReading(time: d("2026-01-05T08:10:00Z"), value: .mgdL(40), censoring: .belowRange))
+        // 4 rations x 10 g = 40 g.
+        #expect(log.carbs == [CarbIntake(time: d("2026-01-05T07:55:00Z"), amount: Carbohydrate(grams: 40), mealType: .breakfast)])
+        #expect(log.boluses == [Bolus(time: d("2026-01-05T08:05:00Z"), dose: InsulinUnits(4)),
+                                Bolus(time: d("2026-01-05T12:00:00Z"), end: d("2026-01-05T13:00:00Z"), dose: InsulinUnits(3), type: .square)])
+        #expect(log.basalRates == [BasalRate(start: d("2026-01-05T00:00:00Z"), rate: InsulinRate(unitsPerHour: 0.8))])
+        #expect(log.temporaryBasals == [TemporaryBasal(start: d("2026-01-05T09:00:00Z"), end: d("2026-01-05T09:30:00Z"),
+                                                       rate: InsulinRate(unitsPerHour: 0))])
+        #expect(log.basalInjections == [BasalInjection(time: d("2026-01-05T22:00:00Z"), dose: InsulinUnits(12))])
+        #expect(log.exercise == [ExerciseSession(time: d("2026-01-05T17:00:00Z"), intensity: 6, durationMinutes: 45)])
+        #expect(log.weights == [WeightRecord(time: d("2026-01-05T07:00:00Z"), kilograms: 68.5)])
+        #expect(log.heartRate == [HeartRateSample(time: d("2026-01-05T08:00:00Z"), beatsPerMinute: 70)])
+    }
+
+    @Test func summaryNamesEveryBadRow() throws {
+        let s = try LogCSVImporter().importFile(at: url, options: Fixture.options).summary
+        #expect(s.rowsRead == 22) // lines 2-23
+        #expect(s.recordsKept == 12)
+        #expect(s.skipped == ["empty value": 1, "not a number": 1, "out of range": 2, "future-dated": 1, "unknown unit": 1,
+                              "bad time": 1, "unknown event": 1, "other patient": 1, "exact duplicate": 1])
+        #expect(s.adjusted == ["censored Low kept at 40 mg/dL": 1, "glucose rows out of time order (sorted)": 1])
+        #expect(s.isBalanced)
+        #expect(s.issues.map(\.location) == [file(14, "value"), file(15, "value"), file(16, "value"), file(17, "value"),
+                                             file(18, "time"), file(19, "unit"), file(20, "time"), file(21, "event"),
+                                             file(22, "patient")])
+        #expect(s.issues[1].message.contains("'12O' is not a number; expected glucose in mg/dL"))
+        #expect(s.issues[0].description.hasSuffix("the value is empty; expected glucose in mg/dL, or Low/High (an empty cell is never read as 0)"))
+    }
+
+    @Test func missingRequiredColumnIsAnError() throws {
+        let bad = Fixture.url("csv/no_value_column.csv")
+        let error = try #require(throws: ImportError.self) { try LogCSVImporter().importFile(at: bad, options: Fixture.options) }
+        #expect(error.issue.location == GlucoModel.SourceLocation(file: bad.path, line: 1, field: "value"))
+    }
+
+    @Test func unitConversions() {
+        // mg/dL = mmol/L x 18.01559 (molar mass of glucose 180.1559 g/mol / 10).
+        #expect(abs(GlucoseValue(mmolL: 10).mgdL - 180.1559) < 1e-9)
+        #expect(abs(GlucoseValue(mgdL: 90.07795).mmolL - 5) < 1e-12)
+        #expect(abs(GlucoseUnit.mmolL.value(3.9).mgdL - 70.260801) < 1e-9)
+        // A ration is 10 g.
+        #expect(Carbohydrate(rations: 2.5).grams == 25)
+        #expect(Carbohydrate(grams: 45).rations == 4.5)
+    }
+
+    @Test func isoTimesWithAndWithoutOffsets() throws {
+        let madrid = TimeZone(identifier: "Europe/Madrid")!
+        // Summer time in Madrid is UTC+2; an explicit offset wins over the time zone.
+        #expect(LocalDateTime.parseISO8601("2026-07-01T12:00")!.date(in: madrid) == Fixture.date("2026-07-01T10:00:00Z"))
+        #expect(LocalDateTime.parseISO8601("2026-07-01 12:00:30-0500")!.date(in: madrid) == Fixture.date("2026-07-01T17:00:30Z"))
+        #expect(LocalDateTime.parseISO8601("2026-02-29T12:00") == nil) // 2026 is not a leap year
+        #expect(LocalDateTime.parseISO8601("2026-01-05T25:00") == nil)
+        #expect(LocalDateTime.parseDayMonthYear("29-02-2024 23:59:59")!.date(in: Fixture.utc) == Fixture.date("2024-02-29T23:59:59Z"))
+    }
+
+    @Test func detectionPicksTheFormat() throws {
+        #expect(try ImporterDetection.importer(for: url) is LogCSVImporter)
+        #expect(try ImporterDetection.importer(for: Fixture.url("ohio/complete.xml")) is OhioXMLImporter)
+    }
+}

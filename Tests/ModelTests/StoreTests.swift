@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// An importer that returns a fixed log, to make the store fail half-way on purpose.
+struct FixedLogImporter: PatientDataImporter {
+    static let formatName = "fixed"
+    static func recognizes(head: String) -> Bool { false }
+    let log: PatientLog
+    func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
+        ImportResult(log: log, summary: ImportSummary(file: url.path))
+    }
+}
+
+@Suite struct StoreTests {
+    let options = Fixture.options
+
+    func freshStore() throws -> (PatientStore, URL) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("store.sqlite")
+        return (try PatientStore(path: path.path), dir)
+    }
+
+    /// Everything observable in the store, to compare before and after.
+    func snapshot(_ store: PatientStore) throws -> ([PatientID], [Int64], [RecordKind: Int], [PatientLog]) {
+        let patients = try store.patients()
+        return (patients, try store.importRuns().map(\.id), try store.recordCounts(), try patients.map { try store.log(for: $0) })
+    }
+
+    @Test func importTwiceAddsNothing() throws {
+        let (store, _) = try freshStore()
+        let url = Fixture.url("ohio/complete.xml")
+        let first = try store.importFile(url, importer: OhioXMLImporter(), options: options)
+        guard case let .imported(run) = first else { Issue.record("expected a first import"); return }
+        #expect(run.recordsAdded == 17 && run.recordsAlreadyStored == 0)
+        #expect(run.summary.recordsKept == 17)
+        let before = try snapshot(store)
+        // The same bytes under another name: recognized by content hash, nothing read or added.
+        let again = try store.importFile(Fixture.url("ohio/complete-copy.xml"), importer: OhioXMLImporter(), options: options)
+        guard case let .alreadyImported(previous) = again else { Issue.record("expected alreadyImported"); return }
+        #expect(previous.id == run.id)
+        let after = try snapshot(store)
+        #expect(before.0 == after.0 && before.1 == after.1 && before.2 == after.2 && before.3 == after.3)
+        #expect(after.2 == [.glucose: 7, .basal: 2, .temporaryBasal: 1, .bolus: 2, .carbs: 1, .exercise: 1, .heartRate: 2, .weight: 1])
+    }
+
+    @Test func logRoundTripsThroughTheStore() throws {
+        let (store, _) = try freshStore()
+        let url = Fixture.url("ohio/complete.xml")
+        let imported = try OhioXMLImporter().importFile(at: url, options: options).log
+        _ = try store.importFile(url, importer: OhioXMLImporter(), options: options)
+        let csv = Fixture.url("csv/log.csv")
+        let csvLog = try LogCSVImporter().importFile(at: csv, options: options).log
+        _ = try store.importFile(csv, importer: LogCSVImporter(), options: options)
+        #expect(try store.patients().map(\.rawValue) == ["fx_001", "p_csv"])
+        #expect(try store.log(for: imported.patient) == imported)
+        #expect(try store.log(for: csvLog.patient) == csvLog)
+    }
+
+    @Test func overlappingFilesDoNotDuplicate() throws {
+        let (store, _) = try freshStore()
+        _ = try store.importFile(Fixture.url("ohio/complete.xml"), importer: OhioXMLImporter(), options: options)
+        let outcome = try store.importFile(Fixture.url("ohio/overlap.xml"), importer: OhioXMLImporter(), options: options)
+        // overlap.xml: CGM 140 at 08:15 and the 45 g breakfast are already stored; CGM 160 at 08:40 is new.
+        #expect(outcome.run.recordsAdded == 1 && outcome.run.recordsAlreadyStored == 2)
+        #expect(try store.recordCounts()[.glucose] == 8)
+        #expect(try store.importRuns().count == 2)
+    }
+
+    @Test func failureHalfWayLeavesTheStoreAsItWas() throws {
+        let (store, dir) = try freshStore()
+        _ = try store.importFile(Fixture.url("ohio/complete.xml"), importer: OhioXMLImporter(), options: options)
+        let before = try snapshot(store)
+        // Three good readings for a new patient, then a NaN, which SQLite stores as NULL and the
+        // NOT NULL column rejects: the insert fails after the patient, the run and 3 records were written.
+        var log = PatientLog(patient: try PatientID("rollback_1"))
+        log.glucose = (0..<4).map { i in
+            GlucoseReading(time: Fixture.date("2026-01-06T00:00:00Z").addingTimeInterval(Double(i) * 300),
+                           value: .mgdL(i == 3 ? .nan : 100 + Double(i)))
+        }
+        let file = dir.appendingPathComponent("half.csv")
+        try Data("anything\n".utf8).write(to: file)
+        #expect(throws: (any Error).self) {
+            try store.importFile(file, importer: FixedLogImporter(log: log), options: options)
+        }
+        let after = try snapshot(store)
+        #expect(before.0 == after.0 && before.1 == after.1 && before.2 == after.2 && before.3 == after.3)
+        // A file that cannot be read at all changes nothing either.
+        #expect(throws: ImportError.self) {
+            try store.importFile(Fixture.url("ohio/truncated.xml"), importer: OhioXMLImporter(), options: options)
+        }
+        let afterTruncated = try snapshot(store)
+        #expect(afterTruncated.1 == before.1 && afterTruncated.2 == before.2)
+    }
+
+    @Test func sha256MatchesPublishedVectors() {
+        // FIPS 180-2 appendix B test vectors.
+        var abc = SHA256Digest()
+        abc.update(Array("abc".utf8))
+        #expect(abc.hexDigest() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        var two = SHA256Digest()
+        two.update(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+        #expect(two.hexDigest() == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        var million = SHA256Digest()
+        for _ in 0..<1000 { million.update([UInt8](repeating: 0x61, count: 1000)) }
+        #expect(million.hexDigest() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}
