@@ -20,8 +20,7 @@ struct _Step: Sendable {
 
 /// A program lowered for batch evaluation: leaves become operands read in place, constants
 /// become batch buffers filled once per program, each operation a step writing a scratch slot
-/// (slots are reused as in a stack; results may overwrite an operand's slot, which is safe
-/// because every kernel is element-wise).
+/// (slots are reused as in a stack, but a result never overwrites its own operands).
 @usableFromInline
 struct _CompiledProgram<Scalar: EvaluatorScalar>: Sendable {
     @usableFromInline var steps: [_Step] = []
@@ -58,10 +57,11 @@ struct _CompiledProgram<Scalar: EvaluatorScalar>: Sendable {
             case let .operation(op):
                 let b = op.arity == 2 ? stack.removeLast() : _Operand(isColumn: false, index: -1, lag: 0)
                 let a = stack.removeLast()
-                release(a)
-                if op.arity == 2 { release(b) }
                 let isRoot = i == program.instructions.count - 1
                 var destination = -1
+                // The destination is chosen before the operands' slots are freed, so it never
+                // aliases an operand: the compiler's runtime overlap check then always passes
+                // and the SIMD loop runs.
                 if !isRoot {
                     if let lowest = free.min() {
                         free.remove(at: free.firstIndex(of: lowest)!)
@@ -70,8 +70,10 @@ struct _CompiledProgram<Scalar: EvaluatorScalar>: Sendable {
                         destination = temporaries
                         temporaries += 1
                     }
-                    stack.append(_Operand(isColumn: false, index: destination, lag: 0))
                 }
+                release(a)
+                if op.arity == 2 { release(b) }
+                if !isRoot { stack.append(_Operand(isColumn: false, index: destination, lag: 0)) }
                 steps.append(_Step(op: op, destination: destination, a: a, b: b))
             }
         }
