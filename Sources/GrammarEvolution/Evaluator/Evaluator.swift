@@ -46,6 +46,13 @@ public struct Evaluator<Scalar: EvaluatorScalar>: Sendable {
 
     func map<R: Sendable>(_ programs: [_CompiledProgram<Scalar>], rows: [Range<Int>], threads: Int,
                           _ body: @Sendable (_ index: Int, _ values: UnsafeBufferPointer<Scalar>) -> R) -> [R] {
+        map(programs, rows: rows, threads: threads, state: {}) { i, values, _ in body(i, values) }
+    }
+
+    /// `map` with a per-worker `State` (scratch memory of the caller) made once per worker.
+    func map<R: Sendable, State>(_ programs: [_CompiledProgram<Scalar>], rows: [Range<Int>], threads: Int,
+                                 state makeState: @Sendable () -> State,
+                                 _ body: @Sendable (_ index: Int, _ values: UnsafeBufferPointer<Scalar>, _ state: inout State) -> R) -> [R] {
         let total = rows.reduce(0) { $0 + $1.count }
         let table = self.table
         let slots = programs.map(\.slotCount).max() ?? 1
@@ -55,6 +62,7 @@ public struct Evaluator<Scalar: EvaluatorScalar>: Sendable {
                 byteCount: Swift.max(total, 1) * MemoryLayout<Scalar>.stride, alignment: 64)
             defer { output.deallocate() }
             let values = output.bindMemory(to: Scalar.self, capacity: Swift.max(total, 1))
+            var state = makeState()
             return table.storage.withUnsafeBufferPointer { columns in
                 worker.forEach { i in
                     var offset = 0
@@ -63,7 +71,7 @@ public struct Evaluator<Scalar: EvaluatorScalar>: Sendable {
                                     rows: range, output: values + offset)
                         offset += range.count
                     }
-                    return body(i, UnsafeBufferPointer(start: values, count: total))
+                    return body(i, UnsafeBufferPointer(start: values, count: total), &state)
                 }
             }
         }
