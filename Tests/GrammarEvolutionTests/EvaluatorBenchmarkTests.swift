@@ -13,7 +13,7 @@ import Testing
             try ExpressionFile.parse("x8 * 2", file: "e.txt", columns: 8)
         }
         #expect(throws: ExpressionFileError.empty(file: "e.txt")) { try ExpressionFile.parse("# only\n", file: "e.txt") }
-        #expect(try ExpressionFile.parse(text, file: "e.txt", columns: 2).count == 1)
+        #expect(try ExpressionFile.parse("# c\n\nx0 + sin(x1)\n", file: "e.txt", columns: 2).count == 1)
     }
 
     @Test func settingsAreValidated() throws {
