@@ -8,7 +8,8 @@ import Darwin
 /// width) or `Double`.
 ///
 /// The `_vector...` requirements apply one transcendental function to `count` values, reading
-/// `x` and writing `y` (which may be the same memory). They are implemented per type with
+/// `x` and writing `y`, which must not overlap (the evaluator never writes a step's operand).
+/// They are implemented per type with
 /// branch-free polynomial approximations (see `VectorMath+Float.swift`, `VectorMath+Double.swift`)
 /// that the compiler turns into SIMD loops; arguments outside the fast reduction range fall back
 /// to libm for the affected batch.
@@ -25,12 +26,23 @@ public protocol EvaluatorScalar: BinaryFloatingPoint, SIMDScalar, Sendable, Loss
     static func _libmCos(_ x: Self) -> Self
 }
 
-/// How many of `x[0..<count]` have `|x| > limit` (NaN does not count). A SIMD compare-and-count loop.
+/// Whether any of `x[0..<count]` has `|x| > limit` or is NaN: an OR-reduction over
+/// `limit - |x|` on the bit patterns (ordered like the values for non-negative floats), which
+/// compiles to a SIMD loop without branches.
 @inline(__always)
-func _countOutside<T: EvaluatorScalar>(_ x: UnsafePointer<T>, _ count: Int, _ limit: T) -> Int {
-    var outside = 0
-    for i in 0..<count { outside &+= x[i].magnitude > limit ? 1 : 0 }
-    return outside
+func _anyOutside(_ x: UnsafePointer<Float>, _ count: Int, _ limit: Float) -> Bool {
+    let limitBits = Int32(bitPattern: limit.bitPattern)
+    var acc: Int32 = 0
+    for i in 0..<count { acc |= limitBits &- Int32(bitPattern: x[i].bitPattern & 0x7FFF_FFFF) }
+    return acc < 0
+}
+
+@inline(__always)
+func _anyOutside(_ x: UnsafePointer<Double>, _ count: Int, _ limit: Double) -> Bool {
+    let limitBits = Int64(bitPattern: limit.bitPattern)
+    var acc: Int64 = 0
+    for i in 0..<count { acc |= limitBits &- Int64(bitPattern: x[i].bitPattern & 0x7FFF_FFFF_FFFF_FFFF) }
+    return acc < 0
 }
 
 extension Float: EvaluatorScalar {
@@ -39,24 +51,16 @@ extension Float: EvaluatorScalar {
     public static func _libmCos(_ x: Float) -> Float { cosf(x) }
 
     public static func _vectorSin(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ count: Int) {
-        if _countOutside(x, count, _trigonometricFastRange) == 0 {
-            for i in 0..<count { y[i] = _FloatMath.sinCos(x[i], cosine: false) }
-        } else {
-            for i in 0..<count {
-                let v = x[i]
-                y[i] = v.magnitude > _trigonometricFastRange ? sinf(v) : _FloatMath.sinCos(v, cosine: false)
-            }
+        for i in 0..<count { y[i] = _FloatMath.sinCos(x[i], cosine: false) }
+        if _anyOutside(x, count, _trigonometricFastRange) {
+            for i in 0..<count where !(x[i].magnitude <= _trigonometricFastRange) { y[i] = sinf(x[i]) }
         }
     }
 
     public static func _vectorCos(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ count: Int) {
-        if _countOutside(x, count, _trigonometricFastRange) == 0 {
-            for i in 0..<count { y[i] = _FloatMath.sinCos(x[i], cosine: true) }
-        } else {
-            for i in 0..<count {
-                let v = x[i]
-                y[i] = v.magnitude > _trigonometricFastRange ? cosf(v) : _FloatMath.sinCos(v, cosine: true)
-            }
+        for i in 0..<count { y[i] = _FloatMath.sinCos(x[i], cosine: true) }
+        if _anyOutside(x, count, _trigonometricFastRange) {
+            for i in 0..<count where !(x[i].magnitude <= _trigonometricFastRange) { y[i] = cosf(x[i]) }
         }
     }
 
@@ -75,24 +79,16 @@ extension Double: EvaluatorScalar {
     public static func _libmCos(_ x: Double) -> Double { cos(x) }
 
     public static func _vectorSin(_ x: UnsafePointer<Double>, _ y: UnsafeMutablePointer<Double>, _ count: Int) {
-        if _countOutside(x, count, _trigonometricFastRange) == 0 {
-            for i in 0..<count { y[i] = _DoubleMath.sinCos(x[i], cosine: false) }
-        } else {
-            for i in 0..<count {
-                let v = x[i]
-                y[i] = v.magnitude > _trigonometricFastRange ? sin(v) : _DoubleMath.sinCos(v, cosine: false)
-            }
+        for i in 0..<count { y[i] = _DoubleMath.sinCos(x[i], cosine: false) }
+        if _anyOutside(x, count, _trigonometricFastRange) {
+            for i in 0..<count where !(x[i].magnitude <= _trigonometricFastRange) { y[i] = sin(x[i]) }
         }
     }
 
     public static func _vectorCos(_ x: UnsafePointer<Double>, _ y: UnsafeMutablePointer<Double>, _ count: Int) {
-        if _countOutside(x, count, _trigonometricFastRange) == 0 {
-            for i in 0..<count { y[i] = _DoubleMath.sinCos(x[i], cosine: true) }
-        } else {
-            for i in 0..<count {
-                let v = x[i]
-                y[i] = v.magnitude > _trigonometricFastRange ? cos(v) : _DoubleMath.sinCos(v, cosine: true)
-            }
+        for i in 0..<count { y[i] = _DoubleMath.sinCos(x[i], cosine: true) }
+        if _anyOutside(x, count, _trigonometricFastRange) {
+            for i in 0..<count where !(x[i].magnitude <= _trigonometricFastRange) { y[i] = cos(x[i]) }
         }
     }
 

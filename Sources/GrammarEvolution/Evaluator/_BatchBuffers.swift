@@ -70,7 +70,8 @@ final class _BatchBuffers<Scalar: EvaluatorScalar> {
     }
 
     /// `d[i] = op(a[i], b[i])` with the reference semantics of `Operation.apply(_:_:)`.
-    /// `d` may equal `a` or `b`: every kernel reads element `i` before writing it.
+    /// `d` never overlaps `a` or `b` (see `_CompiledProgram`), so the loops run as SIMD code
+    /// without the compiler's scalar fallback for overlapping memory.
     @inline(__always)
     static func binary(_ op: Operation, _ d: UnsafeMutablePointer<Scalar>, _ a: UnsafePointer<Scalar>,
                        _ b: UnsafePointer<Scalar>, _ n: Int) {
