@@ -49,14 +49,17 @@ import Testing
         }
     }
 
-    /// 1 / (x0 - x0) is NaN on every row; exp(1000 * x0) overflows; lag 5 reaches before row 2.
+    /// 0 / (x0 - x0) is NaN on every row; exp(1000 * x0) overflows; lag 5 reaches before row 2;
+    /// the table has no column x1.
     @Test func nonFiniteAndUnevaluableProgramsGetInfinity() throws {
         let table = try DataTable<Double>(columns: [Self.x]).converted(to: Float.self)
         let f = try ErrorFitness(table: table, target: Self.x, rows: [2..<500])
         let errors = f.errors(of: [try Program(infix: "0 / (x0 - x0)"), try Program(infix: "exp(1000 * x0)"),
-                                   try Program(infix: "lag(x0, 5)"), try Program(infix: "lag(x0, 2)")], threads: 2)
-        #expect(errors[0] == .infinity && errors[1] == .infinity && errors[2] == .infinity)
+                                   try Program(infix: "lag(x0, 5)"), try Program(infix: "lag(x0, 2)"),
+                                   try Program(infix: "x0 + x1")], threads: 2)
+        #expect(errors[0] == .infinity && errors[1] == .infinity && errors[2] == .infinity && errors[4] == .infinity)
         #expect(errors[3].isFinite)
+        #expect(f.predict(try Program(infix: "x1")).error == .infinity)
     }
 
     @Test func deterministicAcrossThreads() throws {

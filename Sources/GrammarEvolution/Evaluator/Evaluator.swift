@@ -23,6 +23,7 @@ public struct Evaluator<Scalar: EvaluatorScalar>: Sendable {
     /// The values of `program` on table rows `rows` (one per row, in order).
     /// - Precondition: `rows.lowerBound >= program.maximumLag`; the columns exist.
     public func values(of program: Program, rows: Range<Int>) -> [Scalar] {
+        guard !rows.isEmpty else { return [] }
         let compiled = _CompiledProgram<Scalar>(program)
         let buffers = _BatchBuffers<Scalar>(slots: compiled.slotCount)
         return [Scalar](unsafeUninitializedCapacity: rows.count) { out, initialized in

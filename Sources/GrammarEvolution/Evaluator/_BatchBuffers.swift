@@ -37,8 +37,9 @@ final class _BatchBuffers<Scalar: EvaluatorScalar> {
     func run(_ program: _CompiledProgram<Scalar>, columns: UnsafeBufferPointer<Scalar>, rowCount: Int,
              rows: Range<Int>, output: UnsafeMutablePointer<Scalar>) {
         precondition(rows.lowerBound >= program.maximumLag, "evaluator: rows before the largest lag")
-        precondition(rows.upperBound <= rowCount && program.maximumColumn * rowCount < columns.count,
-                     "evaluator: rows or columns outside the table")
+        precondition(rows.lowerBound >= 0 && rows.upperBound <= rowCount, "evaluator: rows outside the table")
+        precondition(program.maximumColumn < (rowCount == 0 ? 0 : columns.count / rowCount) || rows.isEmpty,
+                     "evaluator: column outside the table")
         reserve(program.slotCount)
         let batch = Self.batchSize
         let scratch = base.bindMemory(to: Scalar.self, capacity: slots * batch)

@@ -49,8 +49,8 @@ public struct ScaledPrediction: Sendable, Equatable {
 /// `1e-24 mean(f)²`, i.e. rounding noise of a constant `f`).
 ///
 /// **Rows**: the concatenation of `rows` (training and validation sets are row ranges of one
-/// table). A program whose `maximumLag` exceeds the first row of a range, or whose values or
-/// error are not finite, gets `.infinity`.
+/// table). A program whose `maximumLag` exceeds the first row of a range, which reads a column
+/// the table lacks, or whose values or error are not finite, gets `.infinity`.
 ///
 /// Deterministic: each program is scored by one thread with the same sequence of operations,
 /// whatever `threads` is. `init` restricts OpenBLAS to one thread (parallelism is across programs).
@@ -107,7 +107,7 @@ public struct ErrorFitness<Scalar: EvaluatorScalar>: FitnessEvaluator {
     }
 
     public func errors(of programs: [Program], threads: Int) -> [Double] {
-        let evaluable = programs.map { $0.maximumLag <= firstRow }
+        let evaluable = programs.map(isEvaluable)
         let compiled = programs.enumerated().map { i, p in
             _CompiledProgram<Scalar>(evaluable[i] ? p : Program(instructions: [.constant(0)]))
         }
@@ -121,7 +121,7 @@ public struct ErrorFitness<Scalar: EvaluatorScalar>: FitnessEvaluator {
     /// The scaled predictions of `program` on the fitness rows, with the fitted intercept and
     /// slope (a trainer saves these with the program to predict later: `a + b f(x)`).
     public func predict(_ program: Program) -> ScaledPrediction {
-        guard program.maximumLag <= firstRow else {
+        guard isEvaluable(program) else {
             return ScaledPrediction(values: [Double](repeating: .nan, count: y.count), intercept: 0, slope: 0, error: .infinity)
         }
         let count = y.count
@@ -129,6 +129,11 @@ public struct ErrorFitness<Scalar: EvaluatorScalar>: FitnessEvaluator {
                              state: { [Double](repeating: 0, count: count) }) { _, values, scratch in
             score(values, &scratch, keepValues: true)
         }[0]
+    }
+
+    /// Whether every row of `rows` can be evaluated: lags stay inside the table, columns exist.
+    func isEvaluable(_ program: Program) -> Bool {
+        program.maximumLag <= firstRow && (program.columnsUsed.max() ?? -1) < evaluator.table.columnCount
     }
 
     /// Fits the scaling and measures the error of `values` against the target. `f` is
