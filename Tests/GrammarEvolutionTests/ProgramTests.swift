@@ -26,7 +26,7 @@ import Testing
         #expect(try Program(infix: "1 / 0").evaluate { _, _ in 0 } == .infinity)
     }
 
-    @Test func parseErrorsSayWhere() {
+    @Test func parseErrorsSayWhere() throws {
         #expect(throws: ExpressionParseError.self) { try Program(infix: "x0 + ") }
         #expect(throws: ExpressionParseError.self) { try Program(infix: "foo(x0)") }
         #expect(throws: ExpressionParseError.self) { try Program(infix: "x0 x1") }

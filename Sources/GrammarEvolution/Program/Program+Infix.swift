@@ -7,7 +7,7 @@ extension Program {
         for ins in instructions {
             switch ins {
             case let .constant(c):
-                stack.append((Program.format(c), c < 0 ? 2 : 3))
+                stack.append((Program.format(c), c.sign == .minus && c.isFinite ? 2 : 3))
             case let .variable(col):
                 stack.append((variables.name(of: col), 3))
             case let .lagged(col, lag):
@@ -41,8 +41,12 @@ extension Program {
         return stack.last?.text ?? ""
     }
 
-    /// Shortest decimal text that reads back as the same Double.
+    /// Shortest decimal text that reads back as the same Double. Non-finite constants (from
+    /// folding, e.g. `1 / 0`) print as the parenthesised division that makes them.
     static func format(_ c: Double) -> String {
+        if c.isNaN { return "(0 / 0)" }
+        if c.isInfinite { return c > 0 ? "(1 / 0)" : "(-1 / 0)" }
+        if c == 0, c.sign == .minus { return "-0" }
         if c == c.rounded(), Swift.abs(c) < 1e15 { return String(Int64(c)) }
         return "\(c)"
     }

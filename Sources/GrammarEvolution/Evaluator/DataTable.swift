@@ -1,0 +1,78 @@
+/// A problem building or reading a data table, naming where it is and what was expected.
+public enum DataTableError: Error, Equatable, CustomStringConvertible {
+    case columnLengthMismatch(column: Int, expected: Int, found: Int)
+    case nameCountMismatch(names: Int, columns: Int)
+    case unreadable(file: String, reason: String)
+    case empty(file: String)
+    case fieldCount(file: String, line: Int, expected: Int, found: Int)
+    case notANumber(file: String, line: Int, field: Int, text: String)
+
+    public var description: String {
+        switch self {
+        case let .columnLengthMismatch(column, expected, found):
+            return "column \(column) has \(found) rows; expected \(expected) like column 0"
+        case let .nameCountMismatch(names, columns):
+            return "\(names) column names given for \(columns) columns"
+        case let .unreadable(file, reason):
+            return "\(file): cannot be read (\(reason))"
+        case let .empty(file):
+            return "\(file): no data rows (expected comma-separated numbers, one row per line)"
+        case let .fieldCount(file, line, expected, found):
+            return "\(file):\(line): \(found) fields; expected \(expected) like the first row"
+        case let .notANumber(file, line, field, text):
+            return "\(file):\(line): field \(field) is '\(text)'; expected a decimal number"
+        }
+    }
+}
+
+/// Column-major numeric data: each column's rows are contiguous, so the evaluator reads
+/// variables in place (a leaf of a program is a pointer into its column).
+///
+/// Row `r` of column `c` is `storage[c * rowCount + r]`. Training and validation sets are
+/// row ranges of one table, not copies.
+public struct DataTable<Scalar: EvaluatorScalar>: Sendable, Equatable {
+    public let rowCount: Int
+    public let names: [String]
+    @usableFromInline let storage: [Scalar]
+
+    public var columnCount: Int { names.count }
+
+    /// Builds a table from columns of equal length, rounding to `Scalar` (Float64 -> Float32
+    /// rounds to nearest). Names default to `x0, x1, ...`.
+    public init(columns: [[Double]], names: [String]? = nil) throws(DataTableError) {
+        let rows = columns.first?.count ?? 0
+        for (c, column) in columns.enumerated() where column.count != rows {
+            throw .columnLengthMismatch(column: c, expected: rows, found: column.count)
+        }
+        let names = names ?? columns.indices.map { "x\($0)" }
+        guard names.count == columns.count else {
+            throw .nameCountMismatch(names: names.count, columns: columns.count)
+        }
+        var storage: [Scalar] = []
+        storage.reserveCapacity(rows * columns.count)
+        for column in columns { storage.append(contentsOf: column.lazy.map { Scalar($0) }) }
+        self.init(rowCount: rows, names: names, storage: storage)
+    }
+
+    init(rowCount: Int, names: [String], storage: [Scalar]) {
+        precondition(storage.count == rowCount * names.count, "DataTable: storage size")
+        self.rowCount = rowCount
+        self.names = names
+        self.storage = storage
+    }
+
+    /// The values of column `c`, contiguous.
+    public func column(_ c: Int) -> ArraySlice<Scalar> {
+        storage[c * rowCount ..< (c + 1) * rowCount]
+    }
+
+    public subscript(row: Int, column: Int) -> Scalar { storage[column * rowCount + row] }
+
+    /// The same table in another precision (Float64 -> Float32 rounds to nearest).
+    public func converted<T: EvaluatorScalar>(to _: T.Type) -> DataTable<T> {
+        DataTable<T>(rowCount: rowCount, names: names, storage: storage.map { T($0) })
+    }
+
+    /// Names usable with `Program(infix:variables:)`.
+    public var variableNames: VariableNames { VariableNames(names) }
+}

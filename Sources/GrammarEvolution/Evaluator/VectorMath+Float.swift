@@ -1,0 +1,96 @@
+/// Branch-free single-precision `exp`, `log|x|`, `sin`, `cos` (Cephes `expf`, `logf`, `sinf`,
+/// `cosf`, S. L. Moshier), written with selects and bit operations only so that a loop over
+/// them compiles to SIMD code (no libm calls, no integer traps, no float-to-int conversions).
+///
+/// Accuracy against libm (measured in `VectorMathTests` over 200,000 values each):
+/// `exp` ≤ 2 ulp on [-87, 88]; `log` ≤ 2 ulp for normal and subnormal inputs;
+/// `sin`/`cos` absolute error ≤ 1.2e-7 for |x| ≤ 8192 (beyond that the caller uses libm).
+enum _FloatMath {
+    /// `1.5 * 2^23`: adding it rounds a float to the nearest integer, held in the low mantissa bits.
+    @usableFromInline static let roundingMagic: Float = 12_582_912
+    @usableFromInline static let roundingMagicBits: Int32 = 0x4B40_0000
+
+    /// `2^n` for `n` in [-126, 127], built from the exponent bits.
+    @inline(__always)
+    static func power2(_ n: Int32) -> Float {
+        Float(bitPattern: UInt32(bitPattern: (n &+ 127) &<< 23))
+    }
+
+    /// `e^x = 2^n * e^r`, `n = round(x / ln 2)`, `r = x - n ln 2` (ln 2 split in two for an exact
+    /// product), `e^r` by Cephes' degree-6 polynomial. `2^n` is applied in two halves so that
+    /// results near overflow and in the subnormal range are right; beyond them, ±inf and 0.
+    @inline(__always)
+    static func exp(_ x: Float) -> Float {
+        var xc = x < -104 ? -104 : x
+        xc = xc > 89 ? 89 : xc
+        let t = xc * 1.44269504088896341 + roundingMagic
+        let n = t - roundingMagic
+        let ni = Int32(bitPattern: t.bitPattern) &- roundingMagicBits
+        var r = xc - n * 0.693359375
+        r = r - n * -2.12194440e-4
+        let z = r * r
+        var p: Float = 1.9875691500e-4
+        p = p * r + 1.3981999507e-3
+        p = p * r + 8.3334519073e-3
+        p = p * r + 4.1665795894e-2
+        p = p * r + 1.6666665459e-1
+        p = p * r + 5.0000001201e-1
+        p = p * z + r + 1
+        let n1 = ni &>> 1
+        return p * power2(n1) * power2(ni &- n1)
+    }
+
+    /// `log|x| = e ln 2 + log m`, with `|x| = m 2^e` read from the bit pattern (subnormals scaled
+    /// by 2^23 first), `m` in [sqrt(1/2), sqrt(2)), `log m` by Cephes' degree-9 polynomial.
+    /// `log 0 = 0` (protected), `log inf = inf`, NaN stays NaN.
+    @inline(__always)
+    static func logMagnitude(_ x: Float) -> Float {
+        let a = x.magnitude
+        let small = a < 1.17549435e-38
+        let scaled = small ? a * 8_388_608 : a
+        let bits = scaled.bitPattern
+        var e = Int32(bitPattern: bits &>> 23) &- 126 &- (small ? 23 : 0)
+        var m = Float(bitPattern: (bits & 0x007F_FFFF) | 0x3F00_0000)
+        let low = m < 0.707106781186547524
+        e = low ? e &- 1 : e
+        m = low ? m + m - 1 : m - 1
+        let z = m * m
+        var y: Float = 7.0376836292e-2
+        y = y * m - 1.1514610310e-1
+        y = y * m + 1.1676998740e-1
+        y = y * m - 1.2420140846e-1
+        y = y * m + 1.4249322787e-1
+        y = y * m - 1.6668057665e-1
+        y = y * m + 2.0000714765e-1
+        y = y * m - 2.4999993993e-1
+        y = y * m + 3.3333331174e-1
+        y = y * m * z
+        let fe = Float(e)
+        y += -2.12194440e-4 * fe
+        y += -0.5 * z
+        var r = m + y
+        r += 0.693359375 * fe
+        r = a == 0 ? 0 : r
+        r = a == .infinity ? .infinity : r
+        return a != a ? a : r
+    }
+
+    /// `sin x` or `cos x`: `n = round(x 2/pi)`, `r = x - n pi/2` by Cody-Waite with pi/2 in three
+    /// parts (exact products for |n| < 2^16), Cephes minimax polynomials for sin and cos on
+    /// [-pi/4, pi/4], the quadrant `n mod 4` picking which and the sign.
+    @inline(__always)
+    static func sinCos(_ x: Float, cosine: Bool) -> Float {
+        let t = x * 0.636619772367581343 + roundingMagic
+        let n = t - roundingMagic
+        let q = (Int32(bitPattern: t.bitPattern) &- roundingMagicBits) &+ (cosine ? 1 : 0)
+        var r = x - n * 1.5703125
+        r = r - n * 4.837512969970703125e-4
+        r = r - n * 7.54978995489188216e-8
+        let z = r * r
+        let s = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * r + r
+        let c = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z
+            - 0.5 * z + 1
+        let v = q & 1 == 0 ? s : c
+        return q & 2 == 0 ? v : -v
+    }
+}

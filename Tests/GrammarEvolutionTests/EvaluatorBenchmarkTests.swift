@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import GrammarEvolution
+
+@Suite struct EvaluatorBenchmarkTests {
+    @Test func expressionFileErrorsNameLineAndColumn() throws {
+        let text = "# comment\n\nx0 + sin(x1)\nx0 + * x1\n"
+        // Line 4, the '*' is the 6th character.
+        #expect(throws: ExpressionFileError.syntax(file: "e.txt", line: 4, column: 6, message: "unexpected '*'")) {
+            try ExpressionFile.parse(text, file: "e.txt")
+        }
+        #expect(throws: ExpressionFileError.unknownColumn(file: "e.txt", line: 1, variable: 8, columns: 8)) {
+            try ExpressionFile.parse("x8 * 2", file: "e.txt", columns: 8)
+        }
+        #expect(throws: ExpressionFileError.empty(file: "e.txt")) { try ExpressionFile.parse("# only\n", file: "e.txt") }
+        #expect(try ExpressionFile.parse("# c\n\nx0 + sin(x1)\n", file: "e.txt", columns: 2).count == 1)
+    }
+
+    @Test func settingsAreValidated() throws {
+        #expect(throws: BenchmarkSettingsError.notPositive(option: "--rows", value: 0)) {
+            try EvaluatorBenchmark.randomTable(rows: 0, columns: 8, seed: 1)
+        }
+        #expect(throws: BenchmarkSettingsError.nodeRange(minimum: 50, maximum: 20)) {
+            try EvaluatorBenchmark.randomExpressions(count: 3, minNodes: 50, maxNodes: 20, operations: [.add], columns: 2, seed: 1)
+        }
+        #expect(throws: BenchmarkSettingsError.unknownOperator("tan")) { try EvaluatorBenchmark.operations("+,tan") }
+        #expect(try EvaluatorBenchmark.operations("+,-,*,/,aq,sin") == [.add, .sub, .mul, .div, .aq, .sin])
+        let table = try! EvaluatorBenchmark.randomTable(rows: 10, columns: 2, seed: 1)
+        #expect(throws: BenchmarkSettingsError.notPositive(option: "--threads", value: 0)) {
+            try EvaluatorBenchmark.run([Program(instructions: [.variable(0)])], table: table, precision: .float, threads: 0, repeats: 1)
+        }
+    }
+
+    /// 300 expressions of 20-50 nodes with + - * / only: binary trees have odd sizes, so every
+    /// count is odd and in 21...49; generation is reproducible from the seed; data is in [-1, 1].
+    @Test func generatorRespectsNodeCountsAndSeed() throws {
+        let ops: [GrammarEvolution.Operation] = [.add, .sub, .mul, .div]
+        let a = try EvaluatorBenchmark.randomExpressions(count: 300, minNodes: 20, maxNodes: 50, operations: ops, columns: 8, seed: 2)
+        let b = try EvaluatorBenchmark.randomExpressions(count: 300, minNodes: 20, maxNodes: 50, operations: ops, columns: 8, seed: 2)
+        #expect(a == b)
+        #expect(a.allSatisfy { (21...49).contains($0.nodeCount) && $0.nodeCount % 2 == 1 })
+        let mixed = try EvaluatorBenchmark.randomExpressions(count: 100, minNodes: 20, maxNodes: 50,
+                                                             operations: ops + [.aq, .sin, .exp, .log], columns: 8, seed: 2)
+        #expect(mixed.allSatisfy { (20...50).contains($0.nodeCount) })
+        // Written and read back as text, the programs keep their values.
+        let reread = try ExpressionFile.parse(a.map { $0.infix() }.joined(separator: "\n"), file: "g")
+        let value = { (c: Int, _: Int) in Double(c) / 10 - 0.35 }
+        #expect(zip(a, reread).allSatisfy { $0.evaluate(value).bitPattern == $1.evaluate(value).bitPattern })
+        let table = try EvaluatorBenchmark.randomTable(rows: 1000, columns: 3, seed: 2)
+        #expect(table.column(2).allSatisfy { (-1...1).contains($0) })
+    }
+
+    @Test func reportAndValuesFile() throws {
+        let table = try EvaluatorBenchmark.randomTable(rows: 1200, columns: 2, seed: 1)
+        let programs = [try Program(infix: "x0 + x1"), try Program(infix: "lag(x0, 2)")]
+        let report = try EvaluatorBenchmark.run(programs, table: table, precision: .double, threads: 1, repeats: 2, referenceRows: 100)
+        // 3 + 1 nodes over rows 2..<1200.
+        #expect(report.nodes == 4 && report.rows == 1198 && report.seconds.count == 2 && report.referenceRows == 100)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ge-values-\(UInt32.random(in: 0...UInt32.max)).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try EvaluatorBenchmark.writeValues(programs, table: table, precision: .double, to: path)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1001 && lines[0] == "e1,e2")
+        let first = lines[1].split(separator: ",").map { Double($0)! }
+        #expect(first == [table[2, 0] + table[2, 1], table[0, 0]])
+    }
+}
