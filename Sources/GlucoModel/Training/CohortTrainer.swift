@@ -76,13 +76,14 @@ public struct CohortTrainer: Sendable {
             }
         }
         let jobs = trainers.indices.flatMap { p in options.horizons.map { (p, $0) } }
+        let ready = trainers
         let state = RunState(jobs: jobs.count, progress: progress)
         let workers = max(1, min(settings.threads, jobs.count))
         let evaluationThreads = max(1, settings.threads / workers)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while let j = state.nextJob() {
                 let (p, h) = jobs[j]
-                runJob(trainers[p], horizon: h, threads: evaluationThreads, state: state)
+                runJob(ready[p], horizon: h, threads: evaluationThreads, state: state)
             }
         }
         let results = collectResults()
@@ -105,7 +106,7 @@ public struct CohortTrainer: Sendable {
         }
         let checkpoint = settings.jobURL("checkpoints", patient, h, "json")
         let statistics = settings.jobURL("statistics", patient, h, "csv")
-        if settings.retrain || (try? fm.attributesOfItem(atPath: checkpoint.path)) == nil {
+        if settings.retrain || !fm.fileExists(atPath: checkpoint.path) {
             try? fm.removeItem(at: checkpoint)
             try? fm.removeItem(at: statistics)
         }
@@ -129,8 +130,8 @@ public struct CohortTrainer: Sendable {
         let root = settings.output.appendingPathComponent("models")
         guard let e = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
         var rows: [ResultRow] = []
-        while let url = e.nextObject() as? URL where url.pathExtension == "json" {
-            guard let model = try? GlucoseModel.read(from: url) else { continue }
+        while let url = e.nextObject() as? URL {
+            guard url.pathExtension == "json", let model = try? GlucoseModel.read(from: url) else { continue }
             rows += model.metrics.map { ResultRow(patient: model.patient, horizonMinutes: model.horizonMinutes, metrics: $0) }
         }
         return rows

@@ -8,7 +8,7 @@ import Foundation
 /// rows), clamped to `plausibleRange`. With `slope == 0` the model is its base alone:
 /// evolution found nothing better on the validation days, and `selection` says so.
 /// The ARX model is always kept: it is also the `arx` baseline predictions are compared with.
-public struct GlucoseModel: Codable, Hashable, Sendable {
+public struct GlucoseModel: Codable, Equatable, Sendable {
     public static let schema = "glucomodel.model"
     public static let currentVersion = 1
 

@@ -66,11 +66,6 @@ extension PatientLog {
         if m.insulinKind == .unknown { m.insulinKind = other.insulinKind }
         return m
     }
-
-    /// The earliest moment any record of the log refers to.
-    public var firstTime: Date? {
-        [glucose.first?.time, boluses.first?.time, basalRates.first?.start, carbs.first?.time].compactMap { $0 }.min()
-    }
 }
 
 /// Reads training data from files and folders.
@@ -88,8 +83,8 @@ public enum CohortLoader {
             }
             if isDir.boolValue {
                 let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: nil)
-                while let url = e?.nextObject() as? URL where dataExtensions.contains(url.pathExtension.lowercased()) {
-                    out.append(url)
+                while let url = e?.nextObject() as? URL {
+                    if dataExtensions.contains(url.pathExtension.lowercased()) { out.append(url) }
                 }
             } else {
                 out.append(URL(fileURLWithPath: path))
@@ -101,7 +96,7 @@ public enum CohortLoader {
     /// Imports every file and groups the logs by patient. A file that fails is reported and
     /// left out; the others go on.
     public static func load(_ urls: [URL], options: ImportOptions,
-                            importers: [any PatientDataImporter] = ImporterDetection.all)
+                            importers: [any PatientDataImporter] = ImporterDetection.builtIn)
         -> (patients: [PatientData], summaries: [ImportSummary], failures: [ImportError]) {
         var byPatient: [PatientID: PatientData] = [:]
         var summaries: [ImportSummary] = [], failures: [ImportError] = []
