@@ -3,9 +3,10 @@ import Foundation
 /// A patient's log on a fixed time grid: the clean series the models learn from.
 ///
 /// Grid point `i` is `time(at: i) = start + i*step`. Conventions:
-/// - glucose: each CGM reading snaps to the nearest grid point; several at one point are
-///   averaged. Finger sticks are used only at points no CGM reading reaches. Gaps whose bounding
+/// - glucose: each CGM reading counts at the point ending its step, `(time(i) - step, time(i)]`, so
+///   that a point never holds a reading taken after it; several in one step are averaged. Finger sticks are used only at points no CGM reading reaches. Gaps whose bounding
 ///   points are at most `maxFilledGap` apart are filled linearly (`.filled`); longer gaps stay NaN (`.missing`).
+///   A filled value is known only once the reading that closes its gap has arrived: `glucoseKnownAt`.
 /// - insulin, carbs: the amount delivered or eaten in the step ending at the point,
 ///   `(time(i) - step, time(i)]`, so point `i` sees only what happened at or before it. Scheduled basal
 ///   runs from its start to the next basal (or its own end); a temporary basal overrides it; square and
@@ -56,6 +57,22 @@ public struct PatientSeries: Sendable {
     public var columns: [(name: String, values: [Double])] {
         zip(Self.columnNames, [glucose, insulin, carbs, exercise, heartRate,
                                insulinOnBoard, insulinActivity, carbsOnBoard, carbAppearance]).map { ($0, $1) }
+    }
+
+    /// For each point, the first point at which its glucose value is known: itself when measured,
+    /// the point of the reading closing the gap when filled, `Int.max` when missing. A causal
+    /// computation at point `t` may read glucose at `i` only when `glucoseKnownAt[i] <= t`.
+    public var glucoseKnownAt: [Int] {
+        var known = [Int](repeating: .max, count: count)
+        var next = Int.max
+        for i in stride(from: count - 1, through: 0, by: -1) {
+            switch glucoseFlags[i] {
+            case .measured: next = i; known[i] = i
+            case .filled: known[i] = next
+            case .missing: next = .max
+            }
+        }
+        return known
     }
 
     /// Looks a column up by name.

@@ -67,8 +67,10 @@ struct SeriesGrid {
         return out
     }
 
-    /// Glucose per point: CGM readings snapped to the nearest point (mean of several), finger sticks
-    /// where no CGM reading lands, then gaps up to `maxGap` filled linearly.
+    /// Glucose per point: each CGM reading counts at the point ending its step (mean of several),
+    /// so a point never holds a reading taken after it; finger sticks where no CGM reading lands;
+    /// then gaps up to `maxGap` filled linearly (a filled point depends on the reading that closes
+    /// the gap: see `PatientSeries.gapClosing`).
     func glucose(_ readings: [GlucoseReading], maxGap: TimeInterval) -> ([Double], [GlucoseFlag]) {
         var values = [Double](repeating: .nan, count: count)
         var flags = [GlucoseFlag](repeating: .missing, count: count)
@@ -76,7 +78,7 @@ struct SeriesGrid {
             var sum = [Double](repeating: 0, count: count)
             var n = [Int](repeating: 0, count: count)
             for r in readings where r.source == source {
-                if let i = nearest(r.time.timeIntervalSince1970), flags[i] == .missing { sum[i] += r.value.mgdL; n[i] += 1 }
+                if let i = bin(r.time.timeIntervalSince1970), flags[i] == .missing { sum[i] += r.value.mgdL; n[i] += 1 }
             }
             for i in 0..<count where n[i] > 0 {
                 values[i] = sum[i] / Double(n[i]); flags[i] = .measured

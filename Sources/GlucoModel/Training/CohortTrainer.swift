@@ -7,6 +7,7 @@ import Foundation
 /// - `checkpoints/<patient>-h030.json`: the evolutionary run in progress (resumed from)
 /// - `statistics/<patient>-h030.csv`: per-generation statistics
 /// - `timings/<patient>-h030.json`: where the time of each trained model went
+/// - `predictions/<patient>-h030.csv`: each model's predictions on every scored row
 /// - `results.csv`: every model in `models/` (of this run, earlier runs and other shards)
 public struct CohortRunSettings: Sendable {
     public var output: URL
@@ -101,7 +102,7 @@ public struct CohortTrainer: Sendable {
             return
         }
         let fm = FileManager.default
-        for folder in ["checkpoints", "statistics", "timings"] {
+        for folder in ["checkpoints", "statistics", "timings", "predictions"] {
             try? fm.createDirectory(at: settings.output.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         let checkpoint = settings.jobURL("checkpoints", patient, h, "json")
@@ -118,6 +119,7 @@ public struct CohortTrainer: Sendable {
             try trained.model.write(to: modelURL)
             let timings = try GlucoseModel.encoder.encode(trained.timings)
             try timings.write(to: settings.jobURL("timings", patient, h, "json"), options: .atomic)
+            try Data(trained.predictionsCSV.utf8).write(to: settings.jobURL("predictions", patient, h, "csv"), options: .atomic)
             try? fm.removeItem(at: checkpoint)
             state.finish(key, trained: (patient, h, trained.timings))
         } catch {

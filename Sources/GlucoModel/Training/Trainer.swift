@@ -20,6 +20,9 @@ public struct TrainedHorizon: Sendable {
     public var model: GlucoseModel
     public var results: [ResultRow]
     public var timings: TrainingTimings
+    /// Every scored row: its moment, split, measured target and each model's prediction, as CSV
+    /// (`time,split,reference,ge,arx,average,persistence`), for researchers to analyse.
+    public var predictionsCSV: String
 }
 
 /// Trains one patient's models: builds the clean series and the splits once, then one model
@@ -125,7 +128,14 @@ public struct PatientTrainer: Sendable {
         }
         timings.selection = seconds(clock.now - selected)
         let rows = model.metrics.map { ResultRow(patient: data.patient, horizonMinutes: h, metrics: $0) }
-        return TrainedHorizon(model: model, results: rows, timings: timings)
+        var csv = "time,split,reference,ge,arx,average,persistence\n"
+        for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)] {
+            for r in range {
+                let values = ["ge", "arx", "average", "persistence"].map { String(format: "%.2f", predictions[$0]![r]) }
+                csv += "\(series.time(at: table.steps[r]).iso8601),\(split),\(table.targets[r]),\(values.joined(separator: ","))\n"
+            }
+        }
+        return TrainedHorizon(model: model, results: rows, timings: timings, predictionsCSV: csv)
     }
 
     struct Ranges { var train: Range<Int>, validation: Range<Int>, test: Range<Int> }

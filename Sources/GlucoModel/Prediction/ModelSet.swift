@@ -1,0 +1,77 @@
+import Foundation
+
+/// A patient's trained models, one per horizon, as the trainer wrote them.
+public struct ModelSet: Sendable {
+    public var patient: PatientID
+    /// Horizon (minutes) -> model, sorted by horizon when listed.
+    public var models: [Int: GlucoseModel]
+
+    public var horizons: [Int] { models.keys.sorted() }
+
+    /// The folder holding `<patient>/h030.json`...: `folder` itself, or its `models` subfolder
+    /// (so both the trainer's `--out` folder and its `models/` work).
+    public static func modelsRoot(_ folder: URL) -> URL {
+        let sub = folder.appendingPathComponent("models")
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: sub.path, isDirectory: &isDir) && isDir.boolValue ? sub : folder
+    }
+
+    /// Loads a patient's models from a models folder, optionally only some horizons.
+    /// - Throws: `PredictionError.noModel` when the patient has none; `ModelFileError` for a bad file.
+    public static func load(_ folder: URL, patient: PatientID, horizons: [Int]? = nil) throws -> ModelSet {
+        let dir = modelsRoot(folder).appendingPathComponent(patient.rawValue)
+        let files = (try? FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)) ?? []
+        var models: [Int: GlucoseModel] = [:]
+        for url in files where url.pathExtension == "json" && url.lastPathComponent.hasPrefix("h") {
+            let model = try GlucoseModel.read(from: url)
+            guard model.patient == patient else {
+                throw ModelFileError.malformed(url.path, "model belongs to patient \(model.patient), not \(patient)")
+            }
+            if horizons == nil || horizons!.contains(model.horizonMinutes) { models[model.horizonMinutes] = model }
+        }
+        guard !models.isEmpty else { throw PredictionError.noModel(patient, folder: dir.path) }
+        if let horizons, let missing = horizons.first(where: { models[$0] == nil }) {
+            throw PredictionError.noModelForHorizon(patient, horizon: missing)
+        }
+        return ModelSet(patient: patient, models: models)
+    }
+
+    /// The patients that have a model folder.
+    public static func patients(in folder: URL) -> [PatientID] {
+        let root = modelsRoot(folder)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        return names.compactMap { try? PatientID($0) }.sorted()
+    }
+
+    /// Series options matching the models (their insulin and carbohydrate curves and grid step).
+    public var seriesOptions: SeriesOptions {
+        let any = models[horizons[0]]!
+        return SeriesOptions(step: Double(any.features.stepMinutes) * 60,
+                             insulinModel: any.features.insulin, carbModel: any.features.carbs)
+    }
+}
+
+/// Why a patient gets no predictions (never a wrong number instead).
+public enum PredictionError: Error, CustomStringConvertible, Equatable {
+    case noModel(PatientID, folder: String)
+    case noModelForHorizon(PatientID, horizon: Int)
+    /// The model reads an input the data has no records for.
+    case missingInput(PatientID, horizon: Int, input: String, records: String)
+    case noGlucose(PatientID)
+    /// The newest reading is older than allowed at the moment predictions are wanted for.
+    case staleData(PatientID, newest: Date, wanted: Date)
+    case nothingToPredict(PatientID, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .noModel(p, folder): return "\(p): no trained model (looked in \(folder))"
+        case let .noModelForHorizon(p, h): return "\(p): no model for the \(h)-minute horizon"
+        case let .missingInput(p, h, input, records):
+            return "\(p): the \(h)-minute model uses \(input), but the data has no \(records) records"
+        case let .noGlucose(p): return "\(p): no glucose readings"
+        case let .staleData(p, newest, wanted):
+            return "\(p): newest glucose reading is from \(newest.iso8601), too old to predict at \(wanted.iso8601)"
+        case let .nothingToPredict(p, reason): return "\(p): nothing to predict: \(reason)"
+        }
+    }
+}

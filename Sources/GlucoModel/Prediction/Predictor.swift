@@ -1,0 +1,87 @@
+import Foundation
+
+/// One prediction: issued at a moment from data up to it only, for `horizonMinutes` later.
+public struct PredictionRow: Sendable, Equatable {
+    public var patient: PatientID
+    public var issuedAt: Date
+    public var targetTime: Date
+    public var horizonMinutes: Int
+    /// `ge`, `arx`, `average` or `persistence`.
+    public var model: String
+    public var prediction: Double
+    /// The glucose measured at the target time, when known.
+    public var reference: Double?
+
+    public static let csvHeader = "patient,issued_at,target_time,horizon_min,model,prediction_mgdl,reference_mgdl"
+
+    public var csvLine: String {
+        [patient.rawValue, issuedAt.iso8601, targetTime.iso8601, String(horizonMinutes), model,
+         String(format: "%.1f", prediction), reference.map { String(format: "%.0f", $0) } ?? ""].joined(separator: ",")
+    }
+}
+
+/// Applies a patient's models to their data: for every grid step in a period, each horizon's
+/// prediction from data up to that step only, with the evolved model and the baselines.
+public struct Predictor: Sendable {
+    public let models: ModelSet
+    /// Models compared in the output besides `ge`.
+    public var baselines: [String] = ["arx", "average", "persistence"]
+    /// A period starting more than this after the newest reading is stale (seconds).
+    public var maximumDataAge: TimeInterval = 30 * 60
+
+    public init(models: ModelSet) { self.models = models }
+
+    /// Refuses data the models cannot use: no glucose, or no records of an input a model reads.
+    public func check(_ log: PatientLog) throws {
+        guard !log.glucose.isEmpty else { throw PredictionError.noGlucose(models.patient) }
+        let hasInsulin = !(log.boluses.isEmpty && log.basalRates.isEmpty && log.temporaryBasals.isEmpty && log.basalInjections.isEmpty)
+        for h in models.horizons {
+            let used = models.models[h]!.inputsUsed
+            if !hasInsulin, let input = ["IOB", "IA", "INS"].first(where: used.contains) {
+                throw PredictionError.missingInput(models.patient, horizon: h, input: input, records: "insulin")
+            }
+            if log.carbs.isEmpty, let input = ["COB", "RA", "CARB"].first(where: used.contains) {
+                throw PredictionError.missingInput(models.patient, horizon: h, input: input, records: "carbohydrate")
+            }
+        }
+    }
+
+    /// Predictions for every step from `from` to `to` (inclusive; default: the whole log).
+    /// Steps whose inputs are not known at that moment (a glucose gap) get no prediction.
+    public func predict(_ log: PatientLog, from: Date? = nil, to: Date? = nil) throws -> [PredictionRow] {
+        try check(log)
+        let newest = log.glucose.last!.time
+        if let from, from.timeIntervalSince(newest) > maximumDataAge {
+            throw PredictionError.staleData(models.patient, newest: newest, wanted: from)
+        }
+        let series = PatientSeries(log: log, options: models.seriesOptions)
+        let lower = from.map { max(0, Int(($0.timeIntervalSince(series.start) / series.step).rounded(.up))) } ?? 0
+        let upper = to.map { min(series.count, Int(($0.timeIntervalSince(series.start) / series.step).rounded(.down)) + 1) } ?? series.count
+        guard lower < upper else {
+            throw PredictionError.nothingToPredict(models.patient, reason: "the period holds no step of the data")
+        }
+        var rows: [PredictionRow] = []
+        for h in models.horizons {
+            let model = models.models[h]!
+            let table = model.features.table(series, steps: lower..<upper, requireTarget: false)
+            var values: [String: [Double]] = ["ge": model.predict(table)]
+            if baselines.contains("arx") { values["arx"] = model.arx.predict(table) }
+            if baselines.contains("average") { values["average"] = averagePredictions(table, series: series) }
+            if baselines.contains("persistence") { values["persistence"] = persistencePredictions(table) }
+            let names = ["ge"] + baselines
+            for r in 0..<table.rowCount {
+                let issued = series.time(at: table.steps[r])
+                let target = issued.addingTimeInterval(Double(h) * 60)
+                let reference = table.targets[r].isFinite ? table.targets[r] : nil
+                for name in names {
+                    rows.append(PredictionRow(patient: models.patient, issuedAt: issued, targetTime: target,
+                                              horizonMinutes: h, model: name, prediction: values[name]![r], reference: reference))
+                }
+            }
+        }
+        let order = Dictionary(uniqueKeysWithValues: (["ge"] + baselines).enumerated().map { ($1, $0) })
+        return rows.sorted {
+            ($0.issuedAt, $0.horizonMinutes, order[$0.model]!) < ($1.issuedAt, $1.horizonMinutes, order[$1.model]!)
+        }
+    }
+}
