@@ -9,21 +9,33 @@ import Testing
 
     @Test func gapsUpTo30MinutesAreFilledLongerOnesStayMissing() throws {
         var log = PatientLog(patient: try PatientID("s1"))
-        // 20-min gap 10:05 -> 10:25; 40-min gap 10:25 -> 11:05; two readings snapping to 11:10.
+        // 20-min gap 10:05 -> 10:25; 40-min gap 10:25 -> 11:05; then readings at 11:09 and 11:11,
+        // which count at the ends of their steps: 11:10 and 11:15 (never at an earlier point).
         log.glucose = [cgm(0, 100), cgm(5, 110), cgm(25, 150), cgm(65, 200), cgm(69, 210), cgm(71, 220)]
         let s = PatientSeries(log: log)
         // The last reading (11:11) lies in the step ending 11:15, so the grid runs to 11:15 (16 points).
         #expect(s.start == t0 && s.step == 300 && s.count == 16)
-        #expect(s.glucoseFlags[15] == .missing)
+        #expect(s.glucose[15] == 220 && s.glucoseFlags[15] == .measured)
         // Linear from 110 to 150 over 4 steps: 120, 130, 140.
         #expect(Array(s.glucose[2...4]) == [120, 130, 140])
         #expect(Array(s.glucoseFlags[0...5]) == [.measured, .measured, .filled, .filled, .filled, .measured])
         #expect(s.glucoseFlags[6...12].allSatisfy { $0 == .missing })
         #expect(s.glucose[6...12].allSatisfy { $0.isNaN })
         #expect(s.glucose[13] == 200)
-        // 11:09 and 11:11 both snap to 11:10: mean (210 + 220)/2.
-        #expect(s.glucose[14] == 215 && s.glucoseFlags[14] == .measured)
+        #expect(s.glucose[14] == 210 && s.glucoseFlags[14] == .measured)
+        // A filled value is known once the reading closing its gap (10:25, point 5) has arrived.
+        #expect(Array(s.glucoseKnownAt[0...5]) == [0, 1, 5, 5, 5, 5])
+        #expect(s.glucoseKnownAt[6] == Int.max)
         #expect(s.index(of: at(69)) == 14 && s.time(at: 13) == at(65))
+    }
+
+    @Test func readingsInOneStepAreAveraged() throws {
+        var log = PatientLog(patient: try PatientID("s3"))
+        // 10:06 and 10:09 both lie in the step (10:05, 10:10]: mean (120 + 130)/2 at 10:10.
+        log.glucose = [cgm(0, 100), cgm(6, 120), cgm(9, 130)]
+        let s = PatientSeries(log: log)
+        #expect(s.count == 3 && s.glucose[2] == 125)
+        #expect(s.glucose[1] == 112.5 && s.glucoseFlags[1] == .filled)
     }
 
     @Test func exactly30MinutesIsFilledAnd35IsNot() throws {
