@@ -101,7 +101,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 let source: GlucoseSource = type == "EGV" ? .cgm : .fingerStick
                 let text = cell(c.glucose)
                 if let cens = LogBuilder.censoring(text) {
-                    b.log.glucose.append(b.censored(cens, time: time, source: source))
+                    b.addCensored(cens, time: time, source: source)
                 } else if text.isEmpty {
                     b.skip("empty glucose value", line: number, field: glucoseField(c),
                            "\(type) row has no glucose value; expected \(c.unit.rawValue), Low or High")

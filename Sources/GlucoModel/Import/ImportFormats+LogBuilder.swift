@@ -129,15 +129,15 @@ struct LogBuilder {
         }
     }
 
-    /// A censored reading, counted as adjusted.
-    mutating func censored(_ c: Censoring, time: Date, source: GlucoseSource) -> GlucoseReading {
+    /// Adds a censored reading at the sensor limit, counted as adjusted.
+    mutating func addCensored(_ c: Censoring, time: Date, source: GlucoseSource) {
         switch c {
         case .belowRange:
             summary.adjust("censored Low kept at 40 mg/dL")
-            return GlucoseReading(time: time, value: Censoring.lowLimit, source: source, censoring: c)
+            log.glucose.append(GlucoseReading(time: time, value: Censoring.lowLimit, source: source, censoring: c))
         case .aboveRange:
             summary.adjust("censored High kept at 400 mg/dL")
-            return GlucoseReading(time: time, value: Censoring.highLimit, source: source, censoring: c)
+            log.glucose.append(GlucoseReading(time: time, value: Censoring.highLimit, source: source, censoring: c))
         }
     }
 
@@ -154,14 +154,23 @@ struct LogBuilder {
         log.temporaryBasals = ordered(log.temporaryBasals, \.start, window: 0) { $0 == $1 }
         log.exercise = ordered(log.exercise, \.time, window: 0) { $0 == $1 }
         log.patient = patientID(scrub: scrub)
+        let names = scrub.filter { $0.count >= 2 }
+        if !names.isEmpty {
+            // Clarity names its files after the patient: keep the names out of the summary too.
+            func clean(_ s: String) -> String {
+                names.reduce(s) { $0.replacingOccurrences(of: $1, with: "", options: .caseInsensitive) }
+            }
+            summary.file = clean(summary.file)
+            for i in summary.issues.indices { summary.issues[i].location.file = clean(summary.issues[i].location.file) }
+        }
         summary.recordsKept = log.glucose.count + log.boluses.count + log.basalRates.count
             + log.temporaryBasals.count + log.basalInjections.count + log.carbs.count
             + log.exercise.count + log.weights.count + log.heartRate.count
         return ImportResult(log: log, summary: summary)
     }
 
-    /// Sorts by time (stable), counting records that were out of order (a newest-first file is
-    /// reversed first and counted once), then drops records equal to an earlier one within
+    /// Sorts by time (stable), counting records that were out of order (a file wholly newest-first
+    /// is reversed instead, counted once), then drops records equal to an earlier one within
     /// `window` seconds, counting them as duplicates.
     private mutating func ordered<T>(_ items: [T], _ time: KeyPath<T, Date>, window: TimeInterval = ImportLimits.duplicateWindow,
                                      same: (T, T) -> Bool) -> [T] {
@@ -176,7 +185,7 @@ struct LogBuilder {
         if late > 0, items.count > 2 {
             let reversed = Array(items.reversed())
             let lateReversed = outOfOrder(reversed)
-            if lateReversed < late {
+            if lateReversed == 0 {
                 items = reversed
                 late = lateReversed
                 summary.adjust("newest-first rows reversed")

@@ -118,7 +118,10 @@ public struct LibreViewImporter: PatientDataImporter {
                 let source: GlucoseSource = type == "2" ? .fingerStick : .cgm
                 let text = cell(column)
                 if let cens = LogBuilder.censoring(text) {
-                    b.log.glucose.append(b.censored(cens, time: time, source: source))
+                    b.addCensored(cens, time: time, source: source)
+                } else if text.isEmpty {
+                    b.skip("empty glucose value", line: number, field: glucoseName(column),
+                           "record type \(type) has no glucose value; expected \(c.unit.rawValue)")
                 } else if let g = b.glucose(CSVLine.number(text), text: String(text), unit: c.unit,
                                             line: number, field: glucoseName(column)) {
                     b.log.glucose.append(GlucoseReading(time: time, value: g, source: source))

@@ -11,7 +11,8 @@ import Foundation
 /// - treatments (time from `created_at`, else `timestamp`/`date`/`mills`): `insulin` > 0 ->
 ///   `Bolus` (`Combo Bolus` with `duration` min -> dual bolus ending then), `carbs` > 0 ->
 ///   `CarbIntake` (`Snack Bolus` -> snack, `Carb Correction` -> hypo correction);
-///   `Temp Basal` with `duration` (min) and `absolute` or `rate` (U/h) -> `TemporaryBasal`;
+///   `Temp Basal` with `duration` (min) and `absolute` or `rate` (U/h) -> `TemporaryBasal`, ended
+///   early by a later temp basal or a cancel (`duration` 0, counted in `otherRecords`);
 ///   `BG Check` with `glucose` and `units` -> finger stick; anything else is counted by `eventType`.
 public struct NightscoutImporter: PatientDataImporter {
     public static let formatName = "nightscout-json"
@@ -26,6 +27,7 @@ public struct NightscoutImporter: PatientDataImporter {
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         var b = LogBuilder(url: url, options: options)
+        var cancels: [Date] = []
         try JSONElementStream(url: url).forEach { element in
             b.summary.rowsRead += 1
             let record: JSONValue
@@ -41,14 +43,32 @@ public struct NightscoutImporter: PatientDataImporter {
             }
             switch element.container {
             case "entries"?: entry(record, line: element.line, &b)
-            case "treatments"?: treatment(record, line: element.line, &b)
+            case "treatments"?: treatment(record, line: element.line, &b, &cancels)
             case nil:
-                if record["eventType"] != nil { treatment(record, line: element.line, &b) } else { entry(record, line: element.line, &b) }
+                if record["eventType"] != nil { treatment(record, line: element.line, &b, &cancels) } else { entry(record, line: element.line, &b) }
             case let key?:
                 b.countOther("Nightscout \(key.prefix(40))")
             }
         }
+        endTemporaryBasals(at: cancels, &b)
         return b.finish()
+    }
+
+    /// A temp basal ends at the first cancel (a `Temp Basal` of duration 0) or the next temp basal
+    /// after its start, if that comes before its planned end (counted as adjusted).
+    func endTemporaryBasals(at cancels: [Date], _ b: inout LogBuilder) {
+        guard !b.log.temporaryBasals.isEmpty else { return }
+        var list = b.log.temporaryBasals.sorted { $0.start < $1.start }
+        let stops = (cancels + list.map(\.start)).sorted()
+        var j = 0
+        for i in list.indices {
+            while j < stops.count, stops[j] <= list[i].start { j += 1 }
+            guard j < stops.count, stops[j] < list[i].end else { continue }
+            let stop = stops[j]
+            list[i].end = stop
+            b.summary.adjust("temporary basal ended early by a cancel or the next temp basal")
+        }
+        b.log.temporaryBasals = list
     }
 
     /// The record's time: epoch milliseconds in `msKeys`, else ISO 8601 text in `isoKeys`.
@@ -84,7 +104,7 @@ public struct NightscoutImporter: PatientDataImporter {
             return
         }
         if case let .string(s) = raw, let c = LogBuilder.censoring(s) {
-            b.log.glucose.append(b.censored(c, time: t, source: type == "sgv" ? .cgm : .fingerStick))
+            b.addCensored(c, time: t, source: type == "sgv" ? .cgm : .fingerStick)
             return
         }
         if let g = b.glucose(raw.numeric, text: raw.brief, unit: .mgdL, line: line, field: type) {
@@ -99,7 +119,7 @@ public struct NightscoutImporter: PatientDataImporter {
         return b.value(v.numeric, text: v.brief, in: range, unit: unit, reason: "value out of range", line: line, field: key)
     }
 
-    func treatment(_ r: JSONValue, line: Int, _ b: inout LogBuilder) {
+    func treatment(_ r: JSONValue, line: Int, _ b: inout LogBuilder, _ cancels: inout [Date]) {
         let type = r["eventType"]?.string ?? ""
         guard let t = time(r, msKeys: ["date", "mills"], isoKeys: ["created_at", "timestamp"], line: line, &b),
               b.acceptTime(t, line: line, field: "created_at") else { return }
@@ -109,7 +129,7 @@ public struct NightscoutImporter: PatientDataImporter {
                        "Temp Basal has duration \(r["duration"]?.brief ?? "missing"); expected minutes, 0-10080")
                 return
             }
-            if d == 0 { b.countOther("Nightscout Temp Basal cancel"); return }
+            if d == 0 { b.countOther("Nightscout Temp Basal cancel"); cancels.append(t); return }
             guard let rateValue = r["absolute"] ?? r["rate"] else {
                 b.skip("temp basal without rate", line: line, field: "absolute",
                        "Temp Basal has no absolute or rate; expected U/h (percent-only temp basals cannot be resolved without the profile)")

@@ -28,82 +28,80 @@ public struct JSONElementStream {
     /// - Throws: `ImportError` when the file is unreadable, not an array or object of arrays,
     ///   truncated, or holds an element larger than `maxElementBytes`.
     public func forEach(_ body: (Element) throws -> Void) throws {
-        let file = url.lastPathComponent
         guard let handle = try? FileHandle(forReadingFrom: url) else {
             throw ImportError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
         }
         defer { try? handle.close() }
         var src = ByteSource(handle: handle, chunkSize: chunkSize)
-        func fail(_ message: String) -> ImportError { ImportError(SourceLocation(file: file, line: src.line), message) }
         src.skipBOM()
         src.skipSpace()
-        guard let first = src.next() else { throw fail("the file is empty; expected a JSON array or object") }
+        guard let first = src.next() else { throw fail(src, "the file is empty; expected a JSON array or object") }
         switch first {
         case UInt8(ascii: "["):
-            try array(&src, container: nil, fail, body)
+            try array(&src, container: nil, body)
         case UInt8(ascii: "{"):
             src.skipSpace()
             if src.peek() == UInt8(ascii: "}") { _ = src.next(); break }
             while true {
                 src.skipSpace()
-                guard src.next() == UInt8(ascii: "\"") else { throw fail("expected a quoted member name in the top-level object") }
+                guard src.next() == UInt8(ascii: "\"") else { throw fail(src, "expected a quoted member name in the top-level object") }
                 var keyBytes: [UInt8] = [UInt8(ascii: "\"")]
                 guard try scanString(&src, into: &keyBytes, store: true), keyBytes.count < 1_000,
                       case let .string(key)? = try? JSONParser.parse(keyBytes) else {
-                    throw fail("unterminated or malformed member name in the top-level object")
+                    throw fail(src, "unterminated or malformed member name in the top-level object")
                 }
                 src.skipSpace()
-                guard src.next() == UInt8(ascii: ":") else { throw fail("expected ':' after \"\(key.prefix(40))\"") }
+                guard src.next() == UInt8(ascii: ":") else { throw fail(src, "expected ':' after \"\(key.prefix(40))\"") }
                 src.skipSpace()
                 if src.peek() == UInt8(ascii: "[") {
                     _ = src.next()
-                    try array(&src, container: key, fail, body)
+                    try array(&src, container: key, body)
                 } else {
                     let line = src.line
-                    let bytes = try element(&src, fail)
+                    let bytes = try element(&src)
                     try body(Element(container: key, line: line, inArray: false, value: Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) }))
                 }
                 src.skipSpace()
                 switch src.next() {
                 case UInt8(ascii: ",")?: continue
                 case UInt8(ascii: "}")?: break
-                case nil: throw fail("the file ends inside the top-level object (truncated?); expected '}'")
-                default: throw fail("expected ',' or '}' in the top-level object")
+                case nil: throw fail(src, "the file ends inside the top-level object (truncated?); expected '}'")
+                default: throw fail(src, "expected ',' or '}' in the top-level object")
                 }
                 break
             }
         default:
-            throw fail("expected a JSON array '[' or object '{' at the start")
+            throw fail(src, "expected a JSON array '[' or object '{' at the start")
         }
         src.skipSpace()
-        if src.peek() != nil { throw fail("unexpected text after the end of the JSON value") }
+        if src.peek() != nil { throw fail(src, "unexpected text after the end of the JSON value") }
     }
 
-    private func array(_ src: inout ByteSource, container: String?, _ fail: (String) -> ImportError,
+    private func array(_ src: inout ByteSource, container: String?,
                        _ body: (Element) throws -> Void) throws {
         src.skipSpace()
         if src.peek() == UInt8(ascii: "]") { _ = src.next(); return }
         while true {
             src.skipSpace()
             let line = src.line
-            let bytes = try element(&src, fail)
+            let bytes = try element(&src)
             try body(Element(container: container, line: line, inArray: true,
                              value: Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) }))
             src.skipSpace()
             switch src.next() {
             case UInt8(ascii: ",")?: continue
             case UInt8(ascii: "]")?: return
-            case nil: throw fail("the file ends inside an array (truncated?); expected ']'")
-            default: throw fail("expected ',' or ']' between array elements")
+            case nil: throw fail(src, "the file ends inside an array (truncated?); expected ']'")
+            default: throw fail(src, "expected ',' or ']' between array elements")
             }
         }
     }
 
     /// Cuts one value out of the stream: a balanced `{...}`/`[...]`, a string, or a bare scalar.
     /// Brackets are only counted here; `JSONParser` checks that they match.
-    private func element(_ src: inout ByteSource, _ fail: (String) -> ImportError) throws -> [UInt8] {
+    private func element(_ src: inout ByteSource) throws -> [UInt8] {
         let truncated = "the file ends inside a record (truncated?)"
-        guard let first = src.peek() else { throw fail(truncated) }
+        guard let first = src.peek() else { throw fail(src, truncated) }
         var out: [UInt8] = []
         switch first {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -111,7 +109,7 @@ public struct JSONElementStream {
             while let b = src.next() {
                 out.append(b)
                 guard out.count <= JSONElementStream.maxElementBytes else {
-                    throw fail("a record is larger than \(JSONElementStream.maxElementBytes >> 20) MiB; expected device records of a few hundred bytes")
+                    throw fail(src, "a record is larger than \(JSONElementStream.maxElementBytes >> 20) MiB; expected device records of a few hundred bytes")
                 }
                 switch b {
                 case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
@@ -119,22 +117,22 @@ public struct JSONElementStream {
                     depth -= 1
                     if depth == 0 { return out }
                 case UInt8(ascii: "\""):
-                    guard try scanString(&src, into: &out, store: true) else { throw fail(truncated) }
+                    guard try scanString(&src, into: &out, store: true) else { throw fail(src, truncated) }
                 default: break
                 }
             }
-            throw fail(truncated)
+            throw fail(src, truncated)
         case UInt8(ascii: "\""):
             out.append(src.next() ?? 0)
-            guard try scanString(&src, into: &out, store: true) else { throw fail(truncated) }
+            guard try scanString(&src, into: &out, store: true) else { throw fail(src, truncated) }
             return out
         default:
             while let b = src.peek(), b != UInt8(ascii: ","), b != UInt8(ascii: "]"), b != UInt8(ascii: "}"), b > 0x20 {
                 out.append(b)
                 _ = src.next()
-                if out.count > 1_000 { throw fail("a bare value longer than 1000 bytes; expected a JSON value") }
+                if out.count > 1_000 { throw fail(src, "a bare value longer than 1000 bytes; expected a JSON value") }
             }
-            if out.isEmpty { throw fail("expected a value, found '\(Character(Unicode.Scalar(first)))'") }
+            if out.isEmpty { throw fail(src, "expected a value, found '\(Character(Unicode.Scalar(first)))'") }
             return out
         }
     }
@@ -153,6 +151,12 @@ public struct JSONElementStream {
             }
         }
         return false
+    }
+}
+
+extension JSONElementStream {
+    func fail(_ src: ByteSource, _ message: String) -> ImportError {
+        ImportError(SourceLocation(file: url.lastPathComponent, line: src.line), message)
     }
 }
 
