@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Generates a ~100 MB Dexcom Clarity CSV and a ~100 MB Nightscout JSON, imports each in a release
 # build and reports throughput (MB/s, printed by the test) and peak RSS (/usr/bin/time -v).
+# (-enable-testing because other test targets use @testable.)
 # The import runs in ExportLargeImportTests, which does nothing unless GLUCOMODEL_LARGE_IMPORT names a file.
 # Usage: scripts/measure-large-import.sh [size-MB]
 set -euo pipefail
@@ -45,9 +46,9 @@ with open(f"{d}/large_nightscout.json", "w") as f:
     f.write('\n]}\n')
 PY
 ls -l "$DIR"
-swift build -c release --build-tests
+swift build -c release --build-tests -Xswiftc -enable-testing
 for f in large_dexcom.csv large_nightscout.json; do
     echo "== $f"
-    GLUCOMODEL_LARGE_IMPORT="$DIR/$f" /usr/bin/time -v swift test -c release --skip-build --filter ExportLargeImportTests 2>&1 \
+    GLUCOMODEL_LARGE_IMPORT="$DIR/$f" /usr/bin/time -v swift test -c release -Xswiftc -enable-testing --skip-build --filter ExportLargeImportTests 2>&1 \
         | grep -E "large import|Maximum resident|Elapsed \(wall|passed|failed"
 done

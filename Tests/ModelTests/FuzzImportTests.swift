@@ -94,7 +94,11 @@ struct FuzzRun {
             let source = inputs[cases % inputs.count]
             let bytes: [UInt8]
             switch cases % 5 {
-            case 0: bytes = Array(source[..<(cases / 5 % (source.count + 1))])  // walk the prefixes in turn
+            case 0:
+                // Truncation: every prefix in turn when the budget covers them, else sampled cut points.
+                let cut = FuzzRun.casesPerImporter / 5 > source.count * inputs.count
+                    ? (cases / 5 / inputs.count) % (source.count + 1) : Int.random(in: 0...source.count, using: &rng)
+                bytes = Array(source[..<cut])
             default: bytes = Mutator.mutate(source, &rng)
             }
             try Data(bytes).write(to: file)

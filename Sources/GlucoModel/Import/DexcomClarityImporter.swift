@@ -65,21 +65,20 @@ public struct DexcomClarityImporter: PatientDataImporter {
         let glucoseField = { (c: Columns) in c.unit == .mgdL ? "Glucose Value (mg/dL)" : "Glucose Value (mmol/L)" }
         for (number, text) in reader {
             if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
-            let (fields, openQuote) = CSVLine.split(text)
+            let row = CSVByteLine(text)
             guard let c = cols else {
-                cols = try Self.columns(fields, builder: b, line: number)
+                cols = try Self.columns(CSVLine.split(text).fields, builder: b, line: number)
                 continue
             }
             b.summary.rowsRead += 1
-            if openQuote {
+            if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
                 continue
             }
-            func cell(_ i: Int) -> Substring { i >= 0 && i < fields.count ? fields[i] : "" }
-            let stamp = cell(c.timestamp), type = cell(c.eventType)
-            if stamp.isEmpty {
+            if row.isEmpty(c.timestamp) {
+                let type = row.text(c.eventType)
                 if c.patientInfo >= 0, type == "FirstName" || type == "LastName" {
-                    scrub.append(String(cell(c.patientInfo)))
+                    scrub.append(row.text(c.patientInfo))
                 }
                 if type.isEmpty {
                     b.skip("no timestamp", line: number, field: Self.timestampField,
@@ -89,50 +88,49 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 }
                 continue
             }
-            guard let written = TimestampParser.iso8601(stamp) else {
+            guard let written = TimestampParser.iso8601(bytes: row[c.timestamp]) else {
                 b.skip("bad timestamp", line: number, field: Self.timestampField,
-                       "'\(stamp.prefix(40))' is not a time; expected YYYY-MM-DDThh:mm:ss")
+                       "'\(row.text(c.timestamp).prefix(40))' is not a time; expected YYYY-MM-DDThh:mm:ss")
                 continue
             }
             let time = written.instant ?? b.instant(written.local)
             guard b.acceptTime(time, line: number, field: Self.timestampField) else { continue }
-            switch type {
-            case "EGV", "Calibration":
-                let source: GlucoseSource = type == "EGV" ? .cgm : .fingerStick
-                let text = cell(c.glucose)
-                if let cens = LogBuilder.censoring(text) {
+            if row.equals(c.eventType, "EGV") || row.equals(c.eventType, "Calibration") {
+                let source: GlucoseSource = row.equals(c.eventType, "EGV") ? .cgm : .fingerStick
+                if let g = row.number(c.glucose) {
+                    if let v = b.glucose(g, text: "", unit: c.unit, line: number, field: glucoseField(c)) {
+                        b.log.glucose.append(GlucoseReading(time: time, value: v, source: source))
+                    }
+                } else if let cens = LogBuilder.censoring(row.text(c.glucose)) {
                     b.addCensored(cens, time: time, source: source)
-                } else if text.isEmpty {
+                } else if row.isEmpty(c.glucose) {
                     b.skip("empty glucose value", line: number, field: glucoseField(c),
-                           "\(type) row has no glucose value; expected \(c.unit.rawValue), Low or High")
-                } else if let g = b.glucose(CSVLine.number(text), text: String(text), unit: c.unit,
-                                            line: number, field: glucoseField(c)) {
-                    b.log.glucose.append(GlucoseReading(time: time, value: g, source: source))
+                           "\(row.text(c.eventType)) row has no glucose value; expected \(c.unit.rawValue), Low or High")
+                } else {
+                    _ = b.glucose(nil, text: row.text(c.glucose), unit: c.unit, line: number, field: glucoseField(c))
                 }
-            case "Insulin":
-                let subtype = cell(c.subtype)
-                guard subtype == "Fast-Acting" || subtype == "Long-Acting" else {
+            } else if row.equals(c.eventType, "Insulin") {
+                let fast = row.equals(c.subtype, "Fast-Acting")
+                guard fast || row.equals(c.subtype, "Long-Acting") else {
                     b.skip("unknown insulin subtype", line: number, field: "Event Subtype",
-                           "'\(subtype.prefix(40))' is not an insulin subtype; expected Fast-Acting or Long-Acting")
+                           "'\(row.text(c.subtype).prefix(40))' is not an insulin subtype; expected Fast-Acting or Long-Acting")
                     continue
                 }
-                let text = cell(c.insulin)
-                guard let u = b.value(CSVLine.number(text), text: String(text), in: ImportLimits.doseUnits, unit: "U",
+                guard let u = b.value(row.number(c.insulin), text: row.text(c.insulin), in: ImportLimits.doseUnits, unit: "U",
                                       reason: "insulin out of range", line: number, field: "Insulin Value (u)") else { continue }
-                if subtype == "Fast-Acting" {
+                if fast {
                     b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid))
                 } else {
                     b.log.basalInjections.append(BasalInjection(time: time, dose: InsulinUnits(u)))
                 }
-            case "Carbs":
-                let text = cell(c.carbs)
-                guard let g = b.value(CSVLine.number(text), text: String(text), in: ImportLimits.carbGrams, unit: "g",
+            } else if row.equals(c.eventType, "Carbs") {
+                guard let g = b.value(row.number(c.carbs), text: row.text(c.carbs), in: ImportLimits.carbGrams, unit: "g",
                                       reason: "carbohydrate out of range", line: number, field: "Carb Value (grams)") else { continue }
                 b.log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(grams: g)))
-            case "":
+            } else if row.isEmpty(c.eventType) {
                 b.skip("no event type", line: number, field: "Event Type", "empty event type; expected EGV, Insulin, Carbs, ...")
-            default:
-                b.countOther(String(type.prefix(40)))
+            } else {
+                b.countOther(String(row.text(c.eventType).prefix(40)))
             }
         }
         guard cols != nil else { throw b.error(1, nil, "the file is empty; expected a Dexcom Clarity CSV header") }

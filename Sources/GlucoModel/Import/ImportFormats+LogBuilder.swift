@@ -144,15 +144,15 @@ struct LogBuilder {
     /// Sorts and de-duplicates every list, sets the patient, and totals the summary.
     /// - Parameter scrub: text that must not appear in a derived patient id (names read from a preamble).
     mutating func finish(scrub: [String] = []) -> ImportResult {
-        log.glucose = ordered(log.glucose, \.time) {
+        log.glucose = ordered(log.glucose, { $0.time }) {
             $0.source == $1.source && $0.censoring == $1.censoring && abs($0.value.mgdL - $1.value.mgdL) < 1e-6
         }
-        log.boluses = ordered(log.boluses, \.time) { $0.type == $1.type && abs($0.dose.units - $1.dose.units) < 1e-9 }
-        log.basalInjections = ordered(log.basalInjections, \.time) { abs($0.dose.units - $1.dose.units) < 1e-9 }
-        log.carbs = ordered(log.carbs, \.time) { abs($0.amount.grams - $1.amount.grams) < 1e-9 }
-        log.basalRates = ordered(log.basalRates, \.start, window: 0) { $0 == $1 }
-        log.temporaryBasals = ordered(log.temporaryBasals, \.start, window: 0) { $0 == $1 }
-        log.exercise = ordered(log.exercise, \.time, window: 0) { $0 == $1 }
+        log.boluses = ordered(log.boluses, { $0.time }) { $0.type == $1.type && abs($0.dose.units - $1.dose.units) < 1e-9 }
+        log.basalInjections = ordered(log.basalInjections, { $0.time }) { abs($0.dose.units - $1.dose.units) < 1e-9 }
+        log.carbs = ordered(log.carbs, { $0.time }) { abs($0.amount.grams - $1.amount.grams) < 1e-9 }
+        log.basalRates = ordered(log.basalRates, { $0.start }, window: 0) { $0 == $1 }
+        log.temporaryBasals = ordered(log.temporaryBasals, { $0.start }, window: 0) { $0 == $1 }
+        log.exercise = ordered(log.exercise, { $0.time }, window: 0) { $0 == $1 }
         log.patient = patientID(scrub: scrub)
         let names = scrub.filter { $0.count >= 2 }
         if !names.isEmpty {
@@ -172,13 +172,13 @@ struct LogBuilder {
     /// Sorts by time (stable), counting records that were out of order (a file wholly newest-first
     /// is reversed instead, counted once), then drops records equal to an earlier one within
     /// `window` seconds, counting them as duplicates.
-    private mutating func ordered<T>(_ items: [T], _ time: KeyPath<T, Date>, window: TimeInterval = ImportLimits.duplicateWindow,
+    private mutating func ordered<T>(_ items: [T], _ time: (T) -> Date, window: TimeInterval = ImportLimits.duplicateWindow,
                                      same: (T, T) -> Bool) -> [T] {
         guard !items.isEmpty else { return items }
         var items = items
         func outOfOrder(_ list: [T]) -> Int {
             var maxSoFar = Date.distantPast, n = 0
-            for x in list { if x[keyPath: time] < maxSoFar { n += 1 } else { maxSoFar = x[keyPath: time] } }
+            for x in list { if time(x) < maxSoFar { n += 1 } else { maxSoFar = time(x) } }
             return n
         }
         var late = outOfOrder(items)
@@ -192,18 +192,18 @@ struct LogBuilder {
             }
         }
         if late > 0 {
-            for _ in 0..<late { summary.adjust("row out of time order (sorted)") }
+            summary.adjusted["row out of time order (sorted)", default: 0] += late
             items = items.enumerated().sorted {
-                ($0.element[keyPath: time], $0.offset) < ($1.element[keyPath: time], $1.offset)
+                (time($0.element), $0.offset) < (time($1.element), $1.offset)
             }.map(\.element)
         }
         var kept: [T] = []
         kept.reserveCapacity(items.count)
         for x in items {
-            let t = x[keyPath: time]
+            let t = time(x)
             var duplicate = false
             var j = kept.count - 1
-            while j >= 0, t.timeIntervalSince(kept[j][keyPath: time]) <= window {
+            while j >= 0, t.timeIntervalSince(time(kept[j])) <= window {
                 if same(kept[j], x) { duplicate = true; break }
                 j -= 1
             }

@@ -65,7 +65,7 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvert
 ///   the change are in chronological file order (Dexcom Clarity, OhioT1DM); a file shuffled
 ///   inside the repeated hour cannot be resolved by any rule and its rows get the earlier instant.
 ///
-/// - Complexity: O(1) per call; zone offsets are looked up once per 15-minute wall-clock bucket.
+/// - Complexity: O(1) per call; zone offsets are looked up once per wall-clock day without a change.
 public struct LocalTimeResolver {
     public static let gapReason = "local time in a daylight-saving gap (shifted forward by the gap)"
     public static let repeatFirstReason = "local time in a repeated daylight-saving hour (first pass: earlier instant)"
@@ -114,12 +114,12 @@ public struct LocalTimeResolver {
         let wall = local.wallSeconds
         defer { previousWall = wall }
         let kind: Kind
-        let bucket = Int((wall / 900).rounded(.down))
+        let bucket = Int((wall / 86_400).rounded(.down))
         if bucket == cacheBucket { kind = cacheKind } else {
             kind = classify(wall)
-            // Only cache when the whole 15-minute bucket is classified alike.
-            let b0 = Double(bucket) * 900
-            if sameKind(classify(b0), kind), sameKind(classify(b0 + 899), kind) {
+            // Cache a wall-clock day only when it has one offset from start to end (no change in it).
+            let b0 = Double(bucket) * 86_400
+            if case .unique = kind, sameKind(classify(b0), kind), sameKind(classify(b0 + 86_399), kind) {
                 cacheBucket = bucket; cacheKind = kind
             } else {
                 cacheBucket = .min

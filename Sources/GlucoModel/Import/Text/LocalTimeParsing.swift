@@ -44,7 +44,12 @@ public struct AmbiguousDate: Hashable, Sendable {
 public enum TimestampParser {
     /// ISO 8601 `YYYY-MM-DD[T| ]hh:mm[:ss[.fff]][Z|±hh[:mm]|±hhmm]`; a date alone is midnight.
     public static func iso8601<S: StringProtocol>(_ text: S) -> WrittenTimestamp? {
-        var c = Cursor(Array(text.utf8))
+        iso8601(bytes: ArraySlice(Array(text.utf8)))
+    }
+
+    /// `iso8601(_:)` over UTF-8 bytes, without making a `String`.
+    public static func iso8601(bytes: ArraySlice<UInt8>) -> WrittenTimestamp? {
+        var c = Cursor(bytes)
         c.skipSpaces()
         guard let y = c.digits(exactly: 4), c.eat("-"), let mo = c.digits(exactly: 2), c.eat("-"),
               let d = c.digits(exactly: 2) else { return nil }
@@ -87,7 +92,12 @@ public enum TimestampParser {
     /// `NN-NN-YYYY hh:mm[:ss][ AM|PM]` with `-`, `/` or `.` between date fields (LibreView and
     /// other locale-dependent exports). The day/month order is left to the caller.
     public static func numericDate<S: StringProtocol>(_ text: S) -> AmbiguousDate? {
-        var c = Cursor(Array(text.utf8))
+        numericDate(bytes: ArraySlice(Array(text.utf8)))
+    }
+
+    /// `numericDate(_:)` over UTF-8 bytes.
+    public static func numericDate(bytes: ArraySlice<UInt8>) -> AmbiguousDate? {
+        var c = Cursor(bytes)
         c.skipSpaces()
         guard let a = c.digits(min: 1, max: 2), let sep = c.peek,
               sep == UInt8(ascii: "-") || sep == UInt8(ascii: "/") || sep == UInt8(ascii: ".") else { return nil }
@@ -131,11 +141,11 @@ public enum TimestampParser {
     }
 
     struct Cursor {
-        let bytes: [UInt8]
-        var index = 0
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
-        var atEnd: Bool { index >= bytes.count }
-        var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+        let bytes: ArraySlice<UInt8>
+        var index: Int
+        init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes; index = bytes.startIndex }
+        var atEnd: Bool { index >= bytes.endIndex }
+        var peek: UInt8? { index < bytes.endIndex ? bytes[index] : nil }
         mutating func eat(_ ch: Unicode.Scalar) -> Bool { eat(UInt8(ascii: ch)) }
         mutating func eat(_ b: UInt8) -> Bool {
             guard peek == b else { return false }
