@@ -1,0 +1,139 @@
+import Foundation
+
+/// Reads a Dexcom Clarity CSV export (mg/dL or mmol/L account).
+///
+/// Columns are found by name in the header (`Timestamp (YYYY-MM-DDThh:mm:ss)`, `Event Type`,
+/// `Event Subtype`, `Glucose Value (mg/dL)` or `Glucose Value (mmol/L)`, `Insulin Value (u)`,
+/// `Carb Value (grams)`); the glucose unit is the one that column names. Rows:
+/// - no timestamp (`FirstName`, `LastName`, `DateOfBirth`, `Device`, `Alert` ...): patient/device
+///   preamble, counted as skipped. The `Patient Info` column holds names: it is never read into
+///   any output (its values are only used to keep them out of a patient id derived from the file name).
+/// - `EGV` -> CGM reading; `Low`/`High` -> censored reading at 40/400 mg/dL (counted as adjusted).
+/// - `Calibration` -> finger stick. `Insulin` with subtype `Fast-Acting` -> `Bolus` (rapid),
+///   `Long-Acting` -> `BasalInjection`. `Carbs` -> `CarbIntake`. Other event types -> `otherRecords`.
+/// Timestamps are local without offset, read in `ImportOptions.timeZone` (see `LocalTimeResolver`).
+public struct DexcomClarityImporter: PatientDataImporter {
+    public static let formatName = "dexcom-csv"
+
+    public init() {}
+
+    public static func recognizes(head: String) -> Bool {
+        guard let first = head.split(whereSeparator: \.isNewline).first else { return false }
+        return first.contains("Timestamp (YYYY-MM-DDThh:mm:ss)") && first.contains("Event Type")
+            && first.contains("Glucose Value (")
+    }
+
+    struct Columns {
+        var timestamp = -1, eventType = -1, subtype = -1, patientInfo = -1
+        var glucose = -1, insulin = -1, carbs = -1
+        var unit = GlucoseUnit.mgdL
+        var count = 0
+    }
+
+    static let timestampField = "Timestamp (YYYY-MM-DDThh:mm:ss)"
+
+    static func columns(_ header: [Substring], builder: LogBuilder, line: Int) throws -> Columns {
+        var c = Columns()
+        c.count = header.count
+        for (i, name) in header.enumerated() {
+            switch name {
+            case _ where name.hasPrefix("Timestamp"): c.timestamp = i
+            case "Event Type": c.eventType = i
+            case "Event Subtype": c.subtype = i
+            case "Patient Info": c.patientInfo = i
+            case "Glucose Value (mg/dL)": c.glucose = i; c.unit = .mgdL
+            case "Glucose Value (mmol/L)": c.glucose = i; c.unit = .mmolL
+            case _ where name.hasPrefix("Insulin Value"): c.insulin = i
+            case _ where name.hasPrefix("Carb Value"): c.carbs = i
+            default: break
+            }
+        }
+        let missing = [("Timestamp (YYYY-MM-DDThh:mm:ss)", c.timestamp), ("Event Type", c.eventType),
+                       ("Glucose Value (mg/dL) or Glucose Value (mmol/L)", c.glucose)].filter { $0.1 < 0 }.map(\.0)
+        if !missing.isEmpty {
+            throw builder.error(line, nil, "not a Dexcom Clarity header: missing column(s) \(missing.joined(separator: ", "))")
+        }
+        return c
+    }
+
+    public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
+        let reader = LineReader(url: url)
+        try reader.checkReadable()
+        var b = LogBuilder(url: url, options: options)
+        var cols: Columns?
+        var scrub: [String] = []
+        let glucoseField = { (c: Columns) in c.unit == .mgdL ? "Glucose Value (mg/dL)" : "Glucose Value (mmol/L)" }
+        for (number, text) in reader {
+            if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
+            let row = CSVByteLine(text)
+            guard let c = cols else {
+                cols = try Self.columns(CSVLine.split(text).fields, builder: b, line: number)
+                continue
+            }
+            b.summary.rowsRead += 1
+            if row.unterminatedQuote {
+                b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
+                continue
+            }
+            if row.isEmpty(c.timestamp) {
+                let type = row.text(c.eventType)
+                if c.patientInfo >= 0, type == "FirstName" || type == "LastName" {
+                    scrub.append(row.text(c.patientInfo))
+                }
+                if type.isEmpty {
+                    b.skip("no timestamp", line: number, field: Self.timestampField,
+                           "row has neither a timestamp nor an event type; expected YYYY-MM-DDThh:mm:ss")
+                } else {
+                    b.skipQuietly("patient/device/alert info row (no timestamp)")
+                }
+                continue
+            }
+            guard let written = TimestampParser.iso8601(bytes: row[c.timestamp]) else {
+                b.skip("bad timestamp", line: number, field: Self.timestampField,
+                       "'\(row.text(c.timestamp).prefix(40))' is not a time; expected YYYY-MM-DDThh:mm:ss")
+                continue
+            }
+            let time = written.instant ?? b.instant(written.local)
+            guard b.acceptTime(time, line: number, field: Self.timestampField) else { continue }
+            if row.equals(c.eventType, "EGV") || row.equals(c.eventType, "Calibration") {
+                let source: GlucoseSource = row.equals(c.eventType, "EGV") ? .cgm : .fingerStick
+                if let g = row.number(c.glucose) {
+                    if let v = b.glucose(g, text: "", unit: c.unit, line: number, field: glucoseField(c)) {
+                        b.log.glucose.append(GlucoseReading(time: time, value: v, source: source))
+                    }
+                } else if let cens = LogBuilder.censoring(row.text(c.glucose)) {
+                    b.addCensored(cens, time: time, source: source)
+                } else if row.isEmpty(c.glucose) {
+                    b.skip("empty glucose value", line: number, field: glucoseField(c),
+                           "\(row.text(c.eventType)) row has no glucose value; expected \(c.unit.rawValue), Low or High")
+                } else {
+                    _ = b.glucose(nil, text: row.text(c.glucose), unit: c.unit, line: number, field: glucoseField(c))
+                }
+            } else if row.equals(c.eventType, "Insulin") {
+                let fast = row.equals(c.subtype, "Fast-Acting")
+                guard fast || row.equals(c.subtype, "Long-Acting") else {
+                    b.skip("unknown insulin subtype", line: number, field: "Event Subtype",
+                           "'\(row.text(c.subtype).prefix(40))' is not an insulin subtype; expected Fast-Acting or Long-Acting")
+                    continue
+                }
+                guard let u = b.value(row.number(c.insulin), text: row.text(c.insulin), in: ImportLimits.doseUnits, unit: "U",
+                                      reason: "insulin out of range", line: number, field: "Insulin Value (u)") else { continue }
+                if fast {
+                    b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid))
+                } else {
+                    b.log.basalInjections.append(BasalInjection(time: time, dose: InsulinUnits(u)))
+                }
+            } else if row.equals(c.eventType, "Carbs") {
+                guard let g = b.value(row.number(c.carbs), text: row.text(c.carbs), in: ImportLimits.carbGrams, unit: "g",
+                                      reason: "carbohydrate out of range", line: number, field: "Carb Value (grams)") else { continue }
+                b.log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(grams: g)))
+            } else if row.isEmpty(c.eventType) {
+                b.skip("no event type", line: number, field: "Event Type", "empty event type; expected EGV, Insulin, Carbs, ...")
+            } else {
+                b.countOther(String(row.text(c.eventType).prefix(40)))
+            }
+        }
+        guard cols != nil else { throw b.error(1, nil, "the file is empty; expected a Dexcom Clarity CSV header") }
+        return b.finish(scrub: scrub)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// Reads a LibreView CSV export (FreeStyle Libre; mg/dL or mmol/L account).
+///
+/// Line 1 is a title line (`Glucose Data,Generated on,...`, which may name the patient: it is
+/// never read), line 2 the header. Columns are found by name. Record types:
+/// - 0 historic (15-min) and 1 scan glucose -> CGM readings. **Both are kept**: they are
+///   different measurements (a scan is the current value when the patient scanned; historic is
+///   the stored 15-min series), so they overlap in time but are not duplicates. A scan and a
+///   historic row with the same value within 30 s are merged as a duplicate (counted).
+/// - 2 strip glucose -> finger stick. 3 ketone, 6 notes/events and other types -> `otherRecords`.
+/// - 4 insulin: `Rapid-Acting Insulin (units)` (or the sum of `Meal`/`Correction`/`User Change
+///   Insulin`) -> `Bolus`; `Long-Acting Insulin (units)` -> `BasalInjection`.
+/// - 5 food: `Carbohydrates (grams)`, or `Carbohydrates (servings)` read as 10 g rations (adjusted).
+///
+/// Dates are `MM-DD-YYYY hh:mm AM` (US locale) or `DD-MM-YYYY HH:mm`. The order is taken from
+/// `ImportOptions.dateOrder`, else from the data in a first pass: an AM/PM suffix or a second field
+/// above 12 means month-first, a first field above 12 means day-first. A file where no date decides
+/// is an error asking for the option; a row invalid in the chosen order is skipped with a warning.
+/// Rows are not in time order in these exports: they are sorted (counted).
+public struct LibreViewImporter: PatientDataImporter {
+    public static let formatName = "libreview-csv"
+
+    public init() {}
+
+    public static func recognizes(head: String) -> Bool {
+        head.contains("Device Timestamp") && head.contains("Record Type")
+    }
+
+    struct Columns {
+        var timestamp = -1, recordType = -1, historic = -1, scan = -1, strip = -1
+        var rapid = -1, meal = -1, correction = -1, userChange = -1, long = -1
+        var carbGrams = -1, carbServings = -1
+        var unit = GlucoseUnit.mgdL
+        var names: [String] = []
+    }
+
+    static func columns(_ header: [Substring]) -> Columns {
+        var c = Columns()
+        c.names = header.map(String.init)
+        for (i, name) in header.enumerated() {
+            if name.hasPrefix("Historic Glucose") || name.hasPrefix("Scan Glucose") || name.hasPrefix("Strip Glucose") {
+                c.unit = name.contains("mmol") ? .mmolL : .mgdL
+            }
+            switch name {
+            case "Device Timestamp": c.timestamp = i
+            case "Record Type": c.recordType = i
+            case _ where name.hasPrefix("Historic Glucose"): c.historic = i
+            case _ where name.hasPrefix("Scan Glucose"): c.scan = i
+            case _ where name.hasPrefix("Strip Glucose"): c.strip = i
+            case "Rapid-Acting Insulin (units)": c.rapid = i
+            case "Meal Insulin (units)": c.meal = i
+            case "Correction Insulin (units)": c.correction = i
+            case "User Change Insulin (units)": c.userChange = i
+            case "Long-Acting Insulin (units)": c.long = i
+            case "Carbohydrates (grams)": c.carbGrams = i
+            case "Carbohydrates (servings)": c.carbServings = i
+            default: break
+            }
+        }
+        return c
+    }
+
+    /// Finds the header (line 1 or 2) and its columns.
+    func header(_ reader: LineReader, _ b: LogBuilder) throws -> (line: Int, columns: Columns) {
+        for (number, text) in reader {
+            if number > 3 { break }
+            let fields = CSVLine.split(text).fields
+            if fields.contains("Device Timestamp") {
+                let c = Self.columns(fields)
+                let missing = [("Device Timestamp", c.timestamp), ("Record Type", c.recordType)].filter { $0.1 < 0 }.map(\.0)
+                if !missing.isEmpty { throw b.error(number, nil, "LibreView header lacks \(missing.joined(separator: ", "))") }
+                return (number, c)
+            }
+        }
+        throw b.error(2, nil, "no LibreView header; expected line 2 to start 'Device,Serial Number,Device Timestamp,Record Type,...'")
+    }
+
+    /// First pass: the date order the data proves, or an error asking for the option.
+    func detectOrder(_ reader: LineReader, headerLine: Int, column: Int, _ b: LogBuilder) throws -> DateOrder {
+        for (number, text) in reader where number > headerLine {
+            let fields = CSVLine.split(text).fields
+            guard column < fields.count, let d = TimestampParser.numericDate(fields[column]) else { continue }
+            if let order = d.impliedOrder { return order }
+        }
+        throw b.error(nil, "Device Timestamp",
+                      "every date reads both as day-month and month-day; set the date order option (dmy or mdy)")
+    }
+
+    public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
+        let reader = LineReader(url: url)
+        try reader.checkReadable()
+        var b = LogBuilder(url: url, options: options)
+        let (headerLine, c) = try header(reader, b)
+        let order = try options.dateOrder ?? detectOrder(reader, headerLine: headerLine, column: c.timestamp, b)
+        let glucoseName = { (i: Int) in i >= 0 && i < c.names.count ? c.names[i] : "glucose" }
+        for (number, text) in reader where number > headerLine {
+            if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
+            b.summary.rowsRead += 1
+            let (fields, openQuote) = CSVLine.split(text)
+            if openQuote {
+                b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
+                continue
+            }
+            func cell(_ i: Int) -> Substring { i >= 0 && i < fields.count ? fields[i] : "" }
+            let stamp = cell(c.timestamp)
+            guard let written = TimestampParser.numericDate(stamp), let local = written.local(order) else {
+                let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm AM" : "DD-MM-YYYY HH:mm"
+                b.skip("bad timestamp", line: number, field: "Device Timestamp", "'\(stamp.prefix(40))' is not a date; expected \(shape)")
+                continue
+            }
+            let time = b.instant(local)
+            guard b.acceptTime(time, line: number, field: "Device Timestamp") else { continue }
+            let type = cell(c.recordType)
+            switch type {
+            case "0", "1", "2":
+                let column = type == "0" ? c.historic : type == "1" ? c.scan : c.strip
+                let source: GlucoseSource = type == "2" ? .fingerStick : .cgm
+                let text = cell(column)
+                if let cens = LogBuilder.censoring(text) {
+                    b.addCensored(cens, time: time, source: source)
+                } else if text.isEmpty {
+                    b.skip("empty glucose value", line: number, field: glucoseName(column),
+                           "record type \(type) has no glucose value; expected \(c.unit.rawValue)")
+                } else if let g = b.glucose(CSVLine.number(text), text: String(text), unit: c.unit,
+                                            line: number, field: glucoseName(column)) {
+                    b.log.glucose.append(GlucoseReading(time: time, value: g, source: source))
+                }
+            case "4", "5":
+                readDoses(fields, c, time: time, line: number, &b)
+            case "3": b.countOther("LibreView ketone")
+            case "6": b.countOther("LibreView notes/events")
+            default:
+                b.skip("unknown record type", line: number, field: "Record Type",
+                       "'\(type.prefix(20))' is not a record type; expected 0-7")
+            }
+        }
+        return b.finish()
+    }
+
+    /// Insulin and food cells of a type 4/5 row; a row with none of them is skipped with a warning.
+    func readDoses(_ fields: [Substring], _ c: Columns, time: Date, line: Int, _ b: inout LogBuilder) {
+        func cell(_ i: Int) -> Substring { i >= 0 && i < fields.count ? fields[i] : "" }
+        var any = false
+        func amount(_ i: Int, _ range: ClosedRange<Double>, _ unit: String, _ b: inout LogBuilder) -> Double? {
+            let text = cell(i)
+            guard !text.isEmpty else { return nil }
+            any = true
+            return b.value(CSVLine.number(text), text: String(text), in: range, unit: unit,
+                           reason: "value out of range", line: line, field: c.names[i])
+        }
+        if let u = amount(c.rapid, ImportLimits.doseUnits, "U", &b) {
+            b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid))
+        } else if cell(c.rapid).isEmpty {
+            let parts = [c.meal, c.correction, c.userChange].compactMap { amount($0, -100...100, "U", &b) }
+            let total = parts.reduce(0, +)
+            if !parts.isEmpty, ImportLimits.doseUnits.contains(total) {
+                b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(total), kind: .rapid))
+            }
+        }
+        if let u = amount(c.long, ImportLimits.doseUnits, "U", &b) {
+            b.log.basalInjections.append(BasalInjection(time: time, dose: InsulinUnits(u)))
+        }
+        if let g = amount(c.carbGrams, ImportLimits.carbGrams, "g", &b) {
+            b.log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(grams: g)))
+        } else if cell(c.carbGrams).isEmpty, let r = amount(c.carbServings, 0.001...100, "servings", &b) {
+            b.summary.adjust("carbohydrate servings read as 10 g rations")
+            b.log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(rations: r)))
+        }
+        if !any {
+            b.skip("no value", line: line, field: nil, "insulin/food row has no amount; expected units or grams")
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+/// Streams the records of a large JSON export one at a time, in bounded memory.
+///
+/// Accepted shapes: a top-level array (`[{...}, {...}]`), or a top-level object whose members
+/// are arrays (`{"entries": [...], "treatments": [...]}`) or single values. Each array element
+/// is cut out of the byte stream by a small tokenizer (strings, escapes and nesting depth) and
+/// parsed on its own with `JSONParser`, so memory holds one chunk plus one element.
+/// - Complexity: O(n) in the file size; memory O(chunk + largest element).
+public struct JSONElementStream {
+    /// One element: the member name of its array (nil for a top-level array), the 1-based
+    /// line where it starts, whether it came from an array, and the parsed value or why not.
+    public struct Element {
+        public var container: String?
+        public var line: Int
+        public var inArray: Bool
+        public var value: Result<JSONValue, JSONParser.Failure>
+    }
+
+    public static let maxElementBytes = 4 << 20
+
+    public let url: URL
+    public let chunkSize: Int
+
+    public init(url: URL, chunkSize: Int = 1 << 20) { self.url = url; self.chunkSize = chunkSize }
+
+    /// Calls `body` for every element in file order.
+    /// - Throws: `ImportError` when the file is unreadable, not an array or object of arrays,
+    ///   truncated, or holds an element larger than `maxElementBytes`.
+    public func forEach(_ body: (Element) throws -> Void) throws {
+        guard let handle = try? FileHandle(forReadingFrom: url) else {
+            throw ImportError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
+        }
+        defer { try? handle.close() }
+        var src = ByteSource(handle: handle, chunkSize: chunkSize)
+        src.skipBOM()
+        src.skipSpace()
+        guard let first = src.next() else { throw fail(src, "the file is empty; expected a JSON array or object") }
+        switch first {
+        case UInt8(ascii: "["):
+            try array(&src, container: nil, body)
+        case UInt8(ascii: "{"):
+            src.skipSpace()
+            if src.peek() == UInt8(ascii: "}") { _ = src.next(); break }
+            while true {
+                src.skipSpace()
+                guard src.next() == UInt8(ascii: "\"") else { throw fail(src, "expected a quoted member name in the top-level object") }
+                var keyBytes: [UInt8] = [UInt8(ascii: "\"")]
+                guard try scanString(&src, into: &keyBytes, store: true), keyBytes.count < 1_000,
+                      case let .string(key)? = try? JSONParser.parse(keyBytes) else {
+                    throw fail(src, "unterminated or malformed member name in the top-level object")
+                }
+                src.skipSpace()
+                guard src.next() == UInt8(ascii: ":") else { throw fail(src, "expected ':' after \"\(key.prefix(40))\"") }
+                src.skipSpace()
+                if src.peek() == UInt8(ascii: "[") {
+                    _ = src.next()
+                    try array(&src, container: key, body)
+                } else {
+                    let line = src.line
+                    let bytes = try element(&src)
+                    try body(Element(container: key, line: line, inArray: false, value: Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) }))
+                }
+                src.skipSpace()
+                switch src.next() {
+                case UInt8(ascii: ",")?: continue
+                case UInt8(ascii: "}")?: break
+                case nil: throw fail(src, "the file ends inside the top-level object (truncated?); expected '}'")
+                default: throw fail(src, "expected ',' or '}' in the top-level object")
+                }
+                break
+            }
+        default:
+            throw fail(src, "expected a JSON array '[' or object '{' at the start")
+        }
+        src.skipSpace()
+        if src.peek() != nil { throw fail(src, "unexpected text after the end of the JSON value") }
+    }
+
+    private func array(_ src: inout ByteSource, container: String?,
+                       _ body: (Element) throws -> Void) throws {
+        src.skipSpace()
+        if src.peek() == UInt8(ascii: "]") { _ = src.next(); return }
+        while true {
+            src.skipSpace()
+            let line = src.line
+            let bytes = try element(&src)
+            try body(Element(container: container, line: line, inArray: true,
+                             value: Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) }))
+            src.skipSpace()
+            switch src.next() {
+            case UInt8(ascii: ",")?: continue
+            case UInt8(ascii: "]")?: return
+            case nil: throw fail(src, "the file ends inside an array (truncated?); expected ']'")
+            default: throw fail(src, "expected ',' or ']' between array elements")
+            }
+        }
+    }
+
+    /// Cuts one value out of the stream: a balanced `{...}`/`[...]`, a string, or a bare scalar.
+    /// Brackets are only counted here; `JSONParser` checks that they match.
+    private func element(_ src: inout ByteSource) throws -> [UInt8] {
+        let truncated = "the file ends inside a record (truncated?)"
+        guard let first = src.peek() else { throw fail(src, truncated) }
+        var out: [UInt8] = []
+        switch first {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while let b = src.next() {
+                out.append(b)
+                guard out.count <= JSONElementStream.maxElementBytes else {
+                    throw fail(src, "a record is larger than \(JSONElementStream.maxElementBytes >> 20) MiB; expected device records of a few hundred bytes")
+                }
+                switch b {
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return out }
+                case UInt8(ascii: "\""):
+                    guard try scanString(&src, into: &out, store: true) else { throw fail(src, truncated) }
+                default: break
+                }
+            }
+            throw fail(src, truncated)
+        case UInt8(ascii: "\""):
+            out.append(src.next() ?? 0)
+            guard try scanString(&src, into: &out, store: true) else { throw fail(src, truncated) }
+            return out
+        default:
+            while let b = src.peek(), b != UInt8(ascii: ","), b != UInt8(ascii: "]"), b != UInt8(ascii: "}"), b > 0x20 {
+                out.append(b)
+                _ = src.next()
+                if out.count > 1_000 { throw fail(src, "a bare value longer than 1000 bytes; expected a JSON value") }
+            }
+            if out.isEmpty { throw fail(src, "expected a value, found '\(Character(Unicode.Scalar(first)))'") }
+            return out
+        }
+    }
+
+    /// Copies a string's bytes after its opening quote up to and including the closing one.
+    /// - Returns: false at end of file.
+    private func scanString(_ src: inout ByteSource, into out: inout [UInt8], store: Bool) throws -> Bool {
+        while let b = src.next() {
+            if store { out.append(b) }
+            if out.count > JSONElementStream.maxElementBytes { return false }
+            if b == UInt8(ascii: "\\") {
+                guard let e = src.next() else { return false }
+                if store { out.append(e) }
+            } else if b == UInt8(ascii: "\"") {
+                return true
+            }
+        }
+        return false
+    }
+}
+
+extension JSONElementStream {
+    func fail(_ src: ByteSource, _ message: String) -> ImportError {
+        ImportError(SourceLocation(file: url.lastPathComponent, line: src.line), message)
+    }
+}
+
+/// Bytes of a file read in chunks, with the current line number.
+struct ByteSource {
+    let handle: FileHandle
+    let chunkSize: Int
+    var buffer: [UInt8] = []
+    var index = 0
+    var eof = false
+    var line = 1
+
+    init(handle: FileHandle, chunkSize: Int) { self.handle = handle; self.chunkSize = chunkSize }
+
+    @inline(__always) mutating func peek() -> UInt8? {
+        if index == buffer.count { refill() }
+        return index < buffer.count ? buffer[index] : nil
+    }
+
+    @inline(__always) mutating func next() -> UInt8? {
+        guard let b = peek() else { return nil }
+        index += 1
+        if b == 0x0A { line += 1 }
+        return b
+    }
+
+    mutating func skipSpace() {
+        while let b = peek(), b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { _ = next() }
+    }
+
+    mutating func skipBOM() {
+        if peek() == 0xEF, buffer.count >= index + 3, buffer[index + 1] == 0xBB, buffer[index + 2] == 0xBF { index += 3 }
+    }
+
+    mutating func refill() {
+        guard !eof else { return }
+        if let data = try? handle.read(upToCount: chunkSize), !data.isEmpty {
+            buffer = [UInt8](data)
+            index = 0
+        } else {
+            eof = true
+            buffer = []
+            index = 0
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// A wall-clock date and time with no zone, as exports write it (`2026-03-29 02:30`).
+///
+/// Fields are checked on construction (month 1-12, day valid for the month, hour 0-23,
+/// minute and second 0-59), so a value of this type always names a real calendar moment.
+public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let year: Int, month: Int, day: Int
+    public let hour: Int, minute: Int, second: Int
+    /// Fraction of a second, 0 ..< 1.
+    public let fraction: Double
+
+    public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, fraction: Double = 0) {
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
+              day <= LocalDateTime.daysInMonth(year: year, month: month),
+              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+              fraction >= 0, fraction < 1 else { return nil }
+        self.year = year; self.month = month; self.day = day
+        self.hour = hour; self.minute = minute; self.second = min(second, 59); self.fraction = fraction
+    }
+
+    public static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Seconds since 1970-01-01 00:00 *as if this wall-clock time were UTC*.
+    ///
+    /// Days from the civil date by H. Hinnant's `days_from_civil` algorithm
+    /// (http://howardhinnant.github.io/date_algorithms.html), exact for the proleptic Gregorian calendar.
+    public var wallSeconds: Double {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction
+    }
+
+    public static func < (a: LocalDateTime, b: LocalDateTime) -> Bool { a.wallSeconds < b.wallSeconds }
+
+    public var description: String {
+        func p(_ v: Int, _ w: Int = 2) -> String { String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
+        return "\(p(year, 4))-\(p(month))-\(p(day)) \(p(hour)):\(p(minute)):\(p(second))"
+    }
+}
+
+/// Turns local wall-clock times into instants in one time zone, resolving daylight-saving
+/// changes the same way for every importer.
+///
+/// - **Gap** (spring forward: the local time does not exist, e.g. 02:30 on 2026-03-29 in
+///   Europe/Madrid): the time is shifted forward by the length of the gap (02:30 -> 03:30 CEST),
+///   i.e. read with the offset in force *before* the change. Counted as `gapReason`.
+/// - **Repeat** (fall back: the local time happens twice, e.g. 02:30 on 2026-10-25 in Madrid):
+///   the first occurrence is the earlier instant (CEST). Rows are read in file order; a local
+///   time in the repeated hour is the *second* occurrence (the later instant, CET) when the
+///   previous row in file order was in the same repeated hour and either was later on the wall
+///   clock (a backwards jump: 02:55 then 02:00) or was itself already a second occurrence.
+///   Counted as `repeatFirstReason` / `repeatSecondReason`. The rule assumes the rows around
+///   the change are in chronological file order (Dexcom Clarity, OhioT1DM); a file shuffled
+///   inside the repeated hour cannot be resolved by any rule and its rows get the earlier instant.
+///
+/// - Complexity: O(1) per call; zone offsets are looked up once per wall-clock day without a change.
+public struct LocalTimeResolver {
+    public static let gapReason = "local time in a daylight-saving gap (shifted forward by the gap)"
+    public static let repeatFirstReason = "local time in a repeated daylight-saving hour (first pass: earlier instant)"
+    public static let repeatSecondReason = "local time in a repeated daylight-saving hour (second pass: later instant)"
+
+    /// What a wall-clock time means in the zone.
+    public enum Resolution: Equatable, Sendable {
+        case unique(Date)
+        /// Did not exist; `Date` is the time shifted forward by the gap.
+        case gap(Date)
+        /// Happened twice; `first` is earlier than `second`.
+        case repeated(first: Date, second: Date)
+    }
+
+    /// The outcome of resolving one row: the instant and, if it was a DST case, the reason to count.
+    public struct Resolved: Sendable {
+        public var date: Date
+        public var adjustment: String?
+    }
+
+    public let timeZone: TimeZone
+    private var cacheBucket: Int = .min
+    private var cacheKind: Kind = .unique(0)
+    private var previousWall: Double?
+    private var previousWasSecondPass = false
+    private var previousRepeatWindow: Double?
+
+    private enum Kind { case unique(Int), gap(Int), repeated(Int, Int) }
+
+    public init(timeZone: TimeZone) { self.timeZone = timeZone }
+
+    /// Resolves a wall-clock time without file-order state (repeats give both instants).
+    public func resolution(of local: LocalDateTime) -> Resolution {
+        let wall = local.wallSeconds
+        switch classify(wall) {
+        case let .unique(o): return .unique(Date(timeIntervalSince1970: wall - Double(o)))
+        case let .gap(before): return .gap(Date(timeIntervalSince1970: wall - Double(before)))
+        case let .repeated(first, second):
+            return .repeated(first: Date(timeIntervalSince1970: wall - Double(first)),
+                             second: Date(timeIntervalSince1970: wall - Double(second)))
+        }
+    }
+
+    /// Resolves the next row in file order (see the type's rule for repeated hours).
+    public mutating func resolve(_ local: LocalDateTime) -> Resolved {
+        let wall = local.wallSeconds
+        defer { previousWall = wall }
+        let kind: Kind
+        let bucket = Int((wall / 86_400).rounded(.down))
+        if bucket == cacheBucket { kind = cacheKind } else {
+            kind = classify(wall)
+            // Cache a wall-clock day only when it has one offset from start to end (no change in it).
+            let b0 = Double(bucket) * 86_400
+            if case .unique = kind, sameKind(classify(b0), kind), sameKind(classify(b0 + 86_399), kind) {
+                cacheBucket = bucket; cacheKind = kind
+            } else {
+                cacheBucket = .min
+            }
+        }
+        switch kind {
+        case let .unique(o):
+            previousWasSecondPass = false; previousRepeatWindow = nil
+            return Resolved(date: Date(timeIntervalSince1970: wall - Double(o)), adjustment: nil)
+        case let .gap(before):
+            previousWasSecondPass = false; previousRepeatWindow = nil
+            return Resolved(date: Date(timeIntervalSince1970: wall - Double(before)), adjustment: LocalTimeResolver.gapReason)
+        case let .repeated(first, second):
+            // The window is identified by the transition that ends the first pass.
+            let firstInstant = Date(timeIntervalSince1970: wall - Double(first))
+            let windowID = timeZone.nextDaylightSavingTimeTransition(after: firstInstant)?.timeIntervalSince1970
+                ?? (firstInstant.timeIntervalSince1970 / 86_400).rounded(.down)
+            var isSecond = false
+            if let prev = previousWall, previousRepeatWindow == windowID {
+                isSecond = wall < prev || previousWasSecondPass
+            }
+            previousWasSecondPass = isSecond
+            previousRepeatWindow = windowID
+            let offset = isSecond ? second : first
+            return Resolved(date: Date(timeIntervalSince1970: wall - Double(offset)),
+                            adjustment: isSecond ? LocalTimeResolver.repeatSecondReason : LocalTimeResolver.repeatFirstReason)
+        }
+    }
+
+    private func sameKind(_ a: Kind, _ b: Kind) -> Bool {
+        switch (a, b) {
+        case let (.unique(x), .unique(y)): return x == y
+        case let (.gap(x), .gap(y)): return x == y
+        case let (.repeated(x1, x2), .repeated(y1, y2)): return x1 == y1 && x2 == y2
+        default: return false
+        }
+    }
+
+    /// Offsets valid for a wall-clock time: candidates are the zone offsets a day either side
+    /// (zones change offset at most once in two days); an offset `o` is valid when the instant
+    /// `wall - o` really has offset `o`.
+    private func classify(_ wall: Double) -> Kind {
+        let before = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - 86_400))
+        let after = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall + 86_400))
+        let validBefore = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - Double(before))) == before
+        let validAfter = before == after ? validBefore
+            : timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - Double(after))) == after
+        switch (validBefore, validAfter) {
+        case (true, true) where before != after:
+            // Larger offset = earlier instant (wall - offset).
+            return .repeated(max(before, after), min(before, after))
+        case (true, _): return .unique(before)
+        case (false, true): return .unique(after)
+        case (false, false):
+            if before == after {
+                // A change and its reversal within two days (rare); fall back to the exact offset.
+                return .unique(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: wall - Double(before))))
+            }
+            return .gap(before)
+        }
+    }
+}

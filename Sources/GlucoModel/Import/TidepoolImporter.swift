@@ -1,0 +1,163 @@
+import Foundation
+
+/// Reads a Tidepool JSON export: an array of typed records, streamed one at a time.
+///
+/// Times are `time` (UTC ISO 8601); a `time` without zone is read with `timezoneOffset` (min)
+/// if present, else `ImportOptions.timeZone`.
+/// - `cbg` -> CGM, `smbg` -> finger stick; `value` in mmol/L (`GlucoseValue(mmolL:)`,
+///   1 mmol/L = 18.01559 mg/dL) unless `units` is `mg/dL`.
+/// - `bolus`: subType `normal` (`normal` U), `square`/`extended` (`extended` U over `duration` ms),
+///   `dual/square` (`normal` + `extended`, ending after `duration`).
+/// - `basal`: `deliveryType` `scheduled` -> `BasalRate` ending after `duration` ms;
+///   `temp` and `automated` -> `TemporaryBasal` (`rate` U/h); `suspend` -> `TemporaryBasal` at 0 U/h.
+/// - `food`: `nutrition.carbohydrate.net` g. `physicalActivity`: `duration` {`value`, `units`}
+///   and `reportedIntensity` low/medium/high, mapped onto the 1-10 scale as 3/5/8 (the middle of
+///   the thirds of the scale); no intensity -> 5, counted as adjusted.
+/// - any other `type` (`wizard`, `deviceEvent`, `pumpSettings`, `upload`, ...) is counted.
+public struct TidepoolImporter: PatientDataImporter {
+    public static let formatName = "tidepool-json"
+
+    public init() {}
+
+    static let knownTypes = ["cbg", "smbg", "bolus", "basal", "food", "physicalActivity", "wizard", "upload",
+                             "deviceEvent", "pumpSettings", "cgmSettings", "bloodKetone", "cpeptide"]
+
+    public static func recognizes(head: String) -> Bool {
+        guard let first = head.first(where: { !$0.isWhitespace && $0 != "\u{FEFF}" }), first == "[" else { return false }
+        let compact = head.replacingOccurrences(of: " ", with: "")
+        return knownTypes.contains { compact.contains("\"type\":\"\($0)\"") }
+    }
+
+    public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
+        var b = LogBuilder(url: url, options: options)
+        try JSONElementStream(url: url).forEach { element in
+            b.summary.rowsRead += 1
+            let r: JSONValue
+            switch element.value {
+            case let .failure(f):
+                b.skip("malformed JSON record", line: element.line, field: nil, "\(f.message) (byte \(f.offset) of the record); expected a JSON object")
+                return
+            case let .success(v): r = v
+            }
+            guard case .object = r, let type = r["type"]?.string else {
+                b.skip("record without type", line: element.line, field: "type", "found \(r.brief) without a 'type'; expected a typed Tidepool record")
+                return
+            }
+            record(r, type: type, line: element.line, &b)
+        }
+        return b.finish()
+    }
+
+    func time(_ r: JSONValue, line: Int, _ b: inout LogBuilder) -> Date? {
+        guard case let .string(s)? = r["time"], let w = TimestampParser.iso8601(s) else {
+            b.skip("no time", line: line, field: "time", "time is \(r["time"]?.brief ?? "missing"); expected ISO 8601 UTC, e.g. 2026-03-01T08:00:00.000Z")
+            return nil
+        }
+        if let instant = w.instant { return instant }
+        if let offset = r["timezoneOffset"]?.number, abs(offset) <= 18 * 60 {
+            return Date(timeIntervalSince1970: w.local.wallSeconds - offset * 60)
+        }
+        return b.instant(w.local)
+    }
+
+    func number(_ r: JSONValue, _ key: String, _ range: ClosedRange<Double>, _ unit: String, line: Int, _ b: inout LogBuilder) -> Double? {
+        let v = r[key]
+        return b.value(v?.number, text: v?.brief ?? "missing", in: range, unit: unit, reason: "value out of range", line: line, field: key)
+    }
+
+    /// `duration` in ms, as minutes.
+    func durationMinutes(_ r: JSONValue, line: Int, _ b: inout LogBuilder) -> Double? {
+        guard let ms = number(r, "duration", 0...(ImportLimits.durationMinutes.upperBound * 60_000), "ms", line: line, &b) else { return nil }
+        return ms / 60_000
+    }
+
+    func record(_ r: JSONValue, type: String, line: Int, _ b: inout LogBuilder) {
+        let handled = ["cbg", "smbg", "bolus", "basal", "food", "physicalActivity"]
+        guard handled.contains(type) else { b.countOther("Tidepool \(type.prefix(40))"); return }
+        guard let t = time(r, line: line, &b), b.acceptTime(t, line: line, field: "time") else { return }
+        switch type {
+        case "cbg", "smbg":
+            let units = (r["units"]?.string ?? "mmol/L").lowercased()
+            let unit: GlucoseUnit = units.hasPrefix("mg") ? .mgdL : .mmolL
+            let v = r["value"]
+            if let g = b.glucose(v?.number, text: v?.brief ?? "missing", unit: unit, line: line, field: "value") {
+                b.log.glucose.append(GlucoseReading(time: t, value: g, source: type == "cbg" ? .cgm : .fingerStick))
+            }
+        case "bolus": bolus(r, time: t, line: line, &b)
+        case "basal": basal(r, time: t, line: line, &b)
+        case "food":
+            let net = r["nutrition"]?["carbohydrate"]?["net"]
+            if let g = b.value(net?.number, text: net?.brief ?? "missing", in: ImportLimits.carbGrams, unit: "g",
+                               reason: "value out of range", line: line, field: "nutrition.carbohydrate.net") {
+                b.log.carbs.append(CarbIntake(time: t, amount: Carbohydrate(grams: g)))
+            }
+        default: activity(r, time: t, line: line, &b)
+        }
+    }
+
+    func bolus(_ r: JSONValue, time t: Date, line: Int, _ b: inout LogBuilder) {
+        let sub = r["subType"]?.string ?? "normal"
+        switch sub {
+        case "normal":
+            guard let u = number(r, "normal", ImportLimits.doseUnits, "U", line: line, &b) else { return }
+            b.log.boluses.append(Bolus(time: t, dose: InsulinUnits(u), type: .normal))
+        case "square", "extended", "dual/square", "dual":
+            let dual = sub.hasPrefix("dual")
+            let now = dual ? number(r, "normal", 0...100, "U", line: line, &b) : 0
+            guard let now, let ext = number(r, "extended", 0...100, "U", line: line, &b),
+                  let minutes = durationMinutes(r, line: line, &b) else { return }
+            guard ImportLimits.doseUnits.contains(now + ext) else {
+                b.skip("bolus of 0 U", line: line, field: "extended", "bolus delivered \(now + ext) U; expected a positive dose")
+                return
+            }
+            b.log.boluses.append(Bolus(time: t, end: t.addingTimeInterval(minutes * 60), dose: InsulinUnits(now + ext),
+                                       type: dual ? .normalDual : .square))
+        default:
+            b.skip("unknown bolus subType", line: line, field: "subType", "'\(sub.prefix(40))'; expected normal, square or dual/square")
+        }
+    }
+
+    func basal(_ r: JSONValue, time t: Date, line: Int, _ b: inout LogBuilder) {
+        let delivery = r["deliveryType"]?.string ?? ""
+        switch delivery {
+        case "scheduled":
+            guard let rate = number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b) else { return }
+            var end: Date? = nil
+            if r["duration"] != nil {
+                guard let m = durationMinutes(r, line: line, &b) else { return }
+                end = t.addingTimeInterval(m * 60)
+            }
+            b.log.basalRates.append(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: rate)))
+        case "temp", "automated", "suspend":
+            let rate = delivery == "suspend" ? 0 : number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b)
+            guard let rate, let m = durationMinutes(r, line: line, &b) else { return }
+            b.log.temporaryBasals.append(TemporaryBasal(start: t, end: t.addingTimeInterval(m * 60), rate: InsulinRate(unitsPerHour: rate)))
+        default:
+            b.skip("unknown basal deliveryType", line: line, field: "deliveryType",
+                   "'\(delivery.prefix(40))'; expected scheduled, temp, automated or suspend")
+        }
+    }
+
+    func activity(_ r: JSONValue, time t: Date, line: Int, _ b: inout LogBuilder) {
+        let d = r["duration"]
+        let scale: Double
+        switch (d?["units"]?.string ?? "minutes").lowercased() {
+        case "seconds": scale = 1.0 / 60
+        case "hours": scale = 60
+        default: scale = 1
+        }
+        let raw = d?["value"]?.number ?? d?.number
+        guard let minutes = b.value(raw.map { $0 * scale }, text: d?.brief ?? "missing", in: 0.01...(24 * 60), unit: "min",
+                                    reason: "value out of range", line: line, field: "duration.value") else { return }
+        let intensity: Double
+        switch r["reportedIntensity"]?.string?.lowercased() {
+        case "low"?: intensity = 3
+        case "medium"?: intensity = 5
+        case "high"?: intensity = 8
+        default:
+            b.summary.adjust("exercise intensity not reported (5 of 10 assumed)")
+            intensity = 5
+        }
+        b.log.exercise.append(ExerciseSession(time: t, intensity: intensity, durationMinutes: minutes))
+    }
+}

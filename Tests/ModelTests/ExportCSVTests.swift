@@ -1,0 +1,159 @@
+import Foundation
+import GlucoModel
+import Testing
+
+private let utc = ExportFixtures.utc
+private let mmol = ExportFixtures.mmol
+
+@Suite("Export importers: Dexcom Clarity and LibreView CSV")
+struct ExportCSVTests {
+    // Europe/Madrid 2026: clocks go 02:00 CET -> 03:00 CEST on 29 March (01:00 UTC) and
+    // 03:00 CEST -> 02:00 CET on 25 October (01:00 UTC). CET = UTC+1, CEST = UTC+2.
+    @Test func dexcomMgdLWithPreambleDSTAndCensoredValues() throws {
+        let r = try DexcomClarityImporter().importFile(at: ExportFixtures.url("dexcom_madrid_dst.csv"),
+                                                       options: ExportFixtures.options("Europe/Madrid"))
+        let g = r.log.glucose
+        let expected: [(Date, Double, GlucoseSource, Censoring?)] = [
+            (utc("2026-03-29T00:55:00Z"), 100, .cgm, nil),   // 01:55 CET
+            (utc("2026-03-29T01:30:00Z"), 102, .cgm, nil),   // 02:30 does not exist: shifted to 03:30 CEST
+            (utc("2026-03-29T01:40:00Z"), 104, .cgm, nil),   // 03:40 CEST
+            (utc("2026-10-24T23:55:00Z"), 120, .cgm, nil),   // 01:55 CEST (the duplicate row dropped)
+            (utc("2026-10-25T00:30:00Z"), 118, .cgm, nil),   // 02:30 first pass, CEST
+            (utc("2026-10-25T00:55:00Z"), 40, .cgm, .belowRange),  // 02:55 first pass, "Low"
+            (utc("2026-10-25T01:00:00Z"), 110, .cgm, nil),   // 02:00 after a backwards jump: second pass, CET
+            (utc("2026-10-25T01:05:00Z"), 112, .cgm, nil),   // 02:05 second pass, CET
+            (utc("2026-10-25T02:00:00Z"), 400, .cgm, .aboveRange), // 03:00 CET, "High"
+            (utc("2026-10-25T02:20:00Z"), 105, .fingerStick, nil),  // Calibration 03:20 CET
+        ]
+        #expect(g.count == expected.count)
+        for (reading, e) in zip(g, expected) {
+            #expect(reading.time == e.0)
+            #expect(reading.value.mgdL == e.1)
+            #expect(reading.source == e.2)
+            #expect(reading.censoring == e.3)
+        }
+        #expect(r.log.boluses == [Bolus(time: utc("2026-10-25T02:10:00Z"), dose: InsulinUnits(4.5), kind: .rapid)])
+        #expect(r.log.carbs == [CarbIntake(time: utc("2026-10-25T02:10:00Z"), amount: Carbohydrate(grams: 45))])
+        #expect(r.log.basalInjections == [BasalInjection(time: utc("2026-10-25T02:15:00Z"), dose: InsulinUnits(12))])
+        #expect(r.log.otherRecords == ["Exercise": 1])
+
+        let s = r.summary
+        #expect(s.rowsRead == 20)  // every row after the header
+        #expect(s.recordsKept == 13)  // 10 readings + bolus + carbs + injection
+        #expect(s.skipped == ["patient/device/alert info row (no timestamp)": 4, "duplicate": 1, "not a number": 1])
+        #expect(s.adjusted[LocalTimeResolver.gapReason] == 1)
+        #expect(s.adjusted[LocalTimeResolver.repeatFirstReason] == 2)
+        #expect(s.adjusted[LocalTimeResolver.repeatSecondReason] == 2)
+        #expect(s.adjusted["censored Low kept at 40 mg/dL"] == 1)
+        #expect(s.adjusted["censored High kept at 400 mg/dL"] == 1)
+        let bad = s.issues.first { $0.message.contains("'abc'") }
+        #expect(bad?.location == SourceLocation(file: "dexcom_madrid_dst.csv", line: 21, field: "Glucose Value (mg/dL)"))
+        #expect(r.log.patient.rawValue == "dexcom_madrid_dst")
+    }
+
+    @Test func dexcomPatientNamesNeverReachTheOutput() throws {
+        let url = ExportFixtures.url("dexcom_madrid_dst.csv")
+        let raw = try String(contentsOf: url, encoding: .utf8)
+        #expect(raw.contains("Jacinta") && raw.contains("Quintanilla"))  // the fixture does hold them
+        let r = try DexcomClarityImporter().importFile(at: url, options: ExportFixtures.options("Europe/Madrid"))
+        let everything = "\(r.log) \(r.summary) \(r.summary.issues)"
+        #expect(!everything.contains("Jacinta"))
+        #expect(!everything.contains("Quintanilla"))
+    }
+
+    @Test func dexcomPatientIDFromFileNameDropsPreambleNames() throws {
+        // Clarity names its files after the patient: the id must not carry the name.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dexcom-name-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let named = dir.appendingPathComponent("Clarity_Export_Quintanilla_Jacinta_2026-11-20.csv")
+        try FileManager.default.copyItem(at: ExportFixtures.url("dexcom_madrid_dst.csv"), to: named)
+        let r = try DexcomClarityImporter().importFile(at: named, options: ExportFixtures.options("Europe/Madrid"))
+        // FirstName/LastName rows name Jacinta Quintanilla: both removed, "__" runs collapsed.
+        #expect(r.log.patient.rawValue == "Clarity_Export_2026-11-20")
+        #expect(!"\(r.summary)\(r.summary.issues)".contains("Jacinta"))
+        let explicit = try PatientID("p-017")
+        var o = ExportFixtures.options("Europe/Madrid"); o.patient = explicit
+        #expect(try DexcomClarityImporter().importFile(at: named, options: o).log.patient == explicit)
+    }
+
+    @Test func dexcomMmolAccount() throws {
+        let r = try DexcomClarityImporter().importFile(at: ExportFixtures.url("dexcom_mmol.csv"),
+                                                       options: ExportFixtures.options("Europe/Madrid"))
+        let g = r.log.glucose
+        #expect(g.count == 3)
+        // January: CET = UTC+1. 5.5 mmol/L x 18.01559 = 99.085745 mg/dL; "6,1" (decimal comma) = 109.895099.
+        #expect(g.map(\.time) == [utc("2026-01-10T07:00:00Z"), utc("2026-01-10T07:05:00Z"), utc("2026-01-10T07:10:00Z")])
+        #expect(abs(g[0].value.mgdL - 99.085745) < 1e-9)
+        #expect(g[1].value.mgdL == 40 && g[1].censoring == .belowRange)
+        #expect(abs(g[2].value.mgdL - 109.895099) < 1e-9 && g[2].source == .fingerStick)
+        #expect(r.summary.skipped == ["patient/device/alert info row (no timestamp)": 2])
+    }
+
+    @Test func libreUSOrderUnsortedRows() throws {
+        let r = try LibreViewImporter().importFile(at: ExportFixtures.url("libre_us_mgdl.csv"),
+                                                   options: ExportFixtures.options("America/New_York"))
+        // January in New York: EST = UTC-5. "12:00 AM" is midnight.
+        let g = r.log.glucose
+        #expect(g.map(\.time) == [utc("2026-01-15T05:00:00Z"), utc("2026-01-15T13:00:00Z"),
+                                  utc("2026-01-15T13:07:00Z"), utc("2026-01-15T13:15:00Z")])
+        #expect(g.map(\.value.mgdL) == [95, 105, 108, 110])  // historic and scan both kept
+        #expect(r.log.boluses == [Bolus(time: utc("2026-01-15T17:30:00Z"), dose: InsulinUnits(6), kind: .rapid)])
+        #expect(r.log.carbs == [CarbIntake(time: utc("2026-01-15T17:30:00Z"), amount: Carbohydrate(grams: 60))])
+        #expect(r.log.basalInjections == [BasalInjection(time: utc("2026-01-16T03:00:00Z"), dose: InsulinUnits(14))])
+        #expect(r.log.otherRecords == ["LibreView notes/events": 1])
+        // Glucose rows in file order 08:15, 08:00, 08:07, 00:00: three come after a later one.
+        #expect(r.summary.adjusted == ["row out of time order (sorted)": 3])
+        #expect(r.summary.skipped == ["empty glucose value": 1])
+        #expect(r.summary.issues.first?.location == SourceLocation(file: "libre_us_mgdl.csv", line: 11, field: "Historic Glucose mg/dL"))
+        #expect(r.summary.rowsRead == 9 && r.summary.recordsKept == 7)
+        #expect(!"\(r.log) \(r.summary)".contains("Jacinta"))
+    }
+
+    @Test func libreEuropeanOrderMmolAndDSTRepeat() throws {
+        let r = try LibreViewImporter().importFile(at: ExportFixtures.url("libre_eu_mmol.csv"),
+                                                   options: ExportFixtures.options("Europe/Madrid"))
+        let g = r.log.glucose
+        // 25-10-2026: day 25 > 12 proves day-first. 02:05 (second time) follows 02:50: second pass, CET.
+        #expect(g.map(\.time) == [utc("2026-10-24T23:50:00Z"), utc("2026-10-25T00:05:00Z"), utc("2026-10-25T00:50:00Z"),
+                                  utc("2026-10-25T01:05:00Z"), utc("2026-10-25T01:20:00Z"), utc("2026-10-25T02:10:00Z")])
+        let values = [mmol(6.0), mmol(6.2), mmol(6.4), mmol(6.6), mmol(5.5), mmol(7.0)]
+        for (a, e) in zip(g.map(\.value.mgdL), values) { #expect(abs(a - e) < 1e-9) }
+        #expect(g.last?.source == .fingerStick)
+        // 3 servings read as 10 g rations = 30 g, at 03:05 CET.
+        #expect(r.log.carbs == [CarbIntake(time: utc("2026-10-25T02:05:00Z"), amount: Carbohydrate(grams: 30))])
+        #expect(r.summary.adjusted[LocalTimeResolver.repeatFirstReason] == 2)
+        #expect(r.summary.adjusted[LocalTimeResolver.repeatSecondReason] == 2)
+        #expect(r.summary.adjusted["carbohydrate servings read as 10 g rations"] == 1)
+        #expect(r.log.otherRecords == ["LibreView ketone": 1])
+    }
+
+    @Test func libreAmbiguousDatesNeedTheOption() throws {
+        let url = ExportFixtures.url("libre_ambiguous.csv")
+        #expect(throws: ImportError.self) { try LibreViewImporter().importFile(at: url, options: ExportFixtures.options("UTC")) }
+        do {
+            _ = try LibreViewImporter().importFile(at: url, options: ExportFixtures.options("UTC"))
+        } catch let e as ImportError {
+            #expect(e.description.contains("date order"))
+        }
+        let dmy = try LibreViewImporter().importFile(at: url, options: ExportFixtures.options("UTC", order: .dayMonthYear))
+        #expect(dmy.log.glucose.map(\.time) == [utc("2026-04-03T10:00:00Z"), utc("2026-04-03T10:15:00Z")])
+        let mdy = try LibreViewImporter().importFile(at: url, options: ExportFixtures.options("UTC", order: .monthDayYear))
+        #expect(mdy.log.glucose.map(\.time) == [utc("2026-03-04T10:00:00Z"), utc("2026-03-04T10:15:00Z")])
+    }
+
+    @Test func localTimeResolverCases() throws {
+        let madrid = try #require(TimeZone(identifier: "Europe/Madrid"))
+        let r = LocalTimeResolver(timeZone: madrid)
+        let gap = try #require(LocalDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30))
+        #expect(r.resolution(of: gap) == .gap(utc("2026-03-29T01:30:00Z")))
+        let rep = try #require(LocalDateTime(year: 2026, month: 10, day: 25, hour: 2, minute: 30))
+        #expect(r.resolution(of: rep) == .repeated(first: utc("2026-10-25T00:30:00Z"), second: utc("2026-10-25T01:30:00Z")))
+        let plain = try #require(LocalDateTime(year: 2026, month: 7, day: 1, hour: 12))
+        #expect(r.resolution(of: plain) == .unique(utc("2026-07-01T10:00:00Z")))
+        #expect(LocalDateTime(year: 2026, month: 2, day: 29) == nil)
+        #expect(TimestampParser.iso8601("2026-02-01T09:05:00+01:00")?.instant == utc("2026-02-01T08:05:00Z"))
+        #expect(TimestampParser.numericDate("01-15-2026 12:30 PM")?.local(.monthDayYear)
+                == LocalDateTime(year: 2026, month: 1, day: 15, hour: 12, minute: 30))
+    }
+}

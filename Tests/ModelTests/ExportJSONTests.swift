@@ -1,0 +1,140 @@
+import Foundation
+import GlucoModel
+import Testing
+
+private let utc = ExportFixtures.utc
+private let mmol = ExportFixtures.mmol
+
+@Suite("Export importers: Nightscout and Tidepool JSON, cross-format, detection")
+struct ExportJSONTests {
+    @Test func nightscoutEntriesNewestFirstWithDuplicateUpload() throws {
+        let r = try NightscoutImporter().importFile(at: ExportFixtures.url("nightscout_entries.json"),
+                                                    options: ExportFixtures.options("UTC"))
+        // e1 (xDrip, "09:05+01:00" = 08:05:00Z) and e1b (share2, 08:05:07Z) are one reading: kept once.
+        #expect(r.log.glucose == [
+            GlucoseReading(time: utc("2026-02-01T08:00:00Z"), value: .mgdL(125)),
+            GlucoseReading(time: utc("2026-02-01T08:05:00Z"), value: .mgdL(130)),
+            GlucoseReading(time: utc("2026-02-01T08:20:00Z"), value: .mgdL(150), source: .fingerStick),
+            GlucoseReading(time: utc("2026-02-01T08:30:00Z"), value: .mgdL(180)),
+        ])
+        #expect(r.summary.rowsRead == 7)
+        #expect(r.summary.skipped == ["not a number": 1, "duplicate": 1])
+        #expect(r.summary.adjusted == ["newest-first rows reversed": 1])
+        #expect(r.log.otherRecords == ["Nightscout cal": 1])
+        // The "abc" element starts on line 5 (line 1 is "[").
+        #expect(r.summary.issues.first?.location == SourceLocation(file: "nightscout_entries.json", line: 5, field: "sgv"))
+    }
+
+    @Test func nightscoutTreatments() throws {
+        let r = try NightscoutImporter().importFile(at: ExportFixtures.url("nightscout_treatments.json"),
+                                                    options: ExportFixtures.options("UTC"))
+        #expect(r.log.boluses == [
+            Bolus(time: utc("2026-02-01T12:00:00Z"), dose: InsulinUnits(5), kind: .rapid, carbInput: Carbohydrate(grams: 50)),
+            Bolus(time: utc("2026-02-01T14:00:00Z"), dose: InsulinUnits(1.5), kind: .rapid),
+        ])
+        #expect(r.log.carbs == [
+            CarbIntake(time: utc("2026-02-01T12:00:00Z"), amount: Carbohydrate(grams: 50)),
+            CarbIntake(time: utc("2026-02-01T18:00:00Z"), amount: Carbohydrate(grams: 15), mealType: .hypoCorrection),
+        ])
+        // 16:00 + 45 min would end 16:45, but a cancel (duration 0) comes at 16:20.
+        #expect(r.log.temporaryBasals == [
+            TemporaryBasal(start: utc("2026-02-01T15:00:00Z"), end: utc("2026-02-01T15:30:00Z"), rate: InsulinRate(unitsPerHour: 0.5)),
+            TemporaryBasal(start: utc("2026-02-01T16:00:00Z"), end: utc("2026-02-01T16:20:00Z"), rate: InsulinRate(unitsPerHour: 1.2)),
+        ])
+        #expect(r.log.otherRecords == ["Nightscout Temp Basal cancel": 1, "Nightscout Site Change": 1])
+        #expect(r.summary.skipped == ["value out of range": 1])  // insulin -2
+        #expect(r.summary.issues.first?.location == SourceLocation(file: "nightscout_treatments.json", line: 9, field: "insulin"))
+        #expect(r.summary.adjusted == ["temporary basal ended early by a cancel or the next temp basal": 1])
+    }
+
+    @Test func nightscoutObjectWithBothKeys() throws {
+        let r = try NightscoutImporter().importFile(at: ExportFixtures.url("nightscout_both.json"),
+                                                    options: ExportFixtures.options("UTC"))
+        #expect(r.log.glucose.map(\.value.mgdL) == [140, 142])
+        #expect(r.log.boluses == [Bolus(time: utc("2026-02-01T08:02:00Z"), dose: InsulinUnits(1), kind: .rapid,
+                                        carbInput: Carbohydrate(grams: 12))])
+        #expect(r.log.carbs == [CarbIntake(time: utc("2026-02-01T08:02:00Z"), amount: Carbohydrate(grams: 12), mealType: .snack)])
+        #expect(r.log.otherRecords == ["Nightscout devicestatus": 1])
+        #expect(r.summary.rowsRead == 4)
+    }
+
+    @Test func tidepoolRecords() throws {
+        let r = try TidepoolImporter().importFile(at: ExportFixtures.url("tidepool.json"), options: ExportFixtures.options("UTC"))
+        let g = r.log.glucose
+        #expect(g.map(\.time) == [utc("2026-03-01T08:00:00Z"), utc("2026-03-01T08:05:00Z"), utc("2026-03-01T08:07:00Z")])
+        // 5.5 and 5.8 mmol/L x 18.01559; the smbg was already mg/dL.
+        #expect(abs(g[0].value.mgdL - 99.085745) < 1e-9)
+        #expect(abs(g[1].value.mgdL - 104.490422) < 1e-9)
+        #expect(g[2].value.mgdL == 120 && g[2].source == .fingerStick)
+        #expect(r.log.boluses == [
+            Bolus(time: utc("2026-03-01T08:15:00Z"), dose: InsulinUnits(3)),
+            Bolus(time: utc("2026-03-01T12:00:00Z"), end: utc("2026-03-01T13:00:00Z"), dose: InsulinUnits(3), type: .normalDual),
+            Bolus(time: utc("2026-03-01T18:00:00Z"), end: utc("2026-03-01T18:30:00Z"), dose: InsulinUnits(1.5), type: .square),
+        ])
+        #expect(r.log.basalRates == [BasalRate(start: utc("2026-03-01T00:00:00Z"), end: utc("2026-03-01T01:00:00Z"),
+                                               rate: InsulinRate(unitsPerHour: 0.8))])
+        #expect(r.log.temporaryBasals == [
+            TemporaryBasal(start: utc("2026-03-01T01:00:00Z"), end: utc("2026-03-01T01:30:00Z"), rate: InsulinRate(unitsPerHour: 1.5)),
+            TemporaryBasal(start: utc("2026-03-01T02:00:00Z"), end: utc("2026-03-01T02:15:00Z"), rate: InsulinRate(unitsPerHour: 0)),
+        ])
+        #expect(r.log.carbs == [CarbIntake(time: utc("2026-03-01T08:14:00Z"), amount: Carbohydrate(grams: 45))])
+        #expect(r.log.exercise == [ExerciseSession(time: utc("2026-03-01T17:00:00Z"), intensity: 8, durationMinutes: 30)])
+        #expect(r.log.otherRecords == ["Tidepool upload": 1, "Tidepool wizard": 1])
+        #expect(r.summary.skipped == ["not a number": 1])
+        #expect(r.summary.issues.first?.location == SourceLocation(file: "tidepool.json", line: 6, field: "value"))
+        #expect(r.summary.rowsRead == 14 && r.summary.recordsKept == 11)
+    }
+
+    @Test func samePatientInTwoFormatsGivesTheSameRecords() throws {
+        let dexcom = try DexcomClarityImporter().importFile(at: ExportFixtures.url("same_dexcom.csv"), options: ExportFixtures.options("UTC"))
+        let ns = try NightscoutImporter().importFile(at: ExportFixtures.url("same_nightscout.json"), options: ExportFixtures.options("UTC"))
+        #expect(dexcom.log.glucose.count == 3)
+        #expect(dexcom.log.glucose == ns.log.glucose)
+        #expect(dexcom.log.boluses == ns.log.boluses)
+        #expect(dexcom.log.carbs == ns.log.carbs)
+        #expect(ns.summary.skipped == ["duplicate": 1])
+    }
+
+    @Test(arguments: [
+        ("dexcom_madrid_dst.csv", "dexcom-csv"), ("dexcom_mmol.csv", "dexcom-csv"), ("same_dexcom.csv", "dexcom-csv"),
+        ("libre_us_mgdl.csv", "libreview-csv"), ("libre_eu_mmol.csv", "libreview-csv"), ("libre_ambiguous.csv", "libreview-csv"),
+        ("nightscout_entries.json", "nightscout-json"), ("nightscout_treatments.json", "nightscout-json"),
+        ("nightscout_both.json", "nightscout-json"), ("same_nightscout.json", "nightscout-json"),
+        ("tidepool.json", "tidepool-json"),
+    ])
+    func detectionPicksTheRightImporter(file: String, format: String) throws {
+        let type = try ImportFormats.detect(ExportFixtures.url(file))
+        #expect(type?.formatName == format)
+        #expect(ImportFormats.named(format)?.formatName == format)
+    }
+
+    @Test func registryImportsByNameAndRejectsUnknownFiles() throws {
+        let r = try ImportFormats.importFile(at: ExportFixtures.url("tidepool.json"), options: ExportFixtures.options("UTC"))
+        #expect(r.summary.recordsKept == 11)
+        #expect(throws: ImportError.self) {
+            try ImportFormats.importFile(at: ExportFixtures.url("tidepool.json"), format: "no-such", options: ExportFixtures.options("UTC"))
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("detect-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let other = dir.appendingPathComponent("notes.txt")
+        try Data("just some notes\n".utf8).write(to: other)
+        #expect(try ImportFormats.detect(other) == nil)
+        #expect(throws: ImportError.self) { try ImportFormats.importFile(at: other, options: ExportFixtures.options("UTC")) }
+    }
+
+    @Test func truncatedJSONIsAnErrorNamingTheLine() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("trunc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = dir.appendingPathComponent("cut.json")
+        try Data("[\n{\"type\": \"sgv\", \"sgv\": 100, \"date\": 1769932800000},\n{\"type\": \"sgv\", \"sg".utf8).write(to: f)
+        do {
+            _ = try NightscoutImporter().importFile(at: f, options: ExportFixtures.options("UTC"))
+            Issue.record("a truncated file must not import")
+        } catch let e as ImportError {
+            #expect(e.issue.location.line == 3)
+            #expect(e.description.contains("truncated"))
+        }
+    }
+}

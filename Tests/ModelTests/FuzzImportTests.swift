@@ -1,0 +1,145 @@
+import Foundation
+import GlucoModel
+import Testing
+
+/// SplitMix64 (Steele, Lea & Flood 2014): a tiny seeded generator, so every fuzz case can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Mutations of valid exports: truncation, byte flips/inserts/deletes/duplications, line
+/// duplication/deletion/swaps, splices of hostile tokens, and wholly random bytes.
+enum Mutator {
+    static let tokens: [String] = [
+        ",", "\"", "\n", "\r\n", "{", "}", "[", "]", ":", "\\", "\\u", "\u{FEFF}", "Low", "High", "NaN", "nan", "inf",
+        "-1", "0", "1e309", "-0", "99999999999999999999", "1e-320", "2026-10-25T02:30:00", "2026-03-29T02:30:00",
+        "13-13-2026 25:61", "02-30-2026 12:00 PM", "null", "true", "\"sgv\"", "\"eventType\"", "\"type\": \"cbg\"",
+        "\"date\": 1e20", "\"duration\": -5", "É", "\u{0}", String(repeating: "9", count: 400), String(repeating: "[", count: 200),
+    ]
+
+    static func mutate(_ input: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
+        var b = input
+        for _ in 0..<Int.random(in: 1...4, using: &rng) {
+            let n = b.count
+            switch Int.random(in: 0..<9, using: &rng) {
+            case 0: if n > 0 { b = Array(b[..<Int.random(in: 0..<n, using: &rng)]) }
+            case 1: if n > 0 { b[Int.random(in: 0..<n, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
+            case 2: b.insert(UInt8.random(in: 0...255, using: &rng), at: Int.random(in: 0...n, using: &rng))
+            case 3:
+                if n > 1 {
+                    let i = Int.random(in: 0..<n, using: &rng)
+                    b.removeSubrange(i..<min(n, i + Int.random(in: 1...16, using: &rng)))
+                }
+            case 4:
+                if n > 1 {
+                    let i = Int.random(in: 0..<n, using: &rng)
+                    let piece = b[i..<min(n, i + Int.random(in: 1...64, using: &rng))]
+                    b.insert(contentsOf: piece, at: Int.random(in: 0...n, using: &rng))
+                }
+            case 5, 6:
+                var lines = b.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+                guard lines.count > 1 else { continue }
+                let i = Int.random(in: 0..<lines.count, using: &rng), j = Int.random(in: 0..<lines.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: lines.insert(lines[i], at: j)
+                case 1: lines.remove(at: i)
+                default: lines.swapAt(i, j)
+                }
+                b = Array(lines.joined(separator: [0x0A]))
+            case 7:
+                let t = Array(tokens[Int.random(in: 0..<tokens.count, using: &rng)].utf8)
+                let i = Int.random(in: 0...n, using: &rng)
+                if n > 0, Bool.random(using: &rng) {
+                    b.replaceSubrange(i..<min(n, i + Int.random(in: 1...8, using: &rng)), with: t)
+                } else {
+                    b.insert(contentsOf: t, at: i)
+                }
+            default:
+                b = (0..<Int.random(in: 0...512, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            }
+        }
+        return b
+    }
+}
+
+/// Runs an importer over mutated fixtures and checks every outcome is a clean result or an `ImportError`.
+struct FuzzRun {
+    var cases = 0, results = 0, errors = 0
+    var slowest: TimeInterval = 0
+    var failures: [String] = []
+
+    static var casesPerImporter: Int { ProcessInfo.processInfo.environment["GLUCOMODEL_FUZZ_CASES"].flatMap(Int.init) ?? 300 }
+    static var secondsPerImporter: Double {
+        ProcessInfo.processInfo.environment["GLUCOMODEL_FUZZ_SECONDS"].flatMap(Double.init) ?? 4
+    }
+
+    mutating func run(_ importer: any PatientDataImporter, fixtures: [String], ext: String, seed: UInt64) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let inputs = try fixtures.map { try [UInt8](Data(contentsOf: ExportFixtures.url($0))) }
+        var rng = SplitMix64(seed: seed)
+        let options = ExportFixtures.options("Europe/Madrid")
+        let start = Date()
+        let file = dir.appendingPathComponent("fuzz-case.\(ext)")
+        while cases < FuzzRun.casesPerImporter, Date().timeIntervalSince(start) < FuzzRun.secondsPerImporter {
+            let source = inputs[cases % inputs.count]
+            let bytes: [UInt8]
+            switch cases % 5 {
+            case 0:
+                // Truncation: every prefix in turn when the budget covers them, else sampled cut points.
+                let cut = FuzzRun.casesPerImporter / 5 > source.count * inputs.count
+                    ? (cases / 5 / inputs.count) % (source.count + 1) : Int.random(in: 0...source.count, using: &rng)
+                bytes = Array(source[..<cut])
+            default: bytes = Mutator.mutate(source, &rng)
+            }
+            try Data(bytes).write(to: file)
+            let t0 = Date()
+            do {
+                let r = try importer.importFile(at: file, options: options)
+                let problems = cleanlinessProblems(r)
+                if !problems.isEmpty {
+                    failures.append("case \(cases) (seed \(seed)): \(problems.joined(separator: "; ")) input: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
+                }
+                results += 1
+            } catch is ImportError {
+                errors += 1
+            } catch {
+                failures.append("case \(cases) (seed \(seed)): threw \(type(of: error)) not ImportError: \(error)")
+            }
+            slowest = max(slowest, Date().timeIntervalSince(t0))
+            cases += 1
+        }
+    }
+}
+
+@Suite("Fuzzing the export importers", .serialized)
+struct FuzzImportTests {
+    static let targets: [(String, any PatientDataImporter, [String], String)] = [
+        ("dexcom", DexcomClarityImporter(), ["dexcom_madrid_dst.csv", "dexcom_mmol.csv", "same_dexcom.csv"], "csv"),
+        ("libre", LibreViewImporter(), ["libre_us_mgdl.csv", "libre_eu_mmol.csv", "libre_ambiguous.csv"], "csv"),
+        ("nightscout", NightscoutImporter(), ["nightscout_entries.json", "nightscout_treatments.json", "nightscout_both.json",
+                                              "same_nightscout.json"], "json"),
+        ("tidepool", TidepoolImporter(), ["tidepool.json"], "json"),
+    ]
+
+    @Test(arguments: 0..<4)
+    func mutatedInputsGiveCleanResultsOrImportErrors(target: Int) throws {
+        let (name, importer, fixtures, ext) = FuzzImportTests.targets[target]
+        let seed = ProcessInfo.processInfo.environment["GLUCOMODEL_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EED_0000 + UInt64(target)
+        var run = FuzzRun()
+        try run.run(importer, fixtures: fixtures, ext: ext, seed: seed)
+        print("fuzz \(name): \(run.cases) cases, \(run.results) results, \(run.errors) import errors, slowest case \(String(format: "%.3f", run.slowest)) s, \(run.failures.count) failures")
+        #expect(run.cases >= min(50, FuzzRun.casesPerImporter))
+        #expect(run.slowest < 5, "a case took \(run.slowest) s: a hang?")
+        #expect(run.failures.isEmpty, "\(run.failures.prefix(5).joined(separator: "\n"))")
+    }
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs the export-importer fuzz harness (Tests/ModelTests/FuzzImportTests.swift) with a large budget.
+# Usage: scripts/fuzz-long.sh [cases-per-importer] [seconds-per-importer] [seed]
+# Each importer gets up to CASES cases or SECONDS seconds, whichever ends first; the seed makes a run
+# replayable (case N of a seed is always the same input). Failures print the case number and input.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CASES="${1:-100000}"
+SECONDS_PER="${2:-600}"
+SEED="${3:-}"
+swift build --build-tests
+start=$(date +%s)
+GLUCOMODEL_FUZZ_CASES="$CASES" GLUCOMODEL_FUZZ_SECONDS="$SECONDS_PER" ${SEED:+GLUCOMODEL_FUZZ_SEED="$SEED"} \
+    swift test --skip-build --filter FuzzImportTests 2>&1 | grep -E "^fuzz |✘|passed|failed|recorded"
+echo "wall time: $(( $(date +%s) - start )) s"
