@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 import GlucoModel
 
-/// `glucomodel-train import-data FILES... --store FILE [--patient ID] [--time-zone TZ]`
+/// `glucomodel-train import-data FILES... --store FILE [--patient ID] [--time-zone TZ] [--format F] [--date-order dmy|mdy]`
 struct ImportData: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import-data",
-        abstract: "Import exported patient logs (OhioT1DM XML, GlucoModel CSV) into a store.")
+        abstract: "Import exported patient logs (OhioT1DM XML, GlucoModel CSV, Dexcom Clarity, LibreView, Nightscout, Tidepool) into a store.")
 
     @Argument(help: "Files to import.")
     var files: [String]
@@ -20,11 +20,20 @@ struct ImportData: ParsableCommand {
     @Option(name: .customLong("time-zone"), help: "Time zone of local times without an offset (e.g. Europe/Madrid).")
     var timeZone: String?
 
+    @Option(help: "Format of every file (\(ImportFormats.names.joined(separator: ", "))); default: detected from each file's content.")
+    var format: String?
+
+    @Option(name: .customLong("date-order"), help: "Day/month order of ambiguous dates: dmy or mdy (default: from the data).")
+    var dateOrder: DateOrder?
+
     @Flag(help: "Print every warning, not only the first 20 per file.")
     var verbose = false
 
     func validate() throws {
         if let patient { _ = try parsePatient(patient) }
+        if let format, ImportFormats.named(format) == nil {
+            throw ValidationError("--format: unknown format '\(format)'; expected one of \(ImportFormats.names.joined(separator: ", "))")
+        }
         if let timeZone, TimeZone(identifier: timeZone) == nil {
             throw ValidationError("unknown time zone '\(timeZone)'; use an IANA name like Europe/Madrid or UTC")
         }
@@ -38,12 +47,17 @@ struct ImportData: ParsableCommand {
         var options = ImportOptions()
         if let patient { options.patient = try parsePatient(patient) }
         if let timeZone, let tz = TimeZone(identifier: timeZone) { options.timeZone = tz }
+        options.dateOrder = dateOrder
         let db = try PatientStore(path: store)
         var failed = 0
         for path in files {
             let url = URL(fileURLWithPath: path)
             do {
-                let importer = try ImporterDetection.importer(for: url)
+                guard let type = try format.map(ImportFormats.named) ?? ImportFormats.detect(url),
+                      let importer = ImportFormats.importer(type) else {
+                    throw ImportError(SourceLocation(file: path, line: 1),
+                                      "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", "))); name one with --format")
+                }
                 switch try db.importFile(url, importer: importer, options: options) {
                 case let .imported(run):
                     print("\(run.summary)")
@@ -62,3 +76,5 @@ struct ImportData: ParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 }
+
+extension DateOrder: ExpressibleByArgument {}

@@ -145,15 +145,15 @@ struct ExportCSVTests {
     @Test func localTimeResolverCases() throws {
         let madrid = try #require(TimeZone(identifier: "Europe/Madrid"))
         let r = LocalTimeResolver(timeZone: madrid)
-        let gap = try #require(LocalDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30))
+        let gap = try #require(WallClockTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30))
         #expect(r.resolution(of: gap) == .gap(utc("2026-03-29T01:30:00Z")))
-        let rep = try #require(LocalDateTime(year: 2026, month: 10, day: 25, hour: 2, minute: 30))
+        let rep = try #require(WallClockTime(year: 2026, month: 10, day: 25, hour: 2, minute: 30))
         #expect(r.resolution(of: rep) == .repeated(first: utc("2026-10-25T00:30:00Z"), second: utc("2026-10-25T01:30:00Z")))
-        let plain = try #require(LocalDateTime(year: 2026, month: 7, day: 1, hour: 12))
+        let plain = try #require(WallClockTime(year: 2026, month: 7, day: 1, hour: 12))
         #expect(r.resolution(of: plain) == .unique(utc("2026-07-01T10:00:00Z")))
-        #expect(LocalDateTime(year: 2026, month: 2, day: 29) == nil)
+        #expect(WallClockTime(year: 2026, month: 2, day: 29) == nil)
         #expect(TimestampParser.iso8601("2026-02-01T09:05:00+01:00")?.instant == utc("2026-02-01T08:05:00Z"))
         #expect(TimestampParser.numericDate("01-15-2026 12:30 PM")?.local(.monthDayYear)
-                == LocalDateTime(year: 2026, month: 1, day: 15, hour: 12, minute: 30))
+                == WallClockTime(year: 2026, month: 1, day: 15, hour: 12, minute: 30))
     }
 }

@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func detectionPicksTheFormat() throws {
-        #expect(try ImporterDetection.importer(for: url) is LogCSVImporter)
-        #expect(try ImporterDetection.importer(for: Fixture.url("ohio/complete.xml")) is OhioXMLImporter)
+        #expect(try ImportFormats.detect(url) == LogCSVImporter.self)
+        #expect(try ImportFormats.detect(Fixture.url("ohio/complete.xml")) == OhioXMLImporter.self)
     }
 }

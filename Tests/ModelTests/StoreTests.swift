@@ -7,6 +7,8 @@ struct FixedLogImporter: PatientDataImporter {
     static let formatName = "fixed"
     static func recognizes(head: String) -> Bool { false }
     let log: PatientLog
+    init(log: PatientLog) { self.log = log }
+    init() { self.init(log: PatientLog(patient: try! PatientID("fixed"))) }
     func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         ImportResult(log: log, summary: ImportSummary(file: url.path))
     }

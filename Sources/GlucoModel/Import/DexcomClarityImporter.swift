@@ -116,7 +116,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
                            "'\(row.text(c.subtype).prefix(40))' is not an insulin subtype; expected Fast-Acting or Long-Acting")
                     continue
                 }
-                guard let u = b.value(row.number(c.insulin), text: row.text(c.insulin), in: ImportLimits.doseUnits, unit: "U",
+                guard let u = b.value(row.number(c.insulin), text: row.text(c.insulin), in: ExportLimits.doseUnits, unit: "U",
                                       reason: "insulin out of range", line: number, field: "Insulin Value (u)") else { continue }
                 if fast {
                     b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid))
@@ -124,7 +124,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
                     b.log.basalInjections.append(BasalInjection(time: time, dose: InsulinUnits(u)))
                 }
             } else if row.equals(c.eventType, "Carbs") {
-                guard let g = b.value(row.number(c.carbs), text: row.text(c.carbs), in: ImportLimits.carbGrams, unit: "g",
+                guard let g = b.value(row.number(c.carbs), text: row.text(c.carbs), in: ExportLimits.carbGrams, unit: "g",
                                       reason: "carbohydrate out of range", line: number, field: "Carb Value (grams)") else { continue }
                 b.log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(grams: g)))
             } else if row.isEmpty(c.eventType) {

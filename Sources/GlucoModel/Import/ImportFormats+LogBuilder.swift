@@ -2,7 +2,7 @@ import Foundation
 
 /// The ranges imported values must fall in; anything outside is skipped with a warning naming
 /// the row, never clamped or turned into 0.
-public enum ImportLimits {
+public enum ExportLimits {
     /// Glucose the body can hold (mg/dL); sensors report 40-400 (Dexcom) or 40-500 (Libre).
     public static let glucoseMgdL: ClosedRange<Double> = 10...1_000
     /// One bolus or injection (U); 0 is "no dose", not a record.
@@ -71,7 +71,7 @@ struct LogBuilder {
     mutating func countOther(_ kind: String) { log.otherRecords[kind, default: 0] += 1 }
 
     /// A wall-clock time read in `options.timeZone`, DST cases counted.
-    mutating func instant(_ local: LocalDateTime) -> Date {
+    mutating func instant(_ local: WallClockTime) -> Date {
         let r = resolver.resolve(local)
         if let reason = r.adjustment { summary.adjust(reason) }
         return r.date
@@ -84,7 +84,7 @@ struct LogBuilder {
                  "time \(date) is after the import time; expected a past date")
             return false
         }
-        if date < ImportLimits.earliest {
+        if date < ExportLimits.earliest {
             skip("dated before 1990", line: line, field: field, "time is before 1990; expected a recent date")
             return false
         }
@@ -112,7 +112,7 @@ struct LogBuilder {
             return nil
         }
         let g = unit.value(v)
-        guard ImportLimits.glucoseMgdL.contains(g.mgdL) else {
+        guard ExportLimits.glucoseMgdL.contains(g.mgdL) else {
             skip("glucose out of range", line: line, field: field,
                  "\(v) \(unit.rawValue) is outside 10...1000 mg/dL")
             return nil
@@ -172,7 +172,7 @@ struct LogBuilder {
     /// Sorts by time (stable), counting records that were out of order (a file wholly newest-first
     /// is reversed instead, counted once), then drops records equal to an earlier one within
     /// `window` seconds, counting them as duplicates.
-    private mutating func ordered<T>(_ items: [T], _ time: (T) -> Date, window: TimeInterval = ImportLimits.duplicateWindow,
+    private mutating func ordered<T>(_ items: [T], _ time: (T) -> Date, window: TimeInterval = ExportLimits.duplicateWindow,
                                      same: (T, T) -> Bool) -> [T] {
         guard !items.isEmpty else { return items }
         var items = items

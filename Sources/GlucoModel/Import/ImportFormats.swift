@@ -5,7 +5,7 @@ public enum ImportFormats {
     /// Every importer, in detection order (more specific signatures first: Tidepool's typed
     /// records before Nightscout's looser JSON markers).
     public static let all: [any PatientDataImporter.Type] = [
-        DexcomClarityImporter.self, LibreViewImporter.self, TidepoolImporter.self, NightscoutImporter.self,
+        OhioXMLImporter.self, LogCSVImporter.self, DexcomClarityImporter.self, LibreViewImporter.self, TidepoolImporter.self, NightscoutImporter.self,
     ]
 
     /// How many bytes of a file detection looks at.
@@ -31,9 +31,9 @@ public enum ImportFormats {
     /// The `formatName`s, for help texts and messages.
     public static var names: [String] { all.map { $0.formatName } }
 
-    /// A new importer of `type` (every importer in `all` has `init()`; see `ConstructibleImporter`).
+    /// A new importer of `type`.
     public static func importer(_ type: any PatientDataImporter.Type) -> (any PatientDataImporter)? {
-        (type as? any ConstructibleImporter.Type)?.init()
+        type.init()
     }
 
     /// Imports a file with the importer named `format`, or the one detected from its content.
@@ -56,13 +56,3 @@ public enum ImportFormats {
         return try importer.importFile(at: url, options: options)
     }
 }
-
-/// An importer with a no-argument initialiser, so the registry can create it from its type.
-public protocol ConstructibleImporter: PatientDataImporter {
-    init()
-}
-
-extension DexcomClarityImporter: ConstructibleImporter {}
-extension LibreViewImporter: ConstructibleImporter {}
-extension NightscoutImporter: ConstructibleImporter {}
-extension TidepoolImporter: ConstructibleImporter {}

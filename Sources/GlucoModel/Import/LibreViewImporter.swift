@@ -149,19 +149,19 @@ public struct LibreViewImporter: PatientDataImporter {
             return b.value(CSVLine.number(text), text: String(text), in: range, unit: unit,
                            reason: "value out of range", line: line, field: c.names[i])
         }
-        if let u = amount(c.rapid, ImportLimits.doseUnits, "U", &b) {
+        if let u = amount(c.rapid, ExportLimits.doseUnits, "U", &b) {
             b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid))
         } else if cell(c.rapid).isEmpty {
             let parts = [c.meal, c.correction, c.userChange].compactMap { amount($0, -100...100, "U", &b) }
             let total = parts.reduce(0, +)
-            if !parts.isEmpty, ImportLimits.doseUnits.contains(total) {
+            if !parts.isEmpty, ExportLimits.doseUnits.contains(total) {
                 b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(total), kind: .rapid))
             }
         }
-        if let u = amount(c.long, ImportLimits.doseUnits, "U", &b) {
+        if let u = amount(c.long, ExportLimits.doseUnits, "U", &b) {
             b.log.basalInjections.append(BasalInjection(time: time, dose: InsulinUnits(u)))
         }
-        if let g = amount(c.carbGrams, ImportLimits.carbGrams, "g", &b) {
+        if let g = amount(c.carbGrams, ExportLimits.carbGrams, "g", &b) {
             b.log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(grams: g)))
         } else if cell(c.carbGrams).isEmpty, let r = amount(c.carbServings, 0.001...100, "servings", &b) {
             b.summary.adjust("carbohydrate servings read as 10 g rations")

@@ -124,7 +124,7 @@ public struct NightscoutImporter: PatientDataImporter {
         guard let t = time(r, msKeys: ["date", "mills"], isoKeys: ["created_at", "timestamp"], line: line, &b),
               b.acceptTime(t, line: line, field: "created_at") else { return }
         if type == "Temp Basal" {
-            guard let d = r["duration"]?.numeric, ImportLimits.durationMinutes.contains(d) else {
+            guard let d = r["duration"]?.numeric, ExportLimits.durationMinutes.contains(d) else {
                 b.skip("temp basal without duration", line: line, field: "duration",
                        "Temp Basal has duration \(r["duration"]?.brief ?? "missing"); expected minutes, 0-10080")
                 return
@@ -135,7 +135,7 @@ public struct NightscoutImporter: PatientDataImporter {
                        "Temp Basal has no absolute or rate; expected U/h (percent-only temp basals cannot be resolved without the profile)")
                 return
             }
-            guard let rate = b.value(rateValue.numeric, text: rateValue.brief, in: ImportLimits.basalUnitsPerHour, unit: "U/h",
+            guard let rate = b.value(rateValue.numeric, text: rateValue.brief, in: ExportLimits.basalUnitsPerHour, unit: "U/h",
                                      reason: "value out of range", line: line, field: "absolute") else { return }
             b.log.temporaryBasals.append(TemporaryBasal(start: t, end: t.addingTimeInterval(d * 60), rate: InsulinRate(unitsPerHour: rate)))
             return
@@ -148,11 +148,11 @@ public struct NightscoutImporter: PatientDataImporter {
             }
             return
         }
-        let insulin = amount(r, "insulin", ImportLimits.doseUnits, "U", line: line, &b)
-        let carbs = amount(r, "carbs", ImportLimits.carbGrams, "g", line: line, &b)
+        let insulin = amount(r, "insulin", ExportLimits.doseUnits, "U", line: line, &b)
+        let carbs = amount(r, "carbs", ExportLimits.carbGrams, "g", line: line, &b)
         if let insulin {
             var bolus = Bolus(time: t, dose: InsulinUnits(insulin), kind: .rapid, carbInput: carbs.map { Carbohydrate(grams: $0) })
-            if type == "Combo Bolus", let d = r["duration"]?.numeric, d > 0, ImportLimits.durationMinutes.contains(d) {
+            if type == "Combo Bolus", let d = r["duration"]?.numeric, d > 0, ExportLimits.durationMinutes.contains(d) {
                 bolus.type = .normalDual
                 bolus.end = t.addingTimeInterval(d * 60)
             }

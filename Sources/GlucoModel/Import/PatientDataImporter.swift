@@ -30,5 +30,7 @@ public protocol PatientDataImporter: Sendable {
     static var formatName: String { get }
     /// Whether the start of a file (its first few KiB, decoded as UTF-8) looks like this format.
     static func recognizes(head: String) -> Bool
+    /// A reader with default settings (the registry creates importers from their types).
+    init()
     func importFile(at url: URL, options: ImportOptions) throws -> ImportResult
 }

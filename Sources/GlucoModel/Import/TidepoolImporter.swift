@@ -67,7 +67,7 @@ public struct TidepoolImporter: PatientDataImporter {
 
     /// `duration` in ms, as minutes.
     func durationMinutes(_ r: JSONValue, line: Int, _ b: inout LogBuilder) -> Double? {
-        guard let ms = number(r, "duration", 0...(ImportLimits.durationMinutes.upperBound * 60_000), "ms", line: line, &b) else { return nil }
+        guard let ms = number(r, "duration", 0...(ExportLimits.durationMinutes.upperBound * 60_000), "ms", line: line, &b) else { return nil }
         return ms / 60_000
     }
 
@@ -87,7 +87,7 @@ public struct TidepoolImporter: PatientDataImporter {
         case "basal": basal(r, time: t, line: line, &b)
         case "food":
             let net = r["nutrition"]?["carbohydrate"]?["net"]
-            if let g = b.value(net?.number, text: net?.brief ?? "missing", in: ImportLimits.carbGrams, unit: "g",
+            if let g = b.value(net?.number, text: net?.brief ?? "missing", in: ExportLimits.carbGrams, unit: "g",
                                reason: "value out of range", line: line, field: "nutrition.carbohydrate.net") {
                 b.log.carbs.append(CarbIntake(time: t, amount: Carbohydrate(grams: g)))
             }
@@ -99,14 +99,14 @@ public struct TidepoolImporter: PatientDataImporter {
         let sub = r["subType"]?.string ?? "normal"
         switch sub {
         case "normal":
-            guard let u = number(r, "normal", ImportLimits.doseUnits, "U", line: line, &b) else { return }
+            guard let u = number(r, "normal", ExportLimits.doseUnits, "U", line: line, &b) else { return }
             b.log.boluses.append(Bolus(time: t, dose: InsulinUnits(u), type: .normal))
         case "square", "extended", "dual/square", "dual":
             let dual = sub.hasPrefix("dual")
             let now = dual ? number(r, "normal", 0...100, "U", line: line, &b) : 0
             guard let now, let ext = number(r, "extended", 0...100, "U", line: line, &b),
                   let minutes = durationMinutes(r, line: line, &b) else { return }
-            guard ImportLimits.doseUnits.contains(now + ext) else {
+            guard ExportLimits.doseUnits.contains(now + ext) else {
                 b.skip("bolus of 0 U", line: line, field: "extended", "bolus delivered \(now + ext) U; expected a positive dose")
                 return
             }
@@ -121,7 +121,7 @@ public struct TidepoolImporter: PatientDataImporter {
         let delivery = r["deliveryType"]?.string ?? ""
         switch delivery {
         case "scheduled":
-            guard let rate = number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b) else { return }
+            guard let rate = number(r, "rate", ExportLimits.basalUnitsPerHour, "U/h", line: line, &b) else { return }
             var end: Date? = nil
             if r["duration"] != nil {
                 guard let m = durationMinutes(r, line: line, &b) else { return }
@@ -129,7 +129,7 @@ public struct TidepoolImporter: PatientDataImporter {
             }
             b.log.basalRates.append(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: rate)))
         case "temp", "automated", "suspend":
-            let rate = delivery == "suspend" ? 0 : number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b)
+            let rate = delivery == "suspend" ? 0 : number(r, "rate", ExportLimits.basalUnitsPerHour, "U/h", line: line, &b)
             guard let rate, let m = durationMinutes(r, line: line, &b) else { return }
             b.log.temporaryBasals.append(TemporaryBasal(start: t, end: t.addingTimeInterval(m * 60), rate: InsulinRate(unitsPerHour: rate)))
         default:

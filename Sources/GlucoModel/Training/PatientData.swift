@@ -95,15 +95,15 @@ public enum CohortLoader {
 
     /// Imports every file and groups the logs by patient. A file that fails is reported and
     /// left out; the others go on.
-    public static func load(_ urls: [URL], options: ImportOptions,
-                            importers: [any PatientDataImporter] = ImporterDetection.builtIn)
+    /// - Parameter format: a format name forcing one importer (`ImportFormats.names`); by default
+    ///   each file's format is detected from its content.
+    public static func load(_ urls: [URL], options: ImportOptions, format: String? = nil)
         -> (patients: [PatientData], summaries: [ImportSummary], failures: [ImportError]) {
         var byPatient: [PatientID: PatientData] = [:]
         var summaries: [ImportSummary] = [], failures: [ImportError] = []
         for url in urls {
             do {
-                let importer = try ImporterDetection.importer(for: url, among: importers)
-                let result = try importer.importFile(at: url, options: options)
+                let result = try ImportFormats.importFile(at: url, format: format, options: options)
                 summaries.append(result.summary)
                 let id = result.log.patient
                 var data = byPatient[id] ?? PatientData(patient: id, log: PatientLog(patient: id), testStart: nil, files: [])

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Fields are checked on construction (month 1-12, day valid for the month, hour 0-23,
 /// minute and second 0-59), so a value of this type always names a real calendar moment.
-public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct WallClockTime: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let year: Int, month: Int, day: Int
     public let hour: Int, minute: Int, second: Int
     /// Fraction of a second, 0 ..< 1.
@@ -12,7 +12,7 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvert
 
     public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, fraction: Double = 0) {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
-              day <= LocalDateTime.daysInMonth(year: year, month: month),
+              day <= WallClockTime.daysInMonth(year: year, month: month),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
               fraction >= 0, fraction < 1 else { return nil }
         self.year = year; self.month = month; self.day = day
@@ -42,7 +42,7 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvert
         return Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + fraction
     }
 
-    public static func < (a: LocalDateTime, b: LocalDateTime) -> Bool { a.wallSeconds < b.wallSeconds }
+    public static func < (a: WallClockTime, b: WallClockTime) -> Bool { a.wallSeconds < b.wallSeconds }
 
     public var description: String {
         func p(_ v: Int, _ w: Int = 2) -> String { String(repeating: "0", count: max(0, w - String(v).count)) + String(v) }
@@ -98,7 +98,7 @@ public struct LocalTimeResolver {
     public init(timeZone: TimeZone) { self.timeZone = timeZone }
 
     /// Resolves a wall-clock time without file-order state (repeats give both instants).
-    public func resolution(of local: LocalDateTime) -> Resolution {
+    public func resolution(of local: WallClockTime) -> Resolution {
         let wall = local.wallSeconds
         switch classify(wall) {
         case let .unique(o): return .unique(Date(timeIntervalSince1970: wall - Double(o)))
@@ -110,7 +110,7 @@ public struct LocalTimeResolver {
     }
 
     /// Resolves the next row in file order (see the type's rule for repeated hours).
-    public mutating func resolve(_ local: LocalDateTime) -> Resolved {
+    public mutating func resolve(_ local: WallClockTime) -> Resolved {
         let wall = local.wallSeconds
         defer { previousWall = wall }
         let kind: Kind

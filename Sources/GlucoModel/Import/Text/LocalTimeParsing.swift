@@ -2,7 +2,7 @@ import Foundation
 
 /// A timestamp as written in a file: a wall-clock time, and the UTC offset if the text had one.
 public struct WrittenTimestamp: Hashable, Sendable {
-    public var local: LocalDateTime
+    public var local: WallClockTime
     /// Seconds east of UTC (`Z` = 0), or nil when the text had no zone.
     public var utcOffset: Int?
 
@@ -29,14 +29,14 @@ public struct AmbiguousDate: Hashable, Sendable {
     }
 
     /// The wall-clock time under an order, or nil when the fields are not a valid date in it.
-    public func local(_ order: DateOrder) -> LocalDateTime? {
+    public func local(_ order: DateOrder) -> WallClockTime? {
         let (m, d) = order == .monthDayYear ? (first, second) : (second, first)
         var h = hour
         if let pm {
             guard (1...12).contains(hour) else { return nil }
             h = hour % 12 + (pm ? 12 : 0)
         }
-        return LocalDateTime(year: year, month: m, day: d, hour: h, minute: minute, second: second_)
+        return WallClockTime(year: year, month: m, day: d, hour: h, minute: minute, second: second_)
     }
 }
 
@@ -84,7 +84,7 @@ public enum TimestampParser {
             offset = (sign == UInt8(ascii: "-") ? -1 : 1) * (oh * 3600 + om * 60)
         }
         c.skipSpaces()
-        guard c.atEnd, let local = LocalDateTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s, fraction: frac)
+        guard c.atEnd, let local = WallClockTime(year: y, month: mo, day: d, hour: h, minute: mi, second: s, fraction: frac)
         else { return nil }
         return WrittenTimestamp(local: local, utcOffset: offset)
     }
