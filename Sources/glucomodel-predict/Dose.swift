@@ -1,6 +1,114 @@
 import ArgumentParser
+import Foundation
+import GlucoModel
 
+/// Suggests an insulin bolus (model-based beside the standard formula), or audits past meal boluses.
 struct Dose: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "(being built)")
-    func run() throws { throw ValidationError("this command is being built") }
+    static let configuration = CommandConfiguration(
+        abstract: "Suggest an insulin bolus for planned carbohydrates, or audit past meal boluses.",
+        discussion: """
+            Advice for a clinician or a person with diabetes, never an instruction: see docs/dosing.md. \
+            Prints the decision (a bolus, no insulin, or a refusal), every reason code, and the numbers \
+            used: glucose and its time, insulin on board, carbohydrates, settings, the standard-formula \
+            parts, the model-based dose and the predicted glucose per horizon at no insulin and at the \
+            suggested dose. --at defaults to the time of the newest glucose reading; records after --at \
+            are left out (a suggestion as it would have been made then). With --audit, prints one CSV \
+            row per meal bolus between --from and --to: the dose the toolkit would have suggested from \
+            the data before it, the dose given and the glucose that followed.
+            """)
+
+    @Option(help: "Patient id.")
+    var patient: String
+
+    @Option(help: "Models folder (the trainer's --out folder or its models/ subfolder).")
+    var models: String?
+
+    @Option(parsing: .upToNextOption, help: "Data files or folders (any supported format).")
+    var data: [String]
+
+    @Option(help: "Settings JSON file (docs/dosing.md; examples in datasets/settings/).")
+    var settings: String
+
+    @Option(help: "Planned carbohydrates in grams (0 for a correction only).")
+    var carbs: Double?
+
+    @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone. Default: the newest glucose reading.")
+    var at: String?
+
+    @Option(help: "Output: text or json.")
+    var format = "text"
+
+    @Flag(help: "Audit past meal boluses (CSV) instead of suggesting one.")
+    var audit = false
+
+    @Option(help: "Audit period start (same forms as --at).")
+    var from: String?
+
+    @Option(help: "Audit period end (same forms as --at).")
+    var to: String?
+
+    @Option(help: "Time zone of local times without an offset in the data and in --at/--from/--to (default: this machine's).")
+    var timeZone: String?
+
+    func validate() throws {
+        guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
+        guard ["text", "json"].contains(format) else { throw ValidationError("--format: expected text or json, got '\(format)'") }
+        if let timeZone, TimeZone(identifier: timeZone) == nil { throw ValidationError("--time-zone: unknown zone '\(timeZone)'") }
+        if audit {
+            if carbs != nil || at != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--at") }
+        } else {
+            guard carbs != nil else { throw ValidationError("--carbs is required (0 for a correction only)") }
+            if from != nil || to != nil { throw ValidationError("--from/--to go with --audit") }
+        }
+        if data.isEmpty { throw ValidationError("--data: give at least one file or folder") }
+    }
+
+    func run() throws {
+        let id = try PatientID(patient)
+        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+        let loaded = CohortLoader.load(try CohortLoader.files(data), options: ImportOptions(timeZone: zone))
+        for failure in loaded.failures { printError(failure.description) }
+        guard let log = loaded.patients.first(where: { $0.patient == id })?.log else {
+            throw ValidationError("no data for patient \(id) in \(data.joined(separator: ", "))")
+        }
+        let settingsFile = try DoseSettings.load(URL(fileURLWithPath: settings))
+        let modelSet = try models.map { try ModelSet.load(URL(fileURLWithPath: $0), patient: id) }
+        if audit {
+            let checked: CheckedDoseSettings
+            switch settingsFile.checked(for: id) {
+            case let .success(s): checked = s
+            case let .failure(refusal): throw ValidationError("\(settings): [\(refusal.code)] \(refusal.description)")
+            }
+            let lower = try from.map { try parseDate($0, "--from", zone) } ?? .distantPast
+            let upper = try to.map { try parseDate($0, "--to", zone) } ?? .distantFuture
+            guard lower <= upper else { throw ValidationError("--from is after --to") }
+            print(DoseAuditRow.csvHeader)
+            for row in DoseAudit.run(log: log, models: modelSet, settings: checked, period: DateInterval(start: lower, end: upper)) {
+                print(row.csvLine)
+            }
+            return
+        }
+        guard let newest = log.glucose.last?.time else { throw ValidationError("patient \(id) has no glucose readings") }
+        let moment = try at.map { try parseDate($0, "--at", zone) } ?? newest
+        let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, at: moment,
+                                             settings: settingsFile, models: modelSet)
+        print(format == "json" ? try suggestion.json() : suggestion.report)
+    }
+}
+
+/// ISO 8601 with an offset, or `yyyy-MM-dd HH:mm[:ss]` / `yyyy-MM-ddTHH:mm[:ss]` in `zone`.
+private func parseDate(_ text: String, _ option: String, _ zone: TimeZone) throws -> Date {
+    if let d = ISO8601DateFormatter().date(from: text) { return d }
+    let f = DateFormatter()
+    f.locale = Locale(identifier: "en_US_POSIX")
+    f.timeZone = zone
+    for pattern in ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm"] {
+        f.dateFormat = pattern
+        if let d = f.date(from: text) { return d }
+    }
+    throw ValidationError("\(option): '\(text)' is not a date (expected 2026-01-15T07:39:00Z or '2026-01-15 07:39')")
+}
+
+private func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

@@ -1,8 +1,11 @@
 import Foundation
 
 /// Why no dose is suggested. Each case carries what a clinician needs to see why.
-public enum DoseRefusal: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum SettingProblem: Hashable, Sendable, CustomStringConvertible {
+///
+/// `belowSuspend` and `predictedBelowSuspend` lead to `DoseDecision.noInsulin` (the advice is
+/// "no insulin; treat or watch for a low"); every other case to `DoseDecision.refused`.
+public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvertible {
+    public enum SettingProblem: Hashable, Sendable, Codable, CustomStringConvertible {
         case missing(String)
         case outOfLimits(String, value: Double, limits: ClosedRange<Double>)
         case inconsistent(String)
@@ -29,6 +32,8 @@ public enum DoseRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     /// A predicted value (with no added insulin) is below the suspend threshold.
     case predictedBelowSuspend(horizonMinutes: Int, predicted: Double, threshold: Double)
     case invalidCarbs(Double)
+    /// The settings (or models) belong to another patient than the data.
+    case wrongPatient(expected: PatientID, found: PatientID, source: String)
 
     public var code: String {
         switch self {
@@ -40,6 +45,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         case .belowSuspend: return "below_suspend"
         case .predictedBelowSuspend: return "predicted_below_suspend"
         case .invalidCarbs: return "invalid_carbs"
+        case .wrongPatient: return "wrong_patient"
         }
     }
 
@@ -49,13 +55,16 @@ public enum DoseRefusal: Error, Hashable, Sendable, CustomStringConvertible {
         case let .staleGlucose(newest, age):
             return "newest glucose reading (\(newest.iso8601)) is \(Int(age)) minutes old; 15 minutes or older is too old to dose on"
         case let .futureGlucose(newest): return "newest glucose reading (\(newest.iso8601)) is dated in the future"
-        case let .recentGap(missing, window): return "\(missing) glucose readings missing in the last \(window) minutes"
+        case let .recentGap(missing, window):
+            return "\(missing) glucose reading(s) missing in the last \(window) minutes: the recent trend is unknown"
         case let .settings(problems): return "settings not usable: " + problems.map(\.description).joined(separator: "; ")
         case let .belowSuspend(g, t):
             return "glucose \(g.rounded()) mg/dL is below the suspend threshold \(t.rounded()) mg/dL: no insulin; treat or watch for a low"
         case let .predictedBelowSuspend(h, p, t):
             return "glucose predicted at \(h) min is \(p.rounded()) mg/dL, below the suspend threshold \(t.rounded()) mg/dL: no insulin; watch for a low"
         case let .invalidCarbs(c): return "carbohydrates \(c) g: expected a number from 0 to 300"
+        case let .wrongPatient(expected, found, source):
+            return "the \(source) belong to patient \(found), not to \(expected) whose data this is"
         }
     }
 }

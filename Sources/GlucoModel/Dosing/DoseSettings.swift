@@ -65,7 +65,9 @@ public enum DoseLimits {
 }
 
 /// Settings that passed every check, with no optional left.
-public struct CheckedDoseSettings: Hashable, Sendable {
+public struct CheckedDoseSettings: Hashable, Sendable, Codable {
+    /// The patient the settings belong to: suggestions for anyone else are refused.
+    public var patient: PatientID
     public var carbRatio: Double
     public var insulinSensitivity: Double
     public var target: Double
@@ -76,9 +78,18 @@ public struct CheckedDoseSettings: Hashable, Sendable {
 }
 
 extension DoseSettings {
-    /// Checks every needed setting against its plausible limits; returns the refusals found.
-    public func checked() -> Result<CheckedDoseSettings, DoseRefusal> {
+    /// Checks that the settings name `patient` and that every needed setting is present and
+    /// within its plausible limits (`DoseLimits`).
+    ///
+    /// - Returns: the checked settings, or `.wrongPatient` when the file names another patient
+    ///   (nothing else is checked then: the whole file is someone else's), or `.settings` with
+    ///   every problem found (a missing `patient` field is one of them).
+    public func checked(for patient: PatientID) -> Result<CheckedDoseSettings, DoseRefusal> {
+        if let own = self.patient, own != patient {
+            return .failure(.wrongPatient(expected: patient, found: own, source: "settings"))
+        }
         var problems: [DoseRefusal.SettingProblem] = []
+        if self.patient == nil { problems.append(.missing("patient")) }
         func need(_ name: String, _ value: Double?, _ limits: ClosedRange<Double>) -> Double {
             guard let value else { problems.append(.missing(name)); return .nan }
             guard value.isFinite, limits.contains(value) else {
@@ -102,7 +113,7 @@ extension DoseSettings {
         }
         guard problems.isEmpty else { return .failure(.settings(problems)) }
         return .success(CheckedDoseSettings(
-            carbRatio: icr, insulinSensitivity: isf, target: tgt, suspendThreshold: sus, maxBolus: maxB,
+            patient: patient, carbRatio: icr, insulinSensitivity: isf, target: tgt, suspendThreshold: sus, maxBolus: maxB,
             bolusIncrement: inc, insulin: ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration)))
     }
 }

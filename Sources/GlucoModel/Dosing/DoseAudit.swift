@@ -1,0 +1,98 @@
+import Foundation
+
+/// One logged meal bolus next to what the toolkit would have suggested at that moment, and
+/// the glucose that followed.
+public struct DoseAuditRow: Hashable, Sendable, Codable {
+    public var patient: PatientID
+    public var bolusTime: Date
+    /// Carbohydrates the bolus was for (its `carbInput`, else the intakes within 15 min).
+    public var carbs: Double
+    /// Units given.
+    public var doseGiven: Double
+    /// The suggestion from data strictly before the bolus.
+    public var suggestion: DoseSuggestion
+    /// The reading nearest `bolusTime + 1 h` (and `+ 2 h`) within 5 minutes, if any.
+    public var glucoseAfter1h: Double?
+    public var glucoseAfter2h: Double?
+    /// Lowest and highest reading in `(bolusTime, bolusTime + 4 h]`.
+    public var minimumAfter: Double?
+    public var maximumAfter: Double?
+    /// Whether a reading in those 4 hours was below the audit's low threshold (70 mg/dL by
+    /// default); nil when there was no reading.
+    public var lowFollowed: Bool?
+
+    public static let csvHeader = "patient,bolus_time,carbs_g,dose_given_u,decision,suggested_u,basis,model_u,formula_u,glucose_mgdl,iob_u,glucose_1h_mgdl,glucose_2h_mgdl,min_4h_mgdl,max_4h_mgdl,low_after,reasons"
+
+    /// One CSV line in `csvHeader`'s columns; empty fields for unknown values, reason codes
+    /// joined by `;`.
+    public var csvLine: String {
+        func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "" }
+        var basis = ""
+        if case let .bolus(_, b) = suggestion.decision { basis = b.rawValue }
+        return [patient.rawValue, bolusTime.iso8601, f(carbs, "%.1f"), f(doseGiven, "%.2f"),
+                suggestion.decision.kind, f(suggestion.decision.units, "%.2f"), basis, f(suggestion.modelDose, "%.2f"),
+                f(suggestion.standard?.dose, "%.2f"), f(suggestion.glucose, "%.0f"), f(suggestion.insulinOnBoard, "%.2f"),
+                f(glucoseAfter1h, "%.0f"), f(glucoseAfter2h, "%.0f"), f(minimumAfter, "%.0f"), f(maximumAfter, "%.0f"),
+                lowFollowed.map { $0 ? "yes" : "no" } ?? "", suggestion.reasonCodes.joined(separator: ";")]
+            .joined(separator: ",")
+    }
+}
+
+/// The retrospective audit: for every logged meal bolus, the dose the toolkit would have
+/// suggested then, beside the dose given and the glucose that followed.
+///
+/// A meal bolus is a bolus with a positive `carbInput`, or one within 15 minutes (before or
+/// after) of a logged carbohydrate intake. The suggestion sees only records dated strictly
+/// before the bolus, without the matched intakes (they are the planned carbohydrates: counting
+/// them in the history as well would count them twice).
+public enum DoseAudit {
+    /// A bolus this close to a carbohydrate intake is a meal bolus.
+    public static let mealWindow: TimeInterval = 15 * 60
+    /// How long after the bolus the glucose is followed.
+    public static let followUp: TimeInterval = 4 * 3600
+
+    /// The meal boluses of `log` within `period` (all when nil), with their carbohydrates and
+    /// the intakes matched to them.
+    public static func mealBoluses(_ log: PatientLog, period: DateInterval? = nil)
+        -> [(bolus: Bolus, carbs: Double, intakes: [CarbIntake])] {
+        log.boluses.compactMap { bolus in
+            if let period, !period.contains(bolus.time) { return nil }
+            let intakes = log.carbs.filter { abs($0.time.timeIntervalSince(bolus.time)) <= mealWindow }
+            if let input = bolus.carbInput?.grams, input > 0 { return (bolus, input, intakes) }
+            guard !intakes.isEmpty else { return nil }
+            return (bolus, intakes.reduce(0) { $0 + $1.amount.grams }, intakes)
+        }
+    }
+
+    /// Runs the audit.
+    /// - Parameters:
+    ///   - models: the patient's models, or nil to audit the standard formula alone.
+    ///   - period: only boluses in it (all when nil).
+    ///   - lowThreshold: glucose below this after a bolus counts as a low (mg/dL; default 70).
+    /// - Returns: one row per meal bolus, in time order.
+    /// - Complexity: one series of `DoseAdvisor.historySpan` and one model search per bolus.
+    public static func run(log: PatientLog, models: ModelSet?, settings: CheckedDoseSettings,
+                           period: DateInterval? = nil, lowThreshold: Double = 70) -> [DoseAuditRow] {
+        mealBoluses(log, period: period).map { meal in
+            var history = log.recorded(through: meal.bolus.time, inclusive: false)
+            let matched = Set(meal.intakes)
+            history.carbs.removeAll { matched.contains($0) }
+            let suggestion = DoseAdvisor.suggest(log: history, carbs: meal.carbs, at: meal.bolus.time,
+                                                 settings: settings, models: models)
+            let t = meal.bolus.time
+            let after = log.glucose.filter { $0.time > t && $0.time <= t.addingTimeInterval(followUp) }.map(\.value.mgdL)
+            let minimum = after.min()
+            return DoseAuditRow(
+                patient: log.patient, bolusTime: t, carbs: meal.carbs, doseGiven: meal.bolus.dose.units,
+                suggestion: suggestion, glucoseAfter1h: reading(log.glucose, near: t.addingTimeInterval(3600)),
+                glucoseAfter2h: reading(log.glucose, near: t.addingTimeInterval(7200)),
+                minimumAfter: minimum, maximumAfter: after.max(), lowFollowed: minimum.map { $0 < lowThreshold })
+        }
+    }
+
+    /// The reading nearest `time` within 5 minutes (the earlier on a tie).
+    static func reading(_ readings: [GlucoseReading], near time: Date) -> Double? {
+        let close = readings.filter { abs($0.time.timeIntervalSince(time)) <= 300 }
+        return close.min { abs($0.time.timeIntervalSince(time)) < abs($1.time.timeIntervalSince(time)) }?.value.mgdL
+    }
+}

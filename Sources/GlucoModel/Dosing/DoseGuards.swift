@@ -1,0 +1,86 @@
+import Foundation
+
+/// The data guards every suggestion passes (dosing.md): fresh glucose, not dated in the
+/// future, no gap in the last 30 minutes, plausible carbohydrates.
+public enum DoseGuards {
+    /// A newest reading this old or older at the moment of the suggestion is stale.
+    public static let maximumGlucoseAge: TimeInterval = 15 * 60
+    /// The window that must hold a reading in every 5-minute step.
+    public static let recentWindow: TimeInterval = 30 * 60
+    /// The CGM step the recent window is checked against.
+    public static let readingInterval: TimeInterval = 5 * 60
+    /// Planned carbohydrates accepted (g).
+    public static let carbLimits: ClosedRange<Double> = 0...300
+
+    /// The refusal for planned carbohydrates outside `carbLimits` (or not a number), if any.
+    public static func carbRefusal(_ grams: Double) -> DoseRefusal? {
+        carbLimits.contains(grams) ? nil : .invalidCarbs(grams)
+    }
+
+    /// Checks the glucose readings (sorted by time) at the moment `at`.
+    ///
+    /// - `futureGlucose` when a reading is dated after `at` (a clock problem: `at` is "now");
+    /// - `noGlucose` when no reading is at or before `at`;
+    /// - `staleGlucose` when the newest reading at or before `at` is 15 minutes old or older;
+    /// - `recentGap` when 5-minute steps in `(at - 30 min, at]` went without a reading. Starting
+    ///   from the last reading before the window (or the window's start), a reading is expected
+    ///   every 5 minutes; an expected instant `e` is missing when the next reading (or `at`, after
+    ///   the newest one) comes more than half a step after it (`e <= next - 2.5 min`). Only
+    ///   instants inside the window count. Readings exactly 5 minutes apart miss nothing, and a
+    ///   newest reading 5 minutes before `at` is not late.
+    ///
+    /// - Returns: the newest reading at or before `at`, and the refusals found (possibly several).
+    public static func glucoseRefusals(_ readings: [GlucoseReading], at: Date) -> (newest: GlucoseReading?, refusals: [DoseRefusal]) {
+        var refusals: [DoseRefusal] = []
+        if let future = readings.last(where: { $0.time > at }) {
+            refusals.append(.futureGlucose(newest: future.time))
+        }
+        let past = readings.filter { $0.time <= at }
+        guard let newest = past.last else { return (nil, refusals + [.noGlucose]) }
+        let age = at.timeIntervalSince(newest.time)
+        if age >= maximumGlucoseAge { refusals.append(.staleGlucose(newest: newest.time, ageMinutes: age / 60)) }
+        let missing = missingSteps(past.map(\.time), at: at)
+        if missing > 0 { refusals.append(.recentGap(missingSteps: missing, windowMinutes: Int(recentWindow / 60))) }
+        return (newest, refusals)
+    }
+
+    /// Number of expected 5-minute readings missing in `(at - 30 min, at]` (see `glucoseRefusals`).
+    static func missingSteps(_ times: [Date], at: Date) -> Int {
+        let start = at.addingTimeInterval(-recentWindow)
+        let step = readingInterval, tolerance = readingInterval / 2
+        var previous = times.last(where: { $0 <= start }) ?? start
+        var missing = 0
+        let inside = times.filter { $0 > start && $0 <= at }
+        for upper in inside + [at] {
+            // First expected instant after `previous` that lies inside the window.
+            var k = previous < start ? (start.timeIntervalSince(previous) / step).rounded(.down) + 1 : 1
+            var expected = previous.addingTimeInterval(k * step)
+            while expected <= upper.addingTimeInterval(-tolerance) {
+                if expected > start { missing += 1 }
+                k += 1
+                expected = previous.addingTimeInterval(k * step)
+            }
+            previous = max(previous, upper)
+        }
+        return missing
+    }
+}
+
+extension PatientLog {
+    /// The log as it stood at `moment`: records dated at or before it (`inclusive`) or strictly
+    /// before it. Records that run on (a basal rate, an extended bolus) keep their planned course.
+    public func recorded(through moment: Date, inclusive: Bool = true) -> PatientLog {
+        func keep(_ t: Date) -> Bool { inclusive ? t <= moment : t < moment }
+        var log = self
+        log.glucose = glucose.filter { keep($0.time) }
+        log.boluses = boluses.filter { keep($0.time) }
+        log.basalRates = basalRates.filter { keep($0.start) }
+        log.temporaryBasals = temporaryBasals.filter { keep($0.start) }
+        log.basalInjections = basalInjections.filter { keep($0.time) }
+        log.carbs = carbs.filter { keep($0.time) }
+        log.exercise = exercise.filter { keep($0.time) }
+        log.weights = weights.filter { keep($0.time) }
+        log.heartRate = heartRate.filter { keep($0.time) }
+        return log
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Every safety guard of dosing.md, each triggered on purpose.
+@Suite struct DoseGuardTests {
+    typealias F = DoseFixture
+
+    func suggest(_ log: PatientLog, carbs: Double = 20, at minutes: Double = 90,
+                 settings: DoseSettings = F.settings(), models: ModelSet? = nil) -> DoseSuggestion {
+        DoseAdvisor.suggest(log: log, carbs: carbs, at: F.at(minutes), settings: settings, models: models)
+    }
+
+    func refusals(_ s: DoseSuggestion) -> [DoseRefusal] {
+        if case let .refused(list) = s.decision { return list }
+        return []
+    }
+
+    @Test func freshCompleteDataGivesABolus() {
+        // Readings every 5 min up to 11:30, suggestion at 11:30: no guard fires; formula
+        // 20/10 + (180 - 110)/35 - 0 = 2 + 2 = 4 U.
+        let s = suggest(F.flatLog())
+        #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
+        #expect(s.reasonCodes == ["model_unavailable"])
+    }
+
+    @Test func newestReading15MinutesOldIsStale() {
+        // Newest reading 11:30, suggestion at 11:45: exactly 15 minutes is too old.
+        let s = suggest(F.flatLog(), at: 105)
+        #expect(refusals(s).contains(.staleGlucose(newest: F.at(90), ageMinutes: 15)))
+        #expect(s.decision.units == nil)
+        // 14 minutes is not stale, but the readings due at 11:35 and 11:40 are missing.
+        let s2 = suggest(F.flatLog(), at: 104)
+        #expect(!s2.reasonCodes.contains("stale_glucose"))
+        #expect(refusals(s2) == [.recentGap(missingSteps: 2, windowMinutes: 30)])
+    }
+
+    @Test func readingDatedAfterTheMomentIsFuture() {
+        // The log holds a reading at 11:30; "now" is 11:25.
+        let s = suggest(F.flatLog(), at: 85)
+        #expect(refusals(s) == [.futureGlucose(newest: F.at(90))])
+    }
+
+    @Test func noReadingAtAllIsRefused() {
+        let s = suggest(PatientLog(patient: F.patient))
+        #expect(refusals(s) == [.noGlucose])
+    }
+
+    @Test func gapInTheLast30MinutesIsRefusedOlderGapIsNot() {
+        // Missing 11:20 (10 min before 11:30): one 5-minute step without a reading.
+        let s = suggest(F.flatLog(skipping: [80]))
+        #expect(refusals(s) == [.recentGap(missingSteps: 1, windowMinutes: 30)])
+        // Missing 11:15 and 11:10: two steps.
+        #expect(refusals(suggest(F.flatLog(skipping: [70, 75]))) == [.recentGap(missingSteps: 2, windowMinutes: 30)])
+        // Missing 10:50 (40 min before): outside the window, no refusal.
+        #expect(suggest(F.flatLog(skipping: [50])).decision == .bolus(units: 4, basis: .standardFormula))
+        // The first window step (11:00, 11:05] missing: 11:05 gone, 11:00 present.
+        #expect(refusals(suggest(F.flatLog(skipping: [65]))) == [.recentGap(missingSteps: 1, windowMinutes: 30)])
+    }
+
+    @Test(arguments: ["carbRatio", "insulinSensitivity", "target", "suspendThreshold", "maxBolus", "patient"])
+    func missingSettingIsRefused(_ field: String) {
+        var settings = F.settings()
+        switch field {
+        case "carbRatio": settings.carbRatio = nil
+        case "insulinSensitivity": settings.insulinSensitivity = nil
+        case "target": settings.target = nil
+        case "suspendThreshold": settings.suspendThreshold = nil
+        case "maxBolus": settings.maxBolus = nil
+        default: settings.patient = nil
+        }
+        let s = suggest(F.flatLog(), settings: settings)
+        #expect(refusals(s) == [.settings([.missing(field)])])
+        #expect(s.reasonCodes == ["settings"])
+    }
+
+    // Limits from dosing.md (Loop's guardrails): suspend 67-110, target 87-180, ISF 10-500,
+    // ICR 2-150, max bolus at most 30 U. One value just outside each end.
+    @Test(arguments: [("suspendThreshold", 66.0, 67.0...110.0), ("suspendThreshold", 110.5, 67.0...110.0),
+                      ("target", 86.0, 87.0...180.0), ("target", 181.0, 87.0...180.0),
+                      ("insulinSensitivity", 9.0, 10.0...500.0), ("insulinSensitivity", 501.0, 10.0...500.0),
+                      ("carbRatio", 1.9, 2.0...150.0), ("carbRatio", 151.0, 2.0...150.0),
+                      ("maxBolus", 30.5, 0.05...30.0), ("maxBolus", 0.0, 0.05...30.0)])
+    func settingOutsideItsLimitsIsRefused(_ field: String, _ value: Double, _ limits: ClosedRange<Double>) {
+        var settings = F.settings()
+        switch field {
+        case "suspendThreshold": settings.suspendThreshold = value; settings.target = 150
+        case "target": settings.target = value
+        case "insulinSensitivity": settings.insulinSensitivity = value
+        case "carbRatio": settings.carbRatio = value
+        default: settings.maxBolus = value
+        }
+        let s = suggest(F.flatLog(), settings: settings)
+        #expect(refusals(s) == [.settings([.outOfLimits(field, value: value, limits: limits)])])
+    }
+
+    @Test func targetBelowSuspendIsInconsistent() {
+        var settings = F.settings()
+        settings.target = 90
+        settings.suspendThreshold = 100
+        #expect(refusals(suggest(F.flatLog(), settings: settings)).first?.code == "settings")
+    }
+
+    @Test func settingsOfAnotherPatientAreRefused() throws {
+        var settings = F.settings()
+        settings.patient = try PatientID("someone_else")
+        let s = suggest(F.flatLog(), settings: settings)
+        #expect(refusals(s) == [.wrongPatient(expected: F.patient, found: try PatientID("someone_else"), source: "settings")])
+        #expect(s.reasonCodes == ["wrong_patient"])
+    }
+
+    @Test(arguments: [-5.0, 300.5, 1000.0, Double.nan, Double.infinity])
+    func carbsOutside0To300AreRefused(_ carbs: Double) {
+        let s = suggest(F.flatLog(), carbs: carbs)
+        #expect(s.reasonCodes == ["invalid_carbs"])
+        #expect(s.decision.units == nil)
+    }
+
+    @Test func carbBoundsAreAccepted() {
+        // 0 g: correction only, (180-110)/35 = 2 U; 300 g: 30 + 2 = 32 U, clamped to the 10 U maximum.
+        #expect(suggest(F.flatLog(), carbs: 0).decision == .bolus(units: 2, basis: .standardFormula))
+        let s = suggest(F.flatLog(), carbs: 300)
+        #expect(s.decision == .bolus(units: 10, basis: .standardFormula))
+        #expect(s.reasonCodes.contains("clamped_to_max_bolus"))
+    }
+
+    @Test func currentGlucoseBelowSuspendMeansNoInsulin() {
+        let s = suggest(F.flatLog(glucose: 65), carbs: 60)
+        #expect(s.decision == .noInsulin(.belowSuspend(glucose: 65, threshold: 70)))
+        #expect(s.decision.units == 0)
+        #expect(s.reasonCodes == ["below_suspend"])
+        #expect(s.reasons[0].message.contains("no insulin"))
+    }
+
+    @Test func predictedGlucoseBelowSuspendMeansNoInsulin() {
+        // The model predicts G0 - 150 = 30 mg/dL at 360 min with no insulin: below 70.
+        let models = F.models([F.model("G0 - 150", horizon: 360)])
+        let s = suggest(F.flatLog(), models: models)
+        #expect(s.decision == .noInsulin(.predictedBelowSuspend(horizonMinutes: 360, predicted: 30, threshold: 70)))
+        #expect(s.predictions == [PredictedGlucose(horizonMinutes: 360, atZeroDose: 30, atSuggestedDose: 30)])
+    }
+
+    @Test func modelsOfAnotherPatientAreRefused() throws {
+        var models = F.models([F.model("G0", horizon: 360)])
+        models.patient = try PatientID("someone_else")
+        let s = suggest(F.flatLog(), models: models)
+        #expect(refusals(s) == [.wrongPatient(expected: F.patient, found: try PatientID("someone_else"), source: "models")])
+    }
+
+    @Test func severalProblemsAreAllReported() {
+        var settings = F.settings()
+        settings.carbRatio = nil
+        let s = suggest(F.flatLog(skipping: [80]), carbs: -1, settings: settings)
+        #expect(s.reasonCodes == ["settings", "invalid_carbs", "recent_gap"])
+    }
+}
