@@ -59,6 +59,17 @@ import Testing
         #expect(b.minimumAfter == 150 && b.maximumAfter == 150 && b.lowFollowed == false)
     }
 
+    @Test func auditUsesTheModelsFromDataBeforeTheBolus() {
+        // 12:00 bolus, readings to 11:55 before it: the features are those of 11:55 (G0 = 150).
+        // Model 360 min: G0 - 40*INS + 3*CARB = 150 + 180 - 40b = 110 at b = 5.5 U, below the
+        // formula's 7.10 U.
+        let models = F.models([F.model("G0 - 40*INS + 3*CARB", horizon: 360)])
+        let row = DoseAudit.run(log: log(), models: models, settings: F.checked()).first
+        #expect(row?.suggestion.featureTime == F.at(115))
+        #expect(row?.suggestion.decision == .bolus(units: 5.5, basis: .model))
+        #expect(row?.csvLine.hasPrefix("dose_p1,2026-01-05T12:00:00Z,60.0,5.00,bolus,5.50,model,5.50,7.10,150,0.00,") == true)
+    }
+
     @Test func periodSelectsBoluses() {
         let period = DateInterval(start: F.at(150), end: F.at(360))
         let rows = DoseAudit.run(log: log(), models: nil, settings: F.checked(), period: period)

@@ -96,6 +96,19 @@ import Testing
         #expect(s.reasonCodes == ["model_unavailable"])
     }
 
+    @Test func unfinishedStepIsCarriedToThePreviousPoint() {
+        // Readings to 11:30, 1 U given at 11:32, suggestion at 11:33: the step ending 11:35 has no
+        // reading yet, so the features are those of 11:30 with the 1 U carried in: INS = 1 + b.
+        // 180 + 60 - 40 (1 + b) = 110 at b = 2.25 U. Formula: 2 + 2 - IOB 1 U (R(0) = 1) = 3 U.
+        var log = F.flatLog()
+        log.boluses = [Bolus(time: F.at(92), dose: InsulinUnits(1))]
+        let s = DoseAdvisor.suggest(log: log, carbs: 20, at: F.at(93), settings: F.settings(),
+                                    models: F.models([F.model("G0 - 40*INS + 3*CARB", horizon: 360)]))
+        #expect(s.featureTime == F.at(90))
+        #expect(s.standard?.dose == 3)
+        #expect(s.decision == .bolus(units: 2.25, basis: .model))
+    }
+
     /// The feature row at 11:30 of the flat log for a horizon (no planned dose).
     func row(_ horizon: Int) -> [Double] {
         let f = F.features(horizon: horizon)

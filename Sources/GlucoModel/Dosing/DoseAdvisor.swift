@@ -16,9 +16,11 @@ import Foundation
 ///    model learnt from retrospective data is not validated for giving more insulin than the
 ///    calculator a clinician set up; so the formula plus no extra is the cap.
 ///
-/// The models' features are computed at the grid point ending the step that holds `at`, from
-/// the records dated at or before `at` only, with the grid starting 24 h earlier (insulin and
-///  carbohydrate kernels reach back 6 and 12 h).
+/// The models' features are computed from the records dated at or before `at` only, on a grid
+/// starting 24 h earlier (the insulin and carbohydrate kernels reach back 6 and 12 h), at the
+/// grid point ending the step that holds `at` when that step has a glucose reading; otherwise at
+/// the point before, with the insulin and carbohydrates of the unfinished step added to the row
+/// as if given at that point (`FeatureSet.row(_:addingBolus:carbs:)`), so nothing logged is lost.
 public enum DoseAdvisor {
     /// How far back the series is built for a suggestion.
     public static let historySpan: TimeInterval = 24 * 3600
@@ -72,7 +74,16 @@ public enum DoseAdvisor {
         options.end = at
         let series = PatientSeries(log: history, options: options)
         let t = series.count - 1
-        out.featureTime = series.time(at: t)
+        // The model features at the point ending the step that holds `at` when that step has its
+        // glucose reading; else (a reading not yet due) at the previous point, with the insulin
+        // and carbohydrates of the unfinished step carried into the row as if given there.
+        var featurePoint = t, carriedInsulin = 0.0, carriedCarbs = 0.0
+        if series.glucoseFlags[t] != .measured, t > 0 {
+            featurePoint = t - 1
+            carriedInsulin = series.insulin[t]
+            carriedCarbs = series.carbs[t]
+        }
+        out.featureTime = series.time(at: featurePoint)
         let iob = insulinOnBoard(series, at: t, model: settings.insulin)
         out.insulinOnBoard = iob
         let standard = StandardBolus(carbs: carbs, glucose: glucose, insulinOnBoard: iob, settings: settings)
@@ -86,12 +97,14 @@ public enum DoseAdvisor {
         if let models {
             let horizons = models.horizons.compactMap { h -> ModelDoseSearch.Horizon? in
                 let model = models.models[h]!
-                return model.features.row(series, at: t).map { ModelDoseSearch.Horizon(model: model, row: $0) }
+                return model.features.row(series, at: featurePoint).map {
+                    ModelDoseSearch.Horizon(model: model, row: model.features.row($0, addingBolus: carriedInsulin, carbs: carriedCarbs))
+                }
             }
             if horizons.count == models.horizons.count {
                 search = ModelDoseSearch(horizons: horizons, carbs: carbs, settings: settings)
             } else {
-                notes.append(.modelUnavailable("the models' inputs cannot be computed at \(series.time(at: t).iso8601) (glucose of the last hour incomplete)"))
+                notes.append(.modelUnavailable("the models' inputs cannot be computed at \(series.time(at: featurePoint).iso8601) (glucose of the last hour incomplete)"))
             }
         } else {
             notes.append(.modelUnavailable("no model given"))
