@@ -74,6 +74,8 @@ public enum CohortLoader {
     public static let dataExtensions: Set<String> = ["xml", "csv", "json"]
 
     /// Files named directly, and the data files found (recursively) in folders, sorted.
+    /// Inside folders, only files some importer recognises are taken (a folder may also hold
+    /// settings or notes); a file named directly is always taken, so a bad one is an error.
     public static func files(_ paths: [String]) throws -> [URL] {
         var out: [URL] = []
         for path in paths {
@@ -84,7 +86,9 @@ public enum CohortLoader {
             if isDir.boolValue {
                 let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: nil)
                 while let url = e?.nextObject() as? URL {
-                    if dataExtensions.contains(url.pathExtension.lowercased()) { out.append(url) }
+                    if dataExtensions.contains(url.pathExtension.lowercased()), (try? ImportFormats.detect(url)) != nil {
+                        out.append(url)
+                    }
                 }
             } else {
                 out.append(URL(fileURLWithPath: path))
