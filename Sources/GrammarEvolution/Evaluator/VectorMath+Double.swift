@@ -3,9 +3,10 @@
 ///
 /// `exp`: Cephes `exp.c` (Padé form); `log`: fdlibm `e_log.c` polynomial; `sin`/`cos`: fdlibm
 /// kernel polynomials after a three-part Cody-Waite reduction mod pi/2.
-/// Accuracy against libm (measured in `VectorMathTests` over 200,000 values each):
-/// `exp` ≤ 2 ulp on [-708, 709]; `log` ≤ 2 ulp; `sin`/`cos` absolute error ≤ 2e-16 for
-/// |x| ≤ 100,000 (beyond that the caller uses libm).
+/// Accuracy against glibc libm (`VectorMathTests` asserts the bounds, 10^6 random arguments
+/// measured): `exp` ≤ 2 ulp on [-708, 709] (measured 2.0); `log|x|` ≤ 2 ulp (measured 1.0);
+/// `sin`/`cos` absolute error ≤ 2.3e-16 for |x| ≤ 100,000 (measured 2.2e-16, i.e. 1 ulp of 1);
+/// beyond that the caller uses libm.
 enum _DoubleMath {
     /// `1.5 * 2^52`: adding it rounds a double to the nearest integer, held in the low mantissa bits.
     static let roundingMagic: Double = 6_755_399_441_055_744
