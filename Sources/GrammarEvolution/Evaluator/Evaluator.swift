@@ -22,6 +22,8 @@ public struct Evaluator<Scalar: EvaluatorScalar>: Sendable {
 
     /// The values of `program` on table rows `rows` (one per row, in order).
     /// - Precondition: `rows.lowerBound >= program.maximumLag`; the columns exist.
+    @_specialize(where Scalar == Float)
+    @_specialize(where Scalar == Double)
     public func values(of program: Program, rows: Range<Int>) -> [Scalar] {
         let compiled = _CompiledProgram<Scalar>(program)
         let buffers = _BatchBuffers<Scalar>(slots: compiled.slotCount, outputCount: rows.count)
