@@ -47,7 +47,7 @@ enum _DoubleMath {
     @inline(__always)
     static func logMagnitude(_ x: Double) -> Double {
         let a = x.magnitude
-        let small = a < 2.2250738585072014e-308
+        let small = a < Double.leastNormalMagnitude
         let scaled = small ? a * 18_014_398_509_481_984 : a
         let bits = scaled.bitPattern
         var k = Double(bitPattern: 0x4330_0000_0000_0000 | (bits &>> 52)) - 4_503_599_627_370_496

@@ -47,7 +47,7 @@ enum _FloatMath {
     @inline(__always)
     static func logMagnitude(_ x: Float) -> Float {
         let a = x.magnitude
-        let small = a < 1.17549435e-38
+        let small = a < Float.leastNormalMagnitude
         let scaled = small ? a * 8_388_608 : a
         let bits = scaled.bitPattern
         var e = Int32(bitPattern: bits &>> 23) &- 126 &- (small ? 23 : 0)
