@@ -8,6 +8,8 @@ import GrammarEvolution
 let benchmarks: @Sendable () -> Void = {
     let rows = 100_000
     let data = try! EvaluatorBenchmark.randomTable(rows: rows, columns: 8, seed: 1)
+    let floatEvaluator = Evaluator(table: data.converted(to: Float.self))
+    let doubleEvaluator = Evaluator(table: data)
     let arithmetic: [GrammarEvolution.Operation] = [.add, .sub, .mul, .div]
     let workloads: [(name: String, operations: [GrammarEvolution.Operation])] = [
         ("+-*/", arithmetic),
@@ -24,8 +26,6 @@ let benchmarks: @Sendable () -> Void = {
         for (precision, threads) in [(Precision.float, 1), (.float, 2), (.double, 1)] {
             let name = "evaluate \(workload.name) \(precision.rawValue) \(threads) thread(s)"
             Benchmark(name, configuration: configuration) { benchmark in
-                let floatEvaluator = Evaluator(table: data.converted(to: Float.self))
-                let doubleEvaluator = Evaluator(table: data)
                 for _ in benchmark.scaledIterations {
                     let clock = ContinuousClock()
                     let elapsed = clock.measure {

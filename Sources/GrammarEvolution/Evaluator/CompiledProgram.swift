@@ -34,6 +34,8 @@ struct _CompiledProgram<Scalar: EvaluatorScalar>: Sendable {
 
     /// Compiles `program` after folding its constant subexpressions.
     @usableFromInline
+    @_specialize(where Scalar == Float)
+    @_specialize(where Scalar == Double)
     init(_ program: Program) {
         let program = program.simplified()
         maximumLag = program.maximumLag

@@ -39,6 +39,10 @@ public struct DataTable<Scalar: EvaluatorScalar>: Sendable, Equatable {
 
     /// Builds a table from columns of equal length, rounding to `Scalar` (Float64 -> Float32
     /// rounds to nearest). Names default to `x0, x1, ...`.
+    // Specialised so that callers in other modules do not convert element by element through
+    // unspecialised generic code (which allocates).
+    @_specialize(where Scalar == Float)
+    @_specialize(where Scalar == Double)
     public init(columns: [[Double]], names: [String]? = nil) throws(DataTableError) {
         let rows = columns.first?.count ?? 0
         for (c, column) in columns.enumerated() where column.count != rows {
@@ -69,6 +73,8 @@ public struct DataTable<Scalar: EvaluatorScalar>: Sendable, Equatable {
     public subscript(row: Int, column: Int) -> Scalar { storage[column * rowCount + row] }
 
     /// The same table in another precision (Float64 -> Float32 rounds to nearest).
+    @_specialize(where Scalar == Double, T == Float)
+    @_specialize(where Scalar == Float, T == Double)
     public func converted<T: EvaluatorScalar>(to _: T.Type) -> DataTable<T> {
         DataTable<T>(rowCount: rowCount, names: names, storage: storage.map { T($0) })
     }

@@ -22,16 +22,12 @@ public struct Evaluator<Scalar: EvaluatorScalar>: Sendable {
 
     /// The values of `program` on table rows `rows` (one per row, in order).
     /// - Precondition: `rows.lowerBound >= program.maximumLag`; the columns exist.
+    @_specialize(where Scalar == Float)
+    @_specialize(where Scalar == Double)
     public func values(of program: Program, rows: Range<Int>) -> [Scalar] {
-        guard !rows.isEmpty else { return [] }
         let compiled = _CompiledProgram<Scalar>(program)
-        let buffers = _BatchBuffers<Scalar>(slots: compiled.slotCount)
-        return [Scalar](unsafeUninitializedCapacity: rows.count) { out, initialized in
-            table.storage.withUnsafeBufferPointer { columns in
-                buffers.run(compiled, columns: columns, rowCount: table.rowCount, rows: rows, output: out.baseAddress!)
-            }
-            initialized = rows.count
-        }
+        let buffers = _BatchBuffers<Scalar>(slots: compiled.slotCount, outputCount: rows.count)
+        return Array(buffers.evaluate(compiled, table: table, rows: [rows]))
     }
 
     /// Evaluates every program on the concatenation of `rows` and hands its values to `body`,
@@ -58,23 +54,9 @@ public struct Evaluator<Scalar: EvaluatorScalar>: Sendable {
         let table = self.table
         let slots = programs.map(\.slotCount).max() ?? 1
         return _parallelMap(count: programs.count, threads: threads) { worker in
-            let buffers = _BatchBuffers<Scalar>(slots: slots)
-            let output = UnsafeMutableRawPointer.allocate(
-                byteCount: Swift.max(total, 1) * MemoryLayout<Scalar>.stride, alignment: 64)
-            defer { output.deallocate() }
-            let values = output.bindMemory(to: Scalar.self, capacity: Swift.max(total, 1))
+            let buffers = _BatchBuffers<Scalar>(slots: slots, outputCount: total)
             var state = makeState()
-            return table.storage.withUnsafeBufferPointer { columns in
-                worker.forEach { i in
-                    var offset = 0
-                    for range in rows {
-                        buffers.run(programs[i], columns: columns, rowCount: table.rowCount,
-                                    rows: range, output: values + offset)
-                        offset += range.count
-                    }
-                    return body(i, UnsafeBufferPointer(start: values, count: total), &state)
-                }
-            }
+            worker.forEach { i in body(i, buffers.evaluate(programs[i], table: table, rows: rows), &state) }
         }
     }
 

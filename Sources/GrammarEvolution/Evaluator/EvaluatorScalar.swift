@@ -13,7 +13,7 @@ import Darwin
 /// branch-free polynomial approximations (see `VectorMath+Float.swift`, `VectorMath+Double.swift`)
 /// that the compiler turns into SIMD loops; arguments outside the fast reduction range fall back
 /// to libm for the affected batch.
-public protocol EvaluatorScalar: BinaryFloatingPoint, SIMDScalar, Sendable, LosslessStringConvertible {
+public protocol EvaluatorScalar: BinaryFloatingPoint, SIMDScalar, Codable, Sendable, LosslessStringConvertible {
     /// Threshold on `|x|` above which `sin`/`cos` use libm (the Cody-Waite reduction loses accuracy).
     static var _trigonometricFastRange: Self { get }
     static func _vectorSin(_ x: UnsafePointer<Self>, _ y: UnsafeMutablePointer<Self>, _ count: Int)

@@ -1,8 +1,10 @@
-/// Scratch memory of one worker thread: `slotCount` batch buffers of `batchSize` scalars,
-/// allocated once per worker (not per program or batch), 64-byte aligned.
+/// Scratch memory of one worker thread: `slotCount` batch buffers of `batchSize` scalars and
+/// an output buffer for one program's values, allocated once per worker (not per program or
+/// batch), 64-byte aligned.
 ///
 /// All unsafe pointer use of the evaluator is in this file. The pointers exist only inside
-/// `run(_:columns:rowCount:rows:output:)`; do not let them escape it.
+/// `evaluate` and `run`, and the buffer `evaluate` returns is overwritten by the next call: do
+/// not let it escape the caller's closure.
 @usableFromInline
 final class _BatchBuffers<Scalar: EvaluatorScalar> {
     /// Rows per batch: a stack of a few such buffers stays in L1 cache.
@@ -10,14 +12,24 @@ final class _BatchBuffers<Scalar: EvaluatorScalar> {
 
     private var base: UnsafeMutableRawPointer
     private var slots: Int
+    private let output: UnsafeMutablePointer<Scalar>
+    private let outputCount: Int
 
+    /// - Parameter outputCount: the most values one `evaluate` call produces.
     @usableFromInline
-    init(slots: Int = 8) {
+    init(slots: Int = 8, outputCount: Int) {
         self.slots = Swift.max(slots, 1)
         base = .allocate(byteCount: self.slots * Self.batchSize * MemoryLayout<Scalar>.stride, alignment: 64)
+        self.outputCount = outputCount
+        output = UnsafeMutableRawPointer
+            .allocate(byteCount: Swift.max(outputCount, 1) * MemoryLayout<Scalar>.stride, alignment: 64)
+            .bindMemory(to: Scalar.self, capacity: Swift.max(outputCount, 1))
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        base.deallocate()
+        output.deallocate()
+    }
 
     private func reserve(_ count: Int) {
         guard count > slots else { return }
@@ -26,15 +38,31 @@ final class _BatchBuffers<Scalar: EvaluatorScalar> {
         base = .allocate(byteCount: slots * Self.batchSize * MemoryLayout<Scalar>.stride, alignment: 64)
     }
 
+    /// The values of `program` on the concatenation of `rows` of `table`, in this object's
+    /// output buffer (valid until the next call).
+    @usableFromInline
+    @_specialize(where Scalar == Float)
+    @_specialize(where Scalar == Double)
+    func evaluate(_ program: _CompiledProgram<Scalar>, table: DataTable<Scalar>, rows: [Range<Int>]) -> UnsafeBufferPointer<Scalar> {
+        var offset = 0
+        table.storage.withUnsafeBufferPointer { columns in
+            for range in rows {
+                precondition(offset + range.count <= outputCount, "evaluator: output buffer too small")
+                run(program, columns: columns, rowCount: table.rowCount, rows: range, output: output + offset)
+                offset += range.count
+            }
+        }
+        return UnsafeBufferPointer(start: output, count: offset)
+    }
+
     /// Evaluates `program` on table rows `rows`, writing `rows.count` values to `output`.
     /// - Parameters:
     ///   - columns: the table's column-major storage (`rowCount` rows per column), read in place.
     /// - Precondition: `rows.lowerBound >= program.maximumLag`, every column exists.
     /// - Complexity: O(steps × rows), no allocation.
-    @usableFromInline
     @_specialize(where Scalar == Float)
     @_specialize(where Scalar == Double)
-    func run(_ program: _CompiledProgram<Scalar>, columns: UnsafeBufferPointer<Scalar>, rowCount: Int,
+    private func run(_ program: _CompiledProgram<Scalar>, columns: UnsafeBufferPointer<Scalar>, rowCount: Int,
              rows: Range<Int>, output: UnsafeMutablePointer<Scalar>) {
         precondition(rows.lowerBound >= program.maximumLag, "evaluator: rows before the largest lag")
         precondition(rows.lowerBound >= 0 && rows.upperBound <= rowCount, "evaluator: rows outside the table")

@@ -106,6 +106,8 @@ public struct ErrorFitness<Scalar: EvaluatorScalar>: FitnessEvaluator {
         self.firstRow = rows.map(\.lowerBound).min()!
     }
 
+    @_specialize(where Scalar == Float)
+    @_specialize(where Scalar == Double)
     public func errors(of programs: [Program], threads: Int) -> [Double] {
         let evaluable = programs.map(isEvaluable)
         let compiled = programs.enumerated().map { i, p in
@@ -120,6 +122,8 @@ public struct ErrorFitness<Scalar: EvaluatorScalar>: FitnessEvaluator {
 
     /// The scaled predictions of `program` on the fitness rows, with the fitted intercept and
     /// slope (a trainer saves these with the program to predict later: `a + b f(x)`).
+    @_specialize(where Scalar == Float)
+    @_specialize(where Scalar == Double)
     public func predict(_ program: Program) -> ScaledPrediction {
         guard isEvaluable(program) else {
             return ScaledPrediction(values: [Double](repeating: .nan, count: y.count), intercept: 0, slope: 0, error: .infinity)
@@ -138,6 +142,8 @@ public struct ErrorFitness<Scalar: EvaluatorScalar>: FitnessEvaluator {
 
     /// Fits the scaling and measures the error of `values` against the target. `f` is
     /// overwritten (centred values).
+    @_specialize(where Scalar == Float)
+    @_specialize(where Scalar == Double)
     func score(_ values: UnsafeBufferPointer<Scalar>, _ f: inout [Double], keepValues: Bool) -> ScaledPrediction {
         let n = y.count
         for i in 0..<n { f[i] = Double(values[i]) }
