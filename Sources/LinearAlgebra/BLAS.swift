@@ -34,9 +34,12 @@ public enum BLAS {
         x.withUnsafeBufferPointer { xb in y.withUnsafeBufferPointer { yb in dot(xb, yb) } }
     }
 
-    /// Restricts OpenBLAS to one thread: the toolkit parallelises at a coarser
-    /// level (across individuals or patients) and nested threading only costs.
+    /// Restricts OpenBLAS to one thread: the toolkit parallelises at a coarser level (across
+    /// individuals or patients), nested threading only costs, and results must not depend on
+    /// the number of threads. Idempotent and cheap after the first call.
     public static func useSingleThread() {
-        openblas_set_num_threads(1)
+        _ = singleThreaded
     }
+
+    private static let singleThreaded: Void = openblas_set_num_threads(1)
 }

@@ -52,10 +52,13 @@ public struct LeastSquaresSolution: Sendable, Equatable {
 public enum LeastSquares {
     /// Minimises `||A x - b||_2` with LAPACK's SVD-based `dgelsd`, which also copes with
     /// rank-deficient designs (collinear features give the minimum-norm solution).
+    /// OpenBLAS runs on one thread here: its multi-threaded kernels sum in an order that
+    /// depends on the thread count, and the same data must give the same solution.
     ///
     /// An optional ridge term `lambda` adds `lambda * ||x||^2` by augmenting the system.
     /// - Complexity: O(rows * columns^2).
     public static func solve(_ a: Matrix, _ b: [Double], ridge lambda: Double = 0) throws -> LeastSquaresSolution {
+        BLAS.useSingleThread()
         guard a.rows == b.count else { throw LinearAlgebraError.dimensionMismatch(rows: a.rows, targets: b.count) }
         var design = a
         var target = b

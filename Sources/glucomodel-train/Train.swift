@@ -35,7 +35,7 @@ struct Train: ParsableCommand {
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Grammar: a bundled name (glucose-directed, glucose-symbolic) or a .bnf file.")
-    var grammar: String = "glucose-directed"
+    var grammar: String = "glucose-symbolic"
 
     @Option(help: "Fitness: rmse, mae, clarke (zone-weighted RMSE) or nsga2 (RMSE vs size).")
     var fitness: TrainingFitness = .rmse

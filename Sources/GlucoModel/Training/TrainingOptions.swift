@@ -82,8 +82,8 @@ public struct TrainingOptions: Sendable {
     /// The default budget: one patient and horizon trains in seconds on two cores.
     public static var defaultEvolution: EvolutionParameters {
         var p = EvolutionParameters()
-        p.populationSize = 200
-        p.generations = 40
+        p.populationSize = 600
+        p.generations = 100
         p.mutationProbability = 0.05
         p.tournamentSize = 5
         p.seed = 1

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+@Suite struct TrainingTests {
+    @Test func arxRecoversKnownCoefficients() throws {
+        // y = 5 + 2*G0 - 3*IOB + 0.5*CARB exactly, on 400 rows of seeded random features.
+        var random = SplitMix(seed: 3)
+        let names = FeatureSet(horizonMinutes: 30).names
+        var columns = names.map { _ in [Double]() }
+        var targets: [Double] = []
+        for _ in 0..<400 {
+            let row = names.map { _ in Double(random.next() % 10_000) / 100 }
+            for (j, v) in row.enumerated() { columns[j].append(v) }
+            let g0 = row[names.firstIndex(of: "G0")!], iob = row[names.firstIndex(of: "IOB")!]
+            let carb = row[names.firstIndex(of: "CARB")!]
+            targets.append(5 + 2 * g0 - 3 * iob + 0.5 * carb)
+        }
+        let table = FeatureTable(names: names, columns: columns, targets: targets, steps: Array(0..<400))
+        let arx = try ARXModel.fit(table, ridge: 0)
+        #expect(abs(arx.intercept - 5) < 1e-8)
+        for (name, c) in zip(arx.featureNames, arx.coefficients) {
+            let known: [String: Double] = ["G0": 2, "IOB": -3, "CARB": 0.5]
+            let expected = known[name] ?? 0
+            #expect(abs(c - expected) < 1e-9, "\(name): \(c)")
+        }
+    }
+
+    @Test func shardsPartitionACohortExactly() throws {
+        let ids = try (0..<23).map { try PatientID(String(format: "p%02d", ($0 * 7) % 23)) }
+        for n in 1...6 {
+            let parts = try (0..<n).map { try Shard("\($0)/\(n)").select(ids.shuffled()) }
+            #expect(parts.flatMap { $0 }.sorted() == ids.sorted(), "n = \(n)")
+            #expect(Set(parts.flatMap { $0 }).count == ids.count)
+            let sizes = parts.map(\.count)
+            #expect(sizes.max()! - sizes.min()! <= 1)
+        }
+        #expect(throws: Shard.ParseError.self) { try Shard("4/4") }
+        #expect(throws: Shard.ParseError.self) { try Shard("x") }
+    }
+
+    @Test func endToEndCohortWritesModelsAndResults() throws {
+        let out = temporaryFolder("train")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let patients = [SyntheticCohort.patient("s-one", days: 6, seed: 1), SyntheticCohort.patient("s-two", days: 6, seed: 2)]
+            .map(SyntheticCohort.data)
+        let options = try SyntheticCohort.options(horizons: [30, 60])
+        let trainer = try CohortTrainer(options: options, settings: CohortRunSettings(output: out, threads: 2))
+        let outcome = trainer.run(patients)
+        #expect(outcome.failures.isEmpty, "\(outcome.failures)")
+        #expect(outcome.trained.count == 4)
+
+        let csv = try String(contentsOf: out.appendingPathComponent("results.csv"), encoding: .utf8)
+        let lines = csv.split(separator: "\n")
+        #expect(lines[0] == "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab")
+        // 2 patients x 2 horizons x 4 models x 3 splits.
+        #expect(lines.count == 1 + 2 * 2 * 4 * 3)
+        #expect(Set(lines.dropFirst().map { $0.split(separator: ",")[2] }) == ["ge", "arx", "average", "persistence"])
+
+        // Every model file round-trips and predicts what the trainer reported on its test split.
+        for p in patients {
+            for h in [30, 60] {
+                let url = out.appendingPathComponent("models").appendingPathComponent(GlucoseModel.relativePath(patient: p.patient, horizonMinutes: h))
+                let model = try GlucoseModel.read(from: url)
+                let again = try JSONDecoder.glucoModel.decode(GlucoseModel.self, from: try GlucoseModel.encoder.encode(model))
+                #expect(again == model)
+                let trainer = try PatientTrainer(data: p, options: options, grammar: try Grammar(text: options.grammar.text))
+                let table = model.features.table(trainer.series, steps: 0..<trainer.series.count, requireTarget: true)
+                let test = table.steps.indices.filter { trainer.series.time(at: table.steps[$0]) >= model.training.testFrom! }
+                let predictions = model.predict(table)
+                let recomputed = SplitMetrics(model: "ge", split: "test", references: test.map { table.targets[$0] },
+                                              predictions: test.map { predictions[$0] })
+                let reported = model.metrics.first { $0.model == "ge" && $0.split == "test" }!
+                #expect(recomputed.n == reported.n)
+                #expect(abs(recomputed.rmse - reported.rmse) < 1e-9)
+            }
+        }
+
+        // A second run reuses every finished model; removing one retrains just that one.
+        #expect(trainer.run(patients).reused == 4)
+        try FileManager.default.removeItem(at: out.appendingPathComponent("models/s-two/h060.json"))
+        let third = trainer.run(patients)
+        #expect(third.reused == 3 && third.trained.count == 1)
+    }
+
+    @Test func sameSeedSameModelsWhateverTheThreads() throws {
+        let data = SyntheticCohort.data(SyntheticCohort.patient("s-seed", days: 5, seed: 11))
+        let options = try SyntheticCohort.options(generations: 4)
+        let grammar = try Grammar(text: options.grammar.text)
+        let trainer = try PatientTrainer(data: data, options: options, grammar: grammar)
+        let one = try trainer.train(horizon: 30, threads: 1).model
+        let two = try trainer.train(horizon: 30, threads: 2).model
+        let a = String(decoding: try GlucoseModel.encoder.encode(one), as: UTF8.self)
+        let b = String(decoding: try GlucoseModel.encoder.encode(two), as: UTF8.self)
+        #expect(a == b)
+        if a != b { try? a.write(toFile: "/tmp/m1.json", atomically: true, encoding: .utf8); try? b.write(toFile: "/tmp/m2.json", atomically: true, encoding: .utf8) }
+    }
+
+    @Test func badInputIsAClearMessagePerPatient() throws {
+        let out = temporaryFolder("bad")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let good = SyntheticCohort.data(SyntheticCohort.patient("s-good", days: 5, seed: 5))
+        var empty = SyntheticCohort.data(SyntheticCohort.patient("s-empty", days: 5, seed: 6))
+        empty.log.glucose = []
+        let short = SyntheticCohort.data(SyntheticCohort.patient("s-short", days: 2, seed: 7))
+        var options = try SyntheticCohort.options(horizons: [30, 32])
+        options.evolution.generations = 1
+        let outcome = try CohortTrainer(options: options, settings: CohortRunSettings(output: out, threads: 1))
+            .run([good, empty, short])
+        let messages = outcome.failures.map { "\($0.subject): \($0.message)" }
+        #expect(messages.contains { $0.contains("s-empty") && $0.contains("no glucose") })
+        #expect(messages.contains { $0.contains("s-short") && $0.contains("days of training data") })
+        #expect(messages.contains { $0.contains("s-good h32") && $0.contains("not a positive multiple") })
+        #expect(outcome.trained.map(\.patient.rawValue) == ["s-good"])
+
+        options.grammar = GrammarSource(name: "broken", text: "<e> ::= <e> + <missing>\n")
+        #expect(throws: GrammarError.self) { try CohortTrainer(options: options, settings: CohortRunSettings(output: out)) }
+    }
+}
+
+extension JSONDecoder {
+    static var glucoModel: JSONDecoder { GlucoseModel.decoder }
+}
