@@ -65,7 +65,7 @@ public enum PairScoring {
         for (number, text) in reader {
             if text.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 44 }) { continue }
             guard let (ri, pi) = columns else {
-                let names = CSVFields(line: text).fields.map { $0.lowercased() }
+                let names = CSVRow(text).fields.map { $0.lowercased() }
                 let r = names.firstIndex(of: "reference"), p = names.firstIndex(of: "prediction")
                 guard let r, let p else {
                     throw ScoringError.missingColumns(
@@ -118,11 +118,11 @@ public enum PairScoring {
         return summary
     }
 
-    /// Splits a line on commas; lines with a quote go through `CSVFields` (RFC 4180 quoting).
+    /// Splits a line on commas; lines with a quote go through `CSVRow` (RFC 4180 quoting).
     static func split(_ line: String, into fields: inout [Substring]) {
         fields.removeAll(keepingCapacity: true)
         if line.utf8.contains(UInt8(ascii: "\"")) {
-            fields.append(contentsOf: CSVFields(line: line).fields.map { Substring($0) })
+            fields.append(contentsOf: CSVRow(line).fields.map { Substring($0) })
             return
         }
         let utf8 = line.utf8
