@@ -29,14 +29,7 @@ public struct NightscoutImporter: PatientDataImporter {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         var cancels: [Date] = []
         try JSONElementStream(url: url).forEach { element in
-            b.summary.rowsRead += 1
-            let record: JSONValue
-            switch element.value {
-            case let .failure(f):
-                b.skip("malformed JSON record", line: element.line, field: nil, "\(f.message) (byte \(f.offset) of the record); expected a JSON object")
-                return
-            case let .success(v): record = v
-            }
+            guard let record = b.read(element) else { return }
             guard case .object = record else {
                 b.skip("not an object", line: element.line, field: nil, "found \(record.brief); expected an entry or treatment object")
                 return

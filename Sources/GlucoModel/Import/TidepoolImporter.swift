@@ -31,14 +31,7 @@ public struct TidepoolImporter: PatientDataImporter {
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         try JSONElementStream(url: url).forEach { element in
-            b.summary.rowsRead += 1
-            let r: JSONValue
-            switch element.value {
-            case let .failure(f):
-                b.skip("malformed JSON record", line: element.line, field: nil, "\(f.message) (byte \(f.offset) of the record); expected a JSON object")
-                return
-            case let .success(v): r = v
-            }
+            guard let r = b.read(element) else { return }
             guard case .object = r, let type = r["type"]?.string else {
                 b.skip("record without type", line: element.line, field: "type", "found \(r.brief) without a 'type'; expected a typed Tidepool record")
                 return

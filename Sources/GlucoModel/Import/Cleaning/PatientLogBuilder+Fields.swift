@@ -13,17 +13,24 @@ extension PatientLogBuilder {
         return value(v, text: text ?? "", in: range, expected: expected, reason: reason, at: location)
     }
 
-    /// A required finite number, any value.
-    public mutating func numberAllowingAnyValue(_ text: String?, at location: SourceLocation, expected: String) -> Double? {
+    /// The trimmed text of a required field; nil (row skipped as `missing field` or `empty value`) otherwise.
+    mutating func required(_ text: String?, at location: SourceLocation, missing: String, empty: String) -> String? {
         guard let text else {
-            skip("missing field", at: location, "the field is missing; expected \(expected)")
+            skip("missing field", at: location, "the field is missing; expected \(missing)")
             return nil
         }
         let t = text.trimmingSpaces()
         guard !t.isEmpty else {
-            skip("empty value", at: location, "the value is empty; expected \(expected) (an empty cell is never read as 0)")
+            skip("empty value", at: location, empty)
             return nil
         }
+        return t
+    }
+
+    /// A required finite number, any value.
+    public mutating func numberAllowingAnyValue(_ text: String?, at location: SourceLocation, expected: String) -> Double? {
+        guard let t = required(text, at: location, missing: expected,
+                               empty: "the value is empty; expected \(expected) (an empty cell is never read as 0)") else { return nil }
         return value(Double(t).flatMap { $0.isFinite ? $0 : nil }, text: t, in: -.infinity...(.infinity),
                      expected: expected, at: location)
     }
@@ -97,20 +104,26 @@ extension PatientLogBuilder {
     /// an offset is read in `options.timeZone` (`instant(_:)`).
     public mutating func time(_ text: String?, at location: SourceLocation, expected: String,
                               parse: (String) -> WrittenTimestamp?) -> Date? {
-        guard let text else {
-            skip("missing field", at: location, "the field is missing; expected a time as \(expected)")
-            return nil
-        }
-        let t = text.trimmingSpaces()
-        guard !t.isEmpty else {
-            skip("empty value", at: location, "the time is empty; expected \(expected)")
-            return nil
-        }
+        guard let t = required(text, at: location, missing: "a time as \(expected)",
+                               empty: "the time is empty; expected \(expected)") else { return nil }
         guard let written = parse(t) else {
             skip("bad time", at: location, "'\(t.prefix(40))' is not a valid time; expected \(expected)")
             return nil
         }
         return instant(written)
+    }
+
+    /// Counts one streamed JSON record as read and returns its value; a record that is not valid
+    /// JSON is skipped as `malformed JSON record` with a warning naming its line (nil).
+    mutating func read(_ element: JSONElementStream.Element) -> JSONValue? {
+        summary.rowsRead += 1
+        switch element.value {
+        case let .failure(f):
+            skip("malformed JSON record", line: element.line, field: nil,
+                 "\(f.message) (byte \(f.offset) of the record); expected a JSON object")
+            return nil
+        case let .success(v): return v
+        }
     }
 
     static func format(_ v: Double) -> String {

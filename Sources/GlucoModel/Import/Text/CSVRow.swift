@@ -19,13 +19,24 @@ public struct CSVRow {
     static let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\"")
 
     /// - Complexity: O(n) in the line's UTF-8 length.
-    public init(_ line: String) { self.init(bytes: Array(line.utf8)) }
+    public init(_ line: String) { self.init(bytes: line.utf8) }
 
     /// - Complexity: O(n) in `bytes.count`.
-    public init(bytes: [UInt8]) {
-        self.bytes = bytes
+    public init<C: Collection<UInt8>>(bytes: C) {
+        self.bytes = []
         ranges = []
         ranges.reserveCapacity(20)
+        load(bytes)
+    }
+
+    /// Splits another line into this row, reusing its storage (no allocation once the row has
+    /// held a line as long): the loop form for large files.
+    /// - Complexity: O(n) in `line.count`.
+    public mutating func load<C: Collection<UInt8>>(_ line: C) {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: line)
+        ranges.removeAll(keepingCapacity: true)
+        unterminatedQuote = false
         if bytes.contains(CSVRow.quote) {
             splitQuoted()
             return
@@ -106,6 +117,40 @@ public struct CSVRow {
         guard !f.isEmpty, f.count < 64 else { return nil }
         return CSVRow.number(String(decoding: f, as: UTF8.self))
     }
+
+    /// Field `i` read as `Double(_:)` reads text (so `nan` and `inf` are read, a decimal comma is not),
+    /// without making a `String` for plain decimals (`-?digits[.digits]`, at most 15 digits): those are
+    /// an exact integer divided by an exact power of ten, one correctly rounded division, which is the
+    /// value `Double(_:)` returns (W. D. Clinger, "How to read floating point numbers accurately", 1990).
+    public func double(_ i: Int) -> Double? {
+        let f = self[i]
+        var m: UInt64 = 0, digits = 0, fraction = 0, seenDot = false, plain = !f.isEmpty
+        var j = f.startIndex
+        let negative = j < f.endIndex && f[j] == UInt8(ascii: "-")
+        if negative { j += 1 }
+        let firstDigit = j
+        while j < f.endIndex, plain {
+            let c = f[j]
+            if c >= 0x30 && c <= 0x39 {
+                m = m &* 10 &+ UInt64(c &- 0x30)
+                digits += 1
+                if seenDot { fraction += 1 }
+            } else if c == UInt8(ascii: "."), !seenDot, j > firstDigit {
+                seenDot = true
+            } else {
+                plain = false
+            }
+            j += 1
+        }
+        if plain, digits > 0, digits <= 15, !seenDot || fraction > 0 {
+            let v = Double(m) / CSVRow.powersOfTen[fraction]
+            return negative ? -v : v
+        }
+        return Double(String(decoding: f, as: UTF8.self))
+    }
+
+    /// 10^0 ... 10^15, each exactly representable.
+    static let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
 
     /// A finite number in a cell: `5.6`, `-3`, `1e2`; a decimal comma (`5,6`) is accepted when
     /// it is the only separator. `nan`, `inf` and anything else give nil.
