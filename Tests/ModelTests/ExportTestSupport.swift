@@ -28,13 +28,13 @@ enum ExportFixtures {
 }
 
 /// Checks that a result is clean: each list sorted by time, all values finite and within
-/// `ExportLimits`, summary totals consistent. Returns the problems found (empty = clean).
+/// `ImportLimits`, summary totals consistent. Returns the problems found (empty = clean).
 func cleanlinessProblems(_ r: ImportResult) -> [String] {
     var p: [String] = []
     let log = r.log
     func sorted(_ name: String, _ times: [Date]) {
         if zip(times, times.dropFirst()).contains(where: { $0 > $1 }) { p.append("\(name) not sorted") }
-        if times.contains(where: { !$0.timeIntervalSince1970.isFinite || $0 > ExportFixtures.now || $0 < ExportLimits.earliest }) {
+        if times.contains(where: { !$0.timeIntervalSince1970.isFinite || $0 > ExportFixtures.now || $0 < ImportLimits.earliest }) {
             p.append("\(name) time out of range")
         }
     }
@@ -45,20 +45,20 @@ func cleanlinessProblems(_ r: ImportResult) -> [String] {
     sorted("basalInjections", log.basalInjections.map(\.time))
     sorted("carbs", log.carbs.map(\.time))
     sorted("exercise", log.exercise.map(\.time))
-    if log.glucose.contains(where: { !ExportLimits.glucoseMgdL.contains($0.value.mgdL) }) { p.append("glucose value out of range") }
-    if log.boluses.contains(where: { !ExportLimits.doseUnits.contains($0.dose.units) }) {
+    if log.glucose.contains(where: { !ImportLimits.glucoseMgdL.contains($0.value.mgdL) }) { p.append("glucose value out of range") }
+    if log.boluses.contains(where: { !ImportLimits.doseUnits.contains($0.dose.units) }) {
         p.append("bolus out of range")
     }
     if log.boluses.contains(where: { b in b.end.map { $0 < b.time } ?? false }) { p.append("bolus ends before it starts") }
-    if log.basalInjections.contains(where: { !ExportLimits.doseUnits.contains($0.dose.units) }) { p.append("injection out of range") }
-    if log.basalRates.contains(where: { b in !ExportLimits.basalUnitsPerHour.contains(b.rate.unitsPerHour) || (b.end.map { $0 < b.start } ?? false) }) {
+    if log.basalInjections.contains(where: { !ImportLimits.doseUnits.contains($0.dose.units) }) { p.append("injection out of range") }
+    if log.basalRates.contains(where: { b in !ImportLimits.basalUnitsPerHour.contains(b.rate.unitsPerHour) || (b.end.map { $0 < b.start } ?? false) }) {
         p.append("basal rate out of range")
     }
-    if log.temporaryBasals.contains(where: { !ExportLimits.basalUnitsPerHour.contains($0.rate.unitsPerHour) || $0.end < $0.start }) {
+    if log.temporaryBasals.contains(where: { !ImportLimits.basalUnitsPerHour.contains($0.rate.unitsPerHour) || $0.end < $0.start }) {
         p.append("temp basal out of range")
     }
-    if log.carbs.contains(where: { !ExportLimits.carbGrams.contains($0.amount.grams) }) { p.append("carbs out of range") }
-    if log.exercise.contains(where: { !ExportLimits.intensity.contains($0.intensity) || !ExportLimits.durationMinutes.contains($0.durationMinutes) }) {
+    if log.carbs.contains(where: { !ImportLimits.carbGrams.contains($0.amount.grams) }) { p.append("carbs out of range") }
+    if log.exercise.contains(where: { !ImportLimits.exerciseIntensity.contains($0.intensity) || !ImportLimits.durationMinutes.contains($0.durationMinutes) }) {
         p.append("exercise out of range")
     }
     let total = log.glucose.count + log.boluses.count + log.basalRates.count + log.temporaryBasals.count

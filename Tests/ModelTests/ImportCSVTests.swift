@@ -64,12 +64,17 @@ import Testing
 
     @Test func isoTimesWithAndWithoutOffsets() throws {
         let madrid = TimeZone(identifier: "Europe/Madrid")!
+        // The instant of a written time: its own offset, else read in `zone` by the shared resolver.
+        func instant(_ written: WrittenTimestamp?, _ zone: TimeZone) -> Date? {
+            var resolver = LocalTimeResolver(timeZone: zone)
+            return written.map { $0.instant ?? resolver.resolve($0.local).date }
+        }
         // Summer time in Madrid is UTC+2; an explicit offset wins over the time zone.
-        #expect(LocalDateTime.parseISO8601("2026-07-01T12:00")!.date(in: madrid) == Fixture.date("2026-07-01T10:00:00Z"))
-        #expect(LocalDateTime.parseISO8601("2026-07-01 12:00:30-0500")!.date(in: madrid) == Fixture.date("2026-07-01T17:00:30Z"))
-        #expect(LocalDateTime.parseISO8601("2026-02-29T12:00") == nil) // 2026 is not a leap year
-        #expect(LocalDateTime.parseISO8601("2026-01-05T25:00") == nil)
-        #expect(LocalDateTime.parseDayMonthYear("29-02-2024 23:59:59")!.date(in: Fixture.utc) == Fixture.date("2024-02-29T23:59:59Z"))
+        #expect(instant(TimestampParser.iso8601("2026-07-01T12:00"), madrid) == Fixture.date("2026-07-01T10:00:00Z"))
+        #expect(instant(TimestampParser.iso8601("2026-07-01 12:00:30-0500"), madrid) == Fixture.date("2026-07-01T17:00:30Z"))
+        #expect(TimestampParser.iso8601("2026-02-29T12:00") == nil) // 2026 is not a leap year
+        #expect(TimestampParser.iso8601("2026-01-05T25:00") == nil)
+        #expect(instant(TimestampParser.dayMonthYear("29-02-2024 23:59:59"), Fixture.utc) == Fixture.date("2024-02-29T23:59:59Z"))
     }
 
     @Test func detectionPicksTheFormat() throws {

@@ -52,20 +52,25 @@ public enum PairScoring {
     public static let outputHeader = "reference,prediction,clarke,parkes_type1,parkes_type2"
 
     /// Streams `input`, calling `writeLine` for each output line (header first) and `warning`
-    /// for each bad row.
+    /// for each bad row. Rows are split and parsed as UTF-8 bytes (`CSVRow`, reused from row to
+    /// row); a `String` is made only for each output line and for messages.
     /// - Complexity: O(rows), constant memory.
     public static func score(csv input: URL, writeLine: (String) -> Void,
                              warning: (ImportIssue) -> Void) throws -> PairScoreSummary {
         let reader = LineReader(url: input)
         try reader.checkReadable()
+        var lines = reader.makeIterator()
         var summary = PairScoreSummary(file: input.path)
         var accuracy = AccuracyMetrics.Accumulator()
         var columns: (reference: Int, prediction: Int)? = nil
-        var fields: [Substring] = []
-        for (number, text) in reader {
-            if text.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 44 }) { continue }
+        var row = CSVRow(bytes: EmptyCollection())
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        while let (number, bytes) = lines.nextBytes() {
+            if bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 44 }) { continue }
             guard let (ri, pi) = columns else {
-                let names = CSVFields(line: text).fields.map { $0.lowercased() }
+                let text = String(decoding: bytes, as: UTF8.self)
+                let names = CSVRow(text).fields.map { $0.lowercased() }
                 let r = names.firstIndex(of: "reference"), p = names.firstIndex(of: "prediction")
                 guard let r, let p else {
                     throw ScoringError.missingColumns(
@@ -77,26 +82,25 @@ public enum PairScoring {
                 continue
             }
             summary.rows += 1
-            split(text, into: &fields)
+            row.load(bytes)
             var bad = false
-            func read(_ index: Int, _ name: String) -> (text: Substring, value: Double?) {
-                guard index < fields.count else {
+            func read(_ index: Int, _ name: String) -> Double? {
+                guard index < row.count else {
                     warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number, field: name),
-                                        "the row has \(fields.count) fields, no \(name) column; row not scored"))
+                                        "the row has \(row.count) fields, no \(name) column; row not scored"))
                     bad = true
-                    return ("", nil)
+                    return nil
                 }
-                let field = fields[index]
-                if field.isEmpty { return (field, nil) }
-                if let v = Double(field) { return (field, v) }
+                if row.isEmpty(index) { return nil }
+                if let v = row.double(index) { return v }
                 warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number, field: name),
-                                    "'\(field)' is not a number; expected mg/dL; row not scored"))
+                                    "'\(row.text(index))' is not a number; expected mg/dL; row not scored"))
                 bad = true
-                return (field, nil)
+                return nil
             }
             let reference = read(ri, "reference"), prediction = read(pi, "prediction")
             if bad { summary.unparseableRows += 1 }
-            let pair = GlucosePair(reference: reference.value ?? .nan, prediction: prediction.value ?? .nan)
+            let pair = GlucosePair(reference: reference ?? .nan, prediction: prediction ?? .nan)
             let zones = pair.isScorable && !bad
                 ? (ErrorGrid.clarke.zone(pair), ErrorGrid.parkesType1.zone(pair), ErrorGrid.parkesType2.zone(pair))
                 : (nil, nil, nil)
@@ -104,52 +108,33 @@ public enum PairScoring {
             summary.parkesType1.add(zones.1)
             summary.parkesType2.add(zones.2)
             accuracy.add(bad ? GlucosePair(reference: .nan, prediction: .nan) : pair)
-            var out = csvField(reference.text)
-            out.reserveCapacity(32)
-            out += ","
-            out += csvField(prediction.text)
+            out.removeAll(keepingCapacity: true)
+            appendCSVField(row[ri], to: &out)
+            out.append(UInt8(ascii: ","))
+            appendCSVField(row[pi], to: &out)
             for zone in [zones.0, zones.1, zones.2] {
-                out += zone.map { "," + $0.rawValue } ?? ","
+                out.append(UInt8(ascii: ","))
+                if let zone { out.append(contentsOf: zone.rawValue.utf8) }
             }
-            writeLine(out)
+            writeLine(String(decoding: out, as: UTF8.self))
         }
         guard columns != nil else { throw ScoringError.empty(file: input.path) }
         summary.accuracy = accuracy.result
         return summary
     }
 
-    /// Splits a line on commas; lines with a quote go through `CSVFields` (RFC 4180 quoting).
-    static func split(_ line: String, into fields: inout [Substring]) {
-        fields.removeAll(keepingCapacity: true)
-        if line.utf8.contains(UInt8(ascii: "\"")) {
-            fields.append(contentsOf: CSVFields(line: line).fields.map { Substring($0) })
+    /// Appends a field for CSV output, quoted (quotes doubled) when it holds a comma, quote or line break.
+    static func appendCSVField(_ field: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        guard field.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else {
+            out.append(contentsOf: field)
             return
         }
-        let utf8 = line.utf8
-        var start = utf8.startIndex
-        var i = start
-        while i != utf8.endIndex {
-            if utf8[i] == UInt8(ascii: ",") {
-                fields.append(trim(line[start..<i]))
-                start = utf8.index(after: i)
-            }
-            i = utf8.index(after: i)
+        out.append(34)
+        for b in field {
+            if b == 34 { out.append(34) }
+            out.append(b)
         }
-        fields.append(trim(line[start..<utf8.endIndex]))
-    }
-
-    static func trim(_ s: Substring) -> Substring {
-        let u = s.utf8
-        var a = u.startIndex, b = u.endIndex
-        while a != b, u[a] == 32 || u[a] == 9 { a = u.index(after: a) }
-        while b != a, u[u.index(before: b)] == 32 || u[u.index(before: b)] == 9 { b = u.index(before: b) }
-        return s[a..<b]
-    }
-
-    /// Quotes a field for CSV output when it holds a comma, quote or line break.
-    static func csvField(_ s: Substring) -> String {
-        guard s.utf8.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 }) else { return String(s) }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        out.append(34)
     }
 }
 

@@ -32,7 +32,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
 
     static let timestampField = "Timestamp (YYYY-MM-DDThh:mm:ss)"
 
-    static func columns(_ header: [Substring], builder: LogBuilder, line: Int) throws -> Columns {
+    static func columns(_ header: [String], builder: PatientLogBuilder, line: Int) throws -> Columns {
         var c = Columns()
         c.count = header.count
         for (i, name) in header.enumerated() {
@@ -59,15 +59,15 @@ public struct DexcomClarityImporter: PatientDataImporter {
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         let reader = LineReader(url: url)
         try reader.checkReadable()
-        var b = LogBuilder(url: url, options: options)
+        var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         var cols: Columns?
         var scrub: [String] = []
         let glucoseField = { (c: Columns) in c.unit == .mgdL ? "Glucose Value (mg/dL)" : "Glucose Value (mmol/L)" }
         for (number, text) in reader {
             if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
-            let row = CSVByteLine(text)
+            let row = CSVRow(text)
             guard let c = cols else {
-                cols = try Self.columns(CSVLine.split(text).fields, builder: b, line: number)
+                cols = try Self.columns(row.fields, builder: b, line: number)
                 continue
             }
             b.summary.rowsRead += 1
@@ -93,16 +93,16 @@ public struct DexcomClarityImporter: PatientDataImporter {
                        "'\(row.text(c.timestamp).prefix(40))' is not a time; expected YYYY-MM-DDThh:mm:ss")
                 continue
             }
-            let time = written.instant ?? b.instant(written.local)
+            let time = b.instant(written)
             guard b.acceptTime(time, line: number, field: Self.timestampField) else { continue }
             if row.equals(c.eventType, "EGV") || row.equals(c.eventType, "Calibration") {
                 let source: GlucoseSource = row.equals(c.eventType, "EGV") ? .cgm : .fingerStick
                 if let g = row.number(c.glucose) {
                     if let v = b.glucose(g, text: "", unit: c.unit, line: number, field: glucoseField(c)) {
-                        b.log.glucose.append(GlucoseReading(time: time, value: v, source: source))
+                        b.add(GlucoseReading(time: time, value: v, source: source), line: number, field: Self.timestampField)
                     }
-                } else if let cens = LogBuilder.censoring(row.text(c.glucose)) {
-                    b.addCensored(cens, time: time, source: source)
+                } else if let cens = PatientLogBuilder.censoring(row.text(c.glucose)) {
+                    b.addCensored(cens, time: time, source: source, at: b.location(number, Self.timestampField))
                 } else if row.isEmpty(c.glucose) {
                     b.skip("empty glucose value", line: number, field: glucoseField(c),
                            "\(row.text(c.eventType)) row has no glucose value; expected \(c.unit.rawValue), Low or High")
@@ -116,24 +116,24 @@ public struct DexcomClarityImporter: PatientDataImporter {
                            "'\(row.text(c.subtype).prefix(40))' is not an insulin subtype; expected Fast-Acting or Long-Acting")
                     continue
                 }
-                guard let u = b.value(row.number(c.insulin), text: row.text(c.insulin), in: ExportLimits.doseUnits, unit: "U",
+                guard let u = b.value(row.number(c.insulin), text: row.text(c.insulin), in: ImportLimits.doseUnits, unit: "U",
                                       reason: "insulin out of range", line: number, field: "Insulin Value (u)") else { continue }
                 if fast {
-                    b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid))
+                    b.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), line: number, field: Self.timestampField)
                 } else {
-                    b.log.basalInjections.append(BasalInjection(time: time, dose: InsulinUnits(u)))
+                    b.add(BasalInjection(time: time, dose: InsulinUnits(u)), line: number, field: Self.timestampField)
                 }
             } else if row.equals(c.eventType, "Carbs") {
-                guard let g = b.value(row.number(c.carbs), text: row.text(c.carbs), in: ExportLimits.carbGrams, unit: "g",
+                guard let g = b.value(row.number(c.carbs), text: row.text(c.carbs), in: ImportLimits.carbGrams, unit: "g",
                                       reason: "carbohydrate out of range", line: number, field: "Carb Value (grams)") else { continue }
-                b.log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(grams: g)))
+                b.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), line: number, field: Self.timestampField)
             } else if row.isEmpty(c.eventType) {
                 b.skip("no event type", line: number, field: "Event Type", "empty event type; expected EGV, Insulin, Carbs, ...")
             } else {
-                b.countOther(String(row.text(c.eventType).prefix(40)))
+                b.addNotModelled(String(row.text(c.eventType).prefix(40)))
             }
         }
         guard cols != nil else { throw b.error(1, nil, "the file is empty; expected a Dexcom Clarity CSV header") }
-        return b.finish(scrub: scrub)
+        return b.build(scrub: scrub)
     }
 }

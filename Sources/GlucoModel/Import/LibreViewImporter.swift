@@ -35,9 +35,9 @@ public struct LibreViewImporter: PatientDataImporter {
         var names: [String] = []
     }
 
-    static func columns(_ header: [Substring]) -> Columns {
+    static func columns(_ header: [String]) -> Columns {
         var c = Columns()
-        c.names = header.map(String.init)
+        c.names = header
         for (i, name) in header.enumerated() {
             if name.hasPrefix("Historic Glucose") || name.hasPrefix("Scan Glucose") || name.hasPrefix("Strip Glucose") {
                 c.unit = name.contains("mmol") ? .mmolL : .mgdL
@@ -62,10 +62,10 @@ public struct LibreViewImporter: PatientDataImporter {
     }
 
     /// Finds the header (line 1 or 2) and its columns.
-    func header(_ reader: LineReader, _ b: LogBuilder) throws -> (line: Int, columns: Columns) {
+    func header(_ reader: LineReader, _ b: PatientLogBuilder) throws -> (line: Int, columns: Columns) {
         for (number, text) in reader {
             if number > 3 { break }
-            let fields = CSVLine.split(text).fields
+            let fields = CSVRow(text).fields
             if fields.contains("Device Timestamp") {
                 let c = Self.columns(fields)
                 let missing = [("Device Timestamp", c.timestamp), ("Record Type", c.recordType)].filter { $0.1 < 0 }.map(\.0)
@@ -77,10 +77,10 @@ public struct LibreViewImporter: PatientDataImporter {
     }
 
     /// First pass: the date order the data proves, or an error asking for the option.
-    func detectOrder(_ reader: LineReader, headerLine: Int, column: Int, _ b: LogBuilder) throws -> DateOrder {
+    func detectOrder(_ reader: LineReader, headerLine: Int, column: Int, _ b: PatientLogBuilder) throws -> DateOrder {
         for (number, text) in reader where number > headerLine {
-            let fields = CSVLine.split(text).fields
-            guard column < fields.count, let d = TimestampParser.numericDate(fields[column]) else { continue }
+            let row = CSVRow(text)
+            guard column < row.count, let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
             if let order = d.impliedOrder { return order }
         }
         throw b.error(nil, "Device Timestamp",
@@ -90,82 +90,83 @@ public struct LibreViewImporter: PatientDataImporter {
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         let reader = LineReader(url: url)
         try reader.checkReadable()
-        var b = LogBuilder(url: url, options: options)
+        var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         let (headerLine, c) = try header(reader, b)
         let order = try options.dateOrder ?? detectOrder(reader, headerLine: headerLine, column: c.timestamp, b)
         let glucoseName = { (i: Int) in i >= 0 && i < c.names.count ? c.names[i] : "glucose" }
         for (number, text) in reader where number > headerLine {
             if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
             b.summary.rowsRead += 1
-            let (fields, openQuote) = CSVLine.split(text)
-            if openQuote {
+            let row = CSVRow(text)
+            if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
                 continue
             }
-            func cell(_ i: Int) -> Substring { i >= 0 && i < fields.count ? fields[i] : "" }
-            let stamp = cell(c.timestamp)
-            guard let written = TimestampParser.numericDate(stamp), let local = written.local(order) else {
+            let stamp = row.text(c.timestamp)
+            guard let written = TimestampParser.numericDate(bytes: row[c.timestamp]), let local = written.local(order) else {
                 let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm AM" : "DD-MM-YYYY HH:mm"
                 b.skip("bad timestamp", line: number, field: "Device Timestamp", "'\(stamp.prefix(40))' is not a date; expected \(shape)")
                 continue
             }
             let time = b.instant(local)
             guard b.acceptTime(time, line: number, field: "Device Timestamp") else { continue }
-            let type = cell(c.recordType)
+            let type = row.text(c.recordType)
+            let at = b.location(number, "Device Timestamp")
             switch type {
             case "0", "1", "2":
                 let column = type == "0" ? c.historic : type == "1" ? c.scan : c.strip
                 let source: GlucoseSource = type == "2" ? .fingerStick : .cgm
-                let text = cell(column)
-                if let cens = LogBuilder.censoring(text) {
-                    b.addCensored(cens, time: time, source: source)
+                let text = row.text(column)
+                if let cens = PatientLogBuilder.censoring(text) {
+                    b.addCensored(cens, time: time, source: source, at: at)
                 } else if text.isEmpty {
                     b.skip("empty glucose value", line: number, field: glucoseName(column),
                            "record type \(type) has no glucose value; expected \(c.unit.rawValue)")
-                } else if let g = b.glucose(CSVLine.number(text), text: String(text), unit: c.unit,
+                } else if let g = b.glucose(row.number(column), text: text, unit: c.unit,
                                             line: number, field: glucoseName(column)) {
-                    b.log.glucose.append(GlucoseReading(time: time, value: g, source: source))
+                    b.add(GlucoseReading(time: time, value: g, source: source), at: at)
                 }
             case "4", "5":
-                readDoses(fields, c, time: time, line: number, &b)
-            case "3": b.countOther("LibreView ketone")
-            case "6": b.countOther("LibreView notes/events")
+                readDoses(row, c, time: time, line: number, &b)
+            case "3": b.addNotModelled("LibreView ketone")
+            case "6": b.addNotModelled("LibreView notes/events")
             default:
                 b.skip("unknown record type", line: number, field: "Record Type",
                        "'\(type.prefix(20))' is not a record type; expected 0-7")
             }
         }
-        return b.finish()
+        return b.build()
     }
 
     /// Insulin and food cells of a type 4/5 row; a row with none of them is skipped with a warning.
-    func readDoses(_ fields: [Substring], _ c: Columns, time: Date, line: Int, _ b: inout LogBuilder) {
-        func cell(_ i: Int) -> Substring { i >= 0 && i < fields.count ? fields[i] : "" }
+    func readDoses(_ row: CSVRow, _ c: Columns, time: Date, line: Int, _ b: inout PatientLogBuilder) {
         var any = false
-        func amount(_ i: Int, _ range: ClosedRange<Double>, _ unit: String, _ b: inout LogBuilder) -> Double? {
-            let text = cell(i)
-            guard !text.isEmpty else { return nil }
+        let at = b.location(line, "Device Timestamp")
+        func amount(_ i: Int, _ range: ClosedRange<Double>, _ unit: String, _ b: inout PatientLogBuilder) -> Double? {
+            guard !row.isEmpty(i) else { return nil }
             any = true
-            return b.value(CSVLine.number(text), text: String(text), in: range, unit: unit,
+            return b.value(row.number(i), text: row.text(i), in: range, unit: unit,
                            reason: "value out of range", line: line, field: c.names[i])
         }
-        if let u = amount(c.rapid, ExportLimits.doseUnits, "U", &b) {
-            b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid))
-        } else if cell(c.rapid).isEmpty {
-            let parts = [c.meal, c.correction, c.userChange].compactMap { amount($0, -100...100, "U", &b) }
+        if let u = amount(c.rapid, ImportLimits.doseUnits, "U", &b) {
+            b.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), at: at)
+        } else if row.isEmpty(c.rapid) {
+            // Meal, correction and user-change parts (the last may be negative); their total must be a dose.
+            let most = ImportLimits.doseUnits.upperBound
+            let parts = [c.meal, c.correction, c.userChange].compactMap { amount($0, -most...most, "U", &b) }
             let total = parts.reduce(0, +)
-            if !parts.isEmpty, ExportLimits.doseUnits.contains(total) {
-                b.log.boluses.append(Bolus(time: time, dose: InsulinUnits(total), kind: .rapid))
+            if !parts.isEmpty, ImportLimits.doseUnits.contains(total) {
+                b.add(Bolus(time: time, dose: InsulinUnits(total), kind: .rapid), at: at)
             }
         }
-        if let u = amount(c.long, ExportLimits.doseUnits, "U", &b) {
-            b.log.basalInjections.append(BasalInjection(time: time, dose: InsulinUnits(u)))
+        if let u = amount(c.long, ImportLimits.doseUnits, "U", &b) {
+            b.add(BasalInjection(time: time, dose: InsulinUnits(u)), at: at)
         }
-        if let g = amount(c.carbGrams, ExportLimits.carbGrams, "g", &b) {
-            b.log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(grams: g)))
-        } else if cell(c.carbGrams).isEmpty, let r = amount(c.carbServings, 0.001...100, "servings", &b) {
+        if let g = amount(c.carbGrams, ImportLimits.carbGrams, "g", &b) {
+            b.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), at: at)
+        } else if row.isEmpty(c.carbGrams), let r = amount(c.carbServings, ImportLimits.carbRations, "servings", &b) {
             b.summary.adjust("carbohydrate servings read as 10 g rations")
-            b.log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(rations: r)))
+            b.add(CarbIntake(time: time, amount: Carbohydrate(rations: r)), at: at)
         }
         if !any {
             b.skip("no value", line: line, field: nil, "insulin/food row has no amount; expected units or grams")

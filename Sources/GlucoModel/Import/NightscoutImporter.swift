@@ -26,17 +26,10 @@ public struct NightscoutImporter: PatientDataImporter {
     }
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
-        var b = LogBuilder(url: url, options: options)
+        var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         var cancels: [Date] = []
         try JSONElementStream(url: url).forEach { element in
-            b.summary.rowsRead += 1
-            let record: JSONValue
-            switch element.value {
-            case let .failure(f):
-                b.skip("malformed JSON record", line: element.line, field: nil, "\(f.message) (byte \(f.offset) of the record); expected a JSON object")
-                return
-            case let .success(v): record = v
-            }
+            guard let record = b.read(element) else { return }
             guard case .object = record else {
                 b.skip("not an object", line: element.line, field: nil, "found \(record.brief); expected an entry or treatment object")
                 return
@@ -47,54 +40,53 @@ public struct NightscoutImporter: PatientDataImporter {
             case nil:
                 if record["eventType"] != nil { treatment(record, line: element.line, &b, &cancels) } else { entry(record, line: element.line, &b) }
             case let key?:
-                b.countOther("Nightscout \(key.prefix(40))")
+                b.addNotModelled("Nightscout \(key.prefix(40))")
             }
         }
         endTemporaryBasals(at: cancels, &b)
-        return b.finish()
+        return b.build()
     }
 
     /// A temp basal ends at the first cancel (a `Temp Basal` of duration 0) or the next temp basal
     /// after its start, if that comes before its planned end (counted as adjusted).
-    func endTemporaryBasals(at cancels: [Date], _ b: inout LogBuilder) {
-        guard !b.log.temporaryBasals.isEmpty else { return }
-        var list = b.log.temporaryBasals.sorted { $0.start < $1.start }
-        let stops = (cancels + list.map(\.start)).sorted()
+    func endTemporaryBasals(at cancels: [Date], _ b: inout PatientLogBuilder) {
+        guard !b.temporaryBasals.isEmpty else { return }
+        var list = b.temporaryBasals.sorted { $0.record.start < $1.record.start }
+        let stops = (cancels + list.map(\.record.start)).sorted()
         var j = 0
         for i in list.indices {
-            while j < stops.count, stops[j] <= list[i].start { j += 1 }
-            guard j < stops.count, stops[j] < list[i].end else { continue }
-            let stop = stops[j]
-            list[i].end = stop
+            while j < stops.count, stops[j] <= list[i].record.start { j += 1 }
+            guard j < stops.count, stops[j] < list[i].record.end else { continue }
+            list[i].record.end = stops[j]
             b.summary.adjust("temporary basal ended early by a cancel or the next temp basal")
         }
-        b.log.temporaryBasals = list
+        b.temporaryBasals = list
     }
 
     /// The record's time: epoch milliseconds in `msKeys`, else ISO 8601 text in `isoKeys`.
-    func time(_ r: JSONValue, msKeys: [String], isoKeys: [String], line: Int, _ b: inout LogBuilder) -> Date? {
+    func time(_ r: JSONValue, msKeys: [String], isoKeys: [String], line: Int, _ b: inout PatientLogBuilder) -> Date? {
         for key in msKeys {
             guard let v = r[key] else { continue }
             if let ms = v.number {
                 guard abs(ms) < 1e15 else { break }
                 return Date(timeIntervalSince1970: ms / 1000)
             }
-            if case let .string(s) = v, let w = TimestampParser.iso8601(s) { return w.instant ?? b.instant(w.local) }
+            if case let .string(s) = v, let w = TimestampParser.iso8601(s) { return b.instant(w) }
         }
         for key in isoKeys {
             guard case let .string(s)? = r[key] else { continue }
-            if let w = TimestampParser.iso8601(s) { return w.instant ?? b.instant(w.local) }
-            if let ms = CSVLine.number(s), abs(ms) < 1e15 { return Date(timeIntervalSince1970: ms / 1000) }
+            if let w = TimestampParser.iso8601(s) { return b.instant(w) }
+            if let ms = CSVRow.number(s), abs(ms) < 1e15 { return Date(timeIntervalSince1970: ms / 1000) }
         }
         let names = (msKeys + isoKeys).joined(separator: "/")
         b.skip("no time", line: line, field: names, "no readable time; expected \(names) as epoch ms or ISO 8601")
         return nil
     }
 
-    func entry(_ r: JSONValue, line: Int, _ b: inout LogBuilder) {
+    func entry(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder) {
         let type = r["type"]?.string ?? (r["sgv"] != nil ? "sgv" : r["mbg"] != nil ? "mbg" : "")
         guard type == "sgv" || type == "mbg" else {
-            b.countOther(type.isEmpty ? "Nightscout entry without type" : "Nightscout \(type.prefix(40))")
+            b.addNotModelled(type.isEmpty ? "Nightscout entry without type" : "Nightscout \(type.prefix(40))")
             return
         }
         guard let t = time(r, msKeys: ["date"], isoKeys: ["dateString", "sysTime"], line: line, &b),
@@ -103,68 +95,68 @@ public struct NightscoutImporter: PatientDataImporter {
             b.skip("no glucose value", line: line, field: type, "\(type) entry has no '\(type)' value; expected mg/dL")
             return
         }
-        if case let .string(s) = raw, let c = LogBuilder.censoring(s) {
-            b.addCensored(c, time: t, source: type == "sgv" ? .cgm : .fingerStick)
+        if case let .string(s) = raw, let c = PatientLogBuilder.censoring(s) {
+            b.addCensored(c, time: t, source: type == "sgv" ? .cgm : .fingerStick, at: b.location(line, "date"))
             return
         }
         if let g = b.glucose(raw.numeric, text: raw.brief, unit: .mgdL, line: line, field: type) {
-            b.log.glucose.append(GlucoseReading(time: t, value: g, source: type == "sgv" ? .cgm : .fingerStick))
+            b.add(GlucoseReading(time: t, value: g, source: type == "sgv" ? .cgm : .fingerStick), line: line, field: "date")
         }
     }
 
     /// A positive amount in `key`, nil when absent, null or 0 (no dose), a warning when malformed.
-    func amount(_ r: JSONValue, _ key: String, _ range: ClosedRange<Double>, _ unit: String, line: Int, _ b: inout LogBuilder) -> Double? {
+    func amount(_ r: JSONValue, _ key: String, _ range: ClosedRange<Double>, _ unit: String, line: Int, _ b: inout PatientLogBuilder) -> Double? {
         guard let v = r[key], v != .null else { return nil }
         if let n = v.numeric, n == 0 { return nil }
         return b.value(v.numeric, text: v.brief, in: range, unit: unit, reason: "value out of range", line: line, field: key)
     }
 
-    func treatment(_ r: JSONValue, line: Int, _ b: inout LogBuilder, _ cancels: inout [Date]) {
+    func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [Date]) {
         let type = r["eventType"]?.string ?? ""
         guard let t = time(r, msKeys: ["date", "mills"], isoKeys: ["created_at", "timestamp"], line: line, &b),
               b.acceptTime(t, line: line, field: "created_at") else { return }
         if type == "Temp Basal" {
-            guard let d = r["duration"]?.numeric, ExportLimits.durationMinutes.contains(d) else {
+            guard let d = r["duration"]?.numeric, ImportLimits.durationMinutes.contains(d) else {
                 b.skip("temp basal without duration", line: line, field: "duration",
                        "Temp Basal has duration \(r["duration"]?.brief ?? "missing"); expected minutes, 0-10080")
                 return
             }
-            if d == 0 { b.countOther("Nightscout Temp Basal cancel"); cancels.append(t); return }
+            if d == 0 { b.addNotModelled("Nightscout Temp Basal cancel"); cancels.append(t); return }
             guard let rateValue = r["absolute"] ?? r["rate"] else {
                 b.skip("temp basal without rate", line: line, field: "absolute",
                        "Temp Basal has no absolute or rate; expected U/h (percent-only temp basals cannot be resolved without the profile)")
                 return
             }
-            guard let rate = b.value(rateValue.numeric, text: rateValue.brief, in: ExportLimits.basalUnitsPerHour, unit: "U/h",
+            guard let rate = b.value(rateValue.numeric, text: rateValue.brief, in: ImportLimits.basalUnitsPerHour, unit: "U/h",
                                      reason: "value out of range", line: line, field: "absolute") else { return }
-            b.log.temporaryBasals.append(TemporaryBasal(start: t, end: t.addingTimeInterval(d * 60), rate: InsulinRate(unitsPerHour: rate)))
+            b.add(TemporaryBasal(start: t, end: t.addingTimeInterval(d * 60), rate: InsulinRate(unitsPerHour: rate)), line: line, field: "created_at")
             return
         }
         if type == "BG Check", let gv = r["glucose"] {
             let units = (r["units"]?.string ?? "mg/dl").lowercased()
             let unit: GlucoseUnit = units.hasPrefix("mmol") ? .mmolL : .mgdL
             if let g = b.glucose(gv.numeric, text: gv.brief, unit: unit, line: line, field: "glucose") {
-                b.log.glucose.append(GlucoseReading(time: t, value: g, source: .fingerStick))
+                b.add(GlucoseReading(time: t, value: g, source: .fingerStick), line: line, field: "created_at")
             }
             return
         }
-        let insulin = amount(r, "insulin", ExportLimits.doseUnits, "U", line: line, &b)
-        let carbs = amount(r, "carbs", ExportLimits.carbGrams, "g", line: line, &b)
+        let insulin = amount(r, "insulin", ImportLimits.doseUnits, "U", line: line, &b)
+        let carbs = amount(r, "carbs", ImportLimits.carbGrams, "g", line: line, &b)
         if let insulin {
             var bolus = Bolus(time: t, dose: InsulinUnits(insulin), kind: .rapid, carbInput: carbs.map { Carbohydrate(grams: $0) })
-            if type == "Combo Bolus", let d = r["duration"]?.numeric, d > 0, ExportLimits.durationMinutes.contains(d) {
+            if type == "Combo Bolus", let d = r["duration"]?.numeric, d > 0, ImportLimits.durationMinutes.contains(d) {
                 bolus.type = .normalDual
                 bolus.end = t.addingTimeInterval(d * 60)
             }
-            b.log.boluses.append(bolus)
+            b.add(bolus, line: line, field: "created_at")
         }
         if let carbs {
             let meal: MealType = type == "Snack Bolus" ? .snack : type == "Carb Correction" ? .hypoCorrection : .unspecified
-            b.log.carbs.append(CarbIntake(time: t, amount: Carbohydrate(grams: carbs), mealType: meal))
+            b.add(CarbIntake(time: t, amount: Carbohydrate(grams: carbs), mealType: meal), line: line, field: "created_at")
         }
         let hadAmount = ["insulin", "carbs"].contains { k in r[k].map { $0 != .null && $0.numeric != 0 } ?? false }
         if insulin == nil && carbs == nil && !hadAmount {
-            b.countOther(type.isEmpty ? "Nightscout treatment without eventType" : "Nightscout \(type.prefix(40))")
+            b.addNotModelled(type.isEmpty ? "Nightscout treatment without eventType" : "Nightscout \(type.prefix(40))")
         }
     }
 }

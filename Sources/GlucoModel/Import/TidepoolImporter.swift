@@ -29,26 +29,19 @@ public struct TidepoolImporter: PatientDataImporter {
     }
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
-        var b = LogBuilder(url: url, options: options)
+        var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         try JSONElementStream(url: url).forEach { element in
-            b.summary.rowsRead += 1
-            let r: JSONValue
-            switch element.value {
-            case let .failure(f):
-                b.skip("malformed JSON record", line: element.line, field: nil, "\(f.message) (byte \(f.offset) of the record); expected a JSON object")
-                return
-            case let .success(v): r = v
-            }
+            guard let r = b.read(element) else { return }
             guard case .object = r, let type = r["type"]?.string else {
                 b.skip("record without type", line: element.line, field: "type", "found \(r.brief) without a 'type'; expected a typed Tidepool record")
                 return
             }
             record(r, type: type, line: element.line, &b)
         }
-        return b.finish()
+        return b.build()
     }
 
-    func time(_ r: JSONValue, line: Int, _ b: inout LogBuilder) -> Date? {
+    func time(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder) -> Date? {
         guard case let .string(s)? = r["time"], let w = TimestampParser.iso8601(s) else {
             b.skip("no time", line: line, field: "time", "time is \(r["time"]?.brief ?? "missing"); expected ISO 8601 UTC, e.g. 2026-03-01T08:00:00.000Z")
             return nil
@@ -60,20 +53,20 @@ public struct TidepoolImporter: PatientDataImporter {
         return b.instant(w.local)
     }
 
-    func number(_ r: JSONValue, _ key: String, _ range: ClosedRange<Double>, _ unit: String, line: Int, _ b: inout LogBuilder) -> Double? {
+    func number(_ r: JSONValue, _ key: String, _ range: ClosedRange<Double>, _ unit: String, line: Int, _ b: inout PatientLogBuilder) -> Double? {
         let v = r[key]
         return b.value(v?.number, text: v?.brief ?? "missing", in: range, unit: unit, reason: "value out of range", line: line, field: key)
     }
 
     /// `duration` in ms, as minutes.
-    func durationMinutes(_ r: JSONValue, line: Int, _ b: inout LogBuilder) -> Double? {
-        guard let ms = number(r, "duration", 0...(ExportLimits.durationMinutes.upperBound * 60_000), "ms", line: line, &b) else { return nil }
+    func durationMinutes(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder) -> Double? {
+        guard let ms = number(r, "duration", 0...(ImportLimits.durationMinutes.upperBound * 60_000), "ms", line: line, &b) else { return nil }
         return ms / 60_000
     }
 
-    func record(_ r: JSONValue, type: String, line: Int, _ b: inout LogBuilder) {
+    func record(_ r: JSONValue, type: String, line: Int, _ b: inout PatientLogBuilder) {
         let handled = ["cbg", "smbg", "bolus", "basal", "food", "physicalActivity"]
-        guard handled.contains(type) else { b.countOther("Tidepool \(type.prefix(40))"); return }
+        guard handled.contains(type) else { b.addNotModelled("Tidepool \(type.prefix(40))"); return }
         guard let t = time(r, line: line, &b), b.acceptTime(t, line: line, field: "time") else { return }
         switch type {
         case "cbg", "smbg":
@@ -81,64 +74,64 @@ public struct TidepoolImporter: PatientDataImporter {
             let unit: GlucoseUnit = units.hasPrefix("mg") ? .mgdL : .mmolL
             let v = r["value"]
             if let g = b.glucose(v?.number, text: v?.brief ?? "missing", unit: unit, line: line, field: "value") {
-                b.log.glucose.append(GlucoseReading(time: t, value: g, source: type == "cbg" ? .cgm : .fingerStick))
+                b.add(GlucoseReading(time: t, value: g, source: type == "cbg" ? .cgm : .fingerStick), line: line, field: "time")
             }
         case "bolus": bolus(r, time: t, line: line, &b)
         case "basal": basal(r, time: t, line: line, &b)
         case "food":
             let net = r["nutrition"]?["carbohydrate"]?["net"]
-            if let g = b.value(net?.number, text: net?.brief ?? "missing", in: ExportLimits.carbGrams, unit: "g",
+            if let g = b.value(net?.number, text: net?.brief ?? "missing", in: ImportLimits.carbGrams, unit: "g",
                                reason: "value out of range", line: line, field: "nutrition.carbohydrate.net") {
-                b.log.carbs.append(CarbIntake(time: t, amount: Carbohydrate(grams: g)))
+                b.add(CarbIntake(time: t, amount: Carbohydrate(grams: g)), line: line, field: "time")
             }
         default: activity(r, time: t, line: line, &b)
         }
     }
 
-    func bolus(_ r: JSONValue, time t: Date, line: Int, _ b: inout LogBuilder) {
+    func bolus(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) {
         let sub = r["subType"]?.string ?? "normal"
         switch sub {
         case "normal":
-            guard let u = number(r, "normal", ExportLimits.doseUnits, "U", line: line, &b) else { return }
-            b.log.boluses.append(Bolus(time: t, dose: InsulinUnits(u), type: .normal))
+            guard let u = number(r, "normal", ImportLimits.doseUnits, "U", line: line, &b) else { return }
+            b.add(Bolus(time: t, dose: InsulinUnits(u), type: .normal), line: line, field: "time")
         case "square", "extended", "dual/square", "dual":
             let dual = sub.hasPrefix("dual")
-            let now = dual ? number(r, "normal", 0...100, "U", line: line, &b) : 0
-            guard let now, let ext = number(r, "extended", 0...100, "U", line: line, &b),
+            let now = dual ? number(r, "normal", ImportLimits.bolusPartUnits, "U", line: line, &b) : 0
+            guard let now, let ext = number(r, "extended", ImportLimits.bolusPartUnits, "U", line: line, &b),
                   let minutes = durationMinutes(r, line: line, &b) else { return }
-            guard ExportLimits.doseUnits.contains(now + ext) else {
+            guard ImportLimits.doseUnits.contains(now + ext) else {
                 b.skip("bolus of 0 U", line: line, field: "extended", "bolus delivered \(now + ext) U; expected a positive dose")
                 return
             }
-            b.log.boluses.append(Bolus(time: t, end: t.addingTimeInterval(minutes * 60), dose: InsulinUnits(now + ext),
-                                       type: dual ? .normalDual : .square))
+            b.add(Bolus(time: t, end: t.addingTimeInterval(minutes * 60), dose: InsulinUnits(now + ext),
+                        type: dual ? .normalDual : .square), line: line, field: "time")
         default:
             b.skip("unknown bolus subType", line: line, field: "subType", "'\(sub.prefix(40))'; expected normal, square or dual/square")
         }
     }
 
-    func basal(_ r: JSONValue, time t: Date, line: Int, _ b: inout LogBuilder) {
+    func basal(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) {
         let delivery = r["deliveryType"]?.string ?? ""
         switch delivery {
         case "scheduled":
-            guard let rate = number(r, "rate", ExportLimits.basalUnitsPerHour, "U/h", line: line, &b) else { return }
+            guard let rate = number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b) else { return }
             var end: Date? = nil
             if r["duration"] != nil {
                 guard let m = durationMinutes(r, line: line, &b) else { return }
                 end = t.addingTimeInterval(m * 60)
             }
-            b.log.basalRates.append(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: rate)))
+            b.add(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: rate)), line: line, field: "time")
         case "temp", "automated", "suspend":
-            let rate = delivery == "suspend" ? 0 : number(r, "rate", ExportLimits.basalUnitsPerHour, "U/h", line: line, &b)
+            let rate = delivery == "suspend" ? 0 : number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b)
             guard let rate, let m = durationMinutes(r, line: line, &b) else { return }
-            b.log.temporaryBasals.append(TemporaryBasal(start: t, end: t.addingTimeInterval(m * 60), rate: InsulinRate(unitsPerHour: rate)))
+            b.add(TemporaryBasal(start: t, end: t.addingTimeInterval(m * 60), rate: InsulinRate(unitsPerHour: rate)), line: line, field: "time")
         default:
             b.skip("unknown basal deliveryType", line: line, field: "deliveryType",
                    "'\(delivery.prefix(40))'; expected scheduled, temp, automated or suspend")
         }
     }
 
-    func activity(_ r: JSONValue, time t: Date, line: Int, _ b: inout LogBuilder) {
+    func activity(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) {
         let d = r["duration"]
         let scale: Double
         switch (d?["units"]?.string ?? "minutes").lowercased() {
@@ -147,7 +140,7 @@ public struct TidepoolImporter: PatientDataImporter {
         default: scale = 1
         }
         let raw = d?["value"]?.number ?? d?.number
-        guard let minutes = b.value(raw.map { $0 * scale }, text: d?.brief ?? "missing", in: 0.01...(24 * 60), unit: "min",
+        guard let minutes = b.value(raw.map { $0 * scale }, text: d?.brief ?? "missing", in: ImportLimits.exerciseMinutes, unit: "min",
                                     reason: "value out of range", line: line, field: "duration.value") else { return }
         let intensity: Double
         switch r["reportedIntensity"]?.string?.lowercased() {
@@ -158,6 +151,6 @@ public struct TidepoolImporter: PatientDataImporter {
             b.summary.adjust("exercise intensity not reported (5 of 10 assumed)")
             intensity = 5
         }
-        b.log.exercise.append(ExerciseSession(time: t, intensity: intensity, durationMinutes: minutes))
+        b.add(ExerciseSession(time: t, intensity: intensity, durationMinutes: minutes), line: line, field: "time")
     }
 }

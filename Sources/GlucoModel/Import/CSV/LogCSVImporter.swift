@@ -31,7 +31,7 @@ public struct LogCSVImporter: PatientDataImporter {
         guard let line = head.split(whereSeparator: \.isNewline).first(where: { !$0.hasPrefix("#") && !$0.isEmpty }) else {
             return false
         }
-        let names = Set(CSVFields(line: String(line)).fields.map { $0.lowercased() })
+        let names = Set(CSVRow(String(line)).fields.map { $0.lowercased() })
         return names.isSuperset(of: ["time", "event", "value"])
     }
 
@@ -79,7 +79,7 @@ struct LogCSVState {
     }
 
     mutating func readHeader(_ text: String, line: Int) throws {
-        let names = CSVFields(line: text).fields.map { $0.lowercased() }
+        let names = CSVRow(text).fields.map { $0.lowercased() }
         var map: [String: Int] = [:]
         for (i, n) in names.enumerated() {
             guard Self.known.contains(n) else {
@@ -104,7 +104,7 @@ struct LogCSVState {
     }
 
     mutating func readRow(_ text: String, line: Int) {
-        let split = CSVFields(line: text)
+        let split = CSVRow(text)
         let file = self.file
         let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
         guard !split.unterminatedQuote else {
@@ -136,12 +136,12 @@ struct LogCSVState {
             patient = id
         }
         let iso = "ISO 8601, e.g. 2026-01-05T08:00 or 2026-01-05 08:00:00+01:00"
-        guard let time = builder.time(field("time"), at: loc("time"), expected: iso, parse: LocalDateTime.parseISO8601) else { return }
+        guard let time = builder.time(field("time"), at: loc("time"), expected: iso, parse: { TimestampParser.iso8601($0) }) else { return }
         let event = (field("event") ?? "").lowercased()
         let unit = optional("unit")?.lowercased()
-        func duration() -> Double? {
+        func duration(_ range: ClosedRange<Double> = ImportLimits.durationMinutes) -> Double? {
             guard let d = optional("duration") else { return nil }
-            return builder.number(d, at: loc("duration"), expected: "duration in minutes", range: ImportLimits.exerciseMinutes)
+            return builder.number(d, at: loc("duration"), expected: "duration in minutes", range: range)
         }
         func requireUnit(_ allowed: [String], _ expected: String) -> Bool {
             guard let unit, !allowed.contains(unit) else { return true }
@@ -221,14 +221,14 @@ struct LogCSVState {
         case "carbs":
             guard requireUnit(["g", "rations", "ration"], "g or rations"),
                   let amount = builder.number(value, at: loc("value"), expected: "carbohydrate in \(unit ?? "g")",
-                                              range: unit?.hasPrefix("ration") == true ? 0...50 : ImportLimits.carbGrams) else { return }
+                                              range: unit?.hasPrefix("ration") == true ? ImportLimits.carbRations : ImportLimits.carbGrams) else { return }
             let carbs = unit?.hasPrefix("ration") == true ? Carbohydrate(rations: amount) : Carbohydrate(grams: amount)
             builder.add(CarbIntake(time: time, amount: carbs, mealType: OhioXMLHandler.mealType(optional("type"))), at: loc("time"))
         case "exercise":
             guard optional("duration") != nil else {
                 return builder.skip("missing field", at: loc("duration"), "an exercise row needs its duration in minutes")
             }
-            guard let d = duration(),
+            guard let d = duration(ImportLimits.exerciseMinutes),
                   let i = builder.number(value, at: loc("value"), expected: "exercise intensity 0-10", range: ImportLimits.exerciseIntensity)
             else { return }
             builder.add(ExerciseSession(time: time, intensity: i, durationMinutes: d), at: loc("time"))

@@ -1,81 +1,129 @@
 import Foundation
 
-/// Field parsing shared by the importers: each failure skips the row with a warning that
-/// names the file, line, field and what was expected, and is counted by reason:
-/// `missing field`, `empty value`, `not a number`, `out of range`, `bad time`.
+/// Field checks shared by the importers: each failure skips the row with a warning that names the
+/// file, line, field and what was expected, and is counted by reason: `missing field`,
+/// `empty value`, `not a number`, `bad time`, and an out-of-range reason chosen by the importer
+/// (`out of range` unless told otherwise).
 extension PatientLogBuilder {
     /// A required number within `range`; nil (row skipped) otherwise.
     /// - Parameter expected: what the field holds, for the message, e.g. "insulin units (U)".
     public mutating func number(_ text: String?, at location: SourceLocation, expected: String,
-                                range: ClosedRange<Double>) -> Double? {
-        guard let value = numberAllowingAnyValue(text, at: location, expected: expected) else { return nil }
-        guard range.contains(value) else {
-            skip("out of range", at: location,
-                 "\(Self.format(value)) is outside the plausible range \(Self.format(range.lowerBound))...\(Self.format(range.upperBound)) for \(expected); skipped")
+                                range: ClosedRange<Double>, reason: String = "out of range") -> Double? {
+        guard let v = numberAllowingAnyValue(text, at: location, expected: expected) else { return nil }
+        return value(v, text: text ?? "", in: range, expected: expected, reason: reason, at: location)
+    }
+
+    /// The trimmed text of a required field; nil (row skipped as `missing field` or `empty value`) otherwise.
+    mutating func required(_ text: String?, at location: SourceLocation, missing: String, empty: String) -> String? {
+        guard let text else {
+            skip("missing field", at: location, "the field is missing; expected \(missing)")
+            return nil
+        }
+        let t = text.trimmingSpaces()
+        guard !t.isEmpty else {
+            skip("empty value", at: location, empty)
+            return nil
+        }
+        return t
+    }
+
+    /// A required finite number, any value.
+    public mutating func numberAllowingAnyValue(_ text: String?, at location: SourceLocation, expected: String) -> Double? {
+        guard let t = required(text, at: location, missing: expected,
+                               empty: "the value is empty; expected \(expected) (an empty cell is never read as 0)") else { return nil }
+        return value(Double(t).flatMap { $0.isFinite ? $0 : nil }, text: t, in: -.infinity...(.infinity),
+                     expected: expected, at: location)
+    }
+
+    /// An already parsed number (`nil` when `text` did not parse) within `range`; nil (row skipped) otherwise.
+    public mutating func value(_ v: Double?, text: String, in range: ClosedRange<Double>, expected: String,
+                               reason: String = "out of range", at location: SourceLocation) -> Double? {
+        guard let v else {
+            skip("not a number", at: location, "'\(text.prefix(40))' is not a number; expected \(expected) (use '.' for decimals)")
+            return nil
+        }
+        guard range.contains(v) else {
+            skip(reason, at: location,
+                 "\(Self.format(v)) is outside the plausible range \(Self.format(range.lowerBound))...\(Self.format(range.upperBound)) for \(expected); skipped")
+            return nil
+        }
+        return v
+    }
+
+    /// `value(_:text:in:expected:reason:at:)` at a line and field.
+    public mutating func value(_ v: Double?, text: String, in range: ClosedRange<Double>, unit: String,
+                               reason: String, line: Int?, field: String) -> Double? {
+        value(v, text: text, in: range, expected: unit, reason: reason, at: location(line, field))
+    }
+
+    /// A glucose value in `unit` within `ImportLimits.glucoseMgdL` (nil: row skipped).
+    public mutating func glucose(_ v: Double?, text: String, unit: GlucoseUnit, reason: String = "out of range",
+                                 at location: SourceLocation) -> GlucoseValue? {
+        guard let v else {
+            skip("not a number", at: location, "'\(text.prefix(40))' is not a number; expected glucose in \(unit.rawValue), or Low/High")
+            return nil
+        }
+        let value = unit.value(v)
+        guard ImportLimits.glucoseMgdL.contains(value.mgdL) else {
+            let range = unit == .mgdL ? "10...1000 mg/dL" : "0.56...55.5 mmol/L"
+            skip(reason, at: location, "\(Self.format(v)) \(unit.rawValue) is outside the plausible range \(range); skipped")
             return nil
         }
         return value
     }
 
-    /// A required finite number, any value.
-    public mutating func numberAllowingAnyValue(_ text: String?, at location: SourceLocation, expected: String) -> Double? {
-        guard let text else {
-            skip("missing field", at: location, "the field is missing; expected \(expected)")
-            return nil
+    /// `glucose(_:text:unit:reason:at:)` at a line and field, counted as `glucose out of range`.
+    public mutating func glucose(_ v: Double?, text: String, unit: GlucoseUnit, line: Int?, field: String) -> GlucoseValue? {
+        glucose(v, text: text, unit: unit, reason: "glucose out of range", at: location(line, field))
+    }
+
+    /// `Low`/`LO` and `High`/`HI` text: a censored reading at the sensor limit.
+    public static func censoring<S: StringProtocol>(_ text: S) -> Censoring? {
+        switch text.lowercased() {
+        case "low", "lo": return .belowRange
+        case "high", "hi": return .aboveRange
+        default: return nil
         }
-        let t = text.trimmingSpaces()
-        guard !t.isEmpty else {
-            skip("empty value", at: location, "the value is empty; expected \(expected) (an empty cell is never read as 0)")
-            return nil
-        }
-        guard let v = Double(t), v.isFinite else {
-            skip("not a number", at: location, "'\(t.prefix(40))' is not a number; expected \(expected) (use '.' for decimals)")
-            return nil
-        }
-        return v
     }
 
     /// A glucose value: a number in `unit` within `ImportLimits.glucoseMgdL`, or the text
     /// `Low`/`LO` (kept at 40 mg/dL, censored below range) or `High`/`HI` (400, above range),
     /// counted as adjusted.
     public mutating func glucose(_ text: String?, unit: GlucoseUnit, at location: SourceLocation) -> (GlucoseValue, Censoring?)? {
-        let t = text?.trimmingSpaces().lowercased()
-        if t == "low" || t == "lo" {
-            summary.adjust("censored Low kept at 40 mg/dL")
-            return (Censoring.lowLimit, .belowRange)
-        }
-        if t == "high" || t == "hi" {
-            summary.adjust("censored High kept at 400 mg/dL")
-            return (Censoring.highLimit, .aboveRange)
+        if let text, let c = Self.censoring(text.trimmingSpaces()) {
+            summary.adjust(c == .belowRange ? "censored Low kept at 40 mg/dL" : "censored High kept at 400 mg/dL")
+            return (c == .belowRange ? Censoring.lowLimit : Censoring.highLimit, c)
         }
         let expected = "glucose in \(unit.rawValue), or Low/High"
-        guard let v = numberAllowingAnyValue(text, at: location, expected: expected) else { return nil }
-        let value = unit.value(v)
-        guard ImportLimits.glucoseMgdL.contains(value.mgdL) else {
-            let range = unit == .mgdL ? "10...1000 mg/dL" : "0.56...55.5 mmol/L"
-            skip("out of range", at: location, "\(Self.format(v)) \(unit.rawValue) is outside the plausible range \(range); skipped")
-            return nil
-        }
+        guard let v = numberAllowingAnyValue(text, at: location, expected: expected),
+              let value = glucose(v, text: text ?? "", unit: unit, at: location) else { return nil }
         return (value, nil)
     }
 
-    /// A required time; nil (row skipped, "bad time") when the text does not parse.
+    /// A required time; nil (row skipped, "bad time") when the text does not parse. A time without
+    /// an offset is read in `options.timeZone` (`instant(_:)`).
     public mutating func time(_ text: String?, at location: SourceLocation, expected: String,
-                              parse: (String) -> LocalDateTime?) -> Date? {
-        guard let text else {
-            skip("missing field", at: location, "the field is missing; expected a time as \(expected)")
-            return nil
-        }
-        let t = text.trimmingSpaces()
-        guard !t.isEmpty else {
-            skip("empty value", at: location, "the time is empty; expected \(expected)")
-            return nil
-        }
-        guard let local = parse(t) else {
+                              parse: (String) -> WrittenTimestamp?) -> Date? {
+        guard let t = required(text, at: location, missing: "a time as \(expected)",
+                               empty: "the time is empty; expected \(expected)") else { return nil }
+        guard let written = parse(t) else {
             skip("bad time", at: location, "'\(t.prefix(40))' is not a valid time; expected \(expected)")
             return nil
         }
-        return local.date(in: options.timeZone)
+        return instant(written)
+    }
+
+    /// Counts one streamed JSON record as read and returns its value; a record that is not valid
+    /// JSON is skipped as `malformed JSON record` with a warning naming its line (nil).
+    mutating func read(_ element: JSONElementStream.Element) -> JSONValue? {
+        summary.rowsRead += 1
+        switch element.value {
+        case let .failure(f):
+            skip("malformed JSON record", line: element.line, field: nil,
+                 "\(f.message) (byte \(f.offset) of the record); expected a JSON object")
+            return nil
+        case let .success(v): return v
+        }
     }
 
     static func format(_ v: Double) -> String {

@@ -7,16 +7,25 @@ public struct Located<Record: Sendable>: Sendable {
     public init(_ record: Record, _ location: SourceLocation) { self.record = record; self.location = location }
 }
 
-/// Collects the records an importer reads, then applies the rules every importer shares:
-/// future-dated rows skipped, rows sorted by time, exact duplicates dropped, conflicting
-/// duplicates (same time and identity, different values) kept once (the first in the file).
-/// Every decision is counted in the `ImportSummary`; conflicts and future rows also get a warning.
+/// Collects the records one import reads and applies the rules every importer shares:
+/// times read in `options.timeZone` with daylight-saving cases resolved by `LocalTimeResolver`;
+/// rows dated after `options.now` or before `ImportLimits.earliest` skipped; values checked against
+/// `ImportLimits`; at the end every list sorted by time and de-duplicated (`DuplicatePolicy`).
+/// Every decision is counted in the `ImportSummary`; skipped rows also get a warning naming the
+/// file, line and field (the first `maxIssuesPerReason` per reason, so memory stays bounded on a
+/// file full of bad rows; the counts are always exact). Used by all six importers.
 public struct PatientLogBuilder: Sendable {
+    public static let maxIssuesPerReason = 100
+
+    /// The file name used in every `SourceLocation`.
     public var file: String
     public var options: ImportOptions
     public var summary: ImportSummary
     public var otherRecords: [String: Int] = [:]
     public var insulinKind: InsulinKind = .unknown
+    public var duplicates: DuplicatePolicy
+    var resolver: LocalTimeResolver
+    private var issuesPerReason: [String: Int] = [:]
 
     var glucose: [Located<GlucoseReading>] = []
     var boluses: [Located<Bolus>] = []
@@ -28,19 +37,80 @@ public struct PatientLogBuilder: Sendable {
     var weights: [Located<WeightRecord>] = []
     var heartRate: [Located<HeartRateSample>] = []
 
-    public init(file: String, options: ImportOptions) {
+    public init(file: String, options: ImportOptions, duplicates: DuplicatePolicy = .sameInstant) {
         self.file = file
         self.options = options
+        self.duplicates = duplicates
         summary = ImportSummary(file: file)
+        resolver = LocalTimeResolver(timeZone: options.timeZone)
     }
 
-    /// Adds a record unless it is dated after `options.now` (then: skipped, with a warning).
-    public mutating func add<R: TimedRecord>(_ record: R, at location: SourceLocation) {
-        guard record.time <= options.now else {
-            summary.skip("future-dated", ImportIssue(.warning, location,
-                "\(R.kind.rawValue) dated \(ISO8601DateFormatter().string(from: record.time)) is after the import time; skipped"))
-            return
+    public func location(_ line: Int?, _ field: String? = nil) -> SourceLocation {
+        SourceLocation(file: file, line: line, field: field)
+    }
+
+    public func error(_ line: Int?, _ field: String?, _ message: String) -> ImportError {
+        ImportError(location(line, field), message)
+    }
+
+    /// Records a skipped row with a warning: `reason` is the summary key, `message` says what was expected.
+    public mutating func skip(_ reason: String, at location: SourceLocation, _ message: String) {
+        let n = issuesPerReason[reason, default: 0]
+        issuesPerReason[reason] = n + 1
+        if n < Self.maxIssuesPerReason {
+            summary.skip(reason, ImportIssue(.warning, location, message))
+        } else {
+            summary.skip(reason)
         }
+    }
+
+    public mutating func skip(_ reason: String, line: Int?, field: String?, _ message: String) {
+        skip(reason, at: location(line, field), message)
+    }
+
+    /// Skips a row silently apart from the count (expected rows such as a preamble).
+    public mutating func skipQuietly(_ reason: String) { summary.skip(reason) }
+
+    /// Counts a row of a section or kind that is read but not modelled (never an error).
+    public mutating func addNotModelled(_ kind: String) {
+        otherRecords[kind, default: 0] += 1
+        summary.notModelled[kind, default: 0] += 1
+    }
+
+    /// A wall-clock time read in `options.timeZone`, daylight-saving cases counted as adjusted.
+    public mutating func instant(_ local: WallClockTime) -> Date {
+        let r = resolver.resolve(local)
+        if let reason = r.adjustment { summary.adjust(reason) }
+        return r.date
+    }
+
+    /// The instant of a written timestamp: its own offset when it has one, else `instant(_:)` of its wall-clock time.
+    public mutating func instant(_ written: WrittenTimestamp) -> Date {
+        written.instant ?? instant(written.local)
+    }
+
+    /// Whether a time can be kept: not after `options.now` and not before `ImportLimits.earliest`
+    /// (else the row is skipped as `future-dated` or `dated before 1990`, with a warning).
+    public mutating func acceptTime(_ date: Date, at location: SourceLocation) -> Bool {
+        if date > options.now {
+            skip("future-dated", at: location,
+                 "time \(ISO8601DateFormatter().string(from: date)) is after the import time; expected a past date; skipped")
+            return false
+        }
+        if date < ImportLimits.earliest {
+            skip("dated before 1990", at: location, "time is before 1990; expected a recent date; skipped")
+            return false
+        }
+        return true
+    }
+
+    public mutating func acceptTime(_ date: Date, line: Int?, field: String?) -> Bool {
+        acceptTime(date, at: location(line, field))
+    }
+
+    /// Adds a record whose time `acceptTime` accepts (else it is skipped with a warning).
+    public mutating func add<R: TimedRecord>(_ record: R, at location: SourceLocation) {
+        guard acceptTime(record.time, at: location) else { return }
         switch record {
         case let r as GlucoseReading: glucose.append(Located(r, location))
         case let r as Bolus: boluses.append(Located(r, location))
@@ -55,24 +125,25 @@ public struct PatientLogBuilder: Sendable {
         }
     }
 
-    /// Counts a row of a section or kind that is read but not modelled (never an error).
-    public mutating func addNotModelled(_ section: String) {
-        otherRecords[section, default: 0] += 1
-        summary.notModelled[section, default: 0] += 1
+    public mutating func add<R: TimedRecord>(_ record: R, line: Int?, field: String?) {
+        add(record, at: location(line, field))
     }
 
-    /// Records a skipped row with a warning: `reason` is the summary key, `message` says what was expected.
-    public mutating func skip(_ reason: String, at location: SourceLocation, _ message: String) {
-        summary.skip(reason, ImportIssue(.warning, location, message))
+    /// Adds a censored reading at the sensor limit (40 or 400 mg/dL), counted as adjusted.
+    public mutating func addCensored(_ c: Censoring, time: Date, source: GlucoseSource, at location: SourceLocation) {
+        let value = c == .belowRange ? Censoring.lowLimit : Censoring.highLimit
+        summary.adjust(c == .belowRange ? "censored Low kept at 40 mg/dL" : "censored High kept at 400 mg/dL")
+        add(GlucoseReading(time: time, value: value, source: source, censoring: c), at: location)
     }
 
-    /// Sorts, removes duplicates, and returns the log with the final summary.
+    /// Sorts, removes duplicates (`duplicates`), and returns the log of `patient` with the final summary.
     public func build(patient: PatientID) -> ImportResult {
         var summary = self.summary
         var log = PatientLog(patient: patient)
         var lines: [RecordKind: [Int?]] = [:]
+        let policy = duplicates
         func take<R: TimedRecord>(_ items: [Located<R>]) -> [R] {
-            let kept = Self.clean(items, &summary)
+            let kept = Self.clean(items, &summary, policy: policy)
             lines[R.kind] = kept.map(\.location.line)
             return kept.map(\.record)
         }
@@ -91,59 +162,6 @@ public struct PatientLogBuilder: Sendable {
         return ImportResult(log: log, summary: summary, sourceLines: lines)
     }
 
-    /// Stable sort by time, then duplicate removal within each instant.
-    /// - Complexity: O(n log n); O(n) when the input is already sorted.
-    public static func clean<R: TimedRecord>(_ items: [Located<R>], _ summary: inout ImportSummary) -> [Located<R>] {
-        var sorted = items
-        // Order is judged per identity: OhioT1DM lists finger sticks after all CGM readings, which is not disorder.
-        var latest: [String: Date] = [:]
-        var outOfOrder = 0
-        var needsSort = false
-        var previous = Date.distantPast
-        for item in items {
-            let t = item.record.time
-            if t < previous { needsSort = true }
-            previous = t
-            if let l = latest[item.record.identity], t < l { outOfOrder += 1 } else { latest[item.record.identity] = t }
-        }
-        if outOfOrder > 0 {
-            summary.adjusted["\(R.kind.rawValue) rows out of time order (sorted)", default: 0] += outOfOrder
-        }
-        if needsSort {
-            // Enumerated sort keeps file order among equal times, so "first in the file" stays first.
-            sorted = items.enumerated().sorted { a, b in
-                a.element.record.time != b.element.record.time
-                    ? a.element.record.time < b.element.record.time : a.offset < b.offset
-            }.map(\.element)
-        }
-        var result: [Located<R>] = []
-        result.reserveCapacity(sorted.count)
-        var groupTime = Date.distantPast
-        var kept: [String: Located<R>] = [:]
-        for item in sorted {
-            if item.record.time != groupTime {
-                groupTime = item.record.time
-                kept.removeAll(keepingCapacity: true)
-            }
-            let key = item.record.identity
-            if let first = kept[key] {
-                if first.record == item.record {
-                    summary.skip("exact duplicate")
-                } else {
-                    summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
-                        "\(R.kind.rawValue) at the same time as \(first.location) but with value \(item.record.canonicalValue) "
-                        + "instead of \(first.record.canonicalValue); kept the first (\(first.location)), dropped this one"))
-                }
-                continue
-            }
-            kept[key] = item
-            result.append(item)
-        }
-        return result
-    }
-}
-
-extension PatientLogBuilder {
     /// The earliest time among the records added so far.
     public var firstRecordTime: Date? {
         [glucose.map(\.record.time).min(), boluses.map(\.record.time).min(), basalRates.map(\.record.time).min(),

@@ -151,7 +151,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
         func loc(_ field: String) -> SourceLocation { SourceLocation(file: file, line: line, field: field) }
         let ohioTime = "dd-mm-YYYY HH:MM:SS"
         func time(_ field: String) -> Date? {
-            builder.time(a[field], at: loc(field), expected: ohioTime, parse: LocalDateTime.parseDayMonthYear)
+            builder.time(a[field], at: loc(field), expected: ohioTime, parse: { TimestampParser.dayMonthYear($0) })
         }
         switch section {
         case "glucose_level", "finger_stick":
@@ -216,11 +216,11 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
         }
         var carbInput: Carbohydrate?
         if let c = a["bwz_carb_input"], !c.trimmingSpaces().isEmpty {
-            if let g = Double(c.trimmingSpaces()), ImportLimits.carbGrams.contains(g) {
-                if g > 0 { carbInput = Carbohydrate(grams: g) }
+            if let g = Double(c.trimmingSpaces()), g == 0 || ImportLimits.carbGrams.contains(g) {
+                if g > 0 { carbInput = Carbohydrate(grams: g) }  // 0 g: no carbohydrate entered
             } else {
                 builder.summary.issues.append(ImportIssue(.warning, loc("bwz_carb_input"),
-                    "'\(c)' is not a carbohydrate amount in g (0...500); the bolus is kept without it"))
+                    "'\(c)' is not a carbohydrate amount in g (0 or up to 500); the bolus is kept without it"))
                 builder.summary.adjust("bolus kept without its bad bwz_carb_input")
             }
         }

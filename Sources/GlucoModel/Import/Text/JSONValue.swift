@@ -21,7 +21,7 @@ public enum JSONValue: Equatable, Sendable {
     public var numeric: Double? {
         switch self {
         case let .number(v): return v
-        case let .string(s): return CSVLine.number(s)
+        case let .string(s): return CSVRow.number(s)
         default: return nil
         }
     }

@@ -35,36 +35,40 @@ public struct LineReader: Sequence {
         }
 
         public mutating func next() -> (number: Int, text: String)? {
+            guard let (number, bytes) = nextBytes() else { return nil }
+            return (number, String(decoding: bytes, as: UTF8.self))
+        }
+
+        /// The next line as UTF-8 bytes (no line break, no byte-order mark), without making a `String`.
+        /// The slice shares the reader's buffer until the next call.
+        public mutating func nextBytes() -> (number: Int, bytes: ArraySlice<UInt8>)? {
             while true {
                 if let nl = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                     var end = nl
                     if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                    let line = decode(buffer[start..<end])
+                    let range = start..<end
                     start = nl + 1
-                    return emit(line)
+                    return emit(range)
                 }
                 if eof {
                     guard start < buffer.count else { return nil }
                     var end = buffer.count
                     if buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                    let line = decode(buffer[start..<end])
+                    let range = start..<end
                     start = buffer.count
-                    return emit(line)
+                    return emit(range)
                 }
                 refill()
             }
         }
 
-        mutating func emit(_ line: String) -> (number: Int, text: String) {
+        mutating func emit(_ range: Range<Int>) -> (number: Int, bytes: ArraySlice<UInt8>) {
             lineNumber += 1
-            if lineNumber == 1, line.unicodeScalars.first == "\u{FEFF}" {
-                return (lineNumber, String(line.unicodeScalars.dropFirst()))
+            let line = buffer[range]
+            if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
+                return (lineNumber, line.dropFirst(3))
             }
             return (lineNumber, line)
-        }
-
-        func decode(_ bytes: ArraySlice<UInt8>) -> String {
-            String(decoding: bytes, as: UTF8.self)
         }
 
         mutating func refill() {

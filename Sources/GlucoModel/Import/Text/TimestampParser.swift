@@ -97,10 +97,20 @@ public enum TimestampParser {
 
     /// `numericDate(_:)` over UTF-8 bytes.
     public static func numericDate(bytes: ArraySlice<UInt8>) -> AmbiguousDate? {
+        numericDate(bytes: bytes, separators: [UInt8(ascii: "-"), UInt8(ascii: "/"), UInt8(ascii: ".")], meridiem: true)
+    }
+
+    /// `dd-mm-YYYY HH:MM[:SS]` (OhioT1DM): day first, `-` between date fields, 24-hour clock, no zone.
+    public static func dayMonthYear<S: StringProtocol>(_ text: S) -> WrittenTimestamp? {
+        guard let fields = numericDate(bytes: ArraySlice(Array(text.utf8)), separators: [UInt8(ascii: "-")], meridiem: false),
+              let local = fields.local(.dayMonthYear) else { return nil }
+        return WrittenTimestamp(local: local, utcOffset: nil)
+    }
+
+    private static func numericDate(bytes: ArraySlice<UInt8>, separators: [UInt8], meridiem: Bool) -> AmbiguousDate? {
         var c = Cursor(bytes)
         c.skipSpaces()
-        guard let a = c.digits(min: 1, max: 2), let sep = c.peek,
-              sep == UInt8(ascii: "-") || sep == UInt8(ascii: "/") || sep == UInt8(ascii: ".") else { return nil }
+        guard let a = c.digits(min: 1, max: 2), let sep = c.peek, separators.contains(sep) else { return nil }
         c.index += 1
         guard let b = c.digits(min: 1, max: 2), c.eat(sep), let y = c.digits(exactly: 4) else { return nil }
         guard c.eat(" ") || c.eat("T") else { return nil }
@@ -113,7 +123,7 @@ public enum TimestampParser {
         }
         c.skipSpaces()
         var pm: Bool? = nil
-        if let f = c.peek {
+        if meridiem, let f = c.peek {
             switch f | 0x20 {
             case UInt8(ascii: "a"): pm = false
             case UInt8(ascii: "p"): pm = true

@@ -1,0 +1,156 @@
+import Foundation
+
+/// How the builder recognises one event written twice.
+public enum DuplicatePolicy: Sendable {
+    /// Hand-kept logs and research data (OhioT1DM, GlucoModel CSV): records at the same instant with
+    /// the same `identity` describe one event. Equal ones are counted as `exact duplicate`; differing
+    /// ones as `conflicting duplicate` with a warning naming both lines (the first in the file is kept).
+    /// Rows out of time order are counted per identity (OhioT1DM lists finger sticks after all CGM
+    /// readings, which is not disorder) as `<kind> rows out of time order (sorted)`.
+    case sameInstant
+    /// Device and cloud exports (Dexcom, LibreView, Nightscout, Tidepool): the same reading or dose
+    /// uploaded twice (same value within `ImportLimits.duplicateWindow`; same record at the same
+    /// instant for basal, temp basal, exercise, weight and heart rate) is kept once and counted as
+    /// `duplicate`. A file wholly newest-first is reversed (counted once as `newest-first rows
+    /// reversed`); other rows out of order are counted as `row out of time order (sorted)`.
+    case uploadWindow
+}
+
+extension PatientLogBuilder {
+    /// Stable sort by time, then duplicate removal under `policy`.
+    /// - Complexity: O(n log n); O(n) when the input is already sorted.
+    public static func clean<R: TimedRecord>(_ items: [Located<R>], _ summary: inout ImportSummary,
+                                             policy: DuplicatePolicy = .sameInstant) -> [Located<R>] {
+        switch policy {
+        case .sameInstant: return sameInstant(ordered(items, &summary, perIdentity: true), &summary)
+        case .uploadWindow: return uploadWindow(ordered(items, &summary, perIdentity: false), &summary)
+        }
+    }
+
+    /// The items sorted by time, file order kept among equal times, with the disorder counted.
+    private static func ordered<R: TimedRecord>(_ items: [Located<R>], _ summary: inout ImportSummary,
+                                                perIdentity: Bool) -> [Located<R>] {
+        var items = items
+        func late(_ list: [Located<R>]) -> (count: Int, needsSort: Bool) {
+            var latest: [String: Date] = [:]
+            var previous = Date.distantPast, n = 0, needsSort = false
+            for item in list {
+                let t = item.record.time
+                if t < previous { needsSort = true } else { previous = t }
+                let key = perIdentity ? item.record.identity : ""
+                if let l = latest[key], t < l { n += 1 } else { latest[key] = t }
+            }
+            return (n, needsSort)
+        }
+        var (outOfOrder, needsSort) = late(items)
+        if !perIdentity, outOfOrder > 0, items.count > 2 {
+            let reversed = Array(items.reversed())
+            if late(reversed).needsSort == false {
+                items = reversed
+                (outOfOrder, needsSort) = (0, false)
+                summary.adjust("newest-first rows reversed")
+            }
+        }
+        if outOfOrder > 0 {
+            let reason = perIdentity ? "\(R.kind.rawValue) rows out of time order (sorted)" : "row out of time order (sorted)"
+            summary.adjusted[reason, default: 0] += outOfOrder
+        }
+        guard needsSort else { return items }
+        // Enumerated sort keeps file order among equal times, so "first in the file" stays first.
+        return items.enumerated().sorted { a, b in
+            a.element.record.time != b.element.record.time ? a.element.record.time < b.element.record.time : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    private static func sameInstant<R: TimedRecord>(_ sorted: [Located<R>], _ summary: inout ImportSummary) -> [Located<R>] {
+        var result: [Located<R>] = []
+        result.reserveCapacity(sorted.count)
+        var groupTime = Date.distantPast
+        var kept: [String: Located<R>] = [:]
+        for item in sorted {
+            if item.record.time != groupTime {
+                groupTime = item.record.time
+                kept.removeAll(keepingCapacity: true)
+            }
+            let key = item.record.identity
+            if let first = kept[key] {
+                if first.record == item.record {
+                    summary.skip("exact duplicate")
+                } else {
+                    summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
+                        "\(R.kind.rawValue) at the same time as \(first.location) but with value \(item.record.canonicalValue) "
+                        + "instead of \(first.record.canonicalValue); kept the first (\(first.location)), dropped this one"))
+                }
+                continue
+            }
+            kept[key] = item
+            result.append(item)
+        }
+        return result
+    }
+
+    private static func uploadWindow<R: TimedRecord>(_ sorted: [Located<R>], _ summary: inout ImportSummary) -> [Located<R>] {
+        let window = [.glucose, .bolus, .basalInjection, .carbs].contains(R.kind) ? ImportLimits.duplicateWindow : 0
+        var kept: [Located<R>] = []
+        kept.reserveCapacity(sorted.count)
+        for x in sorted {
+            let t = x.record.time
+            var duplicate = false
+            var j = kept.count - 1
+            while j >= 0, t.timeIntervalSince(kept[j].record.time) <= window {
+                if sameUpload(kept[j].record, x.record) { duplicate = true; break }
+                j -= 1
+            }
+            if duplicate { summary.skip("duplicate") } else { kept.append(x) }
+        }
+        return kept
+    }
+
+    /// Whether two records are one uploaded twice: same source, censoring and value for glucose;
+    /// same type and dose for boluses; same amount for injections and meals; otherwise equal records.
+    static func sameUpload<R: TimedRecord>(_ a: R, _ b: R) -> Bool {
+        switch (a, b) {
+        case let (x as GlucoseReading, y as GlucoseReading):
+            return x.source == y.source && x.censoring == y.censoring && abs(x.value.mgdL - y.value.mgdL) < 1e-6
+        case let (x as Bolus, y as Bolus): return x.type == y.type && abs(x.dose.units - y.dose.units) < 1e-9
+        case let (x as BasalInjection, y as BasalInjection): return abs(x.dose.units - y.dose.units) < 1e-9
+        case let (x as CarbIntake, y as CarbIntake): return abs(x.amount.grams - y.amount.grams) < 1e-9
+        default: return a == b
+        }
+    }
+
+    /// Builds the log with `options.patient`, else an id made from the file name: its stem with every
+    /// character outside `[A-Za-z0-9._-]` replaced by `_` and any `scrub` text (names read from a
+    /// preamble) removed, from the file name in the summary and issues too (with a warning saying so).
+    public mutating func build(scrub: [String] = []) -> ImportResult {
+        let names = scrub.filter { $0.count >= 2 }
+        let patient = options.patient ?? patientFromFileName(scrub: names)
+        if !names.isEmpty {
+            // Clarity names its files after the patient: keep the names out of the summary too.
+            func clean(_ s: String) -> String {
+                names.reduce(s) { $0.replacingOccurrences(of: $1, with: "", options: .caseInsensitive) }
+            }
+            summary.file = clean(summary.file)
+            for i in summary.issues.indices { summary.issues[i].location.file = clean(summary.issues[i].location.file) }
+        }
+        return build(patient: patient)
+    }
+
+    static var fallbackPatient: PatientID {
+        do { return try PatientID("patient") } catch { preconditionFailure("'patient' is a valid id") }
+    }
+
+    private mutating func patientFromFileName(scrub: [String]) -> PatientID {
+        var stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        for word in scrub { stem = stem.replacingOccurrences(of: word, with: "", options: .caseInsensitive) }
+        var cleaned = String(stem.unicodeScalars.map { s -> Character in
+            s.isASCII && (CharacterSet.alphanumerics.contains(s) || "-_.".unicodeScalars.contains(s)) ? Character(s) : "_"
+        })
+        while cleaned.contains("__") { cleaned = cleaned.replacingOccurrences(of: "__", with: "_") }
+        cleaned = String(cleaned.trimmingCharacters(in: CharacterSet(charactersIn: "_.")).prefix(64))
+        let id = (try? PatientID(cleaned)) ?? Self.fallbackPatient
+        summary.issues.append(ImportIssue(.warning, location(nil, nil),
+            "the file does not name a pseudonymous patient; using id '\(id)' from the file name (set the patient option to choose one)"))
+        return id
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+
+/// One CSV line split into fields over its UTF-8 bytes: the one CSV splitter of the toolkit
+/// (importers, header detection, pair scoring). Fields are compared and parsed as bytes;
+/// `String`s are made only on request (`text(_:)`, `fields`).
+///
+/// Quoting follows RFC 4180: `"a,b"` is one field, `""` inside quotes is a quote. A quote opens a
+/// quoted field only at its start (after optional spaces); a quoted field is kept as written,
+/// unquoted fields are trimmed of spaces and tabs. A quoted field spanning lines is not supported
+/// (no format this toolkit reads writes one): an unclosed quote is reported by `unterminatedQuote`.
+/// Splitting on bytes is safe for UTF-8: `,` and `"` never occur inside a multi-byte character.
+public struct CSVRow {
+    /// The line's bytes (for a line with quotes: the fields unquoted, one after another).
+    public private(set) var bytes: [UInt8]
+    /// Each field's range in `bytes`.
+    public private(set) var ranges: [Range<Int>]
+    public private(set) var unterminatedQuote = false
+
+    static let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\"")
+
+    /// - Complexity: O(n) in the line's UTF-8 length.
+    public init(_ line: String) { self.init(bytes: line.utf8) }
+
+    /// - Complexity: O(n) in `bytes.count`.
+    public init<C: Collection<UInt8>>(bytes: C) {
+        self.bytes = []
+        ranges = []
+        ranges.reserveCapacity(20)
+        load(bytes)
+    }
+
+    /// Splits another line into this row, reusing its storage (no allocation once the row has
+    /// held a line as long): the loop form for large files.
+    /// - Complexity: O(n) in `line.count`.
+    public mutating func load<C: Collection<UInt8>>(_ line: C) {
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: line)
+        ranges.removeAll(keepingCapacity: true)
+        unterminatedQuote = false
+        if bytes.contains(CSVRow.quote) {
+            splitQuoted()
+            return
+        }
+        var start = 0
+        for i in bytes.indices where bytes[i] == CSVRow.comma {
+            ranges.append(CSVRow.trimmed(bytes, start..<i))
+            start = i + 1
+        }
+        ranges.append(CSVRow.trimmed(bytes, start..<bytes.count))
+    }
+
+    /// The quoted path: copies each field's unquoted bytes into a new buffer.
+    private mutating func splitQuoted() {
+        let input = bytes
+        var out: [UInt8] = []
+        out.reserveCapacity(input.count)
+        var start = 0, inQuotes = false, wasQuoted = false, i = 0
+        func close() { ranges.append(wasQuoted ? start..<out.count : CSVRow.trimmed(out, start..<out.count)) }
+        while i < input.count {
+            let c = input[i]
+            i += 1
+            if inQuotes {
+                if c != CSVRow.quote {
+                    out.append(c)
+                } else if i < input.count, input[i] == CSVRow.quote {
+                    out.append(c)
+                    i += 1
+                } else {
+                    inQuotes = false
+                }
+            } else if c == CSVRow.quote, out[start...].allSatisfy(CSVRow.isSpace) {
+                out.removeSubrange(start...)
+                inQuotes = true
+                wasQuoted = true
+            } else if c == CSVRow.comma {
+                close()
+                start = out.count
+                wasQuoted = false
+            } else {
+                out.append(c)
+            }
+        }
+        close()
+        unterminatedQuote = inQuotes
+        bytes = out
+    }
+
+    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (0x09...0x0D).contains(b) }
+
+    static func trimmed(_ b: [UInt8], _ r: Range<Int>) -> Range<Int> {
+        var lo = r.lowerBound, hi = r.upperBound
+        while lo < hi, b[lo] == 0x20 || b[lo] == 0x09 { lo += 1 }
+        while hi > lo, b[hi - 1] == 0x20 || b[hi - 1] == 0x09 { hi -= 1 }
+        return lo..<hi
+    }
+
+    public var count: Int { ranges.count }
+
+    /// The bytes of field `i`, empty when the row is shorter.
+    public subscript(i: Int) -> ArraySlice<UInt8> {
+        i >= 0 && i < ranges.count ? bytes[ranges[i]] : []
+    }
+
+    public func isEmpty(_ i: Int) -> Bool { self[i].isEmpty }
+
+    public func text(_ i: Int) -> String { String(decoding: self[i], as: UTF8.self) }
+
+    /// Every field as text.
+    public var fields: [String] { ranges.indices.map(text) }
+
+    /// Whether field `i` is exactly `ascii`.
+    public func equals(_ i: Int, _ ascii: String) -> Bool { self[i].elementsEqual(ascii.utf8) }
+
+    /// Field `i` as a finite number (see `CSVRow.number(_:)`).
+    public func number(_ i: Int) -> Double? {
+        let f = self[i]
+        guard !f.isEmpty, f.count < 64 else { return nil }
+        return CSVRow.number(String(decoding: f, as: UTF8.self))
+    }
+
+    /// Field `i` read as `Double(_:)` reads text (so `nan` and `inf` are read, a decimal comma is not),
+    /// without making a `String` for plain decimals (`-?digits[.digits]`, at most 15 digits): those are
+    /// an exact integer divided by an exact power of ten, one correctly rounded division, which is the
+    /// value `Double(_:)` returns (W. D. Clinger, "How to read floating point numbers accurately", 1990).
+    public func double(_ i: Int) -> Double? {
+        let f = self[i]
+        var m: UInt64 = 0, digits = 0, fraction = 0, seenDot = false, plain = !f.isEmpty
+        var j = f.startIndex
+        let negative = j < f.endIndex && f[j] == UInt8(ascii: "-")
+        if negative { j += 1 }
+        let firstDigit = j
+        while j < f.endIndex, plain {
+            let c = f[j]
+            if c >= 0x30 && c <= 0x39 {
+                m = m &* 10 &+ UInt64(c &- 0x30)
+                digits += 1
+                if seenDot { fraction += 1 }
+            } else if c == UInt8(ascii: "."), !seenDot, j > firstDigit {
+                seenDot = true
+            } else {
+                plain = false
+            }
+            j += 1
+        }
+        if plain, digits > 0, digits <= 15, !seenDot || fraction > 0 {
+            let v = Double(m) / CSVRow.powersOfTen[fraction]
+            return negative ? -v : v
+        }
+        return Double(String(decoding: f, as: UTF8.self))
+    }
+
+    /// 10^0 ... 10^15, each exactly representable.
+    static let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
+
+    /// A finite number in a cell: `5.6`, `-3`, `1e2`; a decimal comma (`5,6`) is accepted when
+    /// it is the only separator. `nan`, `inf` and anything else give nil.
+    public static func number<S: StringProtocol>(_ text: S) -> Double? {
+        if let v = Double(text) { return v.isFinite ? v : nil }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let v = Double(trimmed) { return v.isFinite ? v : nil }
+        if trimmed.filter({ $0 == "," }).count == 1, !trimmed.contains(".") {
+            if let v = Double(trimmed.replacingOccurrences(of: ",", with: ".")) { return v.isFinite ? v : nil }
+        }
+        return nil
+    }
+}
+
+extension String {
+    /// The text without leading or trailing spaces and tabs.
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.utf8.first, f == 0x20 || f == 0x09 { s = s.dropFirst() }
+        while let l = s.utf8.last, l == 0x20 || l == 0x09 { s = s.dropLast() }
+        return String(s)
+    }
+}

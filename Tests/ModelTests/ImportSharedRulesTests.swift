@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// The rules every importer shares since they use one builder, one set of limits, one
+/// wall-clock time type and one CSV splitter.
+@Suite struct ImportSharedRulesTests {
+    /// Writes `text` to a temporary file named `name` and imports it with `importer`.
+    func importText(_ text: String, name: String, _ importer: any PatientDataImporter,
+                    zone: String = "UTC") throws -> ImportResult {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shared-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        var options = Fixture.options
+        options.timeZone = try #require(TimeZone(identifier: zone))
+        return try importer.importFile(at: url, options: options)
+    }
+
+    @Test func csvRowSplitsQuotedFieldsOnBytes() {
+        // RFC 4180: a quoted field may hold commas; "" inside quotes is one quote; unquoted fields
+        // are trimmed of spaces, and an empty last field is still a field.
+        let row = CSVRow(#"x, "a,b","say ""hi""",  plain  ,"#)
+        #expect(row.fields == ["x", "a,b", #"say "hi""#, "plain", ""])
+        #expect(!row.unterminatedQuote)
+        #expect(row.equals(1, "a,b") && row.count == 5)
+        // Multi-byte UTF-8 around separators and quotes is kept intact (é = C3 A9, ü = C3 BC, ß = C3 9F).
+        #expect(CSVRow(#"é,"ü,ß""#).fields == ["é", "ü,ß"])
+        let open = CSVRow(#"a,"open"#)
+        #expect(open.unterminatedQuote && open.fields == ["a", "open"])
+        // A decimal comma is read when it is the only separator; non-finite text is not a number.
+        #expect(CSVRow.number("5,6") == 5.6 && CSVRow.number("nan") == nil && CSVRow(#"1,"2,5""#).number(1) == 2.5)
+    }
+
+    @Test func byteLevelDoublesEqualSwiftsStringParsing() {
+        // The reference is Swift's own `Double(String)` (strtod): the byte fast path must give the
+        // bit-identical value for every plain decimal, and defer to it for everything else.
+        var rng = SystemRandomNumberGenerator()
+        var texts = ["0", "-0", "00012.50", "123.4", "-98.7", "999999999999999", "0.000000000000001", "1234567890.12345",
+                     "1e2", "5.", ".5", "+5", "-", ".", "nan", "inf", "1.2.3", "12a", "1234567890123456.7"]
+        for _ in 0..<5_000 {
+            let intDigits = Int.random(in: 1...8, using: &rng), fracDigits = Int.random(in: 0...7, using: &rng)
+            let int = String((0..<intDigits).map { _ in Character(String(Int.random(in: 0...9, using: &rng))) })
+            let frac = String((0..<fracDigits).map { _ in Character(String(Int.random(in: 0...9, using: &rng))) })
+            texts.append((Bool.random(using: &rng) ? "-" : "") + int + (frac.isEmpty ? "" : "." + frac))
+        }
+        for text in texts {
+            let parsed = CSVRow(text).double(0), expected = Double(text)
+            #expect(parsed?.bitPattern == expected?.bitPattern, "\(text)")
+        }
+    }
+
+    @Test func zeroAmountsAreNoRecordButAZeroBasalIsASuspension() throws {
+        let csv = """
+        patient,time,event,value,unit
+        p0,2026-01-05T08:00:00,bolus,0,U
+        p0,2026-01-05T08:05:00,carbs,0,g
+        p0,2026-01-05T08:10:00,bolus,0.5,U
+        p0,2026-01-05T09:00:00,basal,0,U/h
+        """
+        let r = try importText(csv, name: "zero.csv", LogCSVImporter())
+        // 0 U and 0 g fall below ImportLimits.doseUnits / carbGrams (0.001...): 2 rows out of range.
+        #expect(r.summary.skipped == ["out of range": 2])
+        #expect(r.log.boluses.map(\.dose.units) == [0.5])
+        #expect(r.log.carbs.isEmpty)
+        #expect(r.log.basalRates.map(\.rate.unitsPerHour) == [0])
+    }
+
+    @Test func timesBefore1990AreSkippedByEveryImporter() throws {
+        let csv = "patient,time,event,value,unit\np0,1985-06-01T08:00:00,glucose,100,mg/dL\np0,2026-01-05T08:00:00,glucose,100,mg/dL\n"
+        let r = try importText(csv, name: "old.csv", LogCSVImporter())
+        #expect(r.summary.skipped == ["dated before 1990": 1])
+        #expect(r.summary.issues.first?.location.line == 2)
+        #expect(r.log.glucose.count == 1)
+    }
+
+    /// Madrid changes from CET (UTC+1) to CEST (UTC+2) at 02:00 on 2026-03-29 and back at 03:00 CEST
+    /// on 2026-10-25. So 02:30 on 29 March does not exist (shifted forward by the hour: 03:30 CEST =
+    /// 01:30Z); on 25 October 02:30 happens twice: first in CEST (00:30Z), and 02:10 written after it
+    /// is the second pass, in CET (01:10Z).
+    @Test func ohioAndCSVLocalTimesResolveDaylightSavingLikeTheExports() throws {
+        let expected = [ExportFixtures.utc("2026-03-29T01:30:00Z"), ExportFixtures.utc("2026-10-25T00:30:00Z"),
+                        ExportFixtures.utc("2026-10-25T01:10:00Z")]
+        let csv = """
+        patient,time,event,value,unit
+        p0,2026-03-29T02:30:00,glucose,100,mg/dL
+        p0,2026-10-25T02:30:00,glucose,110,mg/dL
+        p0,2026-10-25T02:10:00,glucose,120,mg/dL
+        """
+        let xml = """
+        <patient id="p0" weight="70" insulin_type="rapid-acting">
+          <glucose_level>
+            <event ts="29-03-2026 02:30:00" value="100"/>
+            <event ts="25-10-2026 02:30:00" value="110"/>
+            <event ts="25-10-2026 02:10:00" value="120"/>
+          </glucose_level>
+        </patient>
+        """
+        for r in [try importText(csv, name: "dst.csv", LogCSVImporter(), zone: "Europe/Madrid"),
+                  try importText(xml, name: "dst.xml", OhioXMLImporter(), zone: "Europe/Madrid")] {
+            #expect(r.log.glucose.map(\.time) == expected)
+            #expect(r.log.glucose.map(\.value.mgdL) == [100, 110, 120])
+            #expect(r.summary.adjusted[LocalTimeResolver.gapReason] == 1)
+            #expect(r.summary.adjusted[LocalTimeResolver.repeatFirstReason] == 1)
+            #expect(r.summary.adjusted[LocalTimeResolver.repeatSecondReason] == 1)
+        }
+    }
+
+    @Test func exportSummariesBalanceAndRecordsKeepTheirLines() throws {
+        let r = try TidepoolImporter().importFile(at: ExportFixtures.url("tidepool.json"), options: ExportFixtures.options("UTC"))
+        // 14 records: 11 kept, 1 skipped ('x' glucose), and upload + wizard read but not modelled.
+        #expect(r.summary.notModelled == ["Tidepool upload": 1, "Tidepool wizard": 1])
+        #expect(r.summary.isBalanced)
+        // Glucose sorted by time: cbg 08:00 (line 3), cbg 08:05 (line 4), smbg 08:07 (line 5); basal on line 10.
+        #expect((0..<3).map { r.line(of: .glucose, $0) } == [3, 4, 5])
+        #expect(r.line(of: .basal, 0) == 10)
+    }
+}
