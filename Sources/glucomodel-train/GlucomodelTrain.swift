@@ -6,6 +6,6 @@ struct GlucomodelTrain: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "glucomodel-train",
         abstract: "Train a personal glucose-prediction model for every patient.",
-        subcommands: [Train.self, ImportData.self, BenchEval.self],
+        subcommands: [Train.self, Collect.self, ImportData.self, BenchEval.self],
         defaultSubcommand: Train.self)
 }

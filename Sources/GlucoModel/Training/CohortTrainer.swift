@@ -87,8 +87,8 @@ public struct CohortTrainer: Sendable {
                 runJob(ready[p], horizon: h, threads: evaluationThreads, state: state)
             }
         }
-        let results = collectResults()
-        try? Data(ResultsTable.csv(results).utf8).write(to: settings.output.appendingPathComponent("results.csv"), options: .atomic)
+        let results = CohortResults.collect(settings.output)
+        try? CohortResults.write(results, to: settings.output)
         return CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
                              failures: failures + state.failures)
     }
@@ -126,10 +126,13 @@ public struct CohortTrainer: Sendable {
             state.fail(key, "\(error)")
         }
     }
+}
 
-    /// Every model file in the output folder, as result rows.
-    public func collectResults() -> [ResultRow] {
-        let root = settings.output.appendingPathComponent("models")
+/// The results of every model in an output folder, whichever run or shard trained it.
+public enum CohortResults {
+    /// Every model file under `output/models`, as result rows.
+    public static func collect(_ output: URL) -> [ResultRow] {
+        let root = output.appendingPathComponent("models")
         guard let e = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
         var rows: [ResultRow] = []
         while let url = e.nextObject() as? URL {
@@ -137,6 +140,11 @@ public struct CohortTrainer: Sendable {
             rows += model.metrics.map { ResultRow(patient: model.patient, horizonMinutes: model.horizonMinutes, metrics: $0) }
         }
         return rows
+    }
+
+    /// Writes `output/results.csv` atomically.
+    public static func write(_ rows: [ResultRow], to output: URL) throws {
+        try Data(ResultsTable.csv(rows).utf8).write(to: output.appendingPathComponent("results.csv"), options: .atomic)
     }
 }
 
