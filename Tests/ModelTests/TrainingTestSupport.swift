@@ -10,7 +10,7 @@ enum SyntheticCohort {
 
     static func patient(_ id: String, days: Int, seed: UInt64, noise: Double = 2) -> PatientLog {
         var log = PatientLog(patient: try! PatientID(id))
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         let insulin = ExponentialInsulinModel.adultRapid, carbs = BatemanCarbModel.standard
         var meals: [(Double, Double)] = [], doses: [(Double, Double)] = []
         for day in 0..<days {
@@ -51,19 +51,6 @@ enum SyntheticCohort {
         o.horizons = horizons
         o.candidates = 5
         return o
-    }
-}
-
-/// SplitMix64: a tiny seeded generator, independent of the engine's own.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -5,7 +5,7 @@ import Testing
 @Suite struct TrainingTests {
     @Test func arxRecoversKnownCoefficients() throws {
         // y = 5 + 2*G0 - 3*IOB + 0.5*CARB exactly, on 400 rows of seeded random features.
-        var random = SplitMix(seed: 3)
+        var random = SplitMix64(seed: 3)
         let names = FeatureSet(horizonMinutes: 30).names
         var columns = names.map { _ in [Double]() }
         var targets: [Double] = []
