@@ -18,10 +18,10 @@ struct NightlyBench {
         inbox = dir.appendingPathComponent("inbox")
         out = dir.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        models = try PredictFixture.modelsFolder(for: modelsFor ?? patients, in: dir)
         for (i, p) in patients.enumerated() {
             try addFile("\(p.rawValue)-days0-4.csv", PredictFixture.log(p, days: 5, offset: i == 1 ? -60 : 0))
         }
-        models = try PredictFixture.modelsFolder(for: modelsFor ?? patients, in: dir)
     }
 
     func addFile(_ name: String, _ log: PatientLog) throws {
@@ -86,19 +86,25 @@ struct Interrupted: Error {}
         let bench = try NightlyBench()
         let outcome = try bench.scorer().run()
         let files = try bench.files()
-        // Independently: every `ge` row of predictions.csv with a prediction < 70 or > 250.
+        // Independently: every `ge` row of predictions.csv with a prediction < 70 or > 250. The
+        // file holds one decimal, so a printed 70.0 or 250.0 may be on either side: such rows may
+        // or may not be alerts; all others are decided by the printed value.
         let predictions = String(decoding: files["/\(NightlyBench.night)/predictions.csv"]!, as: UTF8.self)
-        var expected: [String] = []
+        var must: [String] = [], may = Set<String>()
         for line in predictions.split(separator: "\n").dropFirst() {
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             guard f[4] == "ge", let value = Double(f[5]) else { continue }
-            if value < 70 { expected.append([f[0], f[1], f[2], f[3], f[5], "low"].joined(separator: ",")) }
-            if value > 250 { expected.append([f[0], f[1], f[2], f[3], f[5], "high"].joined(separator: ",")) }
+            let low = [f[0], f[1], f[2], f[3], f[5], "low"].joined(separator: ",")
+            let high = [f[0], f[1], f[2], f[3], f[5], "high"].joined(separator: ",")
+            if value == 70 { may.insert(low) } else if value < 70 { must.append(low) }
+            if value == 250 { may.insert(high) } else if value > 250 { must.append(high) }
         }
         let alerts = String(decoding: files["/\(NightlyBench.night)/alerts.csv"]!, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(alerts.first == GlucoseAlert.csvHeader)
-        #expect(Array(alerts.dropFirst()) == expected)
-        #expect(outcome.alerts == expected.count)
+        let found = Array(alerts.dropFirst())
+        #expect(found.filter { !may.contains($0) } == must)
+        #expect(outcome.alerts == found.count)
+        let expected = must
         // The synthetic data reaches ~290 mg/dL for p_a and ~40 mg/dL for p_b: both kinds occur.
         #expect(expected.contains { $0.hasSuffix(",low") } && expected.contains { $0.hasSuffix(",high") })
     }

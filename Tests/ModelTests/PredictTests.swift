@@ -61,7 +61,7 @@ enum PredictFixture {
         var options = TrainingOptions(grammar: try! GrammarSource.bundled("glucose-directed"), evolution: evolution)
         options.horizons = [30, 60]
         let grammar = try! Grammar(text: options.grammar.text, source: options.grammar.name)
-        let data = PatientData(patient: patientA, log: log(patientA, days: 4), testStart: nil, files: [])
+        let data = PatientData(patient: PredictFixture.patientA, log: PredictFixture.log(PredictFixture.patientA, days: 4), testStart: nil, files: [])
         let trainer = try! PatientTrainer(data: data, options: options, grammar: grammar)
         return options.horizons.map { try! trainer.train(horizon: $0).model }
     }()
