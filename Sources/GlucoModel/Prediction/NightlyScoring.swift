@@ -209,10 +209,14 @@ public struct NightlyScorer {
     /// Scores one patient's readings newer than its scoring state.
     func score(_ patient: PatientID, store: PatientStore, folder: NightFolder,
                _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
+        let state = try store.scoringState(for: patient)
+        if let last = state?.lastScoredAt, let stored = try store.newestGlucoseTime(for: patient), stored <= last {
+            outcome.patientsUpToDate += 1
+            return
+        }
         let models = try ModelSet.load(settings.modelsFolder, patient: patient, horizons: settings.horizons)
         let log = try store.log(for: patient)
         guard let newest = log.glucose.last?.time else { throw PredictionError.noGlucose(patient) }
-        let state = try store.scoringState(for: patient)
         if let last = state?.lastScoredAt, newest <= last {
             outcome.patientsUpToDate += 1
             return

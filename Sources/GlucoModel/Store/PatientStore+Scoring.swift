@@ -41,3 +41,14 @@ extension PatientStore {
         }
     }
 }
+
+extension PatientStore {
+    /// The time of the patient's newest glucose reading, or nil without readings (one indexed
+    /// query: nightly runs use it to skip patients with nothing new without loading their log).
+    public func newestGlucoseTime(for patient: PatientID) throws -> Date? {
+        try db.read { db in
+            try Double.fetchOne(db, sql: "SELECT MAX(time) FROM records WHERE patient_id = ? AND kind = ?",
+                                arguments: [patient.rawValue, RecordKind.glucose.rawValue])
+        }.map { Date(timeIntervalSince1970: $0) }
+    }
+}
