@@ -1,6 +1,64 @@
 import ArgumentParser
+import Foundation
+import GlucoModel
 
+/// `glucomodel-predict nightly --store FILE --inbox DIR --models DIR --out DIR [--night YYYY-MM-DD] ...`
 struct Nightly: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "(being built)")
-    func run() throws { throw ValidationError("this command is being built") }
+    static let configuration = CommandConfiguration(
+        abstract: "Nightly scoring: import the inbox into the store, predict readings newer than the last scored ones, write predictions, alerts and a summary.",
+        discussion: """
+            Writes <out>/<night>/predictions/<patient>.csv, alerts/<patient>.csv, the combined predictions.csv and \
+            alerts.csv, and summary.json. Safe to re-run (a finished night adds nothing) and to interrupt (the next \
+            run completes the work). A second run on the same store while one is running exits at once.
+            Exit codes: 0 all done; 1 done with warnings (a patient skipped or a file failed to import); \
+            2 failed (nothing could be done, store locked by another run, store unusable).
+            """)
+
+    @Option(help: "The store (SQLite file), created if missing.")
+    var store: String
+
+    @Option(help: "Folder of new export files (already imported files are skipped by content).")
+    var inbox: String
+
+    @Option(help: "The trainer's output folder (or its models/ folder).")
+    var models: String
+
+    @Option(help: "Output folder; the night's files go to <out>/<night>/.")
+    var out: String
+
+    @Option(help: "The night's label YYYY-MM-DD (default: today in --time-zone).")
+    var night: String?
+
+    @Option(help: "Alert when a prediction is below this (mg/dL).")
+    var low: Double = 70
+
+    @Option(help: "Alert when a prediction is above this (mg/dL).")
+    var high: Double = 250
+
+    @Option(help: "Horizons in minutes, comma-separated (default: every horizon with a model).")
+    var horizons: String?
+
+    @Option(name: .customLong("time-zone"), help: "Time zone of local times without an offset in the data, and of the default night (default: this machine's).")
+    var timeZone: String?
+
+    func validate() throws {
+        if let night, !NightlySettings.isNightLabel(night) { throw ValidationError("--night: expected YYYY-MM-DD, got '\(night)'") }
+        guard low.isFinite, high.isFinite, low < high else { throw ValidationError("--low must be below --high") }
+        if let horizons { _ = try PredictSupport.horizons(horizons) }
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            throw ValidationError("--time-zone: unknown zone '\(timeZone)'; use an IANA name like Europe/Madrid or UTC")
+        }
+    }
+
+    func run() throws {
+        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+        var settings = NightlySettings(storePath: store, inbox: URL(fileURLWithPath: inbox), modelsFolder: URL(fileURLWithPath: models),
+                                       output: URL(fileURLWithPath: out), night: night ?? NightlySettings.nightLabel(Date(), timeZone: zone),
+                                       importOptions: ImportOptions(timeZone: zone))
+        settings.thresholds = AlertThresholds(low: low, high: high)
+        settings.horizons = try horizons.map(PredictSupport.horizons)
+        let outcome = try NightlyScorer(settings: settings).run { PredictSupport.status($0) }
+        print(outcome.summaryLine)
+        if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
+    }
 }

@@ -14,9 +14,12 @@ public struct PredictionRow: Sendable, Equatable {
 
     public static let csvHeader = "patient,issued_at,target_time,horizon_min,model,prediction_mgdl,reference_mgdl"
 
+    /// The row as CSV: times in UTC ISO 8601, the prediction with one decimal (`%.1f`), the
+    /// reference in whole mg/dL (`%.0f`), empty when not known.
     public var csvLine: String {
-        [patient.rawValue, issuedAt.iso8601, targetTime.iso8601, String(horizonMinutes), model,
-         String(format: "%.1f", prediction), reference.map { String(format: "%.0f", $0) } ?? ""].joined(separator: ",")
+        [patient.rawValue, PredictionCSV.iso8601(issuedAt), PredictionCSV.iso8601(targetTime), String(horizonMinutes), model,
+         PredictionCSV.fixed(prediction, decimals: 1), reference.map { PredictionCSV.fixed($0, decimals: 0) } ?? ""]
+            .joined(separator: ",")
     }
 }
 

@@ -8,6 +8,7 @@ import GRDB
 /// - `records(id, patient_id, kind, subtype, time, end_time, value, extra, flag, moment, note,
 ///   source_file, source_line, import_run_id)`, one row per record of any kind, unique on
 ///   `(patient_id, kind, subtype, time, value)` so overlapping files do not duplicate data.
+/// - `scoring_state(patient_id, last_scored_at, updated_at)` (v2): how far nightly scoring got.
 /// Times are seconds since 1970 UTC.
 enum StoreSchema {
     static var migrator: DatabaseMigrator {
@@ -48,6 +49,14 @@ enum StoreSchema {
             }
             try db.create(index: "records_identity", on: "records",
                           columns: ["patient_id", "kind", "subtype", "time", "value"], unique: true)
+        }
+        // Nightly scoring: per patient, the newest reading already scored (never edit v1 above).
+        m.registerMigration("v2-scoring-state") { db in
+            try db.create(table: "scoring_state") { t in
+                t.primaryKey("patient_id", .text).references("patients")
+                t.column("last_scored_at", .double).notNull()
+                t.column("updated_at", .double).notNull()
+            }
         }
         return m
     }

@@ -1,0 +1,125 @@
+import Foundation
+
+/// The output of one night: `<out>/<night>/` with per-patient files under `predictions/`,
+/// `alerts/` and `dose-audit/`, and the combined `predictions.csv`, `alerts.csv` and `summary.json`
+/// regenerated from the per-patient files.
+struct NightFolder {
+    let root: URL
+    var predictions: URL { root.appendingPathComponent("predictions") }
+    var alerts: URL { root.appendingPathComponent("alerts") }
+    var doseAudit: URL { root.appendingPathComponent("dose-audit") }
+
+    static let temporarySuffix = ".partial"
+
+    func create() throws {
+        for dir in [predictions, alerts, doseAudit] {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        }
+    }
+
+    func file(_ dir: URL, _ patient: PatientID) -> URL { dir.appendingPathComponent(patient.rawValue + ".csv") }
+
+    /// Removes temporary files a killed run left behind (they were never renamed into place).
+    func removeLeftovers() {
+        let fm = FileManager.default
+        for dir in [root, predictions, alerts, doseAudit] {
+            for name in (try? fm.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(Self.temporarySuffix) {
+                try? fm.removeItem(at: dir.appendingPathComponent(name))
+            }
+        }
+    }
+
+    /// Writes `data` into a temporary file beside `url` and renames it over `url` (rename(2) is
+    /// atomic): a reader, or a run after a crash, sees the old file or the new one, never half.
+    static func writeAtomically(_ data: Data, to url: URL) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + temporarySuffix)
+        try data.write(to: temporary)
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw NightlyError.cannotWrite(url.path, reason)
+        }
+    }
+
+    /// A patient's file for the night: the rows a previous run of the same night already
+    /// committed (issued at or before `committed`, the patient's scoring state), then `lines`.
+    /// Rows of an interrupted run (issued after `committed`) are dropped: they are produced again.
+    func updatePatientFile(_ url: URL, header: String, committed: Date?, lines: [String]) throws {
+        var text = header + "\n"
+        if let committed, let old = try? String(contentsOf: url, encoding: .utf8) {
+            for line in old.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: ",", maxSplits: 2, omittingEmptySubsequences: false)
+                guard fields.count > 1, let issued = TimestampParser.iso8601(fields[1])?.instant, issued <= committed else { continue }
+                text += line + "\n"
+            }
+        }
+        for line in lines { text += line + "\n" }
+        try Self.writeAtomically(Data(text.utf8), to: url)
+    }
+
+    /// What a per-patient file holds, for the summary.
+    struct FileCount {
+        var patient: String
+        var rows: Int
+        var firstIssued: String?
+        var lastIssued: String?
+    }
+
+    /// Concatenates the per-patient files of `dir` (sorted by name, headers dropped) under one
+    /// header into `url`, atomically.
+    @discardableResult
+    func combine(_ dir: URL, header: String, into url: URL) throws -> [FileCount] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
+            .filter { $0.hasSuffix(".csv") && !$0.hasPrefix(".") }.sorted()
+        var out = Data((header + "\n").utf8)
+        var counts: [FileCount] = []
+        for name in names {
+            let data = try Data(contentsOf: dir.appendingPathComponent(name))
+            guard let firstNewline = data.firstIndex(of: 10) else { continue }
+            let body = data[(firstNewline + 1)...]
+            out.append(body)
+            var count = FileCount(patient: String(name.dropLast(4)), rows: body.reduce(0) { $0 + ($1 == 10 ? 1 : 0) })
+            if count.rows > 0 {
+                count.firstIssued = Self.issuedField(body.prefix { $0 != 10 })
+                let lastLine = body.dropLast().reversed().prefix { $0 != 10 }.reversed()
+                count.lastIssued = Self.issuedField(Data(lastLine))
+            }
+            counts.append(count)
+        }
+        try Self.writeAtomically(out, to: url)
+        return counts
+    }
+
+    static func issuedField<D: DataProtocol>(_ line: D) -> String? {
+        let fields = String(decoding: line, as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
+        return fields.count > 1 ? String(fields[1]) : nil
+    }
+
+    /// Regenerates the combined files and `summary.json` from the per-patient files. The summary
+    /// holds only what the files and `warnings` say (no run times), so re-running a finished
+    /// night rewrites it byte for byte.
+    func regenerateCombined(night: String, warnings: [String]) throws {
+        let predictionCounts = try combine(predictions, header: PredictionRow.csvHeader, into: root.appendingPathComponent("predictions.csv"))
+        let alertCounts = try combine(alerts, header: GlucoseAlert.csvHeader, into: root.appendingPathComponent("alerts.csv"))
+        let alertsByPatient = Dictionary(uniqueKeysWithValues: alertCounts.map { ($0.patient, $0.rows) })
+        func q(_ s: String) -> String { "\"" + CGMMetricsReport.jsonEscape(s) + "\"" }
+        let patients = predictionCounts.map { c in
+            "    {\"patient\": \(q(c.patient)), \"predictions\": \(c.rows), \"alerts\": \(alertsByPatient[c.patient] ?? 0), "
+                + "\"first_issued_at\": \(c.firstIssued.map(q) ?? "null"), \"last_issued_at\": \(c.lastIssued.map(q) ?? "null")}"
+        }
+        let text = """
+            {
+              "night": \(q(night)),
+              "patients": \(predictionCounts.count),
+              "predictions": \(predictionCounts.reduce(0) { $0 + $1.rows }),
+              "alerts": \(alertCounts.reduce(0) { $0 + $1.rows }),
+              "per_patient": [
+            \(patients.joined(separator: ",\n"))
+              ],
+              "warnings": [\(warnings.map(q).joined(separator: ", "))]
+            }
+
+            """
+        try Self.writeAtomically(Data(text.utf8), to: root.appendingPathComponent("summary.json"))
+    }
+}

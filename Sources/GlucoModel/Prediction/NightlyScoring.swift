@@ -1,0 +1,256 @@
+import Foundation
+
+/// The settings of a nightly scoring run.
+public struct NightlySettings: Sendable {
+    /// The store (SQLite file); `<store>.lock` keeps a second run out.
+    public var storePath: String
+    /// Folder of new export files; files already imported (same content) are skipped.
+    public var inbox: URL
+    /// The trainer's output folder (or its `models/`).
+    public var modelsFolder: URL
+    /// Output root: the night's files go to `<output>/<night>/`.
+    public var output: URL
+    /// The night's label, `YYYY-MM-DD`.
+    public var night: String
+    public var thresholds = AlertThresholds()
+    /// Horizons to predict (minutes); nil: every horizon a patient has a model for.
+    public var horizons: [Int]?
+    public var importOptions: ImportOptions
+
+    public init(storePath: String, inbox: URL, modelsFolder: URL, output: URL, night: String,
+                importOptions: ImportOptions = ImportOptions()) {
+        self.storePath = storePath
+        self.inbox = inbox
+        self.modelsFolder = modelsFolder
+        self.output = output
+        self.night = night
+        self.importOptions = importOptions
+    }
+
+    /// The label of the night containing `date` in `timeZone`.
+    public static func nightLabel(_ date: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+    }
+
+    /// Whether `text` is a `YYYY-MM-DD` date.
+    public static func isNightLabel(_ text: String) -> Bool {
+        guard text.count == 10, let t = TimestampParser.iso8601(text) else { return false }
+        return t.local.hour == 0 && t.local.minute == 0
+    }
+}
+
+/// The extension point for dose audits: given a patient, their whole log, their models and the
+/// period scored this run, CSV text for `<night>/dose-audit/<patient>.csv` (nil: no file).
+public typealias NightlyDoseAuditor = @Sendable (PatientID, PatientLog, ModelSet, DateInterval) throws -> String?
+
+/// Why a nightly run could not run at all.
+public enum NightlyError: Error, CustomStringConvertible, Equatable {
+    case busy(String)
+    case unusableStore(String, String)
+    case missingFolder(String, String)
+    case cannotWrite(String, String)
+
+    public var description: String {
+        switch self {
+        case let .busy(message): return message
+        case let .unusableStore(path, why): return "cannot use the store \(path): \(why)"
+        case let .missingFolder(role, path): return "the \(role) folder \(path) does not exist"
+        case let .cannotWrite(path, why): return "cannot write \(path): \(why)"
+        }
+    }
+}
+
+/// What a nightly run did. `exitCode`: 0 all done, 1 done with warnings, 2 failed.
+public struct NightlyOutcome: Sendable {
+    public enum Status: Int32, Sendable {
+        case allDone = 0
+        case doneWithWarnings = 1
+        case failed = 2
+    }
+
+    /// Patients given new predictions this run.
+    public var patientsScored = 0
+    /// Patients with models and nothing new to score.
+    public var patientsUpToDate = 0
+    public var filesImported = 0
+    public var readingsImported = 0
+    public var readingsScored = 0
+    public var predictions = 0
+    public var alerts = 0
+    public var warnings: [String] = []
+    /// Set when the run could not be done at all.
+    public var failure: NightlyError?
+
+    public init() {}
+
+    /// Failed when the run could not start or no patient could be handled while something
+    /// went wrong; done with warnings when a patient was skipped or a file failed to import.
+    public var status: Status {
+        if failure != nil { return .failed }
+        if warnings.isEmpty { return .allDone }
+        return patientsScored + patientsUpToDate == 0 && filesImported == 0 ? .failed : .doneWithWarnings
+    }
+
+    public var exitCode: Int32 { status.rawValue }
+
+    public var summaryLine: String {
+        if let failure { return "nightly failed: \(failure)" }
+        return "nightly: \(patientsScored) patients scored (\(patientsUpToDate) up to date), \(readingsImported) readings imported, "
+            + "\(readingsScored) readings scored, \(predictions) predictions, \(alerts) alerts, \(warnings.count) warnings"
+    }
+}
+
+/// Nightly scoring: imports the inbox into the store, predicts each patient's readings newer
+/// than the last scored one, and writes the night's predictions, alerts and summary.
+///
+/// Safe to re-run and to interrupt. Per patient, its files are written atomically first and its
+/// scoring state is advanced after, in one transaction; a patient whose state did not advance is
+/// scored again from the same state, giving the same rows; the combined files are regenerated
+/// from the per-patient files at the end. An exclusive lock on `<store>.lock` keeps a second run out.
+public struct NightlyScorer {
+    public var settings: NightlySettings
+    /// Dose audits (see `NightlyDoseAuditor`); nil: none are written.
+    public var auditor: NightlyDoseAuditor?
+    /// Called after a patient's files are written and before its state advances (tests use it
+    /// to interrupt a run at the worst moment).
+    public var afterPatientFiles: ((PatientID) throws -> Void)?
+
+    public init(settings: NightlySettings, auditor: NightlyDoseAuditor? = nil) {
+        self.settings = settings
+        self.auditor = auditor
+    }
+
+    /// Runs the night. Per-patient and per-file problems become warnings; `message` receives
+    /// progress and warnings for people.
+    /// - Throws: only what `afterPatientFiles` throws (the run stops there, as if killed).
+    public func run(message: (String) -> Void = { _ in }) throws -> NightlyOutcome {
+        var outcome = NightlyOutcome()
+        let lock: StoreLock
+        do { lock = try StoreLock(storePath: settings.storePath) } catch {
+            outcome.failure = .busy("\(error)")
+            return outcome
+        }
+        defer { lock.release() }
+        let store: PatientStore
+        do { store = try PatientStore(path: settings.storePath) } catch {
+            outcome.failure = .unusableStore(settings.storePath, "\(error)")
+            return outcome
+        }
+        for (role, url) in [("inbox", settings.inbox), ("models", settings.modelsFolder)] {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
+                outcome.failure = .missingFolder(role, url.path)
+                return outcome
+            }
+        }
+        let folder = NightFolder(root: settings.output.appendingPathComponent(settings.night))
+        do { try folder.create() } catch {
+            outcome.failure = .cannotWrite(folder.root.path, "\(error)")
+            return outcome
+        }
+        folder.removeLeftovers()
+        do { try importInbox(store, &outcome, message) } catch {
+            outcome.failure = .unusableStore(settings.storePath, "\(error)")
+            return outcome
+        }
+        let withModels = Set(ModelSet.patients(in: settings.modelsFolder))
+        let patients: [PatientID]
+        do { patients = try store.patients() } catch {
+            outcome.failure = .unusableStore(settings.storePath, "\(error)")
+            return outcome
+        }
+        for patient in patients {
+            guard withModels.contains(patient) else {
+                warn(&outcome, message, "\(patient): no trained model in \(settings.modelsFolder.path); not scored")
+                continue
+            }
+            do {
+                try score(patient, store: store, folder: folder, &outcome, message)
+            } catch let error as NightlyInterruption {
+                throw error.underlying
+            } catch {
+                warn(&outcome, message, error is PredictionError ? "\(error)" : "\(patient): \(error)")
+            }
+        }
+        do { try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings) } catch {
+            outcome.failure = .cannotWrite(folder.root.path, "\(error)")
+        }
+        return outcome
+    }
+
+    private func warn(_ outcome: inout NightlyOutcome, _ message: (String) -> Void, _ text: String) {
+        outcome.warnings.append(text)
+        message("warning: " + text)
+    }
+
+    /// Imports every data file of the inbox (sorted by path) not imported before.
+    func importInbox(_ store: PatientStore, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
+        let files = try CohortLoader.files([settings.inbox.path])
+        let before = try store.recordCounts()[.glucose] ?? 0
+        for url in files {
+            do {
+                guard let type = try ImportFormats.detect(url), let importer = ImportFormats.importer(type) else {
+                    throw ImportError(SourceLocation(file: url.path, line: 1),
+                                      "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))")
+                }
+                if case .imported = try store.importFile(url, importer: importer, options: settings.importOptions) {
+                    outcome.filesImported += 1
+                }
+            } catch {
+                warn(&outcome, message, "import failed: \(error)")
+            }
+        }
+        outcome.readingsImported = (try store.recordCounts()[.glucose] ?? 0) - before
+    }
+
+    /// Scores one patient's readings newer than its scoring state.
+    func score(_ patient: PatientID, store: PatientStore, folder: NightFolder,
+               _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
+        let state = try store.scoringState(for: patient)
+        if let last = state?.lastScoredAt, let stored = try store.newestGlucoseTime(for: patient), stored <= last {
+            outcome.patientsUpToDate += 1
+            return
+        }
+        let models = try ModelSet.load(settings.modelsFolder, patient: patient, horizons: settings.horizons)
+        let log = try store.log(for: patient)
+        guard let newest = log.glucose.last?.time else { throw PredictionError.noGlucose(patient) }
+        if let last = state?.lastScoredAt, newest <= last {
+            outcome.patientsUpToDate += 1
+            return
+        }
+        // Issue moments strictly after the last scored reading, up to the newest reading.
+        let from = state.map { $0.lastScoredAt.addingTimeInterval(1) }
+        var rows: [PredictionRow] = []
+        do {
+            rows = try Predictor(models: models).predict(log, from: from, to: newest)
+        } catch PredictionError.nothingToPredict {
+            rows = []
+        }
+        let alerts = GlucoseAlert.alerts(in: rows, thresholds: settings.thresholds)
+        let committed = state?.lastScoredAt
+        try folder.updatePatientFile(folder.file(folder.predictions, patient), header: PredictionRow.csvHeader,
+                                     committed: committed, lines: rows.map(\.csvLine))
+        try folder.updatePatientFile(folder.file(folder.alerts, patient), header: GlucoseAlert.csvHeader,
+                                     committed: committed, lines: alerts.map(\.csvLine))
+        if let auditor {
+            let period = DateInterval(start: min(rows.first?.issuedAt ?? from ?? log.glucose[0].time, newest), end: newest)
+            if let text = try auditor(patient, log, models, period) {
+                try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.doseAudit, patient))
+            }
+        }
+        do { try afterPatientFiles?(patient) } catch { throw NightlyInterruption(underlying: error) }
+        try store.advanceScoring(for: patient, to: newest)
+        outcome.patientsScored += 1
+        outcome.readingsScored += log.glucose.reversed().prefix { committed == nil || $0.time > committed! }.count
+        outcome.predictions += rows.count
+        outcome.alerts += alerts.count
+    }
+}
+
+/// Carries an error of the `afterPatientFiles` hook out of the per-patient error handling.
+struct NightlyInterruption: Error {
+    var underlying: any Error
+}

@@ -1,0 +1,54 @@
+import Foundation
+import GRDB
+
+/// How far nightly scoring got for one patient.
+public struct ScoringState: Sendable, Hashable {
+    public var patient: PatientID
+    /// Issue moments up to and including this instant have been scored.
+    public var lastScoredAt: Date
+    /// When the state was last advanced.
+    public var updatedAt: Date
+}
+
+extension PatientStore {
+    /// The patient's scoring state, or nil when the patient was never scored.
+    public func scoringState(for patient: PatientID) throws -> ScoringState? {
+        try db.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM scoring_state WHERE patient_id = ?", arguments: [patient.rawValue])
+        }.map { row in
+            ScoringState(patient: patient, lastScoredAt: Date(timeIntervalSince1970: row["last_scored_at"]),
+                         updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
+        }
+    }
+
+    /// Every patient's scoring state, sorted by patient.
+    public func scoringStates() throws -> [ScoringState] {
+        try db.read { db in try Row.fetchAll(db, sql: "SELECT * FROM scoring_state ORDER BY patient_id") }.map { row in
+            ScoringState(patient: try PatientID(row["patient_id"]), lastScoredAt: Date(timeIntervalSince1970: row["last_scored_at"]),
+                         updatedAt: Date(timeIntervalSince1970: row["updated_at"]))
+        }
+    }
+
+    /// Records, in one transaction, that the patient is scored up to `lastScoredAt`. The state
+    /// never moves backwards: an older `lastScoredAt` than the stored one changes nothing.
+    public func advanceScoring(for patient: PatientID, to lastScoredAt: Date, at now: Date = Date()) throws {
+        try db.write { db in
+            try db.execute(sql: """
+                INSERT INTO scoring_state (patient_id, last_scored_at, updated_at) VALUES (?, ?, ?)
+                ON CONFLICT(patient_id) DO UPDATE SET last_scored_at = excluded.last_scored_at, updated_at = excluded.updated_at
+                WHERE excluded.last_scored_at > scoring_state.last_scored_at
+                """, arguments: [patient.rawValue, lastScoredAt.timeIntervalSince1970, now.timeIntervalSince1970])
+        }
+    }
+}
+
+extension PatientStore {
+    /// The time of the patient's newest glucose reading, or nil without readings (one indexed
+    /// query: nightly runs use it to skip patients with nothing new without loading their log).
+    public func newestGlucoseTime(for patient: PatientID) throws -> Date? {
+        try db.read { db in
+            try Double.fetchOne(db, sql: "SELECT MAX(time) FROM records WHERE patient_id = ? AND kind = ?",
+                                arguments: [patient.rawValue, RecordKind.glucose.rawValue])
+        }.map { Date(timeIntervalSince1970: $0) }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// A store, an inbox, models and an output folder in a fresh temporary directory.
+struct NightlyBench {
+    let dir: URL
+    let inbox: URL
+    let models: URL
+    let out: URL
+    var store: String { dir.appendingPathComponent("store.sqlite").path }
+    static let night = "2026-01-10"
+    static let patients = ["p_a", "p_b", "p_c"].map { try! PatientID($0) }
+
+    /// Three patients with 5 days each (p_b 60 mg/dL lower, so its predictions go low), and models for all.
+    init(patients: [PatientID] = NightlyBench.patients, modelsFor: [PatientID]? = nil) throws {
+        dir = try PredictFixture.temporaryDirectory()
+        inbox = dir.appendingPathComponent("inbox")
+        out = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        models = try PredictFixture.modelsFolder(for: modelsFor ?? patients, in: dir)
+        for (i, p) in patients.enumerated() {
+            try addFile("\(p.rawValue)-days0-4.csv", PredictFixture.log(p, days: 5, offset: i == 1 ? -60 : 0))
+        }
+    }
+
+    func addFile(_ name: String, _ log: PatientLog) throws {
+        try Data(PredictFixture.csv(log).utf8).write(to: inbox.appendingPathComponent(name))
+    }
+
+    func scorer(_ night: String = NightlyBench.night) -> NightlyScorer {
+        var settings = NightlySettings(storePath: store, inbox: inbox, modelsFolder: models, output: out, night: night,
+                                       importOptions: ImportOptions(timeZone: PredictFixture.utc, now: Fixture.date("2027-01-01T00:00:00Z")))
+        settings.thresholds = AlertThresholds(low: 70, high: 250)
+        return NightlyScorer(settings: settings)
+    }
+
+    /// Every file under the output folder, by relative path.
+    func files() throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        let e = FileManager.default.enumerator(at: self.out, includingPropertiesForKeys: [.isRegularFileKey])
+        let base = self.out.standardizedFileURL.path
+        while let url = e?.nextObject() as? URL {
+            guard (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true else { continue }
+            out[String(url.standardizedFileURL.path.dropFirst(base.count))] = try Data(contentsOf: url)
+        }
+        return out
+    }
+
+    func states() throws -> [PatientID: Date] {
+        Dictionary(uniqueKeysWithValues: try PatientStore(path: store).scoringStates().map { ($0.patient, $0.lastScoredAt) })
+    }
+}
+
+struct Interrupted: Error {}
+
+@Suite struct NightlyTests {
+    @Test func rerunAddsNothing() throws {
+        let bench = try NightlyBench()
+        let first = try bench.scorer().run()
+        #expect(first.exitCode == 0 && first.warnings.isEmpty)
+        #expect(first.patientsScored == 3)
+        // 5 days of readings each: 3 * 1440 imported and scored.
+        #expect(first.readingsImported == 3 * 1440 && first.readingsScored == 3 * 1440)
+        let files = try bench.files()
+        let states = try bench.states()
+        // Each patient is scored up to its newest reading: day 0 + 5 days - 5 min.
+        let newest = PredictFixture.day0.addingTimeInterval(5 * 86_400 - 300)
+        #expect(states == Dictionary(uniqueKeysWithValues: NightlyBench.patients.map { ($0, newest) }))
+        let second = try bench.scorer().run()
+        #expect(second.exitCode == 0)
+        #expect(second.patientsScored == 0 && second.patientsUpToDate == 3)
+        #expect(second.readingsImported == 0 && second.predictions == 0 && second.alerts == 0)
+        #expect(try bench.files() == files)
+        #expect(try bench.states() == states)
+        // The combined file is the per-patient files under one header.
+        let combined = String(decoding: files["/\(NightlyBench.night)/predictions.csv"]!, as: UTF8.self)
+        let lines = combined.split(separator: "\n")
+        #expect(lines.first.map(String.init) == PredictionRow.csvHeader)
+        #expect(lines.count - 1 == first.predictions)
+        let perPatient = NightlyBench.patients.map { String(decoding: files["/\(NightlyBench.night)/predictions/\($0.rawValue).csv"]!, as: UTF8.self) }
+        #expect(perPatient.map { $0.split(separator: "\n").count - 1 }.reduce(0, +) == first.predictions)
+    }
+
+    @Test func alertsAreTheModelPredictionsOutsideTheThresholds() throws {
+        let bench = try NightlyBench()
+        let outcome = try bench.scorer().run()
+        let files = try bench.files()
+        // Independently: every `ge` row of predictions.csv with a prediction < 70 or > 250. The
+        // file holds one decimal, so a printed 70.0 or 250.0 may be on either side: such rows may
+        // or may not be alerts; all others are decided by the printed value.
+        let predictions = String(decoding: files["/\(NightlyBench.night)/predictions.csv"]!, as: UTF8.self)
+        var must: [String] = [], may = Set<String>()
+        for line in predictions.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f[4] == "ge", let value = Double(f[5]) else { continue }
+            let low = [f[0], f[1], f[2], f[3], f[5], "low"].joined(separator: ",")
+            let high = [f[0], f[1], f[2], f[3], f[5], "high"].joined(separator: ",")
+            if value == 70 { may.insert(low) } else if value < 70 { must.append(low) }
+            if value == 250 { may.insert(high) } else if value > 250 { must.append(high) }
+        }
+        let alerts = String(decoding: files["/\(NightlyBench.night)/alerts.csv"]!, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(alerts.first == GlucoseAlert.csvHeader)
+        let found = Array(alerts.dropFirst())
+        #expect(found.filter { !may.contains($0) } == must)
+        #expect(outcome.alerts == found.count)
+        let expected = must
+        // The synthetic data reaches ~290 mg/dL for p_a and ~40 mg/dL for p_b: both kinds occur.
+        #expect(expected.contains { $0.hasSuffix(",low") } && expected.contains { $0.hasSuffix(",high") })
+    }
+
+    @Test func interruptedRunCompletesWithTheSameOutput() throws {
+        let reference = try NightlyBench()
+        #expect(try reference.scorer().run().exitCode == 0)
+        let bench = try NightlyBench()
+        // Stop right after the second patient's files are written, before its state advances:
+        // p_a is done, p_b has files but no state, p_c is untouched, no combined files yet.
+        var scorer = bench.scorer()
+        scorer.afterPatientFiles = { if $0.rawValue == "p_b" { throw Interrupted() } }
+        #expect(throws: Interrupted.self) { try scorer.run() }
+        #expect(try bench.states().keys.map(\.rawValue) == ["p_a"])
+        #expect(try bench.files()["/\(NightlyBench.night)/predictions/p_b.csv"] != nil)
+        // A leftover temporary file, as a run killed inside a write would leave.
+        try Data("half".utf8).write(to: bench.out.appendingPathComponent("\(NightlyBench.night)/predictions/.p_c.csv.partial"))
+        let resumed = try bench.scorer().run()
+        #expect(resumed.exitCode == 0 && resumed.patientsScored == 2 && resumed.patientsUpToDate == 1)
+        #expect(try bench.files() == reference.files())
+        #expect(try bench.states() == reference.states())
+    }
+
+    @Test func newDataIsScoredOnceAndAppended() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let first = try bench.scorer().run()
+        let cut = try bench.states()[PredictFixture.patientA]!
+        // Day 5 arrives the same night: only issue moments after the last scored reading are added.
+        try bench.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
+        let second = try bench.scorer().run()
+        #expect(second.readingsImported == 288 && second.readingsScored == 288)
+        let text = String(decoding: try bench.files()["/\(NightlyBench.night)/predictions/p_a.csv"]!, as: UTF8.self)
+        let rows = text.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        #expect(rows.count == first.predictions + second.predictions)
+        let formatter = ISO8601DateFormatter()
+        let issued = rows.map { formatter.date(from: String($0[1]))! }
+        #expect(issued.filter { $0 > cut }.count == second.predictions)
+        // 288 new steps (the 5-minute steps of day 5), 2 horizons, 4 models each.
+        #expect(second.predictions == 288 * 2 * 4)
+    }
+
+    @Test func lockKeepsASecondRunOut() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let held = try StoreLock(storePath: bench.store)
+        let busy = try bench.scorer().run()
+        #expect(busy.exitCode == 2 && busy.status == .failed)
+        #expect(busy.summaryLine.contains("is locked: another run is using this store"))
+        #expect(try bench.files().isEmpty)
+        held.release()
+        #expect(try bench.scorer().run().exitCode == 0)
+    }
+
+    @Test func patientWithoutModelAndBadFileAreWarnings() throws {
+        let noModel = try PatientID("p_nomodel")
+        let bench = try NightlyBench(patients: [PredictFixture.patientA, noModel], modelsFor: [PredictFixture.patientA])
+        try Data("this is not an export\n".utf8).write(to: bench.inbox.appendingPathComponent("junk.csv"))
+        let outcome = try bench.scorer().run()
+        #expect(outcome.exitCode == 1 && outcome.status == .doneWithWarnings)
+        #expect(outcome.patientsScored == 1)
+        #expect(outcome.warnings.count == 2)
+        #expect(outcome.warnings.contains { $0.hasPrefix("import failed: ") && $0.contains("junk.csv") })
+        #expect(outcome.warnings.contains("p_nomodel: no trained model in \(bench.models.path); not scored"))
+    }
+
+    @Test func exitCodes() {
+        var outcome = NightlyOutcome()
+        #expect(outcome.exitCode == 0)              // nothing to do is all done
+        outcome.patientsScored = 2
+        #expect(outcome.exitCode == 0)
+        outcome.warnings = ["p_x: no glucose readings"]
+        #expect(outcome.exitCode == 1)              // some work done, something skipped
+        outcome.patientsScored = 0
+        #expect(outcome.exitCode == 2)              // only failures: nothing could be done
+        outcome.filesImported = 1
+        #expect(outcome.exitCode == 1)              // a file was imported: something was done
+        outcome.failure = .busy("locked")
+        #expect(outcome.exitCode == 2)
+        #expect(NightlySettings.isNightLabel("2026-01-10") && !NightlySettings.isNightLabel("2026-13-10")
+            && !NightlySettings.isNightLabel("2026-01-10T05:00"))
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Synthetic patients and tiny trained models shared by the prediction and nightly tests.
+enum PredictFixture {
+    static let utc = TimeZone(identifier: "UTC")!
+    /// Day 0 of the synthetic data, 2026-01-05T00:00:00Z.
+    static let day0 = Date(timeIntervalSince1970: 1_767_571_200)
+    static let patientA = try! PatientID("p_a")
+
+    /// `days` days of 5-minute readings from `day0 + firstDay` days: a daily sine (150 +- 70 mg/dL,
+    /// shifted by `offset`), a bump after each meal and a little deterministic noise, whole mg/dL;
+    /// three meals a day with their boluses and a constant basal rate.
+    static func log(_ patient: PatientID, firstDay: Int = 0, days: Int, offset: Double = 0, insulin: Bool = true) -> PatientLog {
+        var log = PatientLog(patient: patient)
+        let meals: [(minute: Double, grams: Double, units: Double)] = [(420, 50, 5), (750, 70, 7), (1140, 60, 6)]
+        var seed: UInt64 = 12_345 &+ UInt64(firstDay)
+        for day in firstDay..<(firstDay + days) {
+            let start = day0.addingTimeInterval(Double(day) * 86_400)
+            for step in 0..<288 {
+                let minute = Double(step * 5)
+                var g = 150 + offset + 70 * sin(2 * Double.pi * (minute - 360) / 1440)
+                for meal in meals where minute > meal.minute {
+                    let x = (minute - meal.minute) / 60
+                    g += 60 * x * exp(1 - x)
+                }
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                g += Double(seed >> 61) - 3.5
+                log.glucose.append(GlucoseReading(time: start.addingTimeInterval(minute * 60), value: .mgdL(max(40, g.rounded()))))
+            }
+            for meal in meals {
+                let time = start.addingTimeInterval(meal.minute * 60)
+                log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(grams: meal.grams)))
+                if insulin { log.boluses.append(Bolus(time: time, dose: InsulinUnits(meal.units))) }
+            }
+            if insulin { log.basalRates.append(BasalRate(start: start, end: start.addingTimeInterval(86_400), rate: InsulinRate(unitsPerHour: 0.8))) }
+        }
+        return log
+    }
+
+    /// The log as GlucoModel CSV (`LogCSVImporter`).
+    static func csv(_ log: PatientLog) -> String {
+        let f = ISO8601DateFormatter()
+        var lines = ["patient,time,event,value,unit,duration,type,moment,note"]
+        let p = log.patient.rawValue
+        for r in log.glucose { lines.append("\(p),\(f.string(from: r.time)),glucose,\(Int(r.value.mgdL)),mg/dL,,,,") }
+        for c in log.carbs { lines.append("\(p),\(f.string(from: c.time)),carbs,\(Int(c.amount.grams)),g,,,,") }
+        for b in log.boluses { lines.append("\(p),\(f.string(from: b.time)),bolus,\(b.dose.units),U,,,,") }
+        for b in log.basalRates {
+            lines.append("\(p),\(f.string(from: b.start)),basal,\(b.rate.unitsPerHour),U/h,\(Int(b.end!.timeIntervalSince(b.start) / 60)),,,")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Models for horizons 30 and 60 trained on 4 days of patient A (population 20, 3 generations).
+    static let models: [GlucoseModel] = {
+        var evolution = TrainingOptions.defaultEvolution
+        evolution.populationSize = 20
+        evolution.generations = 3
+        var options = TrainingOptions(grammar: try! GrammarSource.bundled("glucose-directed"), evolution: evolution)
+        options.horizons = [30, 60]
+        let grammar = try! Grammar(text: options.grammar.text, source: options.grammar.name)
+        let data = PatientData(patient: PredictFixture.patientA, log: PredictFixture.log(PredictFixture.patientA, days: 4), testStart: nil, files: [])
+        let trainer = try! PatientTrainer(data: data, options: options, grammar: grammar)
+        return options.horizons.map { try! trainer.train(horizon: $0).model }
+    }()
+
+    /// A models folder holding copies of the trained models for each of `patients`.
+    static func modelsFolder(for patients: [PatientID], in dir: URL) throws -> URL {
+        let folder = dir.appendingPathComponent("models")
+        for patient in patients {
+            for var model in models {
+                model.patient = patient
+                try model.write(to: folder.appendingPathComponent(GlucoseModel.relativePath(patient: patient, horizonMinutes: model.horizonMinutes)))
+            }
+        }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-predict-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func modelSet(_ patient: PatientID = patientA) -> ModelSet {
+        ModelSet(patient: patient, models: Dictionary(uniqueKeysWithValues: models.map { m in
+            var m = m
+            m.patient = patient
+            return (m.horizonMinutes, m)
+        }))
+    }
+}
+
+@Suite struct PredictTests {
+    @Test func predictionsUseNoFutureData() throws {
+        let predictor = Predictor(models: PredictFixture.modelSet())
+        let log = PredictFixture.log(PredictFixture.patientA, days: 5)
+        let before = try predictor.predict(log)
+        // Issue moment 4 days + 12 h after day 0. Change what happens after it: a reading 10 min
+        // later raised by 80 mg/dL, a new reading 2.5 min later, a bolus 10 min later.
+        let cut = PredictFixture.day0.addingTimeInterval(4.5 * 86_400)
+        var altered = log
+        let i = altered.glucose.firstIndex { $0.time == cut.addingTimeInterval(600) }!
+        altered.glucose[i].value = .mgdL(altered.glucose[i].value.mgdL + 80)
+        altered.glucose.insert(GlucoseReading(time: cut.addingTimeInterval(150), value: .mgdL(300)), at: i - 1)
+        altered.boluses.append(Bolus(time: cut.addingTimeInterval(600), dose: InsulinUnits(10)))
+        let after = try predictor.predict(altered)
+        // Everything issued at or before the cut is the same, except the reference (the later
+        // measurement, which is not an input). The rows after it must differ somewhere, or the
+        // alteration proved nothing.
+        func issued(_ rows: [PredictionRow], upTo: Bool) -> [PredictionRow] {
+            rows.filter { upTo ? $0.issuedAt <= cut : $0.issuedAt > cut }.map { var r = $0; r.reference = nil; return r }
+        }
+        let early = issued(before, upTo: true)
+        #expect(early == issued(after, upTo: true))
+        #expect(early.contains { $0.issuedAt == cut })
+        #expect(issued(before, upTo: false) != issued(after, upTo: false))
+    }
+
+    @Test func patientWithoutModelIsSkippedWithMessage() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let folder = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let other = try PatientID("p_nomodel")
+        let run = PredictionRun(modelsFolder: folder)
+        let results = run.predict([PatientData(patient: other, log: PredictFixture.log(other, days: 1), testStart: nil, files: []),
+                                   PatientData(patient: PredictFixture.patientA, log: PredictFixture.log(PredictFixture.patientA, days: 1),
+                                               testStart: nil, files: [])])
+        #expect(results.count == 2)
+        guard case let .skipped(p, reason) = results.first(where: { $0.patient == other }) else {
+            Issue.record("a patient without a model must be skipped"); return
+        }
+        #expect(p == other)
+        #expect(reason == "p_nomodel: no trained model (looked in \(folder.path)/p_nomodel)")
+        guard case let .predicted(_, rows) = results.first(where: { $0.patient == PredictFixture.patientA }) else {
+            Issue.record("the other patient goes on"); return
+        }
+        #expect(!rows.isEmpty)
+    }
+
+    @Test func modelReadingInsulinRefusesDataWithoutInsulin() throws {
+        let models = PredictFixture.modelSet()
+        // An ARX base reads every feature whose coefficient is not zero; insulin varied in training.
+        #expect(models.models[30]!.inputsUsed.contains("IOB"))
+        let log = PredictFixture.log(PredictFixture.patientA, days: 1, insulin: false)
+        #expect(throws: PredictionError.missingInput(PredictFixture.patientA, horizon: 30, input: "IOB", records: "insulin")) {
+            try Predictor(models: models).predict(log)
+        }
+        #expect(PredictionError.missingInput(PredictFixture.patientA, horizon: 30, input: "IOB", records: "insulin").description
+            == "p_a: the 30-minute model uses IOB, but the data has no insulin records")
+    }
+
+    @Test func staleDataIsRefused() throws {
+        let log = PredictFixture.log(PredictFixture.patientA, days: 1)
+        let newest = log.glucose.last!.time
+        let wanted = newest.addingTimeInterval(3600)
+        #expect(throws: PredictionError.staleData(PredictFixture.patientA, newest: newest, wanted: wanted)) {
+            try Predictor(models: PredictFixture.modelSet()).predict(log, from: wanted)
+        }
+    }
+
+    @Test func fastFormattingMatchesFoundation() {
+        // Reference text from Foundation's printf and ISO8601DateFormatter, including exact binary
+        // ties (0.25 -> "0.2", 2.5 -> "2") and near-ties (0.15 is 0.1499999... -> "0.1").
+        let values = [0.0, -0.0, 0.25, 0.35, 0.15, 2.5, 3.5, 99.95, 100.05, -0.04, -1.25, 123.456, 599.99, 10, 1e15, .nan]
+        for v in values {
+            #expect(PredictionCSV.fixed(v, decimals: 1) == String(format: "%.1f", v), "value \(v)")
+            #expect(PredictionCSV.fixed(v, decimals: 0) == String(format: "%.0f", v), "value \(v)")
+        }
+        var x = 0.013
+        while x < 700 { #expect(PredictionCSV.fixed(x, decimals: 1) == String(format: "%.1f", x)); x += 0.731 }
+        let formatter = ISO8601DateFormatter()
+        for t in [0.0, 951_782_400, 1_767_571_200, 1_709_164_799, 4_102_444_800, 1_767_571_200.5, -86_400] {
+            let d = Date(timeIntervalSince1970: t)
+            #expect(PredictionCSV.iso8601(d) == formatter.string(from: d), "time \(t)")
+        }
+    }
+
+    @Test func timeArguments() throws {
+        let madrid = TimeZone(identifier: "Europe/Madrid")!
+        // Madrid is UTC+1 in January: 08:00 local = 07:00Z.
+        #expect(try TimeArgument.parse("2026-01-05T08:00", timeZone: madrid) == Fixture.date("2026-01-05T07:00:00Z"))
+        #expect(try TimeArgument.parse("2026-01-05T08:00:00+02:00", timeZone: madrid) == Fixture.date("2026-01-05T06:00:00Z"))
+        #expect(try TimeArgument.parse("2026-01-05", timeZone: PredictFixture.utc) == Fixture.date("2026-01-05T00:00:00Z"))
+        #expect(throws: TimeArgument.ParseError.notISO8601(option: "--from", text: "yesterday")) {
+            try TimeArgument.parse("yesterday", timeZone: madrid, option: "--from")
+        }
+    }
+}
