@@ -8,7 +8,7 @@ struct Nightly: ParsableCommand {
         abstract: "Nightly scoring: import the inbox into the store, predict readings newer than the last scored ones, write predictions, alerts and a summary.",
         discussion: """
             Writes <out>/<night>/predictions/<patient>.csv, alerts/<patient>.csv, the combined predictions.csv and \
-            alerts.csv, and summary.json. Safe to re-run (a finished night adds nothing) and to interrupt (the next \
+            alerts.csv, summary.json, and with --settings dose-audit/<patient>.csv. Safe to re-run (a finished night adds nothing) and to interrupt (the next \
             run completes the work). A second run on the same store while one is running exits at once.
             Exit codes: 0 all done; 1 done with warnings (a patient skipped or a file failed to import); \
             2 failed (nothing could be done, store locked by another run, store unusable).
@@ -28,6 +28,9 @@ struct Nightly: ParsableCommand {
 
     @Option(help: "The night's label YYYY-MM-DD (default: today in --time-zone).")
     var night: String?
+
+    @Option(help: "Folder of dose settings files <patient>.json: patients with one get a dose audit of the night's meal boluses.")
+    var settings: String?
 
     @Option(help: "Alert when a prediction is below this (mg/dL).")
     var low: Double = 70
@@ -57,7 +60,8 @@ struct Nightly: ParsableCommand {
                                        importOptions: ImportOptions(timeZone: zone))
         settings.thresholds = AlertThresholds(low: low, high: high)
         settings.horizons = try horizons.map(PredictSupport.horizons)
-        let outcome = try NightlyScorer(settings: settings).run { PredictSupport.status($0) }
+        let auditor = self.settings.map { DoseAudit.nightlyAuditor(settingsFolder: URL(fileURLWithPath: $0), lowThreshold: low) }
+        let outcome = try NightlyScorer(settings: settings, auditor: auditor).run { PredictSupport.status($0) }
         print(outcome.summaryLine)
         if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
     }

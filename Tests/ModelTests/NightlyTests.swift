@@ -186,3 +186,33 @@ struct Interrupted: Error {}
             && !NightlySettings.isNightLabel("2026-01-10T05:00"))
     }
 }
+
+@Suite struct NightlyDoseAuditTests {
+    @Test func patientsWithSettingsGetADoseAudit() throws {
+        let bench = try NightlyBench()
+        let settings = bench.dir.appendingPathComponent("settings")
+        try FileManager.default.createDirectory(at: settings, withIntermediateDirectories: true)
+        func write(_ p: String, isf: Double) throws {
+            let text = """
+                {"patient": "\(p)", "carbRatio": 12, "insulinSensitivity": \(isf), "target": 110,
+                 "suspendThreshold": 70, "maxBolus": 10}
+                """
+            try Data(text.utf8).write(to: settings.appendingPathComponent("\(p).json"))
+        }
+        try write("p_a", isf: 50)
+        try write("p_c", isf: 900)  // outside the plausible 10-500 mg/dL/U
+        var scorer = bench.scorer()
+        scorer.auditor = DoseAudit.nightlyAuditor(settingsFolder: settings)
+        let outcome = try scorer.run()
+        let files = try bench.files()
+        let audit = try #require(files["/\(NightlyBench.night)/dose-audit/p_a.csv"])
+        let lines = String(decoding: audit, as: UTF8.self).split(separator: "\n")
+        #expect(lines.first.map(String.init) == DoseAuditRow.csvHeader)
+        // Three meals a day with boluses, and the night's period covers at least one day of them.
+        #expect(lines.count > 3)
+        #expect(files["/\(NightlyBench.night)/dose-audit/p_b.csv"] == nil)
+        #expect(files["/\(NightlyBench.night)/dose-audit/p_c.csv"] == nil)
+        #expect(outcome.exitCode == 1)
+        #expect(outcome.warnings.contains { $0.contains("p_c") && $0.contains("insulinSensitivity") })
+    }
+}
