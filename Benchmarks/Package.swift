@@ -20,6 +20,14 @@ let package = Package(
             ],
             path: "Benchmarks/EvaluatorBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
+        .executableTarget(
+            name: "SearchBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "GrammarEvolution", package: "GlucoModel"),
+            ],
+            path: "Benchmarks/SearchBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
     ],
     swiftLanguageModes: [.v6]
 )

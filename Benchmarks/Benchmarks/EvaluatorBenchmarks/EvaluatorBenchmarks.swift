@@ -42,5 +42,4 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
-    // Mapping and generation benchmarks belong with the grammar/mapping API (not in this branch).
 }
