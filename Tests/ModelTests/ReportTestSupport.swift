@@ -36,10 +36,10 @@ enum ReportFixture {
 
 extension String {
     /// The text between `<section id="ID"` and the next `</section>`, or "" when absent.
-    func section(_ id: String) -> Substring {
+    func section(_ id: String) -> String {
         guard let start = range(of: "<section id=\"\(id)\""),
               let end = self[start.upperBound...].range(of: "</section>") else { return "" }
-        return self[start.lowerBound..<end.upperBound]
+        return String(self[start.lowerBound..<end.upperBound])
     }
 
     func occurrences(of needle: String) -> Int { components(separatedBy: needle).count - 1 }

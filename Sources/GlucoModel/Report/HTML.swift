@@ -48,12 +48,13 @@ public enum HTML {
 }
 
 /// One table cell: text (escaped when written) and an optional CSS class.
-struct HTMLCell: ExpressibleByStringLiteral {
+struct HTMLCell: ExpressibleByStringInterpolation {
     var text: String
     var cssClass: String?
 
     init(_ text: String, cssClass: String? = nil) { self.text = text; self.cssClass = cssClass }
     init(stringLiteral value: String) { self.init(value) }
+    init(stringInterpolation: DefaultStringInterpolation) { self.init(String(stringInterpolation: stringInterpolation)) }
 
     /// A right-aligned number cell.
     static func number(_ text: String) -> HTMLCell { HTMLCell(text, cssClass: "num") }
