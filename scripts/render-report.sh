@@ -32,3 +32,5 @@ shot() {
 }
 shot "$(realpath "$out/$patient.html")" "$out/$patient.png" 1200,4000
 shot "$(realpath "$out/cohort/index.html")" "$out/index.png" 1200,700
+# The whole page too (the 4000-px window cuts a long period's report).
+shot "$(realpath "$out/$patient.html")" "$out/$patient-full.png" 1200,9000

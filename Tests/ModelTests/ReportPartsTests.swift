@@ -108,5 +108,11 @@ struct ReportPartsTests {
         let svg = days[1].svg(clock: .utc)
         #expect(svg.contains("Fri 2026-01-16"))
         #expect(svg.contains(">50g<"))
+        // The same period ending at 01:00 on the 17th: that day shares only 1 h and gets no chart.
+        let short = DateInterval(start: period.start, end: Fixture.date("2026-01-17T01:00:00Z"))
+        #expect(DailyTrace.split(log: log, predictions: [], horizon: nil, period: short, clock: .utc).count == 2)
+        // A period of one hour on one day still gets its chart.
+        let hour = DateInterval(start: period.start, duration: 3600)
+        #expect(DailyTrace.split(log: log, predictions: [], horizon: nil, period: hour, clock: .utc).count == 1)
     }
 }

@@ -23,12 +23,16 @@ struct ReportPatientTests {
 
     @Test func oneChartPerCalendarDayOfThePeriod() {
         // Independent count: the distinct UTC dates (yyyy-MM-dd) of the period's CGM readings
-        // (the testing file has readings on every day it spans).
+        // (the testing file has readings on every day it spans), less dates with under 3 hours
+        // (36 five-minute readings) of the period: the default period ends 5 min after the
+        // newest reading, at 00:05 of a last day.
         let period = ReportFixture.period
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withFullDate]
-        let dates = Set(ReportFixture.data.log.glucose.filter { $0.source == .cgm && period.contains($0.time) && $0.time < period.end }
-            .map { f.string(from: $0.time) })
+        let perDate = Dictionary(grouping: ReportFixture.data.log.glucose.filter { $0.source == .cgm && period.contains($0.time) && $0.time < period.end },
+                                 by: { f.string(from: $0.time) })
+        let dates = Set(perDate.filter { $0.value.count >= 36 }.keys)
+        #expect(perDate.count == dates.count + 1, "expected one short last day")
         #expect(dates.count >= 3)
         let daily = ReportFixture.report.html.section("daily")
         #expect(daily.occurrences(of: "<div class=\"day\">") == dates.count)

@@ -59,9 +59,9 @@ public struct CohortReport: Sendable {
             let cells: [HTMLCell] = [
                 HTMLCell("\(clock.date(e.period.start)) to \(clock.date(e.period.end))"),
                 .number(HTML.number(e.days)),
-                HTMLCell(formatPercent(e.tir), cssClass: e.tir > 70 ? "num ok" : "num bad"),
+                Self.marked(formatPercent(e.tir), e.tir > 70),
                 .number(HTML.number(e.gmi) + "%"),
-                HTMLCell(formatPercent(e.cv), cssClass: e.cv <= 36 ? "num ok" : "num bad"),
+                Self.marked(formatPercent(e.cv), e.cv <= 36),
             ] + horizons.map { .number(HTML.number(e.testRMSE[$0])) }
                 + [.number(formatPercent(e.clarkeAB) + (e.clarkeHorizon.map { " (\($0) min)" } ?? ""))]
             table += cells.map(\.html).joined() + "</tr>\n"
@@ -74,6 +74,12 @@ public struct CohortReport: Sendable {
         }
         s += "<footer>Made by GlucoModel. Patients identified by pseudonymous ids only.</footer>\n"
         return ReportPage.wrap(title: "Cohort glucose reports", body: s)
+    }
+
+    /// A value against its consensus target (TIR > 70%, CV <= 36%), marked in colour and with
+    /// a sign (so it also reads in black and white).
+    static func marked(_ text: String, _ met: Bool) -> HTMLCell {
+        HTMLCell(text + (met ? " \u{2713}" : " \u{2717}"), cssClass: met ? "num ok" : "num bad")
     }
 
     public func write(to url: URL) throws {

@@ -15,8 +15,13 @@ public struct DailyTrace: Sendable {
     /// Readings further apart than this are not joined by the line (a gap in the data).
     public static let maximumJoin: TimeInterval = 15 * 60
 
-    /// One trace per calendar day (on `clock`) that overlaps `period`, each holding only what
-    /// falls inside both the day and the period. `predictions` are `(target time, value)`.
+    /// A day sharing less than this with the period gets no chart (e.g. the 5 minutes after
+    /// midnight a default period ends with), unless it is the period's only day.
+    public static let minimumOverlap: TimeInterval = 3 * 3600
+
+    /// One trace per calendar day (on `clock`) that overlaps `period` by at least
+    /// `minimumOverlap`, each holding only what falls inside both the day and the period.
+    /// `predictions` are `(target time, value)`.
     public static func split(log: PatientLog, predictions: [(time: Date, mgdL: Double)], horizon: Int?,
                              period: DateInterval, clock: ReportClock) -> [DailyTrace] {
         var traces: [DailyTrace] = []
@@ -24,6 +29,10 @@ public struct DailyTrace: Sendable {
         func inside(_ t: Date, _ lo: Date, _ hi: Date) -> Bool { t >= lo && t < hi && t >= period.start && t < period.end }
         while day < period.end {
             let next = clock.nextDay(day)
+            let overlap = min(next, period.end).timeIntervalSince(max(day, period.start))
+            let only = day <= period.start && next >= period.end
+            defer { day = next }
+            guard overlap >= minimumOverlap || only else { continue }
             traces.append(DailyTrace(
                 dayStart: day, dayEnd: next,
                 glucose: log.glucose.filter { $0.source == .cgm && inside($0.time, day, next) }.map { ($0.time, $0.value.mgdL) },
@@ -31,7 +40,6 @@ public struct DailyTrace: Sendable {
                 predictionHorizon: horizon,
                 carbs: log.carbs.filter { inside($0.time, day, next) }.map { ($0.time, $0.amount) },
                 boluses: log.boluses.filter { inside($0.time, day, next) }.map { ($0.time, $0.dose) }))
-            day = next
         }
         return traces
     }
@@ -65,15 +73,19 @@ public struct DailyTrace: Sendable {
         if glucose.isEmpty {
             plot.body.append("<text x=\"\(SVGPlot.n(plot.px(span / 2)))\" y=\"\(SVGPlot.n(plot.py(220)))\" text-anchor=\"middle\" fill=\"#777\">no readings</text>")
         }
-        func marker(_ t: Date, _ text: String, y: Double, down: Bool, colour: String) {
-            let x = plot.px(hours(t)), yy = plot.py(y)
-            let tip = down ? yy + 6 : yy - 6
-            plot.body.append("<polygon points=\"\(SVGPlot.n(x - 4)),\(SVGPlot.n(yy)) \(SVGPlot.n(x + 4)),\(SVGPlot.n(yy)) \(SVGPlot.n(x)),\(SVGPlot.n(tip))\" fill=\"\(colour)\"/>")
-            let ty = down ? yy - 3 : yy + 10
-            plot.body.append("<text x=\"\(SVGPlot.n(x))\" y=\"\(SVGPlot.n(ty))\" text-anchor=\"middle\" font-size=\"9\" fill=\"\(colour)\">\(HTML.escape(text))</text>")
+        // Markers sit inside the plot box (it clips): carbohydrates point up from the bottom
+        // edge with their grams above; boluses point down from the top edge with their units below.
+        func marker(_ t: Date, _ text: String, up: Bool, colour: String) {
+            let x = plot.px(hours(t))
+            let base = up ? plot.py(0) - 2 : plot.py(400) + 2
+            let tip = up ? base - 7 : base + 7
+            let n = SVGPlot.n
+            plot.body.append("<polygon points=\"\(n(x - 4)),\(n(base)) \(n(x + 4)),\(n(base)) \(n(x)),\(n(tip))\" fill=\"\(colour)\"/>")
+            let ty = up ? tip - 3 : tip + 10
+            plot.body.append("<text x=\"\(n(x))\" y=\"\(n(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(colour)\">\(HTML.escape(text))</text>")
         }
-        for c in carbs { marker(c.time, formatNumber(c.amount.grams, decimals: 0) + "g", y: 14, down: false, colour: "#b35806") }
-        for b in boluses { marker(b.time, formatNumber(b.dose.units, decimals: 1) + "U", y: 378, down: true, colour: "#2166ac") }
+        for c in carbs { marker(c.time, formatNumber(c.amount.grams, decimals: 0) + "g", up: true, colour: "#b35806") }
+        for b in boluses { marker(b.time, formatNumber(b.dose.units, decimals: 1) + "U", up: false, colour: "#2166ac") }
         return plot.render()
     }
 }

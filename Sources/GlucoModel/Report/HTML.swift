@@ -115,5 +115,5 @@ public struct ReportClock: Sendable {
     }
 
     /// A short name of the zone for headers: `UTC`, `Europe/Madrid`.
-    public var zoneName: String { timeZone.identifier }
+    public var zoneName: String { timeZone.identifier == "GMT" ? "UTC" : timeZone.identifier }
 }

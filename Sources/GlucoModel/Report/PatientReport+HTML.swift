@@ -97,7 +97,8 @@ extension PatientReport {
         } else {
             let best = Dictionary(grouping: accuracy, by: \.horizonMinutes).mapValues { $0.map(\.metrics.rmse).filter(\.isFinite).min() }
             let rows: [[HTMLCell]] = accuracy.map { a in
-                let isBest = best[a.horizonMinutes].flatMap { $0 } == a.metrics.rmse
+                // Equal when shown: ties to the shown decimal are all marked best.
+                let isBest = best[a.horizonMinutes].flatMap { $0 }.map { HTML.number($0) == HTML.number(a.metrics.rmse) } ?? false
                 return ["\(a.horizonMinutes) min", HTMLCell(modelName(a.model)), .number("\(a.metrics.count)"),
                         HTMLCell(HTML.number(a.metrics.rmse), cssClass: isBest ? "num best" : "num"),
                         .number(HTML.number(a.metrics.mae)), .number(formatPercent(a.metrics.mard)),
@@ -147,7 +148,7 @@ extension PatientReport {
                         .number(HTML.number(e.predicted, 0)), .number(HTML.number(e.actualAtPredicted, 0)),
                         .number(HTML.number(e.actualExtreme, 0)), HTMLCell(seen.map { $0 ? "yes" : "no" } ?? "-")]
             }
-            s += HTML.table(header: ["Kind", "Horizon", "From", "To", "First issued", "Predicted (mg/dL)", "Measured then",
+            s += HTML.table(header: ["Kind", "Horizon", "From", "To", "First issued", "Predicted (mg/dL)", "Measured at that time",
                                      "Measured lowest/highest", "Seen in CGM"], rows: rows)
             if predictedEpisodes.count > Self.episodeRows {
                 s += HTML.paragraph("... and \(predictedEpisodes.count - Self.episodeRows) more.", cssClass: "muted")

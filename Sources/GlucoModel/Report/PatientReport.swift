@@ -60,6 +60,10 @@ public struct PatientReport: Sendable {
         } catch {
             notes.append("No predictions for this period: \(error)")
         }
+        if let seenUntil = self.models.map({ $0.training.validationTo }).max(), period.start < seenUntil, !rows.isEmpty {
+            notes.append("The models were trained and selected on data up to \(clock.dateTime(seenUntil)); "
+                         + "accuracy on the part of this period before then is optimistic.")
+        }
         accuracy = ReportAccuracy.from(rows)
         let shortest = models.horizons.first
         chartHorizon = rows.isEmpty ? nil : shortest
