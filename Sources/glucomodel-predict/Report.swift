@@ -13,7 +13,7 @@ struct Report: ParsableCommand {
             on --time-zone's clock), else the last --days days of the data. Files are written atomically.
             """)
 
-    @Option(help: "Patient id (required with --out).")
+    @Option(help: "Patient id (required with --out; with --out-dir, only this patient).")
     var patient: String?
 
     @Option(help: "Models folder (the trainer's --out folder or its models/ subfolder).")

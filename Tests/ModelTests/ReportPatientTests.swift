@@ -144,6 +144,21 @@ struct ReportPatientTests {
         #expect(try String(contentsOf: url, encoding: .utf8) == ReportFixture.report.html)
     }
 
+    @Test func withoutPredictionsTheReportSaysWhyAndKeepsEverySection() throws {
+        // The ARX base reads COB (non-zero coefficient), so a log without carbohydrate records
+        // cannot be predicted (`PredictionError.missingInput`): the report is made without predictions.
+        var log = ReportFixture.data.log
+        log.carbs = []
+        let report = try PatientReport(log: log, models: ReportFixture.models, period: ReportFixture.period)
+        #expect(report.accuracy.isEmpty && report.gridPairs.isEmpty && report.chartHorizon == nil)
+        #expect(report.notes.count == 1 && report.notes[0].hasPrefix("No predictions for this period"))
+        let html = report.html
+        #expect(html.contains("carbohydrate records"))
+        for id in ReportPatientTests.sections { #expect(!html.section(id).isEmpty, "section \(id) missing") }
+        #expect(html.section("accuracy").contains("No predictions with a measured reference"))
+        #expect(html.section("daily").contains("<svg") && !html.section("daily").contains("stroke-dasharray=\"4,3\""))
+    }
+
     @Test func aPeriodWithoutReadingsIsAnError() {
         let start = Fixture.date("2030-01-01T00:00:00Z")
         let period = DateInterval(start: start, duration: 86_400)

@@ -82,7 +82,7 @@ public struct DailyTrace: Sendable {
             let n = SVGPlot.n
             plot.body.append("<polygon points=\"\(n(x - 4)),\(n(base)) \(n(x + 4)),\(n(base)) \(n(x)),\(n(tip))\" fill=\"\(colour)\"/>")
             let ty = up ? tip - 3 : tip + 10
-            plot.body.append("<text x=\"\(n(x))\" y=\"\(n(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(colour)\">\(HTML.escape(text))</text>")
+            plot.body.append("<text x=\"\(n(x))\" y=\"\(n(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(HTML.escape(text))</text>")
         }
         for c in carbs { marker(c.time, formatNumber(c.amount.grams, decimals: 0) + "g", up: true, colour: "#b35806") }
         for b in boluses { marker(b.time, formatNumber(b.dose.units, decimals: 1) + "U", up: false, colour: "#2166ac") }
