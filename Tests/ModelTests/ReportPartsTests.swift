@@ -79,16 +79,17 @@ struct ReportPartsTests {
         #expect(ReportPeriod.parseTime("15/01/2026", timeZone: madrid) == nil)
     }
 
-    @Test func timeInRangeBarWidthsAreProportional() {
+    @Test func timeInRangeBarHeightsAreProportional() {
         // 10 readings: one < 54, one 54-69, six 70-180, one 181-250, one > 250 -> 10/10/60/10/10%.
-        // Bar 500 px wide (width 520 - 2 * 10): segments 50, 50, 300, 50, 50 px.
+        // Bar 210 px tall, bottom at y = 240: segments 21, 21, 126, 21, 21 px, drawn bottom-up,
+        // so the in-range segment spans y = 240 - 42 - 126 = 72 to 198.
         let values: [Double] = [40, 60, 100, 110, 120, 130, 140, 150, 200, 300]
         let readings = values.enumerated().map { GlucoseReading(time: Self.t0.addingTimeInterval(Double($0.offset) * 300), value: .mgdL($0.element)) }
         let bar = TimeInRangeBar(metrics: CGMMetrics(readings: readings))
         #expect(bar.segments.map(\.percent) == [10, 10, 60, 10, 10])
-        let svg = bar.svg(width: 520)
-        #expect(svg.occurrences(of: "width=\"50.0\" height=\"34.0\"") == 4)
-        #expect(svg.contains("x=\"110.0\" y=\"26.0\" width=\"300.0\" height=\"34.0\" fill=\"#33a02c\""))
+        let svg = bar.svg()
+        #expect(svg.occurrences(of: "width=\"50.0\" height=\"21.0\"") == 4)
+        #expect(svg.contains("x=\"20.0\" y=\"72.0\" width=\"50.0\" height=\"126.0\" fill=\"#33a02c\""))
         for colour in ["#8b0000", "#e31a1c", "#33a02c", "#f2c500", "#ff7f00"] { #expect(svg.contains(colour)) }
         #expect(svg.contains("60.0%"))
     }

@@ -46,6 +46,7 @@ enum ReportPage {
     .charts { display: flex; flex-wrap: wrap; gap: 12px; }
     .days { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 6px; }
     svg { max-width: 100%; height: auto; }
+    figure { margin: 0; }
     code { font-family: "DejaVu Sans Mono", monospace; font-size: 12px; white-space: pre-wrap; word-break: break-word; background: #f5f5f5; padding: 1px 3px; }
     dl.model { display: grid; grid-template-columns: 150px 1fr; gap: 3px 10px; margin: 4px 0 12px; }
     dl.model dt { font-weight: bold; }
@@ -54,7 +55,12 @@ enum ReportPage {
     @media print {
       body { max-width: none; margin: 0; font-size: 11px; }
       .day, dl.model, table, figure { break-inside: avoid; }
-      h2 { break-after: avoid; }
+      h2, h3 { break-after: avoid; }
+      .row, .charts { flex-wrap: nowrap; gap: 12px; }
+      .row > section, .charts > figure { flex: 1 1 0; min-width: 0; }
+      .row > section:first-child { flex: 0 0 auto; }
+      th, td { padding: 1px 4px; }
+      h2 { margin: 12px 0 6px; }
     }
     """
 }
