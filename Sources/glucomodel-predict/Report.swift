@@ -1,6 +1,110 @@
 import ArgumentParser
+import Foundation
+import GlucoModel
 
+/// Writes clinician reports: one HTML page per patient, or a cohort folder with an index page.
 struct Report: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "(being built)")
-    func run() throws { throw ValidationError("this command is being built") }
+    static let configuration = CommandConfiguration(
+        abstract: "Write a self-contained HTML clinician report per patient (metrics, AGP, predictions, models).",
+        discussion: """
+            One patient: --patient P --models DIR --data FILE_OR_DIR... --out report.html. A cohort: \
+            --models DIR --data DIR --out-dir DIR writes <patient>.html for every patient with both models \
+            and data, and index.html linking them. The period is --from/--to (ISO 8601; without an offset, \
+            on --time-zone's clock), else the last --days days of the data. Files are written atomically.
+            """)
+
+    @Option(help: "Patient id (required with --out; with --out-dir, only this patient).")
+    var patient: String?
+
+    @Option(help: "Models folder (the trainer's --out folder or its models/ subfolder).")
+    var models: String
+
+    @Option(parsing: .upToNextOption, help: "Data files or folders.")
+    var data: [String]
+
+    @Option(help: "The report file for one patient.")
+    var out: String?
+
+    @Option(help: "A folder for every patient's report and index.html.")
+    var outDir: String?
+
+    @Option(help: "Start of the period, e.g. 2026-01-15 or 2026-01-15T08:00:00Z.")
+    var from: String?
+
+    @Option(help: "End of the period (exclusive).")
+    var to: String?
+
+    @Option(help: "Days before the end of the data the report covers, when --from is not given.")
+    var days = ReportPeriod.defaultDays
+
+    @Option(help: "Time zone of the data's local times and of the report's clock (default: this machine's).")
+    var timeZone: String?
+
+    var zone: TimeZone { timeZone.flatMap(TimeZone.init(identifier:)) ?? .current }
+
+    func validate() throws {
+        guard (out == nil) != (outDir == nil) else { throw ValidationError("give either --out (one patient) or --out-dir (a cohort)") }
+        if out != nil, patient == nil { throw ValidationError("--out needs --patient") }
+        if let patient { do { _ = try PatientID(patient) } catch { throw ValidationError("--patient: \(error)") } }
+        guard !data.isEmpty else { throw ValidationError("--data: name at least one file or folder") }
+        guard days >= 1 else { throw ValidationError("--days must be at least 1") }
+        if let timeZone, TimeZone(identifier: timeZone) == nil { throw ValidationError("--time-zone: unknown zone '\(timeZone)'") }
+        for (name, value) in [("--from", from), ("--to", to)] {
+            if let value, ReportPeriod.parseTime(value, timeZone: zone) == nil {
+                throw ValidationError("\(name): expected a date like 2026-01-15 or 2026-01-15T08:00:00Z, got '\(value)'")
+            }
+        }
+    }
+
+    func run() throws {
+        let loaded = CohortLoader.load(try CohortLoader.files(data), options: ImportOptions(timeZone: zone))
+        for failure in loaded.failures { warn("skipped: \(failure)") }
+        let modelsURL = URL(fileURLWithPath: models)
+        if let out {
+            let id = try PatientID(patient!)
+            guard let patientData = loaded.patients.first(where: { $0.patient == id }) else {
+                throw ValidationError("no data for patient \(id) in \(data.joined(separator: ", "))")
+            }
+            let report = try makeReport(patientData, modelsURL)
+            try report.write(to: URL(fileURLWithPath: out))
+            report.notes.forEach { warn("\(id): \($0)") }
+            print("Wrote \(out)")
+            return
+        }
+        let folder = URL(fileURLWithPath: outDir!)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let withModels = Set(ModelSet.patients(in: modelsURL))
+        var entries: [CohortReport.Entry] = [], failures: [(subject: String, reason: String)] = []
+        for patientData in loaded.patients where withModels.contains(patientData.patient) {
+            if let patient, patient != patientData.patient.rawValue { continue }
+            do {
+                let report = try makeReport(patientData, modelsURL)
+                let file = CohortReport.fileName(for: patientData.patient)
+                try report.write(to: folder.appendingPathComponent(file))
+                entries.append(CohortReport.Entry(report: report, file: file))
+                report.notes.forEach { warn("\(patientData.patient): \($0)") }
+            } catch {
+                failures.append((patientData.patient.rawValue, "\(error)"))
+                warn("\(error)")
+            }
+        }
+        for p in withModels.subtracting(loaded.patients.map(\.patient)).sorted() {
+            failures.append((p.rawValue, "has models but no data"))
+        }
+        try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone))
+            .write(to: folder.appendingPathComponent("index.html"))
+        print("Wrote \(entries.count) reports and index.html to \(folder.path)")
+        if entries.isEmpty { throw ExitCode(1) }
+    }
+
+    func makeReport(_ patientData: PatientData, _ modelsURL: URL) throws -> PatientReport {
+        let modelSet = try ModelSet.load(modelsURL, patient: patientData.patient)
+        let period = try ReportPeriod.resolve(log: patientData.log, from: from.flatMap { ReportPeriod.parseTime($0, timeZone: zone) },
+                                              to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days)
+        return try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone)
+    }
+}
+
+private func warn(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

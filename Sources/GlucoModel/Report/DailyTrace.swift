@@ -1,0 +1,91 @@
+import Foundation
+
+/// One day of a report: the measured glucose, one horizon's predictions placed at their
+/// target times, and the carbohydrates and boluses given, for a small chart.
+public struct DailyTrace: Sendable {
+    /// Midnight starting the day, on the report's clock.
+    public var dayStart: Date
+    public var dayEnd: Date
+    public var glucose: [(time: Date, mgdL: Double)]
+    public var predictions: [(time: Date, mgdL: Double)]
+    public var predictionHorizon: Int?
+    public var carbs: [(time: Date, amount: Carbohydrate)]
+    public var boluses: [(time: Date, dose: InsulinUnits)]
+
+    /// Readings further apart than this are not joined by the line (a gap in the data).
+    public static let maximumJoin: TimeInterval = 15 * 60
+
+    /// A day sharing less than this with the period gets no chart (e.g. the 5 minutes after
+    /// midnight a default period ends with), unless it is the period's only day.
+    public static let minimumOverlap: TimeInterval = 3 * 3600
+
+    /// One trace per calendar day (on `clock`) that overlaps `period` by at least
+    /// `minimumOverlap`, each holding only what falls inside both the day and the period.
+    /// `predictions` are `(target time, value)`.
+    public static func split(log: PatientLog, predictions: [(time: Date, mgdL: Double)], horizon: Int?,
+                             period: DateInterval, clock: ReportClock) -> [DailyTrace] {
+        var traces: [DailyTrace] = []
+        var day = clock.startOfDay(period.start)
+        func inside(_ t: Date, _ lo: Date, _ hi: Date) -> Bool { t >= lo && t < hi && t >= period.start && t < period.end }
+        while day < period.end {
+            let next = clock.nextDay(day)
+            let overlap = min(next, period.end).timeIntervalSince(max(day, period.start))
+            let only = day <= period.start && next >= period.end
+            defer { day = next }
+            guard overlap >= minimumOverlap || only else { continue }
+            traces.append(DailyTrace(
+                dayStart: day, dayEnd: next,
+                glucose: log.glucose.filter { $0.source == .cgm && inside($0.time, day, next) }.map { ($0.time, $0.value.mgdL) },
+                predictions: predictions.filter { inside($0.time, day, next) },
+                predictionHorizon: horizon,
+                carbs: log.carbs.filter { inside($0.time, day, next) }.map { ($0.time, $0.amount) },
+                boluses: log.boluses.filter { inside($0.time, day, next) }.map { ($0.time, $0.dose) }))
+        }
+        return traces
+    }
+
+    func hours(_ t: Date) -> Double { t.timeIntervalSince(dayStart) / 3600 }
+
+    /// Consecutive points split where they are more than `maximumJoin` apart.
+    func runs(_ points: [(time: Date, mgdL: Double)]) -> [[(Double, Double)]] {
+        var out: [[(Double, Double)]] = [], current: [(Double, Double)] = []
+        var last: Date?
+        for p in points where p.mgdL.isFinite {
+            if let l = last, p.time.timeIntervalSince(l) > Self.maximumJoin, !current.isEmpty { out.append(current); current = [] }
+            current.append((hours(p.time), min(p.mgdL, 400)))
+            last = p.time
+        }
+        if !current.isEmpty { out.append(current) }
+        return out
+    }
+
+    /// A small chart: 70-180 mg/dL band, glucose line, predictions dashed, carbohydrates as
+    /// orange triangles at the bottom (grams) and boluses as blue triangles at the top (units).
+    /// Values above 400 mg/dL are drawn at 400.
+    public func svg(clock: ReportClock, width: Double = 540, height: Double = 210) -> String {
+        let span = max(1, dayEnd.timeIntervalSince(dayStart) / 3600)
+        var plot = SVGPlot(width: width, height: height, xRange: 0...span, yRange: 0...400,
+                           title: clock.dayLabel(dayStart), xLabel: "", yLabel: "mg/dL")
+        plot.axes(xTicks: stride(from: 0.0, through: span, by: 3).map { $0 }, yTicks: [0, 70, 180, 250, 400])
+        plot.polygon([(0, 70), (span, 70), (span, 180), (0, 180)], fill: "#e3f4e1")
+        for run in runs(glucose) { plot.polyline(run, stroke: "#08306b", width: 1.5) }
+        for run in runs(predictions) { plot.polyline(run, stroke: "#d95f02", width: 1.3, dash: "4,3") }
+        if glucose.isEmpty {
+            plot.body.append("<text x=\"\(SVGPlot.n(plot.px(span / 2)))\" y=\"\(SVGPlot.n(plot.py(220)))\" text-anchor=\"middle\" fill=\"#777\">no readings</text>")
+        }
+        // Markers sit inside the plot box (it clips): carbohydrates point up from the bottom
+        // edge with their grams above; boluses point down from the top edge with their units below.
+        func marker(_ t: Date, _ text: String, up: Bool, colour: String) {
+            let x = plot.px(hours(t))
+            let base = up ? plot.py(0) - 2 : plot.py(400) + 2
+            let tip = up ? base - 7 : base + 7
+            let n = SVGPlot.n
+            plot.body.append("<polygon points=\"\(n(x - 4)),\(n(base)) \(n(x + 4)),\(n(base)) \(n(x)),\(n(tip))\" fill=\"\(colour)\"/>")
+            let ty = up ? tip - 3 : tip + 10
+            plot.body.append("<text x=\"\(n(x))\" y=\"\(n(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(HTML.escape(text))</text>")
+        }
+        for c in carbs { marker(c.time, formatNumber(c.amount.grams, decimals: 0) + "g", up: true, colour: "#b35806") }
+        for b in boluses { marker(b.time, formatNumber(b.dose.units, decimals: 1) + "U", up: false, colour: "#2166ac") }
+        return plot.render()
+    }
+}

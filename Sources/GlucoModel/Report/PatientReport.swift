@@ -1,0 +1,98 @@
+import Foundation
+
+/// A clinician's report for one patient over one period, computed from their log and their
+/// trained models; `html` renders it as one self-contained page (see `PatientReport+HTML`).
+///
+/// What it holds: the consensus CGM metrics and AGP (`specs/cgm-metrics.md`), the
+/// time-in-ranges bar, a chart per day with the shortest horizon's evolved-model predictions,
+/// the accuracy of every model and baseline on the period, the error grids, the predicted lows
+/// and highs, an optional dose audit, and each horizon's model in readable form.
+public struct PatientReport: Sendable {
+    public var patient: PatientID
+    public var period: DateInterval
+    public var clock: ReportClock
+    public var metrics: CGMMetrics
+    public var agp: AmbulatoryGlucoseProfile
+    public var days: [DailyTrace]
+    /// One per horizon, by horizon.
+    public var models: [GlucoseModel]
+    /// Accuracy on the report period, per horizon and model (empty without predictions).
+    public var accuracy: [ReportAccuracy]
+    /// The horizon whose evolved-model predictions are drawn in the charts and grids.
+    public var chartHorizon: Int?
+    /// (reference, prediction) pairs of the evolved model at `chartHorizon`.
+    public var gridPairs: [GlucosePair]
+    public var predictedEpisodes: [PredictedEpisode]
+    /// Nil when no dose settings were given; the section then says so.
+    public var doseAudit: ReportDoseAudit?
+    /// Things the reader must know about missing parts (e.g. why there are no predictions).
+    public var notes: [String]
+
+    /// The models' prediction name for the evolved model.
+    public static let evolvedModel = "ge"
+
+    /// Computes a report.
+    /// - Parameters:
+    ///   - log: the patient's data (the whole log: predictions use the history before the period).
+    ///   - period: what the report covers (`ReportPeriod.resolve`).
+    ///   - timeZone: the clock days, charts and times are shown on.
+    /// - Throws: `ReportError.noReadingsInPeriod` when the period holds no CGM reading.
+    ///   Predictions that cannot be made (e.g. a model reads carbohydrates the data lacks) do not
+    ///   throw: the report is made without them and `notes` says why.
+    public init(log: PatientLog, models: ModelSet, period: DateInterval, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+                doseAudit: ReportDoseAudit? = nil) throws {
+        patient = log.patient
+        self.period = period
+        clock = ReportClock(timeZone: timeZone)
+        let readings = log.glucose.filter { $0.source == .cgm && $0.time >= period.start && $0.time < period.end }
+        guard !readings.isEmpty else {
+            throw ReportError.noReadingsInPeriod(log.patient, from: period.start, to: period.end)
+        }
+        let series = GlucoseSeries(readings: readings, period: period)
+        metrics = CGMMetrics(series: series)
+        agp = AmbulatoryGlucoseProfile(series: series, timeZone: timeZone)
+        self.models = models.horizons.map { models.models[$0]! }
+        self.doseAudit = doseAudit
+        notes = []
+        var rows: [PredictionRow] = []
+        do {
+            rows = try Predictor(models: models).predict(log, from: period.start, to: period.end.addingTimeInterval(-1))
+        } catch {
+            notes.append("No predictions for this period: \(error)")
+        }
+        if let seenUntil = self.models.map({ $0.training.validationTo }).max(), period.start < seenUntil, !rows.isEmpty {
+            notes.append("The models were trained and selected on data up to \(clock.dateTime(seenUntil)); "
+                         + "accuracy on the part of this period before then is optimistic.")
+        }
+        accuracy = ReportAccuracy.from(rows)
+        let shortest = models.horizons.first
+        chartHorizon = rows.isEmpty ? nil : shortest
+        let chartRows = rows.filter { $0.model == Self.evolvedModel && $0.horizonMinutes == shortest }
+        gridPairs = chartRows.compactMap { r in r.reference.map { GlucosePair(reference: $0, prediction: r.prediction) } }
+        predictedEpisodes = PredictedEpisode.find(rows, model: Self.evolvedModel, step: models.seriesOptions.step)
+        days = DailyTrace.split(log: log, predictions: chartRows.map { ($0.targetTime, $0.prediction) },
+                                horizon: chartHorizon, period: period, clock: clock)
+    }
+
+    /// The evolved model's accuracy at `chartHorizon` on the period, if predicted.
+    public var chartAccuracy: ReportAccuracy? {
+        accuracy.first { $0.horizonMinutes == chartHorizon && $0.model == Self.evolvedModel }
+    }
+
+    /// The model file's own accuracy on its test days, per horizon and model.
+    public var testMetrics: [(horizonMinutes: Int, metrics: SplitMetrics)] {
+        models.flatMap { m in m.metrics.filter { $0.split == "test" }.map { (m.horizonMinutes, $0) } }
+    }
+
+    /// The evolved model's test RMSE per horizon, from the model files.
+    public var testRMSE: [Int: Double] {
+        var out: [Int: Double] = [:]
+        for (h, m) in testMetrics where m.model == Self.evolvedModel { out[h] = m.rmse }
+        return out
+    }
+
+    /// Writes `html` to `url` atomically (a reader never sees half a report).
+    public func write(to url: URL) throws {
+        try Data(html.utf8).write(to: url, options: .atomic)
+    }
+}

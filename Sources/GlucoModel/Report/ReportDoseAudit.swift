@@ -1,0 +1,33 @@
+import Foundation
+
+/// The dose-audit section of a report, in a form the report can show without knowing how it
+/// was computed: per meal or correction, what was given, what the settings would have
+/// suggested, and what glucose did afterwards. (The dosing code builds it from its own audit.)
+public struct ReportDoseAudit: Sendable {
+    public struct Row: Sendable {
+        public var time: Date
+        public var carbs: Carbohydrate?
+        public var given: InsulinUnits?
+        public var suggested: InsulinUnits?
+        /// How the suggestion was worked out, e.g. `60 g / 10 g/U + (180 - 110) / 40 - IOB 0.5`.
+        public var formula: String
+        /// Glucose measured two hours later, when known.
+        public var glucoseAfter2h: GlucoseValue?
+        /// Whether glucose fell below 70 mg/dL in the hours after.
+        public var lowAfter: Bool
+        /// Why the suggestion differs, was withheld, or is uncertain.
+        public var reasons: [String]
+
+        public init(time: Date, carbs: Carbohydrate?, given: InsulinUnits?, suggested: InsulinUnits?, formula: String,
+                    glucoseAfter2h: GlucoseValue?, lowAfter: Bool, reasons: [String]) {
+            self.time = time; self.carbs = carbs; self.given = given; self.suggested = suggested; self.formula = formula
+            self.glucoseAfter2h = glucoseAfter2h; self.lowAfter = lowAfter; self.reasons = reasons
+        }
+    }
+
+    public var rows: [Row]
+    /// A line above the table, e.g. the settings used.
+    public var note: String?
+
+    public init(rows: [Row], note: String? = nil) { self.rows = rows; self.note = note }
+}

@@ -1,0 +1,66 @@
+/// The page around a report's sections: inline CSS for screen and print, no scripts, no
+/// external references (the only URL in a report is the SVG namespace).
+enum ReportPage {
+    static func wrap(title: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(HTML.escape(title))</title>
+        <style>
+        \(css)
+        </style>
+        </head>
+        <body>
+        \(body)
+        </body>
+        </html>
+
+        """
+    }
+
+    static let css = """
+    body { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 14px; color: #222; max-width: 1120px; margin: 16px auto; padding: 0 12px; }
+    h1 { font-size: 22px; margin: 0 0 4px; }
+    h2 { font-size: 17px; border-bottom: 2px solid #08306b; padding-bottom: 2px; margin: 22px 0 8px; }
+    h3 { font-size: 14px; margin: 12px 0 4px; }
+    header p { margin: 2px 0; }
+    .period { color: #444; }
+    ul.glance { margin: 8px 0; padding-left: 20px; }
+    ul.glance li { margin: 2px 0; }
+    .note { background: #fff4e5; border-left: 4px solid #e08214; padding: 4px 8px; }
+    .muted { color: #666; font-size: 12px; }
+    table { border-collapse: collapse; margin: 4px 0 10px; font-size: 13px; }
+    caption { text-align: left; font-weight: bold; padding: 4px 0; }
+    th, td { border: 1px solid #ccc; padding: 3px 7px; vertical-align: top; }
+    th { background: #eef2f7; text-align: left; }
+    td.num { text-align: right; font-variant-numeric: tabular-nums; }
+    td.ok { color: #1a7f1a; font-weight: bold; }
+    td.bad { color: #b00020; font-weight: bold; }
+    td.best { font-weight: bold; background: #eaf6ea; }
+    tr.ge td { background: #fbf3ea; }
+    .row { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+    .row > section { flex: 1 1 460px; }
+    .charts { display: flex; flex-wrap: wrap; gap: 12px; }
+    .days { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 6px; }
+    svg { max-width: 100%; height: auto; }
+    figure { margin: 0; }
+    code { font-family: "DejaVu Sans Mono", monospace; font-size: 12px; white-space: pre-wrap; word-break: break-word; background: #f5f5f5; padding: 1px 3px; }
+    dl.model { display: grid; grid-template-columns: 150px 1fr; gap: 3px 10px; margin: 4px 0 12px; }
+    dl.model dt { font-weight: bold; }
+    dl.model dd { margin: 0; }
+    footer { margin-top: 24px; color: #666; font-size: 12px; border-top: 1px solid #ccc; padding-top: 6px; }
+    @media print {
+      body { max-width: none; margin: 0; font-size: 11px; }
+      .day, dl.model, table, figure { break-inside: avoid; }
+      h2, h3 { break-after: avoid; }
+      .row, .charts { flex-wrap: nowrap; gap: 12px; }
+      .row > section, .charts > figure { flex: 1 1 0; min-width: 0; }
+      .row > section:first-child { flex: 0 0 auto; }
+      th, td { padding: 1px 4px; }
+      h2 { margin: 12px 0 6px; }
+    }
+    """
+}

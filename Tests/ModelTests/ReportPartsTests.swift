@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+@Suite("Report parts")
+struct ReportPartsTests {
+    static let patient = try! PatientID("p1")
+    static let t0 = Fixture.date("2026-01-15T08:00:00Z")
+
+    static func row(_ step: Int, _ prediction: Double, _ reference: Double?, horizon: Int = 30, model: String = "ge") -> PredictionRow {
+        let target = t0.addingTimeInterval(Double(step) * 300)
+        return PredictionRow(patient: patient, issuedAt: target.addingTimeInterval(-Double(horizon) * 60), targetTime: target,
+                             horizonMinutes: horizon, model: model, prediction: prediction, reference: reference)
+    }
+
+    @Test func escapesTheFiveSpecialCharacters() {
+        #expect(HTML.escape("a<b>&\"c\"'d'") == "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;")
+        #expect(HTML.escape("Ümlaut 5 mg/dL") == "Ümlaut 5 mg/dL")
+    }
+
+    @Test func predictedEpisodesAreRunsBelow70OrAbove250() {
+        // Steps 0..8 (5 min apart): predictions 80, 65, 60, 72, 260, 255, 100, [gap: step 8] 69, 68.
+        // By hand: low run at steps 1-2 (nadir 60 at step 2, measured 75 then; measured lowest 66);
+        // high run at steps 4-5 (peak 260 at step 4, measured 240; measured highest 252);
+        // steps 8-9 are low again but after a gap (step 7 missing), so a new run.
+        let rows = [Self.row(0, 80, 90), Self.row(1, 65, 66), Self.row(2, 60, 75), Self.row(3, 72, 80),
+                    Self.row(4, 260, 240), Self.row(5, 255, 252), Self.row(6, 100, 110),
+                    Self.row(8, 69, nil), Self.row(9, 68, nil),
+                    Self.row(2, 50, 75, model: "arx")]
+        let episodes = PredictedEpisode.find(rows)
+        #expect(episodes.count == 3)
+        let low = episodes[0], high = episodes[1], late = episodes[2]
+        #expect(low.kind == .low && low.start == Self.t0.addingTimeInterval(300) && low.end == Self.t0.addingTimeInterval(600))
+        #expect(low.predicted == 60 && low.actualAtPredicted == 75 && low.actualExtreme == 66)
+        #expect(low.issuedAt == Self.t0.addingTimeInterval(300 - 1800))
+        #expect(low.confirmed() == true)
+        #expect(high.kind == .high && high.predicted == 260 && high.actualAtPredicted == 240 && high.actualExtreme == 252)
+        #expect(high.confirmed() == true)
+        #expect(late.kind == .low && late.start == Self.t0.addingTimeInterval(2400) && late.predicted == 68)
+        #expect(late.actualExtreme == nil && late.confirmed() == nil)
+    }
+
+    @Test func accuracyGroupsByHorizonThenModel() {
+        // 30 min ge: errors +10, -10 -> RMSE 10, MAE 10; MARD = 100 * (10/100 + 10/200) / 2 = 7.5%.
+        let rows = [Self.row(0, 110, 100), Self.row(0, 100, 100, model: "persistence"), Self.row(1, 190, 200),
+                    Self.row(1, 200, 200, model: "persistence"), Self.row(2, 50, nil), Self.row(0, 90, 100, horizon: 60)]
+        let acc = ReportAccuracy.from(rows)
+        #expect(acc.map(\.horizonMinutes) == [30, 30, 60])
+        #expect(acc.map(\.model) == ["ge", "persistence", "ge"])
+        #expect(acc[0].metrics.count == 2)
+        #expect(abs(acc[0].metrics.rmse - 10) < 1e-12 && abs(acc[0].metrics.mae - 10) < 1e-12)
+        #expect(abs(acc[0].metrics.mard - 7.5) < 1e-12)
+        // (100, 110) and (200, 190) are within 20%: Clarke zone A.
+        #expect(acc[0].clarke[.a] == 2 && acc[0].clarke.percentAB == 100)
+    }
+
+    @Test func periodIsTheLastDaysOfTheData() throws {
+        var log = PatientLog(patient: Self.patient)
+        let first = Fixture.date("2026-01-01T00:00:00Z"), last = Fixture.date("2026-01-20T12:00:00Z")
+        log.glucose = [GlucoseReading(time: first, value: .mgdL(100)), GlucoseReading(time: last, value: .mgdL(120))]
+        // End: newest reading + 5 min; start: 14 days (14 * 86400 s) earlier.
+        let p = try ReportPeriod.resolve(log: log)
+        #expect(p.end == Fixture.date("2026-01-20T12:05:00Z"))
+        #expect(p.start == Fixture.date("2026-01-06T12:05:00Z"))
+        // 30 days would start before the data: the first reading.
+        #expect(try ReportPeriod.resolve(log: log, days: 30).start == first)
+        let from = Fixture.date("2026-01-10T00:00:00Z"), to = Fixture.date("2026-01-12T00:00:00Z")
+        #expect(try ReportPeriod.resolve(log: log, from: from, to: to) == DateInterval(start: from, end: to))
+        #expect(throws: ReportError.emptyPeriod(Self.patient, from: to, to: from)) { try ReportPeriod.resolve(log: log, from: to, to: from) }
+        #expect(throws: ReportError.noGlucose(Self.patient)) { try ReportPeriod.resolve(log: PatientLog(patient: Self.patient)) }
+    }
+
+    @Test func parsesCommandLineTimes() {
+        let madrid = TimeZone(identifier: "Europe/Madrid")!
+        // Madrid is UTC+1 in January: local midnight is 23:00 UTC the day before.
+        #expect(ReportPeriod.parseTime("2026-01-15", timeZone: madrid) == Fixture.date("2026-01-14T23:00:00Z"))
+        #expect(ReportPeriod.parseTime("2026-07-15T08:30", timeZone: madrid) == Fixture.date("2026-07-15T06:30:00Z"))
+        #expect(ReportPeriod.parseTime("2026-01-15T08:00:00Z", timeZone: madrid) == Fixture.date("2026-01-15T08:00:00Z"))
+        #expect(ReportPeriod.parseTime("15/01/2026", timeZone: madrid) == nil)
+    }
+
+    @Test func timeInRangeBarHeightsAreProportional() {
+        // 10 readings: one < 54, one 54-69, six 70-180, one 181-250, one > 250 -> 10/10/60/10/10%.
+        // Bar 210 px tall, bottom at y = 240: segments 21, 21, 126, 21, 21 px, drawn bottom-up,
+        // so the in-range segment spans y = 240 - 42 - 126 = 72 to 198.
+        let values: [Double] = [40, 60, 100, 110, 120, 130, 140, 150, 200, 300]
+        let readings = values.enumerated().map { GlucoseReading(time: Self.t0.addingTimeInterval(Double($0.offset) * 300), value: .mgdL($0.element)) }
+        let bar = TimeInRangeBar(metrics: CGMMetrics(readings: readings))
+        #expect(bar.segments.map(\.percent) == [10, 10, 60, 10, 10])
+        let svg = bar.svg()
+        #expect(svg.occurrences(of: "width=\"50.0\" height=\"21.0\"") == 4)
+        #expect(svg.contains("x=\"20.0\" y=\"72.0\" width=\"50.0\" height=\"126.0\" fill=\"#33a02c\""))
+        for colour in ["#8b0000", "#e31a1c", "#33a02c", "#f2c500", "#ff7f00"] { #expect(svg.contains(colour)) }
+        #expect(svg.contains("60.0%"))
+    }
+
+    @Test func dailyTracesCoverEachCalendarDayOfThePeriod() {
+        // 2026-01-15 12:00 to 2026-01-17 06:00 UTC touches three UTC days.
+        var log = PatientLog(patient: Self.patient)
+        let times = ["2026-01-15T11:00:00Z", "2026-01-15T13:00:00Z", "2026-01-16T00:00:00Z", "2026-01-17T05:55:00Z", "2026-01-17T07:00:00Z"]
+        log.glucose = times.map { GlucoseReading(time: Fixture.date($0), value: .mgdL(100)) }
+        log.carbs = [CarbIntake(time: Fixture.date("2026-01-16T08:00:00Z"), amount: Carbohydrate(grams: 50))]
+        let period = DateInterval(start: Fixture.date("2026-01-15T12:00:00Z"), end: Fixture.date("2026-01-17T06:00:00Z"))
+        let days = DailyTrace.split(log: log, predictions: [], horizon: nil, period: period, clock: .utc)
+        #expect(days.count == 3)
+        #expect(days.map(\.glucose.count) == [1, 1, 1])
+        #expect(days.map(\.carbs.count) == [0, 1, 0])
+        #expect(days[1].dayStart == Fixture.date("2026-01-16T00:00:00Z"))
+        let svg = days[1].svg(clock: .utc)
+        #expect(svg.contains("Fri 2026-01-16"))
+        #expect(svg.contains(">50g<"))
+        // The same period ending at 01:00 on the 17th: that day shares only 1 h and gets no chart.
+        let short = DateInterval(start: period.start, end: Fixture.date("2026-01-17T01:00:00Z"))
+        #expect(DailyTrace.split(log: log, predictions: [], horizon: nil, period: short, clock: .utc).count == 2)
+        // A period of one hour on one day still gets its chart.
+        let hour = DateInterval(start: period.start, duration: 3600)
+        #expect(DailyTrace.split(log: log, predictions: [], horizon: nil, period: hour, clock: .utc).count == 1)
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+@Suite("Patient report")
+struct ReportPatientTests {
+    static let sections = ["metrics", "time-in-ranges", "agp", "daily", "accuracy", "error-grids",
+                           "predicted-episodes", "dose-audit", "model"]
+
+    @Test func hasEverySectionAndChart() {
+        let html = ReportFixture.report.html
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(html.contains("<header id=\"summary\">"))
+        for id in Self.sections { #expect(!html.section(id).isEmpty, "section \(id) missing") }
+        for id in ["time-in-ranges", "agp", "daily", "error-grids"] {
+            #expect(html.section(id).contains("<svg"), "no chart in \(id)")
+        }
+        // Two grids: Clarke and Parkes type 1.
+        #expect(html.section("error-grids").occurrences(of: "<svg") == 2)
+        #expect(html.section("error-grids").contains("Clarke error grid"))
+        #expect(html.section("error-grids").contains("Parkes type 1 error grid"))
+    }
+
+    @Test func oneChartPerCalendarDayOfThePeriod() {
+        // Independent count: the distinct UTC dates (yyyy-MM-dd) of the period's CGM readings
+        // (the testing file has readings on every day it spans), less dates with under 3 hours
+        // (36 five-minute readings) of the period: the default period ends 5 min after the
+        // newest reading, at 00:05 of a last day.
+        let period = ReportFixture.period
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withFullDate]
+        let perDate = Dictionary(grouping: ReportFixture.data.log.glucose.filter { $0.source == .cgm && period.contains($0.time) && $0.time < period.end },
+                                 by: { f.string(from: $0.time) })
+        let dates = Set(perDate.filter { $0.value.count >= 36 }.keys)
+        #expect(perDate.count == dates.count + 1, "expected one short last day")
+        #expect(dates.count >= 3)
+        let daily = ReportFixture.report.html.section("daily")
+        #expect(daily.occurrences(of: "<div class=\"day\">") == dates.count)
+        #expect(daily.occurrences(of: "<svg") == dates.count)
+        for d in dates { #expect(daily.contains(d), "no chart titled \(d)") }
+        // The evolved model's 30-min predictions are drawn dashed.
+        #expect(daily.contains("stroke-dasharray=\"4,3\""))
+    }
+
+    @Test func selfContainedAndPseudonymous() {
+        let html = ReportFixture.report.html
+        let withoutNamespace = html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")
+        #expect(!withoutNamespace.contains("http://"))
+        #expect(!withoutNamespace.contains("https://"))
+        #expect(!html.lowercased().contains("<script"))
+        #expect(!html.contains("src="))
+        #expect(html.contains("<h1>Glucose report: patient adolescent_003</h1>"))
+    }
+
+    @Test func timeInRangeMatchesAHandCount() {
+        // TIR = share of the period's CGM readings with 70 <= G <= 180 (consensus), counted here.
+        let period = ReportFixture.period
+        let values = ReportFixture.data.log.glucose.filter { $0.source == .cgm && $0.time >= period.start && $0.time < period.end }
+            .map(\.value.mgdL)
+        let tir = 100 * Double(values.count(where: { $0 >= 70 && $0 <= 180 })) / Double(values.count)
+        let text = String(format: "%.1f%%", tir)
+        #expect(abs(ReportFixture.report.metrics.tir - tir) < 1e-9)
+        #expect(ReportFixture.report.html.section("time-in-ranges").contains(text))
+        #expect(ReportFixture.report.html.contains("Time in range 70-180 mg/dL: \(text)"))
+    }
+
+    @Test func accuracyPerHorizonAndModelFromThePredictions() throws {
+        let report = ReportFixture.report
+        #expect(report.chartHorizon == 30)
+        #expect(report.accuracy.map(\.horizonMinutes) == [30, 30, 30, 30, 60, 60, 60, 60])
+        #expect(report.accuracy.map(\.model) == ["ge", "arx", "average", "persistence", "ge", "arx", "average", "persistence"])
+        // RMSE of the 30-min GE predictions recomputed from the Predictor's rows: sqrt(mean((p - r)^2)).
+        let rows = try Predictor(models: ReportFixture.models).predict(ReportFixture.data.log, from: report.period.start,
+                                                                      to: report.period.end.addingTimeInterval(-1))
+        let ge = rows.filter { $0.model == "ge" && $0.horizonMinutes == 30 && $0.reference != nil }
+        let rmse = (ge.map { ($0.prediction - $0.reference!) * ($0.prediction - $0.reference!) }.reduce(0, +) / Double(ge.count)).squareRoot()
+        #expect(abs(report.chartAccuracy!.metrics.rmse - rmse) < 1e-9)
+        #expect(report.gridPairs.count == ge.count)
+        let accuracy = report.html.section("accuracy")
+        #expect(accuracy.contains("<td class=\"num"), "no numbers")
+        #expect(accuracy.contains(formatNumber(rmse, decimals: 1)))
+        // The model file's own test metrics are shown too.
+        #expect(accuracy.contains("model files&#39; own test days"))
+        #expect(report.testRMSE.keys.sorted() == [30, 60])
+    }
+
+    @Test func modelSectionShowsExpressionAndTraining() {
+        let html = ReportFixture.report.html.section("model")
+        for m in ReportFixture.models.models.values {
+            #expect(html.contains("\(m.horizonMinutes)-minute model"))
+            #expect(html.contains(HTML.escape(m.selection)))
+            #expect(html.contains(m.grammar.hash))
+            if m.slope != 0 { #expect(html.contains(HTML.escape(m.expression))) }
+        }
+        #expect(html.contains("glucose-directed"))
+    }
+
+    @Test func hostileTextIsEscapedEverywhere() throws {
+        let hostile = "<script>alert(\"x\")</script> & 'q'"
+        var models = ReportFixture.models
+        for h in models.horizons {
+            models.models[h]!.selection = hostile
+            models.models[h]!.expression = "G0 < 5 && G1 > 3 " + hostile
+            models.models[h]!.slope = 1
+            models.models[h]!.grammar.name = hostile
+        }
+        let audit = ReportDoseAudit(rows: [.init(time: ReportFixture.period.start, carbs: Carbohydrate(grams: 40), given: InsulinUnits(3),
+                                                 suggested: InsulinUnits(3.5), formula: hostile, glucoseAfter2h: .mgdL(150),
+                                                 lowAfter: true, reasons: [hostile])], note: hostile)
+        let report = try PatientReport(log: ReportFixture.data.log, models: models, period: ReportFixture.period, doseAudit: audit)
+        let html = report.html
+        #expect(!html.contains("<script"))
+        #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;"))
+        #expect(html.contains("G0 &lt; 5 &amp;&amp; G1 &gt; 3"))
+        // Every '<' opens a tag this report writes; nothing else reached the page unescaped.
+        let allowed: Set<String> = ["!DOCTYPE", "html", "head", "meta", "title", "style", "body", "header", "footer", "h1", "h2", "h3",
+                                    "p", "ul", "li", "section", "div", "table", "caption", "thead", "tbody", "tr", "th", "td",
+                                    "figure", "figcaption", "dl", "dt", "dd", "code", "a", "svg", "defs", "clipPath", "g",
+                                    "rect", "line", "text", "polyline", "polygon", "circle"]
+        var unknown: Set<String> = []
+        for part in html.split(separator: "<", omittingEmptySubsequences: false).dropFirst() {
+            let name = part.drop { $0 == "/" }.prefix { $0.isLetter || $0.isNumber || $0 == "!" }
+            if !allowed.contains(String(name)) { unknown.insert(String(part.prefix(20))) }
+        }
+        #expect(unknown.isEmpty, "unexpected markup: \(unknown)")
+    }
+
+    @Test func doseAuditRowsOrAMessage() throws {
+        #expect(ReportFixture.report.html.section("dose-audit").contains("No dose settings given"))
+        let audit = ReportDoseAudit(rows: [.init(time: ReportFixture.period.start, carbs: Carbohydrate(grams: 45), given: InsulinUnits(4),
+                                                 suggested: InsulinUnits(4.5), formula: "45 g / 10 g/U", glucoseAfter2h: .mgdL(142),
+                                                 lowAfter: false, reasons: ["within 1 U"])])
+        var report = ReportFixture.report
+        report.doseAudit = audit
+        let section = report.html.section("dose-audit")
+        #expect(!section.contains("No dose settings given"))
+        for text in ["45 g", "4.0 U", "4.5 U", "45 g / 10 g/U", "142", "within 1 U"] { #expect(section.contains(text), "\(text)") }
+    }
+
+    @Test func writesAtomicallyAndReadsBack() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).html")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try ReportFixture.report.write(to: url)
+        #expect(try String(contentsOf: url, encoding: .utf8) == ReportFixture.report.html)
+    }
+
+    @Test func withoutPredictionsTheReportSaysWhyAndKeepsEverySection() throws {
+        // The ARX base reads COB (non-zero coefficient), so a log without carbohydrate records
+        // cannot be predicted (`PredictionError.missingInput`): the report is made without predictions.
+        var log = ReportFixture.data.log
+        log.carbs = []
+        let report = try PatientReport(log: log, models: ReportFixture.models, period: ReportFixture.period)
+        #expect(report.accuracy.isEmpty && report.gridPairs.isEmpty && report.chartHorizon == nil)
+        #expect(report.notes.count == 1 && report.notes[0].hasPrefix("No predictions for this period"))
+        let html = report.html
+        #expect(html.contains("carbohydrate records"))
+        for id in ReportPatientTests.sections { #expect(!html.section(id).isEmpty, "section \(id) missing") }
+        #expect(html.section("accuracy").contains("No predictions with a measured reference"))
+        #expect(html.section("daily").contains("<svg") && !html.section("daily").contains("stroke-dasharray=\"4,3\""))
+    }
+
+    @Test func aPeriodWithoutReadingsIsAnError() {
+        let start = Fixture.date("2030-01-01T00:00:00Z")
+        let period = DateInterval(start: start, duration: 86_400)
+        #expect(throws: ReportError.noReadingsInPeriod(ReportFixture.patient, from: start, to: period.end)) {
+            try PatientReport(log: ReportFixture.data.log, models: ReportFixture.models, period: period)
+        }
+    }
+}
+
+@Suite("Cohort report")
+struct ReportCohortTests {
+    @Test func indexLinksEveryPatientReport() throws {
+        let first = CohortReport.Entry(report: ReportFixture.report, file: "adolescent_003.html")
+        var second = first
+        second.patient = try PatientID("child_999")
+        second.file = CohortReport.fileName(for: second.patient)
+        let index = CohortReport(entries: [second, first], failures: [("child_000", "no <data> & no models")])
+        let html = index.html
+        #expect(html.contains("<a href=\"adolescent_003.html\">adolescent_003</a>"))
+        #expect(html.contains("<a href=\"child_999.html\">child_999</a>"))
+        // Sorted by patient id.
+        #expect(html.range(of: "adolescent_003.html")!.lowerBound < html.range(of: "child_999.html")!.lowerBound)
+        for h in [30, 60] { #expect(html.contains("<th>Test RMSE \(h) min</th>")) }
+        #expect(html.contains(formatNumber(ReportFixture.report.testRMSE[30]!, decimals: 1)))
+        #expect(html.contains(String(format: "%.1f%%", ReportFixture.report.metrics.tir)))
+        #expect(html.contains("child_000: no &lt;data&gt; &amp; no models"))
+        let withoutNamespace = html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")
+        #expect(!withoutNamespace.contains("http"))
+    }
+}
