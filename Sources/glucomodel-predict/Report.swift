@@ -37,6 +37,9 @@ struct Report: ParsableCommand {
     @Option(help: "Days before the end of the data the report covers, when --from is not given.")
     var days = ReportPeriod.defaultDays
 
+    @Option(help: "Dose settings: a <patient>.json file, or a folder of them, for the dose-audit section.")
+    var settings: String?
+
     @Option(help: "Time zone of the data's local times and of the report's clock (default: this machine's).")
     var timeZone: String?
 
@@ -101,7 +104,28 @@ struct Report: ParsableCommand {
         let modelSet = try ModelSet.load(modelsURL, patient: patientData.patient)
         let period = try ReportPeriod.resolve(log: patientData.log, from: from.flatMap { ReportPeriod.parseTime($0, timeZone: zone) },
                                               to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days)
-        return try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone)
+        return try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
+                                 doseAudit: try doseAudit(patientData, modelSet, period))
+    }
+
+    /// The dose-audit section from the patient's settings file, or nil when none was given.
+    func doseAudit(_ patientData: PatientData, _ models: ModelSet, _ period: DateInterval) throws -> ReportDoseAudit? {
+        guard let settings else { return nil }
+        var isFolder: ObjCBool = false
+        FileManager.default.fileExists(atPath: settings, isDirectory: &isFolder)
+        let url = isFolder.boolValue
+            ? URL(fileURLWithPath: settings).appendingPathComponent("\(patientData.patient.rawValue).json")
+            : URL(fileURLWithPath: settings)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            return ReportDoseAudit(rows: [], note: "No dose settings file for this patient (\(url.path)).")
+        }
+        switch try DoseSettings.load(url).checked(for: patientData.patient) {
+        case let .success(checked):
+            let rows = DoseAudit.run(log: patientData.log, models: models, settings: checked, period: period)
+            return ReportDoseAudit(audit: rows, settings: checked)
+        case let .failure(refusal):
+            return ReportDoseAudit(rows: [], note: "No audit: \(refusal)")
+        }
     }
 }
 

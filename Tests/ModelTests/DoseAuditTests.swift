@@ -106,4 +106,16 @@ import Testing
         let line = DoseAudit.run(log: log(), models: nil, settings: F.checked())[0].csvLine
         #expect(line.split(separator: ",", omittingEmptySubsequences: false).count == columns)
     }
+
+    @Test func theReportShowsTheAuditRows() {
+        let rows = DoseAudit.run(log: log(), models: nil, settings: F.checked())
+        let section = ReportDoseAudit(audit: rows, settings: F.checked())
+        #expect(section.rows.count == 2)
+        let first = section.rows[0]
+        #expect(first.time == F.at(120) && first.given == InsulinUnits(5) && first.suggested == InsulinUnits(7.1))
+        #expect(first.carbs == Carbohydrate(grams: 60) && first.glucoseAfter2h == GlucoseValue(mgdL: 150) && first.lowAfter)
+        // 60 g / 10 + (150 - 110) / 35 - IOB 0 = 7.10 U, as worked out above.
+        #expect(first.formula == "60 g / 10 + (150 - 110) / 35 - IOB 0.00 = 7.10 U")
+        #expect(section.note?.contains("carb ratio 10 g/U") == true)
+    }
 }
