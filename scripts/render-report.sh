@@ -23,8 +23,8 @@ fi
 
 .build/release/glucomodel-predict report --patient "$patient" --models "$models" \
     --data "datasets/$patient-ws-training.xml" "datasets/$patient-ws-testing.xml" \
-    --time-zone UTC --out "$out/$patient.html"
-.build/release/glucomodel-predict report --models "$models" --data datasets --time-zone UTC --out-dir "$out/cohort"
+    --settings datasets/settings --time-zone UTC --out "$out/$patient.html"
+.build/release/glucomodel-predict report --models "$models" --data datasets --settings datasets/settings --time-zone UTC --out-dir "$out/cohort"
 
 shot() {
     chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --screenshot="$2" --window-size="$3" "file://$1" 2>/dev/null
