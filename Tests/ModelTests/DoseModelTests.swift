@@ -48,14 +48,23 @@ import Testing
     }
 
     @Test func modelDoseAboveTheFormulaIsCapped() {
-        // 240 - 10b = 110 at b = 13 U, beyond the 10 U maximum: the search gives 10 U, more
-        // than the formula's 4 U: 4 U is suggested.
-        let s = suggest([F.model("G0 - 10*INS + 3*CARB", horizon: 360)])
-        #expect(s.modelDose == 10)
+        // 240 - 20b = 110 at b = 6.5 U, within the 10 U maximum but more than the formula's
+        // 4 U: 4 U is suggested.
+        let s = suggest([F.model("G0 - 20*INS + 3*CARB", horizon: 360)])
+        #expect(s.modelDose == 6.5)
         #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
         #expect(s.reasonCodes == ["capped_by_formula"])
-        // The curve is shown at the suggested 4 U: 240 - 40 = 200.
-        #expect(s.predictions.first?.atSuggestedDose == 200)
+        // The curve is shown at the suggested 4 U: 240 - 80 = 160.
+        #expect(s.predictions.first?.atSuggestedDose == 160)
+    }
+
+    @Test func modelThatNeedsTheMaximumBolusFallsBack() {
+        // predicted(b) = 240 - 2b: even 10 U leaves 220 mg/dL, far above the target 110, so the
+        // search ends on the maximum bolus: the model sees too little insulin effect to dose by.
+        let s = suggest([F.model("G0 - 2*INS + 3*CARB", horizon: 360)])
+        #expect(s.modelDose == nil)
+        #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
+        #expect(s.reasonCodes == ["model_saturated"])
     }
 
     @Test func glucoseRisingWithInsulinFallsBackToTheFormula() {

@@ -116,6 +116,8 @@ public enum DoseAdvisor {
                 return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: h, predicted: p,
                                                                       threshold: settings.suspendThreshold)), notes: [])
             case let .untrusted(note): notes.append(note)
+            case let .dose(units, limited) where !limited && units >= settings.maxBolus - settings.bolusIncrement / 2:
+                notes.append(.modelSaturated(maxBolus: settings.maxBolus))
             case let .dose(units, limited):
                 out.modelDose = units
                 if limited { notes.append(.limitedBySuspendThreshold(units: units)) }

@@ -48,6 +48,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     case modelNotMonotone(horizonMinutes: Int, bolus: Double, rise: Double)
     /// Predictions do not change with the bolus at any horizon: the model cannot see insulin.
     case modelBlindToInsulin
+    /// The search ended on the maximum bolus: the models see too little effect of insulin to
+    /// dose by (their best dose is "as much as allowed"), so no model-based dose is given.
+    case modelSaturated(maxBolus: Double)
     /// The model-based dose was held at `units` so that no predicted value falls below the
     /// suspend threshold (a larger dose would have been closer to the target).
     case limitedBySuspendThreshold(units: Double)
@@ -63,6 +66,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .modelUnavailable: return "model_unavailable"
         case .modelNotMonotone: return "model_not_monotone"
         case .modelBlindToInsulin: return "model_blind_to_insulin"
+        case .modelSaturated: return "model_saturated"
         case .limitedBySuspendThreshold: return "limited_by_suspend_threshold"
         case .cappedByFormula: return "capped_by_formula"
         case .clampedToMaxBolus: return "clamped_to_max_bolus"
@@ -77,6 +81,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "no model-based dose: the %d-min model predicts glucose %.3g mg/dL higher when the bolus rises above %.2f U (more insulin must never raise glucose); the standard formula's dose is shown", h, rise, b)
         case .modelBlindToInsulin:
             return "no model-based dose: the models' predictions do not change with the bolus (they cannot see insulin); the standard formula's dose is shown"
+        case let .modelSaturated(m):
+            return String(format: "no model-based dose: the search reached the maximum bolus %.2f U, so the models see too little effect of insulin to dose by; the standard formula's dose is shown", m)
         case let .limitedBySuspendThreshold(u):
             return String(format: "model-based dose held at %.2f U so that no predicted glucose falls below the suspend threshold", u)
         case let .cappedByFormula(m, f):
