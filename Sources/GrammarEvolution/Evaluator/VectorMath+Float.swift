@@ -11,6 +11,19 @@ enum _FloatMath {
     @usableFromInline static let roundingMagic: Float = 12_582_912
     @usableFromInline static let roundingMagicBits: Int32 = 0x4B40_0000
 
+    /// `a * b + c`: one fused multiply-add when the build defines `GE_FMA` (pass
+    /// `-Xswiftc -DGE_FMA` together with `-Xswiftc -target-cpu -Xswiftc haswell` or any CPU with
+    /// FMA; Swift never contracts `a * b + c` itself), else a multiply and an add. Without FMA
+    /// hardware `addingProduct` becomes a libm call per lane, hence the opt-in.
+    @inline(__always)
+    static func mulAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
+        #if GE_FMA
+        c.addingProduct(a, b)
+        #else
+        a * b + c
+        #endif
+    }
+
     /// `2^n` for `n` in [-126, 127], built from the exponent bits.
     @inline(__always)
     static func power2(_ n: Int32) -> Float {
@@ -24,19 +37,19 @@ enum _FloatMath {
     static func exp(_ x: Float) -> Float {
         var xc = x < -104 ? -104 : x
         xc = xc > 89 ? 89 : xc
-        let t = xc * 1.44269504088896341 + roundingMagic
+        let t = mulAdd(xc, 1.44269504088896341, roundingMagic)
         let n = t - roundingMagic
         let ni = Int32(bitPattern: t.bitPattern) &- roundingMagicBits
-        var r = xc - n * 0.693359375
-        r = r - n * -2.12194440e-4
+        var r = mulAdd(n, -0.693359375, xc)
+        r = mulAdd(n, 2.12194440e-4, r)
         let z = r * r
         // Estrin's scheme (pairs, then powers of z): the same polynomial as Horner's rule with a
         // dependency chain of 3 multiply-adds instead of 6, so SIMD iterations overlap.
-        let p01: Float = 1.6666665459e-1 * r + 5.0000001201e-1
-        let p23: Float = 8.3334519073e-3 * r + 4.1665795894e-2
-        let p45: Float = 1.9875691500e-4 * r + 1.3981999507e-3
-        let p = (p45 * z + p23) * z + p01
-        let e = (p * z + r) + 1
+        let p01 = mulAdd(1.6666665459e-1, r, 5.0000001201e-1)
+        let p23 = mulAdd(8.3334519073e-3, r, 4.1665795894e-2)
+        let p45 = mulAdd(1.9875691500e-4, r, 1.3981999507e-3)
+        let p = mulAdd(mulAdd(p45, z, p23), z, p01)
+        let e = mulAdd(p, z, r) + 1
         let n1 = ni &>> 1
         return e * power2(n1) * power2(ni &- n1)
     }
@@ -60,17 +73,17 @@ enum _FloatMath {
         // Cephes' degree-8 polynomial P(m) by Estrin's scheme (pairs, then powers of z = m²):
         // dependency depth 4 instead of Horner's 16, so SIMD iterations overlap.
         let z2 = z * z
-        let p01: Float = -2.4999993993e-1 * m + 3.3333331174e-1
-        let p23: Float = -1.6668057665e-1 * m + 2.0000714765e-1
-        let p45: Float = -1.2420140846e-1 * m + 1.4249322787e-1
-        let p67: Float = -1.1514610310e-1 * m + 1.1676998740e-1
-        let p = ((7.0376836292e-2 * z + p67) * z + p45) * z2 + (p23 * z + p01)
+        let p01 = mulAdd(-2.4999993993e-1, m, 3.3333331174e-1)
+        let p23 = mulAdd(-1.6668057665e-1, m, 2.0000714765e-1)
+        let p45 = mulAdd(-1.2420140846e-1, m, 1.4249322787e-1)
+        let p67 = mulAdd(-1.1514610310e-1, m, 1.1676998740e-1)
+        let p = mulAdd(mulAdd(mulAdd(7.0376836292e-2, z, p67), z, p45), z2, mulAdd(p23, z, p01))
         var y = p * m * z
         let fe = Float(e)
-        y += -2.12194440e-4 * fe
-        y += -0.5 * z
+        y = mulAdd(fe, -2.12194440e-4, y)
+        y = mulAdd(z, -0.5, y)
         var r = m + y
-        r += 0.693359375 * fe
+        r = mulAdd(fe, 0.693359375, r)
         r = a == 0 ? 0 : r
         r = a == .infinity ? .infinity : r
         return a != a ? a : r
@@ -81,18 +94,18 @@ enum _FloatMath {
     /// [-pi/4, pi/4], the quadrant `n mod 4` picking which and the sign.
     @inline(__always)
     static func sinCos(_ x: Float, cosine: Bool) -> Float {
-        let t = x * 0.636619772367581343 + roundingMagic
+        let t = mulAdd(x, 0.636619772367581343, roundingMagic)
         let n = t - roundingMagic
         let q = (Int32(bitPattern: t.bitPattern) &- roundingMagicBits) &+ (cosine ? 1 : 0)
-        var r = x - n * 1.5703125
-        r = r - n * 4.837512969970703125e-4
-        r = r - n * 7.54978995489188216e-8
+        var r = mulAdd(n, -1.5703125, x)
+        r = mulAdd(n, -4.837512969970703125e-4, r)
+        r = mulAdd(n, -7.54978995489188216e-8, r)
         let z = r * r
         let z2 = z * z
         // The Horner forms regrouped so that z² is computed alongside (shorter dependency chain).
-        let s = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z2 + (-1.6666654611e-1 * z)) * r + r
-        let c = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z2
-            - 0.5 * z + 1
+        let s = mulAdd(mulAdd(mulAdd(-1.9515295891e-4, z, 8.3321608736e-3), z2, -1.6666654611e-1 * z), r, r)
+        let c = mulAdd(mulAdd(mulAdd(2.443315711809948e-5, z, -1.388731625493765e-3), z, 4.166664568298827e-2),
+                       z2, -0.5 * z) + 1
         let v = q & 1 == 0 ? s : c
         return q & 2 == 0 ? v : -v
     }
