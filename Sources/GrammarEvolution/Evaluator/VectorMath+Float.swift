@@ -40,35 +40,25 @@ enum _FloatMath {
         let t = mulAdd(xc, 1.44269504088896341, roundingMagic)
         let n = t - roundingMagic
         let ni = Int32(bitPattern: t.bitPattern) &- roundingMagicBits
-        var r = mulAdd(n, -0.693359375, xc)
-        r = mulAdd(n, 2.12194440e-4, r)
-        let z = r * r
-        // Estrin's scheme (pairs, then powers of z): the same polynomial as Horner's rule with a
-        // dependency chain of 3 multiply-adds instead of 6, so SIMD iterations overlap.
-        let p01 = mulAdd(1.6666665459e-1, r, 5.0000001201e-1)
-        let p23 = mulAdd(8.3334519073e-3, r, 4.1665795894e-2)
-        let p45 = mulAdd(1.9875691500e-4, r, 1.3981999507e-3)
-        let p = mulAdd(mulAdd(p45, z, p23), z, p01)
-        let e = mulAdd(p, z, r) + 1
         let n1 = ni &>> 1
-        return e * power2(n1) * power2(ni &- n1)
+        return expReduced(xc, n) * power2(n1) * power2(ni &- n1)
     }
 
-    /// `log|x| = e ln 2 + log m`, with `|x| = m 2^e` read from the bit pattern (subnormals scaled
-    /// by 2^23 first), `m` in [sqrt(1/2), sqrt(2)), `log(1 + f) = f - f²/2 + f³ P(f)` with
-    /// Cephes' degree-8 polynomial `P`.
-    /// `log 0 = 0` (protected), `log inf = inf`, NaN stays NaN.
+    /// `log|x|` for normal `x` only (the common case; `logMagnitude` handles all).
+    /// `|x| = (1 + f) 2^e` with `1 + f` in [sqrt(1/2), sqrt(2)): adding the bits of 1 minus those
+    /// of sqrt(1/2) to the bit pattern carries into the exponent exactly when the mantissa is at
+    /// least sqrt(2) (musl's trick, no compare or select), then `log(1 + f) = f - f²/2 + f³ P(f)` with Cephes'
+    /// degree-8 polynomial `P` and `e ln 2` added in two parts.
     @inline(__always)
-    static func logMagnitude(_ x: Float) -> Float {
-        let a = x.magnitude
-        let small = a < Float.leastNormalMagnitude
-        let scaled = small ? a * 8_388_608 : a
-        let bits = scaled.bitPattern
-        var e = Int32(bitPattern: bits &>> 23) &- 126 &- (small ? 23 : 0)
-        var m = Float(bitPattern: (bits & 0x007F_FFFF) | 0x3F00_0000)
-        let low = m < 0.707106781186547524
-        e = low ? e &- 1 : e
-        m = low ? m + m - 1 : m - 1
+    static func logNormal(_ x: Float) -> Float {
+        logCore(bits: x.magnitude.bitPattern, exponentOffset: 0)
+    }
+
+    @inline(__always)
+    static func logCore(bits: UInt32, exponentOffset: Int32) -> Float {
+        let ix = bits &+ (0x3F80_0000 &- 0x3F35_04F3)
+        let e = Int32(bitPattern: ix &>> 23) &- 127 &- exponentOffset
+        let m = Float(bitPattern: (ix & 0x007F_FFFF) &+ 0x3F35_04F3) - 1
         let z = m * m
         // Cephes' degree-8 polynomial P(m) by Estrin's scheme (pairs, then powers of z = m²):
         // dependency depth 4 instead of Horner's 16, so SIMD iterations overlap.
@@ -82,11 +72,45 @@ enum _FloatMath {
         let fe = Float(e)
         y = mulAdd(fe, -2.12194440e-4, y)
         y = mulAdd(z, -0.5, y)
-        var r = m + y
-        r = mulAdd(fe, 0.693359375, r)
+        let r = m + y
+        return mulAdd(fe, 0.693359375, r)
+    }
+
+    /// `log|x|` for every `x`: subnormals scaled by 2^23 first, then `logCore`;
+    /// `log 0 = 0` (protected), `log inf = inf`, NaN stays NaN.
+    @inline(__always)
+    static func logMagnitude(_ x: Float) -> Float {
+        let a = x.magnitude
+        let small = a < Float.leastNormalMagnitude
+        let scaled = small ? a * 8_388_608 : a
+        var r = logCore(bits: scaled.bitPattern, exponentOffset: small ? 23 : 0)
         r = a == 0 ? 0 : r
         r = a == .infinity ? .infinity : r
         return a != a ? a : r
+    }
+
+    /// `e^x` for `|x| <= 87` only (the common case; `exp` handles all): as `exp`, with one
+    /// power of two (`n` in [-126, 126]) and no clamping.
+    @inline(__always)
+    static func expModerate(_ x: Float) -> Float {
+        let t = mulAdd(x, 1.44269504088896341, roundingMagic)
+        let n = t - roundingMagic
+        let ni = Int32(bitPattern: t.bitPattern) &- roundingMagicBits
+        return expReduced(x, n) * power2(ni)
+    }
+
+    /// `e^r`, `r = x - n ln 2` (ln 2 split in two for an exact product), by Cephes' degree-6
+    /// polynomial with Estrin's scheme (dependency chain of 3 multiply-adds instead of 6).
+    @inline(__always)
+    static func expReduced(_ x: Float, _ n: Float) -> Float {
+        var r = mulAdd(n, -0.693359375, x)
+        r = mulAdd(n, 2.12194440e-4, r)
+        let z = r * r
+        let p01 = mulAdd(1.6666665459e-1, r, 5.0000001201e-1)
+        let p23 = mulAdd(8.3334519073e-3, r, 4.1665795894e-2)
+        let p45 = mulAdd(1.9875691500e-4, r, 1.3981999507e-3)
+        let p = mulAdd(mulAdd(p45, z, p23), z, p01)
+        return mulAdd(p, z, r) + 1
     }
 
     /// `sin x` or `cos x`: `n = round(x 2/pi)`, `r = x - n pi/2` by Cody-Waite with pi/2 in three
