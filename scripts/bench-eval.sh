@@ -4,7 +4,9 @@
 #
 # Usage: scripts/bench-eval.sh [ROWS] [REPEATS]
 # Writes generated expressions and the C binary under ${TMPDIR:-/tmp}/bench-eval (nothing committed).
-# To let Swift use AVX2/FMA like the C build, set SWIFT_TARGET_CPU=haswell (separate build dir).
+# To let Swift use AVX2/FMA like the C build, set SWIFT_TARGET_CPU=haswell (separate build dir);
+# that build also defines GE_FMA (fused multiply-adds in the Float vector math; the CPU must
+# have FMA, as haswell and later do).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-100000}
@@ -15,7 +17,7 @@ mkdir -p "$work"
 if [[ -n "${SWIFT_TARGET_CPU:-}" ]]; then
     scratch=.build-$SWIFT_TARGET_CPU
     swift build -c release --product glucomodel-train --scratch-path "$scratch" \
-        -Xswiftc -target-cpu -Xswiftc "$SWIFT_TARGET_CPU"
+        -Xswiftc -target-cpu -Xswiftc "$SWIFT_TARGET_CPU" -Xswiftc -DGE_FMA
     bin=$scratch/release/glucomodel-train
 else
     swift build -c release --product glucomodel-train

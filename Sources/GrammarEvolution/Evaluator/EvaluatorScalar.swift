@@ -45,6 +45,19 @@ func _anyOutside(_ x: UnsafePointer<Double>, _ count: Int, _ limit: Double) -> B
     return acc < 0
 }
 
+/// Whether any of `x[0..<count]` is zero, subnormal, infinite or NaN: an OR-reduction over
+/// `(b - minNormal) | (maxFinite - b)` on the magnitude bits `b` (negative exactly outside the
+/// normal range), a SIMD loop without branches.
+@inline(__always)
+func _anyNotNormal(_ x: UnsafePointer<Float>, _ count: Int) -> Bool {
+    var acc: Int32 = 0
+    for i in 0..<count {
+        let b = Int32(bitPattern: x[i].bitPattern & 0x7FFF_FFFF)
+        acc |= (b &- 0x0080_0000) | (0x7F7F_FFFF &- b)
+    }
+    return acc < 0
+}
+
 extension Float: EvaluatorScalar {
     public static var _trigonometricFastRange: Float { 8192 }
     public static func _libmSin(_ x: Float) -> Float { sinf(x) }
@@ -64,12 +77,24 @@ extension Float: EvaluatorScalar {
         }
     }
 
+    /// One vectorised range test per call, then the short kernel for `|x| <= 87` (no clamping,
+    /// one power of two) or, if any value is outside or NaN, the full kernel for all.
     public static func _vectorExp(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ count: Int) {
-        for i in 0..<count { y[i] = _FloatMath.exp(x[i]) }
+        if _anyOutside(x, count, 87) {
+            for i in 0..<count { y[i] = _FloatMath.exp(x[i]) }
+        } else {
+            for i in 0..<count { y[i] = _FloatMath.expModerate(x[i]) }
+        }
     }
 
+    /// One vectorised test per call, then the short kernel for normal numbers or, if any value
+    /// is zero, subnormal, infinite or NaN, the full kernel for all.
     public static func _vectorLog(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ count: Int) {
-        for i in 0..<count { y[i] = _FloatMath.logMagnitude(x[i]) }
+        if _anyNotNormal(x, count) {
+            for i in 0..<count { y[i] = _FloatMath.logMagnitude(x[i]) }
+        } else {
+            for i in 0..<count { y[i] = _FloatMath.logNormal(x[i]) }
+        }
     }
 }
 

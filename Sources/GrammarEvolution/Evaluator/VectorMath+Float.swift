@@ -11,6 +11,19 @@ enum _FloatMath {
     @usableFromInline static let roundingMagic: Float = 12_582_912
     @usableFromInline static let roundingMagicBits: Int32 = 0x4B40_0000
 
+    /// `a * b + c`: one fused multiply-add when the build defines `GE_FMA` (pass
+    /// `-Xswiftc -DGE_FMA` together with `-Xswiftc -target-cpu -Xswiftc haswell` or any CPU with
+    /// FMA; Swift never contracts `a * b + c` itself), else a multiply and an add. Without FMA
+    /// hardware `addingProduct` becomes a libm call per lane, hence the opt-in.
+    @inline(__always)
+    static func mulAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
+        #if GE_FMA
+        c.addingProduct(a, b)
+        #else
+        a * b + c
+        #endif
+    }
+
     /// `2^n` for `n` in [-126, 127], built from the exponent bits.
     @inline(__always)
     static func power2(_ n: Int32) -> Float {
@@ -24,56 +37,80 @@ enum _FloatMath {
     static func exp(_ x: Float) -> Float {
         var xc = x < -104 ? -104 : x
         xc = xc > 89 ? 89 : xc
-        let t = xc * 1.44269504088896341 + roundingMagic
+        let t = mulAdd(xc, 1.44269504088896341, roundingMagic)
         let n = t - roundingMagic
         let ni = Int32(bitPattern: t.bitPattern) &- roundingMagicBits
-        var r = xc - n * 0.693359375
-        r = r - n * -2.12194440e-4
-        let z = r * r
-        var p: Float = 1.9875691500e-4
-        p = p * r + 1.3981999507e-3
-        p = p * r + 8.3334519073e-3
-        p = p * r + 4.1665795894e-2
-        p = p * r + 1.6666665459e-1
-        p = p * r + 5.0000001201e-1
-        p = p * z + r + 1
         let n1 = ni &>> 1
-        return p * power2(n1) * power2(ni &- n1)
+        return expReduced(xc, n) * power2(n1) * power2(ni &- n1)
     }
 
-    /// `log|x| = e ln 2 + log m`, with `|x| = m 2^e` read from the bit pattern (subnormals scaled
-    /// by 2^23 first), `m` in [sqrt(1/2), sqrt(2)), `log m` by Cephes' degree-9 polynomial.
+    /// `log|x|` for normal `x` only (the common case; `logMagnitude` handles all).
+    /// `|x| = (1 + f) 2^e` with `1 + f` in [sqrt(1/2), sqrt(2)): adding the bits of 1 minus those
+    /// of sqrt(1/2) to the bit pattern carries into the exponent exactly when the mantissa is at
+    /// least sqrt(2) (musl's trick, no compare or select), then `log(1 + f) = f - f²/2 + f³ P(f)` with Cephes'
+    /// degree-8 polynomial `P` and `e ln 2` added in two parts.
+    @inline(__always)
+    static func logNormal(_ x: Float) -> Float {
+        logCore(bits: x.magnitude.bitPattern, exponentOffset: 0)
+    }
+
+    @inline(__always)
+    static func logCore(bits: UInt32, exponentOffset: Int32) -> Float {
+        let ix = bits &+ (0x3F80_0000 &- 0x3F35_04F3)
+        let e = Int32(bitPattern: ix &>> 23) &- 127 &- exponentOffset
+        let m = Float(bitPattern: (ix & 0x007F_FFFF) &+ 0x3F35_04F3) - 1
+        let z = m * m
+        // Cephes' degree-8 polynomial P(m) by Estrin's scheme (pairs, then powers of z = m²):
+        // dependency depth 4 instead of Horner's 16, so SIMD iterations overlap.
+        let z2 = z * z
+        let p01 = mulAdd(-2.4999993993e-1, m, 3.3333331174e-1)
+        let p23 = mulAdd(-1.6668057665e-1, m, 2.0000714765e-1)
+        let p45 = mulAdd(-1.2420140846e-1, m, 1.4249322787e-1)
+        let p67 = mulAdd(-1.1514610310e-1, m, 1.1676998740e-1)
+        let p = mulAdd(mulAdd(mulAdd(7.0376836292e-2, z, p67), z, p45), z2, mulAdd(p23, z, p01))
+        var y = p * m * z
+        let fe = Float(e)
+        y = mulAdd(fe, -2.12194440e-4, y)
+        y = mulAdd(z, -0.5, y)
+        let r = m + y
+        return mulAdd(fe, 0.693359375, r)
+    }
+
+    /// `log|x|` for every `x`: subnormals scaled by 2^23 first, then `logCore`;
     /// `log 0 = 0` (protected), `log inf = inf`, NaN stays NaN.
     @inline(__always)
     static func logMagnitude(_ x: Float) -> Float {
         let a = x.magnitude
         let small = a < Float.leastNormalMagnitude
         let scaled = small ? a * 8_388_608 : a
-        let bits = scaled.bitPattern
-        var e = Int32(bitPattern: bits &>> 23) &- 126 &- (small ? 23 : 0)
-        var m = Float(bitPattern: (bits & 0x007F_FFFF) | 0x3F00_0000)
-        let low = m < 0.707106781186547524
-        e = low ? e &- 1 : e
-        m = low ? m + m - 1 : m - 1
-        let z = m * m
-        var y: Float = 7.0376836292e-2
-        y = y * m - 1.1514610310e-1
-        y = y * m + 1.1676998740e-1
-        y = y * m - 1.2420140846e-1
-        y = y * m + 1.4249322787e-1
-        y = y * m - 1.6668057665e-1
-        y = y * m + 2.0000714765e-1
-        y = y * m - 2.4999993993e-1
-        y = y * m + 3.3333331174e-1
-        y = y * m * z
-        let fe = Float(e)
-        y += -2.12194440e-4 * fe
-        y += -0.5 * z
-        var r = m + y
-        r += 0.693359375 * fe
+        var r = logCore(bits: scaled.bitPattern, exponentOffset: small ? 23 : 0)
         r = a == 0 ? 0 : r
         r = a == .infinity ? .infinity : r
         return a != a ? a : r
+    }
+
+    /// `e^x` for `|x| <= 87` only (the common case; `exp` handles all): as `exp`, with one
+    /// power of two (`n` in [-126, 126]) and no clamping.
+    @inline(__always)
+    static func expModerate(_ x: Float) -> Float {
+        let t = mulAdd(x, 1.44269504088896341, roundingMagic)
+        let n = t - roundingMagic
+        let ni = Int32(bitPattern: t.bitPattern) &- roundingMagicBits
+        return expReduced(x, n) * power2(ni)
+    }
+
+    /// `e^r`, `r = x - n ln 2` (ln 2 split in two for an exact product), by Cephes' degree-6
+    /// polynomial with Estrin's scheme (dependency chain of 3 multiply-adds instead of 6).
+    @inline(__always)
+    static func expReduced(_ x: Float, _ n: Float) -> Float {
+        var r = mulAdd(n, -0.693359375, x)
+        r = mulAdd(n, 2.12194440e-4, r)
+        let z = r * r
+        let p01 = mulAdd(1.6666665459e-1, r, 5.0000001201e-1)
+        let p23 = mulAdd(8.3334519073e-3, r, 4.1665795894e-2)
+        let p45 = mulAdd(1.9875691500e-4, r, 1.3981999507e-3)
+        let p = mulAdd(mulAdd(p45, z, p23), z, p01)
+        return mulAdd(p, z, r) + 1
     }
 
     /// `sin x` or `cos x`: `n = round(x 2/pi)`, `r = x - n pi/2` by Cody-Waite with pi/2 in three
@@ -81,16 +118,18 @@ enum _FloatMath {
     /// [-pi/4, pi/4], the quadrant `n mod 4` picking which and the sign.
     @inline(__always)
     static func sinCos(_ x: Float, cosine: Bool) -> Float {
-        let t = x * 0.636619772367581343 + roundingMagic
+        let t = mulAdd(x, 0.636619772367581343, roundingMagic)
         let n = t - roundingMagic
         let q = (Int32(bitPattern: t.bitPattern) &- roundingMagicBits) &+ (cosine ? 1 : 0)
-        var r = x - n * 1.5703125
-        r = r - n * 4.837512969970703125e-4
-        r = r - n * 7.54978995489188216e-8
+        var r = mulAdd(n, -1.5703125, x)
+        r = mulAdd(n, -4.837512969970703125e-4, r)
+        r = mulAdd(n, -7.54978995489188216e-8, r)
         let z = r * r
-        let s = ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1) * z * r + r
-        let c = ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2) * z * z
-            - 0.5 * z + 1
+        let z2 = z * z
+        // The Horner forms regrouped so that z² is computed alongside (shorter dependency chain).
+        let s = mulAdd(mulAdd(mulAdd(-1.9515295891e-4, z, 8.3321608736e-3), z2, -1.6666654611e-1 * z), r, r)
+        let c = mulAdd(mulAdd(mulAdd(2.443315711809948e-5, z, -1.388731625493765e-3), z, 4.166664568298827e-2),
+                       z2, -0.5 * z) + 1
         let v = q & 1 == 0 ? s : c
         return q & 2 == 0 ? v : -v
     }
