@@ -188,7 +188,7 @@ public struct NightlyScorer {
 
     /// Imports every data file of the inbox (sorted by path) not imported before.
     func importInbox(_ store: PatientStore, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
-        let files = try CohortLoader.files([settings.inbox.path])
+        let files = try CohortLoader.files([settings.inbox.path], onlyRecognised: false)
         let before = try store.recordCounts()[.glucose] ?? 0
         for url in files {
             do {

@@ -74,9 +74,10 @@ public enum CohortLoader {
     public static let dataExtensions: Set<String> = ["xml", "csv", "json"]
 
     /// Files named directly, and the data files found (recursively) in folders, sorted.
-    /// Inside folders, only files some importer recognises are taken (a folder may also hold
-    /// settings or notes); a file named directly is always taken, so a bad one is an error.
-    public static func files(_ paths: [String]) throws -> [URL] {
+    /// Inside folders, only files some importer recognises are taken when `onlyRecognised`
+    /// (a data folder may also hold settings or notes); a file named directly is always taken,
+    /// so a bad one is an error. An inbox passes `false`, so that a file nobody can read is reported.
+    public static func files(_ paths: [String], onlyRecognised: Bool = true) throws -> [URL] {
         var out: [URL] = []
         for path in paths {
             var isDir: ObjCBool = false
@@ -86,7 +87,8 @@ public enum CohortLoader {
             if isDir.boolValue {
                 let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: nil)
                 while let url = e?.nextObject() as? URL {
-                    if dataExtensions.contains(url.pathExtension.lowercased()), (try? ImportFormats.detect(url)) != nil {
+                    if dataExtensions.contains(url.pathExtension.lowercased()),
+                       !onlyRecognised || (try? ImportFormats.detect(url)) != nil {
                         out.append(url)
                     }
                 }
