@@ -72,7 +72,7 @@ public struct PatientStore: Sendable {
                 VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}')
                 """, arguments: [patient, url.path, hash, format, started.timeIntervalSince1970, started.timeIntervalSince1970])
             let runID = db.lastInsertedRowID
-            let added = try StoreRecords.insert(result, file: url.path, runID: runID, db: db)
+            let added = try StoreRecords.insert(result, runID: runID, db: db)
             let finished = Date()
             let summaryJSON = String(decoding: try JSONEncoder().encode(result.summary), as: UTF8.self)
             let otherJSON = String(decoding: try JSONEncoder().encode(result.log.otherRecords), as: UTF8.self)
