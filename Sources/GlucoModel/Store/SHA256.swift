@@ -23,7 +23,7 @@ public struct SHA256Digest: Sendable {
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         pending.append(contentsOf: bytes)
         let blocks = pending.count / 64
-        for b in 0..<blocks { compress(pending, at: b * 64) }
+        compress(pending, at: 0, blocks: blocks)
         length += UInt64(blocks * 64)
         pending.removeFirst(blocks * 64)
     }
@@ -35,7 +35,7 @@ public struct SHA256Digest: Sendable {
         var tail = copy.pending + [0x80]
         while tail.count % 64 != 56 { tail.append(0) }
         for i in (0..<8).reversed() { tail.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
-        for b in 0..<(tail.count / 64) { copy.compress(tail, at: b * 64) }
+        copy.compress(tail, at: 0, blocks: tail.count / 64)
         return copy.h.map { String(format: "%08x", $0) }.joined()
     }
 
@@ -48,28 +48,43 @@ public struct SHA256Digest: Sendable {
         return digest.hexDigest()
     }
 
-    private mutating func compress(_ bytes: [UInt8], at offset: Int) {
-        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            let j = offset + i * 4
-            w[i] = UInt32(bytes[j]) << 24 | UInt32(bytes[j + 1]) << 16 | UInt32(bytes[j + 2]) << 8 | UInt32(bytes[j + 3])
+    /// Compresses every whole 64-byte block of `bytes` starting at `offset`, `count` blocks.
+    /// The message schedule lives on the stack and the loops run without bounds checks (the
+    /// callers pass whole blocks): this runs over every byte of every imported file.
+    private mutating func compress(_ bytes: [UInt8], at offset: Int, blocks count: Int = 1) {
+        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
+        precondition(offset >= 0 && offset + count * 64 <= bytes.count, "SHA-256: whole blocks only")
+        var state = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+        bytes.withUnsafeBufferPointer { buffer in
+            Self.k.withUnsafeBufferPointer { k in
+                withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                    for block in 0..<count {
+                        let base = offset + block * 64
+                        for i in 0..<16 {
+                            let j = base + i * 4
+                            w[i] = UInt32(buffer[j]) &<< 24 | UInt32(buffer[j + 1]) &<< 16 | UInt32(buffer[j + 2]) &<< 8 | UInt32(buffer[j + 3])
+                        }
+                        for i in 16..<64 {
+                            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] &>> 3)
+                            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] &>> 10)
+                            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+                        }
+                        var (a, b, c, d, e, f, g, hh) = state
+                        for i in 0..<64 {
+                            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                            let ch = (e & f) ^ (~e & g)
+                            let t1 = hh &+ s1 &+ ch &+ k[i] &+ w[i]
+                            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                            let maj = (a & b) ^ (a & c) ^ (b & c)
+                            let t2 = s0 &+ maj
+                            (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+                        }
+                        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
+                                 state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ hh)
+                    }
+                }
+            }
         }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = hh &+ s1 &+ ch &+ Self.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-        }
-        h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
+        h = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
     }
 }

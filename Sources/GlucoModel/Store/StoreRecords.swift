@@ -19,22 +19,37 @@ enum StoreRecords {
     }
 
     /// Inserts every record, skipping those already stored; returns how many were added.
-    static func insert(_ result: ImportResult, file: String, runID: Int64, db: Database) throws -> Int {
+    ///
+    /// One prepared statement, its values bound straight into SQLite (no per-row argument arrays).
+    /// `source_file` is stored as `''`: the row's `import_run_id` names the file (see `log(for:db:)`).
+    static func insert(_ result: ImportResult, runID: Int64, db: Database) throws -> Int {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO records (patient_id, kind, subtype, time, end_time, value, extra, flag, moment, note,
                 source_file, source_line, import_run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)
             ON CONFLICT(patient_id, kind, subtype, time, value) DO NOTHING
             """)
         let patient = result.log.patient.rawValue
         var added = 0
         func put<R: TimedRecord>(_ records: [R], _ row: (R) -> Row5) throws {
+            let lines = result.sourceLines[R.kind] ?? []
+            let binder = RecordBinder(statement)
+            binder.bind(patient, at: 1)
+            binder.bind(R.kind.rawValue, at: 2)
+            binder.bind(runID, at: 12)
             for (i, r) in records.enumerated() {
                 let x = row(r)
-                // NaN would be stored as NULL and trip NOT NULL: a programmer error upstream, rolled back here.
-                try statement.execute(arguments: [patient, R.kind.rawValue, x.subtype, x.time.timeIntervalSince1970,
-                                                  x.end?.timeIntervalSince1970, x.value, x.extra, x.flag, x.moment, x.note,
-                                                  file, result.line(of: R.kind, i), runID])
+                // NaN is bound as NULL and trips NOT NULL: a programmer error upstream, rolled back here.
+                binder.bind(x.subtype, at: 3)
+                binder.bind(x.time.timeIntervalSince1970, at: 4)
+                binder.bind(x.end?.timeIntervalSince1970, at: 5)
+                binder.bind(x.value, at: 6)
+                binder.bind(x.extra, at: 7)
+                binder.bind(x.flag, at: 8)
+                binder.bind(x.moment, at: 9)
+                binder.bind(x.note, at: 10)
+                binder.bind(i < lines.count ? lines[i] : nil, at: 11)
+                try binder.step(db)
                 added += db.changesCount
             }
         }
@@ -53,6 +68,8 @@ enum StoreRecords {
         return added
     }
 
+    /// The patient's log from the store. Rows written before per-run file names have their own
+    /// `source_file`; newer rows store `''` and take the file of their import run.
     static func log(for patient: PatientID, db: Database) throws -> PatientLog {
         var log = PatientLog(patient: patient)
         if let kind = try String.fetchOne(db, sql: "SELECT insulin_kind FROM patients WHERE id = ?", arguments: [patient.rawValue]) {
@@ -62,12 +79,18 @@ enum StoreRecords {
             let counts = try JSONDecoder().decode([String: Int].self, from: Data(text.utf8))
             log.otherRecords.merge(counts, uniquingKeysWith: +)
         }
+        var files: [Int64: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, file_path FROM import_runs WHERE patient_id = ?", arguments: [patient.rawValue]) {
+            files[row["id"]] = row["file_path"]
+        }
         var g: [Located<GlucoseReading>] = [], b: [Located<Bolus>] = [], br: [Located<BasalRate>] = []
         var tb: [Located<TemporaryBasal>] = [], bi: [Located<BasalInjection>] = [], c: [Located<CarbIntake>] = []
         var ex: [Located<ExerciseSession>] = [], w: [Located<WeightRecord>] = [], hr: [Located<HeartRateSample>] = []
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM records WHERE patient_id = ? ORDER BY time, id", arguments: [patient.rawValue])
         while let row = try rows.next() {
-            let loc = SourceLocation(file: row["source_file"], line: row["source_line"])
+            let ownFile: String = row["source_file"]
+            let file = ownFile.isEmpty ? files[row["import_run_id"]] ?? "" : ownFile
+            let loc = SourceLocation(file: file, line: row["source_line"])
             let time = Date(timeIntervalSince1970: row["time"])
             let end: Date? = (row["end_time"] as Double?).map { Date(timeIntervalSince1970: $0) }
             let value: Double = row["value"]

@@ -8,6 +8,8 @@ import GRDB
 /// - `records(id, patient_id, kind, subtype, time, end_time, value, extra, flag, moment, note,
 ///   source_file, source_line, import_run_id)`, one row per record of any kind, unique on
 ///   `(patient_id, kind, subtype, time, value)` so overlapping files do not duplicate data.
+///   `source_file` is `''` in rows written since the import names its file once, in `import_runs.file_path`
+///   (reached through `import_run_id`); older rows keep their own path and read back unchanged.
 /// - `scoring_state(patient_id, last_scored_at, updated_at)` (v2): how far nightly scoring got.
 /// Times are seconds since 1970 UTC.
 enum StoreSchema {
