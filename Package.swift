@@ -32,6 +32,8 @@ let package = Package(
             dependencies: [
                 "GrammarEvolution", "LinearAlgebra",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The store binds values straight into SQLite (Store/StoreBinding.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             resources: [.copy("Resources/grammars")]),
         .executableTarget(
