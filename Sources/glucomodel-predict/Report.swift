@@ -112,7 +112,7 @@ struct Report: ParsableCommand {
     func doseAudit(_ patientData: PatientData, _ models: ModelSet, _ period: DateInterval) throws -> ReportDoseAudit? {
         guard let settings else { return nil }
         var isFolder: ObjCBool = false
-        FileManager.default.fileExists(atPath: settings, isDirectory: &isFolder)
+        _ = FileManager.default.fileExists(atPath: settings, isDirectory: &isFolder)
         let url = isFolder.boolValue
             ? URL(fileURLWithPath: settings).appendingPathComponent("\(patientData.patient.rawValue).json")
             : URL(fileURLWithPath: settings)

@@ -62,8 +62,7 @@ public struct CohortTrainer: Sendable {
     public init(options: TrainingOptions, settings: CohortRunSettings) throws {
         self.options = options
         self.settings = settings
-        grammar = try Grammar(text: options.grammar.text, source: options.grammar.name)
-        try grammar.validated()
+        grammar = try Grammar(text: options.grammar.text, source: options.grammar.name).validated()
         try options.evolution.validate()
     }
 
