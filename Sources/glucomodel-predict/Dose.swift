@@ -96,17 +96,11 @@ struct Dose: ParsableCommand {
     }
 }
 
-/// ISO 8601 with an offset, or `yyyy-MM-dd HH:mm[:ss]` / `yyyy-MM-ddTHH:mm[:ss]` in `zone`.
+/// A command-line time (`TimeArgument`: ISO 8601, offset optional, local times in `zone`).
 private func parseDate(_ text: String, _ option: String, _ zone: TimeZone) throws -> Date {
-    if let d = ISO8601DateFormatter().date(from: text) { return d }
-    let f = DateFormatter()
-    f.locale = Locale(identifier: "en_US_POSIX")
-    f.timeZone = zone
-    for pattern in ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm"] {
-        f.dateFormat = pattern
-        if let d = f.date(from: text) { return d }
+    do { return try TimeArgument.parse(text, timeZone: zone, option: option) } catch {
+        throw ValidationError("\(error)")
     }
-    throw ValidationError("\(option): '\(text)' is not a date (expected 2026-01-15T07:39:00Z or '2026-01-15 07:39')")
 }
 
 private func printError(_ text: String) {

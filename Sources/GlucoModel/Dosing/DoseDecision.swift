@@ -68,16 +68,3 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         }
     }
 }
-
-extension Date {
-    var iso8601: String { ISO8601DateFormatter.shared.string(from: self) }
-}
-
-extension ISO8601DateFormatter {
-    /// A shared UTC formatter. `ISO8601DateFormatter` is thread-safe for formatting.
-    nonisolated(unsafe) static let shared: ISO8601DateFormatter = {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f
-    }()
-}

@@ -12,11 +12,19 @@ public struct AlertThresholds: Sendable, Hashable {
         self.low = low
         self.high = high
     }
+
+    /// Whether a glucose value (mg/dL) is below `low`, above `high`, or neither (nil).
+    public func excursion(_ value: Double) -> GlucoseExcursion? {
+        value < low ? .low : value > high ? .high : nil
+    }
 }
+
+/// A glucose value outside the thresholds, on the low or the high side.
+public enum GlucoseExcursion: String, Sendable { case low, high }
 
 /// A predicted low or high: the evolved model's prediction crossing a threshold.
 public struct GlucoseAlert: Sendable, Hashable {
-    public enum Kind: String, Sendable { case low, high }
+    public typealias Kind = GlucoseExcursion
 
     public var patient: PatientID
     public var issuedAt: Date
@@ -37,7 +45,7 @@ public struct GlucoseAlert: Sendable, Hashable {
     public static func alerts(in rows: [PredictionRow], thresholds: AlertThresholds) -> [GlucoseAlert] {
         rows.compactMap { row in
             guard row.model == "ge", row.prediction.isFinite else { return nil }
-            let kind: Kind? = row.prediction < thresholds.low ? .low : row.prediction > thresholds.high ? .high : nil
+            let kind = thresholds.excursion(row.prediction)
             return kind.map { GlucoseAlert(patient: row.patient, issuedAt: row.issuedAt, targetTime: row.targetTime,
                                            horizonMinutes: row.horizonMinutes, prediction: row.prediction, kind: $0) }
         }

@@ -32,7 +32,7 @@ public struct ReportAccuracy: Sendable {
 
 /// A run of consecutive predictions of one horizon below the low threshold or above the high one.
 public struct PredictedEpisode: Sendable, Equatable {
-    public enum Kind: String, Sendable { case low, high }
+    public typealias Kind = GlucoseExcursion
 
     public var kind: Kind
     public var horizonMinutes: Int
@@ -71,7 +71,7 @@ public struct PredictedEpisode: Sendable, Equatable {
             var open: PredictedEpisode?
             var previous: Date?
             for row in sorted {
-                let kind: Kind? = row.prediction < low ? .low : row.prediction > high ? .high : nil
+                let kind = AlertThresholds(low: low, high: high).excursion(row.prediction)
                 let contiguous = previous.map { row.targetTime.timeIntervalSince($0) <= step + 1 } ?? false
                 previous = row.targetTime
                 if var e = open, kind == e.kind, contiguous {

@@ -25,12 +25,7 @@ public enum ReportPeriod {
     /// wall-clock time or date without one (`2026-01-15`, `2026-01-15T08:00`) on `timeZone`'s
     /// clock (in a repeated daylight-saving hour, the earlier instant). Nil when unreadable.
     public static func parseTime(_ text: String, timeZone: TimeZone) -> Date? {
-        guard let written = TimestampParser.iso8601(text) else { return nil }
-        if let instant = written.instant { return instant }
-        switch LocalTimeResolver(timeZone: timeZone).resolution(of: written.local) {
-        case let .unique(d), let .gap(d): return d
-        case let .repeated(first, _): return first
-        }
+        try? TimeArgument.parse(text, timeZone: timeZone)
     }
 }
 

@@ -24,16 +24,7 @@ public struct ClarkeWeightedFitness: FitnessEvaluator {
     }
 
     public func errors(of programs: [Program], threads: Int) -> [Double] {
-        let out = ResultSlots(count: programs.count)
-        let workers = max(1, min(threads, programs.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var i = worker
-            while i < programs.count {
-                out.set(i, error(of: programs[i]))
-                i += workers
-            }
-        }
-        return out.values
+        parallelMap(count: programs.count, threads: threads) { error(of: programs[$0]) }
     }
 
     func error(of program: Program) -> Double {
@@ -51,18 +42,4 @@ public struct ClarkeWeightedFitness: FitnessEvaluator {
         let value = (sum / weights).squareRoot()
         return value.isFinite ? value : .infinity
     }
-}
-
-/// Per-program results written from `concurrentPerform` workers. Each index is written by
-/// exactly one worker (indices are dealt `worker, worker + workers, ...`), and read only after
-/// `concurrentPerform` returns, so the writes never overlap. The buffer never escapes.
-final class ResultSlots: @unchecked Sendable {
-    private let buffer: UnsafeMutableBufferPointer<Double>
-    init(count: Int) {
-        buffer = .allocate(capacity: count)
-        buffer.initialize(repeating: .infinity)
-    }
-    deinit { buffer.deallocate() }
-    func set(_ i: Int, _ value: Double) { buffer[i] = value }
-    var values: [Double] { Array(buffer) }
 }

@@ -102,6 +102,13 @@ final class _DisjointResults<R>: @unchecked Sendable {
     func collect() -> [R] { (0..<count).map { base[$0]! } }
 }
 
+/// `body(i)` for every `i` in `0..<count` on up to `threads` workers (1 = on the calling
+/// thread), results by index. Each index is computed once, by one worker, so the results do
+/// not depend on `threads` when `body` does not.
+public func parallelMap<R: Sendable>(count: Int, threads: Int, _ body: @Sendable (Int) -> R) -> [R] {
+    _parallelMap(count: count, threads: threads) { worker in worker.forEach(body) }
+}
+
 /// Runs `worker` for `threads` workers (1 = on the calling thread) and gathers the results
 /// by index.
 func _parallelMap<R: Sendable>(count: Int, threads: Int, _ worker: @Sendable (_Worker<R>) -> Void) -> [R] {

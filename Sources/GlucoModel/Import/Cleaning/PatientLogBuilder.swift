@@ -94,7 +94,7 @@ public struct PatientLogBuilder: Sendable {
     public mutating func acceptTime(_ date: Date, at location: SourceLocation) -> Bool {
         if date > options.now {
             skip("future-dated", at: location,
-                 "time \(ISO8601DateFormatter().string(from: date)) is after the import time; expected a past date; skipped")
+                 "time \(date.iso8601) is after the import time; expected a past date; skipped")
             return false
         }
         if date < ImportLimits.earliest {
