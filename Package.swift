@@ -1,5 +1,25 @@
 // swift-tools-version:6.1
 import PackageDescription
+import Foundation
+
+// The evaluator's SIMD kernels (GrammarEvolution) are compiled for the CPU of the build machine
+// in release builds, like C's -march=native: AVX2 on x86-64 where the host has it, and fused
+// multiply-adds (GE_FMA) where the host has FMA. Such a binary may not run on an older CPU;
+// set GLUCOMODEL_PORTABLE=1 when building for other machines (baseline CPU, no GE_FMA).
+// See docs/evaluator.md. Debug builds are never affected.
+let portableBuild = ProcessInfo.processInfo.environment["GLUCOMODEL_PORTABLE"] == "1"
+let hostCPUFlags: Set<Substring> = {
+    #if arch(arm64)
+    return ["fma"]  // every 64-bit ARM CPU has fused multiply-add
+    #else
+    guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+          let line = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return [] }
+    return Set(line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == ":" }))
+    #endif
+}()
+let evaluatorSettings: [SwiftSetting] = portableBuild ? [] : [
+    .unsafeFlags(["-target-cpu", "native"], .when(configuration: .release)),
+] + (hostCPUFlags.contains("fma") ? [.define("GE_FMA", .when(configuration: .release))] : [])
 
 let package = Package(
     name: "GlucoModel",
@@ -25,7 +45,7 @@ let package = Package(
         // Safe Swift wrappers over BLAS/LAPACK: the only place their pointers are handled.
         .target(name: "LinearAlgebra", dependencies: ["COpenBLAS", "CLAPACKE"]),
         // A general grammatical-evolution engine. Knows nothing of glucose.
-        .target(name: "GrammarEvolution", dependencies: ["LinearAlgebra"]),
+        .target(name: "GrammarEvolution", dependencies: ["LinearAlgebra"], swiftSettings: evaluatorSettings),
         // The glucose domain: data in, series, models, evaluation, dosing, reports, store.
         .target(
             name: "GlucoModel",

@@ -1,42 +1,56 @@
 #!/usr/bin/env bash
-# Evaluator throughput on the issue's workload, with a plain C batched interpreter as the
-# reference in the same run (the machine may be shared: compare ratios, not absolute figures).
+# Evaluator throughput on the issue's workload (300 random expressions of 20-50 nodes, 8 columns),
+# with a plain C batched interpreter (-O3 -march=native) as the reference in the same run: the
+# machine may be shared, so compare ratios, not absolute figures.
 #
-# Usage: scripts/bench-eval.sh [ROWS] [REPEATS]
-# Writes generated expressions and the C binary under ${TMPDIR:-/tmp}/bench-eval (nothing committed).
-# To let Swift use AVX2/FMA like the C build, set SWIFT_TARGET_CPU=haswell (separate build dir);
-# that build also defines GE_FMA (fused multiply-adds in the Float vector math; the CPU must
-# have FMA, as haswell and later do).
+# Usage: scripts/bench-eval.sh [native|portable|both] [ROWS] [REPEATS]
+#   native   (default) the ordinary `swift build -c release`: GrammarEvolution is compiled for
+#            this machine's CPU (-target-cpu native, GE_FMA where the CPU has FMA; Package.swift).
+#   portable GLUCOMODEL_PORTABLE=1 build (baseline CPU, no GE_FMA) in its own scratch path
+#            .build-portable, so that switching modes does not rebuild the other one.
+#   both     both builds, measured one after the other in this run.
+# Writes generated expressions and the C binaries under ${TMPDIR:-/tmp}/bench-eval (nothing committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=native
+if [[ "${1:-}" =~ ^(native|portable|both)$ ]]; then mode=$1; shift; fi
 rows=${1:-100000}
 repeats=${2:-5}
 work=${TMPDIR:-/tmp}/bench-eval
 mkdir -p "$work"
 
-if [[ -n "${SWIFT_TARGET_CPU:-}" ]]; then
-    scratch=.build-$SWIFT_TARGET_CPU
-    swift build -c release --product glucomodel-train --scratch-path "$scratch" \
-        -Xswiftc -target-cpu -Xswiftc "$SWIFT_TARGET_CPU" -Xswiftc -DGE_FMA
-    bin=$scratch/release/glucomodel-train
-else
-    swift build -c release --product glucomodel-train
-    bin=.build/release/glucomodel-train
-fi
+build() { # build MODE -> prints the binary's path
+    if [[ $1 == portable ]]; then
+        GLUCOMODEL_PORTABLE=1 swift build -c release --product glucomodel-train --scratch-path .build-portable >&2
+        echo .build-portable/release/glucomodel-train
+    else
+        swift build -c release --product glucomodel-train >&2
+        echo .build/release/glucomodel-train
+    fi
+}
+case $mode in
+    both) modes=(native portable) ;;
+    *) modes=("$mode") ;;
+esac
+declare -A bins
+for m in "${modes[@]}"; do bins[$m]=$(build "$m"); done
 cc -O3 -march=native -o "$work/bi-float" scripts/reference/batched_interpreter.c -lm
 cc -O3 -march=native -DUSE_DOUBLE -o "$work/bi-double" scripts/reference/batched_interpreter.c -lm
 
-# 300 random expressions of 20-50 nodes, 8 columns (seeded).
-"$bin" bench-eval --expressions "$work/arith.txt" --generate-expressions 300 --min-nodes 20 --max-nodes 50 \
+# 300 random expressions of 20-50 nodes, 8 columns (seeded, so every run and mode sees the same).
+gen=${bins[${modes[0]}]}
+"$gen" bench-eval --expressions "$work/arith.txt" --generate-expressions 300 --min-nodes 20 --max-nodes 50 \
     --operators "+,-,*,/" --rows 1000 --repeat 1 > /dev/null
-"$bin" bench-eval --expressions "$work/mixed.txt" --generate-expressions 300 --min-nodes 20 --max-nodes 50 \
+"$gen" bench-eval --expressions "$work/mixed.txt" --generate-expressions 300 --min-nodes 20 --max-nodes 50 \
     --operators "+,-,*,/,+,-,*,/,aq,sin,exp,log" --rows 1000 --repeat 1 > /dev/null
 
 for set in arith mixed; do
-    echo "== $set: Swift evaluator"
-    "$bin" bench-eval --expressions "$work/$set.txt" --rows "$rows" --repeat "$repeats" --precision float --threads 1
-    "$bin" bench-eval --expressions "$work/$set.txt" --rows "$rows" --repeat "$repeats" --precision float --threads 2
-    "$bin" bench-eval --expressions "$work/$set.txt" --rows "$rows" --repeat "$repeats" --precision double --threads 1
+    for m in "${modes[@]}"; do
+        echo "== $set: Swift evaluator, $m build"
+        "${bins[$m]}" bench-eval --expressions "$work/$set.txt" --rows "$rows" --repeat "$repeats" --precision float --threads 1
+        "${bins[$m]}" bench-eval --expressions "$work/$set.txt" --rows "$rows" --repeat "$repeats" --precision float --threads 2
+        "${bins[$m]}" bench-eval --expressions "$work/$set.txt" --rows "$rows" --repeat "$repeats" --precision double --threads 1
+    done
     echo "== $set: C reference (-O3 -march=native, libm transcendentals)"
     "$work/bi-float" "$work/$set.txt" "$rows" 8 "$repeats"
     "$work/bi-double" "$work/$set.txt" "$rows" 8 "$repeats"
