@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Evaluates programs over rows of a `DataTable`, in batches of 256 rows that stay in cache,
+/// Evaluates programs over rows of a `DataTable`, in batches of rows (4 KB per buffer) that stay in cache,
 /// with SIMD kernels, in parallel across programs.
 ///
 /// **Lags.** `lag(x, k)` at row `r` reads row `r - k`, so rows before a program's
