@@ -135,7 +135,7 @@ import Testing
                     INSERT INTO import_runs VALUES (1, 'old_a', '/a.csv', 'h1', 'glucomodel-csv', 0, 0, 4, 0, '{"sleep":2}', '{"file":"a.csv"}');
                     INSERT INTO import_runs VALUES (2, 'old_b', '/b.csv', 'h2', 'glucomodel-csv', 0, 0, 1, 0, '{}', '{"file":"b.csv"}');
                     INSERT INTO records (patient_id, kind, subtype, time, end_time, value, extra, flag, moment, note, source_file, source_line, import_run_id)
-                    VALUES ('old_a', 'glucose', 'cgm', 1000, NULL, 120, NULL, NULL, 'fasting', 'n', '', 3, 1),
+                    VALUES ('old_a', 'glucose', 'cgm', 1000, NULL, 120, NULL, NULL, 'night', 'n', '', 3, 1),
                            ('old_a', 'glucose', 'cgm', 1000, NULL, 130, NULL, NULL, NULL, NULL, '', 4, 1),
                            ('old_a', 'bolus', 'normal', 900, NULL, 2.5, 30, 'rapid', NULL, NULL, '/x.csv', 5, 1),
                            ('old_a', 'temp_basal', '', 500, 800, 0.5, NULL, NULL, NULL, NULL, '', 6, 1),
@@ -150,7 +150,7 @@ import Testing
         var a = PatientLog(patient: try PatientID("old_a"))
         a.insulinKind = .rapid
         a.otherRecords = ["sleep": 2]
-        a.glucose = [GlucoseReading(time: Date(timeIntervalSince1970: 1000), value: .mgdL(120), source: .cgm, moment: .fasting, note: "n")]
+        a.glucose = [GlucoseReading(time: Date(timeIntervalSince1970: 1000), value: .mgdL(120), source: .cgm, moment: .night, note: "n")]
         a.boluses = [Bolus(time: Date(timeIntervalSince1970: 900), dose: InsulinUnits(2.5), type: .normal, kind: .rapid,
                            carbInput: Carbohydrate(grams: 30))]
         a.temporaryBasals = [TemporaryBasal(start: Date(timeIntervalSince1970: 500), end: Date(timeIntervalSince1970: 800),
