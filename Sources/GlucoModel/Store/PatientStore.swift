@@ -65,12 +65,22 @@ public struct PatientStore: Sendable {
         }
         let format = type(of: importer).formatName
         let run = try Self.bulkWrite(db) { db -> ImportRun in
+            // The run row first: its id numbers the records. The patient is known once the importer
+            // is done; records go in under the option's patient's number, or a new number.
+            try db.execute(sql: """
+                INSERT INTO import_runs (patient_id, file_path, content_hash, format, started_at, finished_at,
+                    records_added, records_already_stored, other_records, summary)
+                VALUES ('', ?, ?, ?, ?, ?, 0, 0, '{}', '{}')
+                """, arguments: [url.path, hash, format, started.timeIntervalSince1970, started.timeIntervalSince1970])
+            let runID = db.lastInsertedRowID
+            let provisional = try options.patient.flatMap { try Self.patientNumber($0, db) }
+                ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(number), 0) + 1 FROM patients") ?? 1
             let pipe = BatchPipe()
             pipe.start(importer, url: url, options: options)
             var stager: StoreStager?
             do {
                 while let batch = pipe.next() {
-                    if stager == nil { stager = try StoreStager(db: db, policy: batch.duplicates) }
+                    if stager == nil { stager = try StoreStager(db: db, policy: batch.duplicates, patient: provisional, runID: runID) }
                     try stager?.stage(batch)
                 }
             } catch {
@@ -80,39 +90,49 @@ public struct PatientStore: Sendable {
             }
             var result = try pipe.outcome().get()
             let patient = result.log.patient.rawValue
-            try db.execute(sql: """
-                INSERT INTO patients (id, insulin_kind, number) VALUES (?, ?, (SELECT COALESCE(MAX(number), 0) + 1 FROM patients))
-                ON CONFLICT(id) DO NOTHING
-                """, arguments: [patient, result.log.insulinKind.rawValue])
-            if result.log.insulinKind != .unknown {
-                try db.execute(sql: "UPDATE patients SET insulin_kind = ? WHERE id = ?", arguments: [result.log.insulinKind.rawValue, patient])
-            }
-            let number = try Int64.fetchOne(db, sql: "SELECT number FROM patients WHERE id = ?", arguments: [patient]) ?? 0
-            try db.execute(sql: """
-                INSERT INTO import_runs (patient_id, file_path, content_hash, format, started_at, finished_at,
-                    records_added, records_already_stored, other_records, summary)
-                VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}')
-                """, arguments: [patient, url.path, hash, format, started.timeIntervalSince1970, started.timeIntervalSince1970])
-            let runID = db.lastInsertedRowID
-            let kept: Int, added: Int
+            var kept: Int, added: Int
             if pipe.closedByBuilder {
-                (kept, added) = try stager?.finish(patient: number, runID: runID, &result.summary) ?? (0, 0)
+                (kept, added) = try stager?.finish(&result.summary) ?? (0, 0)
                 result.summary.recordsKept = kept
             } else {
-                (kept, added) = (result.log.recordCount, try StoreRecords.insert(result, patient: number, runID: runID, db: db))
+                (kept, added) = (result.log.recordCount, try StoreRecords.insert(result, patient: provisional, runID: runID, db: db))
+            }
+            if let number = try Self.patientNumber(result.log.patient, db) {
+                if number != provisional {
+                    // An existing patient the options did not name: the records move to its number.
+                    try db.execute(sql: """
+                        INSERT INTO records SELECT ?, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
+                            source_file, source_line, import_run_id FROM records WHERE patient = ? AND import_run_id = ?
+                            ORDER BY kind, subtype, time, value
+                        ON CONFLICT DO NOTHING
+                        """, arguments: [number, provisional, runID])
+                    added = db.changesCount
+                    try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
+                }
+            } else {
+                try db.execute(sql: "INSERT INTO patients (id, insulin_kind, number) VALUES (?, ?, ?)",
+                               arguments: [patient, InsulinKind.unknown.rawValue, provisional])
+            }
+            if result.log.insulinKind != .unknown {
+                try db.execute(sql: "UPDATE patients SET insulin_kind = ? WHERE id = ?", arguments: [result.log.insulinKind.rawValue, patient])
             }
             let finished = Date()
             let summaryJSON = String(decoding: try JSONEncoder().encode(result.summary), as: UTF8.self)
             let otherJSON = String(decoding: try JSONEncoder().encode(result.log.otherRecords), as: UTF8.self)
             try db.execute(sql: """
-                UPDATE import_runs SET finished_at = ?, records_added = ?, records_already_stored = ?,
+                UPDATE import_runs SET patient_id = ?, finished_at = ?, records_added = ?, records_already_stored = ?,
                     other_records = ?, summary = ? WHERE id = ?
-                """, arguments: [finished.timeIntervalSince1970, added, kept - added, otherJSON, summaryJSON, runID])
+                """, arguments: [patient, finished.timeIntervalSince1970, added, kept - added, otherJSON, summaryJSON, runID])
             return ImportRun(id: runID, patient: result.log.patient, filePath: url.path, contentHash: hash, format: format,
                              startedAt: started, finishedAt: finished, recordsAdded: added,
                              recordsAlreadyStored: kept - added, summary: result.summary)
         }
         return .imported(run)
+    }
+
+    /// The number (`patients.number`) of a stored patient, or nil.
+    static func patientNumber(_ patient: PatientID, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT number FROM patients WHERE id = ?", arguments: [patient.rawValue])
     }
 
     /// Runs `body` in one transaction with foreign-key checks off and a larger page cache, for bulk

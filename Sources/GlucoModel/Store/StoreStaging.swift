@@ -6,10 +6,11 @@ import GRDB
 ///
 /// Every record goes, in file order, into a TEMP staging table (`stage`, one row per record, its
 /// `seq` the rowid). While a kind's records arrive in time order (the usual case), `DuplicateFilter`
-/// runs on them at once and marks the dropped ones; at the end such a kind is copied into `records`
-/// by one `INSERT ... SELECT` in SQLite. A kind that turned out of order (`TimeOrderTracker`) is read
-/// back `ORDER BY time, seq` (or `seq DESC` for a newest-first file) and filtered afresh, its early
-/// counts discarded. Everything runs inside the file's transaction on the writing connection.
+/// runs on them at once and the kept ones are inserted into `records` straight away (for the
+/// patient number given, under this run). A kind that turns out of order (`TimeOrderTracker`) has
+/// those rows deleted again and is read back from the stage `ORDER BY time, seq` (or `seq DESC` for
+/// a newest-first file) and filtered afresh, its early counts discarded. Everything runs inside the
+/// file's transaction on the writing connection.
 final class StoreStager {
     let db: Database
     private var strings: [String: Int64] = [:]
@@ -21,8 +22,15 @@ final class StoreStager {
     let temporaryBasals: KindStager<TemporaryBasal>, basalInjections: KindStager<BasalInjection>, carbs: KindStager<CarbIntake>
     let exercise: KindStager<ExerciseSession>, weights: KindStager<WeightRecord>, heartRate: KindStager<HeartRateSample>
 
-    init(db: Database, policy: DuplicatePolicy) throws {
+    let patient: Int64, runID: Int64
+    /// Rows added to `records` so far.
+    var added = 0
+    private let direct: Statement
+
+    init(db: Database, policy: DuplicatePolicy, patient: Int64, runID: Int64) throws {
         self.db = db
+        self.patient = patient
+        self.runID = runID
         try db.execute(sql: """
             DROP TABLE IF EXISTS temp.stage;
             CREATE TEMP TABLE stage (seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, dropped INTEGER NOT NULL,
@@ -33,6 +41,7 @@ final class StoreStager {
             INSERT INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        direct = try StoreRecords.insertStatement(db)
         glucose = KindStager(policy); boluses = KindStager(policy); basalRates = KindStager(policy)
         temporaryBasals = KindStager(policy); basalInjections = KindStager(policy); carbs = KindStager(policy)
         exercise = KindStager(policy); weights = KindStager(policy); heartRate = KindStager(policy)
@@ -47,6 +56,20 @@ final class StoreStager {
         try exercise.stage(batch.exercise, self); try weights.stage(batch.weights, self); try heartRate.stage(batch.heartRate, self)
     }
 
+    private var lastFile = "", lastFileCode: Int64 = -1, lastField = "", lastFieldCode: Int64 = -1
+
+    /// `code(_:)` of a file name, remembering the last one (it rarely changes within a file).
+    func fileCode(_ text: String) -> Int64 {
+        if lastFileCode < 0 || text != lastFile { (lastFile, lastFileCode) = (text, code(text)) }
+        return lastFileCode
+    }
+
+    /// `code(_:)` of a field name, remembering the last one.
+    func fieldCode(_ text: String) -> Int64 {
+        if lastFieldCode < 0 || text != lastField { (lastField, lastFieldCode) = (text, code(text)) }
+        return lastFieldCode
+    }
+
     /// A small number for a file or field name (few distinct per file), so the stage does not repeat texts.
     func code(_ text: String) -> Int64 {
         if let c = strings[text] { return c }
@@ -57,6 +80,19 @@ final class StoreStager {
 
     func text(_ code: Int64?) -> String? { code.flatMap { $0 >= 0 && $0 < stringList.count ? stringList[Int($0)] : nil } }
 
+    /// Inserts a record into `records` now (its kind is in time order so far), numbered by its stage row.
+    func insertDirectly<R: StorableRecord>(_ item: Located<R>) throws {
+        let binder = RecordBinder(direct)
+        binder.bind(patient, at: 1)
+        binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
+        item.record.storeRow.bind(binder, from: 3)
+        binder.bind((runID << 32) + seq, at: 11)
+        binder.bind(item.location.line, at: 12)
+        binder.bind(runID, at: 13)
+        try binder.step(db)
+        added += db.changesCount
+    }
+
     func insert<R: StorableRecord>(_ item: Located<R>, dropped: Bool) throws {
         let binder = RecordBinder(staged)
         seq += 1
@@ -65,31 +101,17 @@ final class StoreStager {
         binder.bind(Int64(dropped ? 1 : 0), at: 3)
         item.record.storeRow.bind(binder, from: 4)
         binder.bind(item.location.line, at: 12)
-        binder.bind(code(item.location.file), at: 13)
-        binder.bind(item.location.field.map { Int(code($0)) }, at: 14)
+        binder.bind(fileCode(item.location.file), at: 13)
+        binder.bind(item.location.field.map { Int(fieldCode($0)) }, at: 14)
         try binder.step(db)
     }
 
-    /// Moves the staged records into `records` for `patient` (run `runID`), adds the cleaning counts
-    /// to `summary` (in kind order, as `PatientLogBuilder.build` does); returns (kept, added).
-    func finish(patient: Int64, runID: Int64, _ summary: inout ImportSummary) throws -> (kept: Int, added: Int) {
-        var kept = 0, added = 0
-        var inOrder: [Int] = []
+    /// Finishes every kind: adds the cleaning counts to `summary` (in kind order, as
+    /// `PatientLogBuilder.build` does); returns how many records are kept and how many were added.
+    func finish(_ summary: inout ImportSummary) throws -> (kept: Int, added: Int) {
+        var kept = 0
         var next = seq
-        for k in kinds {
-            let (n, asRead) = try k.finish(self, patient: patient, runID: runID, nextSeq: &next, &summary, added: &added)
-            kept += n
-            if asRead { inOrder.append(StoreSchema.code(k.kind)) }
-        }
-        if !inOrder.isEmpty {
-            try db.execute(sql: """
-                INSERT INTO records (patient, kind, \(StoreRecords.payloadColumns), seq, source_line, import_run_id)
-                SELECT ?, kind, \(StoreRecords.payloadColumns), ? + seq, line, ? FROM temp.stage
-                WHERE dropped = 0 AND kind IN (\(inOrder.map(String.init).joined(separator: ","))) ORDER BY seq
-                ON CONFLICT DO NOTHING
-                """, arguments: [patient, runID << 32, runID])
-            added += db.changesCount
-        }
+        for k in kinds { kept += try k.finish(self, nextSeq: &next, &summary) }
         try db.execute(sql: "DROP TABLE temp.stage")
         return (kept, added)
     }
@@ -97,10 +119,8 @@ final class StoreStager {
 
 protocol KindStaging: AnyObject {
     var kind: RecordKind { get }
-    /// Cleans the kind's staged records; returns how many are kept and whether they are in file
-    /// order (then the caller copies the undropped ones); otherwise they are inserted here.
-    func finish(_ stager: StoreStager, patient: Int64, runID: Int64, nextSeq: inout Int64,
-                _ summary: inout ImportSummary, added: inout Int) throws -> (kept: Int, asRead: Bool)
+    /// Cleans the kind's staged records unless they came in order; returns how many are kept.
+    func finish(_ stager: StoreStager, nextSeq: inout Int64, _ summary: inout ImportSummary) throws -> Int
 }
 
 /// One kind's ordering statistics and its duplicate filter while the records come in time order.
@@ -126,22 +146,28 @@ final class KindStager<R: StorableRecord>: KindStaging {
             var dropped = false
             if !tracker.needsSort {
                 dropped = !filter.keep(item, &early)
-                if !dropped { keptEarly += 1 }
             }
             try stager.insert(item, dropped: dropped)
+            if !tracker.needsSort && !dropped {
+                keptEarly += 1
+                try stager.insertDirectly(item)
+            }
         }
     }
 
-    func finish(_ stager: StoreStager, patient: Int64, runID: Int64, nextSeq: inout Int64,
-                _ summary: inout ImportSummary, added: inout Int) throws -> (kept: Int, asRead: Bool) {
-        guard tracker.count > 0 else { return (0, false) }
+    func finish(_ stager: StoreStager, nextSeq: inout Int64, _ summary: inout ImportSummary) throws -> Int {
+        guard tracker.count > 0 else { return 0 }
         let order = tracker.finish(R.kind, &summary)
         if order == .asRead {
             for (reason, n) in early.skipped { summary.skipped[reason, default: 0] += n }
             summary.issues += early.issues
-            return (keptEarly, true)
+            return keptEarly
         }
         let db = stager.db
+        let (patient, runID) = (stager.patient, stager.runID)
+        try db.execute(sql: "DELETE FROM records WHERE patient = ? AND kind = ? AND import_run_id = ?",
+                       arguments: [patient, StoreSchema.code(R.kind), runID])
+        stager.added -= db.changesCount
         let insert = try StoreRecords.insertStatement(db)
         let binder = RecordBinder(insert)
         binder.bind(patient, at: 1)
@@ -157,7 +183,7 @@ final class KindStager<R: StorableRecord>: KindStaging {
                 binder.bind((runID << 32) + nextSeq, at: 11)
                 binder.bind(line, at: 12)
                 try binder.step(db)
-                added += db.changesCount
+                stager.added += db.changesCount
             }
             pending.removeAll(keepingCapacity: true)
         }
@@ -185,6 +211,6 @@ final class KindStager<R: StorableRecord>: KindStaging {
             }
             try flush()
         }
-        return (kept, false)
+        return kept
     }
 }
