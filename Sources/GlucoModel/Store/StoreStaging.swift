@@ -80,8 +80,15 @@ final class StoreStager {
 
     func text(_ code: Int64?) -> String? { code.flatMap { $0 >= 0 && $0 < stringList.count ? stringList[Int($0)] : nil } }
 
-    /// Inserts a record into `records` now (its kind is in time order so far), numbered by its stage row.
-    func insertDirectly<R: StorableRecord>(_ item: Located<R>) throws {
+    /// The next record's number in file order (its `seq` in the stage, whether staged or not).
+    func advance() -> Int64 {
+        seq += 1
+        return seq
+    }
+
+    /// Inserts a record into `records` now (its kind is in time order so far), numbered `seq`;
+    /// returns whether it was added (false: the same record is stored already).
+    func insertDirectly<R: StorableRecord>(_ item: Located<R>, seq: Int64) throws -> Bool {
         let binder = RecordBinder(direct)
         binder.bind(patient, at: 1)
         binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
@@ -91,11 +98,11 @@ final class StoreStager {
         binder.bind(runID, at: 13)
         try binder.step(db)
         added += db.changesCount
+        return db.changesCount > 0
     }
 
-    func insert<R: StorableRecord>(_ item: Located<R>, dropped: Bool) throws {
+    func insert<R: StorableRecord>(_ item: Located<R>, seq: Int64, dropped: Bool) throws {
         let binder = RecordBinder(staged)
-        seq += 1
         binder.bind(seq, at: 1)
         binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
         binder.bind(Int64(dropped ? 1 : 0), at: 3)
@@ -140,17 +147,37 @@ final class KindStager<R: StorableRecord>: KindStaging {
 
     var kind: RecordKind { R.kind }
 
+    /// While every record kept so far has one file and field (`uniform`), records inserted straight
+    /// into `records` are not staged: they can be copied back with that location (up to `uniformUpTo`).
+    var uniform: (file: String, field: String?)?
+    var isUniform = true
+    var uniformUpTo: Int64 = 0
+
     func stage(_ items: [Located<R>], _ stager: StoreStager) throws {
         for item in items {
             tracker.note(item.record)
-            var dropped = false
-            if !tracker.needsSort {
-                dropped = !filter.keep(item, &early)
+            let seq = stager.advance()
+            guard !tracker.needsSort else {
+                try stager.insert(item, seq: seq, dropped: false)
+                continue
             }
-            try stager.insert(item, dropped: dropped)
-            if !tracker.needsSort && !dropped {
-                keptEarly += 1
-                try stager.insertDirectly(item)
+            guard filter.keep(item, &early) else {
+                try stager.insert(item, seq: seq, dropped: true)
+                continue
+            }
+            keptEarly += 1
+            let stored = try stager.insertDirectly(item, seq: seq)
+            if isUniform {
+                if let u = uniform {
+                    isUniform = u.file == item.location.file && u.field == item.location.field
+                } else {
+                    uniform = (item.location.file, item.location.field)
+                }
+            }
+            if isUniform && stored {
+                uniformUpTo = seq
+            } else {
+                try stager.insert(item, seq: seq, dropped: false)
             }
         }
     }
@@ -165,6 +192,15 @@ final class KindStager<R: StorableRecord>: KindStaging {
         }
         let db = stager.db
         let (patient, runID) = (stager.patient, stager.runID)
+        if let u = uniform, uniformUpTo > 0 {
+            // The records inserted straight away and not staged come back to the stage first.
+            try db.execute(sql: """
+                INSERT INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
+                SELECT seq - ?1, kind, 0, \(StoreRecords.payloadColumns), source_line, ?2, ?3 FROM records
+                WHERE patient = ?4 AND kind = ?5 AND import_run_id = ?6 AND seq - ?1 <= ?7
+                """, arguments: [runID << 32, stager.code(u.file), u.field.map(stager.code), patient,
+                                 StoreSchema.code(R.kind), runID, uniformUpTo])
+        }
         try db.execute(sql: "DELETE FROM records WHERE patient = ? AND kind = ? AND import_run_id = ?",
                        arguments: [patient, StoreSchema.code(R.kind), runID])
         stager.added -= db.changesCount
