@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures importing a large Dexcom Clarity CSV into a fresh store with `glucomodel-train import-data`
 # (release build): wall time, MB/s and peak RSS (/usr/bin/time -v), for each size given.
-# The file is the one scripts/measure-large-import.sh generates (EGV every 5 min, an insulin row
+# The file is shaped like the one scripts/measure-large-import.sh generates, one row a minute (EGV, an insulin row
 # every 50 rows, a carb row every 77; one preamble row).
 # Usage: scripts/measure-store-import.sh [size-MB ...]          (default: 100 300)
 #        GLUCOMODEL_TRAIN=/path/to/glucomodel-train scripts/measure-store-import.sh 100
@@ -24,6 +24,7 @@ import sys, datetime
 path, mb = sys.argv[1], int(sys.argv[2])
 target = mb * 1_000_000
 t0 = datetime.datetime(2010, 1, 1)
+step = 1  # minutes between rows: 300 MB (4.3 M rows) still ends before 2026 (none future-dated)
 with open(path, "w") as f:
     f.write("Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,Patient Info,Device Info,Source Device ID,"
             "Glucose Value (mg/dL),Insulin Value (u),Carb Value (grams),Duration (hh:mm:ss),"
@@ -31,7 +32,7 @@ with open(path, "w") as f:
     f.write("1,,FirstName,,Someone,,,,,,,,,\n")
     i, size = 2, 0
     while size < target:
-        t = t0 + datetime.timedelta(minutes=5 * i)
+        t = t0 + datetime.timedelta(minutes=step * i)
         if i % 50 == 0:
             row = f"{i},{t:%Y-%m-%dT%H:%M:%S},Insulin,Fast-Acting,,,iOS G6,,{1 + i % 7}.5,,,,,\n"
         elif i % 77 == 0:
