@@ -16,6 +16,9 @@ public struct ImportOptions: Sendable {
     public var now: Date
     /// Forces a day/month order instead of detecting it from the data.
     public var dateOrder: DateOrder?
+    /// Where a `PatientLogBuilder` made with these options spills its records in batches instead of
+    /// keeping them (the store's streaming import); nil keeps the whole log in memory.
+    public var recordSink: (any RecordSink)?
 
     public init(patient: PatientID? = nil, timeZone: TimeZone = .current, now: Date = Date(), dateOrder: DateOrder? = nil) {
         self.patient = patient; self.timeZone = timeZone; self.now = now; self.dateOrder = dateOrder
@@ -33,4 +36,36 @@ public protocol PatientDataImporter: Sendable {
     /// A reader with default settings (the registry creates importers from their types).
     init()
     func importFile(at url: URL, options: ImportOptions) throws -> ImportResult
+}
+
+/// A batch of records as a builder read them, each list in file order (see `RecordSink`).
+public struct RecordBatch: Sendable {
+    public var glucose: [Located<GlucoseReading>] = []
+    public var boluses: [Located<Bolus>] = []
+    public var basalRates: [Located<BasalRate>] = []
+    public var temporaryBasals: [Located<TemporaryBasal>] = []
+    public var basalInjections: [Located<BasalInjection>] = []
+    public var carbs: [Located<CarbIntake>] = []
+    public var exercise: [Located<ExerciseSession>] = []
+    public var weights: [Located<WeightRecord>] = []
+    public var heartRate: [Located<HeartRateSample>] = []
+    /// How the builder that sent the batch recognises duplicates.
+    public var duplicates: DuplicatePolicy = .sameInstant
+    public init() {}
+
+    public var count: Int {
+        glucose.count + boluses.count + basalRates.count + temporaryBasals.count + basalInjections.count
+            + carbs.count + exercise.count + weights.count + heartRate.count
+    }
+}
+
+/// Receives the records a `PatientLogBuilder` reads, in batches, instead of the builder keeping
+/// them: the builder sends a batch every `PatientLogBuilder.batchSize` records and the rest when it
+/// builds, then calls `close()`. Batches arrive in file order; the receiver sorts and cleans (the
+/// store does it through SQLite with `TimeOrderTracker` and `DuplicateFilter`, as `clean` does in memory).
+public protocol RecordSink: AnyObject, Sendable {
+    func receive(_ batch: RecordBatch)
+    /// The builder built its result (whose log then holds no records, only patient, insulin kind and
+    /// other records; its summary lacks the cleaning counts, which the receiver adds).
+    func close()
 }

@@ -47,8 +47,9 @@ extension PatientStore {
     /// query: nightly runs use it to skip patients with nothing new without loading their log).
     public func newestGlucoseTime(for patient: PatientID) throws -> Date? {
         try db.read { db in
-            try Double.fetchOne(db, sql: "SELECT MAX(time) FROM records WHERE patient_id = ? AND kind = ?",
-                                arguments: [patient.rawValue, RecordKind.glucose.rawValue])
+            try Double.fetchOne(db, sql: """
+                SELECT MAX(time) FROM records WHERE patient = (SELECT number FROM patients WHERE id = ?) AND kind = ?
+                """, arguments: [patient.rawValue, StoreSchema.code(.glucose)])
         }.map { Date(timeIntervalSince1970: $0) }
     }
 }

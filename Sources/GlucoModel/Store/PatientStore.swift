@@ -46,6 +46,12 @@ public struct PatientStore: Sendable {
     }
 
     /// Imports `url` with `importer`, unless a file with the same content was imported before.
+    ///
+    /// Streams: the importer runs on its own thread and its builder hands records over in batches
+    /// (`BatchPipe`, at most a few batches held); this thread stages them in SQLite and cleans them
+    /// (`StoreStager`), all in one transaction, so memory does not grow with the file. The records and
+    /// summary are those of `importer.importFile(at:options:)` in memory. An importer that does not
+    /// use `PatientLogBuilder` has its returned log stored as it is.
     /// - Throws: `ImportError` when the file cannot be read (the store is unchanged), or a database error
     ///   (the transaction is rolled back: the store is unchanged).
     public func importFile(_ url: URL, importer: some PatientDataImporter, options: ImportOptions) throws -> StoreImportOutcome {
@@ -57,34 +63,76 @@ public struct PatientStore: Sendable {
         if let previous = try db.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM import_runs WHERE content_hash = ?", arguments: [hash]) }) {
             return .alreadyImported(try Self.run(from: previous))
         }
-        let result = try importer.importFile(at: url, options: options)
         let format = type(of: importer).formatName
         let run = try Self.bulkWrite(db) { db -> ImportRun in
-            let patient = result.log.patient.rawValue
-            try db.execute(sql: "INSERT INTO patients (id, insulin_kind) VALUES (?, ?) ON CONFLICT(id) DO NOTHING",
-                           arguments: [patient, result.log.insulinKind.rawValue])
-            if result.log.insulinKind != .unknown {
-                try db.execute(sql: "UPDATE patients SET insulin_kind = ? WHERE id = ?", arguments: [result.log.insulinKind.rawValue, patient])
-            }
+            // The run row first: its id numbers the records. The patient is known once the importer
+            // is done; records go in under the option's patient's number, or a new number.
             try db.execute(sql: """
                 INSERT INTO import_runs (patient_id, file_path, content_hash, format, started_at, finished_at,
                     records_added, records_already_stored, other_records, summary)
-                VALUES (?, ?, ?, ?, ?, ?, 0, 0, '{}', '{}')
-                """, arguments: [patient, url.path, hash, format, started.timeIntervalSince1970, started.timeIntervalSince1970])
+                VALUES ('', ?, ?, ?, ?, ?, 0, 0, '{}', '{}')
+                """, arguments: [url.path, hash, format, started.timeIntervalSince1970, started.timeIntervalSince1970])
             let runID = db.lastInsertedRowID
-            let added = try StoreRecords.insert(result, runID: runID, db: db)
+            let provisional = try options.patient.flatMap { try Self.patientNumber($0, db) }
+                ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(number), 0) + 1 FROM patients") ?? 1
+            let pipe = BatchPipe()
+            pipe.start(importer, url: url, options: options)
+            var stager: StoreStager?
+            do {
+                while let batch = pipe.next() {
+                    if stager == nil { stager = try StoreStager(db: db, policy: batch.duplicates, patient: provisional, runID: runID) }
+                    try stager?.stage(batch)
+                }
+            } catch {
+                pipe.cancel()
+                _ = pipe.outcome()
+                throw error
+            }
+            var result = try pipe.outcome().get()
+            let patient = result.log.patient.rawValue
+            var kept: Int, added: Int
+            if pipe.closedByBuilder {
+                (kept, added) = try stager?.finish(&result.summary) ?? (0, 0)
+                result.summary.recordsKept = kept
+            } else {
+                (kept, added) = (result.log.recordCount, try StoreRecords.insert(result, patient: provisional, runID: runID, db: db))
+            }
+            if let number = try Self.patientNumber(result.log.patient, db) {
+                if number != provisional {
+                    // An existing patient the options did not name: the records move to its number.
+                    try db.execute(sql: """
+                        INSERT INTO records SELECT ?, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
+                            source_file, source_line, import_run_id FROM records WHERE patient = ? AND import_run_id = ?
+                            ORDER BY kind, subtype, time, value
+                        ON CONFLICT DO NOTHING
+                        """, arguments: [number, provisional, runID])
+                    added = db.changesCount
+                    try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
+                }
+            } else {
+                try db.execute(sql: "INSERT INTO patients (id, insulin_kind, number) VALUES (?, ?, ?)",
+                               arguments: [patient, InsulinKind.unknown.rawValue, provisional])
+            }
+            if result.log.insulinKind != .unknown {
+                try db.execute(sql: "UPDATE patients SET insulin_kind = ? WHERE id = ?", arguments: [result.log.insulinKind.rawValue, patient])
+            }
             let finished = Date()
             let summaryJSON = String(decoding: try JSONEncoder().encode(result.summary), as: UTF8.self)
             let otherJSON = String(decoding: try JSONEncoder().encode(result.log.otherRecords), as: UTF8.self)
             try db.execute(sql: """
-                UPDATE import_runs SET finished_at = ?, records_added = ?, records_already_stored = ?,
+                UPDATE import_runs SET patient_id = ?, finished_at = ?, records_added = ?, records_already_stored = ?,
                     other_records = ?, summary = ? WHERE id = ?
-                """, arguments: [finished.timeIntervalSince1970, added, result.log.recordCount - added, otherJSON, summaryJSON, runID])
+                """, arguments: [patient, finished.timeIntervalSince1970, added, kept - added, otherJSON, summaryJSON, runID])
             return ImportRun(id: runID, patient: result.log.patient, filePath: url.path, contentHash: hash, format: format,
                              startedAt: started, finishedAt: finished, recordsAdded: added,
-                             recordsAlreadyStored: result.log.recordCount - added, summary: result.summary)
+                             recordsAlreadyStored: kept - added, summary: result.summary)
         }
         return .imported(run)
+    }
+
+    /// The number (`patients.number`) of a stored patient, or nil.
+    static func patientNumber(_ patient: PatientID, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT number FROM patients WHERE id = ?", arguments: [patient.rawValue])
     }
 
     /// Runs `body` in one transaction with foreign-key checks off and a larger page cache, for bulk
@@ -118,10 +166,12 @@ public struct PatientStore: Sendable {
     /// How many records the store holds, per kind (for all patients, or one).
     public func recordCounts(for patient: PatientID? = nil) throws -> [RecordKind: Int] {
         try db.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT kind, COUNT(*) AS n FROM records WHERE ?1 IS NULL OR patient_id = ?1 GROUP BY kind",
-                                        arguments: [patient?.rawValue])
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT kind, COUNT(*) AS n FROM records
+                WHERE ?1 IS NULL OR patient = (SELECT number FROM patients WHERE id = ?1) GROUP BY kind
+                """, arguments: [patient?.rawValue])
             var out: [RecordKind: Int] = [:]
-            for row in rows { if let k = RecordKind(rawValue: row["kind"]) { out[k] = row["n"] } }
+            for row in rows { if let k = StoreSchema.kind(code: row["kind"]) { out[k] = row["n"] } }
             return out
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Mapping between `PatientLog` records and rows of the `records` table.
+/// One record as the columns of a `records` (or staging) row.
 ///
 /// | kind | value | subtype | end_time | extra | flag | moment, note |
 /// |---|---|---|---|---|---|---|
@@ -12,120 +12,181 @@ import GRDB
 /// | carbs | g | meal type | | | | |
 /// | exercise | intensity | | | minutes | | |
 /// | weight, heart_rate | kg, bpm | | | | | |
-enum StoreRecords {
-    struct Row5 {
-        var time: Date, value: Double, subtype = "", end: Date? = nil, extra: Double? = nil
-        var flag: String? = nil, moment: String? = nil, note: String? = nil
+struct StoreRow {
+    var time: Double, value: Double, subtype = "", end: Double? = nil, extra: Double? = nil
+    var flag: String? = nil, moment: String? = nil, note: String? = nil
+
+    /// The row's columns from `time` on, in the order of `StoreRecords.payloadColumns`.
+    init(time: Date, value: Double, subtype: String = "", end: Date? = nil, extra: Double? = nil,
+         flag: String? = nil, moment: String? = nil, note: String? = nil) {
+        self.time = time.timeIntervalSince1970; self.value = value; self.subtype = subtype
+        self.end = end?.timeIntervalSince1970; self.extra = extra; self.flag = flag; self.moment = moment; self.note = note
     }
 
-    /// Inserts every record, skipping those already stored; returns how many were added.
-    ///
-    /// One prepared statement, its values bound straight into SQLite (no per-row argument arrays).
-    /// `source_file` is stored as `''`: the row's `import_run_id` names the file (see `log(for:db:)`).
-    static func insert(_ result: ImportResult, runID: Int64, db: Database) throws -> Int {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO records (patient_id, kind, subtype, time, end_time, value, extra, flag, moment, note,
-                source_file, source_line, import_run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)
-            ON CONFLICT(patient_id, kind, subtype, time, value) DO NOTHING
+    /// Reads the payload columns from `row` (named as in `StoreRecords.payloadColumns`).
+    init(_ row: Row) {
+        time = row["time"]; value = row["value"]; subtype = row["subtype"]; end = row["end_time"]; extra = row["extra"]
+        flag = row["flag"]; moment = row["moment"]; note = row["note"]
+    }
+
+    var date: Date { Date(timeIntervalSince1970: time) }
+    var endDate: Date? { end.map { Date(timeIntervalSince1970: $0) } }
+
+    /// Binds the payload at `first`, `first + 1`, ... (time, value, subtype, end_time, extra, flag, moment, note).
+    func bind(_ binder: RecordBinder, from first: Int32) {
+        // NaN is bound as NULL and trips NOT NULL: a programmer error upstream, rolled back.
+        binder.bind(time, at: first)
+        binder.bind(value, at: first + 1)
+        binder.bind(subtype, at: first + 2)
+        binder.bind(end, at: first + 3)
+        binder.bind(extra, at: first + 4)
+        binder.bind(flag, at: first + 5)
+        binder.bind(moment, at: first + 6)
+        binder.bind(note, at: first + 7)
+    }
+}
+
+/// A record the store can write as a `StoreRow` and read back.
+protocol StorableRecord: TimedRecord {
+    var storeRow: StoreRow { get }
+    init(storeRow r: StoreRow)
+}
+
+extension GlucoseReading: StorableRecord {
+    var storeRow: StoreRow {
+        StoreRow(time: time, value: value.mgdL, subtype: source.rawValue, flag: censoring?.rawValue, moment: moment?.rawValue, note: note)
+    }
+    init(storeRow r: StoreRow) {
+        self.init(time: r.date, value: .mgdL(r.value), source: GlucoseSource(rawValue: r.subtype) ?? .cgm,
+                  censoring: r.flag.flatMap(Censoring.init(rawValue:)), moment: r.moment.flatMap(MealMoment.init(rawValue:)), note: r.note)
+    }
+}
+
+extension Bolus: StorableRecord {
+    var storeRow: StoreRow {
+        StoreRow(time: time, value: dose.units, subtype: type.rawValue, end: end, extra: carbInput?.grams, flag: kind.rawValue)
+    }
+    init(storeRow r: StoreRow) {
+        self.init(time: r.date, end: r.endDate, dose: InsulinUnits(r.value), type: BolusType(rawValue: r.subtype) ?? .normal,
+                  kind: r.flag.flatMap(InsulinKind.init(rawValue:)) ?? .rapid, carbInput: r.extra.map { Carbohydrate(grams: $0) })
+    }
+}
+
+extension BasalRate: StorableRecord {
+    var storeRow: StoreRow { StoreRow(time: start, value: rate.unitsPerHour, end: end) }
+    init(storeRow r: StoreRow) { self.init(start: r.date, end: r.endDate, rate: InsulinRate(unitsPerHour: r.value)) }
+}
+
+extension TemporaryBasal: StorableRecord {
+    var storeRow: StoreRow { StoreRow(time: start, value: rate.unitsPerHour, end: end) }
+    init(storeRow r: StoreRow) { self.init(start: r.date, end: r.endDate ?? r.date, rate: InsulinRate(unitsPerHour: r.value)) }
+}
+
+extension BasalInjection: StorableRecord {
+    var storeRow: StoreRow { StoreRow(time: time, value: dose.units) }
+    init(storeRow r: StoreRow) { self.init(time: r.date, dose: InsulinUnits(r.value)) }
+}
+
+extension CarbIntake: StorableRecord {
+    var storeRow: StoreRow { StoreRow(time: time, value: amount.grams, subtype: mealType.rawValue) }
+    init(storeRow r: StoreRow) {
+        self.init(time: r.date, amount: Carbohydrate(grams: r.value), mealType: MealType(rawValue: r.subtype) ?? .unspecified)
+    }
+}
+
+extension ExerciseSession: StorableRecord {
+    var storeRow: StoreRow { StoreRow(time: time, value: intensity, extra: durationMinutes) }
+    init(storeRow r: StoreRow) { self.init(time: r.date, intensity: r.value, durationMinutes: r.extra ?? 0) }
+}
+
+extension WeightRecord: StorableRecord {
+    var storeRow: StoreRow { StoreRow(time: time, value: kilograms) }
+    init(storeRow r: StoreRow) { self.init(time: r.date, kilograms: r.value) }
+}
+
+extension HeartRateSample: StorableRecord {
+    var storeRow: StoreRow { StoreRow(time: time, value: beatsPerMinute) }
+    init(storeRow r: StoreRow) { self.init(time: r.date, beatsPerMinute: r.value) }
+}
+
+/// Writing and reading the `records` table (schema v3, see `StoreSchema`).
+enum StoreRecords {
+    /// The payload columns, in `StoreRow.bind` order.
+    static let payloadColumns = "time, value, subtype, end_time, extra, flag, moment, note"
+
+    /// The statement inserting one record (patient, kind, payload, seq, source line, run), skipping
+    /// one already stored (same patient, kind, subtype, time and value).
+    static func insertStatement(_ db: Database) throws -> Statement {
+        try db.cachedStatement(sql: """
+            INSERT INTO records (patient, kind, \(payloadColumns), seq, source_line, import_run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
             """)
-        let patient = result.log.patient.rawValue
-        var added = 0
-        func put<R: TimedRecord>(_ records: [R], _ row: (R) -> Row5) throws {
-            let lines = result.sourceLines[R.kind] ?? []
+    }
+
+    /// Inserts a whole log as it is (an importer that does not stream, e.g. in tests); returns how many were added.
+    static func insert(_ result: ImportResult, patient: Int64, runID: Int64, db: Database) throws -> Int {
+        let statement = try insertStatement(db)
+        var added = 0, seq = runID << 32
+        func put<R: StorableRecord>(_ records: [R]) throws {
             let binder = RecordBinder(statement)
             binder.bind(patient, at: 1)
-            binder.bind(R.kind.rawValue, at: 2)
-            binder.bind(runID, at: 12)
+            binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
+            binder.bind(runID, at: 13)
             for (i, r) in records.enumerated() {
-                let x = row(r)
-                // NaN is bound as NULL and trips NOT NULL: a programmer error upstream, rolled back here.
-                binder.bind(x.subtype, at: 3)
-                binder.bind(x.time.timeIntervalSince1970, at: 4)
-                binder.bind(x.end?.timeIntervalSince1970, at: 5)
-                binder.bind(x.value, at: 6)
-                binder.bind(x.extra, at: 7)
-                binder.bind(x.flag, at: 8)
-                binder.bind(x.moment, at: 9)
-                binder.bind(x.note, at: 10)
-                binder.bind(i < lines.count ? lines[i] : nil, at: 11)
+                r.storeRow.bind(binder, from: 3)
+                seq += 1
+                binder.bind(seq, at: 11)
+                binder.bind(result.line(of: R.kind, i), at: 12)
                 try binder.step(db)
                 added += db.changesCount
             }
         }
         let log = result.log
-        try put(log.glucose) { Row5(time: $0.time, value: $0.value.mgdL, subtype: $0.source.rawValue, flag: $0.censoring?.rawValue,
-                                    moment: $0.moment?.rawValue, note: $0.note) }
-        try put(log.boluses) { Row5(time: $0.time, value: $0.dose.units, subtype: $0.type.rawValue, end: $0.end,
-                                    extra: $0.carbInput?.grams, flag: $0.kind.rawValue) }
-        try put(log.basalRates) { Row5(time: $0.start, value: $0.rate.unitsPerHour, end: $0.end) }
-        try put(log.temporaryBasals) { Row5(time: $0.start, value: $0.rate.unitsPerHour, end: $0.end) }
-        try put(log.basalInjections) { Row5(time: $0.time, value: $0.dose.units) }
-        try put(log.carbs) { Row5(time: $0.time, value: $0.amount.grams, subtype: $0.mealType.rawValue) }
-        try put(log.exercise) { Row5(time: $0.time, value: $0.intensity, extra: $0.durationMinutes) }
-        try put(log.weights) { Row5(time: $0.time, value: $0.kilograms) }
-        try put(log.heartRate) { Row5(time: $0.time, value: $0.beatsPerMinute) }
+        try put(log.glucose); try put(log.boluses); try put(log.basalRates); try put(log.temporaryBasals)
+        try put(log.basalInjections); try put(log.carbs); try put(log.exercise); try put(log.weights); try put(log.heartRate)
         return added
     }
 
-    /// The patient's log from the store. Rows written before per-run file names have their own
-    /// `source_file`; newer rows store `''` and take the file of their import run.
+    /// The patient's log from the store, each list in time order, the record imported first kept
+    /// where overlapping files disagree at one instant. Rows written before per-run file names have
+    /// their own `source_file`; newer rows store `''` and take the file of their import run.
     static func log(for patient: PatientID, db: Database) throws -> PatientLog {
         var log = PatientLog(patient: patient)
-        if let kind = try String.fetchOne(db, sql: "SELECT insulin_kind FROM patients WHERE id = ?", arguments: [patient.rawValue]) {
-            log.insulinKind = InsulinKind(rawValue: kind) ?? .unknown
+        guard let row = try Row.fetchOne(db, sql: "SELECT number, insulin_kind FROM patients WHERE id = ?", arguments: [patient.rawValue]) else {
+            return log
         }
-        for text in try String.fetchAll(db, sql: "SELECT other_records FROM import_runs WHERE patient_id = ?", arguments: [patient.rawValue]) {
-            let counts = try JSONDecoder().decode([String: Int].self, from: Data(text.utf8))
+        let number: Int64 = row["number"]
+        log.insulinKind = InsulinKind(rawValue: row["insulin_kind"]) ?? .unknown
+        var files: [Int64: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, file_path, other_records FROM import_runs WHERE patient_id = ?", arguments: [patient.rawValue]) {
+            files[row["id"]] = row["file_path"]
+            let counts = try JSONDecoder().decode([String: Int].self, from: Data((row["other_records"] as String).utf8))
             log.otherRecords.merge(counts, uniquingKeysWith: +)
         }
-        var files: [Int64: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT id, file_path FROM import_runs WHERE patient_id = ?", arguments: [patient.rawValue]) {
-            files[row["id"]] = row["file_path"]
-        }
-        var g: [Located<GlucoseReading>] = [], b: [Located<Bolus>] = [], br: [Located<BasalRate>] = []
-        var tb: [Located<TemporaryBasal>] = [], bi: [Located<BasalInjection>] = [], c: [Located<CarbIntake>] = []
-        var ex: [Located<ExerciseSession>] = [], w: [Located<WeightRecord>] = [], hr: [Located<HeartRateSample>] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT * FROM records WHERE patient_id = ? ORDER BY time, id", arguments: [patient.rawValue])
-        while let row = try rows.next() {
-            let ownFile: String = row["source_file"]
-            let file = ownFile.isEmpty ? files[row["import_run_id"]] ?? "" : ownFile
-            let loc = SourceLocation(file: file, line: row["source_line"])
-            let time = Date(timeIntervalSince1970: row["time"])
-            let end: Date? = (row["end_time"] as Double?).map { Date(timeIntervalSince1970: $0) }
-            let value: Double = row["value"]
-            let subtype: String = row["subtype"]
-            switch RecordKind(rawValue: row["kind"]) {
-            case .glucose:
-                g.append(Located(GlucoseReading(time: time, value: .mgdL(value), source: GlucoseSource(rawValue: subtype) ?? .cgm,
-                                                censoring: (row["flag"] as String?).flatMap(Censoring.init(rawValue:)),
-                                                moment: (row["moment"] as String?).flatMap(MealMoment.init(rawValue:)), note: row["note"]), loc))
-            case .bolus:
-                b.append(Located(Bolus(time: time, end: end, dose: InsulinUnits(value), type: BolusType(rawValue: subtype) ?? .normal,
-                                       kind: (row["flag"] as String?).flatMap(InsulinKind.init(rawValue:)) ?? .rapid,
-                                       carbInput: (row["extra"] as Double?).map { Carbohydrate(grams: $0) }), loc))
-            case .basal: br.append(Located(BasalRate(start: time, end: end, rate: InsulinRate(unitsPerHour: value)), loc))
-            case .temporaryBasal:
-                tb.append(Located(TemporaryBasal(start: time, end: end ?? time, rate: InsulinRate(unitsPerHour: value)), loc))
-            case .basalInjection: bi.append(Located(BasalInjection(time: time, dose: InsulinUnits(value)), loc))
-            case .carbs:
-                c.append(Located(CarbIntake(time: time, amount: Carbohydrate(grams: value), mealType: MealType(rawValue: subtype) ?? .unspecified), loc))
-            case .exercise: ex.append(Located(ExerciseSession(time: time, intensity: value, durationMinutes: row["extra"] ?? 0), loc))
-            case .weight: w.append(Located(WeightRecord(time: time, kilograms: value), loc))
-            case .heartRate: hr.append(Located(HeartRateSample(time: time, beatsPerMinute: value), loc))
-            case nil: continue
+        func read<R: StorableRecord>(_ type: R.Type) throws -> [R] {
+            var items: [Located<R>] = []
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT \(payloadColumns), source_file, source_line, import_run_id FROM records
+                WHERE patient = ? AND kind = ? ORDER BY time, seq
+                """, arguments: [number, StoreSchema.code(R.kind)])
+            while let row = try rows.next() {
+                let ownFile: String = row["source_file"]
+                let file = ownFile.isEmpty ? files[row["import_run_id"]] ?? "" : ownFile
+                items.append(Located(R(storeRow: StoreRow(row)), SourceLocation(file: file, line: row["source_line"])))
             }
+            var ignored = ImportSummary(file: "store")
+            return PatientLogBuilder.clean(items, &ignored).map(\.record)
         }
-        var ignored = ImportSummary(file: "store")
-        log.glucose = PatientLogBuilder.clean(g, &ignored).map(\.record)
-        log.boluses = PatientLogBuilder.clean(b, &ignored).map(\.record)
-        log.basalRates = PatientLogBuilder.clean(br, &ignored).map(\.record)
-        log.temporaryBasals = PatientLogBuilder.clean(tb, &ignored).map(\.record)
-        log.basalInjections = PatientLogBuilder.clean(bi, &ignored).map(\.record)
-        log.carbs = PatientLogBuilder.clean(c, &ignored).map(\.record)
-        log.exercise = PatientLogBuilder.clean(ex, &ignored).map(\.record)
-        log.weights = PatientLogBuilder.clean(w, &ignored).map(\.record)
-        log.heartRate = PatientLogBuilder.clean(hr, &ignored).map(\.record)
+        log.glucose = try read(GlucoseReading.self)
+        log.boluses = try read(Bolus.self)
+        log.basalRates = try read(BasalRate.self)
+        log.temporaryBasals = try read(TemporaryBasal.self)
+        log.basalInjections = try read(BasalInjection.self)
+        log.carbs = try read(CarbIntake.self)
+        log.exercise = try read(ExerciseSession.self)
+        log.weights = try read(WeightRecord.self)
+        log.heartRate = try read(HeartRateSample.self)
         return log
     }
 }

@@ -5,9 +5,11 @@ import GRDB
 /// - `patients(id, insulin_kind)`
 /// - `import_runs(id, patient_id, file_path, content_hash UNIQUE, format, started_at, finished_at,
 ///   records_added, records_already_stored, other_records JSON, summary JSON)`
-/// - `records(id, patient_id, kind, subtype, time, end_time, value, extra, flag, moment, note,
-///   source_file, source_line, import_run_id)`, one row per record of any kind, unique on
-///   `(patient_id, kind, subtype, time, value)` so overlapping files do not duplicate data.
+/// - `records(patient, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
+///   source_file, source_line, import_run_id)` (v3; v1 had text patient and kind columns, an
+///   AUTOINCREMENT id and a unique index), one row per record of any kind, `WITHOUT ROWID` with the
+///   primary key `(patient, kind, subtype, time, value)` so overlapping files do not duplicate data;
+///   `patient` is `patients.number`, `kind` is `code(_:)`, `seq` orders records of one instant by import.
 ///   `source_file` is `''` in rows written since the import names its file once, in `import_runs.file_path`
 ///   (reached through `import_run_id`); older rows keep their own path and read back unchanged.
 /// - `scoring_state(patient_id, last_scored_at, updated_at)` (v2): how far nightly scoring got.
@@ -60,6 +62,60 @@ enum StoreSchema {
                 t.column("updated_at", .double).notNull()
             }
         }
+        // v3: records keyed by their identity (no rowid, no separate index), patient and kind as
+        // small integers, `seq` ordering records of one instant by import (run id << 32, then the
+        // file's order). Rows of older stores are copied over (seq = their old id, below any new run's).
+        m.registerMigration("v3-records-by-identity") { db in
+            try db.execute(sql: """
+                ALTER TABLE patients ADD COLUMN number INTEGER;
+                UPDATE patients SET number = rowid;
+                CREATE UNIQUE INDEX patients_number ON patients(number);
+                CREATE TABLE records_v3 (
+                    patient INTEGER NOT NULL REFERENCES patients(number),
+                    kind INTEGER NOT NULL,
+                    subtype TEXT NOT NULL,
+                    time REAL NOT NULL,
+                    value REAL NOT NULL,
+                    seq INTEGER NOT NULL,
+                    end_time REAL, extra REAL, flag TEXT, moment TEXT, note TEXT,
+                    source_file TEXT NOT NULL DEFAULT '',
+                    source_line INTEGER,
+                    import_run_id INTEGER NOT NULL REFERENCES import_runs(id),
+                    PRIMARY KEY (patient, kind, subtype, time, value)
+                ) WITHOUT ROWID;
+                """)
+            let cases = RecordKind.allCases.map { "WHEN '\($0.rawValue)' THEN \(code($0))" }.joined(separator: " ")
+            try db.execute(sql: """
+                INSERT INTO records_v3 (patient, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
+                    source_file, source_line, import_run_id)
+                SELECT p.number, CASE r.kind \(cases) END, r.subtype, r.time, r.value, r.id, r.end_time, r.extra, r.flag,
+                    r.moment, r.note, r.source_file, r.source_line, r.import_run_id
+                FROM records r JOIN patients p ON p.id = r.patient_id
+                WHERE r.kind IN (\(RecordKind.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")))
+                ORDER BY p.number, r.kind, r.subtype, r.time, r.value;
+                DROP TABLE records;
+                ALTER TABLE records_v3 RENAME TO records;
+                """)
+        }
         return m
     }
+
+    /// The number that stands for a record kind in `records.kind` (v3). Fixed: never renumber.
+    static func code(_ kind: RecordKind) -> Int {
+        switch kind {
+        case .glucose: return 1
+        case .bolus: return 2
+        case .basal: return 3
+        case .temporaryBasal: return 4
+        case .basalInjection: return 5
+        case .carbs: return 6
+        case .exercise: return 7
+        case .weight: return 8
+        case .heartRate: return 9
+        }
+    }
+
+    /// The kind a `records.kind` number stands for.
+    static func kind(code: Int) -> RecordKind? { RecordKind.allCases.first { Self.code($0) == code } }
 }
+

@@ -17,92 +17,28 @@ public enum DuplicatePolicy: Sendable {
 }
 
 extension PatientLogBuilder {
-    /// Stable sort by time, then duplicate removal under `policy`.
+    /// Stable sort by time, then duplicate removal under `policy`: `TimeOrderTracker` decides the
+    /// order from the records in file order, `DuplicateFilter` then runs over them in that order.
+    /// (The store's streaming import applies the same two pieces to records it spills to SQLite.)
     /// - Complexity: O(n log n); O(n) when the input is already sorted.
     public static func clean<R: TimedRecord>(_ items: [Located<R>], _ summary: inout ImportSummary,
                                              policy: DuplicatePolicy = .sameInstant) -> [Located<R>] {
-        switch policy {
-        case .sameInstant: return sameInstant(ordered(items, &summary, perIdentity: true), &summary)
-        case .uploadWindow: return uploadWindow(ordered(items, &summary, perIdentity: false), &summary)
+        var tracker = TimeOrderTracker(policy: policy)
+        for item in items { tracker.note(item.record) }
+        let ordered: [Located<R>]
+        switch tracker.finish(R.kind, &summary) {
+        case .asRead: ordered = items
+        case .reversed: ordered = items.reversed()
+        case .sorted:
+            // Enumerated sort keeps file order among equal times, so "first in the file" stays first.
+            ordered = items.enumerated().sorted { a, b in
+                a.element.record.time != b.element.record.time ? a.element.record.time < b.element.record.time : a.offset < b.offset
+            }.map(\.element)
         }
-    }
-
-    /// The items sorted by time, file order kept among equal times, with the disorder counted.
-    private static func ordered<R: TimedRecord>(_ items: [Located<R>], _ summary: inout ImportSummary,
-                                                perIdentity: Bool) -> [Located<R>] {
-        var items = items
-        func late(_ list: [Located<R>]) -> (count: Int, needsSort: Bool) {
-            var latest: [String: Date] = [:]
-            var previous = Date.distantPast, n = 0, needsSort = false
-            for item in list {
-                let t = item.record.time
-                if t < previous { needsSort = true } else { previous = t }
-                let key = perIdentity ? item.record.identity : ""
-                if let l = latest[key], t < l { n += 1 } else { latest[key] = t }
-            }
-            return (n, needsSort)
-        }
-        var (outOfOrder, needsSort) = late(items)
-        if !perIdentity, outOfOrder > 0, items.count > 2 {
-            let reversed = Array(items.reversed())
-            if late(reversed).needsSort == false {
-                items = reversed
-                (outOfOrder, needsSort) = (0, false)
-                summary.adjust("newest-first rows reversed")
-            }
-        }
-        if outOfOrder > 0 {
-            let reason = perIdentity ? "\(R.kind.rawValue) rows out of time order (sorted)" : "row out of time order (sorted)"
-            summary.adjusted[reason, default: 0] += outOfOrder
-        }
-        guard needsSort else { return items }
-        // Enumerated sort keeps file order among equal times, so "first in the file" stays first.
-        return items.enumerated().sorted { a, b in
-            a.element.record.time != b.element.record.time ? a.element.record.time < b.element.record.time : a.offset < b.offset
-        }.map(\.element)
-    }
-
-    private static func sameInstant<R: TimedRecord>(_ sorted: [Located<R>], _ summary: inout ImportSummary) -> [Located<R>] {
-        var result: [Located<R>] = []
-        result.reserveCapacity(sorted.count)
-        var groupTime = Date.distantPast
-        var kept: [String: Located<R>] = [:]
-        for item in sorted {
-            if item.record.time != groupTime {
-                groupTime = item.record.time
-                kept.removeAll(keepingCapacity: true)
-            }
-            let key = item.record.identity
-            if let first = kept[key] {
-                if first.record == item.record {
-                    summary.skip("exact duplicate")
-                } else {
-                    summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
-                        "\(R.kind.rawValue) at the same time as \(first.location) but with value \(item.record.canonicalValue) "
-                        + "instead of \(first.record.canonicalValue); kept the first (\(first.location)), dropped this one"))
-                }
-                continue
-            }
-            kept[key] = item
-            result.append(item)
-        }
-        return result
-    }
-
-    private static func uploadWindow<R: TimedRecord>(_ sorted: [Located<R>], _ summary: inout ImportSummary) -> [Located<R>] {
-        let window = [.glucose, .bolus, .basalInjection, .carbs].contains(R.kind) ? ImportLimits.duplicateWindow : 0
+        var filter = DuplicateFilter<R>(policy: policy)
         var kept: [Located<R>] = []
-        kept.reserveCapacity(sorted.count)
-        for x in sorted {
-            let t = x.record.time
-            var duplicate = false
-            var j = kept.count - 1
-            while j >= 0, t.timeIntervalSince(kept[j].record.time) <= window {
-                if sameUpload(kept[j].record, x.record) { duplicate = true; break }
-                j -= 1
-            }
-            if duplicate { summary.skip("duplicate") } else { kept.append(x) }
-        }
+        kept.reserveCapacity(ordered.count)
+        for item in ordered where filter.keep(item, &summary) { kept.append(item) }
         return kept
     }
 

@@ -16,6 +16,8 @@ public struct Located<Record: Sendable>: Sendable {
 /// file full of bad rows; the counts are always exact). Used by all six importers.
 public struct PatientLogBuilder: Sendable {
     public static let maxIssuesPerReason = 100
+    /// Records per batch sent to `options.recordSink`.
+    public static let batchSize = 10_000
 
     /// The file name used in every `SourceLocation`.
     public var file: String
@@ -36,6 +38,11 @@ public struct PatientLogBuilder: Sendable {
     var exercise: [Located<ExerciseSession>] = []
     var weights: [Located<WeightRecord>] = []
     var heartRate: [Located<HeartRateSample>] = []
+    /// Where records go in batches (`options.recordSink`); temporary basals stay here until `build`
+    /// (importers amend them after reading, e.g. Nightscout's cancels).
+    let sink: (any RecordSink)?
+    private var pending = 0
+    private var earliest: Date?
 
     public init(file: String, options: ImportOptions, duplicates: DuplicatePolicy = .sameInstant) {
         self.file = file
@@ -43,6 +50,7 @@ public struct PatientLogBuilder: Sendable {
         self.duplicates = duplicates
         summary = ImportSummary(file: file)
         resolver = LocalTimeResolver(timeZone: options.timeZone)
+        sink = options.recordSink
     }
 
     public func location(_ line: Int?, _ field: String? = nil) -> SourceLocation {
@@ -123,6 +131,23 @@ public struct PatientLogBuilder: Sendable {
         case let r as HeartRateSample: heartRate.append(Located(r, location))
         default: preconditionFailure("unknown record type \(R.self)")
         }
+        if R.kind != .weight, earliest.map({ record.time < $0 }) ?? true { earliest = record.time }
+        guard sink != nil, R.kind != .temporaryBasal else { return }
+        pending += 1
+        if pending >= Self.batchSize { flush(includingTemporaryBasals: false) }
+    }
+
+    /// Sends the records held to the sink (all but temporary basals unless told) and forgets them.
+    mutating func flush(includingTemporaryBasals: Bool) {
+        guard let sink else { return }
+        var batch = RecordBatch()
+        batch.duplicates = duplicates
+        swap(&batch.glucose, &glucose); swap(&batch.boluses, &boluses); swap(&batch.basalRates, &basalRates)
+        swap(&batch.basalInjections, &basalInjections); swap(&batch.carbs, &carbs); swap(&batch.exercise, &exercise)
+        swap(&batch.weights, &weights); swap(&batch.heartRate, &heartRate)
+        if includingTemporaryBasals { swap(&batch.temporaryBasals, &temporaryBasals) }
+        pending = 0
+        if batch.count > 0 { sink.receive(batch) }
     }
 
     public mutating func add<R: TimedRecord>(_ record: R, line: Int?, field: String?) {
@@ -137,7 +162,17 @@ public struct PatientLogBuilder: Sendable {
     }
 
     /// Sorts, removes duplicates (`duplicates`), and returns the log of `patient` with the final summary.
+    /// With a `RecordSink`, the records go to the sink instead (see `RecordSink.close()`).
     public func build(patient: PatientID) -> ImportResult {
+        if let sink {
+            var rest = self
+            rest.flush(includingTemporaryBasals: true)
+            sink.close()
+            var log = PatientLog(patient: patient)
+            log.otherRecords = otherRecords
+            log.insulinKind = insulinKind
+            return ImportResult(log: log, summary: summary)
+        }
         var summary = self.summary
         var log = PatientLog(patient: patient)
         var lines: [RecordKind: [Int?]] = [:]
@@ -162,10 +197,6 @@ public struct PatientLogBuilder: Sendable {
         return ImportResult(log: log, summary: summary, sourceLines: lines)
     }
 
-    /// The earliest time among the records added so far.
-    public var firstRecordTime: Date? {
-        [glucose.map(\.record.time).min(), boluses.map(\.record.time).min(), basalRates.map(\.record.time).min(),
-         temporaryBasals.map(\.record.time).min(), carbs.map(\.record.time).min(), exercise.map(\.record.time).min(),
-         heartRate.map(\.record.time).min(), basalInjections.map(\.record.time).min()].compactMap { $0 }.min()
-    }
+    /// The earliest time among the records added so far (weights aside), also those sent to a sink.
+    public var firstRecordTime: Date? { earliest }
 }

@@ -1,0 +1,118 @@
+import Foundation
+
+/// The order of one kind's records, learnt one record at a time in file order (O(1) memory apart
+/// from one entry per identity), and the order cleaning must use:
+/// - `.asRead`: the records are already in time order;
+/// - `.reversed`: under `.uploadWindow`, a list of more than two records, wholly newest-first
+///   (never increasing) with at least one row out of order, is read backwards (counted once as
+///   `newest-first rows reversed`);
+/// - `.sorted`: otherwise a stable sort by time (file order kept among equal times); rows earlier
+///   than the latest one before them are counted: per identity under `.sameInstant`
+///   (`<kind> rows out of time order (sorted)`), over the whole list under `.uploadWindow`
+///   (`row out of time order (sorted)`).
+public struct TimeOrderTracker: Sendable {
+    public enum Order: Sendable { case asRead, reversed, sorted }
+
+    let perIdentity: Bool
+    private var latest: [String: Date] = [:]
+    private var latestAll = Date.distantPast
+    private var previous = Date.distantPast
+    private var last: Date?
+    private var nonIncreasing = true
+    public private(set) var count = 0
+    public private(set) var outOfOrder = 0
+    /// Whether some record came earlier in time than one before it in the file.
+    public private(set) var needsSort = false
+
+    public init(policy: DuplicatePolicy) { perIdentity = policy == .sameInstant }
+
+    public mutating func note<R: TimedRecord>(_ record: R) {
+        let t = record.time
+        count += 1
+        if t < previous { needsSort = true } else { previous = t }
+        if let last, t > last { nonIncreasing = false }
+        last = t
+        if perIdentity {
+            let key = record.identity
+            if let l = latest[key], t < l { outOfOrder += 1 } else { latest[key] = t }
+        } else if count > 1, t < latestAll {
+            outOfOrder += 1
+        } else {
+            latestAll = t
+        }
+    }
+
+    /// The order to clean in, with the adjustments counted in `summary`.
+    public func finish(_ kind: RecordKind, _ summary: inout ImportSummary) -> Order {
+        if !perIdentity, outOfOrder > 0, count > 2, nonIncreasing {
+            summary.adjust("newest-first rows reversed")
+            return .reversed
+        }
+        if outOfOrder > 0 {
+            let reason = perIdentity ? "\(kind.rawValue) rows out of time order (sorted)" : "row out of time order (sorted)"
+            summary.adjusted[reason, default: 0] += outOfOrder
+        }
+        return needsSort ? .sorted : .asRead
+    }
+}
+
+/// Duplicate removal over one kind's records in time order (see `DuplicatePolicy`), one record at
+/// a time: it keeps only the records that can still match a later one (those at the current
+/// instant under `.sameInstant`, those within `ImportLimits.duplicateWindow` under `.uploadWindow`).
+public struct DuplicateFilter<R: TimedRecord>: Sendable {
+    let policy: DuplicatePolicy
+    let window: TimeInterval
+    private var groupTime = Date.distantPast
+    private var firsts: [String: Located<R>] = [:]
+    private var recent: [Located<R>] = []
+    private var head = 0
+
+    public init(policy: DuplicatePolicy) {
+        self.policy = policy
+        window = [.glucose, .bolus, .basalInjection, .carbs].contains(R.kind) ? ImportLimits.duplicateWindow : 0
+    }
+
+    /// Whether `item` (not earlier than any record offered before) is kept; a dropped one is counted in `summary`.
+    public mutating func keep(_ item: Located<R>, _ summary: inout ImportSummary) -> Bool {
+        switch policy {
+        case .sameInstant: return keepSameInstant(item, &summary)
+        case .uploadWindow: return keepUploadWindow(item, &summary)
+        }
+    }
+
+    private mutating func keepSameInstant(_ item: Located<R>, _ summary: inout ImportSummary) -> Bool {
+        if item.record.time != groupTime {
+            groupTime = item.record.time
+            firsts.removeAll(keepingCapacity: true)
+        }
+        let key = item.record.identity
+        guard let first = firsts[key] else {
+            firsts[key] = item
+            return true
+        }
+        if first.record == item.record {
+            summary.skip("exact duplicate")
+        } else {
+            summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
+                "\(R.kind.rawValue) at the same time as \(first.location) but with value \(item.record.canonicalValue) "
+                + "instead of \(first.record.canonicalValue); kept the first (\(first.location)), dropped this one"))
+        }
+        return false
+    }
+
+    private mutating func keepUploadWindow(_ item: Located<R>, _ summary: inout ImportSummary) -> Bool {
+        let t = item.record.time
+        while head < recent.count, t.timeIntervalSince(recent[head].record.time) > window { head += 1 }
+        if head > 64, head * 2 > recent.count {
+            recent.removeFirst(head)
+            head = 0
+        }
+        for j in stride(from: recent.count - 1, through: head, by: -1)
+        where PatientLogBuilder.sameUpload(recent[j].record, item.record) {
+            summary.skip("duplicate")
+            return false
+        }
+        recent.append(item)
+        return true
+    }
+}

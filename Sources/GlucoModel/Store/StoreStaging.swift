@@ -1,0 +1,252 @@
+import Foundation
+import GRDB
+
+/// Puts one file's records into the store as they are read, in bounded memory, with the same
+/// result as cleaning the whole log in memory (`PatientLogBuilder.clean`).
+///
+/// Every record goes, in file order, into a TEMP staging table (`stage`, one row per record, its
+/// `seq` the rowid). While a kind's records arrive in time order (the usual case), `DuplicateFilter`
+/// runs on them at once and the kept ones are inserted into `records` straight away (for the
+/// patient number given, under this run). A kind that turns out of order (`TimeOrderTracker`) has
+/// those rows deleted again and is read back from the stage `ORDER BY time, seq` (or `seq DESC` for
+/// a newest-first file) and filtered afresh, its early counts discarded. Everything runs inside the
+/// file's transaction on the writing connection.
+final class StoreStager {
+    let db: Database
+    private var strings: [String: Int64] = [:]
+    private var stringList: [String] = []
+    private var seq: Int64 = 0
+    private let staged: Statement
+    private var kinds: [any KindStaging] = []
+    let glucose: KindStager<GlucoseReading>, boluses: KindStager<Bolus>, basalRates: KindStager<BasalRate>
+    let temporaryBasals: KindStager<TemporaryBasal>, basalInjections: KindStager<BasalInjection>, carbs: KindStager<CarbIntake>
+    let exercise: KindStager<ExerciseSession>, weights: KindStager<WeightRecord>, heartRate: KindStager<HeartRateSample>
+
+    let patient: Int64, runID: Int64
+    /// Rows added to `records` so far.
+    var added = 0
+    private let direct: Statement
+
+    init(db: Database, policy: DuplicatePolicy, patient: Int64, runID: Int64) throws {
+        self.db = db
+        self.patient = patient
+        self.runID = runID
+        try db.execute(sql: """
+            DROP TABLE IF EXISTS temp.stage;
+            CREATE TEMP TABLE stage (seq INTEGER PRIMARY KEY, kind INTEGER NOT NULL, dropped INTEGER NOT NULL,
+                \(StoreRecords.payloadColumns.replacingOccurrences(of: "time, value,", with: "time REAL NOT NULL, value REAL NOT NULL,")),
+                line INTEGER, file INTEGER NOT NULL, field INTEGER);
+            """)
+        staged = try db.makeStatement(sql: """
+            INSERT INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        direct = try StoreRecords.insertStatement(db)
+        glucose = KindStager(policy); boluses = KindStager(policy); basalRates = KindStager(policy)
+        temporaryBasals = KindStager(policy); basalInjections = KindStager(policy); carbs = KindStager(policy)
+        exercise = KindStager(policy); weights = KindStager(policy); heartRate = KindStager(policy)
+        kinds = [glucose, boluses, basalRates, temporaryBasals, basalInjections, carbs, exercise, weights, heartRate]
+    }
+
+    /// Stages a batch (each list in file order, after those of earlier batches).
+    func stage(_ batch: RecordBatch) throws {
+        try glucose.stage(batch.glucose, self); try boluses.stage(batch.boluses, self)
+        try basalRates.stage(batch.basalRates, self); try temporaryBasals.stage(batch.temporaryBasals, self)
+        try basalInjections.stage(batch.basalInjections, self); try carbs.stage(batch.carbs, self)
+        try exercise.stage(batch.exercise, self); try weights.stage(batch.weights, self); try heartRate.stage(batch.heartRate, self)
+    }
+
+    private var lastFile = "", lastFileCode: Int64 = -1, lastField = "", lastFieldCode: Int64 = -1
+
+    /// `code(_:)` of a file name, remembering the last one (it rarely changes within a file).
+    func fileCode(_ text: String) -> Int64 {
+        if lastFileCode < 0 || text != lastFile { (lastFile, lastFileCode) = (text, code(text)) }
+        return lastFileCode
+    }
+
+    /// `code(_:)` of a field name, remembering the last one.
+    func fieldCode(_ text: String) -> Int64 {
+        if lastFieldCode < 0 || text != lastField { (lastField, lastFieldCode) = (text, code(text)) }
+        return lastFieldCode
+    }
+
+    /// A small number for a file or field name (few distinct per file), so the stage does not repeat texts.
+    func code(_ text: String) -> Int64 {
+        if let c = strings[text] { return c }
+        stringList.append(text)
+        strings[text] = Int64(stringList.count - 1)
+        return Int64(stringList.count - 1)
+    }
+
+    func text(_ code: Int64?) -> String? { code.flatMap { $0 >= 0 && $0 < stringList.count ? stringList[Int($0)] : nil } }
+
+    /// The next record's number in file order (its `seq` in the stage, whether staged or not).
+    func advance() -> Int64 {
+        seq += 1
+        return seq
+    }
+
+    /// Inserts a record into `records` now (its kind is in time order so far), numbered `seq`;
+    /// returns whether it was added (false: the same record is stored already).
+    func insertDirectly<R: StorableRecord>(_ item: Located<R>, seq: Int64) throws -> Bool {
+        let binder = RecordBinder(direct)
+        binder.bind(patient, at: 1)
+        binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
+        item.record.storeRow.bind(binder, from: 3)
+        binder.bind((runID << 32) + seq, at: 11)
+        binder.bind(item.location.line, at: 12)
+        binder.bind(runID, at: 13)
+        try binder.step(db)
+        added += db.changesCount
+        return db.changesCount > 0
+    }
+
+    func insert<R: StorableRecord>(_ item: Located<R>, seq: Int64, dropped: Bool) throws {
+        let binder = RecordBinder(staged)
+        binder.bind(seq, at: 1)
+        binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
+        binder.bind(Int64(dropped ? 1 : 0), at: 3)
+        item.record.storeRow.bind(binder, from: 4)
+        binder.bind(item.location.line, at: 12)
+        binder.bind(fileCode(item.location.file), at: 13)
+        binder.bind(item.location.field.map { Int(fieldCode($0)) }, at: 14)
+        try binder.step(db)
+    }
+
+    /// Finishes every kind: adds the cleaning counts to `summary` (in kind order, as
+    /// `PatientLogBuilder.build` does); returns how many records are kept and how many were added.
+    func finish(_ summary: inout ImportSummary) throws -> (kept: Int, added: Int) {
+        var kept = 0
+        var next = seq
+        for k in kinds { kept += try k.finish(self, nextSeq: &next, &summary) }
+        try db.execute(sql: "DROP TABLE temp.stage")
+        return (kept, added)
+    }
+}
+
+protocol KindStaging: AnyObject {
+    var kind: RecordKind { get }
+    /// Cleans the kind's staged records unless they came in order; returns how many are kept.
+    func finish(_ stager: StoreStager, nextSeq: inout Int64, _ summary: inout ImportSummary) throws -> Int
+}
+
+/// One kind's ordering statistics and its duplicate filter while the records come in time order.
+final class KindStager<R: StorableRecord>: KindStaging {
+    let policy: DuplicatePolicy
+    var tracker: TimeOrderTracker
+    var filter: DuplicateFilter<R>
+    /// The filter's counts while the kind is in order (discarded if it turns out not to be).
+    var early = ImportSummary(file: "")
+    var keptEarly = 0
+
+    init(_ policy: DuplicatePolicy) {
+        self.policy = policy
+        tracker = TimeOrderTracker(policy: policy)
+        filter = DuplicateFilter(policy: policy)
+    }
+
+    var kind: RecordKind { R.kind }
+
+    /// While every record kept so far has one file and field (`uniform`), records inserted straight
+    /// into `records` are not staged: they can be copied back with that location (up to `uniformUpTo`).
+    var uniform: (file: String, field: String?)?
+    var isUniform = true
+    var uniformUpTo: Int64 = 0
+
+    func stage(_ items: [Located<R>], _ stager: StoreStager) throws {
+        for item in items {
+            tracker.note(item.record)
+            let seq = stager.advance()
+            guard !tracker.needsSort else {
+                try stager.insert(item, seq: seq, dropped: false)
+                continue
+            }
+            guard filter.keep(item, &early) else {
+                try stager.insert(item, seq: seq, dropped: true)
+                continue
+            }
+            keptEarly += 1
+            let stored = try stager.insertDirectly(item, seq: seq)
+            if isUniform {
+                if let u = uniform {
+                    isUniform = u.file == item.location.file && u.field == item.location.field
+                } else {
+                    uniform = (item.location.file, item.location.field)
+                }
+            }
+            if isUniform && stored {
+                uniformUpTo = seq
+            } else {
+                try stager.insert(item, seq: seq, dropped: false)
+            }
+        }
+    }
+
+    func finish(_ stager: StoreStager, nextSeq: inout Int64, _ summary: inout ImportSummary) throws -> Int {
+        guard tracker.count > 0 else { return 0 }
+        let order = tracker.finish(R.kind, &summary)
+        if order == .asRead {
+            for (reason, n) in early.skipped { summary.skipped[reason, default: 0] += n }
+            summary.issues += early.issues
+            return keptEarly
+        }
+        let db = stager.db
+        let (patient, runID) = (stager.patient, stager.runID)
+        if let u = uniform, uniformUpTo > 0 {
+            // The records inserted straight away and not staged come back to the stage first.
+            try db.execute(sql: """
+                INSERT INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
+                SELECT seq - ?1, kind, 0, \(StoreRecords.payloadColumns), source_line, ?2, ?3 FROM records
+                WHERE patient = ?4 AND kind = ?5 AND import_run_id = ?6 AND seq - ?1 <= ?7
+                """, arguments: [runID << 32, stager.code(u.file), u.field.map(stager.code), patient,
+                                 StoreSchema.code(R.kind), runID, uniformUpTo])
+        }
+        try db.execute(sql: "DELETE FROM records WHERE patient = ? AND kind = ? AND import_run_id = ?",
+                       arguments: [patient, StoreSchema.code(R.kind), runID])
+        stager.added -= db.changesCount
+        let insert = try StoreRecords.insertStatement(db)
+        let binder = RecordBinder(insert)
+        binder.bind(patient, at: 1)
+        binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
+        binder.bind(runID, at: 13)
+        var filter = DuplicateFilter<R>(policy: policy)
+        var kept = 0
+        var pending: [(StoreRow, Int?)] = []
+        func flush() throws {
+            for (row, line) in pending {
+                row.bind(binder, from: 3)
+                nextSeq += 1
+                binder.bind((runID << 32) + nextSeq, at: 11)
+                binder.bind(line, at: 12)
+                try binder.step(db)
+                stager.added += db.changesCount
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+        // An index over this kind's staged rows in cleaning order (one external sort), then read in
+        // slices after the last row seen: no cursor stays open across the inserts into `records`.
+        let descending = order == .reversed
+        let code = StoreSchema.code(R.kind)
+        try db.execute(sql: "CREATE INDEX temp.stage_order_\(code) ON stage(time, seq\(descending ? " DESC" : "")) WHERE kind = \(code)")
+        var after: (time: Double, seq: Int64) = (-.greatestFiniteMagnitude, descending ? .max : .min)
+        while true {
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT seq, \(StoreRecords.payloadColumns), line, file, field FROM temp.stage
+                WHERE kind = \(code) AND (time > ?1 OR (time = ?1 AND seq \(descending ? "<" : ">") ?2))
+                ORDER BY time, seq\(descending ? " DESC" : "") LIMIT ?3
+                """, arguments: [after.time, after.seq, PatientLogBuilder.batchSize])
+            guard let last = rows.last else { break }
+            after = (last["time"], last["seq"])
+            for row in rows {
+                let storeRow = StoreRow(row)
+                let location = SourceLocation(file: stager.text(row["file"]) ?? "", line: row["line"], field: stager.text(row["field"]))
+                if filter.keep(Located(R(storeRow: storeRow), location), &summary) {
+                    kept += 1
+                    pending.append((storeRow, row["line"]))
+                }
+            }
+            try flush()
+        }
+        return kept
+    }
+}
