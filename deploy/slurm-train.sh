@@ -6,6 +6,11 @@
 #   # when the array is done (e.g. sbatch --dependency=afterok:<array job id>):
 #   .build/release/glucomodel-train collect --out /shared/glucomodel-run
 #
+# Build on a node of the partition that runs the job: a release build targets the build machine's
+# CPU (like -march=native). For a mixed cluster build once with
+# `GLUCOMODEL_PORTABLE=1 swift build -c release --scratch-path .build-portable` and set
+# GLUCOMODEL_TRAIN=.build-portable/release/glucomodel-train.
+#
 # A task that is killed (time limit, pre-emption) can simply be requeued: finished models are
 # kept and the unfinished one resumes from its checkpoint.
 #SBATCH --job-name=glucomodel-train
