@@ -39,13 +39,18 @@ public struct LogCSVImporter: PatientDataImporter {
         let reader = LineReader(url: url)
         try reader.checkReadable()
         var state = LogCSVState(file: url.path, options: options)
-        for (number, text) in reader {
-            if text.trimmingSpaces().isEmpty || text.hasPrefix("#") { continue }
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        while let (number, bytes) = lines.nextBytes() {
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            // A comment starts with the character `#` (not `#` joined with a following mark).
+            if bytes.first == UInt8(ascii: "#"), String(decoding: bytes, as: UTF8.self).hasPrefix("#") { continue }
             if state.columns == nil {
-                try state.readHeader(text, line: number)
+                try state.readHeader(String(decoding: bytes, as: UTF8.self), line: number)
             } else {
                 state.builder.summary.rowsRead += 1
-                state.readRow(text, line: number)
+                row.load(bytes)
+                state.readRow(row, line: number)
             }
         }
         guard state.columns != nil else {
@@ -103,25 +108,24 @@ struct LogCSVState {
         columnCount = names.count
     }
 
-    mutating func readRow(_ text: String, line: Int) {
-        let split = CSVRow(text)
+    /// Reads one data row (already split); fields become `String`s only when looked at.
+    mutating func readRow(_ split: CSVRow, line: Int) {
         let file = self.file
         let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
         guard !split.unterminatedQuote else {
             return builder.skip("malformed row", at: loc("row"), "a quoted field is not closed; expected a closing '\"'")
         }
-        let fields = split.fields
-        if fields.count > columnCount, fields[columnCount...].contains(where: { !$0.isEmpty }) {
+        if split.count > columnCount, (columnCount..<split.count).contains(where: { !split.isEmpty($0) }) {
             return builder.skip("malformed row", at: loc("row"),
-                                "the row has \(fields.count) fields; the header has \(columnCount) (quote values holding commas)")
+                                "the row has \(split.count) fields; the header has \(columnCount) (quote values holding commas)")
         }
         func field(_ name: String) -> String? {
             guard let i = columns?[name] else { return nil }
-            return i < fields.count ? fields[i] : nil
+            return i < split.count ? split.text(i) : nil
         }
         func optional(_ name: String) -> String? {
-            guard let v = field(name), !v.isEmpty else { return nil }
-            return v
+            guard let i = columns?[name], i < split.count, !split.isEmpty(i) else { return nil }
+            return split.text(i)
         }
         if !fixedPatient {
             let raw = field("patient") ?? ""

@@ -53,7 +53,9 @@ extension PatientLogBuilder {
     /// `value(_:text:in:expected:reason:at:)` at a line and field.
     public mutating func value(_ v: Double?, text: String, in range: ClosedRange<Double>, unit: String,
                                reason: String, line: Int?, field: String) -> Double? {
-        value(v, text: text, in: range, expected: unit, reason: reason, at: location(line, field))
+        // A value in range needs no `SourceLocation` (made only for the warning).
+        if let v, range.contains(v) { return v }
+        return value(v, text: text, in: range, expected: unit, reason: reason, at: location(line, field))
     }
 
     /// A glucose value in `unit` within `ImportLimits.glucoseMgdL` (nil: row skipped).
@@ -74,14 +76,28 @@ extension PatientLogBuilder {
 
     /// `glucose(_:text:unit:reason:at:)` at a line and field, counted as `glucose out of range`.
     public mutating func glucose(_ v: Double?, text: String, unit: GlucoseUnit, line: Int?, field: String) -> GlucoseValue? {
-        glucose(v, text: text, unit: unit, reason: "glucose out of range", at: location(line, field))
+        // A value in range needs no `SourceLocation` (made only for the warning).
+        if let v, case let value = unit.value(v), ImportLimits.glucoseMgdL.contains(value.mgdL) { return value }
+        return glucose(v, text: text, unit: unit, reason: "glucose out of range", at: location(line, field))
     }
 
     /// `Low`/`LO` and `High`/`HI` text: a censored reading at the sensor limit.
     public static func censoring<S: StringProtocol>(_ text: S) -> Censoring? {
-        switch text.lowercased() {
-        case "low", "lo": return .belowRange
-        case "high", "hi": return .aboveRange
+        censoring(bytes: text.utf8)
+    }
+
+    /// `censoring(_:)` over UTF-8 bytes. Only ASCII letters are folded: no other character
+    /// lowercases to the ASCII letters of `low` or `high` (Unicode's one non-ASCII letter that
+    /// lowercases to ASCII is the Kelvin sign, to `k`), so this matches `lowercased()` comparison.
+    /// - Complexity: O(1): at most 4 bytes are read.
+    public static func censoring<C: Collection<UInt8>>(bytes: C) -> Censoring? {
+        let n = bytes.count
+        guard n >= 2, n <= 4 else { return nil }
+        var word: UInt32 = 0
+        for b in bytes { word = word << 8 | UInt32(b >= 0x41 && b <= 0x5A ? b | 0x20 : b) }
+        switch word {
+        case 0x6C6F77, 0x6C6F: return .belowRange  // "low", "lo"
+        case 0x6869_6768, 0x6869: return .aboveRange  // "high", "hi"
         default: return nil
         }
     }
