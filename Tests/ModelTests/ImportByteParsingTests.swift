@@ -106,4 +106,18 @@ import Testing
         #expect(error?.issue.message.contains("truncated") == true)
         #expect(error?.issue.location.line == 3)
     }
+
+    @Test func logCSVChecksEachDifferentPatientTextEvenWhenItLooksTheSame() throws {
+        // The Kelvin sign U+212A is canonically equivalent to "K" (so the two texts are == as
+        // Strings) but is not ASCII, so PatientID rejects it: the cached id of "p_K" must not be
+        // reused for it. Rows 2 and 4 are kept, row 3 is skipped as a bad patient id.
+        let csv = "patient,time,event,value,unit\np_K,2026-01-05T08:00,glucose,100,mg/dL\n"
+            + "p_\u{212A},2026-01-05T08:05,glucose,101,mg/dL\np_K,2026-01-05T08:10,glucose,102,mg/dL\n"
+        let url = try temporaryFile(Array(csv.utf8), "kelvin.csv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let r = try LogCSVImporter().importFile(at: url, options: Fixture.options)
+        #expect(r.log.glucose.map(\.value.mgdL) == [100, 102])
+        #expect(r.summary.skipped["bad patient id"] == 1)
+        #expect(r.log.patient.rawValue == "p_K")
+    }
 }

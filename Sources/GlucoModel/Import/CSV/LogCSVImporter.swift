@@ -74,6 +74,9 @@ struct LogCSVState {
     var columns: [String: Int]?
     var columnCount = 0
     var patient: PatientID?
+    /// The last valid patient text and its id: rows repeat it, and checking it costs more than the rest of a row.
+    /// Compared by bytes (`==` would also match canonically equivalent text that `PatientID` rejects).
+    var lastPatient: (text: String, id: PatientID)?
     let fixedPatient: Bool
 
     init(file: String, options: ImportOptions) {
@@ -129,9 +132,16 @@ struct LogCSVState {
         }
         if !fixedPatient {
             let raw = field("patient") ?? ""
-            guard let id = try? PatientID(raw) else {
-                return builder.skip("bad patient id", at: loc("patient"),
-                                    "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+            let id: PatientID
+            if let last = lastPatient, last.text.utf8.elementsEqual(raw.utf8) {
+                id = last.id
+            } else {
+                guard let checked = try? PatientID(raw) else {
+                    return builder.skip("bad patient id", at: loc("patient"),
+                                        "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+                }
+                id = checked
+                lastPatient = (raw, checked)
             }
             if let patient, patient != id {
                 return builder.skip("other patient", at: loc("patient"),

@@ -31,7 +31,8 @@ extension PatientLogBuilder {
     public mutating func numberAllowingAnyValue(_ text: String?, at location: SourceLocation, expected: String) -> Double? {
         guard let t = required(text, at: location, missing: expected,
                                empty: "the value is empty; expected \(expected) (an empty cell is never read as 0)") else { return nil }
-        return value(Double(t).flatMap { $0.isFinite ? $0 : nil }, text: t, in: -.infinity...(.infinity),
+        let v = DecimalBytes.plain(t.utf8) ?? Double(t).flatMap { $0.isFinite ? $0 : nil }
+        return value(v, text: t, in: -.infinity...(.infinity),
                      expected: expected, at: location)
     }
 
@@ -102,11 +103,19 @@ extension PatientLogBuilder {
         }
     }
 
+    /// The UTF-8 of `text` without leading or trailing spaces and tabs (`trimmingSpaces()` without a copy).
+    static func trimmedUTF8(_ text: String) -> Substring.UTF8View {
+        var u = text.utf8[...]
+        while let f = u.first, f == 0x20 || f == 0x09 { u = u.dropFirst() }
+        while let l = u.last, l == 0x20 || l == 0x09 { u = u.dropLast() }
+        return u
+    }
+
     /// A glucose value: a number in `unit` within `ImportLimits.glucoseMgdL`, or the text
     /// `Low`/`LO` (kept at 40 mg/dL, censored below range) or `High`/`HI` (400, above range),
     /// counted as adjusted.
     public mutating func glucose(_ text: String?, unit: GlucoseUnit, at location: SourceLocation) -> (GlucoseValue, Censoring?)? {
-        if let text, let c = Self.censoring(text.trimmingSpaces()) {
+        if let text, let c = Self.censoring(bytes: Self.trimmedUTF8(text)) {
             summary.adjust(c == .belowRange ? "censored Low kept at 40 mg/dL" : "censored High kept at 400 mg/dL")
             return (c == .belowRange ? Censoring.lowLimit : Censoring.highLimit, c)
         }

@@ -131,7 +131,8 @@ public struct CSVRow {
     /// Whether field `i` is exactly `ascii`.
     public func equals(_ i: Int, _ ascii: String) -> Bool {
         let f = self[i], u = ascii.utf8
-        return f.count == u.count && f.elementsEqual(u)
+        guard f.count == u.count else { return false }
+        return u.withContiguousStorageIfAvailable { f.elementsEqual($0) } ?? f.elementsEqual(u)
     }
 
     /// Field `i` as a finite number (see `CSVRow.number(_:)`); a plain decimal is read from the

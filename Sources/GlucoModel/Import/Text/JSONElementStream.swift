@@ -211,7 +211,16 @@ struct ByteSource {
                         }
                     case .string:
                         if k - start > room { outcome = .tooLarge(inString: true); break scan }
-                        if c == UInt8(ascii: "\\") { state = .escape } else if c == UInt8(ascii: "\"") { state = .outside }
+                        if c == UInt8(ascii: "\\") {
+                            state = .escape
+                        } else if c == UInt8(ascii: "\"") {
+                            state = .outside
+                        } else {
+                            // Most bytes are string content: skip the run up to the next quote, backslash or
+                            // newline in a tight loop, stopping short of the byte that would pass `room`.
+                            let stop = min(p.count, start + room)
+                            while k < stop, p[k] != UInt8(ascii: "\""), p[k] != UInt8(ascii: "\\"), p[k] != 0x0A { k += 1 }
+                        }
                     case .escape:
                         state = .string
                     }

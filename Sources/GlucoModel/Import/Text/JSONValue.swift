@@ -87,6 +87,7 @@ public struct JSONParser {
         case UInt8(ascii: "{"):
             i += 1
             var members: [(String, JSONValue)] = []
+            members.reserveCapacity(16)  // device records hold about a dozen keys: one allocation, no regrowth
             skipSpace()
             if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
             while true {
