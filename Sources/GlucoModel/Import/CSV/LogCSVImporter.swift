@@ -72,6 +72,8 @@ struct LogCSVState {
     let file: String
     var builder: PatientLogBuilder
     var columns: [String: Int]?
+    /// `columns` as positions in `known` order, so a row looks fields up without hashing names.
+    var positions: [Int?] = Array(repeating: nil, count: LogCSVState.known.count)
     var columnCount = 0
     var patient: PatientID?
     /// The last valid patient text and its id: rows repeat it, and checking it costs more than the rest of a row.
@@ -108,7 +110,24 @@ struct LogCSVState {
                               "the header has no 'patient' column and no patient id was given; add the column or pass the id")
         }
         columns = map
+        positions = Self.known.map { map[$0] }
         columnCount = names.count
+    }
+
+    /// The column of a name in `known` (comparing short names is cheaper than hashing them).
+    func position(_ name: String) -> Int? {
+        switch name {
+        case "patient": return positions[0]
+        case "time": return positions[1]
+        case "event": return positions[2]
+        case "value": return positions[3]
+        case "unit": return positions[4]
+        case "duration": return positions[5]
+        case "type": return positions[6]
+        case "moment": return positions[7]
+        case "note": return positions[8]
+        default: return columns?[name]
+        }
     }
 
     /// Reads one data row (already split); fields become `String`s only when looked at.
@@ -123,11 +142,11 @@ struct LogCSVState {
                                 "the row has \(split.count) fields; the header has \(columnCount) (quote values holding commas)")
         }
         func field(_ name: String) -> String? {
-            guard let i = columns?[name] else { return nil }
+            guard let i = position(name) else { return nil }
             return i < split.count ? split.text(i) : nil
         }
         func optional(_ name: String) -> String? {
-            guard let i = columns?[name], i < split.count, !split.isEmpty(i) else { return nil }
+            guard let i = position(name), i < split.count, !split.isEmpty(i) else { return nil }
             return split.text(i)
         }
         if !fixedPatient {

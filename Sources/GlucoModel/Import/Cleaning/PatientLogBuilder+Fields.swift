@@ -9,19 +9,21 @@ extension PatientLogBuilder {
     /// - Parameter expected: what the field holds, for the message, e.g. "insulin units (U)".
     public mutating func number(_ text: String?, at location: SourceLocation, expected: String,
                                 range: ClosedRange<Double>, reason: String = "out of range") -> Double? {
-        guard let v = numberAllowingAnyValue(text, at: location, expected: expected) else { return nil }
+        guard let v = anyNumber(text, at: location, expected: expected) else { return nil }
         return value(v, text: text ?? "", in: range, expected: expected, reason: reason, at: location)
     }
 
     /// The trimmed text of a required field; nil (row skipped as `missing field` or `empty value`) otherwise.
-    mutating func required(_ text: String?, at location: SourceLocation, missing: String, empty: String) -> String? {
+    /// (The messages are made only for a row that is skipped.)
+    mutating func required(_ text: String?, at location: SourceLocation, missing: @autoclosure () -> String,
+                           empty: @autoclosure () -> String) -> String? {
         guard let text else {
-            skip("missing field", at: location, "the field is missing; expected \(missing)")
+            skip("missing field", at: location, "the field is missing; expected \(missing())")
             return nil
         }
         let t = text.trimmingSpaces()
         guard !t.isEmpty else {
-            skip("empty value", at: location, empty)
+            skip("empty value", at: location, empty())
             return nil
         }
         return t
@@ -29,11 +31,17 @@ extension PatientLogBuilder {
 
     /// A required finite number, any value.
     public mutating func numberAllowingAnyValue(_ text: String?, at location: SourceLocation, expected: String) -> Double? {
-        guard let t = required(text, at: location, missing: expected,
-                               empty: "the value is empty; expected \(expected) (an empty cell is never read as 0)") else { return nil }
-        let v = DecimalBytes.plain(t.utf8) ?? Double(t).flatMap { $0.isFinite ? $0 : nil }
-        return value(v, text: t, in: -.infinity...(.infinity),
-                     expected: expected, at: location)
+        anyNumber(text, at: location, expected: expected)
+    }
+
+    /// `numberAllowingAnyValue` with `expected` made only for a message (it is interpolated per call).
+    mutating func anyNumber(_ text: String?, at location: SourceLocation, expected: @autoclosure () -> String) -> Double? {
+        guard let t = required(text, at: location, missing: expected(),
+                               empty: "the value is empty; expected \(expected()) (an empty cell is never read as 0)") else { return nil }
+        guard let v = DecimalBytes.plain(t.utf8) ?? Double(t).flatMap({ $0.isFinite ? $0 : nil }) else {
+            return value(nil, text: t, in: -.infinity...(.infinity), expected: expected(), at: location)
+        }
+        return v
     }
 
     /// An already parsed number (`nil` when `text` did not parse) within `range`; nil (row skipped) otherwise.
@@ -119,8 +127,7 @@ extension PatientLogBuilder {
             summary.adjust(c == .belowRange ? "censored Low kept at 40 mg/dL" : "censored High kept at 400 mg/dL")
             return (c == .belowRange ? Censoring.lowLimit : Censoring.highLimit, c)
         }
-        let expected = "glucose in \(unit.rawValue), or Low/High"
-        guard let v = numberAllowingAnyValue(text, at: location, expected: expected),
+        guard let v = anyNumber(text, at: location, expected: "glucose in \(unit.rawValue), or Low/High"),
               let value = glucose(v, text: text ?? "", unit: unit, at: location) else { return nil }
         return (value, nil)
     }
