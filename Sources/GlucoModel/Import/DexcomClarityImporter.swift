@@ -63,9 +63,11 @@ public struct DexcomClarityImporter: PatientDataImporter {
         var cols: Columns?
         var scrub: [String] = []
         let glucoseField = { (c: Columns) in c.unit == .mgdL ? "Glucose Value (mg/dL)" : "Glucose Value (mmol/L)" }
-        for (number, text) in reader {
-            if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
-            let row = CSVRow(text)
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        while let (number, bytes) = lines.nextBytes() {
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
+            row.load(bytes)
             guard let c = cols else {
                 cols = try Self.columns(row.fields, builder: b, line: number)
                 continue

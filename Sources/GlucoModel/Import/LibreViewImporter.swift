@@ -94,18 +94,19 @@ public struct LibreViewImporter: PatientDataImporter {
         let (headerLine, c) = try header(reader, b)
         let order = try options.dateOrder ?? detectOrder(reader, headerLine: headerLine, column: c.timestamp, b)
         let glucoseName = { (i: Int) in i >= 0 && i < c.names.count ? c.names[i] : "glucose" }
-        for (number, text) in reader where number > headerLine {
-            if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        while let (number, bytes) = lines.nextBytes() {
+            guard number > headerLine, !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) else { continue }
             b.summary.rowsRead += 1
-            let row = CSVRow(text)
+            row.load(bytes)
             if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
                 continue
             }
-            let stamp = row.text(c.timestamp)
             guard let written = TimestampParser.numericDate(bytes: row[c.timestamp]), let local = written.local(order) else {
                 let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm AM" : "DD-MM-YYYY HH:mm"
-                b.skip("bad timestamp", line: number, field: "Device Timestamp", "'\(stamp.prefix(40))' is not a date; expected \(shape)")
+                b.skip("bad timestamp", line: number, field: "Device Timestamp", "'\(row.text(c.timestamp).prefix(40))' is not a date; expected \(shape)")
                 continue
             }
             let time = b.instant(local)
@@ -116,13 +117,13 @@ public struct LibreViewImporter: PatientDataImporter {
             case "0", "1", "2":
                 let column = type == "0" ? c.historic : type == "1" ? c.scan : c.strip
                 let source: GlucoseSource = type == "2" ? .fingerStick : .cgm
-                let text = row.text(column)
-                if let cens = PatientLogBuilder.censoring(text) {
+                if let cens = PatientLogBuilder.censoring(bytes: row[column]) {
                     b.addCensored(cens, time: time, source: source, at: at)
-                } else if text.isEmpty {
+                } else if row.isEmpty(column) {
                     b.skip("empty glucose value", line: number, field: glucoseName(column),
                            "record type \(type) has no glucose value; expected \(c.unit.rawValue)")
-                } else if let g = b.glucose(row.number(column), text: text, unit: c.unit,
+                } else if case let v = row.number(column),
+                          let g = b.glucose(v, text: v == nil ? row.text(column) : "", unit: c.unit,
                                             line: number, field: glucoseName(column)) {
                     b.add(GlucoseReading(time: time, value: g, source: source), at: at)
                 }

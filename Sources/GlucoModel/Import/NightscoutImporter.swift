@@ -63,6 +63,10 @@ public struct NightscoutImporter: PatientDataImporter {
         b.temporaryBasals = list
     }
 
+    // Time keys, made once (array literals in the per-record calls were an allocation per record).
+    static let entryMsKeys = ["date"], entryIsoKeys = ["dateString", "sysTime"]
+    static let treatmentMsKeys = ["date", "mills"], treatmentIsoKeys = ["created_at", "timestamp"]
+
     /// The record's time: epoch milliseconds in `msKeys`, else ISO 8601 text in `isoKeys`.
     func time(_ r: JSONValue, msKeys: [String], isoKeys: [String], line: Int, _ b: inout PatientLogBuilder) -> Date? {
         for key in msKeys {
@@ -89,7 +93,7 @@ public struct NightscoutImporter: PatientDataImporter {
             b.addNotModelled(type.isEmpty ? "Nightscout entry without type" : "Nightscout \(type.prefix(40))")
             return
         }
-        guard let t = time(r, msKeys: ["date"], isoKeys: ["dateString", "sysTime"], line: line, &b),
+        guard let t = time(r, msKeys: Self.entryMsKeys, isoKeys: Self.entryIsoKeys, line: line, &b),
               b.acceptTime(t, line: line, field: "date") else { return }
         guard let raw = r[type] else {
             b.skip("no glucose value", line: line, field: type, "\(type) entry has no '\(type)' value; expected mg/dL")
@@ -99,7 +103,9 @@ public struct NightscoutImporter: PatientDataImporter {
             b.addCensored(c, time: t, source: type == "sgv" ? .cgm : .fingerStick, at: b.location(line, "date"))
             return
         }
-        if let g = b.glucose(raw.numeric, text: raw.brief, unit: .mgdL, line: line, field: type) {
+        // `brief` (number formatting) only for the message of a value that is not a number.
+        let g0 = raw.numeric
+        if let g = b.glucose(g0, text: g0 == nil ? raw.brief : "", unit: .mgdL, line: line, field: type) {
             b.add(GlucoseReading(time: t, value: g, source: type == "sgv" ? .cgm : .fingerStick), line: line, field: "date")
         }
     }
@@ -107,13 +113,14 @@ public struct NightscoutImporter: PatientDataImporter {
     /// A positive amount in `key`, nil when absent, null or 0 (no dose), a warning when malformed.
     func amount(_ r: JSONValue, _ key: String, _ range: ClosedRange<Double>, _ unit: String, line: Int, _ b: inout PatientLogBuilder) -> Double? {
         guard let v = r[key], v != .null else { return nil }
-        if let n = v.numeric, n == 0 { return nil }
-        return b.value(v.numeric, text: v.brief, in: range, unit: unit, reason: "value out of range", line: line, field: key)
+        let n = v.numeric
+        if n == 0 { return nil }
+        return b.value(n, text: n == nil ? v.brief : "", in: range, unit: unit, reason: "value out of range", line: line, field: key)
     }
 
     func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [Date]) {
         let type = r["eventType"]?.string ?? ""
-        guard let t = time(r, msKeys: ["date", "mills"], isoKeys: ["created_at", "timestamp"], line: line, &b),
+        guard let t = time(r, msKeys: Self.treatmentMsKeys, isoKeys: Self.treatmentIsoKeys, line: line, &b),
               b.acceptTime(t, line: line, field: "created_at") else { return }
         if type == "Temp Basal" {
             guard let d = r["duration"]?.numeric, ImportLimits.durationMinutes.contains(d) else {

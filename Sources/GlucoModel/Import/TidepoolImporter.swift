@@ -54,8 +54,8 @@ public struct TidepoolImporter: PatientDataImporter {
     }
 
     func number(_ r: JSONValue, _ key: String, _ range: ClosedRange<Double>, _ unit: String, line: Int, _ b: inout PatientLogBuilder) -> Double? {
-        let v = r[key]
-        return b.value(v?.number, text: v?.brief ?? "missing", in: range, unit: unit, reason: "value out of range", line: line, field: key)
+        let v = r[key], n = v?.number
+        return b.value(n, text: n == nil ? v?.brief ?? "missing" : "", in: range, unit: unit, reason: "value out of range", line: line, field: key)
     }
 
     /// `duration` in ms, as minutes.
@@ -64,16 +64,16 @@ public struct TidepoolImporter: PatientDataImporter {
         return ms / 60_000
     }
 
+    static let handled = ["cbg", "smbg", "bolus", "basal", "food", "physicalActivity"]
+
     func record(_ r: JSONValue, type: String, line: Int, _ b: inout PatientLogBuilder) {
-        let handled = ["cbg", "smbg", "bolus", "basal", "food", "physicalActivity"]
-        guard handled.contains(type) else { b.addNotModelled("Tidepool \(type.prefix(40))"); return }
+        guard Self.handled.contains(type) else { b.addNotModelled("Tidepool \(type.prefix(40))"); return }
         guard let t = time(r, line: line, &b), b.acceptTime(t, line: line, field: "time") else { return }
         switch type {
         case "cbg", "smbg":
-            let units = (r["units"]?.string ?? "mmol/L").lowercased()
-            let unit: GlucoseUnit = units.hasPrefix("mg") ? .mgdL : .mmolL
-            let v = r["value"]
-            if let g = b.glucose(v?.number, text: v?.brief ?? "missing", unit: unit, line: line, field: "value") {
+            let unit: GlucoseUnit = Self.isMilligrams(r["units"]?.string) ? .mgdL : .mmolL
+            let v = r["value"], n = v?.number
+            if let g = b.glucose(n, text: n == nil ? v?.brief ?? "missing" : "", unit: unit, line: line, field: "value") {
                 b.add(GlucoseReading(time: t, value: g, source: type == "cbg" ? .cgm : .fingerStick), line: line, field: "time")
             }
         case "bolus": bolus(r, time: t, line: line, &b)
@@ -86,6 +86,17 @@ public struct TidepoolImporter: PatientDataImporter {
             }
         default: activity(r, time: t, line: line, &b)
         }
+    }
+
+    /// Whether `units` lowercased starts with `mg` (`mg/dL`); nil (absent) is mmol/L. Read from the
+    /// bytes (no lowercased copy) unless a non-ASCII byte follows, which could join the `g` into
+    /// another character.
+    static func isMilligrams(_ units: String?) -> Bool {
+        guard let units else { return false }
+        var bytes = units.utf8.makeIterator()
+        guard let m = bytes.next(), let g = bytes.next(), m | 0x20 == UInt8(ascii: "m"), g | 0x20 == UInt8(ascii: "g") else { return false }
+        if let next = bytes.next(), next >= 0x80 { return units.lowercased().hasPrefix("mg") }
+        return true
     }
 
     func bolus(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) {

@@ -39,13 +39,18 @@ public struct LogCSVImporter: PatientDataImporter {
         let reader = LineReader(url: url)
         try reader.checkReadable()
         var state = LogCSVState(file: url.path, options: options)
-        for (number, text) in reader {
-            if text.trimmingSpaces().isEmpty || text.hasPrefix("#") { continue }
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        while let (number, bytes) = lines.nextBytes() {
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            // A comment starts with the character `#` (not `#` joined with a following mark).
+            if bytes.first == UInt8(ascii: "#"), String(decoding: bytes, as: UTF8.self).hasPrefix("#") { continue }
             if state.columns == nil {
-                try state.readHeader(text, line: number)
+                try state.readHeader(String(decoding: bytes, as: UTF8.self), line: number)
             } else {
                 state.builder.summary.rowsRead += 1
-                state.readRow(text, line: number)
+                row.load(bytes)
+                state.readRow(row, line: number)
             }
         }
         guard state.columns != nil else {
@@ -67,8 +72,13 @@ struct LogCSVState {
     let file: String
     var builder: PatientLogBuilder
     var columns: [String: Int]?
+    /// `columns` as positions in `known` order, so a row looks fields up without hashing names.
+    var positions: [Int?] = Array(repeating: nil, count: LogCSVState.known.count)
     var columnCount = 0
     var patient: PatientID?
+    /// The last valid patient text and its id: rows repeat it, and checking it costs more than the rest of a row.
+    /// Compared by bytes (`==` would also match canonically equivalent text that `PatientID` rejects).
+    var lastPatient: (text: String, id: PatientID)?
     let fixedPatient: Bool
 
     init(file: String, options: ImportOptions) {
@@ -100,34 +110,57 @@ struct LogCSVState {
                               "the header has no 'patient' column and no patient id was given; add the column or pass the id")
         }
         columns = map
+        positions = Self.known.map { map[$0] }
         columnCount = names.count
     }
 
-    mutating func readRow(_ text: String, line: Int) {
-        let split = CSVRow(text)
+    /// The column of a name in `known` (comparing short names is cheaper than hashing them).
+    func position(_ name: String) -> Int? {
+        switch name {
+        case "patient": return positions[0]
+        case "time": return positions[1]
+        case "event": return positions[2]
+        case "value": return positions[3]
+        case "unit": return positions[4]
+        case "duration": return positions[5]
+        case "type": return positions[6]
+        case "moment": return positions[7]
+        case "note": return positions[8]
+        default: return columns?[name]
+        }
+    }
+
+    /// Reads one data row (already split); fields become `String`s only when looked at.
+    mutating func readRow(_ split: CSVRow, line: Int) {
         let file = self.file
         let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
         guard !split.unterminatedQuote else {
             return builder.skip("malformed row", at: loc("row"), "a quoted field is not closed; expected a closing '\"'")
         }
-        let fields = split.fields
-        if fields.count > columnCount, fields[columnCount...].contains(where: { !$0.isEmpty }) {
+        if split.count > columnCount, (columnCount..<split.count).contains(where: { !split.isEmpty($0) }) {
             return builder.skip("malformed row", at: loc("row"),
-                                "the row has \(fields.count) fields; the header has \(columnCount) (quote values holding commas)")
+                                "the row has \(split.count) fields; the header has \(columnCount) (quote values holding commas)")
         }
         func field(_ name: String) -> String? {
-            guard let i = columns?[name] else { return nil }
-            return i < fields.count ? fields[i] : nil
+            guard let i = position(name) else { return nil }
+            return i < split.count ? split.text(i) : nil
         }
         func optional(_ name: String) -> String? {
-            guard let v = field(name), !v.isEmpty else { return nil }
-            return v
+            guard let i = position(name), i < split.count, !split.isEmpty(i) else { return nil }
+            return split.text(i)
         }
         if !fixedPatient {
             let raw = field("patient") ?? ""
-            guard let id = try? PatientID(raw) else {
-                return builder.skip("bad patient id", at: loc("patient"),
-                                    "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+            let id: PatientID
+            if let last = lastPatient, last.text.utf8.elementsEqual(raw.utf8) {
+                id = last.id
+            } else {
+                guard let checked = try? PatientID(raw) else {
+                    return builder.skip("bad patient id", at: loc("patient"),
+                                        "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+                }
+                id = checked
+                lastPatient = (raw, checked)
             }
             if let patient, patient != id {
                 return builder.skip("other patient", at: loc("patient"),

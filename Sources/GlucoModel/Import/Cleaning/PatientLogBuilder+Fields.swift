@@ -9,19 +9,21 @@ extension PatientLogBuilder {
     /// - Parameter expected: what the field holds, for the message, e.g. "insulin units (U)".
     public mutating func number(_ text: String?, at location: SourceLocation, expected: String,
                                 range: ClosedRange<Double>, reason: String = "out of range") -> Double? {
-        guard let v = numberAllowingAnyValue(text, at: location, expected: expected) else { return nil }
+        guard let v = anyNumber(text, at: location, expected: expected) else { return nil }
         return value(v, text: text ?? "", in: range, expected: expected, reason: reason, at: location)
     }
 
     /// The trimmed text of a required field; nil (row skipped as `missing field` or `empty value`) otherwise.
-    mutating func required(_ text: String?, at location: SourceLocation, missing: String, empty: String) -> String? {
+    /// (The messages are made only for a row that is skipped.)
+    mutating func required(_ text: String?, at location: SourceLocation, missing: @autoclosure () -> String,
+                           empty: @autoclosure () -> String) -> String? {
         guard let text else {
-            skip("missing field", at: location, "the field is missing; expected \(missing)")
+            skip("missing field", at: location, "the field is missing; expected \(missing())")
             return nil
         }
         let t = text.trimmingSpaces()
         guard !t.isEmpty else {
-            skip("empty value", at: location, empty)
+            skip("empty value", at: location, empty())
             return nil
         }
         return t
@@ -29,10 +31,17 @@ extension PatientLogBuilder {
 
     /// A required finite number, any value.
     public mutating func numberAllowingAnyValue(_ text: String?, at location: SourceLocation, expected: String) -> Double? {
-        guard let t = required(text, at: location, missing: expected,
-                               empty: "the value is empty; expected \(expected) (an empty cell is never read as 0)") else { return nil }
-        return value(Double(t).flatMap { $0.isFinite ? $0 : nil }, text: t, in: -.infinity...(.infinity),
-                     expected: expected, at: location)
+        anyNumber(text, at: location, expected: expected)
+    }
+
+    /// `numberAllowingAnyValue` with `expected` made only for a message (it is interpolated per call).
+    mutating func anyNumber(_ text: String?, at location: SourceLocation, expected: @autoclosure () -> String) -> Double? {
+        guard let t = required(text, at: location, missing: expected(),
+                               empty: "the value is empty; expected \(expected()) (an empty cell is never read as 0)") else { return nil }
+        guard let v = DecimalBytes.plain(t.utf8) ?? Double(t).flatMap({ $0.isFinite ? $0 : nil }) else {
+            return value(nil, text: t, in: -.infinity...(.infinity), expected: expected(), at: location)
+        }
+        return v
     }
 
     /// An already parsed number (`nil` when `text` did not parse) within `range`; nil (row skipped) otherwise.
@@ -53,7 +62,9 @@ extension PatientLogBuilder {
     /// `value(_:text:in:expected:reason:at:)` at a line and field.
     public mutating func value(_ v: Double?, text: String, in range: ClosedRange<Double>, unit: String,
                                reason: String, line: Int?, field: String) -> Double? {
-        value(v, text: text, in: range, expected: unit, reason: reason, at: location(line, field))
+        // A value in range needs no `SourceLocation` (made only for the warning).
+        if let v, range.contains(v) { return v }
+        return value(v, text: text, in: range, expected: unit, reason: reason, at: location(line, field))
     }
 
     /// A glucose value in `unit` within `ImportLimits.glucoseMgdL` (nil: row skipped).
@@ -74,28 +85,49 @@ extension PatientLogBuilder {
 
     /// `glucose(_:text:unit:reason:at:)` at a line and field, counted as `glucose out of range`.
     public mutating func glucose(_ v: Double?, text: String, unit: GlucoseUnit, line: Int?, field: String) -> GlucoseValue? {
-        glucose(v, text: text, unit: unit, reason: "glucose out of range", at: location(line, field))
+        // A value in range needs no `SourceLocation` (made only for the warning).
+        if let v, case let value = unit.value(v), ImportLimits.glucoseMgdL.contains(value.mgdL) { return value }
+        return glucose(v, text: text, unit: unit, reason: "glucose out of range", at: location(line, field))
     }
 
     /// `Low`/`LO` and `High`/`HI` text: a censored reading at the sensor limit.
     public static func censoring<S: StringProtocol>(_ text: S) -> Censoring? {
-        switch text.lowercased() {
-        case "low", "lo": return .belowRange
-        case "high", "hi": return .aboveRange
+        censoring(bytes: text.utf8)
+    }
+
+    /// `censoring(_:)` over UTF-8 bytes. Only ASCII letters are folded: no other character
+    /// lowercases to the ASCII letters of `low` or `high` (Unicode's one non-ASCII letter that
+    /// lowercases to ASCII is the Kelvin sign, to `k`), so this matches `lowercased()` comparison.
+    /// - Complexity: O(1): at most 4 bytes are read.
+    public static func censoring<C: Collection<UInt8>>(bytes: C) -> Censoring? {
+        let n = bytes.count
+        guard n >= 2, n <= 4 else { return nil }
+        var word: UInt32 = 0
+        for b in bytes { word = word << 8 | UInt32(b >= 0x41 && b <= 0x5A ? b | 0x20 : b) }
+        switch word {
+        case 0x6C6F77, 0x6C6F: return .belowRange  // "low", "lo"
+        case 0x6869_6768, 0x6869: return .aboveRange  // "high", "hi"
         default: return nil
         }
+    }
+
+    /// The UTF-8 of `text` without leading or trailing spaces and tabs (`trimmingSpaces()` without a copy).
+    static func trimmedUTF8(_ text: String) -> Substring.UTF8View {
+        var u = text.utf8[...]
+        while let f = u.first, f == 0x20 || f == 0x09 { u = u.dropFirst() }
+        while let l = u.last, l == 0x20 || l == 0x09 { u = u.dropLast() }
+        return u
     }
 
     /// A glucose value: a number in `unit` within `ImportLimits.glucoseMgdL`, or the text
     /// `Low`/`LO` (kept at 40 mg/dL, censored below range) or `High`/`HI` (400, above range),
     /// counted as adjusted.
     public mutating func glucose(_ text: String?, unit: GlucoseUnit, at location: SourceLocation) -> (GlucoseValue, Censoring?)? {
-        if let text, let c = Self.censoring(text.trimmingSpaces()) {
+        if let text, let c = Self.censoring(bytes: Self.trimmedUTF8(text)) {
             summary.adjust(c == .belowRange ? "censored Low kept at 40 mg/dL" : "censored High kept at 400 mg/dL")
             return (c == .belowRange ? Censoring.lowLimit : Censoring.highLimit, c)
         }
-        let expected = "glucose in \(unit.rawValue), or Low/High"
-        guard let v = numberAllowingAnyValue(text, at: location, expected: expected),
+        guard let v = anyNumber(text, at: location, expected: "glucose in \(unit.rawValue), or Low/High"),
               let value = glucose(v, text: text ?? "", unit: unit, at: location) else { return nil }
         return (value, nil)
     }

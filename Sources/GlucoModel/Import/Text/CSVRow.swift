@@ -21,6 +21,9 @@ public struct CSVRow {
     /// - Complexity: O(n) in the line's UTF-8 length.
     public init(_ line: String) { self.init(bytes: line.utf8) }
 
+    /// An empty row, to be filled by `load(_:)`.
+    public init() { bytes = []; ranges = [] }
+
     /// - Complexity: O(n) in `bytes.count`.
     public init<C: Collection<UInt8>>(bytes: C) {
         self.bytes = []
@@ -37,16 +40,33 @@ public struct CSVRow {
         bytes.append(contentsOf: line)
         ranges.removeAll(keepingCapacity: true)
         unterminatedQuote = false
-        if bytes.contains(CSVRow.quote) {
+        var found = ranges
+        ranges = []  // `found` holds the only reference: appending to it does not copy
+        let quoted = bytes.withUnsafeBufferPointer { CSVRow.splitUnquoted($0, into: &found) }
+        ranges = found
+        if quoted {
+            ranges.removeAll(keepingCapacity: true)
             splitQuoted()
-            return
         }
+    }
+
+    /// Appends the trimmed range of each comma-separated field of `line` to `ranges`, in one
+    /// pass; stops and returns true at the first quote (the caller then splits the quoted way).
+    /// The pointer is only read here and does not escape.
+    /// - Complexity: O(n) in `line.count`.
+    private static func splitUnquoted(_ line: UnsafeBufferPointer<UInt8>, into ranges: inout [Range<Int>]) -> Bool {
         var start = 0
-        for i in bytes.indices where bytes[i] == CSVRow.comma {
-            ranges.append(CSVRow.trimmed(bytes, start..<i))
-            start = i + 1
+        for i in 0..<line.count {
+            let c = line[i]
+            if c == comma {
+                ranges.append(trimmed(line, start..<i))
+                start = i + 1
+            } else if c == quote {
+                return true
+            }
         }
-        ranges.append(CSVRow.trimmed(bytes, start..<bytes.count))
+        ranges.append(trimmed(line, start..<line.count))
+        return false
     }
 
     /// The quoted path: copies each field's unquoted bytes into a new buffer.
@@ -87,7 +107,7 @@ public struct CSVRow {
 
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (0x09...0x0D).contains(b) }
 
-    static func trimmed(_ b: [UInt8], _ r: Range<Int>) -> Range<Int> {
+    static func trimmed<C: Collection<UInt8>>(_ b: C, _ r: Range<Int>) -> Range<Int> where C.Index == Int {
         var lo = r.lowerBound, hi = r.upperBound
         while lo < hi, b[lo] == 0x20 || b[lo] == 0x09 { lo += 1 }
         while hi > lo, b[hi - 1] == 0x20 || b[hi - 1] == 0x09 { hi -= 1 }
@@ -109,48 +129,27 @@ public struct CSVRow {
     public var fields: [String] { ranges.indices.map(text) }
 
     /// Whether field `i` is exactly `ascii`.
-    public func equals(_ i: Int, _ ascii: String) -> Bool { self[i].elementsEqual(ascii.utf8) }
+    public func equals(_ i: Int, _ ascii: String) -> Bool {
+        let f = self[i], u = ascii.utf8
+        guard f.count == u.count else { return false }
+        return u.withContiguousStorageIfAvailable { f.elementsEqual($0) } ?? f.elementsEqual(u)
+    }
 
-    /// Field `i` as a finite number (see `CSVRow.number(_:)`).
+    /// Field `i` as a finite number (see `CSVRow.number(_:)`); a plain decimal is read from the
+    /// bytes (`DecimalBytes.plain`, the same value), anything else through the text.
     public func number(_ i: Int) -> Double? {
         let f = self[i]
         guard !f.isEmpty, f.count < 64 else { return nil }
+        if let v = DecimalBytes.plain(f) { return v }
         return CSVRow.number(String(decoding: f, as: UTF8.self))
     }
 
     /// Field `i` read as `Double(_:)` reads text (so `nan` and `inf` are read, a decimal comma is not),
-    /// without making a `String` for plain decimals (`-?digits[.digits]`, at most 15 digits): those are
-    /// an exact integer divided by an exact power of ten, one correctly rounded division, which is the
-    /// value `Double(_:)` returns (W. D. Clinger, "How to read floating point numbers accurately", 1990).
+    /// without making a `String` for plain decimals (`DecimalBytes.plain`).
     public func double(_ i: Int) -> Double? {
         let f = self[i]
-        var m: UInt64 = 0, digits = 0, fraction = 0, seenDot = false, plain = !f.isEmpty
-        var j = f.startIndex
-        let negative = j < f.endIndex && f[j] == UInt8(ascii: "-")
-        if negative { j += 1 }
-        let firstDigit = j
-        while j < f.endIndex, plain {
-            let c = f[j]
-            if c >= 0x30 && c <= 0x39 {
-                m = m &* 10 &+ UInt64(c &- 0x30)
-                digits += 1
-                if seenDot { fraction += 1 }
-            } else if c == UInt8(ascii: "."), !seenDot, j > firstDigit {
-                seenDot = true
-            } else {
-                plain = false
-            }
-            j += 1
-        }
-        if plain, digits > 0, digits <= 15, !seenDot || fraction > 0 {
-            let v = Double(m) / CSVRow.powersOfTen[fraction]
-            return negative ? -v : v
-        }
-        return Double(String(decoding: f, as: UTF8.self))
+        return DecimalBytes.plain(f) ?? Double(String(decoding: f, as: UTF8.self))
     }
-
-    /// 10^0 ... 10^15, each exactly representable.
-    static let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
 
     /// A finite number in a cell: `5.6`, `-3`, `1e2`; a decimal comma (`5,6`) is accepted when
     /// it is the only separator. `nan`, `inf` and anything else give nil.

@@ -105,23 +105,12 @@ public struct JSONElementStream {
         var out: [UInt8] = []
         switch first {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var depth = 0
-            while let b = src.next() {
-                out.append(b)
-                guard out.count <= JSONElementStream.maxElementBytes else {
-                    throw fail(src, "a record is larger than \(JSONElementStream.maxElementBytes >> 20) MiB; expected device records of a few hundred bytes")
-                }
-                switch b {
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return out }
-                case UInt8(ascii: "\""):
-                    guard try scanString(&src, into: &out, store: true) else { throw fail(src, truncated) }
-                default: break
-                }
+            switch src.cutNested(into: &out, limit: JSONElementStream.maxElementBytes) {
+            case .complete: return out
+            case .tooLarge(inString: false):
+                throw fail(src, "a record is larger than \(JSONElementStream.maxElementBytes >> 20) MiB; expected device records of a few hundred bytes")
+            case .tooLarge(inString: true), .endOfFile: throw fail(src, truncated)
             }
-            throw fail(src, truncated)
         case UInt8(ascii: "\""):
             out.append(src.next() ?? 0)
             guard try scanString(&src, into: &out, store: true) else { throw fail(src, truncated) }
@@ -182,6 +171,70 @@ struct ByteSource {
         if b == 0x0A { line += 1 }
         return b
     }
+
+    /// How `cutNested` stopped.
+    enum NestedEnd { case complete, endOfFile, tooLarge(inString: Bool) }
+
+    /// Moves a balanced `{...}`/`[...]` value starting at the current byte into `out`, a buffer
+    /// span at a time: brackets are counted outside strings, a string runs to its unescaped closing
+    /// quote. Stops after the closing bracket, at the end of the file, or at the byte that makes
+    /// `out` longer than `limit` (inside or outside a string: the caller words the error).
+    /// Newlines are counted in `line` as by `next()`.
+    /// - Complexity: O(n) in the bytes consumed.
+    mutating func cutNested(into out: inout [UInt8], limit: Int) -> NestedEnd {
+        var depth = 0
+        var state = ScanState.outside
+        while true {
+            if index == buffer.count { refill() }
+            guard index < buffer.count else { return .endOfFile }
+            let start = index
+            var end = start, newlines = 0
+            var outcome: NestedEnd?
+            let room = limit - out.count
+            buffer.withUnsafeBufferPointer { p in
+                // The pointer stays in this closure; only p[start..<p.count] is read.
+                var k = start
+                scan: while k < p.count {
+                    let c = p[k]
+                    k += 1
+                    if c == 0x0A { newlines += 1 }
+                    switch state {
+                    case .outside:
+                        if k - start > room { outcome = .tooLarge(inString: false); break scan }
+                        if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                            depth += 1
+                        } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
+                            depth -= 1
+                            if depth == 0 { outcome = .complete; break scan }
+                        } else if c == UInt8(ascii: "\"") {
+                            state = .string
+                        }
+                    case .string:
+                        if k - start > room { outcome = .tooLarge(inString: true); break scan }
+                        if c == UInt8(ascii: "\\") {
+                            state = .escape
+                        } else if c == UInt8(ascii: "\"") {
+                            state = .outside
+                        } else {
+                            // Most bytes are string content: skip the run up to the next quote, backslash or
+                            // newline in a tight loop, stopping short of the byte that would pass `room`.
+                            let stop = min(p.count, start + room)
+                            while k < stop, p[k] != UInt8(ascii: "\""), p[k] != UInt8(ascii: "\\"), p[k] != 0x0A { k += 1 }
+                        }
+                    case .escape:
+                        state = .string
+                    }
+                }
+                end = k
+            }
+            out.append(contentsOf: buffer[start..<end])
+            index = end
+            line += newlines
+            if let outcome { return outcome }
+        }
+    }
+
+    private enum ScanState { case outside, string, escape }
 
     mutating func skipSpace() {
         while let b = peek(), b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { _ = next() }

@@ -87,6 +87,7 @@ public struct JSONParser {
         case UInt8(ascii: "{"):
             i += 1
             var members: [(String, JSONValue)] = []
+            members.reserveCapacity(16)  // device records hold about a dozen keys: one allocation, no regrowth
             skipSpace()
             if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
             while true {
@@ -140,6 +141,7 @@ public struct JSONParser {
             i += 1
         }
         guard i > start, i - start < 64 else { throw Failure(offset: start, message: "expected a value") }
+        if let v = DecimalBytes.plain(bytes[start..<i]) { return v }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
         guard bytes[start] != 0x2B, let v = Double(text), v.isFinite else {
             throw Failure(offset: start, message: "'\(text)' is not a number")

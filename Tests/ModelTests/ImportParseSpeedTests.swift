@@ -1,0 +1,36 @@
+import Foundation
+import GlucoModel
+import Testing
+
+/// Parse-only throughput: each file named in `GLUCOMODEL_PARSE_SPEED` (separated by `:`) is read
+/// into memory by its importer (no store) `GLUCOMODEL_PARSE_REPEAT` times (default 3), and the best
+/// run is printed as MB/s and rows/s. Run by `scripts/measure-large-import.sh --parse-only` in a
+/// release build; does nothing unless the variable is set, so CI skips it.
+@Suite("Import parse speed (measurement)")
+struct ImportParseSpeedTests {
+    @Test func parseLargeFiles() throws {
+        guard let list = ProcessInfo.processInfo.environment["GLUCOMODEL_PARSE_SPEED"] else { return }
+        let repeats = Int(ProcessInfo.processInfo.environment["GLUCOMODEL_PARSE_REPEAT"] ?? "") ?? 3
+        let options = ImportOptions(timeZone: TimeZone(identifier: "Europe/Madrid") ?? .current)
+        for path in list.split(separator: ":").map(String.init) {
+            let url = URL(fileURLWithPath: path)
+            let bytes = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            var best = Double.infinity, bestCPU = Double.infinity
+            var rows = 0, kept = 0
+            for _ in 0..<max(1, repeats) {
+                let start = Date()
+                let cpu0 = clock()
+                let r = try ImportFormats.importFile(at: url, options: options)
+                best = min(best, Date().timeIntervalSince(start))
+                bestCPU = min(bestCPU, Double(clock() - cpu0) / Double(CLOCKS_PER_SEC))
+                rows = r.summary.rowsRead
+                kept = r.summary.recordsKept
+            }
+            let mb = Double(bytes) / 1_000_000
+            print(String(format: "parse %@: %.1f MB, best of %d: %.3f s wall = %.1f MB/s = %.0f rows/s (%.3f s CPU = %.1f MB/s); %d rows, %d kept",
+                         url.lastPathComponent, mb, max(1, repeats), best, mb / best, Double(rows) / best,
+                         bestCPU, mb / bestCPU, rows, kept))
+            #expect(kept > 0)
+        }
+    }
+}
