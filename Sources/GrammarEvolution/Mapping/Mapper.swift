@@ -58,6 +58,8 @@ public struct Mapper: Sendable {
     public let maxDepth: Int
     public let variables: VariableNames
     let tables: GrammarTables
+    /// Each terminal's tokens, lexed once: a phenotype compiles from these without any text.
+    let terminalTokens: [[InfixToken]]
 
     /// - Throws: `GrammarError.invalid` when `grammar.check()` reports errors.
     public init(grammar: Grammar, maxWraps: Int = 2, maxDepth: Int = 17, variables: VariableNames = .indexed) throws {
@@ -67,6 +69,7 @@ public struct Mapper: Sendable {
         self.maxDepth = maxDepth
         self.variables = variables
         self.tables = grammar.tables
+        terminalTokens = tables.terminals.map(InfixLexer.tokens)
     }
 
     /// Derives the phenotype of a genome without compiling it.
@@ -156,8 +159,25 @@ public struct Mapper: Sendable {
         return parts.joined(separator: " ")
     }
 
-    /// Compiles a phenotype's text with `Program(infix:variables:)`.
+    /// Compiles a phenotype: its terminals' tokens (and its constants') parsed as
+    /// `Program(infix: text(of: phenotype), variables:)` would parse the text, without making it.
+    /// Only a phenotype that does not compile has its text made, for the error message.
     public func compile(_ phenotype: Phenotype) -> Result<Program, InvalidReason> {
+        var tokens: [InfixToken] = []
+        tokens.reserveCapacity(phenotype.tokens.count + 8)
+        var v = 0
+        for t in phenotype.tokens {
+            if t >= 0 {
+                tokens.append(contentsOf: terminalTokens[Int(t)])
+            } else {
+                tokens.append(contentsOf: InfixLexer.tokens(of: phenotype.values[v]))
+                v += 1
+            }
+        }
+        var parser = InfixParser(tokens: tokens, text: "", variables: variables)
+        if let instructions = try? parser.parseAll() {
+            return .success(Program(instructions: instructions))
+        }
         do {
             return .success(try Program(infix: text(of: phenotype), variables: variables))
         } catch {

@@ -44,48 +44,48 @@ extension Program {
     /// Grammar: `+ -` < `* /` < unary minus; calls `aq(a, b)`, `pdiv(a, b)`, `min`, `max`,
     /// `sin`, `cos`, `exp`, `log`, `sqrt`, `square`; `lag(name, k)` reads `name` k rows back.
     public init(infix text: String, variables: VariableNames = .indexed) throws {
-        var parser = InfixParser(text: text, variables: variables)
+        var parser = InfixParser(tokens: InfixLexer.tokens(text), text: text, variables: variables)
         let instructions = try parser.parseAll()
         self.init(instructions: instructions)
     }
 }
 
+/// A recursive-descent parser over `InfixToken`s, emitting postfix instructions.
 struct InfixParser {
+    let tokens: [InfixToken]
+    /// The text the tokens came from, for error messages (`""` when they came from a phenotype).
     let text: String
-    let chars: [Character]
     let variables: VariableNames
     var pos = 0
     var out: [Instruction] = []
 
-    init(text: String, variables: VariableNames) {
+    init(tokens: [InfixToken], text: String, variables: VariableNames) {
+        self.tokens = tokens
         self.text = text
-        self.chars = Array(text)
         self.variables = variables
+        out.reserveCapacity(tokens.count)
     }
 
     mutating func parseAll() throws -> [Instruction] {
         try parseSum()
-        skipSpace()
-        if pos < chars.count { throw error("unexpected '\(chars[pos])'") }
+        if pos < tokens.count { throw error("unexpected '\(tokens[pos].text)'") }
         return out
     }
 
+    /// An error at the current token (or at the end of the text).
     func error(_ message: String) -> ExpressionParseError {
-        ExpressionParseError(message: message, offset: pos, text: text)
-    }
-
-    mutating func skipSpace() {
-        while pos < chars.count, chars[pos].isWhitespace { pos += 1 }
+        ExpressionParseError(message: message, offset: pos < tokens.count ? tokens[pos].offset : text.count, text: text)
     }
 
     mutating func accept(_ c: Character) -> Bool {
-        skipSpace()
-        if pos < chars.count, chars[pos] == c { pos += 1; return true }
+        if pos < tokens.count, tokens[pos].isSymbol(c) { pos += 1; return true }
         return false
     }
 
     mutating func expect(_ c: Character) throws {
-        if !accept(c) { throw error(pos < chars.count ? "expected '\(c)' but found '\(chars[pos])'" : "expected '\(c)' but the text ended") }
+        if !accept(c) {
+            throw error(pos < tokens.count ? "expected '\(c)' but found '\(tokens[pos].text)'" : "expected '\(c)' but the text ended")
+        }
     }
 
     mutating func parseSum() throws {
@@ -118,74 +118,53 @@ struct InfixParser {
     }
 
     mutating func parsePrimary() throws {
-        skipSpace()
-        guard pos < chars.count else { throw error("expected a value but the text ended") }
-        let c = chars[pos]
-        if c == "(" {
+        guard pos < tokens.count else { throw error("expected a value but the text ended") }
+        switch tokens[pos].kind {
+        case .symbol("("):
             pos += 1
             try parseSum()
             try expect(")")
-        } else if c.isNumber || c == "." {
+        case .number, .badNumber:
             out.append(.constant(try parseNumber()))
-        } else if c.isLetter || c == "_" {
-            let start = pos
-            let name = parseName()
+        case let .name(name):
+            pos += 1
             if accept("(") {
-                try parseCall(name, at: start)
+                try parseCall(name, at: pos - 2)
             } else {
                 guard let column = variables.column(named: name) else {
-                    pos = start
+                    pos -= 1
                     throw error("unknown variable '\(name)'")
                 }
                 out.append(.variable(column))
             }
-        } else {
-            throw error("unexpected '\(c)'")
+        case .symbol:
+            throw error("unexpected '\(tokens[pos].text)'")
         }
-    }
-
-    mutating func parseName() -> String {
-        let start = pos
-        while pos < chars.count, chars[pos].isLetter || chars[pos].isNumber || chars[pos] == "_" || chars[pos] == "." {
-            pos += 1
-        }
-        return String(chars[start..<pos])
     }
 
     mutating func parseNumber() throws -> Double {
-        let start = pos
-        while pos < chars.count, chars[pos].isNumber || chars[pos] == "." { pos += 1 }
-        if pos < chars.count, chars[pos] == "e" || chars[pos] == "E" {
-            var p = pos + 1
-            if p < chars.count, chars[p] == "+" || chars[p] == "-" { p += 1 }
-            if p < chars.count, chars[p].isNumber {
-                pos = p
-                while pos < chars.count, chars[pos].isNumber { pos += 1 }
-            }
-        }
-        let literal = String(chars[start..<pos])
-        guard let value = Double(literal) else {
-            pos = start
+        guard pos < tokens.count else { throw error("'' is not a number") }
+        switch tokens[pos].kind {
+        case let .number(value):
+            pos += 1
+            return value
+        case let .badNumber(literal):
             throw error("'\(literal)' is not a number")
+        default:
+            throw error("'' is not a number")
         }
-        return value
     }
 
     mutating func parseCall(_ name: String, at start: Int) throws {
         if name == "lag" {
-            skipSpace()
-            let nameStart = pos
-            let variable = parseName()
-            guard let column = variables.column(named: variable) else {
-                pos = nameStart
-                throw error("lag needs a variable, found '\(variable)'")
+            guard pos < tokens.count, case let .name(variable) = tokens[pos].kind, let column = variables.column(named: variable) else {
+                throw error("lag needs a variable, found '\(pos < tokens.count ? tokens[pos].text : "")'")
             }
+            pos += 1
             try expect(",")
-            skipSpace()
-            let lagStart = pos
             let lag = try parseNumber()
             guard lag >= 0, lag == lag.rounded(), lag <= 100_000 else {
-                pos = lagStart
+                pos -= 1
                 throw error("lag needs a whole number of rows >= 0")
             }
             try expect(")")
