@@ -3,11 +3,15 @@
 # amounts of data and population sizes, and prints where the time goes (from the trainer's
 # timings file). Compare the rows with each other (ratios), not with other machines.
 #   scripts/measure-training.sh [patient]
+#   GLUCOMODEL_TRAIN=/path/to/glucomodel-train scripts/measure-training.sh   (another build, to compare in one session)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 p=${1:-adolescent_003}
-swift build -c release --product glucomodel-train >/dev/null
-bin=.build/release/glucomodel-train
+bin=${GLUCOMODEL_TRAIN:-}
+if [ -z "$bin" ]; then
+  swift build -c release --product glucomodel-train >/dev/null
+  bin=.build/release/glucomodel-train
+fi
 tmp=$(mktemp -d)
 mkdir -p "$tmp/d4" "$tmp/d10" "$tmp/d14"
 cp "datasets/$p-ws-testing.xml" "$tmp/d4/$p.xml"                 # 4 days, last day held out
