@@ -11,10 +11,11 @@ struct RecordBinder {
     private let statement: OpaquePointer
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    init(_ statement: Statement) {
+    /// Resets `statement`; its earlier bindings are cleared unless `keepingBindings` (constants bound once).
+    init(_ statement: Statement, keepingBindings: Bool = false) {
         self.statement = statement.sqliteStatement
         sqlite3_reset(self.statement)
-        sqlite3_clear_bindings(self.statement)
+        if !keepingBindings { sqlite3_clear_bindings(self.statement) }
     }
 
     func bind(_ text: String?, at index: Int32) {

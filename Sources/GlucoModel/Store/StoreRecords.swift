@@ -114,33 +114,18 @@ enum StoreRecords {
     /// The payload columns, in `StoreRow.bind` order.
     static let payloadColumns = "time, value, subtype, end_time, extra, flag, moment, note"
 
-    /// The statement inserting one record (patient, kind, payload, seq, source line, run), skipping
-    /// one already stored (same patient, kind, subtype, time and value).
-    static func insertStatement(_ db: Database) throws -> Statement {
-        try db.cachedStatement(sql: """
-            INSERT INTO records (patient, kind, \(payloadColumns), seq, source_line, import_run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO NOTHING
-            """)
-    }
-
     /// Inserts a whole log as it is (an importer that does not stream, e.g. in tests); returns how many were added.
     static func insert(_ result: ImportResult, patient: Int64, runID: Int64, db: Database) throws -> Int {
-        let statement = try insertStatement(db)
-        var added = 0, seq = runID << 32
+        var added = 0, seq: Int64 = 0
         func put<R: StorableRecord>(_ records: [R]) throws {
-            let binder = RecordBinder(statement)
-            binder.bind(patient, at: 1)
-            binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
-            binder.bind(runID, at: 13)
+            let inserter = RecordInserter(R.self, db: db, patient: patient, runID: runID)
+            var rows: [PendingRecord] = []
+            rows.reserveCapacity(records.count)
             for (i, r) in records.enumerated() {
-                r.storeRow.bind(binder, from: 3)
                 seq += 1
-                binder.bind(seq, at: 11)
-                binder.bind(result.line(of: R.kind, i), at: 12)
-                try binder.step(db)
-                added += db.changesCount
+                rows.append(PendingRecord(row: r.storeRow, seq: seq, line: result.line(of: R.kind, i)))
             }
+            added += try inserter.insert(rows[...])
         }
         let log = result.log
         try put(log.glucose); try put(log.boluses); try put(log.basalRates); try put(log.temporaryBasals)

@@ -4,7 +4,8 @@ import GRDB
 ///
 /// - `patients(id, insulin_kind)`
 /// - `import_runs(id, patient_id, file_path, content_hash UNIQUE, format, started_at, finished_at,
-///   records_added, records_already_stored, other_records JSON, summary JSON)`
+///   records_added, records_already_stored, other_records JSON, summary JSON, content_size, head_hash)`
+///   (the last two v4, see `FileFingerprint`)
 /// - `records(patient, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
 ///   source_file, source_line, import_run_id)` (v3; v1 had text patient and kind columns, an
 ///   AUTOINCREMENT id and a unique index), one row per record of any kind, `WITHOUT ROWID` with the
@@ -95,6 +96,16 @@ enum StoreSchema {
                 ORDER BY p.number, r.kind, r.subtype, r.time, r.value;
                 DROP TABLE records;
                 ALTER TABLE records_v3 RENAME TO records;
+                """)
+        }
+        // v4: each run's file size and SHA-256 of its first MiB (`FileFingerprint`), so an import need
+        // not hash the whole file before reading it unless an earlier run looks the same. Older runs
+        // have none (NULL): the full hash, checked at the end of every import, still finds them.
+        m.registerMigration("v4-run-fingerprint") { db in
+            try db.execute(sql: """
+                ALTER TABLE import_runs ADD COLUMN content_size INTEGER;
+                ALTER TABLE import_runs ADD COLUMN head_hash TEXT;
+                CREATE INDEX import_runs_fingerprint ON import_runs(content_size, head_hash);
                 """)
         }
         return m

@@ -25,7 +25,6 @@ final class StoreStager {
     let patient: Int64, runID: Int64
     /// Rows added to `records` so far.
     var added = 0
-    private let direct: Statement
 
     init(db: Database, policy: DuplicatePolicy, patient: Int64, runID: Int64) throws {
         self.db = db
@@ -41,10 +40,10 @@ final class StoreStager {
             INSERT INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        direct = try StoreRecords.insertStatement(db)
-        glucose = KindStager(policy); boluses = KindStager(policy); basalRates = KindStager(policy)
-        temporaryBasals = KindStager(policy); basalInjections = KindStager(policy); carbs = KindStager(policy)
-        exercise = KindStager(policy); weights = KindStager(policy); heartRate = KindStager(policy)
+        let into = (db: db, patient: patient, runID: runID)
+        glucose = KindStager(policy, into); boluses = KindStager(policy, into); basalRates = KindStager(policy, into)
+        temporaryBasals = KindStager(policy, into); basalInjections = KindStager(policy, into); carbs = KindStager(policy, into)
+        exercise = KindStager(policy, into); weights = KindStager(policy, into); heartRate = KindStager(policy, into)
         kinds = [glucose, boluses, basalRates, temporaryBasals, basalInjections, carbs, exercise, weights, heartRate]
     }
 
@@ -86,21 +85,6 @@ final class StoreStager {
         return seq
     }
 
-    /// Inserts a record into `records` now (its kind is in time order so far), numbered `seq`;
-    /// returns whether it was added (false: the same record is stored already).
-    func insertDirectly<R: StorableRecord>(_ item: Located<R>, seq: Int64) throws -> Bool {
-        let binder = RecordBinder(direct)
-        binder.bind(patient, at: 1)
-        binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
-        item.record.storeRow.bind(binder, from: 3)
-        binder.bind((runID << 32) + seq, at: 11)
-        binder.bind(item.location.line, at: 12)
-        binder.bind(runID, at: 13)
-        try binder.step(db)
-        added += db.changesCount
-        return db.changesCount > 0
-    }
-
     func insert<R: StorableRecord>(_ item: Located<R>, seq: Int64, dropped: Bool) throws {
         let binder = RecordBinder(staged)
         binder.bind(seq, at: 1)
@@ -139,16 +123,27 @@ final class KindStager<R: StorableRecord>: KindStaging {
     var early = ImportSummary(file: "")
     var keptEarly = 0
 
-    init(_ policy: DuplicatePolicy) {
+    /// Inserts the kind's records into `records`, several per statement.
+    let inserter: RecordInserter
+    /// Kept records not yet inserted (at most `RecordInserter.rowsPerStatement`), with whether the
+    /// kind was still `uniform` when each was read.
+    private var waiting: [(item: Located<R>, seq: Int64, uniform: Bool)] = []
+    private var pending: [PendingRecord] = []
+
+    init(_ policy: DuplicatePolicy, _ into: (db: Database, patient: Int64, runID: Int64)) {
         self.policy = policy
         tracker = TimeOrderTracker(policy: policy)
         filter = DuplicateFilter(policy: policy)
+        inserter = RecordInserter(R.self, db: into.db, patient: into.patient, runID: into.runID)
+        waiting.reserveCapacity(RecordInserter.rowsPerStatement)
+        pending.reserveCapacity(RecordInserter.rowsPerStatement)
     }
 
     var kind: RecordKind { R.kind }
 
     /// While every record kept so far has one file and field (`uniform`), records inserted straight
     /// into `records` are not staged: they can be copied back with that location (up to `uniformUpTo`).
+    /// A statement that did not add all its rows (some were stored already) has all its rows staged.
     var uniform: (file: String, field: String?)?
     var isUniform = true
     var uniformUpTo: Int64 = 0
@@ -166,7 +161,6 @@ final class KindStager<R: StorableRecord>: KindStaging {
                 continue
             }
             keptEarly += 1
-            let stored = try stager.insertDirectly(item, seq: seq)
             if isUniform {
                 if let u = uniform {
                     isUniform = u.file == item.location.file && u.field == item.location.field
@@ -174,12 +168,28 @@ final class KindStager<R: StorableRecord>: KindStaging {
                     uniform = (item.location.file, item.location.field)
                 }
             }
-            if isUniform && stored {
-                uniformUpTo = seq
+            waiting.append((item, seq, isUniform))
+            if waiting.count == RecordInserter.rowsPerStatement { try insertWaiting(stager) }
+        }
+        try insertWaiting(stager)
+    }
+
+    /// Inserts the waiting records into `records` in one statement; stages those that must be.
+    private func insertWaiting(_ stager: StoreStager) throws {
+        guard !waiting.isEmpty else { return }
+        pending.removeAll(keepingCapacity: true)
+        for w in waiting { pending.append(PendingRecord(row: w.item.record.storeRow, seq: w.seq, line: w.item.location.line)) }
+        let added = try inserter.insert(pending[...])
+        stager.added += added
+        let allAdded = added == waiting.count
+        for w in waiting {
+            if allAdded && w.uniform {
+                uniformUpTo = w.seq
             } else {
-                try stager.insert(item, seq: seq, dropped: false)
+                try stager.insert(w.item, seq: w.seq, dropped: false)
             }
         }
+        waiting.removeAll(keepingCapacity: true)
     }
 
     func finish(_ stager: StoreStager, nextSeq: inout Int64, _ summary: inout ImportSummary) throws -> Int {
@@ -193,9 +203,10 @@ final class KindStager<R: StorableRecord>: KindStaging {
         let db = stager.db
         let (patient, runID) = (stager.patient, stager.runID)
         if let u = uniform, uniformUpTo > 0 {
-            // The records inserted straight away and not staged come back to the stage first.
+            // The records inserted straight away and not staged come back to the stage first (those
+            // staged as well, from a statement that did not add all its rows, are there already).
             try db.execute(sql: """
-                INSERT INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
+                INSERT OR IGNORE INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
                 SELECT seq - ?1, kind, 0, \(StoreRecords.payloadColumns), source_line, ?2, ?3 FROM records
                 WHERE patient = ?4 AND kind = ?5 AND import_run_id = ?6 AND seq - ?1 <= ?7
                 """, arguments: [runID << 32, stager.code(u.file), u.field.map(stager.code), patient,
@@ -204,25 +215,9 @@ final class KindStager<R: StorableRecord>: KindStaging {
         try db.execute(sql: "DELETE FROM records WHERE patient = ? AND kind = ? AND import_run_id = ?",
                        arguments: [patient, StoreSchema.code(R.kind), runID])
         stager.added -= db.changesCount
-        let insert = try StoreRecords.insertStatement(db)
-        let binder = RecordBinder(insert)
-        binder.bind(patient, at: 1)
-        binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
-        binder.bind(runID, at: 13)
         var filter = DuplicateFilter<R>(policy: policy)
         var kept = 0
-        var pending: [(StoreRow, Int?)] = []
-        func flush() throws {
-            for (row, line) in pending {
-                row.bind(binder, from: 3)
-                nextSeq += 1
-                binder.bind((runID << 32) + nextSeq, at: 11)
-                binder.bind(line, at: 12)
-                try binder.step(db)
-                stager.added += db.changesCount
-            }
-            pending.removeAll(keepingCapacity: true)
-        }
+        var pending: [PendingRecord] = []
         // An index over this kind's staged rows in cleaning order (one external sort), then read in
         // slices after the last row seen: no cursor stays open across the inserts into `records`.
         let descending = order == .reversed
@@ -242,10 +237,12 @@ final class KindStager<R: StorableRecord>: KindStaging {
                 let location = SourceLocation(file: stager.text(row["file"]) ?? "", line: row["line"], field: stager.text(row["field"]))
                 if filter.keep(Located(R(storeRow: storeRow), location), &summary) {
                     kept += 1
-                    pending.append((storeRow, row["line"]))
+                    nextSeq += 1
+                    pending.append(PendingRecord(row: storeRow, seq: nextSeq, line: row["line"]))
                 }
             }
-            try flush()
+            stager.added += try inserter.insert(pending[...])
+            pending.removeAll(keepingCapacity: true)
         }
         return kept
     }
