@@ -153,7 +153,7 @@ public struct PatientStore: Sendable {
                 try db.execute(sql: """
                     INSERT INTO records SELECT ?, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
                         source_file, source_line, import_run_id FROM records WHERE patient = ? AND import_run_id = ?
-                        ORDER BY kind, subtype, time, value
+                        ORDER BY time, kind, subtype, value
                     ON CONFLICT DO NOTHING
                     """, arguments: [number, provisional, runID])
                 added = db.changesCount

@@ -54,18 +54,23 @@ final class RecordInserter {
 
     /// Inserts `rows` in order; returns how many were added (a row already stored is skipped).
     func insert(_ rows: ArraySlice<PendingRecord>) throws -> Int {
+        try insert(count: rows.count) { binder, i, first in
+            let r = rows[rows.startIndex + i]
+            r.row.bind(binder, from: first)
+            binder.bind(r.seq, at: first + 8)
+            binder.bind(r.line, at: first + 9)
+        }
+    }
+
+    /// Inserts `count` rows in order, `bindRow(binder, i, first)` binding row `i`'s 10 values from
+    /// parameter `first` on (payload, `seq`, source line); returns how many were added.
+    func insert(count total: Int, _ bindRow: (RecordBinder, Int, Int32) -> Void) throws -> Int {
         var added = 0
-        var start = rows.startIndex
-        while start < rows.endIndex {
-            let count = min(Self.rowsPerStatement, rows.endIndex - start)
+        var start = 0
+        while start < total {
+            let count = min(Self.rowsPerStatement, total - start)
             let binder = RecordBinder(try statement(rows: count), keepingBindings: true)
-            for i in 0..<count {
-                let r = rows[start + i]
-                let first = 4 + Self.perRow * Int32(i)
-                r.row.bind(binder, from: first)
-                binder.bind(r.seq, at: first + 8)
-                binder.bind(r.line, at: first + 9)
-            }
+            for i in 0..<count { bindRow(binder, start + i, 4 + Self.perRow * Int32(i)) }
             try binder.step(db)
             added += db.changesCount
             start += count
