@@ -248,8 +248,8 @@ struct KindReading<R: StorableRecord> {
         let added = try inserter.insert(count: waiting.count) { [waiting] binder, i, first in
             let w = waiting[i]
             items[w.index].record.storeRow.bind(binder, from: first)
-            binder.bind(w.seq, at: first + 8)
-            binder.bind(items[w.index].location.line, at: first + 9)
+            binder.bind(items[w.index].location.line, at: first + 8)
+            return w.seq
         }
         stager.added += added
         let allAdded = added == waiting.count
