@@ -17,7 +17,7 @@ struct PendingRecord {
 /// per statement, not per row); each row binds its payload, source line and `seq` (`run << 32` plus
 /// its `seq` in the file): 10 values.
 final class RecordInserter {
-    static let rowsPerStatement = 64
+    static let rowsPerStatement = 256
     private static let perRow: Int32 = 10
 
     let db: Database
