@@ -67,23 +67,24 @@ public struct PatientStore: Sendable {
         // The content hash: computed first only when an earlier run has the same size and first MiB
         // (a re-import stays cheap), else on its own thread during the import and checked at the end.
         let fingerprint: FileFingerprint
-        var knownHash: String?
-        do {
-            fingerprint = try FileFingerprint(of: url)
-            if try db.read({ db in try Self.hasRun(like: fingerprint, db) }) { knownHash = try SHA256Digest.hexDigest(ofFile: url) }
-        } catch { throw cannotRead(error) }
-        if let hash = knownHash, let previous = try db.read({ db in try Self.run(hash: hash, db) }) {
-            return .alreadyImported(previous)
+        do { fingerprint = try FileFingerprint(of: url) } catch { throw cannotRead(error) }
+        let hasher: BackgroundFileHash
+        if try db.read({ db in try Self.hasRun(like: fingerprint, db) }) {
+            let hash: String
+            do { hash = try SHA256Digest.hexDigest(ofFile: url) } catch { throw cannotRead(error) }
+            if let previous = try db.read({ db in try Self.run(hash: hash, db) }) { return .alreadyImported(previous) }
+            hasher = BackgroundFileHash(known: hash)
+        } else {
+            hasher = BackgroundFileHash(url)
         }
-        let hasher = knownHash == nil ? BackgroundFileHash(url) : nil
-        defer { hasher?.cancel() }
+        defer { hasher.cancel() }
         let format = type(of: importer).formatName
         let run: ImportRun
         do {
             run = try Self.bulkWrite(db) { db -> ImportRun in
                 try importRecords(url, importer: importer, options: options, format: format, started: started, db: db) { db in
                     let hash: String
-                    do { hash = try knownHash ?? hasher?.value() ?? "" } catch { throw cannotRead(error) }
+                    do { hash = try hasher.value() } catch { throw cannotRead(error) }
                     if let previous = try Self.run(hash: hash, db) { throw ContentStoredBefore(run: previous) }
                     return (hash, fingerprint)
                 }

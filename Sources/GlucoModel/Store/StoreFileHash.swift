@@ -42,6 +42,9 @@ final class BackgroundFileHash: @unchecked Sendable {
         thread.start()
     }
 
+    /// A hash computed already (no thread).
+    init(known hash: String) { result = .success(hash) }
+
     private var isCancelled: Bool {
         condition.lock()
         defer { condition.unlock() }
