@@ -44,11 +44,13 @@ extension PatientStore {
 
 extension PatientStore {
     /// The time of the patient's newest glucose reading, or nil without readings (one indexed
-    /// query: nightly runs use it to skip patients with nothing new without loading their log).
+    /// query, read from the patient's newest record backwards: nightly runs use it to skip patients
+    /// with nothing new without loading their log).
     public func newestGlucoseTime(for patient: PatientID) throws -> Date? {
         try db.read { db in
             try Double.fetchOne(db, sql: """
-                SELECT MAX(time) FROM records WHERE patient = (SELECT number FROM patients WHERE id = ?) AND kind = ?
+                SELECT time FROM records WHERE patient = (SELECT number FROM patients WHERE id = ?) AND kind = ?
+                ORDER BY time DESC LIMIT 1
                 """, arguments: [patient.rawValue, StoreSchema.code(.glucose)])
         }.map { Date(timeIntervalSince1970: $0) }
     }

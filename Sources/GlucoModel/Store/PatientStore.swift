@@ -42,6 +42,11 @@ public struct PatientStore: Sendable {
     /// Opens (or creates) the store at `path` and brings its schema up to date.
     public init(path: String) throws {
         db = try DatabaseQueue(path: path)
+        try db.writeWithoutTransaction { db in
+            // A new store's pages are 16 KiB (SQLite's default is 4 KiB): fewer page splits and
+            // B-tree levels for the bulk inserts. Only possible before the first table is created.
+            if try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 { try db.execute(sql: "PRAGMA page_size = 16384") }
+        }
         try StoreSchema.migrator.migrate(db)
     }
 
@@ -56,78 +61,124 @@ public struct PatientStore: Sendable {
     ///   (the transaction is rolled back: the store is unchanged).
     public func importFile(_ url: URL, importer: some PatientDataImporter, options: ImportOptions) throws -> StoreImportOutcome {
         let started = Date()
-        let hash: String
-        do { hash = try SHA256Digest.hexDigest(ofFile: url) } catch {
-            throw ImportError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
+        let cannotRead = { (error: any Error) in
+            ImportError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
         }
-        if let previous = try db.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM import_runs WHERE content_hash = ?", arguments: [hash]) }) {
-            return .alreadyImported(try Self.run(from: previous))
+        // The content hash: computed first only when an earlier run has the same size and first MiB
+        // (a re-import stays cheap), else on its own thread during the import and checked at the end.
+        let fingerprint: FileFingerprint
+        do { fingerprint = try FileFingerprint(of: url) } catch { throw cannotRead(error) }
+        let hasher: BackgroundFileHash
+        if try db.read({ db in try Self.hasRun(like: fingerprint, db) }) {
+            let hash: String
+            do { hash = try SHA256Digest.hexDigest(ofFile: url) } catch { throw cannotRead(error) }
+            if let previous = try db.read({ db in try Self.run(hash: hash, db) }) { return .alreadyImported(previous) }
+            hasher = BackgroundFileHash(known: hash)
+        } else {
+            hasher = BackgroundFileHash(url)
         }
+        defer { hasher.cancel() }
         let format = type(of: importer).formatName
-        let run = try Self.bulkWrite(db) { db -> ImportRun in
-            // The run row first: its id numbers the records. The patient is known once the importer
-            // is done; records go in under the option's patient's number, or a new number.
-            try db.execute(sql: """
-                INSERT INTO import_runs (patient_id, file_path, content_hash, format, started_at, finished_at,
-                    records_added, records_already_stored, other_records, summary)
-                VALUES ('', ?, ?, ?, ?, ?, 0, 0, '{}', '{}')
-                """, arguments: [url.path, hash, format, started.timeIntervalSince1970, started.timeIntervalSince1970])
-            let runID = db.lastInsertedRowID
-            let provisional = try options.patient.flatMap { try Self.patientNumber($0, db) }
-                ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(number), 0) + 1 FROM patients") ?? 1
-            let pipe = BatchPipe()
-            pipe.start(importer, url: url, options: options)
-            var stager: StoreStager?
-            do {
-                while let batch = pipe.next() {
-                    if stager == nil { stager = try StoreStager(db: db, policy: batch.duplicates, patient: provisional, runID: runID) }
-                    try stager?.stage(batch)
+        let run: ImportRun
+        do {
+            run = try Self.bulkWrite(db) { db -> ImportRun in
+                try importRecords(url, importer: importer, options: options, format: format, started: started, db: db) { db in
+                    let hash: String
+                    do { hash = try hasher.value() } catch { throw cannotRead(error) }
+                    if let previous = try Self.run(hash: hash, db) { throw ContentStoredBefore(run: previous) }
+                    return (hash, fingerprint)
                 }
-            } catch {
-                pipe.cancel()
-                _ = pipe.outcome()
-                throw error
             }
-            var result = try pipe.outcome().get()
-            let patient = result.log.patient.rawValue
-            var kept: Int, added: Int
-            if pipe.closedByBuilder {
-                (kept, added) = try stager?.finish(&result.summary) ?? (0, 0)
-                result.summary.recordsKept = kept
-            } else {
-                (kept, added) = (result.log.recordCount, try StoreRecords.insert(result, patient: provisional, runID: runID, db: db))
-            }
-            if let number = try Self.patientNumber(result.log.patient, db) {
-                if number != provisional {
-                    // An existing patient the options did not name: the records move to its number.
-                    try db.execute(sql: """
-                        INSERT INTO records SELECT ?, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
-                            source_file, source_line, import_run_id FROM records WHERE patient = ? AND import_run_id = ?
-                            ORDER BY kind, subtype, time, value
-                        ON CONFLICT DO NOTHING
-                        """, arguments: [number, provisional, runID])
-                    added = db.changesCount
-                    try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
-                }
-            } else {
-                try db.execute(sql: "INSERT INTO patients (id, insulin_kind, number) VALUES (?, ?, ?)",
-                               arguments: [patient, InsulinKind.unknown.rawValue, provisional])
-            }
-            if result.log.insulinKind != .unknown {
-                try db.execute(sql: "UPDATE patients SET insulin_kind = ? WHERE id = ?", arguments: [result.log.insulinKind.rawValue, patient])
-            }
-            let finished = Date()
-            let summaryJSON = String(decoding: try JSONEncoder().encode(result.summary), as: UTF8.self)
-            let otherJSON = String(decoding: try JSONEncoder().encode(result.log.otherRecords), as: UTF8.self)
-            try db.execute(sql: """
-                UPDATE import_runs SET patient_id = ?, finished_at = ?, records_added = ?, records_already_stored = ?,
-                    other_records = ?, summary = ? WHERE id = ?
-                """, arguments: [patient, finished.timeIntervalSince1970, added, kept - added, otherJSON, summaryJSON, runID])
-            return ImportRun(id: runID, patient: result.log.patient, filePath: url.path, contentHash: hash, format: format,
-                             startedAt: started, finishedAt: finished, recordsAdded: added,
-                             recordsAlreadyStored: kept - added, summary: result.summary)
+        } catch let stored as ContentStoredBefore {
+            return .alreadyImported(stored.run)
         }
         return .imported(run)
+    }
+
+    /// Thrown inside the import's transaction to roll it back when the file's content turns out to
+    /// have been imported before (a run without a fingerprint, stored before schema v4).
+    private struct ContentStoredBefore: Error { var run: ImportRun }
+
+    /// Whether an import run has `fingerprint` (the same size and first MiB).
+    static func hasRun(like fingerprint: FileFingerprint, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM import_runs WHERE content_size = ? AND head_hash = ?)",
+                          arguments: [fingerprint.size, fingerprint.headHash]) ?? false
+    }
+
+    /// The import run of the content with SHA-256 `hash`, if any.
+    static func run(hash: String, _ db: Database) throws -> ImportRun? {
+        try Row.fetchOne(db, sql: "SELECT * FROM import_runs WHERE content_hash = ?", arguments: [hash]).map(run(from:))
+    }
+
+    /// Imports the file's records inside the transaction; `contentHash` gives the file's hash once
+    /// the records are in (or throws to roll back).
+    private func importRecords(_ url: URL, importer: some PatientDataImporter, options: ImportOptions, format: String, started: Date,
+                               db: Database, contentHash: (Database) throws -> (String, FileFingerprint)) throws -> ImportRun {
+        // The run row first: its id numbers the records. The patient is known once the importer
+        // is done; records go in under the option's patient's number, or a new number. Its content
+        // hash is a unique placeholder until the end.
+        try db.execute(sql: """
+            INSERT INTO import_runs (patient_id, file_path, content_hash, format, started_at, finished_at,
+                records_added, records_already_stored, other_records, summary)
+            VALUES ('', ?, ?, ?, ?, ?, 0, 0, '{}', '{}')
+            """, arguments: [url.path, "pending \(UUID().uuidString)", format, started.timeIntervalSince1970,
+                             started.timeIntervalSince1970])
+        let runID = db.lastInsertedRowID
+        let provisional = try options.patient.flatMap { try Self.patientNumber($0, db) }
+            ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(number), 0) + 1 FROM patients") ?? 1
+        let pipe = BatchPipe()
+        pipe.start(importer, url: url, options: options)
+        var stager: StoreStager?
+        do {
+            while let batch = pipe.next() {
+                if stager == nil { stager = try StoreStager(db: db, policy: batch.duplicates, patient: provisional, runID: runID) }
+                try stager?.stage(batch)
+            }
+        } catch {
+            pipe.cancel()
+            _ = pipe.outcome()
+            throw error
+        }
+        var result = try pipe.outcome().get()
+        let patient = result.log.patient.rawValue
+        var kept: Int, added: Int
+        if pipe.closedByBuilder {
+            (kept, added) = try stager?.finish(&result.summary) ?? (0, 0)
+            result.summary.recordsKept = kept
+        } else {
+            (kept, added) = (result.log.recordCount, try StoreRecords.insert(result, patient: provisional, runID: runID, db: db))
+        }
+        if let number = try Self.patientNumber(result.log.patient, db) {
+            if number != provisional {
+                // An existing patient the options did not name: the records move to its number.
+                try db.execute(sql: """
+                    INSERT INTO records SELECT ?, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
+                        source_file, source_line, import_run_id FROM records WHERE patient = ? AND import_run_id = ?
+                        ORDER BY time, kind, subtype, value
+                    ON CONFLICT DO NOTHING
+                    """, arguments: [number, provisional, runID])
+                added = db.changesCount
+                try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
+            }
+        } else {
+            try db.execute(sql: "INSERT INTO patients (id, insulin_kind, number) VALUES (?, ?, ?)",
+                           arguments: [patient, InsulinKind.unknown.rawValue, provisional])
+        }
+        if result.log.insulinKind != .unknown {
+            try db.execute(sql: "UPDATE patients SET insulin_kind = ? WHERE id = ?", arguments: [result.log.insulinKind.rawValue, patient])
+        }
+        let (hash, fingerprint) = try contentHash(db)
+        let finished = Date()
+        let summaryJSON = String(decoding: try JSONEncoder().encode(result.summary), as: UTF8.self)
+        let otherJSON = String(decoding: try JSONEncoder().encode(result.log.otherRecords), as: UTF8.self)
+        try db.execute(sql: """
+            UPDATE import_runs SET patient_id = ?, finished_at = ?, records_added = ?, records_already_stored = ?,
+                other_records = ?, summary = ?, content_hash = ?, content_size = ?, head_hash = ? WHERE id = ?
+            """, arguments: [patient, finished.timeIntervalSince1970, added, kept - added, otherJSON, summaryJSON,
+                             hash, fingerprint.size, fingerprint.headHash, runID])
+        return ImportRun(id: runID, patient: result.log.patient, filePath: url.path, contentHash: hash, format: format,
+                         startedAt: started, finishedAt: finished, recordsAdded: added,
+                         recordsAlreadyStored: kept - added, summary: result.summary)
     }
 
     /// The number (`patients.number`) of a stored patient, or nil.

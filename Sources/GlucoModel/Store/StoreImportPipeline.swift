@@ -83,6 +83,7 @@ final class BatchPipe: RecordSink, @unchecked Sendable {
             finish(outcome)
         }
         thread.stackSize = 16 << 20
+        thread.name = "glucomodel-import"
         thread.start()
     }
 }

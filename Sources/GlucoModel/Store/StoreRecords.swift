@@ -114,33 +114,18 @@ enum StoreRecords {
     /// The payload columns, in `StoreRow.bind` order.
     static let payloadColumns = "time, value, subtype, end_time, extra, flag, moment, note"
 
-    /// The statement inserting one record (patient, kind, payload, seq, source line, run), skipping
-    /// one already stored (same patient, kind, subtype, time and value).
-    static func insertStatement(_ db: Database) throws -> Statement {
-        try db.cachedStatement(sql: """
-            INSERT INTO records (patient, kind, \(payloadColumns), seq, source_line, import_run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO NOTHING
-            """)
-    }
-
     /// Inserts a whole log as it is (an importer that does not stream, e.g. in tests); returns how many were added.
     static func insert(_ result: ImportResult, patient: Int64, runID: Int64, db: Database) throws -> Int {
-        let statement = try insertStatement(db)
-        var added = 0, seq = runID << 32
+        var added = 0, seq: Int64 = 0
         func put<R: StorableRecord>(_ records: [R]) throws {
-            let binder = RecordBinder(statement)
-            binder.bind(patient, at: 1)
-            binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
-            binder.bind(runID, at: 13)
+            let inserter = RecordInserter(R.self, db: db, patient: patient, runID: runID)
+            var rows: [PendingRecord] = []
+            rows.reserveCapacity(records.count)
             for (i, r) in records.enumerated() {
-                r.storeRow.bind(binder, from: 3)
                 seq += 1
-                binder.bind(seq, at: 11)
-                binder.bind(result.line(of: R.kind, i), at: 12)
-                try binder.step(db)
-                added += db.changesCount
+                rows.append(PendingRecord(row: r.storeRow, seq: seq, line: result.line(of: R.kind, i)))
             }
+            added += try inserter.insert(rows[...])
         }
         let log = result.log
         try put(log.glucose); try put(log.boluses); try put(log.basalRates); try put(log.temporaryBasals)
@@ -164,29 +149,53 @@ enum StoreRecords {
             let counts = try JSONDecoder().decode([String: Int].self, from: Data((row["other_records"] as String).utf8))
             log.otherRecords.merge(counts, uniquingKeysWith: +)
         }
-        func read<R: StorableRecord>(_ type: R.Type) throws -> [R] {
-            var items: [Located<R>] = []
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT \(payloadColumns), source_file, source_line, import_run_id FROM records
-                WHERE patient = ? AND kind = ? ORDER BY time, seq
-                """, arguments: [number, StoreSchema.code(R.kind)])
-            while let row = try rows.next() {
-                let ownFile: String = row["source_file"]
-                let file = ownFile.isEmpty ? files[row["import_run_id"]] ?? "" : ownFile
-                items.append(Located(R(storeRow: StoreRow(row)), SourceLocation(file: file, line: row["source_line"])))
-            }
+        // One pass over the patient's rows in key order (time first), each kind's list in (time, seq) order.
+        var lists = RecordLists()
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT kind, \(payloadColumns), source_file, source_line, import_run_id FROM records
+            WHERE patient = ? ORDER BY time, seq
+            """, arguments: [number])
+        while let row = try rows.next() {
+            guard let kind = StoreSchema.kind(code: row["kind"]) else { continue }
+            let ownFile: String = row["source_file"]
+            let location = SourceLocation(file: ownFile.isEmpty ? files[row["import_run_id"]] ?? "" : ownFile, line: row["source_line"])
+            lists.append(kind, StoreRow(row), location)
+        }
+        func clean<R: StorableRecord>(_ items: [Located<R>]) -> [R] {
             var ignored = ImportSummary(file: "store")
             return PatientLogBuilder.clean(items, &ignored).map(\.record)
         }
-        log.glucose = try read(GlucoseReading.self)
-        log.boluses = try read(Bolus.self)
-        log.basalRates = try read(BasalRate.self)
-        log.temporaryBasals = try read(TemporaryBasal.self)
-        log.basalInjections = try read(BasalInjection.self)
-        log.carbs = try read(CarbIntake.self)
-        log.exercise = try read(ExerciseSession.self)
-        log.weights = try read(WeightRecord.self)
-        log.heartRate = try read(HeartRateSample.self)
+        log.glucose = clean(lists.glucose)
+        log.boluses = clean(lists.boluses)
+        log.basalRates = clean(lists.basalRates)
+        log.temporaryBasals = clean(lists.temporaryBasals)
+        log.basalInjections = clean(lists.basalInjections)
+        log.carbs = clean(lists.carbs)
+        log.exercise = clean(lists.exercise)
+        log.weights = clean(lists.weights)
+        log.heartRate = clean(lists.heartRate)
         return log
+    }
+}
+
+/// One list per kind of the rows read back from `records`.
+private struct RecordLists {
+    var glucose: [Located<GlucoseReading>] = [], boluses: [Located<Bolus>] = [], basalRates: [Located<BasalRate>] = []
+    var temporaryBasals: [Located<TemporaryBasal>] = [], basalInjections: [Located<BasalInjection>] = []
+    var carbs: [Located<CarbIntake>] = [], exercise: [Located<ExerciseSession>] = [], weights: [Located<WeightRecord>] = []
+    var heartRate: [Located<HeartRateSample>] = []
+
+    mutating func append(_ kind: RecordKind, _ row: StoreRow, _ location: SourceLocation) {
+        switch kind {
+        case .glucose: glucose.append(Located(GlucoseReading(storeRow: row), location))
+        case .bolus: boluses.append(Located(Bolus(storeRow: row), location))
+        case .basal: basalRates.append(Located(BasalRate(storeRow: row), location))
+        case .temporaryBasal: temporaryBasals.append(Located(TemporaryBasal(storeRow: row), location))
+        case .basalInjection: basalInjections.append(Located(BasalInjection(storeRow: row), location))
+        case .carbs: carbs.append(Located(CarbIntake(storeRow: row), location))
+        case .exercise: exercise.append(Located(ExerciseSession(storeRow: row), location))
+        case .weight: weights.append(Located(WeightRecord(storeRow: row), location))
+        case .heartRate: heartRate.append(Located(HeartRateSample(storeRow: row), location))
+        }
     }
 }

@@ -4,11 +4,13 @@ import GRDB
 ///
 /// - `patients(id, insulin_kind)`
 /// - `import_runs(id, patient_id, file_path, content_hash UNIQUE, format, started_at, finished_at,
-///   records_added, records_already_stored, other_records JSON, summary JSON)`
+///   records_added, records_already_stored, other_records JSON, summary JSON, content_size, head_hash)`
+///   (the last two v4, see `FileFingerprint`)
 /// - `records(patient, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
 ///   source_file, source_line, import_run_id)` (v3; v1 had text patient and kind columns, an
 ///   AUTOINCREMENT id and a unique index), one row per record of any kind, `WITHOUT ROWID` with the
-///   primary key `(patient, kind, subtype, time, value)` so overlapping files do not duplicate data;
+///   primary key `(patient, time, kind, subtype, value)` (v4; v3 had kind second) so overlapping files
+///   do not duplicate data;
 ///   `patient` is `patients.number`, `kind` is `code(_:)`, `seq` orders records of one instant by import.
 ///   `source_file` is `''` in rows written since the import names its file once, in `import_runs.file_path`
 ///   (reached through `import_run_id`); older rows keep their own path and read back unchanged.
@@ -97,8 +99,34 @@ enum StoreSchema {
                 ALTER TABLE records_v3 RENAME TO records;
                 """)
         }
+        // v4, for fast imports:
+        // - each run's file size and SHA-256 of its first MiB (`FileFingerprint`), so an import need
+        //   not hash the whole file before reading it unless an earlier run looks the same. Older runs
+        //   have none (NULL): the full hash, checked at the end of every import, still finds them;
+        // - `records` keyed by (patient, time, kind, subtype, value): the same identity, with time
+        //   second, so a file read in time order appends at the end of the patient's rows, where
+        //   SQLite inserts without searching the B-tree from its root. Rows are copied over as they are.
+        m.registerMigration("v4-fast-import") { db in
+            try db.execute(sql: """
+                ALTER TABLE import_runs ADD COLUMN content_size INTEGER;
+                ALTER TABLE import_runs ADD COLUMN head_hash TEXT;
+                CREATE INDEX import_runs_fingerprint ON import_runs(content_size, head_hash);
+                CREATE TABLE records_v4 (\(recordColumns), PRIMARY KEY (patient, time, kind, subtype, value)) WITHOUT ROWID;
+                INSERT INTO records_v4 SELECT * FROM records ORDER BY patient, time, kind, subtype, value;
+                DROP TABLE records;
+                ALTER TABLE records_v4 RENAME TO records;
+                """)
+        }
         return m
     }
+
+    /// The columns of `records` as v3 made them (in this order: `SELECT *` copies rows to v4).
+    static let recordColumns = """
+        patient INTEGER NOT NULL REFERENCES patients(number), kind INTEGER NOT NULL, subtype TEXT NOT NULL,
+        time REAL NOT NULL, value REAL NOT NULL, seq INTEGER NOT NULL,
+        end_time REAL, extra REAL, flag TEXT, moment TEXT, note TEXT,
+        source_file TEXT NOT NULL DEFAULT '', source_line INTEGER, import_run_id INTEGER NOT NULL REFERENCES import_runs(id)
+        """
 
     /// The number that stands for a record kind in `records.kind` (v3). Fixed: never renumber.
     static func code(_ kind: RecordKind) -> Int {

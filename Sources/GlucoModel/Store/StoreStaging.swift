@@ -25,7 +25,6 @@ final class StoreStager {
     let patient: Int64, runID: Int64
     /// Rows added to `records` so far.
     var added = 0
-    private let direct: Statement
 
     init(db: Database, policy: DuplicatePolicy, patient: Int64, runID: Int64) throws {
         self.db = db
@@ -41,10 +40,10 @@ final class StoreStager {
             INSERT INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        direct = try StoreRecords.insertStatement(db)
-        glucose = KindStager(policy); boluses = KindStager(policy); basalRates = KindStager(policy)
-        temporaryBasals = KindStager(policy); basalInjections = KindStager(policy); carbs = KindStager(policy)
-        exercise = KindStager(policy); weights = KindStager(policy); heartRate = KindStager(policy)
+        let into = (db: db, patient: patient, runID: runID)
+        glucose = KindStager(policy, into); boluses = KindStager(policy, into); basalRates = KindStager(policy, into)
+        temporaryBasals = KindStager(policy, into); basalInjections = KindStager(policy, into); carbs = KindStager(policy, into)
+        exercise = KindStager(policy, into); weights = KindStager(policy, into); heartRate = KindStager(policy, into)
         kinds = [glucose, boluses, basalRates, temporaryBasals, basalInjections, carbs, exercise, weights, heartRate]
     }
 
@@ -80,25 +79,11 @@ final class StoreStager {
 
     func text(_ code: Int64?) -> String? { code.flatMap { $0 >= 0 && $0 < stringList.count ? stringList[Int($0)] : nil } }
 
-    /// The next record's number in file order (its `seq` in the stage, whether staged or not).
-    func advance() -> Int64 {
-        seq += 1
-        return seq
-    }
-
-    /// Inserts a record into `records` now (its kind is in time order so far), numbered `seq`;
-    /// returns whether it was added (false: the same record is stored already).
-    func insertDirectly<R: StorableRecord>(_ item: Located<R>, seq: Int64) throws -> Bool {
-        let binder = RecordBinder(direct)
-        binder.bind(patient, at: 1)
-        binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
-        item.record.storeRow.bind(binder, from: 3)
-        binder.bind((runID << 32) + seq, at: 11)
-        binder.bind(item.location.line, at: 12)
-        binder.bind(runID, at: 13)
-        try binder.step(db)
-        added += db.changesCount
-        return db.changesCount > 0
+    /// Numbers the next `count` records in file order (their `seq` in the stage, whether staged or
+    /// not); returns the first number.
+    func advance(by count: Int) -> Int64 {
+        seq += Int64(count)
+        return seq - Int64(count) + 1
     }
 
     func insert<R: StorableRecord>(_ item: Located<R>, seq: Int64, dropped: Bool) throws {
@@ -133,96 +118,48 @@ protocol KindStaging: AnyObject {
 /// One kind's ordering statistics and its duplicate filter while the records come in time order.
 final class KindStager<R: StorableRecord>: KindStaging {
     let policy: DuplicatePolicy
-    var tracker: TimeOrderTracker
-    var filter: DuplicateFilter<R>
-    /// The filter's counts while the kind is in order (discarded if it turns out not to be).
-    var early = ImportSummary(file: "")
-    var keptEarly = 0
+    /// Inserts the kind's records into `records`, several per statement.
+    let inserter: RecordInserter
+    var reading: KindReading<R>
 
-    init(_ policy: DuplicatePolicy) {
+    init(_ policy: DuplicatePolicy, _ into: (db: Database, patient: Int64, runID: Int64)) {
         self.policy = policy
-        tracker = TimeOrderTracker(policy: policy)
-        filter = DuplicateFilter(policy: policy)
+        reading = KindReading(policy: policy)
+        inserter = RecordInserter(R.self, db: into.db, patient: into.patient, runID: into.runID)
     }
 
     var kind: RecordKind { R.kind }
 
-    /// While every record kept so far has one file and field (`uniform`), records inserted straight
-    /// into `records` are not staged: they can be copied back with that location (up to `uniformUpTo`).
-    var uniform: (file: String, field: String?)?
-    var isUniform = true
-    var uniformUpTo: Int64 = 0
-
     func stage(_ items: [Located<R>], _ stager: StoreStager) throws {
-        for item in items {
-            tracker.note(item.record)
-            let seq = stager.advance()
-            guard !tracker.needsSort else {
-                try stager.insert(item, seq: seq, dropped: false)
-                continue
-            }
-            guard filter.keep(item, &early) else {
-                try stager.insert(item, seq: seq, dropped: true)
-                continue
-            }
-            keptEarly += 1
-            let stored = try stager.insertDirectly(item, seq: seq)
-            if isUniform {
-                if let u = uniform {
-                    isUniform = u.file == item.location.file && u.field == item.location.field
-                } else {
-                    uniform = (item.location.file, item.location.field)
-                }
-            }
-            if isUniform && stored {
-                uniformUpTo = seq
-            } else {
-                try stager.insert(item, seq: seq, dropped: false)
-            }
-        }
+        try reading.stage(items, first: stager.advance(by: items.count), stager, inserter)
     }
 
     func finish(_ stager: StoreStager, nextSeq: inout Int64, _ summary: inout ImportSummary) throws -> Int {
-        guard tracker.count > 0 else { return 0 }
-        let order = tracker.finish(R.kind, &summary)
+        guard reading.tracker.count > 0 else { return 0 }
+        let order = reading.tracker.finish(R.kind, &summary)
         if order == .asRead {
-            for (reason, n) in early.skipped { summary.skipped[reason, default: 0] += n }
-            summary.issues += early.issues
-            return keptEarly
+            for (reason, n) in reading.early.skipped { summary.skipped[reason, default: 0] += n }
+            summary.issues += reading.early.issues
+            return reading.keptEarly
         }
         let db = stager.db
         let (patient, runID) = (stager.patient, stager.runID)
-        if let u = uniform, uniformUpTo > 0 {
-            // The records inserted straight away and not staged come back to the stage first.
+        if let u = reading.uniform, reading.uniformUpTo > 0 {
+            // The records inserted straight away and not staged come back to the stage first (those
+            // staged as well, from a statement that did not add all its rows, are there already).
             try db.execute(sql: """
-                INSERT INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
+                INSERT OR IGNORE INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
                 SELECT seq - ?1, kind, 0, \(StoreRecords.payloadColumns), source_line, ?2, ?3 FROM records
                 WHERE patient = ?4 AND kind = ?5 AND import_run_id = ?6 AND seq - ?1 <= ?7
                 """, arguments: [runID << 32, stager.code(u.file), u.field.map(stager.code), patient,
-                                 StoreSchema.code(R.kind), runID, uniformUpTo])
+                                 StoreSchema.code(R.kind), runID, reading.uniformUpTo])
         }
         try db.execute(sql: "DELETE FROM records WHERE patient = ? AND kind = ? AND import_run_id = ?",
                        arguments: [patient, StoreSchema.code(R.kind), runID])
         stager.added -= db.changesCount
-        let insert = try StoreRecords.insertStatement(db)
-        let binder = RecordBinder(insert)
-        binder.bind(patient, at: 1)
-        binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
-        binder.bind(runID, at: 13)
         var filter = DuplicateFilter<R>(policy: policy)
         var kept = 0
-        var pending: [(StoreRow, Int?)] = []
-        func flush() throws {
-            for (row, line) in pending {
-                row.bind(binder, from: 3)
-                nextSeq += 1
-                binder.bind((runID << 32) + nextSeq, at: 11)
-                binder.bind(line, at: 12)
-                try binder.step(db)
-                stager.added += db.changesCount
-            }
-            pending.removeAll(keepingCapacity: true)
-        }
+        var pending: [PendingRecord] = []
         // An index over this kind's staged rows in cleaning order (one external sort), then read in
         // slices after the last row seen: no cursor stays open across the inserts into `records`.
         let descending = order == .reversed
@@ -242,11 +179,87 @@ final class KindStager<R: StorableRecord>: KindStaging {
                 let location = SourceLocation(file: stager.text(row["file"]) ?? "", line: row["line"], field: stager.text(row["field"]))
                 if filter.keep(Located(R(storeRow: storeRow), location), &summary) {
                     kept += 1
-                    pending.append((storeRow, row["line"]))
+                    nextSeq += 1
+                    pending.append(PendingRecord(row: storeRow, seq: nextSeq, line: row["line"]))
                 }
             }
-            try flush()
+            stager.added += try inserter.insert(pending[...])
+            pending.removeAll(keepingCapacity: true)
         }
         return kept
+    }
+}
+
+/// One kind's state while its records are read (see `KindStager`): a struct, so that the loop over a
+/// batch holds one exclusive access to it instead of checking one at every use of a class property.
+struct KindReading<R: StorableRecord> {
+    var tracker: TimeOrderTracker
+    var filter: DuplicateFilter<R>
+    /// The filter's counts while the kind is in order (discarded if it turns out not to be).
+    var early = ImportSummary(file: "")
+    var keptEarly = 0
+    /// While every record kept so far has one file and field (`uniform`), records inserted straight
+    /// into `records` are not staged: they can be copied back with that location (up to `uniformUpTo`).
+    /// A statement that did not add all its rows (some were stored already) has all its rows staged.
+    var uniform: (file: String, field: String?)?
+    var isUniform = true
+    var uniformUpTo: Int64 = 0
+    /// Kept records of the batch not yet inserted (at most `RecordInserter.rowsPerStatement`): their
+    /// index in the batch, `seq`, and whether the kind was still `uniform` when each was read.
+    private var waiting: [(index: Int, seq: Int64, uniform: Bool)] = []
+
+    init(policy: DuplicatePolicy) {
+        tracker = TimeOrderTracker(policy: policy)
+        filter = DuplicateFilter(policy: policy)
+        waiting.reserveCapacity(RecordInserter.rowsPerStatement)
+    }
+
+    /// Reads a batch of the kind's records, numbered from `first` in file order: stages those the
+    /// kind's order or the filter set aside, inserts the others into `records`.
+    mutating func stage(_ items: [Located<R>], first: Int64, _ stager: StoreStager, _ inserter: RecordInserter) throws {
+        for (index, item) in items.enumerated() {
+            tracker.note(item.record)
+            let seq = first + Int64(index)
+            guard !tracker.needsSort else {
+                try stager.insert(item, seq: seq, dropped: false)
+                continue
+            }
+            guard filter.keep(item, &early) else {
+                try stager.insert(item, seq: seq, dropped: true)
+                continue
+            }
+            keptEarly += 1
+            if isUniform {
+                if let u = uniform {
+                    isUniform = u.file == item.location.file && u.field == item.location.field
+                } else {
+                    uniform = (item.location.file, item.location.field)
+                }
+            }
+            waiting.append((index, seq, isUniform))
+            if waiting.count == RecordInserter.rowsPerStatement { try insertWaiting(items, stager, inserter) }
+        }
+        try insertWaiting(items, stager, inserter)
+    }
+
+    /// Inserts the waiting records into `records` in one statement; stages those that must be.
+    private mutating func insertWaiting(_ items: [Located<R>], _ stager: StoreStager, _ inserter: RecordInserter) throws {
+        guard !waiting.isEmpty else { return }
+        let added = try inserter.insert(count: waiting.count) { [waiting] binder, i, first in
+            let w = waiting[i]
+            items[w.index].record.storeRow.bind(binder, from: first)
+            binder.bind(items[w.index].location.line, at: first + 8)
+            return w.seq
+        }
+        stager.added += added
+        let allAdded = added == waiting.count
+        for w in waiting {
+            if allAdded && w.uniform {
+                uniformUpTo = w.seq
+            } else {
+                try stager.insert(items[w.index], seq: w.seq, dropped: false)
+            }
+        }
+        waiting.removeAll(keepingCapacity: true)
     }
 }
