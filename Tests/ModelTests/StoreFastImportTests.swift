@@ -14,18 +14,10 @@ import Testing
 
     /// A Dexcom export of EGV rows `indices` (row i at 2010-01-01 + 5i min, i + 100 mg/dL), in that order.
     func writeDexcom(_ url: URL, _ indices: [Int], lastValue: Int? = nil) throws {
-        var text = "Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,Patient Info,Device Info,Source Device ID,"
-            + "Glucose Value (mg/dL),Insulin Value (u),Carb Value (grams)\n"
-        let format = DateFormatter()
-        format.locale = Locale(identifier: "en_US_POSIX")
-        format.timeZone = TimeZone(identifier: "UTC")
-        format.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
-        let start = Date(timeIntervalSince1970: 1_262_304_000)
-        for (n, i) in indices.enumerated() {
-            let value = n == indices.count - 1 ? lastValue ?? 100 + i % 200 : 100 + i % 200
-            text += "\(i),\(format.string(from: start.addingTimeInterval(Double(i) * 300))),EGV,,,,G6,\(value),,\n"
+        let rows = indices.enumerated().map { n, i in
+            (index: i, value: n == indices.count - 1 ? lastValue ?? 100 + i % 200 : 100 + i % 200)
         }
-        try Data(text.utf8).write(to: url)
+        try DexcomTestExport.write(url, rows: rows)
     }
 
     func options() throws -> ImportOptions {

@@ -60,19 +60,10 @@ import Testing
     func writeDexcom(_ url: URL, rows: Int, order: (inout [Int]) -> Void) throws {
         var indices = Array(0..<rows)
         order(&indices)
-        var text = "Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,Patient Info,Device Info,Source Device ID,"
-            + "Glucose Value (mg/dL),Insulin Value (u),Carb Value (grams)\n"
-        let format = DateFormatter()
-        format.locale = Locale(identifier: "en_US_POSIX")
-        format.timeZone = TimeZone(identifier: "UTC")
-        format.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
-        let start = Date(timeIntervalSince1970: 1_262_304_000)
-        for i in indices {
-            let row = "\(i),\(format.string(from: start.addingTimeInterval(Double(i) * 300))),EGV,,,,G6,\(70 + (i * 7) % 250),,\n"
-            text += row
-            if i % 10 == 0 { text += row }
+        let rows = indices.flatMap { i in
+            Array(repeating: (index: i, value: 70 + (i * 7) % 250), count: i % 10 == 0 ? 2 : 1)
         }
-        try Data(text.utf8).write(to: url)
+        try DexcomTestExport.write(url, rows: rows)
     }
 
     @Test func largeUnorderedAndNewestFirstFilesAsInMemory() throws {
