@@ -33,6 +33,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // C libraries, linked through pkg-config (Debian: libopenblas-dev, liblapacke-dev).
@@ -54,6 +55,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The store binds values straight into SQLite (Store/StoreBinding.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // SHA-256 of imported files (BoringSSL's, with the CPU's SHA instructions where present).
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Resources/grammars")]),
         .executableTarget(

@@ -71,7 +71,7 @@ public struct PatientStore: Sendable {
         let hasher: BackgroundFileHash
         if try db.read({ db in try Self.hasRun(like: fingerprint, db) }) {
             let hash: String
-            do { hash = try SHA256Digest.hexDigest(ofFile: url) } catch { throw cannotRead(error) }
+            do { hash = try ContentDigest.hexDigest(ofFile: url) } catch { throw cannotRead(error) }
             if let previous = try db.read({ db in try Self.run(hash: hash, db) }) { return .alreadyImported(previous) }
             hasher = BackgroundFileHash(known: hash)
         } else {

@@ -16,7 +16,7 @@ struct FileFingerprint: Equatable {
         defer { try? handle.close() }
         size = Int64(try handle.seekToEnd())
         try handle.seek(toOffset: 0)
-        var digest = SHA256Digest()
+        var digest = ContentDigest()
         digest.update(try handle.read(upToCount: Self.headBytes) ?? Data())
         headHash = digest.hexDigest()
     }
@@ -54,7 +54,7 @@ final class BackgroundFileHash: @unchecked Sendable {
     private func hash(_ url: URL) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
-        var digest = SHA256Digest()
+        var digest = ContentDigest()
         while !isCancelled, let data = try handle.read(upToCount: 1 << 20), !data.isEmpty { digest.update(data) }
         return digest.hexDigest()
     }
