@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the export-importer fuzz harness (Tests/ModelTests/FuzzImportTests.swift) with a large budget.
+# Runs the importer fuzz harness (all six importers; every 10th case also through the store) (Tests/ModelTests/FuzzImportTests.swift) with a large budget.
 # Usage: scripts/fuzz-long.sh [cases-per-importer] [seconds-per-importer] [seed]
 # Each importer gets up to CASES cases or SECONDS seconds, whichever ends first; the seed makes a run
 # replayable (case N of a seed is always the same input). Failures print the case number and input.

@@ -85,7 +85,9 @@ struct FuzzRun {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let inputs = try fixtures.map { try [UInt8](Data(contentsOf: ExportFixtures.url($0))) }
+        let inputs = try fixtures.map { try [UInt8](Data(contentsOf: Self.fixtureURL($0))) }
+        // Every 10th case also goes through the store's streaming import, which must agree.
+        let store = try PatientStore(path: dir.appendingPathComponent("fuzz.sqlite").path)
         var rng = SplitMix64(seed: seed)
         let options = ExportFixtures.options("Europe/Madrid")
         let start = Date()
@@ -103,17 +105,22 @@ struct FuzzRun {
             }
             try Data(bytes).write(to: file)
             let t0 = Date()
+            var inMemory: ImportResult?
             do {
                 let r = try importer.importFile(at: file, options: options)
                 let problems = cleanlinessProblems(r)
                 if !problems.isEmpty {
                     failures.append("case \(cases) (seed \(seed)): \(problems.joined(separator: "; ")) input: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
                 }
+                inMemory = r
                 results += 1
             } catch is ImportError {
                 errors += 1
             } catch {
                 failures.append("case \(cases) (seed \(seed)): threw \(type(of: error)) not ImportError: \(error)")
+            }
+            if cases % 10 == 0, let problem = storeDisagreement(store, importer, file, options, inMemory) {
+                failures.append("case \(cases) (seed \(seed)), store import: \(problem) input: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
             }
             slowest = max(slowest, Date().timeIntervalSince(t0))
             cases += 1
@@ -121,7 +128,39 @@ struct FuzzRun {
     }
 }
 
-@Suite("Fuzzing the export importers", .serialized)
+extension FuzzRun {
+    /// A fixture by name: `exports/` unless the name has its folder (`csv/log.csv`, `ohio/complete.xml`).
+    static func fixtureURL(_ name: String) -> URL {
+        guard name.contains("/") else { return ExportFixtures.url(name) }
+        guard let base = Bundle.module.resourceURL else { preconditionFailure("test bundle has no resources") }
+        return base.appendingPathComponent("Fixtures/\(name)")
+    }
+
+    /// Imports `file` into `store` and says how it disagrees with the in-memory import (nil = agrees):
+    /// a file the importer rejects must be rejected with an `ImportError` and leave the record counts
+    /// as they were; an accepted file must store or find every record the in-memory import kept.
+    func storeDisagreement(_ store: PatientStore, _ importer: any PatientDataImporter, _ file: URL,
+                           _ options: ImportOptions, _ inMemory: ImportResult?) -> String? {
+        do {
+            let before = try store.recordCounts()
+            do {
+                let outcome = try store.importFile(file, importer: importer, options: options)
+                guard let expected = inMemory else { return "stored a file the importer rejects" }
+                guard case let .imported(run) = outcome else { return nil }  // same content as an earlier case
+                let stored = run.recordsAdded + run.recordsAlreadyStored
+                return stored == expected.summary.recordsKept
+                    ? nil : "\(stored) records stored or found, \(expected.summary.recordsKept) kept in memory"
+            } catch is ImportError {
+                if inMemory != nil { return "rejected a file the importer accepts" }
+                return try store.recordCounts() == before ? nil : "a rejected file changed the record counts"
+            }
+        } catch {
+            return "threw \(type(of: error)): \(error)"
+        }
+    }
+}
+
+@Suite("Fuzzing every importer", .serialized)
 struct FuzzImportTests {
     static let targets: [(String, any PatientDataImporter, [String], String)] = [
         ("dexcom", DexcomClarityImporter(), ["dexcom_madrid_dst.csv", "dexcom_mmol.csv", "same_dexcom.csv"], "csv"),
@@ -129,9 +168,11 @@ struct FuzzImportTests {
         ("nightscout", NightscoutImporter(), ["nightscout_entries.json", "nightscout_treatments.json", "nightscout_both.json",
                                               "same_nightscout.json"], "json"),
         ("tidepool", TidepoolImporter(), ["tidepool.json"], "json"),
+        ("glucomodel-csv", LogCSVImporter(), ["csv/log.csv"], "csv"),
+        ("ohio-xml", OhioXMLImporter(), ["ohio/complete.xml", "ohio/overlap.xml"], "xml"),
     ]
 
-    @Test(arguments: 0..<4)
+    @Test(arguments: 0..<6)
     func mutatedInputsGiveCleanResultsOrImportErrors(target: Int) throws {
         let (name, importer, fixtures, ext) = FuzzImportTests.targets[target]
         let seed = ProcessInfo.processInfo.environment["GLUCOMODEL_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EED_0000 + UInt64(target)

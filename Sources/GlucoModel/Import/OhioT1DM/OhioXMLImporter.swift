@@ -25,6 +25,14 @@ public struct OhioXMLImporter: PatientDataImporter {
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         try LineReader(url: url).checkReadable()
+        do {
+            if let line = try UTF8Check.firstInvalidLine(in: url) {
+                throw ImportError(SourceLocation(file: url.path, line: line),
+                                  "bytes that are not UTF-8 text; expected an OhioT1DM XML file in UTF-8")
+            }
+        } catch let error as ImportError { throw error } catch {
+            throw ImportError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
+        }
         guard let stream = InputStream(url: url) else {
             throw ImportError(SourceLocation(file: url.path), "cannot open the file")
         }
