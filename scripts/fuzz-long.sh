@@ -10,6 +10,12 @@ SECONDS_PER="${2:-600}"
 SEED="${3:-}"
 swift build --build-tests
 start=$(date +%s)
-GLUCOMODEL_FUZZ_CASES="$CASES" GLUCOMODEL_FUZZ_SECONDS="$SECONDS_PER" ${SEED:+GLUCOMODEL_FUZZ_SEED="$SEED"} \
-    swift test --skip-build --filter FuzzImportTests 2>&1 | grep -E "^fuzz |✘|passed|failed|recorded"
+log=$(mktemp)
+status=0
+# `env` so that the optional seed assignment, which comes from an expansion, is still an assignment.
+env GLUCOMODEL_FUZZ_CASES="$CASES" GLUCOMODEL_FUZZ_SECONDS="$SECONDS_PER" ${SEED:+GLUCOMODEL_FUZZ_SEED="$SEED"} \
+    swift test --skip-build --filter FuzzImportTests >"$log" 2>&1 || status=$?
+grep -E "^fuzz |✘|passed after|failed|recorded|crashed" "$log" || tail -20 "$log"
+rm -f "$log"
 echo "wall time: $(( $(date +%s) - start )) s"
+exit "$status"
