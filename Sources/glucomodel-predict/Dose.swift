@@ -53,7 +53,7 @@ struct Dose: ParsableCommand {
     func validate() throws {
         guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
         guard ["text", "json"].contains(format) else { throw ValidationError("--format: expected text or json, got '\(format)'") }
-        if let timeZone, TimeZone(identifier: timeZone) == nil { throw ValidationError("--time-zone: unknown zone '\(timeZone)'") }
+        _ = try timeZoneOption(timeZone)
         if audit {
             if carbs != nil || at != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--at") }
         } else {
@@ -65,7 +65,7 @@ struct Dose: ParsableCommand {
 
     func run() throws {
         let id = try PatientID(patient)
-        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+        let zone = try timeZoneOption(timeZone)
         let loaded = CohortLoader.load(try CohortLoader.files(data), options: ImportOptions(timeZone: zone))
         for failure in loaded.failures { printError(failure.description) }
         guard let log = loaded.patients.first(where: { $0.patient == id })?.log else {

@@ -35,13 +35,11 @@ struct Metrics: ParsableCommand {
         if let inputFormat, ImportFormats.named(inputFormat) == nil {
             throw ValidationError("--input-format: unknown format '\(inputFormat)'; expected one of \(ImportFormats.names.joined(separator: ", "))")
         }
-        if let timeZone, TimeZone(identifier: timeZone) == nil {
-            throw ValidationError("--time-zone: unknown zone '\(timeZone)'; use an IANA name like Europe/Madrid or UTC")
-        }
+        _ = try timeZoneOption(timeZone)
     }
 
     func run() throws {
-        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+        let zone = try timeZoneOption(timeZone)
         let loaded = CohortLoader.load(try CohortLoader.files(data), options: ImportOptions(timeZone: zone), format: inputFormat)
         for failure in loaded.failures { PredictSupport.warn("skipped file: \(failure)") }
         var reports: [CGMMetricsReport] = []

@@ -48,13 +48,11 @@ struct Nightly: ParsableCommand {
         if let night, !NightlySettings.isNightLabel(night) { throw ValidationError("--night: expected YYYY-MM-DD, got '\(night)'") }
         guard low.isFinite, high.isFinite, low < high else { throw ValidationError("--low must be below --high") }
         if let horizons { _ = try PredictSupport.horizons(horizons) }
-        if let timeZone, TimeZone(identifier: timeZone) == nil {
-            throw ValidationError("--time-zone: unknown zone '\(timeZone)'; use an IANA name like Europe/Madrid or UTC")
-        }
+        _ = try timeZoneOption(timeZone)
     }
 
     func run() throws {
-        let zone = timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+        let zone = try timeZoneOption(timeZone)
         var settings = NightlySettings(storePath: store, inbox: URL(fileURLWithPath: inbox), modelsFolder: URL(fileURLWithPath: models),
                                        output: URL(fileURLWithPath: out), night: night ?? NightlySettings.nightLabel(Date(), timeZone: zone),
                                        importOptions: ImportOptions(timeZone: zone))

@@ -42,9 +42,7 @@ struct Predict: ParsableCommand {
         if let format, ImportFormats.named(format) == nil {
             throw ValidationError("--format: unknown format '\(format)'; expected one of \(ImportFormats.names.joined(separator: ", "))")
         }
-        if let timeZone, TimeZone(identifier: timeZone) == nil {
-            throw ValidationError("--time-zone: unknown zone '\(timeZone)'; use an IANA name like Europe/Madrid or UTC")
-        }
+        _ = try timeZoneOption(timeZone)
         _ = try parsedHorizons()
         let (start, end) = try period()
         if let start, let end, end < start { throw ValidationError("--to is before --from") }
@@ -136,4 +134,10 @@ final class PredictLineSink {
     func discard() {
         if let file { file.discard() } else { buffer.removeAll() }
     }
+}
+
+/// `--time-zone NAME`: the IANA zone, or this machine's when the option is not given; an unknown
+/// name is a usage error.
+func timeZoneOption(_ name: String?) throws -> TimeZone {
+    do { return try TimeArgument.timeZone(named: name) } catch { throw ValidationError("--time-zone: \(error)") }
 }

@@ -51,7 +51,7 @@ struct Report: ParsableCommand {
         if let patient { do { _ = try PatientID(patient) } catch { throw ValidationError("--patient: \(error)") } }
         guard !data.isEmpty else { throw ValidationError("--data: name at least one file or folder") }
         guard days >= 1 else { throw ValidationError("--days must be at least 1") }
-        if let timeZone, TimeZone(identifier: timeZone) == nil { throw ValidationError("--time-zone: unknown zone '\(timeZone)'") }
+        _ = try timeZoneOption(timeZone)
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, ReportPeriod.parseTime(value, timeZone: zone) == nil {
                 throw ValidationError("\(name): expected a date like 2026-01-15 or 2026-01-15T08:00:00Z, got '\(value)'")

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import GlucoModel
 
@@ -47,4 +48,10 @@ final class ProgressLine: @unchecked Sendable {
         let t = Int(s.rounded())
         return t >= 60 ? "\(t / 60)m\(String(format: "%02d", t % 60))s" : "\(t)s"
     }
+}
+
+/// `--time-zone NAME`: the IANA zone, or this machine's when the option is not given; an unknown
+/// name is a usage error.
+func timeZoneOption(_ name: String?) throws -> TimeZone {
+    do { return try TimeArgument.timeZone(named: name) } catch { throw ValidationError("--time-zone: \(error)") }
 }

@@ -34,9 +34,7 @@ struct ImportData: ParsableCommand {
         if let format, ImportFormats.named(format) == nil {
             throw ValidationError("--format: unknown format '\(format)'; expected one of \(ImportFormats.names.joined(separator: ", "))")
         }
-        if let timeZone, TimeZone(identifier: timeZone) == nil {
-            throw ValidationError("unknown time zone '\(timeZone)'; use an IANA name like Europe/Madrid or UTC")
-        }
+        _ = try timeZoneOption(timeZone)
     }
 
     func parsePatient(_ raw: String) throws -> PatientID {
@@ -46,7 +44,7 @@ struct ImportData: ParsableCommand {
     func run() throws {
         var options = ImportOptions()
         if let patient { options.patient = try parsePatient(patient) }
-        if let timeZone, let tz = TimeZone(identifier: timeZone) { options.timeZone = tz }
+        options.timeZone = try timeZoneOption(timeZone)
         options.dateOrder = dateOrder
         let db = try PatientStore(path: store)
         var failed = 0

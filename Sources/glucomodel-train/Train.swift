@@ -57,7 +57,7 @@ struct Train: ParsableCommand {
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
         if let population, population < 2 { throw ValidationError("--population must be at least 2") }
         if let generations, generations < 0 { throw ValidationError("--generations must be 0 or more") }
-        if let timeZone, TimeZone(identifier: timeZone) == nil { throw ValidationError("--time-zone: unknown zone '\(timeZone)'") }
+        _ = try timeZoneOption(timeZone)
         do { _ = try Shard(shard) } catch { throw ValidationError("--shard: \(error)") }
     }
 
@@ -80,7 +80,7 @@ struct Train: ParsableCommand {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")
         }
         let files = try CohortLoader.files(paths)
-        let importOptions = ImportOptions(timeZone: timeZone.flatMap(TimeZone.init(identifier:)) ?? .current)
+        let importOptions = ImportOptions(timeZone: try timeZoneOption(timeZone))
         Console.status("Reading \(files.count) files...")
         let loaded = CohortLoader.load(files, options: importOptions)
         for failure in loaded.failures { Console.warn("skipped: \(failure)") }

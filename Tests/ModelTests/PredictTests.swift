@@ -187,5 +187,8 @@ enum PredictFixture {
         #expect(throws: TimeArgument.ParseError.notISO8601(option: "--from", text: "yesterday")) {
             try TimeArgument.parse("yesterday", timeZone: madrid, option: "--from")
         }
+        #expect(try TimeArgument.timeZone(named: "Europe/Madrid") == madrid)
+        #expect(try TimeArgument.timeZone(named: nil) == TimeZone.current)
+        #expect(throws: TimeArgument.ParseError.unknownTimeZone(name: "Mars/Base")) { try TimeArgument.timeZone(named: "Mars/Base") }
     }
 }

@@ -5,13 +5,24 @@ import Foundation
 public enum TimeArgument {
     public enum ParseError: Error, CustomStringConvertible, Equatable {
         case notISO8601(option: String, text: String)
+        case unknownTimeZone(name: String)
 
         public var description: String {
             switch self {
             case let .notISO8601(option, text):
                 return "\(option): '\(text)' is not an ISO 8601 time; expected e.g. 2026-01-05T08:00, 2026-01-05T08:00:00Z or 2026-01-05"
+            case let .unknownTimeZone(name):
+                return "unknown time zone '\(name)'; use an IANA name like Europe/Madrid or UTC"
             }
         }
+    }
+
+    /// The time zone `name` names (IANA, e.g. `Europe/Madrid`), or this machine's when `name` is nil.
+    /// - Throws: `ParseError.unknownTimeZone`.
+    public static func timeZone(named name: String?) throws -> TimeZone {
+        guard let name else { return .current }
+        guard let zone = TimeZone(identifier: name) else { throw ParseError.unknownTimeZone(name: name) }
+        return zone
     }
 
     /// The instant `text` names; a local time in a daylight-saving gap is shifted forward by the

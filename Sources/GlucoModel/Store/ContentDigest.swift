@@ -25,12 +25,13 @@ public struct ContentDigest {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Hashes a file in 1 MiB chunks.
-    public static func hexDigest(ofFile url: URL) throws -> String {
+    /// Hashes a file in 1 MiB chunks, while `continuing()` says so before each chunk (a hash
+    /// stopped early is of the part read and of no use: the caller stops it when it no longer needs it).
+    public static func hexDigest(ofFile url: URL, continuing: () -> Bool = { true }) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         var digest = ContentDigest()
-        while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty { digest.update(data) }
+        while continuing(), let data = try handle.read(upToCount: 1 << 20), !data.isEmpty { digest.update(data) }
         return digest.hexDigest()
     }
 }

@@ -32,7 +32,7 @@ final class BackgroundFileHash: @unchecked Sendable {
     /// Starts hashing `url` (1 MiB reads) on a new thread.
     init(_ url: URL) {
         let thread = Thread { [self] in
-            let outcome = Result { try hash(url) }
+            let outcome = Result { try ContentDigest.hexDigest(ofFile: url, continuing: { !self.isCancelled }) }
             condition.lock()
             result = outcome
             condition.broadcast()
@@ -49,14 +49,6 @@ final class BackgroundFileHash: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return cancelled
-    }
-
-    private func hash(_ url: URL) throws -> String {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var digest = ContentDigest()
-        while !isCancelled, let data = try handle.read(upToCount: 1 << 20), !data.isEmpty { digest.update(data) }
-        return digest.hexDigest()
     }
 
     /// Stops hashing (the import failed); the thread ends after its current chunk.
