@@ -62,6 +62,21 @@ import Testing
         #expect(f.predict(try Program(infix: "x1")).error == .infinity)
     }
 
+    /// Issue #12: a program finite on the training rows but not on the validation rows
+    /// (exp(1000 * x0) overflows for x0 > 0.71) gave `values: []`, and the trainer indexed it.
+    /// Its prediction must hold one NaN per row, with error infinity.
+    @Test func nonFinitePredictionKeepsOneValuePerRow() throws {
+        let table = try DataTable<Double>(columns: [Self.x])
+        let validation = try ErrorFitness(table: table, target: Self.x, rows: [400..<500], linearScaling: false)
+        let program = try Program(infix: "exp(1000 * x0)")
+        let p = validation.predict(program)
+        #expect(p.values.count == 100)
+        #expect(p.values.allSatisfy { $0.isNaN })
+        #expect(p.error == .infinity)
+        let training = try ErrorFitness(table: table, target: Self.x, rows: [0..<100])
+        #expect(training.predict(program).error.isFinite)
+    }
+
     @Test func deterministicAcrossThreads() throws {
         let table = try EvaluatorBenchmark.randomTable(rows: 2000, columns: 3, seed: 4)
         let y = (0..<2000).map { Double(table[$0, 0]) * 2 + Double(table[$0, 1]) }

@@ -61,11 +61,12 @@ public struct ModelDoseSearch: Sendable {
     public func run() -> Outcome {
         let table = grid.map(predictions(bolus:))
         let suspend = settings.suspendThreshold
-        for (j, h) in horizons.enumerated() where !(table[0][j] >= suspend) {
-            return .predictedLow(horizonMinutes: h.model.horizonMinutes, predicted: table[0][j])
-        }
+        // Non-finite first: NaN fails `>= suspend` too, and must not read as a predicted low.
         if table.contains(where: { $0.contains { !$0.isFinite } }) {
             return .untrusted(.modelUnavailable("a model predicts a non-finite value"))
+        }
+        for (j, h) in horizons.enumerated() where !(table[0][j] >= suspend) {
+            return .predictedLow(horizonMinutes: h.model.horizonMinutes, predicted: table[0][j])
         }
         let tolerance = ModelDoseSearch.monotonicityTolerance
         let blind = table.allSatisfy { p in zip(p, table[0]).allSatisfy { abs($0 - $1) <= tolerance } }

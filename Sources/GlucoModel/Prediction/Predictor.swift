@@ -50,7 +50,8 @@ public struct Predictor: Sendable {
     }
 
     /// Predictions for every step from `from` to `to` (inclusive; default: the whole log).
-    /// Steps whose inputs are not known at that moment (a glucose gap) get no prediction.
+    /// Steps whose inputs are not known at that moment (a glucose gap) get no prediction, and
+    /// neither does a model whose value there is not finite.
     public func predict(_ log: PatientLog, from: Date? = nil, to: Date? = nil) throws -> [PredictionRow] {
         try check(log)
         let newest = log.glucose.last!.time
@@ -76,7 +77,9 @@ public struct Predictor: Sendable {
                 let issued = series.time(at: table.steps[r])
                 let target = issued.addingTimeInterval(Double(h) * 60)
                 let reference = table.targets[r].isFinite ? table.targets[r] : nil
-                for name in names {
+                // A non-finite value (an expression that overflows on these inputs) is no
+                // prediction: the row is left out rather than written as nan.
+                for name in names where values[name]![r].isFinite {
                     rows.append(PredictionRow(patient: models.patient, issuedAt: issued, targetTime: target,
                                               horizonMinutes: h, model: name, prediction: values[name]![r], reference: reference))
                 }

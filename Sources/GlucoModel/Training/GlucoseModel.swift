@@ -10,7 +10,10 @@ import Foundation
 /// The ARX model is always kept: it is also the `arx` baseline predictions are compared with.
 public struct GlucoseModel: Codable, Equatable, Sendable {
     public static let schema = "glucomodel.model"
-    public static let currentVersion = 1
+    /// Version 2: programs are flat token arrays (`[1.5, "x0", "mul"]`), no compiler-made
+    /// `_0` keys. Version 1 files (the same fields, programs as `{"instructions": [...]}`) are read.
+    public static let currentVersion = 2
+    public static let readableVersions = 1...currentVersion
 
     public var schema: String = GlucoseModel.schema
     public var version: Int = GlucoseModel.currentVersion
@@ -118,12 +121,14 @@ extension GlucoseModel {
         guard let header = try? JSONDecoder().decode(Header.self, from: data), header.schema == schema else {
             throw ModelFileError.notAModel(url.path)
         }
-        guard header.version == currentVersion else {
+        guard let version = header.version, readableVersions.contains(version) else {
             throw ModelFileError.unsupportedVersion(url.path, header.version ?? -1)
         }
-        do { return try decoder.decode(GlucoseModel.self, from: data) } catch {
-            throw ModelFileError.malformed(url.path, "\(error)")
+        let model: GlucoseModel
+        do { model = try decoder.decode(GlucoseModel.self, from: data) } catch {
+            throw ModelFileError.malformed(url.path, ModelFileError.describe(error))
         }
+        return try model.validated(path: url.path)
     }
 
     static var encoder: JSONEncoder {
@@ -153,14 +158,31 @@ public enum ModelFileError: Error, CustomStringConvertible, Equatable {
     case notAModel(String)
     case unsupportedVersion(String, Int)
     case malformed(String, String)
+    /// A field whose value no prediction can be made from: file, field, why.
+    case invalidField(String, field: String, reason: String)
 
     public var description: String {
         switch self {
         case let .unreadable(p): return "\(p): cannot read the model file"
         case let .notAModel(p): return "\(p): not a GlucoModel model file (schema \"\(GlucoseModel.schema)\" expected)"
         case let .unsupportedVersion(p, v):
-            return "\(p): model file version \(v); this toolkit reads version \(GlucoseModel.currentVersion)"
+            return "\(p): model file version \(v); this toolkit reads versions \(GlucoseModel.readableVersions.lowerBound)-\(GlucoseModel.currentVersion): retrain the model with this version (glucomodel-train --retrain)"
         case let .malformed(p, why): return "\(p): malformed model file: \(why)"
+        case let .invalidField(p, field, why): return "\(p): invalid model file: field \(field): \(why)"
+        }
+    }
+
+    /// A decoding error as the path of the field and what was wrong, without Swift's internals.
+    static func describe(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
+        }
+        switch error as? DecodingError {
+        case let .keyNotFound(key, c)?: return "field \(path(c.codingPath + [key])) is missing"
+        case let .typeMismatch(_, c)?: return "field \(path(c.codingPath)): wrong type (\(c.debugDescription))"
+        case let .valueNotFound(_, c)?: return "field \(path(c.codingPath)) is null"
+        case let .dataCorrupted(c)?: return c.codingPath.isEmpty ? "not valid JSON" : "field \(path(c.codingPath)): \(c.debugDescription)"
+        default: return "\(error)"
         }
     }
 }

@@ -190,15 +190,24 @@ public struct PatientTrainer: Sendable {
             best = (Choice(program: Program(instructions: [.constant(0)]), intercept: 0, slope: 0,
                            note: "base only: no evolved expression beat ARX on the validation days"), rmse(0, 0, nil))
         }
+        // A candidate whose training fit is finite may still overflow on the validation days;
+        // it cannot be scored there, so it is skipped (and counted in the model's note).
+        var skipped = 0
         for (rank, program) in candidates.enumerated() {
             let fit = scaling.predict(program)
-            guard fit.error.isFinite else { continue }
+            guard fit.error.isFinite, fit.intercept.isFinite, fit.slope.isFinite else { continue }
             let values = raw.predict(program).values
+            guard values.count == y.count, values.allSatisfy(\.isFinite) else { skipped += 1; continue }
             let error = rmse(fit.intercept, fit.slope, values)
+            guard error.isFinite else { skipped += 1; continue }
             if best == nil || error < best!.error {
                 best = (Choice(program: program.simplified(), intercept: fit.intercept, slope: fit.slope,
                                note: "evolved: candidate \(rank + 1) of \(candidates.count) by validation RMSE"), error)
             }
+        }
+        if skipped > 0, var chosen = best {
+            chosen.choice.note += "; \(skipped) candidate(s) skipped: not finite on the validation days"
+            best = chosen
         }
         guard let best else {
             return Choice(program: Program(instructions: [.constant(0)]), intercept: residual[ranges.train].reduce(0, +)

@@ -150,7 +150,9 @@ public struct ErrorFitness<Scalar: EvaluatorScalar>: FitnessEvaluator {
         let weightsOrOnes = w ?? ones
         let sum = BLAS.dot(f, weightsOrOnes)
         guard sum.isFinite, BLAS.dot(f, f).isFinite else {
-            return ScaledPrediction(values: [], intercept: 0, slope: 0, error: .infinity)
+            // One NaN per row, like an unevaluable program: callers may index `values` by row.
+            return ScaledPrediction(values: keepValues ? [Double](repeating: .nan, count: n) : [],
+                                    intercept: 0, slope: 0, error: .infinity)
         }
         let meanF = sum / totalWeight
         var a = 0.0, b = 1.0

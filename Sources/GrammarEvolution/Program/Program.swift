@@ -113,6 +113,9 @@ public struct Program: Sendable, Hashable, Codable {
         precondition(Program.stackEffect(instructions) == 1, "Program: instructions do not form one expression")
     }
 
+    /// A program as read from a file, not yet checked (see `check(columns:)`).
+    init(unchecked instructions: [Instruction]) { self.instructions = instructions }
+
     /// Number of nodes (leaves included).
     public var nodeCount: Int { instructions.count }
 

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Limits a model file must respect before a single prediction is made from it. A file edited
+/// by hand, cut short by a disk or written by another tool is refused with its field named,
+/// never run: every check here guards a trap or a silently wrong number further on.
+extension GlucoseModel {
+    /// Grid steps a model may use (minutes).
+    public static let stepRange = 1...60
+    /// Horizons a model may predict (minutes, a multiple of its step).
+    public static let horizonRange = 1...(24 * 60)
+    /// Insulin action: peak and duration (minutes) of the exponential curve.
+    public static let insulinDurationRange = 60.0...(24 * 60)
+    /// Carbohydrate absorption rates (per minute).
+    public static let carbRateRange = 1e-4...1.0
+    /// The largest magnitude of an ARX coefficient, an intercept or a scaling slope: a trained
+    /// model of mg/dL values stays far below it; above it a prediction is noise.
+    public static let coefficientLimit = 1e6
+
+    /// Checks every field a prediction depends on; returns the model with the insulin curve's
+    /// derived constants (`tau`, `a`, `S`) recomputed from its peak and duration, so a file
+    /// cannot make them disagree.
+    /// - Throws: `ModelFileError.invalidField(path, field, why)` naming the first bad field.
+    public func validated(path: String) throws -> GlucoseModel {
+        func fail(_ field: String, _ why: String) -> ModelFileError { .invalidField(path, field: field, reason: why) }
+        let f = features
+        guard GlucoseModel.stepRange.contains(f.stepMinutes) else {
+            throw fail("features.stepMinutes", "\(f.stepMinutes); expected \(GlucoseModel.stepRange) minutes")
+        }
+        let maximumLags = 24 * 60 / f.stepMinutes
+        guard (1...maximumLags).contains(f.glucoseLags) else {
+            throw fail("features.glucoseLags", "\(f.glucoseLags); expected 1...\(maximumLags) (up to a day of readings)")
+        }
+        guard GlucoseModel.horizonRange.contains(horizonMinutes), horizonMinutes % f.stepMinutes == 0 else {
+            throw fail("horizonMinutes", "\(horizonMinutes); expected a multiple of \(f.stepMinutes) in \(GlucoseModel.horizonRange) minutes")
+        }
+        guard f.horizonMinutes == horizonMinutes else {
+            throw fail("features.horizonMinutes", "\(f.horizonMinutes); the model's horizon is \(horizonMinutes)")
+        }
+        let peak = f.insulin.peakMinutes, duration = f.insulin.durationMinutes
+        guard GlucoseModel.insulinDurationRange.contains(duration) else {
+            throw fail("features.insulin.durationMinutes", "\(duration); expected \(GlucoseModel.insulinDurationRange) minutes")
+        }
+        guard peak > 0, 2 * peak < duration else {
+            throw fail("features.insulin.peakMinutes", "\(peak); expected above 0 and below half the duration (\(duration / 2))")
+        }
+        for (name, rate) in [("ka", f.carbs.ka), ("ke", f.carbs.ke)] where !GlucoseModel.carbRateRange.contains(rate) {
+            throw fail("features.carbs.\(name)", "\(rate); expected \(GlucoseModel.carbRateRange) per minute")
+        }
+        let names = f.names
+        guard arx.featureNames == names else {
+            throw fail("arx.featureNames", "\(arx.featureNames.count) names that differ from the features' \(names.count) (\(names.joined(separator: ",")))")
+        }
+        guard arx.coefficients.count == names.count else {
+            throw fail("arx.coefficients", "\(arx.coefficients.count) values; expected one per feature (\(names.count))")
+        }
+        let limit = GlucoseModel.coefficientLimit
+        if let j = arx.coefficients.firstIndex(where: { !($0.magnitude <= limit) }) {
+            throw fail("arx.coefficients[\(j)]", "\(arx.coefficients[j]); expected a finite number within ±\(limit)")
+        }
+        for (field, value) in [("arx.intercept", arx.intercept), ("intercept", intercept), ("slope", slope)]
+        where !(value.magnitude <= limit) {
+            throw fail(field, "\(value); expected a finite number within ±\(limit)")
+        }
+        guard arx.ridge.isFinite, arx.ridge >= 0 else { throw fail("arx.ridge", "\(arx.ridge); expected 0 or more") }
+        do { try program.check(columns: names.count, maximumLag: maximumLags) } catch {
+            throw fail("program", error.description)
+        }
+        var checked = self
+        checked.features.insulin = ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration)
+        return checked
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import GrammarEvolution
+@testable import GlucoModel
+
+/// Issue #12: every model file is validated completely when read; a bad field is named, never run.
+@Suite struct ModelFileValidationTests {
+    /// A valid model with an ARX base (coefficient 1 on G0) and an evolved part `0.5 * IOB`.
+    static func model() -> GlucoseModel {
+        var m = DoseFixture.model("G0 + 0.5 * IOB", horizon: 30, features: FeatureSet(horizonMinutes: 30))
+        m.base = .arx
+        m.arx.coefficients[0] = 1
+        return m
+    }
+
+    static func json(_ model: GlucoseModel) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: GlucoseModel.encoder.encode(model)) as! [String: Any]
+    }
+
+    /// Writes `object` as a model file and reads it back.
+    static func read(_ object: [String: Any]) throws -> GlucoseModel {
+        let url = temporaryFolder("model-validation").appendingPathComponent("h030.json")
+        try JSONSerialization.data(withJSONObject: object).write(to: url)
+        return try GlucoseModel.read(from: url)
+    }
+
+    static func setting(_ object: [String: Any], _ path: [String], _ value: Any) -> [String: Any] {
+        var o = object
+        if path.count == 1 { o[path[0]] = value } else {
+            o[path[0]] = setting(o[path[0]] as! [String: Any], Array(path.dropFirst()), value)
+        }
+        return o
+    }
+
+    /// Version 2 is flat: the program is a token array, and no key is a compiler-made `_0`.
+    @Test func roundTripIsFlatAndVersioned() throws {
+        let m = Self.model()
+        let text = String(decoding: try GlucoseModel.encoder.encode(m), as: UTF8.self)
+        #expect(!text.contains("_0"))
+        let object = try Self.json(m)
+        #expect(object["version"] as? Int == 2)
+        // G0 is column 0, IOB column 12 (after G0..G11): G0 + 0.5 * IOB in postfix.
+        let tokens = object["program"] as! [Any]
+        #expect(tokens.count == 5)
+        #expect(tokens[0] as? String == "x0" && (tokens[1] as? NSNumber)?.doubleValue == 0.5)
+        #expect(tokens[2] as? String == "x12" && tokens[3] as? String == "mul" && tokens[4] as? String == "add")
+        #expect(try Self.read(object) == m)
+    }
+
+    /// A version-1 file (program as `{"instructions": [{"variable": {"_0": 0}}, ...]}`) is still read.
+    @Test func readsVersionOneFiles() throws {
+        var object = try Self.json(Self.model())
+        object["version"] = 1
+        object["program"] = ["instructions": [["variable": ["_0": 0]], ["constant": ["_0": 0.5]],
+                                              ["lagged": ["column": 12, "lag": 1]], ["operation": ["_0": 2]],
+                                              ["operation": ["_0": 0]]]]
+        let m = try Self.read(object)
+        #expect(m.program.instructions == [.variable(0), .constant(0.5), .lagged(column: 12, lag: 1),
+                                           .operation(.mul), .operation(.add)])
+        object["version"] = 3
+        #expect(throws: ModelFileError.self) { try Self.read(object) }
+    }
+
+    /// Each edit of a valid file (the new value as JSON text), with the field the error must name.
+    @Test(arguments: [
+        (["features", "stepMinutes"], "0", "features.stepMinutes"),
+        (["features", "stepMinutes"], "-5", "features.stepMinutes"),
+        (["features", "glucoseLags"], "-1", "features.glucoseLags"),
+        (["features", "glucoseLags"], "100000000", "features.glucoseLags"),
+        (["features", "insulin", "durationMinutes"], "0", "features.insulin.durationMinutes"),
+        (["features", "insulin", "peakMinutes"], "200", "features.insulin.peakMinutes"),
+        (["features", "carbs", "ka"], "0", "features.carbs.ka"),
+        (["horizonMinutes"], "33", "horizonMinutes"),
+        (["program"], #"["x99"]"#, "program"),
+        (["program"], "[]", "program"),
+        (["program"], #"["add"]"#, "program"),
+        (["program"], "[1, 2]", "program"),
+        (["program"], #"["x0@-1"]"#, "program"),
+        (["intercept"], #""nan""#, "intercept"),
+        (["slope"], #""inf""#, "slope"),
+        (["arx", "intercept"], #""-inf""#, "arx.intercept"),
+        (["arx", "coefficients"], "[1.0, 2.0]", "arx.coefficients"),
+    ])
+    func malformedFieldIsNamed(path: [String], value: String, field: String) throws {
+        let parsed = try JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)
+        let object = Self.setting(try Self.json(Self.model()), path, parsed)
+        do {
+            _ = try Self.read(object)
+            Issue.record("accepted \(path) = \(value)")
+        } catch let error as ModelFileError {
+            switch error {
+            case let .invalidField(file, named, _):
+                #expect(named == field)
+                #expect(file.hasSuffix("h030.json"))
+            case let .malformed(file, why):
+                // Tokens that are not instructions fail in decoding; the message names the program.
+                #expect(field == "program" && why.contains("program") && file.hasSuffix("h030.json"))
+            default: Issue.record("unexpected \(error)")
+            }
+        }
+    }
+
+    /// A missing field is named by its path, without Swift's internals.
+    @Test func missingFieldIsNamed() throws {
+        var object = try Self.json(Self.model())
+        var features = object["features"] as! [String: Any]
+        features["stepMinutes"] = nil
+        object["features"] = features
+        do {
+            _ = try Self.read(object)
+            Issue.record("a model without features.stepMinutes was accepted")
+        } catch let ModelFileError.malformed(file, why) {
+            #expect(file.hasSuffix("h030.json"))
+            #expect(why == "field features.stepMinutes is missing")
+        }
+    }
+
+    /// The insulin curve's derived constants come from its peak and duration, not the file.
+    @Test func insulinConstantsAreRecomputed() throws {
+        let object = Self.setting(try Self.json(Self.model()), ["features", "insulin", "S"], 1e9)
+        #expect(try Self.read(object).features.insulin == .adultRapid)
+    }
+}

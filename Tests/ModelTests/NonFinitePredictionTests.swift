@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+import GrammarEvolution
+@testable import GlucoModel
+
+/// Issue #12: a model whose value is not finite gives no prediction, and no dose decision
+/// other than `model_unavailable`.
+@Suite struct NonFinitePredictionTests {
+    /// 0 / (G0 - G0) is 0/0 = NaN on every row.
+    static let nan = DoseFixture.model("0 / (G0 - G0)", horizon: 30, features: FeatureSet(horizonMinutes: 30))
+
+    @Test func predictorLeavesOutNonFiniteValues() throws {
+        let log = DoseFixture.flatLog(glucose: 150, through: 180)
+        var predictor = Predictor(models: DoseFixture.models([Self.nan]))
+        predictor.baselines = ["persistence"]
+        let rows = try predictor.predict(log)
+        #expect(!rows.isEmpty)
+        #expect(rows.allSatisfy { $0.prediction.isFinite })
+        #expect(rows.allSatisfy { $0.model == "persistence" })
+    }
+
+    /// Before the fix the NaN failed `>= suspend` first and read as a predicted low.
+    @Test func doseSearchCallsNaNModelUnavailable() {
+        let row = [Double](repeating: 150, count: Self.nan.features.names.count)
+        let search = ModelDoseSearch(horizons: [.init(model: Self.nan, row: row)], carbs: 0, settings: DoseFixture.checked())
+        #expect(search.run() == .untrusted(.modelUnavailable("a model predicts a non-finite value")))
+    }
+}
