@@ -136,6 +136,6 @@ public struct DexcomClarityImporter: PatientDataImporter {
             }
         }
         guard cols != nil else { throw b.error(1, nil, "the file is empty; expected a Dexcom Clarity CSV header") }
-        return b.build(scrub: scrub)
+        return try b.build(scrub: scrub)
     }
 }

@@ -30,7 +30,8 @@ public struct ImportIssue: Hashable, Sendable, Codable, CustomStringConvertible 
         self.severity = severity; self.location = location; self.message = message
     }
 
-    public var description: String { "\(location): \(severity): \(message)" }
+    /// Printable: control characters a file put in the message or its name are escaped.
+    public var description: String { TerminalText.escaped("\(location): \(severity): \(message)") }
 }
 
 /// A file that cannot be imported at all (unreadable, not the format, truncated).

@@ -136,7 +136,7 @@ public struct LibreViewImporter: PatientDataImporter {
                        "'\(type.prefix(20))' is not a record type; expected 0-7")
             }
         }
-        return b.build()
+        return try b.build()
     }
 
     /// Insulin and food cells of a type 4/5 row; a row with none of them is skipped with a warning.

@@ -44,7 +44,7 @@ public struct NightscoutImporter: PatientDataImporter {
             }
         }
         endTemporaryBasals(at: cancels, &b)
-        return b.build()
+        return try b.build()
     }
 
     /// A temp basal ends at the first cancel (a `Temp Basal` of duration 0) or the next temp basal

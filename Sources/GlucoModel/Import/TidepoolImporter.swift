@@ -38,7 +38,7 @@ public struct TidepoolImporter: PatientDataImporter {
             }
             record(r, type: type, line: element.line, &b)
         }
-        return b.build()
+        return try b.build()
     }
 
     func time(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder) -> Date? {

@@ -11,13 +11,16 @@ public struct PatientID: Hashable, Comparable, Sendable, Codable, CustomStringCo
         case tooLong(String)
         case looksLikePersonalData(String)
         case invalidCharacter(String, Character)
+        case badStart(String)
 
         public var description: String {
             switch self {
             case .empty: return "patient id is empty"
-            case let .tooLong(s): return "patient id '\(s.prefix(16))...' is longer than 64 characters"
+            case let .tooLong(s): return "patient id '\(TerminalText.escaped(s.prefix(16)))...' is longer than 64 characters"
             case .looksLikePersonalData: return "patient id looks like an e-mail or a name; use a pseudonymous id"
-            case let .invalidCharacter(s, c): return "patient id '\(s)' has the character '\(c)'; use letters, digits, '-', '_' or '.'"
+            case let .invalidCharacter(s, c):
+                return "patient id '\(TerminalText.escaped(s))' has the character '\(TerminalText.escaped(String(c)))'; use letters, digits, '-', '_' or '.'"
+            case let .badStart(s): return "patient id '\(s)' must start with a letter or a digit"
             }
         }
     }
@@ -26,13 +29,27 @@ public struct PatientID: Hashable, Comparable, Sendable, Codable, CustomStringCo
     public init(_ rawValue: String) throws {
         guard !rawValue.isEmpty else { throw InvalidID.empty }
         guard rawValue.count <= 64 else { throw InvalidID.tooLong(rawValue) }
-        if rawValue.contains("@") || rawValue.contains(where: \.isWhitespace) {
+        if PatientID.looksLikeEmail(rawValue) || rawValue.contains(where: \.isWhitespace) {
             throw InvalidID.looksLikePersonalData(rawValue)
         }
         if let bad = rawValue.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0))) }) {
             throw InvalidID.invalidCharacter(rawValue, bad)
         }
+        // `.`, `..`, `.hidden`, `-x`: an id names a folder and appears on command lines.
+        guard let first = rawValue.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic || ("0"..."9").contains(first) else {
+            throw InvalidID.badStart(rawValue)
+        }
         self.rawValue = rawValue
+    }
+
+    /// Whether `text` looks like an e-mail address: it has an `@`, or it ends in what an `@`
+    /// replaced by `_` leaves (`name_example.com`: a `_` then a domain with a 2+ letter top level).
+    public static func looksLikeEmail(_ text: String) -> Bool {
+        if text.contains("@") { return true }
+        guard let underscore = text.lastIndex(of: "_") else { return false }
+        let domain = text[text.index(after: underscore)...].split(separator: ".", omittingEmptySubsequences: false)
+        guard domain.count >= 2, domain.allSatisfy({ !$0.isEmpty }), let top = domain.last else { return false }
+        return top.count >= 2 && top.allSatisfy { $0.isASCII && $0.isLetter }
     }
 
     public var description: String { rawValue }

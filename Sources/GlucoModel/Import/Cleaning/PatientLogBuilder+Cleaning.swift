@@ -58,9 +58,11 @@ extension PatientLogBuilder {
     /// Builds the log with `options.patient`, else an id made from the file name: its stem with every
     /// character outside `[A-Za-z0-9._-]` replaced by `_` and any `scrub` text (names read from a
     /// preamble) removed, from the file name in the summary and issues too (with a warning saying so).
-    public mutating func build(scrub: [String] = []) -> ImportResult {
+    /// - Throws: `ImportError` when the file does not name the patient and its name is no
+    ///   usable id either (an e-mail address, `..`): the message asks for the patient option.
+    public mutating func build(scrub: [String] = []) throws -> ImportResult {
         let names = scrub.filter { $0.count >= 2 }
-        let patient = options.patient ?? patientFromFileName(scrub: names)
+        let patient = try options.patient ?? patientFromFileName(scrub: names)
         if !names.isEmpty {
             // Clarity names its files after the patient: keep the names out of the summary too.
             func clean(_ s: String) -> String {
@@ -76,15 +78,27 @@ extension PatientLogBuilder {
         do { return try PatientID("patient") } catch { preconditionFailure("'patient' is a valid id") }
     }
 
-    private mutating func patientFromFileName(scrub: [String]) -> PatientID {
+    private mutating func patientFromFileName(scrub: [String]) throws -> PatientID {
         var stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         for word in scrub { stem = stem.replacingOccurrences(of: word, with: "", options: .caseInsensitive) }
+        // The id rule applies to the name itself: cleaning must not turn name@example.com
+        // into the id name_example.com.
+        if PatientID.looksLikeEmail(stem) {
+            throw ImportError(location(nil, nil), "the file does not name its patient, and its name looks like an e-mail address; "
+                + "give a pseudonymous id with the patient option (--patient)")
+        }
         var cleaned = String(stem.unicodeScalars.map { s -> Character in
             s.isASCII && (CharacterSet.alphanumerics.contains(s) || "-_.".unicodeScalars.contains(s)) ? Character(s) : "_"
         })
         while cleaned.contains("__") { cleaned = cleaned.replacingOccurrences(of: "__", with: "_") }
         cleaned = String(cleaned.trimmingCharacters(in: CharacterSet(charactersIn: "_.")).prefix(64))
-        let id = (try? PatientID(cleaned)) ?? Self.fallbackPatient
+        let id: PatientID
+        if cleaned.isEmpty { id = Self.fallbackPatient } else {
+            do { id = try PatientID(cleaned) } catch {
+                throw ImportError(location(nil, nil), "the file does not name its patient, and its name is no usable id (\(error)); "
+                    + "give a pseudonymous id with the patient option (--patient)")
+            }
+        }
         summary.issues.append(ImportIssue(.warning, location(nil, nil),
             "the file does not name a pseudonymous patient; using id '\(id)' from the file name (set the patient option to choose one)"))
         return id

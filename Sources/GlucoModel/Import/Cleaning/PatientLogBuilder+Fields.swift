@@ -38,7 +38,7 @@ extension PatientLogBuilder {
     mutating func anyNumber(_ text: String?, at location: SourceLocation, expected: @autoclosure () -> String) -> Double? {
         guard let t = required(text, at: location, missing: expected(),
                                empty: "the value is empty; expected \(expected()) (an empty cell is never read as 0)") else { return nil }
-        guard let v = DecimalBytes.plain(t.utf8) ?? Double(t).flatMap({ $0.isFinite ? $0 : nil }) else {
+        guard let v = NumberText.read(bytes: t.utf8) else {
             return value(nil, text: t, in: -.infinity...(.infinity), expected: expected(), at: location)
         }
         return v

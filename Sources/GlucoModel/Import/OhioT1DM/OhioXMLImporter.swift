@@ -139,7 +139,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
         }
         if let w = a["weight"] {
             let loc = SourceLocation(file: file, line: line, field: "weight")
-            if let kg = Double(w.trimmingSpaces()), kg == 0 {
+            if let kg = NumberText.read(w), kg == 0 {
                 // 0 means unknown in OhioT1DM: nothing to keep, nothing to report.
             } else {
                 builder.summary.rowsRead += 1
@@ -224,7 +224,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
         }
         var carbInput: Carbohydrate?
         if let c = a["bwz_carb_input"], !c.trimmingSpaces().isEmpty {
-            if let g = Double(c.trimmingSpaces()), g == 0 || ImportLimits.carbGrams.contains(g) {
+            if let g = NumberText.read(c), g == 0 || ImportLimits.carbGrams.contains(g) {
                 if g > 0 { carbInput = Carbohydrate(grams: g) }  // 0 g: no carbohydrate entered
             } else {
                 builder.summary.issues.append(ImportIssue(.warning, loc("bwz_carb_input"),

@@ -144,23 +144,16 @@ public struct CSVRow {
         return CSVRow.number(String(decoding: f, as: UTF8.self))
     }
 
-    /// Field `i` read as `Double(_:)` reads text (so `nan` and `inf` are read, a decimal comma is not),
-    /// without making a `String` for plain decimals (`DecimalBytes.plain`).
+    /// Field `i` as a finite decimal number (`NumberText`, no decimal comma).
     public func double(_ i: Int) -> Double? {
-        let f = self[i]
-        return DecimalBytes.plain(f) ?? Double(String(decoding: f, as: UTF8.self))
+        NumberText.read(bytes: self[i])
     }
 
     /// A finite number in a cell: `5.6`, `-3`, `1e2`; a decimal comma (`5,6`) is accepted when
-    /// it is the only separator. `nan`, `inf` and anything else give nil.
+    /// it is the only separator. Hexadecimal floats, `nan`, `inf` and anything else give nil
+    /// (`NumberText`, the one reader of every importer).
     public static func number<S: StringProtocol>(_ text: S) -> Double? {
-        if let v = Double(text) { return v.isFinite ? v : nil }
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let v = Double(trimmed) { return v.isFinite ? v : nil }
-        if trimmed.filter({ $0 == "," }).count == 1, !trimmed.contains(".") {
-            if let v = Double(trimmed.replacingOccurrences(of: ",", with: ".")) { return v.isFinite ? v : nil }
-        }
-        return nil
+        NumberText.read(text, decimalComma: true)
     }
 }
 

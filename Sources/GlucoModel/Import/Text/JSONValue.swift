@@ -141,9 +141,8 @@ public struct JSONParser {
             i += 1
         }
         guard i > start, i - start < 64 else { throw Failure(offset: start, message: "expected a value") }
-        if let v = DecimalBytes.plain(bytes[start..<i]) { return v }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)
-        guard bytes[start] != 0x2B, let v = Double(text), v.isFinite else {
+        guard bytes[start] != 0x2B, let v = NumberText.read(bytes: bytes[start..<i]) else {
             throw Failure(offset: start, message: "'\(text)' is not a number")
         }
         return v

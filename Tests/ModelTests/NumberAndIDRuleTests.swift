@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Issue #12: one number reader for every importer, one patient-id rule.
+@Suite struct NumberAndIDRuleTests {
+    /// `Double(String)` reads these (0x10 = 16, 0x1p7 = 128, 0x1.8p1 = 3, nan, inf, 1e999 = inf):
+    /// no export writes them, so the one reader refuses them.
+    @Test(arguments: ["0x10", "0x1p7", "0x1.8p1", "-0x10", "nan", "NaN", "inf", "-inf", "infinity", "1e999",
+                      "1e", "e5", ".", "-", "+", "5.5.5", "5 5", "0b101", "1_000", "٣", "1e5x", ""])
+    func refusesWhatIsNotADecimal(text: String) {
+        #expect(NumberText.read(text) == nil)
+        #expect(NumberText.read(text, decimalComma: true) == nil)
+        #expect(CSVRow.number(text) == nil)
+    }
+
+    /// Values worked out by hand.
+    @Test func readsDecimals() {
+        #expect(NumberText.read("120") == 120)
+        #expect(NumberText.read(" 5.5\t") == 5.5)
+        #expect(NumberText.read("-0.25") == -0.25)
+        #expect(NumberText.read("+7") == 7)
+        #expect(NumberText.read(".5") == 0.5)
+        #expect(NumberText.read("5.") == 5)
+        #expect(NumberText.read("1.5e2") == 150)
+        #expect(NumberText.read("2E-1") == 0.2)
+        #expect(NumberText.read("5,6") == nil)
+        #expect(NumberText.read("5,6", decimalComma: true) == 5.6)
+        #expect(NumberText.read("1,234.5", decimalComma: true) == nil)
+    }
+
+    /// Through a real importer: the hex rows are skipped as not a number, the decimal one kept.
+    @Test func importerSkipsHexFloats() throws {
+        let csv = "patient,time,event,value,unit\np1,2026-01-05T08:00,glucose,0x10,mg/dL\n"
+            + "p1,2026-01-05T08:05,glucose,0x1p7,mg/dL\np1,2026-01-05T08:10,glucose,120,mg/dL\n"
+            + "p1,2026-01-05T08:15,bolus,0x1.8p1,U\np1,2026-01-05T08:20,glucose,inf,mg/dL\n"
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hex-\(UUID().uuidString).csv")
+        try Data(csv.utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let r = try LogCSVImporter().importFile(at: url, options: Fixture.options)
+        #expect(r.log.glucose.map(\.value.mgdL) == [120])
+        #expect(r.log.boluses.isEmpty)
+        #expect(r.summary.skipped["not a number"] == 4)
+    }
+
+    @Test(arguments: [".", "..", "", "a/b", "a\\b", "/", "p\u{1B}[2J", "p\u{7}", "p\u{0}", "name@example.com",
+                      "name_example.com", "john.doe_gmail.com", "x y", String(repeating: "a", count: 65)])
+    func idRuleRefuses(raw: String) {
+        #expect(throws: PatientID.InvalidID.self) { try PatientID(raw) }
+    }
+
+    @Test(arguments: ["p1", "adolescent_003", "559", "a.b", "child-001", "P_07.v2"])
+    func idRuleAccepts(raw: String) throws {
+        #expect(try PatientID(raw).rawValue == raw)
+    }
+}
