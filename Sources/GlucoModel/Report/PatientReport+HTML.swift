@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 extension PatientReport {
     /// The report as one self-contained HTML page: inline CSS and SVG, no scripts, no network

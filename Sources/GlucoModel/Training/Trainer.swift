@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// How long each part of training one patient and horizon took (seconds).
 public struct TrainingTimings: Codable, Hashable, Sendable {
