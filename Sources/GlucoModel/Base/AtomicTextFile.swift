@@ -13,7 +13,7 @@ public final class AtomicTextFile {
         temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw ImportError(SourceLocation(file: url.path), "cannot create a file in \(url.deletingLastPathComponent().path)")
+            throw InputError(SourceLocation(file: url.path), "cannot create a file in \(url.deletingLastPathComponent().path)")
         }
         handle = try FileHandle(forWritingTo: temporary)
         buffer.reserveCapacity(1 << 20)
@@ -38,7 +38,7 @@ public final class AtomicTextFile {
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
             discard()
-            throw ImportError(SourceLocation(file: url.path), "cannot write the file: \(reason)")
+            throw InputError(SourceLocation(file: url.path), "cannot write the file: \(reason)")
         }
     }
 

@@ -33,11 +33,16 @@ public struct ImportIssue: Hashable, Sendable, Codable, CustomStringConvertible 
     public var description: String { "\(location): \(severity): \(message)" }
 }
 
-/// A file that cannot be imported at all (unreadable, not the format, truncated).
-public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
+/// A file that cannot be read at all (unreadable, not the format, truncated, a bad field):
+/// the one "bad input" error of every reader (importers, model and settings files, CSVs).
+public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
     public var issue: ImportIssue
     public init(_ location: SourceLocation, _ message: String) {
         issue = ImportIssue(.error, location, message)
     }
     public var description: String { issue.description }
 }
+
+/// The former name of `InputError` (every reader's error, not only the importers').
+@available(*, deprecated, renamed: "InputError")
+public typealias ImportError = InputError

@@ -18,13 +18,7 @@ extension PatientReport {
     }
 
     func modelName(_ name: String) -> String {
-        switch name {
-        case "ge": return "GE (evolved)"
-        case "arx": return "ARX"
-        case "average": return "Average"
-        case "persistence": return "Persistence"
-        default: return name
-        }
+        ModelKind(rawValue: name)?.displayName ?? name
     }
 
     func metText(_ met: Bool?) -> HTMLCell {

@@ -14,7 +14,7 @@ public enum CohortLoader {
         for path in paths {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-                throw ImportError(SourceLocation(file: path), "no such file or folder")
+                throw InputError(SourceLocation(file: path), "no such file or folder")
             }
             if isDir.boolValue {
                 let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: nil)
@@ -36,9 +36,9 @@ public enum CohortLoader {
     /// - Parameter format: a format name forcing one importer (`ImportFormats.names`); by default
     ///   each file's format is detected from its content.
     public static func load(_ urls: [URL], options: ImportOptions, format: String? = nil)
-        -> (patients: [PatientData], summaries: [ImportSummary], failures: [ImportError]) {
+        -> (patients: [PatientData], summaries: [ImportSummary], failures: [InputError]) {
         var byPatient: [PatientID: PatientData] = [:]
-        var summaries: [ImportSummary] = [], failures: [ImportError] = []
+        var summaries: [ImportSummary] = [], failures: [InputError] = []
         for url in urls {
             do {
                 let result = try ImportFormats.importFile(at: url, format: format, options: options)
@@ -51,10 +51,10 @@ public enum CohortLoader {
                     data.testStart = min(data.testStart ?? first, first)
                 }
                 byPatient[id] = data
-            } catch let error as ImportError {
+            } catch let error as InputError {
                 failures.append(error)
             } catch {
-                failures.append(ImportError(SourceLocation(file: url.path), "\(error)"))
+                failures.append(InputError(SourceLocation(file: url.path), "\(error)"))
             }
         }
         return (byPatient.values.sorted { $0.patient < $1.patient }, summaries, failures)
