@@ -12,7 +12,7 @@ import GrammarEvolution
     @Test func predictorLeavesOutNonFiniteValues() throws {
         let log = DoseFixture.flatLog(glucose: 150, through: 180)
         var predictor = Predictor(models: DoseFixture.models([Self.nan]))
-        predictor.baselines = ["persistence"]
+        predictor.baselines = [.persistence]
         let rows = try predictor.predict(log)
         #expect(!rows.isEmpty)
         #expect(rows.allSatisfy { $0.prediction.isFinite })

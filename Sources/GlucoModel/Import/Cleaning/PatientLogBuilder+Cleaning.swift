@@ -58,7 +58,7 @@ extension PatientLogBuilder {
     /// Builds the log with `options.patient`, else an id made from the file name: its stem with every
     /// character outside `[A-Za-z0-9._-]` replaced by `_` and any `scrub` text (names read from a
     /// preamble) removed, from the file name in the summary and issues too (with a warning saying so).
-    /// - Throws: `ImportError` when the file does not name the patient and its name is no
+    /// - Throws: `InputError` when the file does not name the patient and its name is no
     ///   usable id either (an e-mail address, `..`): the message asks for the patient option.
     public mutating func build(scrub: [String] = []) throws -> ImportResult {
         let names = scrub.filter { $0.count >= 2 }
@@ -84,7 +84,7 @@ extension PatientLogBuilder {
         // The id rule applies to the name itself: cleaning must not turn name@example.com
         // into the id name_example.com.
         if PatientID.looksLikeEmail(stem) {
-            throw ImportError(location(nil, nil), "the file does not name its patient, and its name looks like an e-mail address; "
+            throw InputError(location(nil, nil), "the file does not name its patient, and its name looks like an e-mail address; "
                 + "give a pseudonymous id with the patient option (--patient)")
         }
         var cleaned = String(stem.unicodeScalars.map { s -> Character in
@@ -95,7 +95,7 @@ extension PatientLogBuilder {
         let id: PatientID
         if cleaned.isEmpty { id = Self.fallbackPatient } else {
             do { id = try PatientID(cleaned) } catch {
-                throw ImportError(location(nil, nil), "the file does not name its patient, and its name is no usable id (\(error)); "
+                throw InputError(location(nil, nil), "the file does not name its patient, and its name is no usable id (\(error)); "
                     + "give a pseudonymous id with the patient option (--patient)")
             }
         }
