@@ -40,14 +40,19 @@ public struct PatientStore: Sendable {
     let db: DatabaseQueue
 
     /// Opens (or creates) the store at `path` and brings its schema up to date.
+    /// - Throws: `StoreFileError` (nothing written) for a file that is not SQLite, another
+    ///   application's database, or a store with a newer schema than this build knows.
     public init(path: String) throws {
+        try StoreFileCheck.checkHeader(path)
         db = try DatabaseQueue(path: path)
+        let migrator = StoreSchema.migrator
+        try db.read { db in try StoreFileCheck.checkSchema(db, path: path, known: migrator.migrations) }
         try db.writeWithoutTransaction { db in
             // A new store's pages are 16 KiB (SQLite's default is 4 KiB): fewer page splits and
             // B-tree levels for the bulk inserts. Only possible before the first table is created.
             if try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 { try db.execute(sql: "PRAGMA page_size = 16384") }
         }
-        try StoreSchema.migrator.migrate(db)
+        try migrator.migrate(db)
     }
 
     /// Imports `url` with `importer`, unless a file with the same content was imported before.
