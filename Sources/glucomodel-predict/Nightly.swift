@@ -10,8 +10,9 @@ struct Nightly: ParsableCommand {
             Writes <out>/<night>/predictions/<patient>.csv, alerts/<patient>.csv, the combined predictions.csv and \
             alerts.csv, summary.json, and with --settings dose-audit/<patient>.csv. Safe to re-run (a finished night adds nothing) and to interrupt (the next \
             run completes the work). A second run on the same store while one is running exits at once.
-            Exit codes: 0 all done; 1 done with warnings (a patient skipped or a file failed to import); \
-            2 failed (nothing could be done, store locked by another run, store unusable).
+            A file of the inbox that cannot be imported is moved to <out>/quarantine/ with a .reason.txt beside it. \
+            Exit codes: 0 all done; 1 failed (nothing could be done, store unusable); 2 done with warnings \
+            (a patient skipped or a file quarantined); 75 store locked by another run.
             """)
 
     @Option(help: "The store (SQLite file), created if missing.")

@@ -150,7 +150,7 @@ struct Interrupted: Error {}
         let bench = try NightlyBench(patients: [PredictFixture.patientA])
         let held = try StoreLock(storePath: bench.store)
         let busy = try bench.scorer().run()
-        #expect(busy.exitCode == 2 && busy.status == .failed)
+        #expect(busy.exitCode == 75 && busy.status == .locked)
         #expect(busy.summaryLine.contains("is locked: another run is using this store"))
         #expect(try bench.files().isEmpty)
         held.release()
@@ -162,11 +162,32 @@ struct Interrupted: Error {}
         let bench = try NightlyBench(patients: [PredictFixture.patientA, noModel], modelsFor: [PredictFixture.patientA])
         try Data("this is not an export\n".utf8).write(to: bench.inbox.appendingPathComponent("junk.csv"))
         let outcome = try bench.scorer().run()
-        #expect(outcome.exitCode == 1 && outcome.status == .doneWithWarnings)
+        #expect(outcome.exitCode == 2 && outcome.status == .doneWithWarnings)
         #expect(outcome.patientsScored == 1)
         #expect(outcome.warnings.count == 2)
         #expect(outcome.warnings.contains { $0.hasPrefix("import failed: ") && $0.contains("junk.csv") })
         #expect(outcome.warnings.contains("p_nomodel: no trained model in \(bench.models.path); not scored"))
+        // The bad file left the inbox for the quarantine, with its reason, and is reported once.
+        let quarantined = bench.out.appendingPathComponent("quarantine/junk.csv")
+        #expect(outcome.filesQuarantined == 1)
+        #expect(FileManager.default.fileExists(atPath: quarantined.path))
+        #expect(!FileManager.default.fileExists(atPath: bench.inbox.appendingPathComponent("junk.csv").path))
+        let reason = try String(contentsOf: URL(fileURLWithPath: quarantined.path + ".reason.txt"), encoding: .utf8)
+        #expect(reason.contains("none of the known formats"))
+        let again = try bench.scorer().run()
+        #expect(!again.warnings.contains { $0.contains("junk.csv") })
+    }
+
+    /// Issue #12: a named pipe in the inbox blocked the run forever while holding the lock.
+    @Test func namedPipeInTheInboxIsSkipped() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let pipe = bench.inbox.appendingPathComponent("pipe.csv").path
+        #expect(mkfifo(pipe, 0o600) == 0)
+        try FileManager.default.createDirectory(at: bench.inbox.appendingPathComponent("folder.csv"), withIntermediateDirectories: true)
+        let outcome = try bench.scorer().run()
+        #expect(outcome.exitCode == 0 && outcome.patientsScored == 1 && outcome.warnings.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: pipe))
+        #expect(throws: InputError.self) { try CohortLoader.files([pipe]) }
     }
 
     @Test func exitCodes() {
@@ -175,13 +196,15 @@ struct Interrupted: Error {}
         outcome.patientsScored = 2
         #expect(outcome.exitCode == 0)
         outcome.warnings = ["p_x: no glucose readings"]
-        #expect(outcome.exitCode == 1)              // some work done, something skipped
+        #expect(outcome.exitCode == 2)              // partial: some work done, something skipped
         outcome.patientsScored = 0
-        #expect(outcome.exitCode == 2)              // only failures: nothing could be done
+        #expect(outcome.exitCode == 1)              // only failures: nothing could be done
         outcome.filesImported = 1
-        #expect(outcome.exitCode == 1)              // a file was imported: something was done
+        #expect(outcome.exitCode == 2)              // a file was imported: something was done
+        outcome.failure = .unusableStore("s", "not SQLite")
+        #expect(outcome.exitCode == 1)
         outcome.failure = .busy("locked")
-        #expect(outcome.exitCode == 2)
+        #expect(outcome.exitCode == 75)
         #expect(NightlySettings.isNightLabel("2026-01-10") && !NightlySettings.isNightLabel("2026-13-10")
             && !NightlySettings.isNightLabel("2026-01-10T05:00"))
     }
@@ -212,7 +235,7 @@ struct Interrupted: Error {}
         #expect(lines.count > 3)
         #expect(files["/\(NightlyBench.night)/dose-audit/p_b.csv"] == nil)
         #expect(files["/\(NightlyBench.night)/dose-audit/p_c.csv"] == nil)
-        #expect(outcome.exitCode == 1)
+        #expect(outcome.exitCode == 2)  // partial: p_c's settings were refused
         #expect(outcome.warnings.contains { $0.contains("p_c") && $0.contains("insulinSensitivity") })
     }
 }

@@ -63,12 +63,14 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// What a nightly run did. `exitCode`: 0 all done, 1 done with warnings, 2 failed.
+/// What a nightly run did. `exitCode` (`RunStatus`): 0 all done, 1 failed (nothing could be
+/// done), 2 done with warnings (a patient skipped, a file quarantined), 75 another run holds the lock.
 public struct NightlyOutcome: Sendable {
     public enum Status: Int32, Sendable {
         case allDone = 0
-        case doneWithWarnings = 1
-        case failed = 2
+        case failed = 1
+        case doneWithWarnings = 2
+        case locked = 75
     }
 
     /// Patients given new predictions this run.
@@ -76,6 +78,8 @@ public struct NightlyOutcome: Sendable {
     /// Patients with models and nothing new to score.
     public var patientsUpToDate = 0
     public var filesImported = 0
+    /// Inbox files that could not be imported, moved to `<out>/quarantine/` with a reason file.
+    public var filesQuarantined = 0
     public var readingsImported = 0
     public var readingsScored = 0
     public var predictions = 0
@@ -89,6 +93,7 @@ public struct NightlyOutcome: Sendable {
     /// Failed when the run could not start or no patient could be handled while something
     /// went wrong; done with warnings when a patient was skipped or a file failed to import.
     public var status: Status {
+        if case .busy? = failure { return .locked }
         if failure != nil { return .failed }
         if warnings.isEmpty { return .allDone }
         return patientsScored + patientsUpToDate == 0 && filesImported == 0 ? .failed : .doneWithWarnings
@@ -198,6 +203,16 @@ public struct NightlyScorer {
                 }
                 if case .imported = try store.importFile(url, importer: importer, options: settings.importOptions) {
                     outcome.filesImported += 1
+                }
+            } catch let error as InputError {
+                // The file itself is bad: it would fail every night. Move it out of the inbox,
+                // with the reason beside it, and report it this once.
+                let quarantine = settings.output.appendingPathComponent("quarantine")
+                if let moved = try? Quarantine.move(url, into: quarantine, reason: error.description) {
+                    outcome.filesQuarantined += 1
+                    warn(&outcome, message, "import failed: \(error); moved to \(moved.path)")
+                } else {
+                    warn(&outcome, message, "import failed: \(error)")
                 }
             } catch {
                 warn(&outcome, message, "import failed: \(error)")

@@ -19,16 +19,26 @@ public enum CohortLoader {
             if isDir.boolValue {
                 let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: nil)
                 while let url = e?.nextObject() as? URL {
-                    if dataExtensions.contains(url.pathExtension.lowercased()),
+                    // Named pipes, devices and sockets would block or never end: never opened.
+                    if dataExtensions.contains(url.pathExtension.lowercased()), isRegularFile(url.path),
                        !onlyRecognised || (try? ImportFormats.detect(url)) != nil {
                         out.append(url)
                     }
                 }
             } else {
+                guard isRegularFile(path) else {
+                    throw InputError(SourceLocation(file: path), "not a regular file (a pipe, device or socket); give a data file")
+                }
                 out.append(URL(fileURLWithPath: path))
             }
         }
         return out.sorted { $0.path < $1.path }
+    }
+
+    /// Whether `path` is a regular file (following symbolic links), checked without opening it.
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Imports every file and groups the logs by patient. A file that fails is reported and
