@@ -69,7 +69,7 @@ struct Dose: ParsableCommand {
         let loaded = CohortLoader.load(try CohortLoader.files(data), options: ImportOptions(timeZone: zone))
         for failure in loaded.failures { printError(failure.description) }
         guard let log = loaded.patients.first(where: { $0.patient == id })?.log else {
-            throw ValidationError("no data for patient \(id) in \(data.joined(separator: ", "))")
+            throw PredictionError.unknownPatient(id, found: loaded.patients.map(\.patient), in: data.joined(separator: ", "))
         }
         let settingsFile = try DoseSettings.load(URL(fileURLWithPath: settings))
         let modelSet = try models.map { try ModelSet.load(URL(fileURLWithPath: $0), patient: id) }
@@ -93,6 +93,8 @@ struct Dose: ParsableCommand {
         let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, at: moment,
                                              settings: settingsFile, models: modelSet)
         print(format == "json" ? try suggestion.json() : suggestion.report)
+        // A refusal is not a success (3); `no_insulin` is a decision (0).
+        if case .refused = suggestion.decision { throw ExitCode(RunStatus.doseRefused.rawValue) }
     }
 }
 

@@ -52,8 +52,9 @@ struct Metrics: ParsableCommand {
         }
         guard !reports.isEmpty else {
             PredictSupport.status("no patient has glucose readings")
-            throw ExitCode(1)
+            throw ExitCode(RunStatus.failure.rawValue)
         }
         print(CGMMetricsReport.render(reports, format: CGMMetricsReport.Format(rawValue: format) ?? .table), terminator: "")
+        if reports.count < loaded.patients.count || !loaded.failures.isEmpty { throw ExitCode(RunStatus.partial.rawValue) }
     }
 }

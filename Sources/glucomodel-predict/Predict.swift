@@ -69,7 +69,7 @@ struct Predict: ParsableCommand {
         let run = PredictionRun(modelsFolder: URL(fileURLWithPath: models), horizons: try parsedHorizons(), from: start, to: end)
         let sink = try PredictLineSink(path: out)
         sink.write(PredictionRow.csvHeader)
-        var predicted = 0, rows = 0
+        var predicted = 0, rows = 0, skipped = loaded.failures.count
         for data in loaded.patients {
             switch run.predict(data.patient, log: data.log) {
             case let .predicted(_, patientRows):
@@ -77,16 +77,18 @@ struct Predict: ParsableCommand {
                 rows += patientRows.count
                 for row in patientRows { sink.write(row.csvLine) }
             case let .skipped(_, reason):
+                skipped += 1
                 PredictSupport.warn("skipped patient \(reason)")
             }
         }
         guard predicted > 0 else {
             sink.discard()
             PredictSupport.status("no patient could be predicted (\(loaded.patients.count) patients in the data)")
-            throw ExitCode(1)
+            throw ExitCode(RunStatus.failure.rawValue)
         }
         try sink.commit()
         PredictSupport.status("\(rows) predictions for \(predicted) of \(loaded.patients.count) patients" + (out.map { " written to \($0)" } ?? ""))
+        if skipped > 0 { throw ExitCode(RunStatus.partial.rawValue) }
     }
 }
 

@@ -66,7 +66,7 @@ struct Report: ParsableCommand {
         if let out {
             let id = try PatientID(patient!)
             guard let patientData = loaded.patients.first(where: { $0.patient == id }) else {
-                throw ValidationError("no data for patient \(id) in \(data.joined(separator: ", "))")
+                throw PredictionError.unknownPatient(id, found: loaded.patients.map(\.patient), in: data.joined(separator: ", "))
             }
             let report = try makeReport(patientData, modelsURL)
             try report.write(to: URL(fileURLWithPath: out))
@@ -97,7 +97,8 @@ struct Report: ParsableCommand {
         try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone))
             .write(to: folder.appendingPathComponent("index.html"))
         print("Wrote \(entries.count) reports and index.html to \(folder.path)")
-        if entries.isEmpty { throw ExitCode(1) }
+        let status = RunStatus.of(done: entries.count, failed: failures.count + loaded.failures.count)
+        if status != .success { throw ExitCode(status.rawValue) }
     }
 
     func makeReport(_ patientData: PatientData, _ modelsURL: URL) throws -> PatientReport {

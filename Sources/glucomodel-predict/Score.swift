@@ -23,9 +23,10 @@ struct Score: ParsableCommand {
     var maxWarnings = 20
 
     func run() throws {
-        var warnings = 0
+        var warnings = 0, lines: [Int] = []
         let warn: (ImportIssue) -> Void = { issue in
             warnings += 1
+            if let line = issue.location.line, lines.count < 1000 { lines.append(line) }
             if warnings <= maxWarnings { printError(issue.description) }
         }
         let summary: PairScoreSummary
@@ -47,8 +48,14 @@ struct Score: ParsableCommand {
             }, warning: warn)
             FileHandle.standardOutput.write(Data(buffer))
         }
-        if warnings > maxWarnings { printError("... \(warnings - maxWarnings) more warnings") }
+        if warnings > maxWarnings {
+            // Every row not scored is counted, and the lines of the first thousand named.
+            let shown = lines.map(String.init).joined(separator: ", ")
+            printError("... \(warnings - maxWarnings) more warnings; \(warnings) rows not scored in all, at lines \(shown)"
+                + (warnings > lines.count ? " and \(warnings - lines.count) more" : ""))
+        }
         if out == nil { printError(summary.report) } else { print(summary.report) }
+        if warnings > 0 { throw ExitCode(RunStatus.partial.rawValue) }
     }
 }
 

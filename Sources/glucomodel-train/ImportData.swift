@@ -47,7 +47,7 @@ struct ImportData: ParsableCommand {
         options.timeZone = try timeZoneOption(timeZone)
         options.dateOrder = dateOrder
         let db = try PatientStore(path: store)
-        var failed = 0
+        var failed = 0, done = 0
         for path in files {
             let url = URL(fileURLWithPath: path)
             do {
@@ -56,7 +56,9 @@ struct ImportData: ParsableCommand {
                     throw InputError(SourceLocation(file: path, line: 1),
                                       "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", "))); name one with --format")
                 }
-                switch try db.importFile(url, importer: importer, options: options) {
+                let outcome = try db.importFile(url, importer: importer, options: options)
+                done += 1
+                switch outcome {
                 case let .imported(run):
                     print("\(run.summary)")
                     print("  patient \(run.patient): \(run.recordsAdded) records added, \(run.recordsAlreadyStored) already stored")
@@ -71,7 +73,8 @@ struct ImportData: ParsableCommand {
                 print("\(error)")
             }
         }
-        if failed > 0 { throw ExitCode(1) }
+        let status = RunStatus.of(done: done, failed: failed)
+        if status != .success { throw ExitCode(status.rawValue) }
     }
 }
 

@@ -95,7 +95,12 @@ struct Train: ParsableCommand {
         for failure in outcome.failures { Console.warn("\(failure.subject): \(failure.message)") }
         print(ResultsTable.summary(outcome.results))
         print("\nTrained \(outcome.trained.count), reused \(outcome.reused), failed \(outcome.failures.count). Results: \(out)/results.csv; models: \(out)/models/")
-        if !outcome.failures.isEmpty && outcome.trained.isEmpty && outcome.reused == 0 { throw ExitCode(1) }
+        if loaded.patients.isEmpty {
+            Console.warn("no patient data in \(paths.joined(separator: ", ")) (\(files.count) files read, \(loaded.failures.count) skipped)")
+        }
+        // 0 all trained; 2 some patients (or files) failed, the others done; 1 nothing trained.
+        let status = RunStatus.of(done: outcome.trained.count + outcome.reused, failed: outcome.failures.count + loaded.failures.count)
+        if status != .success { throw ExitCode(status.rawValue) }
     }
 }
 

@@ -61,6 +61,8 @@ public enum PredictionError: Error, CustomStringConvertible, Equatable {
     /// The newest reading is older than allowed at the moment predictions are wanted for.
     case staleData(PatientID, newest: Date, wanted: Date)
     case nothingToPredict(PatientID, reason: String)
+    /// The data holds no patient with this id: the ids it does hold are listed.
+    case unknownPatient(PatientID, found: [PatientID], in: String)
 
     public var description: String {
         switch self {
@@ -72,6 +74,10 @@ public enum PredictionError: Error, CustomStringConvertible, Equatable {
         case let .staleData(p, newest, wanted):
             return "\(p): newest glucose reading is from \(newest.iso8601), too old to predict at \(wanted.iso8601)"
         case let .nothingToPredict(p, reason): return "\(p): nothing to predict: \(reason)"
+        case let .unknownPatient(p, found, source):
+            let list = found.isEmpty ? "none" : found.sorted().prefix(20).map(\.rawValue).joined(separator: ", ")
+                + (found.count > 20 ? " and \(found.count - 20) more" : "")
+            return "no data for patient \(p) in \(source); patients found: \(list)"
         }
     }
 }
