@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Issue #12: every command ends with a status on the `RunStatus` scale, run as a user runs it
+/// (the built executables in child processes, so nothing they do can stop the test process).
+@Suite(.serialized) struct ExitCodeTests {
+    static func executable(_ name: String) -> URL? {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for dir in [products, products.deletingLastPathComponent()] {
+            let url = dir.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return nil
+    }
+
+    /// Runs `name arguments` and returns its exit status and standard error.
+    static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let exe = try #require(executable(name), "\(name) not built")
+        let process = Process()
+        process.executableURL = exe
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    @Test func scaleValues() {
+        #expect(RunStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 64, 75])
+        #expect(RunStatus.of(done: 3, failed: 0) == .success)
+        #expect(RunStatus.of(done: 3, failed: 1) == .partial)
+        #expect(RunStatus.of(done: 0, failed: 1) == .failure)
+        #expect(RunStatus.of(done: 0, failed: 0) == .failure)
+    }
+
+    /// Before: "Trained 0" and exit 0.
+    @Test func trainOnAnEmptyFolderOrAnUnreadableFileFails() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("out").path
+        var r = try Self.run("glucomodel-train", [empty.path, "--out", out, "--threads", "1"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("no patient data"))
+        let junk = dir.appendingPathComponent("junk.csv")
+        try Data("not,an,export\n1,2,3\n".utf8).write(to: junk)
+        r = try Self.run("glucomodel-train", [junk.path, "--out", out, "--threads", "1"])
+        #expect(r.status == 1)
+        r = try Self.run("glucomodel-train", ["--population", "1"])
+        #expect(r.status == 64)
+    }
+
+    @Test func predictCommandsStatuses() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 2)).utf8).write(to: data)
+        // One patient with models, one without: partial.
+        let other = try PatientID("p_other")
+        let otherData = dir.appendingPathComponent("p_other.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(other, days: 2)).utf8).write(to: otherData)
+        #expect(try Self.run("glucomodel-predict", ["predict", data.path, "--models", models.path]).status == 0)
+        #expect(try Self.run("glucomodel-predict", ["predict", data.path, otherData.path, "--models", models.path]).status == 2)
+        #expect(try Self.run("glucomodel-predict", ["predict", otherData.path, "--models", models.path]).status == 1)
+        #expect(try Self.run("glucomodel-predict", ["predict", "--no-such-option"]).status == 64)
+        // A malformed model: that patient fails with the file and field named.
+        let file = models.appendingPathComponent("p_a/h030.json")
+        var object = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as! [String: Any]
+        var features = object["features"] as! [String: Any]
+        features["stepMinutes"] = 0
+        object["features"] = features
+        try JSONSerialization.data(withJSONObject: object).write(to: file)
+        let r = try Self.run("glucomodel-predict", ["predict", data.path, "--models", models.path])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("h030.json") && r.stderr.contains("features.stepMinutes"))
+    }
+
+    @Test func nightlyLockedIs75() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let held = try StoreLock(storePath: bench.store)
+        defer { held.release() }
+        let r = try Self.run("glucomodel-predict", ["nightly", "--store", bench.store, "--inbox", bench.inbox.path,
+                                                    "--models", bench.models.path, "--out", bench.out.path])
+        #expect(r.status == 75)
+    }
+
+    @Test func doseUnknownPatientListsThePatientsFound() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: data)
+        let settings = dir.appendingPathComponent("s.json")
+        try Data(#"{"patient": "p_zz", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#.utf8)
+            .write(to: settings)
+        let r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_zz", "--data", data.path, "--settings", settings.path,
+                                                    "--carbs", "0"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("patients found: p_a"))
+    }
+}
