@@ -14,7 +14,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             switch self {
             case let .missing(name): return "setting '\(name)' is missing"
             case let .outOfLimits(name, value, limits):
-                return "setting '\(name)' = \(value) is outside the plausible limits \(limits.lowerBound)-\(limits.upperBound)"
+                // 1 mmol/L = 18.016 mg/dL: an ISF of 2.5 is almost surely mmol/L per U.
+                let hint = name == "insulinSensitivity" && value > 0 && value * 18 >= limits.lowerBound && value < limits.lowerBound
+                    ? " (it looks like mmol/L per U: the file takes mg/dL per U, \(value) mmol/L is about \(Int((value * 18.016).rounded())) mg/dL)" : ""
+                return "setting '\(name)' = \(value) is outside the plausible limits \(limits.lowerBound)-\(limits.upperBound)" + hint
             case let .inconsistent(text): return text
             }
         }

@@ -42,6 +42,10 @@ public struct DoseSettings: Codable, Hashable, Sendable {
         do { data = try Data(contentsOf: url) } catch {
             throw InputError(SourceLocation(file: url.path), "cannot read the settings file")
         }
+        if let syntax = JSONSyntax.problem(in: Array(data)) {
+            throw InputError(SourceLocation(file: url.path, line: syntax.line),
+                             "not valid JSON at line \(syntax.line), column \(syntax.column): \(syntax.message)")
+        }
         do { return try JSONDecoder().decode(DoseSettings.self, from: data) } catch let DecodingError.typeMismatch(_, ctx) {
             throw InputError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
                               "wrong type: \(ctx.debugDescription)")

@@ -118,6 +118,9 @@ extension GlucoseModel {
         do { data = try Data(contentsOf: url) } catch {
             throw ModelFileError.unreadable(url.path)
         }
+        if let syntax = JSONSyntax.problem(in: Array(data)) {
+            throw ModelFileError.malformed(url.path, "not valid JSON at line \(syntax.line), column \(syntax.column): \(syntax.message)")
+        }
         struct Header: Decodable { var schema: String?; var version: Int? }
         guard let header = try? JSONDecoder().decode(Header.self, from: data), header.schema == schema else {
             throw ModelFileError.notAModel(url.path)

@@ -108,6 +108,8 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
     case tooFewDays(PatientID, have: Double, need: Double)
     case horizonNotOnGrid(horizon: Int, stepMinutes: Int)
     case tooFewRows(PatientID, horizon: Int, split: String, rows: Int, need: Int)
+    /// The grammar names variables the features do not have: grammar, (name, line) pairs, the features.
+    case grammarUnknownVariables(String, names: [String], lines: [Int], features: [String])
 
     public var description: String {
         switch self {
@@ -121,6 +123,9 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
             return "horizon \(h) min is not a positive multiple of the \(step)-minute grid"
         case let .tooFewRows(p, h, split, rows, need):
             return "\(p) at \(h) min: \(rows) usable \(split) rows (glucose with 1 h of history and a measured target); at least \(need) needed"
+        case let .grammarUnknownVariables(grammar, names, lines, features):
+            let each = zip(names, lines).map { "line \($1): '\($0)'" }.joined(separator: ", ")
+            return "\(grammar): the grammar names variables the data does not have (\(each)); the variables are \(features.joined(separator: " "))"
         }
     }
 }

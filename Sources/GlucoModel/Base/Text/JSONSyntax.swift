@@ -1,0 +1,18 @@
+/// Where a JSON text stops being JSON, as a person finds it in an editor.
+public enum JSONSyntax {
+    /// The first syntax error of `bytes`: 1-based line and column (in characters) and what was
+    /// expected there; nil when the text is valid JSON.
+    public static func problem(in bytes: [UInt8]) -> (line: Int, column: Int, message: String)? {
+        do {
+            _ = try JSONParser.parse(bytes)
+            return nil
+        } catch {
+            let offset = min(error.offset, bytes.count)
+            var line = 1, column = 1
+            for b in bytes[..<offset] {
+                if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+            }
+            return (line, column, error.message)
+        }
+    }
+}

@@ -1,0 +1,28 @@
+extension Grammar {
+    /// A name in a terminal that is neither a variable of the data nor a function.
+    public struct UnknownName: Sendable, Hashable {
+        public var name: String
+        /// 1-based line of the alternative holding it.
+        public var line: Int
+    }
+
+    /// Names in the grammar's terminals (lexed as the infix language lexes them) that are not
+    /// among `variables` and not a function (`exp`, `aq`, `lag`, ...), in line order, each once.
+    /// Such a name makes every phenotype that reaches it fail to compile: a grammar written for
+    /// other data would evolve nothing and train a constant model.
+    public func unknownNames(_ variables: VariableNames) -> [UnknownName] {
+        var seen = Set<String>(), out: [UnknownName] = []
+        for rule in rules {
+            for production in rule.productions {
+                for case let .terminal(text) in production.symbols {
+                    for token in InfixLexer.tokens(text) {
+                        guard case let .name(name) = token.kind, variables.column(named: name) == nil,
+                              Operation.functions[name] == nil, name != "lag", seen.insert(name).inserted else { continue }
+                        out.append(UnknownName(name: name, line: production.line))
+                    }
+                }
+            }
+        }
+        return out.sorted { ($0.line, $0.name) < ($1.line, $1.name) }
+    }
+}
