@@ -153,7 +153,8 @@ public enum DoseAdvisor {
 
     static func curve(_ search: ModelDoseSearch, dose: Double) -> [PredictedGlucose] {
         let zero = search.predictions(bolus: 0), at = search.predictions(bolus: dose)
-        return search.horizons.indices.map {
+        // A horizon whose model gives no finite value is left out: a shown "nan" reads as a number.
+        return search.horizons.indices.filter { zero[$0].isFinite && at[$0].isFinite }.map {
             PredictedGlucose(horizonMinutes: search.horizons[$0].model.horizonMinutes, atZeroDose: zero[$0], atSuggestedDose: at[$0])
         }
     }

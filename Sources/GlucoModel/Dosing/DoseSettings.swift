@@ -109,8 +109,10 @@ extension DoseSettings {
         let inc = need("bolusIncrement", bolusIncrement ?? 0.05, DoseLimits.bolusIncrement)
         let peak = insulinPeakMinutes ?? 75, duration = insulinDurationMinutes ?? 360
         if !(peak > 0 && duration > 2 * peak && duration <= 24 * 60) {
-            problems.append(.outOfLimits("insulinPeakMinutes/insulinDurationMinutes", value: peak,
-                                         limits: 1...(duration / 2)))
+            // The peak's upper limit is half the duration; a duration below 2 minutes or not a
+            // number has no valid peak, so the limits fall back to 1...720 rather than trap.
+            let half = duration.isFinite && duration >= 2 ? min(duration, 24 * 60) / 2 : 720
+            problems.append(.outOfLimits("insulinPeakMinutes/insulinDurationMinutes", value: peak, limits: 1...half))
         }
         if tgt.isFinite, sus.isFinite, tgt < sus {
             problems.append(.inconsistent("target \(tgt) mg/dL is below the suspend threshold \(sus) mg/dL"))

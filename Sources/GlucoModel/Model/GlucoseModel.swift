@@ -112,27 +112,33 @@ extension GlucoseModel {
         try GlucoseModel.encoder.encode(self).write(to: url, options: .atomic)
     }
 
-    /// Reads a model file, checking its schema and version.
+    /// Reads a model file, checking its schema and version, and validating every field.
     public static func read(from url: URL) throws -> GlucoseModel {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw ModelFileError.unreadable(url.path)
         }
+        return try decode(data, path: url.path)
+    }
+
+    /// Decodes and validates the bytes of a model file; `path` names it in errors.
+    /// - Throws: `ModelFileError` only.
+    public static func decode(_ data: Data, path: String) throws -> GlucoseModel {
         if let syntax = JSONSyntax.problem(in: Array(data)) {
-            throw ModelFileError.malformed(url.path, "not valid JSON at line \(syntax.line), column \(syntax.column): \(syntax.message)")
+            throw ModelFileError.malformed(path, "not valid JSON at line \(syntax.line), column \(syntax.column): \(syntax.message)")
         }
         struct Header: Decodable { var schema: String?; var version: Int? }
         guard let header = try? JSONDecoder().decode(Header.self, from: data), header.schema == schema else {
-            throw ModelFileError.notAModel(url.path)
+            throw ModelFileError.notAModel(path)
         }
         guard let version = header.version, readableVersions.contains(version) else {
-            throw ModelFileError.unsupportedVersion(url.path, header.version ?? -1)
+            throw ModelFileError.unsupportedVersion(path, header.version ?? -1)
         }
         let model: GlucoseModel
         do { model = try decoder.decode(GlucoseModel.self, from: data) } catch {
-            throw ModelFileError.malformed(url.path, ModelFileError.describe(error))
+            throw ModelFileError.malformed(path, ModelFileError.describe(error))
         }
-        return try model.validated(path: url.path)
+        return try model.validated(path: path)
     }
 
     static var encoder: JSONEncoder {
