@@ -20,5 +20,6 @@ struct Collect: ParsableCommand {
         try CohortResults.write(rows, to: folder)
         print(ResultsTable.summary(rows))
         print("\n\(Set(rows.map(\.patient)).count) patients. Results: \(out)/results.csv")
+        if rows.isEmpty { throw ExitCode(RunStatus.failure.rawValue) }
     }
 }

@@ -202,6 +202,10 @@ public struct PatientTrainer: Sendable {
         for (rank, program) in candidates.enumerated() {
             let fit = scaling.predict(program)
             guard fit.error.isFinite, fit.intercept.isFinite, fit.slope.isFinite else { continue }
+            // A scaling beyond what a model file may hold (a near-constant expression blown up)
+            // would be written and then refused when read: skipped like a non-finite one.
+            let limit = GlucoseModel.coefficientLimit
+            guard fit.intercept.magnitude <= limit, fit.slope.magnitude <= limit else { skipped += 1; continue }
             let values = raw.predict(program).values
             guard values.count == y.count, values.allSatisfy(\.isFinite) else { skipped += 1; continue }
             let error = rmse(fit.intercept, fit.slope, values)
@@ -212,7 +216,7 @@ public struct PatientTrainer: Sendable {
             }
         }
         if skipped > 0, var chosen = best {
-            chosen.choice.note += "; \(skipped) candidate(s) skipped: not finite on the validation days"
+            chosen.choice.note += "; \(skipped) candidate(s) skipped: not finite on the validation days or scaling beyond ±\(GlucoseModel.coefficientLimit)"
             best = chosen
         }
         guard let best else {
