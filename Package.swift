@@ -88,7 +88,7 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: ["glucomodel-train", "glucomodel-predict", "GlucoModelCommandLine", "GlucoModel",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            resources: [.copy("Help")]),
+            exclude: ["Help"]),
         .testTarget(
             name: "ModelTests",
             dependencies: ["GlucoModel", "GrammarEvolution", "LinearAlgebra"],

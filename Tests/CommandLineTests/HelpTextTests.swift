@@ -15,18 +15,15 @@ import Testing
         ("nightly", Nightly.self), ("report", glucomodel_predict.Report.self),
     ]
 
-    static var pinned: URL {
-        guard let base = Bundle.module.resourceURL else { preconditionFailure("test bundle has no resources") }
-        return base.appendingPathComponent("Help")
-    }
+    /// The pins, read from the source tree (so that rewriting them needs no rebuild).
+    static let pinned = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Help")
 
     @Test(arguments: commands.map(\.name))
     func helpTextIsPinned(_ name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name }).command
         let text = command.helpMessage(columns: 100)
         if ProcessInfo.processInfo.environment["GLUCOMODEL_WRITE_HELP"] == "1" {
-            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Help/\(name).txt")
-            try Data(text.utf8).write(to: source)
+            try Data(text.utf8).write(to: Self.pinned.appendingPathComponent("\(name).txt"))
         }
         let expected = try String(contentsOf: Self.pinned.appendingPathComponent("\(name).txt"), encoding: .utf8)
         #expect(text == expected)

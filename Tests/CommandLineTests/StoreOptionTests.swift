@@ -9,9 +9,11 @@ import Testing
 /// `--store FILE` on train, predict, metrics, dose and report: the same results as the files it
 /// was imported from. Runs the built executables (beside this test bundle) end to end.
 @Suite(.serialized) struct StoreOptionTests {
+    /// The build folder holding the executables and this test bundle.
     static var binaries: URL {
-        guard let resources = Bundle.module.resourceURL else { preconditionFailure("test bundle has no resources") }
-        return resources.deletingLastPathComponent()
+        var url = Bundle(for: Marker.self).bundleURL
+        while url.pathExtension == "xctest" || url.lastPathComponent == "Contents" { url.deleteLastPathComponent() }
+        return url
     }
 
     static var packageRoot: URL { URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
@@ -95,3 +97,6 @@ import Testing
         #expect(try predict.period().0 == Date(timeIntervalSince1970: 1_767_596_400))
     }
 }
+
+/// A class of this test module, to find its bundle.
+private final class Marker {}
