@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 
 /// Scores (reference, prediction) pairs on the Clarke and Parkes grids.
 struct Score: ParsableCommand {
@@ -27,7 +28,7 @@ struct Score: ParsableCommand {
         let warn: (ImportIssue) -> Void = { issue in
             warnings += 1
             if let line = issue.location.line, lines.count < 1000 { lines.append(line) }
-            if warnings <= maxWarnings { printError(issue.description) }
+            if warnings <= maxWarnings { Console.write(issue.description) }
         }
         let summary: PairScoreSummary
         if let out {
@@ -51,14 +52,10 @@ struct Score: ParsableCommand {
         if warnings > maxWarnings {
             // Every row not scored is counted, and the lines of the first thousand named.
             let shown = lines.map(String.init).joined(separator: ", ")
-            printError("... \(warnings - maxWarnings) more warnings; \(warnings) rows not scored in all, at lines \(shown)"
+            Console.write("... \(warnings - maxWarnings) more warnings; \(warnings) rows not scored in all, at lines \(shown)"
                 + (warnings > lines.count ? " and \(warnings - lines.count) more" : ""))
         }
-        if out == nil { printError(summary.report) } else { print(summary.report) }
+        if out == nil { Console.write(summary.report) } else { print(summary.report) }
         if warnings > 0 { throw ExitCode(RunStatus.partial.rawValue) }
     }
-}
-
-private func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

@@ -2,11 +2,13 @@
 /// line and paragraph separators) are written as escapes (`\u{1B}`), so a file cannot move the
 /// cursor, clear a terminal or forge a line of output through a message that quotes it.
 public enum TerminalText {
-    public static func escaped<S: StringProtocol>(_ text: S) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return String(text) }
+    /// - Parameter keepingLines: keep line feeds and tabs (for multi-line reports).
+    public static func escaped<S: StringProtocol>(_ text: S, keepingLines: Bool = false) -> String {
+        let escapes = { (s: Unicode.Scalar) in isControl(s) && !(keepingLines && (s == "\n" || s == "\t")) }
+        guard text.unicodeScalars.contains(where: escapes) else { return String(text) }
         var out = ""
         for s in text.unicodeScalars {
-            if isControl(s) { out += "\\u{" + String(s.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(s) }
+            if escapes(s) { out += "\\u{" + String(s.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(s) }
         }
         return out
     }
