@@ -12,9 +12,11 @@ extension GlucoseModel {
     public static let insulinDurationRange = 60.0...(24 * 60)
     /// Carbohydrate absorption rates (per minute).
     public static let carbRateRange = 1e-4...1.0
-    /// The largest magnitude of an ARX coefficient, an intercept or a scaling slope: a trained
-    /// model of mg/dL values stays far below it; above it a prediction is noise.
-    public static let coefficientLimit = 1e6
+    /// The largest magnitude of an ARX coefficient, an intercept or a scaling slope. A slope may
+    /// legitimately be large (an expression like `1/G0^3` is about 1e-7 and gets a slope near 1e8),
+    /// but beyond 1e12 the scaled expression is a near-constant blown up (the trainer once made
+    /// -7.4e47), and its predictions are rounding noise.
+    public static let coefficientLimit = 1e12
 
     /// Checks every field a prediction depends on; returns the model with the insulin curve's
     /// derived constants (`tau`, `a`, `S`) recomputed from its peak and duration, so a file

@@ -204,25 +204,26 @@ public struct PatientTrainer: Sendable {
         }
         // A candidate whose training fit is finite may still overflow on the validation days;
         // it cannot be scored there, so it is skipped (and counted in the model's note).
-        var skipped = 0
+        var nonFinite = 0, oversized = 0
         for (rank, program) in candidates.enumerated() {
             let fit = scaling.predict(program)
             guard fit.error.isFinite, fit.intercept.isFinite, fit.slope.isFinite else { continue }
             // A scaling beyond what a model file may hold (a near-constant expression blown up)
             // would be written and then refused when read: skipped like a non-finite one.
             let limit = GlucoseModel.coefficientLimit
-            guard fit.intercept.magnitude <= limit, fit.slope.magnitude <= limit else { skipped += 1; continue }
+            guard fit.intercept.magnitude <= limit, fit.slope.magnitude <= limit else { oversized += 1; continue }
             let values = raw.predict(program).values
-            guard values.count == y.count, values.allSatisfy(\.isFinite) else { skipped += 1; continue }
+            guard values.count == y.count, values.allSatisfy(\.isFinite) else { nonFinite += 1; continue }
             let error = rmse(fit.intercept, fit.slope, values)
-            guard error.isFinite else { skipped += 1; continue }
+            guard error.isFinite else { nonFinite += 1; continue }
             if best == nil || error < best!.error {
                 best = (Choice(program: program.simplified(), intercept: fit.intercept, slope: fit.slope,
                                note: "evolved: candidate \(rank + 1) of \(candidates.count) by validation RMSE"), error)
             }
         }
-        if skipped > 0, var chosen = best {
-            chosen.choice.note += "; \(skipped) candidate(s) skipped: not finite on the validation days or scaling beyond ±\(GlucoseModel.coefficientLimit)"
+        if var chosen = best {
+            if nonFinite > 0 { chosen.choice.note += "; \(nonFinite) candidate(s) skipped: not finite on the validation days" }
+            if oversized > 0 { chosen.choice.note += "; \(oversized) candidate(s) skipped: scaling beyond ±\(GlucoseModel.coefficientLimit)" }
             best = chosen
         }
         guard let best else {
