@@ -16,8 +16,9 @@
 #
 # The binary: --bin PATH or GLUCOMODEL_TRAIN, else in the submit directory (SLURM_SUBMIT_DIR; sbatch
 # runs a copy of this script from slurmd's spool, so the script's own path says nothing)
-# .build-portable/release/glucomodel-train, then .build/release/glucomodel-train, else the
-# repository this script sits in (when run in place), else glucomodel-train on PATH.
+# .build-portable/release/glucomodel-train, then .build/release/glucomodel-train, else the same in
+# the repository of the script as submitted (`scontrol show job`'s Command), else glucomodel-train
+# on PATH.
 #
 # Exit status of a task: 0 all its patients trained; 2 some failed (after finishing the others);
 # 1 none could; 64 a usage error (bad shard count, array). Slurm's afterok runs only after all 0.
@@ -54,8 +55,14 @@ if [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
   exit 64
 fi
 
-# The repository this script is in, when it runs in place (not from slurmd's spool copy).
+# The repository this script is in: where it runs in place, or where it was submitted from
+# (slurmd runs a copy from its spool; the controller still knows the path given to sbatch).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." 2>/dev/null && pwd || true)
+if [ -n "${SLURM_JOB_ID:-}" ] && command -v scontrol >/dev/null; then
+  submitted=$(scontrol show job "$SLURM_JOB_ID" 2>/dev/null | sed -n 's/^ *Command=//p' | head -n 1 || true)
+  [ -f "$submitted" ] || submitted=${submitted%% *}
+  if [ -f "$submitted" ]; then here=$(cd "$(dirname "$submitted")/.." 2>/dev/null && pwd || echo "$here"); fi
+fi
 tried=()
 if [ -n "$bin" ]; then
   tried+=("$bin (--bin / GLUCOMODEL_TRAIN)")
