@@ -12,7 +12,9 @@
 #      FAILED with exit code 2 after training the others, an afterok collect job never runs,
 #      and collect names the patient and exits 2;
 #   5. submitted from a folder without a build: the checkout's script still finds the checkout's
-#      binary; a copy outside any checkout fails with a message saying where it looked.
+#      binary; a copy outside any checkout fails with a message saying where it looked;
+#   6. scontrol requeue of a running task: it resumes from its checkpoints, its log is appended to,
+#      and the models are those of an uninterrupted run.
 # Every daemon it started is stopped on exit; the folder is removed unless a check failed (or
 # GLUCOMODEL_SLURM_KEEP is set). Installs slurmctld, slurmd, slurm-client and munge with
 # apt-get when they are missing (as root). Takes about a minute once the build exists.
@@ -240,4 +242,27 @@ job=$(submit "$tmp/nobuild" --array=0 "$tmp/loose/slurm-train.sh" data "$tmp/run
 [ "$(wait_job "$job")" = "0 FAILED 1" ] || fail "a task without a binary did not fail with exit 1"
 grep -q 'glucomodel-train not found' "$tmp/nobuild/glucomodel-train-${job}_0.log" || fail "no clear message: $(cat "$tmp/nobuild/glucomodel-train-${job}_0.log")"
 say "submitted from elsewhere: the checkout's binary is found; with none to find, the task says where it looked"
+# 6. Requeue a running task: it resumes (finished models kept, the unfinished ones from their
+# checkpoints), appends to its log, and ends with the models of an uninterrupted run.
+out5=$tmp/run5
+longer=(--population 100 --generations 80 --horizons 30 --time-zone UTC)
+job=$(submit "$co" --array=0 deploy/slurm-train.sh --shards 1 datasets "$out5" "${longer[@]}")
+deadline=$((SECONDS + limit))
+until compgen -G "$out5/checkpoints/*.json" > /dev/null && compgen -G "$out5/models/*/h030.json" > /dev/null; do
+  [ $SECONDS -lt $deadline ] || fail "no checkpoint and finished model to requeue with after ${limit}s"
+  squeue -h -j "$job" | grep -q . || fail "the task ended before it could be requeued (make it longer)"
+  sleep 0.2
+done
+scontrol requeue "${job}_0"
+# Slurm holds a requeued job back for about two minutes (its begin time); once it is pending again,
+# let it start at once.
+for _ in $(seq 100); do [ "$(squeue -h -j "${job}_0" -o %T)" = PENDING ] && break; sleep 0.2; done
+scontrol update JobId="${job}_0" StartTime=now || true
+[ "$(wait_job "$job")" = "0 COMPLETED 0" ] || fail "the requeued task did not complete"
+log=$co/glucomodel-train-${job}_0.log
+grep -q 'restart 0,' "$log" && grep -q 'restart 1,' "$log" || fail "the log of the requeued task was not appended to: $(cat "$log")"
+grep -Eq '^Trained [1-5], reused [1-5], failed 0' "$log" || fail "the requeued task did not resume: $(grep '^Trained' "$log")"
+"$bin" train datasets --out "$tmp/reference5" "${longer[@]}" --threads 2 > "$tmp/reference5.log" 2>&1
+diff <(models_digest "$tmp/reference5") <(models_digest "$out5") > /dev/null || fail "models after requeue differ from an uninterrupted run's"
+say "requeued while running: resumed ($(grep '^Trained' "$log" | tail -1 | cut -d. -f1)), log appended, models = uninterrupted run's"
 say "all Slurm checks passed"

@@ -99,6 +99,27 @@ import Testing
         #expect(zero.cohortPatients == 4 && one.cohortPatients == 4)
     }
 
+    @Test func theScanNamesThePatientTheImporterDoes() throws {
+        // Every export fixture, and a Clarity file named after its patient (whose names the
+        // preamble gives, to be removed): the scan's id must be the import's.
+        let dir = temporaryFolder("scan")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let named = dir.appendingPathComponent("Clarity_Export_Quintanilla_Jacinta_2026-11-20.csv")
+        try FileManager.default.copyItem(at: ExportFixtures.url("dexcom_madrid_dst.csv"), to: named)
+        let fixtures = try FileManager.default.contentsOfDirectory(at: ExportFixtures.url(""), includingPropertiesForKeys: nil)
+        let ohio = try FileManager.default.contentsOfDirectory(at: Fixture.url("ohio"), includingPropertiesForKeys: nil)
+            + FileManager.default.contentsOfDirectory(at: Fixture.url("csv"), includingPropertiesForKeys: nil)
+        let options = ExportFixtures.options("Europe/Madrid")
+        var compared = 0
+        for url in [named] + fixtures + ohio {
+            guard let imported = try? ImportFormats.importFile(at: url, options: options) else { continue }
+            #expect(try PatientIDScan.patient(of: url, options: options) == imported.log.patient, "\(url.lastPathComponent)")
+            compared += 1
+        }
+        #expect(compared >= 10)
+        #expect(try PatientIDScan.patient(of: named, options: options).rawValue == "Clarity_Export_2026-11-20")
+    }
+
     @Test func aFileWhoseImportNamesAnotherPatientIsAFailureNotTrainedHere() throws {
         let file = "/data/p.csv"
         var shard = CohortShardFiles([], shard: .whole, options: ImportOptions())
