@@ -27,6 +27,7 @@ let package = Package(
     products: [
         .library(name: "GlucoModel", targets: ["GlucoModel"]),
         .library(name: "GrammarEvolution", targets: ["GrammarEvolution"]),
+        .library(name: "EvaluatorBenchmarking", targets: ["EvaluatorBenchmarking"]),
         .executable(name: "glucomodel-train", targets: ["glucomodel-train"]),
         .executable(name: "glucomodel-predict", targets: ["glucomodel-predict"]),
     ],
@@ -47,6 +48,9 @@ let package = Package(
         .target(name: "LinearAlgebra", dependencies: ["COpenBLAS", "CLAPACKE"]),
         // A general grammatical-evolution engine. Knows nothing of glucose.
         .target(name: "GrammarEvolution", dependencies: ["LinearAlgebra"], swiftSettings: evaluatorSettings),
+        // Tools to measure the evaluator: random tables and expressions, expression files,
+        // headerless numeric CSV, timed runs (`glucomodel-train bench-eval`, Benchmarks/).
+        .target(name: "EvaluatorBenchmarking", dependencies: ["GrammarEvolution"]),
         // The glucose domain: data in, series, models, evaluation, dosing, reports, store.
         .target(
             name: "GlucoModel",
@@ -62,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "glucomodel-train",
             dependencies: [
-                "GlucoModel", "GrammarEvolution",
+                "GlucoModel", "GrammarEvolution", "EvaluatorBenchmarking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -73,7 +77,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "GrammarEvolutionTests",
-            dependencies: ["GrammarEvolution", "LinearAlgebra"]),
+            dependencies: ["GrammarEvolution", "EvaluatorBenchmarking", "LinearAlgebra"]),
         .testTarget(
             name: "ModelTests",
             dependencies: ["GlucoModel", "GrammarEvolution", "LinearAlgebra"],

@@ -17,6 +17,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "GrammarEvolution", package: "GlucoModel"),
+                .product(name: "EvaluatorBenchmarking", package: "GlucoModel"),
             ],
             path: "Benchmarks/EvaluatorBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
@@ -25,6 +26,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "GrammarEvolution", package: "GlucoModel"),
+                .product(name: "EvaluatorBenchmarking", package: "GlucoModel"),
             ],
             path: "Benchmarks/SearchBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GrammarEvolution
+import EvaluatorBenchmarking
 
 /// `glucomodel-train bench-eval`: times the batched expression evaluator.
 struct BenchEval: ParsableCommand {

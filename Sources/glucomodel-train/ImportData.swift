@@ -53,7 +53,7 @@ struct ImportData: ParsableCommand {
             do {
                 guard let type = try format.map(ImportFormats.named) ?? ImportFormats.detect(url),
                       let importer = ImportFormats.importer(type) else {
-                    throw ImportError(SourceLocation(file: path, line: 1),
+                    throw InputError(SourceLocation(file: path, line: 1),
                                       "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", "))); name one with --format")
                 }
                 switch try db.importFile(url, importer: importer, options: options) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GrammarEvolution
 
 struct Train: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import Testing
 @testable import GrammarEvolution
+import EvaluatorBenchmarking
 
 @Suite struct ErrorFitnessTests {
     static let x: [Double] = (0..<500).map { Double($0) / 100 - 2.5 }

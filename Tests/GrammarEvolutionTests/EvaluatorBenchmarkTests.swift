@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GrammarEvolution
+import EvaluatorBenchmarking
 
 @Suite struct EvaluatorBenchmarkTests {
     @Test func expressionFileErrorsNameLineAndColumn() throws {

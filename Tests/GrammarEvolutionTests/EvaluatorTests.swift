@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GrammarEvolution
+import EvaluatorBenchmarking
 
 @Suite struct EvaluatorTests {
     /// Columns x0 = a, x1 = b over rows that cover the non-finite cases of every operator.

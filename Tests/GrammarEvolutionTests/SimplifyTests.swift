@@ -1,5 +1,6 @@
 import Testing
 @testable import GrammarEvolution
+import EvaluatorBenchmarking
 
 @Suite struct SimplifyTests {
     @Test func foldsConstantSubexpressions() throws {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import GrammarEvolution
+import EvaluatorBenchmarking
 
 /// The vector math against libm: the reference for Float is the double-precision libm result
 /// rounded to Float; for Double it is libm itself (glibc's exp/log/sin/cos are < 1 ulp).

@@ -130,10 +130,10 @@ struct ExportCSVTests {
 
     @Test func libreAmbiguousDatesNeedTheOption() throws {
         let url = ExportFixtures.url("libre_ambiguous.csv")
-        #expect(throws: ImportError.self) { try LibreViewImporter().importFile(at: url, options: ExportFixtures.options("UTC")) }
+        #expect(throws: InputError.self) { try LibreViewImporter().importFile(at: url, options: ExportFixtures.options("UTC")) }
         do {
             _ = try LibreViewImporter().importFile(at: url, options: ExportFixtures.options("UTC"))
-        } catch let e as ImportError {
+        } catch let e as InputError {
             #expect(e.description.contains("date order"))
         }
         let dmy = try LibreViewImporter().importFile(at: url, options: ExportFixtures.options("UTC", order: .dayMonthYear))

@@ -111,7 +111,7 @@ struct ExportJSONTests {
     @Test func registryImportsByNameAndRejectsUnknownFiles() throws {
         let r = try ImportFormats.importFile(at: ExportFixtures.url("tidepool.json"), options: ExportFixtures.options("UTC"))
         #expect(r.summary.recordsKept == 11)
-        #expect(throws: ImportError.self) {
+        #expect(throws: InputError.self) {
             try ImportFormats.importFile(at: ExportFixtures.url("tidepool.json"), format: "no-such", options: ExportFixtures.options("UTC"))
         }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("detect-\(UUID().uuidString)")
@@ -120,7 +120,7 @@ struct ExportJSONTests {
         let other = dir.appendingPathComponent("notes.txt")
         try Data("just some notes\n".utf8).write(to: other)
         #expect(try ImportFormats.detect(other) == nil)
-        #expect(throws: ImportError.self) { try ImportFormats.importFile(at: other, options: ExportFixtures.options("UTC")) }
+        #expect(throws: InputError.self) { try ImportFormats.importFile(at: other, options: ExportFixtures.options("UTC")) }
     }
 
     @Test func truncatedJSONIsAnErrorNamingTheLine() throws {
@@ -132,7 +132,7 @@ struct ExportJSONTests {
         do {
             _ = try NightscoutImporter().importFile(at: f, options: ExportFixtures.options("UTC"))
             Issue.record("a truncated file must not import")
-        } catch let e as ImportError {
+        } catch let e as InputError {
             #expect(e.issue.location.line == 3)
             #expect(e.description.contains("truncated"))
         }

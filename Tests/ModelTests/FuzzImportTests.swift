@@ -70,7 +70,7 @@ enum Mutator {
     }
 }
 
-/// Runs an importer over mutated fixtures and checks every outcome is a clean result or an `ImportError`.
+/// Runs an importer over mutated fixtures and checks every outcome is a clean result or an `InputError`.
 struct FuzzRun {
     var cases = 0, results = 0, errors = 0
     var slowest: TimeInterval = 0
@@ -114,10 +114,10 @@ struct FuzzRun {
                 }
                 inMemory = r
                 results += 1
-            } catch is ImportError {
+            } catch is InputError {
                 errors += 1
             } catch {
-                failures.append("case \(cases) (seed \(seed)): threw \(type(of: error)) not ImportError: \(error)")
+                failures.append("case \(cases) (seed \(seed)): threw \(type(of: error)) not InputError: \(error)")
             }
             if cases % 10 == 0, let problem = storeDisagreement(store, importer, file, options, inMemory) {
                 failures.append("case \(cases) (seed \(seed)), store import: \(problem) input: \(String(decoding: bytes.prefix(300), as: UTF8.self))")
@@ -137,7 +137,7 @@ extension FuzzRun {
     }
 
     /// Imports `file` into `store` and says how it disagrees with the in-memory import (nil = agrees):
-    /// a file the importer rejects must be rejected with an `ImportError` and leave the record counts
+    /// a file the importer rejects must be rejected with an `InputError` and leave the record counts
     /// as they were; an accepted file must store or find every record the in-memory import kept.
     func storeDisagreement(_ store: PatientStore, _ importer: any PatientDataImporter, _ file: URL,
                            _ options: ImportOptions, _ inMemory: ImportResult?) -> String? {
@@ -150,7 +150,7 @@ extension FuzzRun {
                 let stored = run.recordsAdded + run.recordsAlreadyStored
                 return stored == expected.summary.recordsKept
                     ? nil : "\(stored) records stored or found, \(expected.summary.recordsKept) kept in memory"
-            } catch is ImportError {
+            } catch is InputError {
                 if inMemory != nil { return "rejected a file the importer accepts" }
                 return try store.recordCounts() == before ? nil : "a rejected file changed the record counts"
             }

@@ -102,7 +102,7 @@ import Testing
         // The file ends inside the second record, which starts on line 2 and runs to line 3.
         let url = try temporaryFile(Array("[{\"a\": 1},\n{\"b\": \"open\n".utf8), "cut.json")
         defer { try? FileManager.default.removeItem(at: url) }
-        let error = #expect(throws: ImportError.self) { try JSONElementStream(url: url, chunkSize: 4).forEach { _ in } }
+        let error = #expect(throws: InputError.self) { try JSONElementStream(url: url, chunkSize: 4).forEach { _ in } }
         #expect(error?.issue.message.contains("truncated") == true)
         #expect(error?.issue.location.line == 3)
     }

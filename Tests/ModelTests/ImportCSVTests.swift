@@ -48,7 +48,7 @@ import Testing
 
     @Test func missingRequiredColumnIsAnError() throws {
         let bad = Fixture.url("csv/no_value_column.csv")
-        let error = try #require(throws: ImportError.self) { try LogCSVImporter().importFile(at: bad, options: Fixture.options) }
+        let error = try #require(throws: InputError.self) { try LogCSVImporter().importFile(at: bad, options: Fixture.options) }
         #expect(error.issue.location == GlucoModel.SourceLocation(file: bad.path, line: 1, field: "value"))
     }
 

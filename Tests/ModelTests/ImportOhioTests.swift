@@ -64,7 +64,7 @@ import Testing
 
     @Test func truncatedFileIsAnErrorWithItsLine() throws {
         let truncated = Fixture.url("ohio/truncated.xml")
-        let error = try #require(throws: ImportError.self) {
+        let error = try #require(throws: InputError.self) {
             try OhioXMLImporter().importFile(at: truncated, options: Fixture.options)
         }
         #expect(error.issue.location.file == truncated.path)
@@ -74,10 +74,10 @@ import Testing
 
     @Test func mismatchedTagAndWrongRootAreErrors() throws {
         let mismatched = Fixture.url("ohio/mismatched.xml")
-        let e1 = try #require(throws: ImportError.self) { try OhioXMLImporter().importFile(at: mismatched, options: Fixture.options) }
+        let e1 = try #require(throws: InputError.self) { try OhioXMLImporter().importFile(at: mismatched, options: Fixture.options) }
         #expect(e1.issue.location.line == 5) // </basal> closes <glucose_level>
         let wrong = Fixture.url("ohio/wrong_root.xml")
-        let e2 = try #require(throws: ImportError.self) { try OhioXMLImporter().importFile(at: wrong, options: Fixture.options) }
+        let e2 = try #require(throws: InputError.self) { try OhioXMLImporter().importFile(at: wrong, options: Fixture.options) }
         #expect(e2.issue.location.line == 2)
         #expect(e2.description.contains("expected <patient>"))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 import Testing
 @testable import GlucoModel
 

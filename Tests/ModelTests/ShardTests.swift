@@ -88,7 +88,7 @@ import Testing
         #expect(try PatientIDScan.patient(of: files[2], options: options).rawValue == "d")
         #expect(try PatientIDScan.patient(of: files[3], options: options).rawValue == "a")
         #expect(try PatientIDScan.patient(of: files[4], options: options).rawValue == "c")
-        #expect(throws: ImportError.self) { try PatientIDScan.patient(of: files[5], options: options) }
+        #expect(throws: InputError.self) { try PatientIDScan.patient(of: files[5], options: options) }
         // Sorted groups: a, b, c, d, then the unreadable file; dealt to 2 shards: {a, c, broken}, {b, d}.
         let zero = CohortShardFiles(files, shard: try Shard("0/2"), options: options)
         let one = CohortShardFiles(files, shard: try Shard("1/2"), options: options)

@@ -89,7 +89,7 @@ struct FixedLogImporter: PatientDataImporter {
         let after = try snapshot(store)
         #expect(before.0 == after.0 && before.1 == after.1 && before.2 == after.2 && before.3 == after.3)
         // A file that cannot be read at all changes nothing either.
-        #expect(throws: ImportError.self) {
+        #expect(throws: InputError.self) {
             try store.importFile(Fixture.url("ohio/truncated.xml"), importer: OhioXMLImporter(), options: options)
         }
         let afterTruncated = try snapshot(store)

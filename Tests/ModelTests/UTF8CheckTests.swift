@@ -32,7 +32,7 @@ import Testing
 
     @Test func ohioImporterRejectsNonUTF8NamesInsteadOfTrapping() throws {
         // Found by the fuzz harness: an attribute name holding the byte 0xFB made Foundation's XMLParser
-        // trap (signal 4). The importer must answer with an ImportError naming the line (2 here).
+        // trap (signal 4). The importer must answer with an InputError naming the line (2 here).
         let text = Array("<patient id=\"p1\" weight=\"70\" insulin_type=\"rapid-acting\">\n<glucose_level><event ts=\"05-01-2026 00:00:00\" va".utf8)
             + [0xFB] + Array("lue=\"184\"/></glucose_level>\n</patient>\n".utf8)
         let url = try write(text)
@@ -40,7 +40,7 @@ import Testing
         #expect {
             try OhioXMLImporter().importFile(at: url, options: ImportOptions(timeZone: TimeZone(identifier: "UTC")!))
         } throws: { error in
-            guard let e = error as? ImportError else { return false }
+            guard let e = error as? InputError else { return false }
             return e.issue.location.line == 2 && e.issue.message.contains("not UTF-8")
         }
     }

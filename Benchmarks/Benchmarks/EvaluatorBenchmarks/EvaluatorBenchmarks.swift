@@ -1,5 +1,6 @@
 import Benchmark
 import GrammarEvolution
+import EvaluatorBenchmarking
 
 /// Evaluator throughput on the workload: 300 random expressions of 20-50 nodes over
 /// 100,000 rows of 8 columns uniform in [-1, 1]. Besides wall clock and allocations, each

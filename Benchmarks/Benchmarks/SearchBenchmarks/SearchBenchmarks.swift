@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import GrammarEvolution
+import EvaluatorBenchmarking
 
 /// The other hot loops of a GE run: mapping genomes to programs, and one whole generation
 /// (variation, mapping, evaluation, selection) of a symbolic-regression run on 2,000 rows.

@@ -40,16 +40,16 @@ public struct DoseSettings: Codable, Hashable, Sendable {
     public static func load(_ url: URL) throws -> DoseSettings {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw ImportError(SourceLocation(file: url.path), "cannot read the settings file")
+            throw InputError(SourceLocation(file: url.path), "cannot read the settings file")
         }
         do { return try JSONDecoder().decode(DoseSettings.self, from: data) } catch let DecodingError.typeMismatch(_, ctx) {
-            throw ImportError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
+            throw InputError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
                               "wrong type: \(ctx.debugDescription)")
         } catch let DecodingError.dataCorrupted(ctx) {
-            throw ImportError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
+            throw InputError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
                               "not valid settings JSON: \(ctx.debugDescription)")
         } catch {
-            throw ImportError(SourceLocation(file: url.path), "not valid settings JSON: \(error)")
+            throw InputError(SourceLocation(file: url.path), "not valid settings JSON: \(error)")
         }
     }
 }

@@ -12,10 +12,10 @@ public enum ImportFormats {
     public static let headBytes = 8 << 10
 
     /// The importer whose `recognizes(head:)` accepts the file's first `headBytes`, or nil.
-    /// - Throws: `ImportError` when the file cannot be read.
+    /// - Throws: `InputError` when the file cannot be read.
     public static func detect(_ url: URL) throws -> (any PatientDataImporter.Type)? {
         guard let handle = try? FileHandle(forReadingFrom: url) else {
-            throw ImportError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
+            throw InputError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: headBytes)) ?? Data()
@@ -37,20 +37,20 @@ public enum ImportFormats {
     }
 
     /// Imports a file with the importer named `format`, or the one detected from its content.
-    /// - Throws: `ImportError` for an unknown format name, an unrecognised file, or the importer's own errors.
+    /// - Throws: `InputError` for an unknown format name, an unrecognised file, or the importer's own errors.
     public static func importFile(at url: URL, format: String? = nil, options: ImportOptions) throws -> ImportResult {
         let type: (any PatientDataImporter.Type)?
         if let format {
             type = named(format)
             if type == nil {
-                throw ImportError(SourceLocation(file: url.lastPathComponent),
+                throw InputError(SourceLocation(file: url.lastPathComponent),
                                   "unknown format '\(format)'; expected one of \(names.joined(separator: ", "))")
             }
         } else {
             type = try detect(url)
         }
         guard let type, let importer = importer(type) else {
-            throw ImportError(SourceLocation(file: url.lastPathComponent, line: 1),
+            throw InputError(SourceLocation(file: url.lastPathComponent, line: 1),
                               "the file is in none of the known formats; choose one of \(names.joined(separator: ", ")) with the format option")
         }
         return try importer.importFile(at: url, options: options)

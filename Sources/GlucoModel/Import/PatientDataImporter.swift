@@ -26,7 +26,7 @@ public struct ImportOptions: Sendable {
 }
 
 /// A reader for one export format. Implementations stream the file (bounded memory),
-/// report every skipped or adjusted row in the summary, and throw `ImportError` only when
+/// report every skipped or adjusted row in the summary, and throw `InputError` only when
 /// the file as a whole cannot be read.
 public protocol PatientDataImporter: Sendable {
     /// A short name for `--format` and messages, e.g. `ohio-xml`.

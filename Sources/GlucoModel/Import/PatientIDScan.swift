@@ -20,7 +20,7 @@ public enum PatientIDScan {
 
     /// The id of the patient whose data `url` holds.
     /// - Parameter format: a format name forcing one importer, as in `ImportFormats.importFile`.
-    /// - Throws: `ImportError` when the file cannot be read, is in no known format, or names no valid
+    /// - Throws: `InputError` when the file cannot be read, is in no known format, or names no valid
     ///   patient in the part read (importing it would fail too).
     public static func patient(of url: URL, format: String? = nil, options: ImportOptions) throws -> PatientID {
         if let id = options.patient { return id }
@@ -36,21 +36,21 @@ public enum PatientIDScan {
         case is DexcomClarityImporter.Type: return try dexcomPatient(url, options: options)
         case .some: return PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: [])
         case .none:
-            throw ImportError(SourceLocation(file: url.path, line: 1), "the file is in none of the known formats")
+            throw InputError(SourceLocation(file: url.path, line: 1), "the file is in none of the known formats")
         }
     }
 
     static func ohioPatient(_ url: URL) throws -> PatientID {
         guard let handle = try? FileHandle(forReadingFrom: url) else {
-            throw ImportError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
+            throw InputError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
         }
         defer { try? handle.close() }
         let head = String(decoding: (try? handle.read(upToCount: xmlHeadBytes)) ?? Data(), as: UTF8.self)
         guard let raw = patientAttribute(in: head) else {
-            throw ImportError(SourceLocation(file: url.path), "no <patient id=...> element in the first \(xmlHeadBytes >> 10) KiB")
+            throw InputError(SourceLocation(file: url.path), "no <patient id=...> element in the first \(xmlHeadBytes >> 10) KiB")
         }
         do { return try PatientID(raw) } catch {
-            throw ImportError(SourceLocation(file: url.path, field: "id"), "\(error)")
+            throw InputError(SourceLocation(file: url.path, field: "id"), "\(error)")
         }
     }
 
@@ -79,7 +79,7 @@ public enum PatientIDScan {
                 if let patient = state.patient { return patient }
             }
         }
-        throw ImportError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
+        throw InputError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
     }
 
     static func dexcomPatient(_ url: URL, options: ImportOptions) throws -> PatientID {

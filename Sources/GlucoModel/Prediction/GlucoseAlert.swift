@@ -44,7 +44,7 @@ public struct GlucoseAlert: Sendable, Hashable {
     /// are for comparison), in row order.
     public static func alerts(in rows: [PredictionRow], thresholds: AlertThresholds) -> [GlucoseAlert] {
         rows.compactMap { row in
-            guard row.model == "ge", row.prediction.isFinite else { return nil }
+            guard row.model == ModelKind.ge.rawValue, row.prediction.isFinite else { return nil }
             let kind = thresholds.excursion(row.prediction)
             return kind.map { GlucoseAlert(patient: row.patient, issuedAt: row.issuedAt, targetTime: row.targetTime,
                                            horizonMinutes: row.horizonMinutes, prediction: row.prediction, kind: $0) }

@@ -28,7 +28,7 @@ public struct PredictionRow: Sendable, Equatable {
 public struct Predictor: Sendable {
     public let models: ModelSet
     /// Models compared in the output besides `ge`.
-    public var baselines: [String] = ["arx", "average", "persistence"]
+    public var baselines: [Baseline] = [.arx, .average, .persistence]
     /// A period starting more than this after the newest reading is stale (seconds).
     public var maximumDataAge: TimeInterval = 30 * 60
 
@@ -67,24 +67,28 @@ public struct Predictor: Sendable {
         for h in models.horizons {
             let model = models.models[h]!
             let table = model.features.table(series, steps: lower..<upper, requireTarget: false)
-            var values: [String: [Double]] = ["ge": model.predict(table)]
-            if baselines.contains("arx") { values["arx"] = model.arx.predict(table) }
-            if baselines.contains("average") { values["average"] = averagePredictions(table, series: series) }
-            if baselines.contains("persistence") { values["persistence"] = persistencePredictions(table) }
-            let names = ["ge"] + baselines
+            let kinds = ([ModelKind.ge] + baselines.map(\.kind)).sorted()
+            let values: [[Double]] = kinds.map { kind in
+                switch kind {
+                case .ge: return model.predict(table)
+                case .arx: return model.arx.predict(table)
+                case .average: return averagePredictions(table, series: series)
+                case .persistence: return persistencePredictions(table)
+                }
+            }
             for r in 0..<table.rowCount {
                 let issued = series.time(at: table.steps[r])
                 let target = issued.addingTimeInterval(Double(h) * 60)
                 let reference = table.targets[r].isFinite ? table.targets[r] : nil
-                for name in names {
+                for (kind, predicted) in zip(kinds, values) {
                     rows.append(PredictionRow(patient: models.patient, issuedAt: issued, targetTime: target,
-                                              horizonMinutes: h, model: name, prediction: values[name]![r], reference: reference))
+                                              horizonMinutes: h, model: kind.rawValue, prediction: predicted[r], reference: reference))
                 }
             }
         }
-        let order = Dictionary(uniqueKeysWithValues: (["ge"] + baselines).enumerated().map { ($1, $0) })
+        func order(_ row: PredictionRow) -> Int { ModelKind(rawValue: row.model)?.order ?? ModelKind.allCases.count }
         return rows.sorted {
-            ($0.issuedAt, $0.horizonMinutes, order[$0.model]!) < ($1.issuedAt, $1.horizonMinutes, order[$1.model]!)
+            ($0.issuedAt, $0.horizonMinutes, order($0)) < ($1.issuedAt, $1.horizonMinutes, order($1))
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 extension PatientReport {
     /// The report as one self-contained HTML page: inline CSS and SVG, no scripts, no network
@@ -17,13 +18,7 @@ extension PatientReport {
     }
 
     func modelName(_ name: String) -> String {
-        switch name {
-        case "ge": return "GE (evolved)"
-        case "arx": return "ARX"
-        case "average": return "Average"
-        case "persistence": return "Persistence"
-        default: return name
-        }
+        ModelKind(rawValue: name)?.displayName ?? name
     }
 
     func metText(_ met: Bool?) -> HTMLCell {

@@ -29,7 +29,7 @@ public struct PatientReport: Sendable {
     public var notes: [String]
 
     /// The models' prediction name for the evolved model.
-    public static let evolvedModel = "ge"
+    public static let evolvedModel = ModelKind.ge.rawValue
 
     /// Computes a report.
     /// - Parameters:

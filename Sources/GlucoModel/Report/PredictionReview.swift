@@ -62,7 +62,7 @@ public struct PredictedEpisode: Sendable, Equatable {
     /// The episodes of one model's predictions (`ge` by default), per horizon in time order:
     /// a run is consecutive predictions (target times at most `step` apart) strictly below
     /// `low` (or strictly above `high`).
-    public static func find(_ rows: [PredictionRow], model: String = "ge", step: TimeInterval = 300,
+    public static func find(_ rows: [PredictionRow], model: String = ModelKind.ge.rawValue, step: TimeInterval = 300,
                             low: Double = lowThreshold, high: Double = highThreshold) -> [PredictedEpisode] {
         var episodes: [PredictedEpisode] = []
         let byHorizon = Dictionary(grouping: rows.filter { $0.model == model && $0.prediction.isFinite }, by: \.horizonMinutes)

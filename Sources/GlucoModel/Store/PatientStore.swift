@@ -57,12 +57,12 @@ public struct PatientStore: Sendable {
     /// (`StoreStager`), all in one transaction, so memory does not grow with the file. The records and
     /// summary are those of `importer.importFile(at:options:)` in memory. An importer that does not
     /// use `PatientLogBuilder` has its returned log stored as it is.
-    /// - Throws: `ImportError` when the file cannot be read (the store is unchanged), or a database error
+    /// - Throws: `InputError` when the file cannot be read (the store is unchanged), or a database error
     ///   (the transaction is rolled back: the store is unchanged).
     public func importFile(_ url: URL, importer: some PatientDataImporter, options: ImportOptions) throws -> StoreImportOutcome {
         let started = Date()
         let cannotRead = { (error: any Error) in
-            ImportError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
+            InputError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
         }
         // The content hash: computed first only when an earlier run has the same size and first MiB
         // (a re-import stays cheap), else on its own thread during the import and checked at the end.

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// A clinically weighted error: RMSE in which each squared error counts by the Clarke zone
 /// its (reference, prediction) pair falls in — A 1, B 2, C 4, D 8, E 16 — so that errors

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// Where a cohort run writes, and how it shares the machine.
 ///

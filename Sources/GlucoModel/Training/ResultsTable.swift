@@ -29,13 +29,13 @@ public enum ResultsTable {
     }
 
     static func splitOrder(_ s: String) -> Int { ["train": 0, "validation": 1, "test": 2][s] ?? 3 }
-    static func modelOrder(_ m: String) -> Int { ["ge": 0, "arx": 1, "average": 2, "persistence": 3][m] ?? 4 }
+    static func modelOrder(_ m: String) -> Int { ModelKind(rawValue: m)?.order ?? ModelKind.allCases.count }
 
     /// A readable summary: per horizon, the median test RMSE of each model across patients,
     /// the GE model's improvement over each baseline, and Clarke A+B.
     public static func summary(_ rows: [ResultRow], split: String = "test") -> String {
         let horizons = Set(rows.map(\.horizonMinutes)).sorted()
-        let models = ["ge", "arx", "average", "persistence"]
+        let models = ModelKind.allCases.map(\.rawValue)
         var lines: [String] = []
         lines.append("Median \(split) RMSE across patients (mg/dL), GE improvement, Clarke A+B of GE")
         lines.append(pad("horizon", 8) + models.map { pad($0, 12) }.joined()
@@ -48,10 +48,11 @@ public enum ResultsTable {
                 return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
             }
             let rmse = models.map { median($0, \.rmse) }
-            let vsARX = 100 * (1 - rmse[0] / rmse[1]), vsPers = 100 * (1 - rmse[0] / rmse[3])
+            let vsARX = 100 * (1 - rmse[ModelKind.ge.order] / rmse[ModelKind.arx.order])
+            let vsPers = 100 * (1 - rmse[ModelKind.ge.order] / rmse[ModelKind.persistence.order])
             let patients = Set(at.map(\.patient)).count
             lines.append(pad("\(h) min", 8) + rmse.map { pad(num($0), 12) }.joined()
-                         + pad(pct(vsARX), 11) + pad(pct(vsPers), 12) + pad(num(median("ge", \.clarkeAB)), 9)
+                         + pad(pct(vsARX), 11) + pad(pct(vsPers), 12) + pad(num(median(ModelKind.ge.rawValue, \.clarkeAB)), 9)
                          + pad(String(patients), 9))
         }
         return lines.joined(separator: "\n")

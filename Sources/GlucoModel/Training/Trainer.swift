@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// How long each part of training one patient and horizon took (seconds).
 public struct TrainingTimings: Codable, Hashable, Sendable {
@@ -115,23 +116,28 @@ public struct PatientTrainer: Sendable {
                                      validationFrom: splits.validationStart, validationTo: splits.testStart,
                                      testFrom: splits.testStart, testTo: splits.end),
             metrics: [])
-        let predictions: [String: [Double]] = [
-            "ge": model.predict(table), "arx": arx.predict(table),
-            "average": averagePredictions(table, series: series), "persistence": persistencePredictions(table),
-        ]
+        let kinds = ModelKind.allCases
+        let predictions: [[Double]] = kinds.map { kind in
+            switch kind {
+            case .ge: return model.predict(table)
+            case .arx: return arx.predict(table)
+            case .average: return averagePredictions(table, series: series)
+            case .persistence: return persistencePredictions(table)
+            }
+        }
         for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)]
         where !range.isEmpty {
-            for name in ["ge", "arx", "average", "persistence"] {
-                model.metrics.append(SplitMetrics(model: name, split: split, references: Array(table.targets[range]),
-                                                  predictions: Array(predictions[name]![range])))
+            for (kind, values) in zip(kinds, predictions) {
+                model.metrics.append(SplitMetrics(model: kind.rawValue, split: split, references: Array(table.targets[range]),
+                                                  predictions: Array(values[range])))
             }
         }
         timings.selection = seconds(clock.now - selected)
         let rows = model.metrics.map { ResultRow(patient: data.patient, horizonMinutes: h, metrics: $0) }
-        var csv = "time,split,reference,ge,arx,average,persistence\n"
+        var csv = "time,split,reference," + kinds.map(\.rawValue).joined(separator: ",") + "\n"
         for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)] {
             for r in range {
-                let values = ["ge", "arx", "average", "persistence"].map { String(format: "%.2f", predictions[$0]![r]) }
+                let values = predictions.map { String(format: "%.2f", $0[r]) }
                 csv += "\(series.time(at: table.steps[r]).iso8601),\(split),\(table.targets[r]),\(values.joined(separator: ","))\n"
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// What the evolved expression is fitted to.
 public enum ModelBase: String, Codable, Sendable, CaseIterable {

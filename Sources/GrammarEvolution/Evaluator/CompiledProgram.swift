@@ -21,8 +21,9 @@ struct _Step: Sendable {
 /// A program lowered for batch evaluation: leaves become operands read in place, constants
 /// become batch buffers filled once per program, each operation a step writing a scratch slot
 /// (slots are reused as in a stack, but a result never overwrites its own operands).
+/// `package`: EvaluatorBenchmarking compiles programs once, outside the timed passes.
 @usableFromInline
-struct _CompiledProgram<Scalar: EvaluatorScalar>: Sendable {
+package struct _CompiledProgram<Scalar: EvaluatorScalar>: Sendable {
     @usableFromInline var steps: [_Step] = []
     /// Constant slots and their values.
     @usableFromInline var constants: [(slot: Int, value: Scalar)] = []
@@ -36,7 +37,7 @@ struct _CompiledProgram<Scalar: EvaluatorScalar>: Sendable {
     @usableFromInline
     @_specialize(where Scalar == Float)
     @_specialize(where Scalar == Double)
-    init(_ program: Program) {
+    package init(_ program: Program) {
         let program = program.simplified()
         maximumLag = program.maximumLag
         var stack: [_Operand] = []

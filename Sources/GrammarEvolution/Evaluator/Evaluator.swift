@@ -41,7 +41,7 @@ public struct Evaluator<Scalar: EvaluatorScalar>: Sendable {
         map(programs.map { _CompiledProgram<Scalar>($0) }, rows: rows, threads: threads, body)
     }
 
-    func map<R: Sendable>(_ programs: [_CompiledProgram<Scalar>], rows: [Range<Int>], threads: Int,
+    package func map<R: Sendable>(_ programs: [_CompiledProgram<Scalar>], rows: [Range<Int>], threads: Int,
                           _ body: @Sendable (_ index: Int, _ values: UnsafeBufferPointer<Scalar>) -> R) -> [R] {
         map(programs, rows: rows, threads: threads, state: {}) { i, values, _ in body(i, values) }
     }

@@ -54,13 +54,13 @@ public struct LogCSVImporter: PatientDataImporter {
             }
         }
         guard state.columns != nil else {
-            throw ImportError(SourceLocation(file: url.path, line: 1), "the file has no header; expected \(Self.header)")
+            throw InputError(SourceLocation(file: url.path, line: 1), "the file has no header; expected \(Self.header)")
         }
         guard let patient = state.patient else {
             if state.builder.summary.rowsRead == 0 {
-                throw ImportError(SourceLocation(file: url.path), "the file has a header but no rows, and no patient id was given")
+                throw InputError(SourceLocation(file: url.path), "the file has a header but no rows, and no patient id was given")
             }
-            throw ImportError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
+            throw InputError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
         }
         return state.builder.build(patient: patient)
     }
@@ -93,20 +93,20 @@ struct LogCSVState {
         var map: [String: Int] = [:]
         for (i, n) in names.enumerated() {
             guard Self.known.contains(n) else {
-                throw ImportError(SourceLocation(file: file, line: line, field: n),
+                throw InputError(SourceLocation(file: file, line: line, field: n),
                                   "unknown column '\(n)'; expected columns among \(LogCSVImporter.header)")
             }
             guard map[n] == nil else {
-                throw ImportError(SourceLocation(file: file, line: line, field: n), "column '\(n)' appears twice")
+                throw InputError(SourceLocation(file: file, line: line, field: n), "column '\(n)' appears twice")
             }
             map[n] = i
         }
         for required in ["time", "event", "value"] where map[required] == nil {
-            throw ImportError(SourceLocation(file: file, line: line, field: required),
+            throw InputError(SourceLocation(file: file, line: line, field: required),
                               "the header has no '\(required)' column; expected \(LogCSVImporter.header)")
         }
         if map["patient"] == nil && !fixedPatient {
-            throw ImportError(SourceLocation(file: file, line: line, field: "patient"),
+            throw InputError(SourceLocation(file: file, line: line, field: "patient"),
                               "the header has no 'patient' column and no patient id was given; add the column or pass the id")
         }
         columns = map

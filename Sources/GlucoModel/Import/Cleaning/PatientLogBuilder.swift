@@ -57,8 +57,8 @@ public struct PatientLogBuilder: Sendable {
         SourceLocation(file: file, line: line, field: field)
     }
 
-    public func error(_ line: Int?, _ field: String?, _ message: String) -> ImportError {
-        ImportError(location(line, field), message)
+    public func error(_ line: Int?, _ field: String?, _ message: String) -> InputError {
+        InputError(location(line, field), message)
     }
 
     /// Records a skipped row with a warning: `reason` is the summary key, `message` says what was expected.

@@ -13,7 +13,7 @@ import FoundationXML
 /// counted in `otherRecords`. Times `dd-mm-YYYY HH:MM:SS` are local, in `ImportOptions.timeZone`.
 ///
 /// The parser streams (SAX): memory does not grow with the file. Malformed or truncated XML
-/// throws `ImportError` with the file and line the parser stopped at.
+/// throws `InputError` with the file and line the parser stopped at.
 public struct OhioXMLImporter: PatientDataImporter {
     public static let formatName = "ohio-xml"
 
@@ -27,14 +27,14 @@ public struct OhioXMLImporter: PatientDataImporter {
         try LineReader(url: url).checkReadable()
         do {
             if let line = try UTF8Check.firstInvalidLine(in: url) {
-                throw ImportError(SourceLocation(file: url.path, line: line),
+                throw InputError(SourceLocation(file: url.path, line: line),
                                   "bytes that are not UTF-8 text; expected an OhioT1DM XML file in UTF-8")
             }
-        } catch let error as ImportError { throw error } catch {
-            throw ImportError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
+        } catch let error as InputError { throw error } catch {
+            throw InputError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
         }
         guard let stream = InputStream(url: url) else {
-            throw ImportError(SourceLocation(file: url.path), "cannot open the file")
+            throw InputError(SourceLocation(file: url.path), "cannot open the file")
         }
         let parser = XMLParser(stream: stream)
         let handler = OhioXMLHandler(file: url.path, options: options)
@@ -45,7 +45,7 @@ public struct OhioXMLImporter: PatientDataImporter {
             let line = handler.firstErrorLine ?? parser.lineNumber
             let code = handler.firstErrorCode ?? (parser.parserError as NSError?)?.code
             let what = code.map(Self.describe) ?? "the document ends before </patient>"
-            throw ImportError(SourceLocation(file: url.path, line: line > 0 ? line : nil),
+            throw InputError(SourceLocation(file: url.path, line: line > 0 ? line : nil),
                               "malformed XML: \(what); expected a complete OhioT1DM <patient> document (truncated file?)")
         }
         return try handler.finish()
@@ -77,7 +77,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
     var section: String?
     var depth = 0
     var sawPatientEnd = false
-    var fatalError: ImportError?
+    var fatalError: InputError?
     /// Where the parser first reported a problem (later `lineNumber` may be the end of the file).
     var firstErrorLine: Int?
     var firstErrorCode: Int?
@@ -89,7 +89,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
     }
 
     func fail(_ parser: XMLParser, _ line: Int, _ message: String) {
-        if fatalError == nil { fatalError = ImportError(SourceLocation(file: file, line: line), message) }
+        if fatalError == nil { fatalError = InputError(SourceLocation(file: file, line: line), message) }
         parser.abortParsing()
     }
 
@@ -250,7 +250,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
 
     func finish() throws -> ImportResult {
         guard let patientID else {
-            throw ImportError(SourceLocation(file: file), "no <patient> element; expected an OhioT1DM XML document")
+            throw InputError(SourceLocation(file: file), "no <patient> element; expected an OhioT1DM XML document")
         }
         if let weight {
             // OhioT1DM gives one weight per patient, undated: it is placed at the first record.

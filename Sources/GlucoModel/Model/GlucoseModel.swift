@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// A trained personal glucose model for one patient and one horizon, as saved to disk.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// Arithmetic precision of an evaluation.
 public enum Precision: String, Sendable, CaseIterable {
@@ -68,17 +69,17 @@ public enum EvaluatorBenchmark {
     }
 
     /// Parses an operator list such as `+,-,*,/,aq,sin` (names as in infix text).
-    public static func operations(_ list: String) throws(BenchmarkSettingsError) -> [Operation] {
-        let symbols: [String: Operation] = ["+": .add, "-": .sub, "*": .mul, "/": .div, "neg": .neg]
-        return try list.split(separator: ",").map { (name: Substring) throws(BenchmarkSettingsError) -> Operation in
+    public static func operations(_ list: String) throws(BenchmarkSettingsError) -> [GrammarEvolution.Operation] {
+        let symbols: [String: GrammarEvolution.Operation] = ["+": .add, "-": .sub, "*": .mul, "/": .div, "neg": .neg]
+        return try list.split(separator: ",").map { (name: Substring) throws(BenchmarkSettingsError) -> GrammarEvolution.Operation in
             let n = name.trimmingCharacters(in: .whitespaces)
-            guard let op = symbols[n] ?? Operation.functions[n] else { throw .unknownOperator(n) }
+            guard let op = symbols[n] ?? GrammarEvolution.Operation.functions[n] else { throw .unknownOperator(n) }
             return op
         }
     }
 
     /// `count` random expressions of `minNodes...maxNodes` nodes over `columns` columns.
-    public static func randomExpressions(count: Int, minNodes: Int, maxNodes: Int, operations: [Operation],
+    public static func randomExpressions(count: Int, minNodes: Int, maxNodes: Int, operations: [GrammarEvolution.Operation],
                                          columns: Int, seed: UInt64) throws(BenchmarkSettingsError) -> [Program] {
         guard count > 0 else { throw .notPositive(option: "--generate-expressions", value: count) }
         guard minNodes >= 1, minNodes <= maxNodes else { throw .nodeRange(minimum: minNodes, maximum: maxNodes) }

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 extension DataTable {
     /// Reads a headerless CSV of numbers: one row per line, fields separated by commas, the same

@@ -25,11 +25,11 @@ public struct JSONElementStream {
     public init(url: URL, chunkSize: Int = 1 << 20) { self.url = url; self.chunkSize = chunkSize }
 
     /// Calls `body` for every element in file order.
-    /// - Throws: `ImportError` when the file is unreadable, not an array or object of arrays,
+    /// - Throws: `InputError` when the file is unreadable, not an array or object of arrays,
     ///   truncated, or holds an element larger than `maxElementBytes`.
     public func forEach(_ body: (Element) throws -> Void) throws {
         guard let handle = try? FileHandle(forReadingFrom: url) else {
-            throw ImportError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
+            throw InputError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
         }
         defer { try? handle.close() }
         var src = ByteSource(handle: handle, chunkSize: chunkSize)
@@ -144,8 +144,8 @@ public struct JSONElementStream {
 }
 
 extension JSONElementStream {
-    func fail(_ src: ByteSource, _ message: String) -> ImportError {
-        ImportError(SourceLocation(file: url.lastPathComponent, line: src.line), message)
+    func fail(_ src: ByteSource, _ message: String) -> InputError {
+        InputError(SourceLocation(file: url.lastPathComponent, line: src.line), message)
     }
 }
 

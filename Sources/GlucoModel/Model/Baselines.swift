@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 import LinearAlgebra
 
 /// The standard simple predictors every glucose model is compared with

@@ -1,46 +1,4 @@
-/// Where in an input a problem was found: file, line (1-based) and field.
-public struct SourceLocation: Hashable, Sendable, Codable, CustomStringConvertible {
-    public var file: String
-    public var line: Int?
-    public var field: String?
-
-    public init(file: String, line: Int? = nil, field: String? = nil) {
-        self.file = file; self.line = line; self.field = field
-    }
-
-    public var description: String {
-        var s = file
-        if let line { s += ":\(line)" }
-        if let field { s += " [\(field)]" }
-        return s
-    }
-}
-
-/// A problem found while importing: a warning (the row is skipped or adjusted and
-/// the import goes on) or an error (the file cannot be imported).
-public struct ImportIssue: Hashable, Sendable, Codable, CustomStringConvertible {
-    public enum Severity: String, Sendable, Codable { case warning, error }
-
-    public var severity: Severity
-    public var location: SourceLocation
-    /// What was wrong and what was expected, e.g. "'abc' is not a number; expected mg/dL".
-    public var message: String
-
-    public init(_ severity: Severity, _ location: SourceLocation, _ message: String) {
-        self.severity = severity; self.location = location; self.message = message
-    }
-
-    public var description: String { "\(location): \(severity): \(message)" }
-}
-
-/// A file that cannot be imported at all (unreadable, not the format, truncated).
-public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var issue: ImportIssue
-    public init(_ location: SourceLocation, _ message: String) {
-        issue = ImportIssue(.error, location, message)
-    }
-    public var description: String { issue.description }
-}
+import Foundation
 
 /// The end-of-import account: rows read, kept, skipped and why. Nothing is dropped silently.
 public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertible {

@@ -193,7 +193,7 @@ public struct NightlyScorer {
         for url in files {
             do {
                 guard let type = try ImportFormats.detect(url), let importer = ImportFormats.importer(type) else {
-                    throw ImportError(SourceLocation(file: url.path, line: 1),
+                    throw InputError(SourceLocation(file: url.path, line: 1),
                                       "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))")
                 }
                 if case .imported = try store.importFile(url, importer: importer, options: settings.importOptions) {

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// A problem in an expression file or its generation settings, naming file, line and column.
 public enum ExpressionFileError: Error, Equatable, CustomStringConvertible {
@@ -76,14 +77,14 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
 /// Random expression trees with a chosen number of nodes, for benchmarks and tests.
 public struct ExpressionGenerator: Sendable {
-    public var operations: [Operation]
+    public var operations: [GrammarEvolution.Operation]
     public var columns: Int
     /// Chance that a leaf is a column rather than a constant.
     public var variableProbability = 0.8
     /// Largest lag of a lagged leaf (0: no lagged leaves).
     public var maximumLag = 0
 
-    public init(operations: [Operation], columns: Int) {
+    public init(operations: [GrammarEvolution.Operation], columns: Int) {
         precondition(!operations.isEmpty && columns > 0, "ExpressionGenerator: needs operations and columns")
         self.operations = operations
         self.columns = columns

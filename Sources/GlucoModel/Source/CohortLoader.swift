@@ -1,0 +1,64 @@
+import Foundation
+
+/// Reads training data from files and folders.
+public enum CohortLoader {
+    /// File extensions looked at inside folders.
+    public static let dataExtensions: Set<String> = ["xml", "csv", "json"]
+
+    /// Files named directly, and the data files found (recursively) in folders, sorted.
+    /// Inside folders, only files some importer recognises are taken when `onlyRecognised`
+    /// (a data folder may also hold settings or notes); a file named directly is always taken,
+    /// so a bad one is an error. An inbox passes `false`, so that a file nobody can read is reported.
+    public static func files(_ paths: [String], onlyRecognised: Bool = true) throws -> [URL] {
+        var out: [URL] = []
+        for path in paths {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+                throw InputError(SourceLocation(file: path), "no such file or folder")
+            }
+            if isDir.boolValue {
+                // Resolved first: the enumerator does not descend into a folder named through a symbolic link.
+                let folder = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+                let e = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+                while let url = e?.nextObject() as? URL {
+                    if dataExtensions.contains(url.pathExtension.lowercased()),
+                       !onlyRecognised || (try? ImportFormats.detect(url)) != nil {
+                        out.append(url)
+                    }
+                }
+            } else {
+                out.append(URL(fileURLWithPath: path))
+            }
+        }
+        return out.sorted { $0.path < $1.path }
+    }
+
+    /// Imports every file and groups the logs by patient. A file that fails is reported and
+    /// left out; the others go on.
+    /// - Parameter format: a format name forcing one importer (`ImportFormats.names`); by default
+    ///   each file's format is detected from its content.
+    public static func load(_ urls: [URL], options: ImportOptions, format: String? = nil)
+        -> (patients: [PatientData], summaries: [ImportSummary], failures: [InputError]) {
+        var byPatient: [PatientID: PatientData] = [:]
+        var summaries: [ImportSummary] = [], failures: [InputError] = []
+        for url in urls {
+            do {
+                let result = try ImportFormats.importFile(at: url, format: format, options: options)
+                summaries.append(result.summary)
+                let id = result.log.patient
+                var data = byPatient[id] ?? PatientData(patient: id, log: PatientLog(patient: id), testStart: nil, files: [])
+                data.log = data.log.merging(result.log)
+                data.files.append(url.path)
+                if url.lastPathComponent.contains("-ws-testing"), let first = result.log.firstTime {
+                    data.testStart = min(data.testStart ?? first, first)
+                }
+                byPatient[id] = data
+            } catch let error as InputError {
+                failures.append(error)
+            } catch {
+                failures.append(InputError(SourceLocation(file: url.path), "\(error)"))
+            }
+        }
+        return (byPatient.values.sorted { $0.patient < $1.patient }, summaries, failures)
+    }
+}
