@@ -255,9 +255,10 @@ until compgen -G "$out5/checkpoints/*.json" > /dev/null && compgen -G "$out5/mod
 done
 scontrol requeue "${job}_0"
 # Slurm holds a requeued job back for about two minutes (its begin time); once it is pending again,
-# let it start at once.
+# let it start in a few seconds instead (not at once: slurmd refuses, for the second of the requeue,
+# every credential of the job, and a start within it fails with "Job credential revoked").
 for _ in $(seq 100); do [ "$(squeue -h -j "${job}_0" -o %T)" = PENDING ] && break; sleep 0.2; done
-scontrol update JobId="${job}_0" StartTime=now || true
+scontrol update JobId="${job}_0" StartTime=now+3 || true
 [ "$(wait_job "$job")" = "0 COMPLETED 0" ] || fail "the requeued task did not complete"
 log=$co/glucomodel-train-${job}_0.log
 grep -q 'restart 0,' "$log" && grep -q 'restart 1,' "$log" || fail "the log of the requeued task was not appended to: $(cat "$log")"
