@@ -117,6 +117,7 @@ JobCompType=jobcomp/none
 MailProg=/bin/true
 MpiDefault=none
 SchedulerType=sched/builtin
+SchedulerParameters=sched_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides

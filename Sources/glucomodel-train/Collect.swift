@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 
 /// Rebuilds `results.csv` from every model in an output folder: after the shards of a job array
 /// have all finished, or to look at a run again.

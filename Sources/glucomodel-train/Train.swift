@@ -1,31 +1,31 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 import GrammarEvolution
 
 struct Train: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Train a personal model per patient and horizon, with baselines and results.csv.",
         discussion: """
-        DATA are files or folders of patient exports (OhioT1DM XML, GlucoModel CSV, ...). With no DATA,
-        trains on the bundled datasets/ folder. OhioT1DM pairs (<id>-ws-training.xml / <id>-ws-testing.xml)
-        are tested on the testing file; otherwise the last days are held out. A run that is stopped can be
-        started again with the same command: finished models are kept, unfinished ones resume from their
-        checkpoint.
+        DATA are files or folders of patient exports (OhioT1DM XML, GlucoModel CSV, ...), or --store FILE \
+        names a store made by import-data. With neither, trains on the bundled datasets/ folder. OhioT1DM \
+        pairs (<id>-ws-training.xml / <id>-ws-testing.xml) are tested on the testing file; otherwise the last \
+        days are held out. A run that is stopped can be started again with the same command: finished models \
+        are kept, unfinished ones resume from their checkpoint.
 
-        Job arrays: --shards N trains shard (task id mod N) of N, the task id coming from --task-id,
-        SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX, so 0- and 1-based arrays both work;
-        --shards auto takes the count recorded in --out by an earlier task, else the array's size.
-        --shard i/n trains shard i (0-based). Each task reads only its own patients' files. The first
-        task records N in OUT/shards/count and every later task must use it. Exit status: 0 when every
-        patient trained, 2 when some failed (the others finished), 1 when none could be trained.
+        Job arrays: --shards N trains shard (task id mod N) of N, the task id coming from --task-id, \
+        SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX, so 0- and 1-based arrays both work; --shards auto takes \
+        the count recorded in --out by an earlier task, else the array's size. --shard i/n trains shard i \
+        (0-based). Each task reads only its own patients' files. The first task records N in OUT/shards/count \
+        and every later task must use it. Exit status: 0 when every patient trained, 2 when some failed (the \
+        others finished), 1 when none could be trained.
         """)
 
-    @Argument(help: "Data files or folders (default: datasets/).")
-    var data: [String] = []
+    @OptionGroup var input: DataArguments
 
     @Option(help: "Prediction horizons in minutes, comma-separated.")
-    var horizons: String = "30,60,90,120"
+    var horizons = HorizonList([30, 60, 90, 120])
 
     @Option(help: "Output folder.")
     var out: String = "out/train"
@@ -40,7 +40,10 @@ struct Train: ParsableCommand {
     var seed: UInt64 = 1
 
     @Option(help: "Threads (default: all cores). Results do not depend on it.")
-    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    var threads: Int?
+
+    /// `--threads`, or every core of this machine.
+    var threadCount: Int { threads ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(help: "Grammar: a bundled name (glucose-directed, glucose-symbolic) or a .bnf file.")
     var grammar: String = "glucose-symbolic"
@@ -60,18 +63,15 @@ struct Train: ParsableCommand {
     @Option(help: "The array task id for --shards (default: SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX).")
     var taskID: Int?
 
-    @Option(help: "Time zone of local times without an offset in the data (default: this machine's).")
-    var timeZone: String?
+    @OptionGroup var time: TimeZoneOption
 
     @Flag(help: "Retrain models that are already finished.")
     var retrain = false
 
     func validate() throws {
-        guard (try? parsedHorizons()) != nil else { throw ValidationError("--horizons: expected minutes like 30,60,90,120") }
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let population, population < 2 { throw ValidationError("--population must be at least 2") }
         if let generations, generations < 0 { throw ValidationError("--generations must be 0 or more") }
-        _ = try timeZoneOption(timeZone)
         _ = try shardRequest()
     }
 
@@ -102,22 +102,15 @@ struct Train: ParsableCommand {
         return .array(task: task, count: count)
     }
 
-    func parsedHorizons() throws -> [Int] {
-        let values = horizons.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else { throw ValidationError("bad horizons") }
-        return values.map { $0! }
-    }
-
     func run() throws {
         var options = TrainingOptions(grammar: try GrammarSource.load(grammar))
-        options.horizons = try parsedHorizons()
+        options.horizons = horizons.minutes
         options.fitness = fitness
         options.base = base
         options.evolution.seed = seed
         if let population { options.evolution.populationSize = population }
         if let generations { options.evolution.generations = generations }
-        let paths = data.isEmpty ? ["datasets"] : data
-        if data.isEmpty, !FileManager.default.fileExists(atPath: "datasets") {
+        if input.data.isEmpty, input.store == nil, !FileManager.default.fileExists(atPath: "datasets") {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")
         }
         let output = URL(fileURLWithPath: out)
@@ -125,37 +118,33 @@ struct Train: ParsableCommand {
         do { shard = try shardRequest().resolve(output: output) } catch let error as ValidationError { throw error } catch {
             throw ValidationError("\(error)")
         }
-        let all = try CohortLoader.files(paths)
-        guard !all.isEmpty else { throw ValidationError("no data files (\(CohortLoader.dataExtensions.sorted().joined(separator: ", ")) in a known format) in \(paths.joined(separator: " "))") }
-        let importOptions = ImportOptions(timeZone: try timeZoneOption(timeZone))
-        var files = all
-        var picked: CohortShardFiles?
+        let source = try input.source(timeZone: time.zone(), defaultData: ["datasets"])
+        var failures: [(subject: String, message: String)] = []
+        let loaded: LoadedPatients
+        var shardPatients: [PatientID] = []
         if let shard {
-            let mine = CohortShardFiles(all, shard: shard, options: importOptions)
-            Console.status("Shard \(shard): \(mine.patients.count) of \(mine.cohortPatients) patients, \(mine.files.count) of \(all.count) files")
-            try ShardLedger.write(ShardReport(shard: shard, patients: mine.patients, horizons: options.horizons), in: output)
-            files = mine.files
-            picked = mine
+            let pick = try ShardPick(source, shard: shard)
+            Console.status("Shard \(shard): \(pick.summary)")
+            try ShardLedger.write(ShardReport(shard: shard, patients: pick.patients, horizons: options.horizons), in: output)
+            let read = try pick.load()
+            shardPatients = pick.patients
+            loaded = read.loaded
+            failures += read.failures
+        } else {
+            Console.status("Reading \(input.store.map { "store \($0)" } ?? "the data")...")
+            loaded = try source.load()
         }
-        Console.status("Reading \(files.count) files...")
-        let loaded = CohortLoader.load(files, options: importOptions)
-        var failures = loaded.failures.map { (subject: "skipped file", message: "\($0)") }
-        var patients = loaded.patients
-        if let picked {
-            let checked = picked.check(patients)
-            patients = checked.patients
-            failures += checked.failures
-        }
-        let settings = CohortRunSettings(output: output, threads: threads, shard: shard ?? .whole, retrain: retrain)
+        failures += loaded.failures.map { (subject: "skipped file", message: "\($0)") }
+        let settings = CohortRunSettings(output: output, threads: threadCount, shard: shard ?? .whole, retrain: retrain)
         let trainer = try CohortTrainer(options: options, settings: settings)
-        Console.status("Training \(patients.count) patients (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize), \(options.evolution.generations) generations, seed \(seed), \(threads) threads")
+        Console.status("Training \(loaded.patients.count) patients (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize), \(options.evolution.generations) generations, seed \(seed), \(threadCount) threads")
         let progress = ProgressLine()
-        let outcome = trainer.run(patients) { progress.show($0) }
+        let outcome = trainer.run(loaded.patients) { progress.show($0) }
         progress.end()
         failures += outcome.failures
         for failure in failures { Console.warn("\(failure.subject): \(failure.message)") }
-        if let shard, let picked {
-            try ShardLedger.write(ShardReport(shard: shard, patients: picked.patients, horizons: options.horizons,
+        if let shard {
+            try ShardLedger.write(ShardReport(shard: shard, patients: shardPatients, horizons: options.horizons,
                                               failures: failures.map { .init(subject: $0.subject, message: $0.message) },
                                               finished: true), in: output)
         }
@@ -167,6 +156,3 @@ struct Train: ParsableCommand {
         }
     }
 }
-
-extension TrainingFitness: ExpressibleByArgument {}
-extension ModelBase: ExpressibleByArgument {}

@@ -120,6 +120,26 @@ import Testing
         #expect(try PatientIDScan.patient(of: named, options: options).rawValue == "Clarity_Export_2026-11-20")
     }
 
+    @Test func aShardOfFilesOrOfAStoreReadsOnlyItsPatients() throws {
+        let dir = temporaryFolder("pick")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = ImportOptions(timeZone: TimeZone(identifier: "UTC")!, now: Fixture.date("2027-01-01T00:00:00Z"))
+        let store = try PatientStore(path: dir.appendingPathComponent("cohort.sqlite").path)
+        for id in ["c", "a", "b"] {
+            let url = dir.appendingPathComponent("\(id).csv")
+            try "patient,time,event,value,unit\n\(id),2026-01-05T08:00Z,glucose,100,mg/dL\n".write(to: url, atomically: true, encoding: .utf8)
+            _ = try store.importFile(url, importer: LogCSVImporter(), options: options)
+        }
+        // Sorted a, b, c: shard 0/2 is {a, c}, shard 1/2 is {b}.
+        let files = try ShardPick(ExportFiles(paths: [dir.path], options: options), shard: Shard("0/2"))
+        #expect(files.patients.map(\.rawValue) == ["a", "c"] && files.cohortPatients == 3)
+        #expect(try files.load().loaded.patients.map(\.patient.rawValue) == ["a", "c"])
+        let stored = try ShardPick(StoreSource(path: dir.appendingPathComponent("cohort.sqlite").path), shard: Shard("1/2"))
+        #expect(stored.patients.map(\.rawValue) == ["b"] && stored.cohortPatients == 3)
+        #expect(try stored.load().loaded.patients.map(\.patient.rawValue) == ["b"])
+        #expect(throws: InputError.self) { try ShardPick(ExportFiles(paths: [temporaryFolder("empty").path], options: options), shard: .whole) }
+    }
+
     @Test func aFileWhoseImportNamesAnotherPatientIsAFailureNotTrainedHere() throws {
         let file = "/data/p.csv"
         var shard = CohortShardFiles([], shard: .whole, options: ImportOptions())
