@@ -36,7 +36,9 @@ struct Collect: ParsableCommand {
             throw ExitCode(1)
         }
         if !completeness.isComplete {
-            Console.warn("incomplete: \(completeness.missingModels.count) models missing of the \(completeness.shardCount ?? 1) shards' patients")
+            let c = completeness
+            Console.warn("incomplete: \(c.missingModels.count) models missing, \(c.failures.count) failures, "
+                         + "\(c.missingShards.count + c.unfinishedShards.count) of \(c.shardCount ?? 1) shards not finished")
             throw ExitCode(2)
         }
     }

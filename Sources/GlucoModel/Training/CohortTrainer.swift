@@ -15,7 +15,7 @@ public struct CohortRunSettings: Sendable {
     /// Workers training (patient, horizon) jobs at once; with one job left, its evaluation gets them.
     public var threads: Int
     /// The shard this run trains, for messages and its report; the caller picks the shard's
-    /// patients (`CohortShardFiles`) and `CohortTrainer.run` trains every patient it is given.
+    /// patients (`ShardPick`) and `CohortTrainer.run` trains every patient it is given.
     public var shard: Shard
     /// Retrain models even when a finished one with the same settings exists.
     public var retrain: Bool
