@@ -52,8 +52,10 @@ public struct ExportFiles: PatientSource {
 /// A `PatientStore` file (`glucomodel-train import-data`, `glucomodel-predict nightly`), read as it is.
 public struct StoreSource: PatientSource {
     public var path: String
+    /// Read only these patients (one shard of a job array); nil: every patient.
+    public var only: Set<PatientID>?
 
-    public init(path: String) { self.path = path }
+    public init(path: String, only: Set<PatientID>? = nil) { self.path = path; self.only = only }
 
     /// Reads only the patients asked for. A store of an older schema is brought up to date first
     /// (as by every other use of `PatientStore`).
@@ -67,7 +69,7 @@ public struct StoreSource: PatientSource {
         do {
             let store = try PatientStore(path: path)
             let runs = try store.importRuns()
-            return LoadedPatients(patients: try store.patients().filter { patient == nil || $0 == patient }.map { id in
+            return LoadedPatients(patients: try store.patients().filter { (patient == nil || $0 == patient) && (only?.contains($0) ?? true) }.map { id in
                 let own = runs.filter { $0.patient == id }
                 var testStart: Date?
                 for run in own where PatientData.isTestFile(run.filePath) {

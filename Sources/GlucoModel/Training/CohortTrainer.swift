@@ -14,6 +14,8 @@ public struct CohortRunSettings: Sendable {
     public var output: URL
     /// Workers training (patient, horizon) jobs at once; with one job left, its evaluation gets them.
     public var threads: Int
+    /// The shard this run trains, for messages and its report; the caller picks the shard's
+    /// patients (`ShardPick`) and `CohortTrainer.run` trains every patient it is given.
     public var shard: Shard
     /// Retrain models even when a finished one with the same settings exists.
     public var retrain: Bool
@@ -53,7 +55,7 @@ public struct CohortOutcome: Sendable {
     public var failures: [(subject: String, message: String)]
 }
 
-/// Trains every patient of a cohort (or of one shard of it) at every horizon, in parallel,
+/// Trains every patient it is given (a cohort, or one shard of it) at every horizon, in parallel,
 /// reusing finished models and resuming interrupted ones.
 public struct CohortTrainer: Sendable {
     public let options: TrainingOptions
@@ -68,10 +70,9 @@ public struct CohortTrainer: Sendable {
     }
 
     public func run(_ patients: [PatientData], progress: (@Sendable (CohortProgress) -> Void)? = nil) -> CohortOutcome {
-        let mine = Set(settings.shard.select(patients.map(\.patient)))
         var failures: [(String, String)] = []
         var trainers: [PatientTrainer] = []
-        for data in patients where mine.contains(data.patient) {
+        for data in patients {
             do { trainers.append(try PatientTrainer(data: data, options: options, grammar: grammar)) } catch {
                 failures.append((data.patient.rawValue, "\(error)"))
             }

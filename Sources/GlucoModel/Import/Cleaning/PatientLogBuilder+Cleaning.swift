@@ -72,19 +72,26 @@ extension PatientLogBuilder {
         return build(patient: patient)
     }
 
-    static var fallbackPatient: PatientID {
-        do { return try PatientID("patient") } catch { preconditionFailure("'patient' is a valid id") }
-    }
-
-    private mutating func patientFromFileName(scrub: [String]) -> PatientID {
+    /// The id a file that names no patient gets: its stem with every `scrub` text (of at least two
+    /// characters) removed, characters outside `[A-Za-z0-9._-]` replaced by `_`, runs of `_` made
+    /// one, `_` and `.` trimmed at the ends, at most 64 characters; `patient` when nothing is left.
+    static func patientID(fromFileName file: String, scrub: [String]) -> PatientID {
         var stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        for word in scrub { stem = stem.replacingOccurrences(of: word, with: "", options: .caseInsensitive) }
+        for word in scrub where word.count >= 2 { stem = stem.replacingOccurrences(of: word, with: "", options: .caseInsensitive) }
         var cleaned = String(stem.unicodeScalars.map { s -> Character in
             s.isASCII && (CharacterSet.alphanumerics.contains(s) || "-_.".unicodeScalars.contains(s)) ? Character(s) : "_"
         })
         while cleaned.contains("__") { cleaned = cleaned.replacingOccurrences(of: "__", with: "_") }
         cleaned = String(cleaned.trimmingCharacters(in: CharacterSet(charactersIn: "_.")).prefix(64))
-        let id = (try? PatientID(cleaned)) ?? Self.fallbackPatient
+        return (try? PatientID(cleaned)) ?? fallbackPatient
+    }
+
+    static var fallbackPatient: PatientID {
+        do { return try PatientID("patient") } catch { preconditionFailure("'patient' is a valid id") }
+    }
+
+    private mutating func patientFromFileName(scrub: [String]) -> PatientID {
+        let id = Self.patientID(fromFileName: file, scrub: scrub)
         summary.issues.append(ImportIssue(.warning, location(nil, nil),
             "the file does not name a pseudonymous patient; using id '\(id)' from the file name (set the patient option to choose one)"))
         return id
