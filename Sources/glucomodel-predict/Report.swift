@@ -43,6 +43,11 @@ struct Report: ParsableCommand {
     @Option(help: "Time zone of the data's local times and of the report's clock (default: this machine's).")
     var timeZone: String?
 
+    @OptionGroup var units: GlucoseUnitsOption
+
+    @Option(help: "Paper the report prints on: A4 or letter (both print the clinician view on two pages).")
+    var paper: String = PaperSize.a4.rawValue
+
     var zone: TimeZone { timeZone.flatMap(TimeZone.init(identifier:)) ?? .current }
 
     func validate() throws {
@@ -50,6 +55,7 @@ struct Report: ParsableCommand {
         if out != nil, patient == nil { throw ValidationError("--out needs --patient") }
         if let patient { do { _ = try PatientID(patient) } catch { throw ValidationError("--patient: \(error)") } }
         guard !data.isEmpty else { throw ValidationError("--data: name at least one file or folder") }
+        guard PaperSize(name: paper) != nil else { throw ValidationError("--paper: expected A4 or letter, got '\(paper)'") }
         guard days >= 1 else { throw ValidationError("--days must be at least 1") }
         _ = try timeZoneOption(timeZone)
         for (name, value) in [("--from", from), ("--to", to)] {
@@ -104,8 +110,11 @@ struct Report: ParsableCommand {
         let modelSet = try ModelSet.load(modelsURL, patient: patientData.patient)
         let period = try ReportPeriod.resolve(log: patientData.log, from: from.flatMap { ReportPeriod.parseTime($0, timeZone: zone) },
                                               to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days)
-        return try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
-                                 doseAudit: try doseAudit(patientData, modelSet, period))
+        var report = try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
+                                       doseAudit: try doseAudit(patientData, modelSet, period))
+        report.units = units.unit
+        report.paper = PaperSize(name: paper) ?? .a4
+        return report
     }
 
     /// The dose-audit section from the patient's settings file, or nil when none was given.
@@ -122,7 +131,7 @@ struct Report: ParsableCommand {
         switch try DoseSettings.load(url).checked(for: patientData.patient) {
         case let .success(checked):
             let rows = DoseAudit.run(log: patientData.log, models: models, settings: checked, period: period)
-            return ReportDoseAudit(audit: rows, settings: checked)
+            return ReportDoseAudit(audit: rows, settings: checked, units: units.unit)
         case let .failure(refusal):
             return ReportDoseAudit(rows: [], note: "No audit: \(refusal)")
         }

@@ -27,6 +27,10 @@ public struct PatientReport: Sendable {
     public var doseAudit: ReportDoseAudit?
     /// Things the reader must know about missing parts (e.g. why there are no predictions).
     public var notes: [String]
+    /// The unit every glucose is printed in (computed in mg/dL throughout).
+    public var units: GlucoseUnit = .mgdL
+    /// The paper the print layout is made for (`@page size`).
+    public var paper: PaperSize = .a4
 
     /// The models' prediction name for the evolved model.
     public static let evolvedModel = ModelKind.ge.rawValue
