@@ -45,6 +45,9 @@ struct Report: ParsableCommand {
 
     @OptionGroup var units: GlucoseUnitsOption
 
+    @Flag(help: "Score predictions against CGM readings at the sensor's limits and flat lines too (left out by default).")
+    var keepSensorLimits = false
+
     @Option(help: "Paper the report prints on: A4 or letter (both print the clinician view on two pages).")
     var paper: String = PaperSize.a4.rawValue
 
@@ -111,7 +114,7 @@ struct Report: ParsableCommand {
         let period = try ReportPeriod.resolve(log: patientData.log, from: from.flatMap { ReportPeriod.parseTime($0, timeZone: zone) },
                                               to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days)
         var report = try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
-                                       doseAudit: try doseAudit(patientData, modelSet, period))
+                                       doseAudit: try doseAudit(patientData, modelSet, period), keepSensorLimits: keepSensorLimits)
         report.units = units.unit
         report.paper = PaperSize(name: paper) ?? .a4
         return report

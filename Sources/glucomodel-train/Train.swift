@@ -53,6 +53,9 @@ struct Train: ParsableCommand {
     @Flag(help: "Retrain models that are already finished.")
     var retrain = false
 
+    @Flag(help: "Train and score on CGM readings at the sensor's limits and flat lines too (left out by default).")
+    var keepSensorLimits = false
+
     func validate() throws {
         guard (try? parsedHorizons()) != nil else { throw ValidationError("--horizons: expected minutes like 30,60,90,120") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
@@ -74,6 +77,7 @@ struct Train: ParsableCommand {
         options.fitness = fitness
         options.base = base
         options.evolution.seed = seed
+        options.keepSensorLimits = keepSensorLimits
         if let population { options.evolution.populationSize = population }
         if let generations { options.evolution.generations = generations }
         let paths = data.isEmpty ? ["datasets"] : data
@@ -94,6 +98,7 @@ struct Train: ParsableCommand {
         progress.end()
         for failure in outcome.failures { Console.warn("\(failure.subject): \(failure.message)") }
         print(ResultsTable.summary(outcome.results))
+        for line in ResultsTable.sensorLimitLines(outcome.sensorLimits, kept: keepSensorLimits) { print(line) }
         print("\nTrained \(outcome.trained.count), reused \(outcome.reused), failed \(outcome.failures.count). Results: \(out)/results.csv; models: \(out)/models/")
         if !outcome.failures.isEmpty && outcome.trained.isEmpty && outcome.reused == 0 { throw ExitCode(1) }
     }

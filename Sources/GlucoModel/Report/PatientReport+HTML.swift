@@ -72,8 +72,23 @@ extension PatientReport {
         var s = "<header id=\"summary\">\n<h1>Glucose report: patient \(HTML.escape(patient.rawValue))</h1>\n"
         s += HTML.paragraph("Period: " + periodText, cssClass: "period")
         s += "<ul class=\"glance\">\n" + items.map { "<li>\(HTML.escape($0))</li>\n" }.joined() + "</ul>\n"
+        s += sensorLimitFlag
         for note in notes { s += HTML.paragraph(note, cssClass: "note") }
         return s + "</header>\n"
+    }
+
+    /// The header's warning when the CGM sat at its limits or flat-lined in the period.
+    var sensorLimitFlag: String {
+        let runs = sensorLimitRuns
+        guard !runs.isEmpty else { return "" }
+        let hours = runs.reduce(0) { $0 + $1.duration } / 3600
+        var text = "Sensor limits: \(runs.count) runs of CGM readings at the sensor's floor or ceiling or flat-lined "
+            + "(\(formatNumber(hours, decimals: 1)) h, \(formatPercent(metrics.sensorLimitPercent)) of readings). "
+            + "They are counted in the statistics below (check them: a stuck sensor reads as a low or a high), "
+            + (keepSensorLimits ? "and scored in the prediction accuracy." : "but left out of the prediction accuracy.")
+        let longest = runs.max { $0.duration < $1.duration }!
+        text += " Longest: " + longest.describe(clock: clock, units: units) + "."
+        return "<p class=\"note flag\" id=\"sensor-limits\">\(HTML.escape(text))</p>\n"
     }
 
     /// Page 1's statistics and targets, as the AGP report lists them.

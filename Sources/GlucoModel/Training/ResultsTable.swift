@@ -58,6 +58,22 @@ public enum ResultsTable {
         return lines.joined(separator: "\n")
     }
 
+    /// Lines flagging patients whose CGM sat at its limits or flat-lined: runs, hours and
+    /// readings, and whether they were kept out of training and scoring.
+    public static func sensorLimitLines(_ flagged: [(patient: PatientID, runs: [SensorLimitRun])], kept: Bool) -> [String] {
+        guard !flagged.isEmpty else { return [] }
+        var lines = ["Sensor limits (readings at the CGM's floor/ceiling or flat lines; \(kept ? "KEPT in" : "left out of") training and scoring):"]
+        for (patient, runs) in flagged.sorted(by: { $0.patient < $1.patient }) {
+            let hours = runs.reduce(0) { $0 + $1.duration } / 3600
+            let kinds = SensorLimitRun.Kind.allCases.compactMap { k -> String? in
+                let n = runs.count(where: { $0.kind == k })
+                return n == 0 ? nil : "\(n) \(k.rawValue)"
+            }
+            lines.append("  ! \(patient): \(runs.count) runs (\(kinds.joined(separator: ", "))), \(String(format: "%.1f", hours)) h, \(runs.readingCount) readings")
+        }
+        return lines
+    }
+
     private static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
     private static func num(_ x: Double) -> String { x.isFinite ? String(format: "%.2f", x) : "-" }
     private static func pct(_ x: Double) -> String { x.isFinite ? String(format: "%+.1f%%", x) : "-" }
