@@ -103,7 +103,7 @@ struct Report: ParsableCommand {
         for p in withModels.subtracting(loaded.patients.map(\.patient)).sorted() {
             failures.append((p.rawValue, "has models but no data"))
         }
-        try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone))
+        try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone), units: units.unit)
             .write(to: folder.appendingPathComponent("index.html"))
         print("Wrote \(entries.count) reports and index.html to \(folder.path)")
         if entries.isEmpty { throw ExitCode(1) }

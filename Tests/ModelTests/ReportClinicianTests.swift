@@ -141,3 +141,42 @@ struct ReportClinicianTests {
         #expect(coded.contains("<td>glucose 41 below 70</td><td class=\"num\">2</td>") && !coded.contains("glucose 52"))
     }
 }
+
+@Suite("Cohort index")
+struct CohortIndexTests {
+    static func entry(_ id: String, below54: Double, below70: Double, gri: Double, days: Double = 14, active: Double = 95,
+                      sensorRuns: Int = 0) -> CohortReport.Entry {
+        var e = CohortReport.Entry(report: ReportFixture.report, file: "")
+        e.patient = try! PatientID(id)
+        e.file = CohortReport.fileName(for: e.patient)
+        e.below54 = below54; e.below70 = below70; e.gri = gri; e.days = days; e.percentActive = active
+        e.sensorLimitRuns = sensorRuns; e.sensorLimitPercent = sensorRuns > 0 ? 12.5 : 0
+        return e
+    }
+
+    @Test func sortedByTimeBelow54ThenGRIThenId() {
+        // Hand-ordered: c (54% below 54), then a and b tie on 2.0% -> higher GRI (b 60) first,
+        // then d and e tie on 0% and GRI 20 -> by id; f has no figure (NaN) and comes last.
+        let entries = [Self.entry("e", below54: 0, below70: 1, gri: 20), Self.entry("a", below54: 2, below70: 5, gri: 40),
+                       Self.entry("f", below54: .nan, below70: .nan, gri: .nan), Self.entry("c", below54: 54, below70: 60, gri: 100),
+                       Self.entry("d", below54: 0, below70: 1, gri: 20), Self.entry("b", below54: 2, below70: 3, gri: 60)]
+        let index = CohortReport(entries: entries)
+        #expect(index.entries.map(\.patient.rawValue) == ["c", "b", "a", "d", "e", "f"])
+        let html = index.html
+        let positions = ["c", "b", "a", "d", "e", "f"].map { html.range(of: "href=\"\($0).html\"")!.lowerBound }
+        #expect(positions == positions.sorted())
+    }
+
+    @Test func flagsNameWhatNeedsALook() {
+        let risky = Self.entry("c", below54: 54, below70: 60, gri: 100, days: 6, active: 60, sensorRuns: 3)
+        #expect(risky.flags() == ["below 54 54.0%", "below 70 60.0%", "data: 6.0 d, 60.0% active", "sensor limits: 3 runs, 12.5% of readings"])
+        // The targets are strict: 1.0% below 54 is flagged, 0.9% is not; 4.0% below 70 is flagged.
+        #expect(Self.entry("x", below54: 1.0, below70: 3.9, gri: 5).flags() == ["below 54 1.0%"])
+        #expect(Self.entry("y", below54: 0.9, below70: 4.0, gri: 5).flags() == ["below 70 4.0%"])
+        #expect(Self.entry("z", below54: 0.9, below70: 3.9, gri: 5).flags().isEmpty)
+        let html = CohortReport(entries: [risky, Self.entry("z", below54: 0.9, below70: 3.9, gri: 5)]).html
+        #expect(html.occurrences(of: "<tr class=\"flagged\">") == 1)
+        #expect(html.contains("1 flagged"))
+        #expect(CohortReport(entries: [risky], units: .mmolL).html.contains("below 3.0 54.0%; below 3.9 60.0%"))
+    }
+}

@@ -2,7 +2,8 @@
 /// external references (the only URL in a report is the SVG namespace).
 enum ReportPage {
     /// - Parameter paper: the `@page size` printing uses (the layout fits both sizes).
-    static func wrap(title: String, body: String, paper: PaperSize = .a4) -> String {
+    ///   `landscape` turns the page (wide tables such as the cohort index).
+    static func wrap(title: String, body: String, paper: PaperSize = .a4, landscape: Bool = false) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -11,7 +12,7 @@ enum ReportPage {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(HTML.escape(title))</title>
         <style>
-        @page { size: \(paper.rawValue); margin: 10mm; }
+        @page { size: \(paper.rawValue)\(landscape ? " landscape" : ""); margin: 10mm; }
         \(css)
         </style>
         </head>
@@ -58,6 +59,8 @@ enum ReportPage {
     .row > section:last-child { flex: 0 1 300px; }
     .week { display: grid; grid-template-columns: repeat(7, minmax(0, 1fr)); gap: 3px; }
     .glance-line { margin: 4px 0; }
+    tr.flagged td { background: #fdecea; }
+    tr.flagged td.ok { background: #fdecea; }
     #agp-page h2 { margin: 10px 0 4px; }
     #statistics table { width: 100%; }
     .page, .appendix { max-width: 190mm; margin: 0 auto 28px; }
