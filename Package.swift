@@ -63,21 +63,32 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Resources/grammars")]),
+        // What both executables share: option groups (data input, time zone), the horizons
+        // parser, the console. Knows command lines, not glucose rules.
+        .target(
+            name: "GlucoModelCommandLine",
+            dependencies: ["GlucoModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "glucomodel-train",
             dependencies: [
-                "GlucoModel", "GrammarEvolution", "EvaluatorBenchmarking",
+                "GlucoModel", "GlucoModelCommandLine", "GrammarEvolution", "EvaluatorBenchmarking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "glucomodel-predict",
             dependencies: [
-                "GlucoModel",
+                "GlucoModel", "GlucoModelCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(
             name: "GrammarEvolutionTests",
             dependencies: ["GrammarEvolution", "EvaluatorBenchmarking", "LinearAlgebra"]),
+        // The command lines: help texts pinned, options checked, --store against the files.
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: ["glucomodel-train", "glucomodel-predict", "GlucoModelCommandLine", "GlucoModel",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            exclude: ["Help"]),
         .testTarget(
             name: "ModelTests",
             dependencies: ["GlucoModel", "GrammarEvolution", "LinearAlgebra"],

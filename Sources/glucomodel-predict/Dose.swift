@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 
 /// Suggests an insulin bolus (model-based beside the standard formula), or audits past meal boluses.
 struct Dose: ParsableCommand {
@@ -23,8 +24,7 @@ struct Dose: ParsableCommand {
     @Option(help: "Models folder (the trainer's --out folder or its models/ subfolder).")
     var models: String?
 
-    @Option(parsing: .upToNextOption, help: "Data files or folders (any supported format).")
-    var data: [String]
+    @OptionGroup var input: DataOptions
 
     @Option(help: "Settings JSON file (docs/dosing.md; examples in datasets/settings/).")
     var settings: String
@@ -47,29 +47,25 @@ struct Dose: ParsableCommand {
     @Option(help: "Audit period end (same forms as --at).")
     var to: String?
 
-    @Option(help: "Time zone of local times without an offset in the data and in --at/--from/--to (default: this machine's).")
-    var timeZone: String?
+    @OptionGroup var time: TimeZoneOption
 
     func validate() throws {
         guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
         guard ["text", "json"].contains(format) else { throw ValidationError("--format: expected text or json, got '\(format)'") }
-        _ = try timeZoneOption(timeZone)
         if audit {
             if carbs != nil || at != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--at") }
         } else {
             guard carbs != nil else { throw ValidationError("--carbs is required (0 for a correction only)") }
             if from != nil || to != nil { throw ValidationError("--from/--to go with --audit") }
         }
-        if data.isEmpty { throw ValidationError("--data: give at least one file or folder") }
     }
 
     func run() throws {
         let id = try PatientID(patient)
-        let zone = try timeZoneOption(timeZone)
-        let loaded = CohortLoader.load(try CohortLoader.files(data), options: ImportOptions(timeZone: zone))
-        for failure in loaded.failures { printError(failure.description) }
-        guard let log = loaded.patients.first(where: { $0.patient == id })?.log else {
-            throw ValidationError("no data for patient \(id) in \(data.joined(separator: ", "))")
+        let loaded = try input.source(timeZone: time.zone()).load()
+        for failure in loaded.failures { Console.write(failure.description) }
+        guard let log = loaded.data(for: id)?.log else {
+            throw ValidationError("no data for patient \(id) in \(input.name)")
         }
         let settingsFile = try DoseSettings.load(URL(fileURLWithPath: settings))
         let modelSet = try models.map { try ModelSet.load(URL(fileURLWithPath: $0), patient: id) }
@@ -79,8 +75,8 @@ struct Dose: ParsableCommand {
             case let .success(s): checked = s
             case let .failure(refusal): throw ValidationError("\(settings): [\(refusal.code)] \(refusal.description)")
             }
-            let lower = try from.map { try parseDate($0, "--from", zone) } ?? .distantPast
-            let upper = try to.map { try parseDate($0, "--to", zone) } ?? .distantFuture
+            let lower = try from.map { try time.parse($0, option: "--from") } ?? .distantPast
+            let upper = try to.map { try time.parse($0, option: "--to") } ?? .distantFuture
             guard lower <= upper else { throw ValidationError("--from is after --to") }
             print(DoseAuditRow.csvHeader)
             for row in DoseAudit.run(log: log, models: modelSet, settings: checked, period: DateInterval(start: lower, end: upper)) {
@@ -89,20 +85,9 @@ struct Dose: ParsableCommand {
             return
         }
         guard let newest = log.glucose.last?.time else { throw ValidationError("patient \(id) has no glucose readings") }
-        let moment = try at.map { try parseDate($0, "--at", zone) } ?? newest
+        let moment = try at.map { try time.parse($0, option: "--at") } ?? newest
         let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, at: moment,
                                              settings: settingsFile, models: modelSet)
         print(format == "json" ? try suggestion.json() : suggestion.report)
     }
-}
-
-/// A command-line time (`TimeArgument`: ISO 8601, offset optional, local times in `zone`).
-private func parseDate(_ text: String, _ option: String, _ zone: TimeZone) throws -> Date {
-    do { return try TimeArgument.parse(text, timeZone: zone, option: option) } catch {
-        throw ValidationError("\(error)")
-    }
-}
-
-private func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 
 /// `glucomodel-predict nightly --store FILE --inbox DIR --models DIR --out DIR [--night YYYY-MM-DD] ...`
 struct Nightly: ParsableCommand {
@@ -39,27 +40,24 @@ struct Nightly: ParsableCommand {
     var high: Double = 250
 
     @Option(help: "Horizons in minutes, comma-separated (default: every horizon with a model).")
-    var horizons: String?
+    var horizons: HorizonList?
 
-    @Option(name: .customLong("time-zone"), help: "Time zone of local times without an offset in the data, and of the default night (default: this machine's).")
-    var timeZone: String?
+    @OptionGroup var time: TimeZoneOption
 
     func validate() throws {
         if let night, !NightlySettings.isNightLabel(night) { throw ValidationError("--night: expected YYYY-MM-DD, got '\(night)'") }
         guard low.isFinite, high.isFinite, low < high else { throw ValidationError("--low must be below --high") }
-        if let horizons { _ = try PredictSupport.horizons(horizons) }
-        _ = try timeZoneOption(timeZone)
     }
 
     func run() throws {
-        let zone = try timeZoneOption(timeZone)
+        let zone = try time.zone()
         var settings = NightlySettings(storePath: store, inbox: URL(fileURLWithPath: inbox), modelsFolder: URL(fileURLWithPath: models),
                                        output: URL(fileURLWithPath: out), night: night ?? NightlySettings.nightLabel(Date(), timeZone: zone),
                                        importOptions: ImportOptions(timeZone: zone))
         settings.thresholds = AlertThresholds(low: low, high: high)
-        settings.horizons = try horizons.map(PredictSupport.horizons)
+        settings.horizons = horizons?.minutes
         let auditor = self.settings.map { DoseAudit.nightlyAuditor(settingsFolder: URL(fileURLWithPath: $0), lowThreshold: low) }
-        let outcome = try NightlyScorer(settings: settings, auditor: auditor).run { PredictSupport.status($0) }
+        let outcome = try NightlyScorer(settings: settings, auditor: auditor).run { Console.status($0) }
         print(outcome.summaryLine)
         if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
     }

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 
-/// `glucomodel-predict DATA... --models DIR [--horizons 30,60] [--from T] [--to T] [--out FILE.csv]`
+/// `glucomodel-predict DATA... | --store FILE --models DIR [--horizons 30,60] [--from T] [--to T] [--out FILE.csv]`
 struct Predict: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Predict glucose for every 5-minute step of a period with each patient's trained models and the baselines.",
@@ -14,14 +15,13 @@ struct Predict: ParsableCommand {
             when no patient could be predicted.
             """)
 
-    @Argument(help: "Data files or folders (any importable format).")
-    var data: [String]
+    @OptionGroup var input: DataArguments
 
     @Option(help: "The trainer's output folder (or its models/ folder).")
     var models: String
 
     @Option(help: "Horizons in minutes, comma-separated (default: every horizon with a model).")
-    var horizons: String?
+    var horizons: HorizonList?
 
     @Option(help: "First issue moment, ISO 8601 (default: start of the data).")
     var from: String?
@@ -35,38 +35,23 @@ struct Predict: ParsableCommand {
     @Option(help: "Format of every data file (\(ImportFormats.names.joined(separator: ", "))); default: detected.")
     var format: String?
 
-    @Option(name: .customLong("time-zone"), help: "Time zone of times without an offset, in the data and in --from/--to (default: this machine's).")
-    var timeZone: String?
+    @OptionGroup var time: TimeZoneOption
 
     func validate() throws {
-        if let format, ImportFormats.named(format) == nil {
-            throw ValidationError("--format: unknown format '\(format)'; expected one of \(ImportFormats.names.joined(separator: ", "))")
-        }
-        _ = try timeZoneOption(timeZone)
-        _ = try parsedHorizons()
+        try checkImportFormat(format, option: "--format")
+        if input.data.isEmpty, input.store == nil { throw ValidationError("give DATA files or folders, or --store FILE") }
         let (start, end) = try period()
         if let start, let end, end < start { throw ValidationError("--to is before --from") }
     }
 
-    func parsedHorizons() throws -> [Int]? {
-        try horizons.map { try PredictSupport.horizons($0) }
-    }
-
-    var zone: TimeZone { timeZone.flatMap(TimeZone.init(identifier:)) ?? .current }
-
     func period() throws -> (Date?, Date?) {
-        do {
-            return (try from.map { try TimeArgument.parse($0, timeZone: zone, option: "--from") },
-                    try to.map { try TimeArgument.parse($0, timeZone: zone, option: "--to") })
-        } catch { throw ValidationError("\(error)") }
+        (try from.map { try time.parse($0, option: "--from") }, try to.map { try time.parse($0, option: "--to") })
     }
 
     func run() throws {
         let (start, end) = try period()
-        let files = try CohortLoader.files(data)
-        let loaded = CohortLoader.load(files, options: ImportOptions(timeZone: zone), format: format)
-        for failure in loaded.failures { PredictSupport.warn("skipped file: \(failure)") }
-        let run = PredictionRun(modelsFolder: URL(fileURLWithPath: models), horizons: try parsedHorizons(), from: start, to: end)
+        let loaded = try loadPatients(try input.source(timeZone: time.zone(), format: format))
+        let run = PredictionRun(modelsFolder: URL(fileURLWithPath: models), horizons: horizons?.minutes, from: start, to: end)
         let sink = try PredictLineSink(path: out)
         sink.write(PredictionRow.csvHeader)
         var predicted = 0, rows = 0
@@ -77,32 +62,16 @@ struct Predict: ParsableCommand {
                 rows += patientRows.count
                 for row in patientRows { sink.write(row.csvLine) }
             case let .skipped(_, reason):
-                PredictSupport.warn("skipped patient \(reason)")
+                Console.warn("skipped patient \(reason)")
             }
         }
         guard predicted > 0 else {
             sink.discard()
-            PredictSupport.status("no patient could be predicted (\(loaded.patients.count) patients in the data)")
+            Console.status("no patient could be predicted (\(loaded.patients.count) patients in the data)")
             throw ExitCode(1)
         }
         try sink.commit()
-        PredictSupport.status("\(rows) predictions for \(predicted) of \(loaded.patients.count) patients" + (out.map { " written to \($0)" } ?? ""))
-    }
-}
-
-/// Shared by `predict`, `metrics` and `nightly` (named apart from the other subcommands' helpers).
-enum PredictSupport {
-    /// Messages for people on standard error, so standard output stays for results.
-    static func status(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-    static func warn(_ text: String) { FileHandle.standardError.write(Data(("warning: " + text + "\n").utf8)) }
-
-    /// `30,60,90` -> [30, 60, 90]; positive whole minutes.
-    static func horizons(_ text: String) throws -> [Int] {
-        let values = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else {
-            throw ValidationError("--horizons: expected positive minutes like 30,60,90,120, got '\(text)'")
-        }
-        return values.map { $0! }
+        Console.status("\(rows) predictions for \(predicted) of \(loaded.patients.count) patients" + (out.map { " written to \($0)" } ?? ""))
     }
 }
 
@@ -134,10 +103,4 @@ final class PredictLineSink {
     func discard() {
         if let file { file.discard() } else { buffer.removeAll() }
     }
-}
-
-/// `--time-zone NAME`: the IANA zone, or this machine's when the option is not given; an unknown
-/// name is a usage error.
-func timeZoneOption(_ name: String?) throws -> TimeZone {
-    do { return try TimeArgument.timeZone(named: name) } catch { throw ValidationError("--time-zone: \(error)") }
 }

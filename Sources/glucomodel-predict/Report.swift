@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 
 /// Writes clinician reports: one HTML page per patient, or a cohort folder with an index page.
 struct Report: ParsableCommand {
@@ -19,8 +20,7 @@ struct Report: ParsableCommand {
     @Option(help: "Models folder (the trainer's --out folder or its models/ subfolder).")
     var models: String
 
-    @Option(parsing: .upToNextOption, help: "Data files or folders.")
-    var data: [String]
+    @OptionGroup var input: DataOptions
 
     @Option(help: "The report file for one patient.")
     var out: String?
@@ -40,8 +40,7 @@ struct Report: ParsableCommand {
     @Option(help: "Dose settings: a <patient>.json file, or a folder of them, for the dose-audit section.")
     var settings: String?
 
-    @Option(help: "Time zone of the data's local times and of the report's clock (default: this machine's).")
-    var timeZone: String?
+    @OptionGroup var time: TimeZoneOption
 
     @OptionGroup var units: GlucoseUnitsOption
 
@@ -51,16 +50,14 @@ struct Report: ParsableCommand {
     @Option(help: "Paper the report prints on: A4 or letter (both print the clinician view on two pages).")
     var paper: String = PaperSize.a4.rawValue
 
-    var zone: TimeZone { timeZone.flatMap(TimeZone.init(identifier:)) ?? .current }
+    var zone: TimeZone { time.timeZone }
 
     func validate() throws {
         guard (out == nil) != (outDir == nil) else { throw ValidationError("give either --out (one patient) or --out-dir (a cohort)") }
         if out != nil, patient == nil { throw ValidationError("--out needs --patient") }
         if let patient { do { _ = try PatientID(patient) } catch { throw ValidationError("--patient: \(error)") } }
-        guard !data.isEmpty else { throw ValidationError("--data: name at least one file or folder") }
         guard PaperSize(name: paper) != nil else { throw ValidationError("--paper: expected A4 or letter, got '\(paper)'") }
         guard days >= 1 else { throw ValidationError("--days must be at least 1") }
-        _ = try timeZoneOption(timeZone)
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, ReportPeriod.parseTime(value, timeZone: zone) == nil {
                 throw ValidationError("\(name): expected a date like 2026-01-15 or 2026-01-15T08:00:00Z, got '\(value)'")
@@ -69,17 +66,17 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = CohortLoader.load(try CohortLoader.files(data), options: ImportOptions(timeZone: zone))
-        for failure in loaded.failures { warn("skipped: \(failure)") }
+        let loaded = try input.source(timeZone: time.zone()).load()
+        for failure in loaded.failures { Console.write("skipped: \(failure)") }
         let modelsURL = URL(fileURLWithPath: models)
         if let out {
             let id = try PatientID(patient!)
-            guard let patientData = loaded.patients.first(where: { $0.patient == id }) else {
-                throw ValidationError("no data for patient \(id) in \(data.joined(separator: ", "))")
+            guard let patientData = loaded.data(for: id) else {
+                throw ValidationError("no data for patient \(id) in \(input.name)")
             }
             let report = try makeReport(patientData, modelsURL)
             try report.write(to: URL(fileURLWithPath: out))
-            report.notes.forEach { warn("\(id): \($0)") }
+            report.notes.forEach { Console.write("\(id): \($0)") }
             print("Wrote \(out)")
             return
         }
@@ -94,10 +91,10 @@ struct Report: ParsableCommand {
                 let file = CohortReport.fileName(for: patientData.patient)
                 try report.write(to: folder.appendingPathComponent(file))
                 entries.append(CohortReport.Entry(report: report, file: file))
-                report.notes.forEach { warn("\(patientData.patient): \($0)") }
+                report.notes.forEach { Console.write("\(patientData.patient): \($0)") }
             } catch {
                 failures.append((patientData.patient.rawValue, "\(error)"))
-                warn("\(error)")
+                Console.write("\(error)")
             }
         }
         for p in withModels.subtracting(loaded.patients.map(\.patient)).sorted() {
@@ -139,8 +136,4 @@ struct Report: ParsableCommand {
             return ReportDoseAudit(rows: [], note: "No audit: \(refusal)")
         }
     }
-}
-
-private func warn(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

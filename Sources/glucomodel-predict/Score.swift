@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 
 /// Scores (reference, prediction) pairs on the Clarke and Parkes grids.
 struct Score: ParsableCommand {
@@ -26,7 +27,7 @@ struct Score: ParsableCommand {
         var warnings = 0
         let warn: (ImportIssue) -> Void = { issue in
             warnings += 1
-            if warnings <= maxWarnings { printError(issue.description) }
+            if warnings <= maxWarnings { Console.write(issue.description) }
         }
         let summary: PairScoreSummary
         if let out {
@@ -47,11 +48,7 @@ struct Score: ParsableCommand {
             }, warning: warn)
             FileHandle.standardOutput.write(Data(buffer))
         }
-        if warnings > maxWarnings { printError("... \(warnings - maxWarnings) more warnings") }
-        if out == nil { printError(summary.report) } else { print(summary.report) }
+        if warnings > maxWarnings { Console.write("... \(warnings - maxWarnings) more warnings") }
+        if out == nil { Console.write(summary.report) } else { print(summary.report) }
     }
-}
-
-private func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

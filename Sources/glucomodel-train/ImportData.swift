@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 
 /// `glucomodel-train import-data FILES... --store FILE [--patient ID] [--time-zone TZ] [--format F] [--date-order dmy|mdy]`
 struct ImportData: ParsableCommand {
@@ -17,8 +18,7 @@ struct ImportData: ParsableCommand {
     @Option(help: "Patient id for files that do not name one (or to override them).")
     var patient: String?
 
-    @Option(name: .customLong("time-zone"), help: "Time zone of local times without an offset (e.g. Europe/Madrid).")
-    var timeZone: String?
+    @OptionGroup var time: TimeZoneOption
 
     @Option(help: "Format of every file (\(ImportFormats.names.joined(separator: ", "))); default: detected from each file's content.")
     var format: String?
@@ -31,10 +31,7 @@ struct ImportData: ParsableCommand {
 
     func validate() throws {
         if let patient { _ = try parsePatient(patient) }
-        if let format, ImportFormats.named(format) == nil {
-            throw ValidationError("--format: unknown format '\(format)'; expected one of \(ImportFormats.names.joined(separator: ", "))")
-        }
-        _ = try timeZoneOption(timeZone)
+        try checkImportFormat(format, option: "--format")
     }
 
     func parsePatient(_ raw: String) throws -> PatientID {
@@ -44,7 +41,7 @@ struct ImportData: ParsableCommand {
     func run() throws {
         var options = ImportOptions()
         if let patient { options.patient = try parsePatient(patient) }
-        options.timeZone = try timeZoneOption(timeZone)
+        options.timeZone = try time.zone()
         options.dateOrder = dateOrder
         let db = try PatientStore(path: store)
         var failed = 0
@@ -74,5 +71,3 @@ struct ImportData: ParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 }
-
-extension DateOrder: ExpressibleByArgument {}

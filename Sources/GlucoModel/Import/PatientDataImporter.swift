@@ -1,11 +1,5 @@
 import Foundation
 
-/// Day/month order for formats whose dates are ambiguous (LibreView, hand-written CSV).
-public enum DateOrder: String, Sendable, Codable, CaseIterable {
-    case dayMonthYear = "dmy"
-    case monthDayYear = "mdy"
-}
-
 /// Settings shared by every importer.
 public struct ImportOptions: Sendable {
     /// The patient the data belongs to, for formats whose files do not say (or to override them).

@@ -1,25 +1,50 @@
 import Foundation
 
 extension PatientLog {
-    /// This log with `other`'s records added, each list sorted by time and exact duplicates
-    /// (the same record from two files) kept once.
+    /// This log with `other`'s records added, under the one rule for combining a patient's data
+    /// (the store's, `PatientStore.log(for:)`, applies the same function to its rows):
+    ///
+    /// - every list is in time order, and at one instant the records of this log come before
+    ///   `other`'s (the file read first comes first);
+    /// - of the records of one kind at one instant with one `TimedRecord.identity` only the first is
+    ///   kept: the same event written by two files (an exact duplicate, or a conflicting one where the
+    ///   files disagree on its value) is one record, the first file's;
+    /// - other sections' counts add up; the insulin kind is `other`'s when it names one (the latest
+    ///   import that knows it, as in the store).
     public func merging(_ other: PatientLog) -> PatientLog {
-        func merge<R: Hashable>(_ a: [R], _ b: [R], _ time: (R) -> Date) -> [R] {
-            var seen = Set<R>()
-            return (a + b).filter { seen.insert($0).inserted }.sorted { time($0) < time($1) }
-        }
         var m = self
-        m.glucose = merge(glucose, other.glucose, \.time)
-        m.boluses = merge(boluses, other.boluses, \.time)
-        m.basalRates = merge(basalRates, other.basalRates, \.start)
-        m.temporaryBasals = merge(temporaryBasals, other.temporaryBasals, \.start)
-        m.basalInjections = merge(basalInjections, other.basalInjections, \.time)
-        m.carbs = merge(carbs, other.carbs, \.time)
-        m.exercise = merge(exercise, other.exercise, \.time)
-        m.weights = merge(weights, other.weights, \.time)
-        m.heartRate = merge(heartRate, other.heartRate, \.time)
+        m.glucose = Self.firstAtEachInstant(glucose + other.glucose)
+        m.boluses = Self.firstAtEachInstant(boluses + other.boluses)
+        m.basalRates = Self.firstAtEachInstant(basalRates + other.basalRates)
+        m.temporaryBasals = Self.firstAtEachInstant(temporaryBasals + other.temporaryBasals)
+        m.basalInjections = Self.firstAtEachInstant(basalInjections + other.basalInjections)
+        m.carbs = Self.firstAtEachInstant(carbs + other.carbs)
+        m.exercise = Self.firstAtEachInstant(exercise + other.exercise)
+        m.weights = Self.firstAtEachInstant(weights + other.weights)
+        m.heartRate = Self.firstAtEachInstant(heartRate + other.heartRate)
         for (k, v) in other.otherRecords { m.otherRecords[k, default: 0] += v }
-        if m.insulinKind == .unknown { m.insulinKind = other.insulinKind }
+        if other.insulinKind != .unknown { m.insulinKind = other.insulinKind }
         return m
+    }
+
+    /// `records` in time order (stable: records at one instant keep their order), keeping of the
+    /// records at one instant with one `identity` only the first.
+    /// - Complexity: O(n) when `records` is already in time order, O(n log n) otherwise.
+    public static func firstAtEachInstant<R: TimedRecord>(_ records: [R]) -> [R] {
+        var ordered = records
+        if !zip(records, records.dropFirst()).allSatisfy({ $0.time <= $1.time }) {
+            ordered = records.enumerated().sorted { a, b in
+                a.element.time != b.element.time ? a.element.time < b.element.time : a.offset < b.offset
+            }.map(\.element)
+        }
+        var kept: [R] = []
+        kept.reserveCapacity(ordered.count)
+        var instant = Date.distantPast
+        var identities: Set<String> = []
+        for r in ordered {
+            if r.time != instant { instant = r.time; identities.removeAll(keepingCapacity: true) }
+            if identities.insert(r.identity).inserted { kept.append(r) }
+        }
+        return kept
     }
 }

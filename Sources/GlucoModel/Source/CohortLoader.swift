@@ -31,23 +31,34 @@ public enum CohortLoader {
         return out.sorted { $0.path < $1.path }
     }
 
-    /// Imports every file and groups the logs by patient. A file that fails is reported and
-    /// left out; the others go on.
+    /// Imports every file and groups the logs by patient (`PatientLog.merging`). A file that fails
+    /// is reported and left out; the others go on. A file with the same content (SHA-256) as one read
+    /// before is not read again, as the store does not import it again: its summary says so.
     /// - Parameter format: a format name forcing one importer (`ImportFormats.names`); by default
     ///   each file's format is detected from its content.
     public static func load(_ urls: [URL], options: ImportOptions, format: String? = nil)
         -> (patients: [PatientData], summaries: [ImportSummary], failures: [InputError]) {
         var byPatient: [PatientID: PatientData] = [:]
         var summaries: [ImportSummary] = [], failures: [InputError] = []
+        var seen: [String: String] = [:]
         for url in urls {
             do {
+                if let digest = try? ContentDigest.hexDigest(ofFile: url) {
+                    if let first = seen[digest] {
+                        var summary = ImportSummary(file: url.path)
+                        summary.issues.append(ImportIssue(.warning, SourceLocation(file: url.path), "same content as \(first); not read again"))
+                        summaries.append(summary)
+                        continue
+                    }
+                    seen[digest] = url.path
+                }
                 let result = try ImportFormats.importFile(at: url, format: format, options: options)
                 summaries.append(result.summary)
                 let id = result.log.patient
                 var data = byPatient[id] ?? PatientData(patient: id, log: PatientLog(patient: id), testStart: nil, files: [])
                 data.log = data.log.merging(result.log)
                 data.files.append(url.path)
-                if url.lastPathComponent.contains("-ws-testing"), let first = result.log.firstTime {
+                if PatientData.isTestFile(url.path), let first = result.log.firstTime {
                     data.testStart = min(data.testStart ?? first, first)
                 }
                 byPatient[id] = data

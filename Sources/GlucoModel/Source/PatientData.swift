@@ -9,4 +9,14 @@ public struct PatientData: Sendable {
     /// `<id>-ws-testing.xml` file); otherwise the last days are held out.
     public var testStart: Date?
     public var files: [String]
+
+    public init(patient: PatientID, log: PatientLog, testStart: Date? = nil, files: [String] = []) {
+        self.patient = patient; self.log = log; self.testStart = testStart; self.files = files
+    }
+
+    /// Whether `path` names an OhioT1DM testing file (`<id>-ws-testing.xml`): its first record
+    /// starts the held-out test period.
+    public static func isTestFile(_ path: String) -> Bool {
+        URL(fileURLWithPath: path).lastPathComponent.contains("-ws-testing")
+    }
 }

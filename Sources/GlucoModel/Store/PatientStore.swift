@@ -234,6 +234,14 @@ public struct PatientStore: Sendable {
         try db.read { db in try StoreRecords.log(for: patient, db: db) }
     }
 
+    /// The time of the earliest record import run `run` added (nil when it added none: a record
+    /// already stored by an earlier import belongs to that import).
+    public func firstRecordTime(ofRun run: Int64) throws -> Date? {
+        try db.read { db in
+            try Double.fetchOne(db, sql: "SELECT MIN(time) FROM records WHERE import_run_id = ?", arguments: [run])
+        }.map { Date(timeIntervalSince1970: $0) }
+    }
+
     static func run(from row: Row) throws -> ImportRun {
         let summaryText: String = row["summary"]
         return ImportRun(id: row["id"], patient: try PatientID(row["patient_id"]), filePath: row["file_path"],

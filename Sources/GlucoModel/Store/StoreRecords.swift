@@ -161,10 +161,8 @@ enum StoreRecords {
             let location = SourceLocation(file: ownFile.isEmpty ? files[row["import_run_id"]] ?? "" : ownFile, line: row["source_line"])
             lists.append(kind, StoreRow(row), location)
         }
-        func clean<R: StorableRecord>(_ items: [Located<R>]) -> [R] {
-            var ignored = ImportSummary(file: "store")
-            return PatientLogBuilder.clean(items, &ignored).map(\.record)
-        }
+        // Rows come in (time, import order): the merge rule keeps the first import's record of each event.
+        func clean<R: StorableRecord>(_ items: [Located<R>]) -> [R] { PatientLog.firstAtEachInstant(items.map(\.record)) }
         log.glucose = clean(lists.glucose)
         log.boluses = clean(lists.boluses)
         log.basalRates = clean(lists.basalRates)

@@ -6,7 +6,7 @@ import GrammarEvolution
 /// Layout of `output`:
 /// - `models/<patient>/h030.json`: each model (written atomically when it is finished)
 /// - `checkpoints/<patient>-h030.json`: the evolutionary run in progress (resumed from)
-/// - `statistics/<patient>-h030.csv`: per-generation statistics
+/// - `statistics/<patient>-h030.jsonl`: per-generation statistics, one JSON object a line
 /// - `timings/<patient>-h030.json`: where the time of each trained model went
 /// - `predictions/<patient>-h030.csv`: each model's predictions on every scored row
 /// - `results.csv`: every model in `models/` (of this run, earlier runs and other shards)
@@ -110,7 +110,7 @@ public struct CohortTrainer: Sendable {
             try? fm.createDirectory(at: settings.output.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         let checkpoint = settings.jobURL("checkpoints", patient, h, "json")
-        let statistics = settings.jobURL("statistics", patient, h, "csv")
+        let statistics = settings.jobURL("statistics", patient, h, "jsonl")
         if settings.retrain || !fm.fileExists(atPath: checkpoint.path) {
             try? fm.removeItem(at: checkpoint)
             try? fm.removeItem(at: statistics)

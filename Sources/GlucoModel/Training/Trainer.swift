@@ -1,8 +1,11 @@
 import Foundation
 import GrammarEvolution
 
-/// How long each part of training one patient and horizon took (seconds).
+/// How long each part of training one patient and horizon took (seconds); written as
+/// `timings/<patient>-h030.json` (docs/formats.md).
 public struct TrainingTimings: Codable, Hashable, Sendable {
+    /// The version of the file's fields (docs/formats.md).
+    public var version = 1
     /// Grid, features, splits and the ARX fit.
     public var preparation = 0.0
     /// The whole evolutionary run, of which:
@@ -21,8 +24,10 @@ public struct TrainedHorizon: Sendable {
     public var model: GlucoseModel
     public var results: [ResultRow]
     public var timings: TrainingTimings
-    /// Every scored row: its moment, split, measured target and each model's prediction, as CSV
-    /// (`time,split,reference,ge,arx,average,persistence`), for researchers to analyse.
+    /// Every scored row: when the prediction is issued and the time it is for (`issued_at` + the
+    /// horizon, both UTC ISO 8601 as in `predict`'s output), split, measured glucose at the target
+    /// time and each model's prediction, mg/dL, as CSV
+    /// (`issued_at,target_time,split,reference_mgdl,ge,arx,average,persistence`; docs/formats.md).
     public var predictionsCSV: String
 }
 
@@ -144,11 +149,12 @@ public struct PatientTrainer: Sendable {
         }
         timings.selection = seconds(clock.now - selected)
         let rows = model.metrics.map { ResultRow(patient: data.patient, horizonMinutes: h, metrics: $0) }
-        var csv = "time,split,reference," + kinds.map(\.rawValue).joined(separator: ",") + "\n"
+        var csv = "issued_at,target_time,split,reference_mgdl," + kinds.map(\.rawValue).joined(separator: ",") + "\n"
         for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)] {
             for r in range {
                 let values = predictions.map { String(format: "%.2f", $0[r]) }
-                csv += "\(series.time(at: table.steps[r]).iso8601),\(split),\(table.targets[r]),\(values.joined(separator: ","))\n"
+                let issued = series.time(at: table.steps[r])
+                csv += "\(issued.iso8601),\(issued.addingTimeInterval(Double(h) * 60).iso8601),\(split),\(table.targets[r]),\(values.joined(separator: ","))\n"
             }
         }
         return TrainedHorizon(model: model, results: rows, timings: timings, predictionsCSV: csv)

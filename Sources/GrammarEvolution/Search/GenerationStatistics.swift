@@ -2,6 +2,9 @@ import Foundation
 
 /// One generation's figures, written as one JSON line per generation.
 public struct GenerationStatistics: Sendable, Codable, Equatable {
+    /// The version of a statistics line's fields, written in each line as `"version"` (docs/formats.md).
+    public static let formatVersion = 1
+
     public var generation: Int
     /// Best error in the population (`nil` in JSON when no individual is valid).
     public var bestFitness: Double?
@@ -35,7 +38,8 @@ public struct GenerationStatistics: Sendable, Codable, Equatable {
     }
 }
 
-/// Appends statistics to a JSON-lines file.
+/// Appends statistics to a JSON-lines file (`.jsonl`): one object per generation, keys sorted,
+/// `version` (`GenerationStatistics.formatVersion`) beside the statistics' own fields.
 struct StatisticsWriter {
     let url: URL
 
@@ -52,7 +56,7 @@ struct StatisticsWriter {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
-            var data = try encoder.encode(stats)
+            var data = try encoder.encode(VersionedLine(stats: stats))
             data.append(UInt8(ascii: "\n"))
             let handle = try FileHandle(forWritingTo: url)
             defer { try? handle.close() }
@@ -61,5 +65,16 @@ struct StatisticsWriter {
         } catch {
             throw EvolutionError.cannotWrite(path: url.path, reason: "\(error)")
         }
+    }
+}
+
+/// A statistics line: the statistics' fields and `version`, in one flat object.
+private struct VersionedLine: Encodable {
+    let stats: GenerationStatistics
+    enum Key: String, CodingKey { case version }
+    func encode(to encoder: any Encoder) throws {
+        try stats.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(GenerationStatistics.formatVersion, forKey: .version)
     }
 }

@@ -1,12 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
-
-/// Messages for people on standard error, so standard output stays for results.
-enum Console {
-    static func status(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-    static func warn(_ text: String) { FileHandle.standardError.write(Data(("warning: " + text + "\n").utf8)) }
-}
+import GlucoModelCommandLine
 
 /// A progress line: rewritten in place on a terminal, printed every 15 s otherwise (logs).
 final class ProgressLine: @unchecked Sendable {
@@ -48,10 +43,4 @@ final class ProgressLine: @unchecked Sendable {
         let t = Int(s.rounded())
         return t >= 60 ? "\(t / 60)m\(String(format: "%02d", t % 60))s" : "\(t)s"
     }
-}
-
-/// `--time-zone NAME`: the IANA zone, or this machine's when the option is not given; an unknown
-/// name is a usage error.
-func timeZoneOption(_ name: String?) throws -> TimeZone {
-    do { return try TimeArgument.timeZone(named: name) } catch { throw ValidationError("--time-zone: \(error)") }
 }

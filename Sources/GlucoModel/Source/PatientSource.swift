@@ -1,0 +1,86 @@
+import Foundation
+
+/// Where a command gets its patients' data: export files (`ExportFiles`) or a store
+/// (`StoreSource`). Every command reads through one, so the two give the same logs: both combine a
+/// patient's files with `PatientLog.merging`'s rule.
+public protocol PatientSource: Sendable {
+    /// Every patient the source holds, with their combined log, sorted by id. A file that cannot be
+    /// read is reported in `failures` and left out; the others go on.
+    /// - Throws: `InputError` when the source itself cannot be read (no such folder, no such store).
+    func load() throws -> LoadedPatients
+}
+
+/// What a `PatientSource` read.
+public struct LoadedPatients: Sendable {
+    public var patients: [PatientData]
+    /// One per file read now (empty for a store: its files were accounted for at import).
+    public var summaries: [ImportSummary]
+    public var failures: [InputError]
+
+    public init(patients: [PatientData], summaries: [ImportSummary] = [], failures: [InputError] = []) {
+        self.patients = patients; self.summaries = summaries; self.failures = failures
+    }
+
+    /// The data of `patient`, or nil when the source has none.
+    public func data(for patient: PatientID) -> PatientData? { patients.first { $0.patient == patient } }
+}
+
+/// Export files and folders (any format `ImportFormats` reads), imported now.
+public struct ExportFiles: PatientSource {
+    public var paths: [String]
+    public var options: ImportOptions
+    /// A format name forcing one importer (`ImportFormats.names`); nil: detected per file.
+    public var format: String?
+
+    public init(paths: [String], options: ImportOptions, format: String? = nil) {
+        self.paths = paths; self.options = options; self.format = format
+    }
+
+    public func load() throws -> LoadedPatients {
+        let loaded = CohortLoader.load(try CohortLoader.files(paths), options: options, format: format)
+        return LoadedPatients(patients: loaded.patients, summaries: loaded.summaries, failures: loaded.failures)
+    }
+}
+
+/// A `PatientStore` file (`glucomodel-train import-data`, `glucomodel-predict nightly`), read as it is.
+public struct StoreSource: PatientSource {
+    public var path: String
+
+    public init(path: String) { self.path = path }
+
+    /// - Throws: `InputError` naming the path when there is no such file (a store is never created
+    ///   by reading it), or when it is not a store.
+    public func load() throws -> LoadedPatients {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
+            throw InputError(SourceLocation(file: path), "no such store file (make one with glucomodel-train import-data --store FILE)")
+        }
+        do {
+            let store = try PatientStore(path: path)
+            let runs = try store.importRuns()
+            return LoadedPatients(patients: try store.patients().map { id in
+                let own = runs.filter { $0.patient == id }
+                var testStart: Date?
+                for run in own where PatientData.isTestFile(run.filePath) {
+                    if let first = try store.firstRecordTime(ofRun: run.id) { testStart = min(testStart ?? first, first) }
+                }
+                return PatientData(patient: id, log: try store.log(for: id), testStart: testStart, files: own.map(\.filePath))
+            })
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw InputError(SourceLocation(file: path), "cannot be read as a GlucoModel store: \(error)")
+        }
+    }
+}
+
+/// The source a command line names: the store when `store` is given, else the export files.
+/// - Throws: `InputError` when both or neither are given.
+public func patientSource(paths: [String], store: String?, options: ImportOptions, format: String? = nil) throws -> any PatientSource {
+    switch (paths.isEmpty, store) {
+    case let (true, store?): return StoreSource(path: store)
+    case (false, nil): return ExportFiles(paths: paths, options: options, format: format)
+    case (false, .some): throw InputError(SourceLocation(file: store ?? ""), "give data files or a store, not both")
+    case (true, nil): throw InputError(SourceLocation(file: "-"), "no data: name files or folders, or a store")
+    }
+}

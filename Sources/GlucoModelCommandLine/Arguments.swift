@@ -1,0 +1,8 @@
+import ArgumentParser
+import GlucoModel
+
+// The library's option values read from the command line, declared once for both executables.
+extension TrainingFitness: ExpressibleByArgument {}
+extension ModelBase: ExpressibleByArgument {}
+extension DateOrder: ExpressibleByArgument {}
+extension CGMMetricsReport.Format: ExpressibleByArgument {}

@@ -1,0 +1,30 @@
+import ArgumentParser
+
+/// Prediction horizons given as minutes, comma-separated (`30,60,90,120`): positive whole minutes.
+/// The one parser of every `--horizons` option.
+public struct HorizonList: ExpressibleByArgument, Sendable, Equatable, CustomStringConvertible {
+    public var minutes: [Int]
+
+    public init?(argument: String) {
+        let values = argument.split(separator: ",", omittingEmptySubsequences: false)
+            .map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+        minutes = values.compactMap { $0 }
+    }
+
+    public var description: String { minutes.map(String.init).joined(separator: ",") }
+    public var defaultValueDescription: String { description }
+}
+
+extension HorizonList {
+    /// Minutes separated by commas, as `init?(argument:)` reads them.
+    public static let usage = "positive minutes like 30,60,90,120"
+}
+
+extension HorizonList {
+    /// Horizons known to be valid (a command's default).
+    public init(_ minutes: [Int]) {
+        precondition(!minutes.isEmpty && minutes.allSatisfy { $0 > 0 }, "horizons are positive minutes")
+        self.minutes = minutes
+    }
+}

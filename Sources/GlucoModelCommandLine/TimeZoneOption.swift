@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import GlucoModel
+
+/// `--time-zone NAME`: the clock of local times written without an offset (in the data, in time
+/// options such as `--from`, and of dates a command prints). Shared by every command that reads times.
+public struct TimeZoneOption: ParsableArguments {
+    @Option(name: .customLong("time-zone"),
+            help: "Time zone of local times without an offset, in the data and in time options: an IANA name like Europe/Madrid (default: this machine's).")
+    public var name: String?
+
+    public init() {}
+
+    public func validate() throws { _ = try zone() }
+
+    /// The zone named, or this machine's when the option is not given.
+    /// - Throws: `ValidationError` naming the option for an unknown name.
+    public func zone() throws -> TimeZone {
+        do { return try TimeArgument.timeZone(named: name) } catch { throw ValidationError("--time-zone: \(error)") }
+    }
+
+    /// The zone; valid after `validate()` (this machine's otherwise).
+    public var timeZone: TimeZone { (try? zone()) ?? .current }
+
+    /// The instant `text` names (`TimeArgument`: ISO 8601, offset optional, local times on this clock).
+    /// - Throws: `ValidationError` naming `option`.
+    public func parse(_ text: String, option: String) throws -> Date {
+        do { return try TimeArgument.parse(text, timeZone: timeZone, option: option) } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}

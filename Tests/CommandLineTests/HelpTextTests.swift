@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import Testing
+@testable import glucomodel_predict
+@testable import glucomodel_train
+
+/// Every subcommand's help text, pinned (as swift-argument-parser's own tests do): a change to an
+/// option, its default or its words shows up here and must be made on purpose. To update a pin,
+/// run with GLUCOMODEL_WRITE_HELP=1 and review the diff of Tests/CommandLineTests/Help/.
+@Suite struct HelpTextTests {
+    static let commands: [(name: String, command: any ParsableCommand.Type)] = [
+        ("train", glucomodel_train.Train.self), ("collect", Collect.self), ("import-data", ImportData.self),
+        ("bench-eval", BenchEval.self),
+        ("predict", Predict.self), ("score", Score.self), ("metrics", Metrics.self), ("dose", Dose.self),
+        ("nightly", Nightly.self), ("report", glucomodel_predict.Report.self),
+    ]
+
+    /// The pins, read from the source tree (so that rewriting them needs no rebuild).
+    static let pinned = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Help")
+
+    @Test(arguments: commands.map(\.name))
+    func helpTextIsPinned(_ name: String) throws {
+        let command = try #require(Self.commands.first { $0.name == name }).command
+        let text = command.helpMessage(columns: 100)
+        if ProcessInfo.processInfo.environment["GLUCOMODEL_WRITE_HELP"] == "1" {
+            try Data(text.utf8).write(to: Self.pinned.appendingPathComponent("\(name).txt"))
+        }
+        let expected = try String(contentsOf: Self.pinned.appendingPathComponent("\(name).txt"), encoding: .utf8)
+        #expect(text == expected)
+    }
+}

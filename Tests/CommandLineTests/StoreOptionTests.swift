@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import GlucoModel
+import GlucoModelCommandLine
+import Testing
+@testable import glucomodel_predict
+@testable import glucomodel_train
+
+/// `--store FILE` on train, predict, metrics, dose and report: the same results as the files it
+/// was imported from. Runs the built executables (beside this test bundle) end to end.
+@Suite(.serialized) struct StoreOptionTests {
+    /// The build folder holding the executables and this test bundle.
+    static var binaries: URL {
+        var url = Bundle(for: Marker.self).bundleURL
+        while url.pathExtension == "xctest" || url.lastPathComponent == "Contents" { url.deleteLastPathComponent() }
+        return url
+    }
+
+    static var packageRoot: URL { URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent() }
+
+    /// Runs an executable; returns its exit status and standard output.
+    @discardableResult
+    func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, out: String) {
+        let process = Process()
+        process.executableURL = Self.binaries.appendingPathComponent(tool)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func everyCommandGivesTheSameResultFromTheStoreAsFromTheFiles() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let data = ["adolescent_003-ws-training.xml", "adolescent_003-ws-testing.xml"]
+            .map { Self.packageRoot.appendingPathComponent("datasets/\($0)").path }
+        let store = dir.appendingPathComponent("store.sqlite").path
+        let utc = ["--time-zone", "UTC"]
+        #expect(try run("glucomodel-train", ["import-data"] + data + ["--store", store] + utc).status == 0)
+
+        // train: the same model files, byte for byte (the test period comes from the -ws-testing run).
+        let small = ["--horizons", "30", "--population", "12", "--generations", "1", "--threads", "1"] + utc
+        let fromFiles = dir.appendingPathComponent("files").path, fromStore = dir.appendingPathComponent("store").path
+        #expect(try run("glucomodel-train", ["train"] + data + ["--out", fromFiles] + small).status == 0)
+        #expect(try run("glucomodel-train", ["train", "--store", store, "--out", fromStore] + small).status == 0)
+        let model = "models/adolescent_003/h030.json"
+        let a = try Data(contentsOf: URL(fileURLWithPath: fromFiles).appendingPathComponent(model))
+        let b = try Data(contentsOf: URL(fileURLWithPath: fromStore).appendingPathComponent(model))
+        #expect(!a.isEmpty && a == b)
+
+        // predict, metrics, dose: the same standard output.
+        let period = ["--from", "2026-01-17T08:00:00Z", "--to", "2026-01-17T09:00:00Z"]
+        let p1 = try run("glucomodel-predict", ["predict"] + data + ["--models", fromFiles] + period + utc)
+        let p2 = try run("glucomodel-predict", ["predict", "--store", store, "--models", fromFiles] + period + utc)
+        // 08:00 ... 09:00 is 13 issue moments; each gives the GE model and 3 baselines, plus the header.
+        #expect(p1.status == 0 && p1.out.split(separator: "\n").count == 1 + 13 * 4 && p1.out == p2.out)
+        let m1 = try run("glucomodel-predict", ["metrics"] + data + ["--format", "csv"] + utc)
+        let m2 = try run("glucomodel-predict", ["metrics", "--store", store, "--format", "csv"] + utc)
+        #expect(m1.status == 0 && m1.out.contains("adolescent_003") && m1.out == m2.out)
+        let settings = Self.packageRoot.appendingPathComponent("datasets/settings/adolescent_003.json").path
+        let dose = ["dose", "--patient", "adolescent_003", "--models", fromFiles, "--settings", settings, "--carbs", "40", "--format", "json"]
+        let d1 = try run("glucomodel-predict", dose + ["--data"] + data + utc)
+        let d2 = try run("glucomodel-predict", dose + ["--store", store] + utc)
+        #expect(d1.status == 0 && d1.out.contains("adolescent_003") && d1.out == d2.out)
+
+        // report: the same page.
+        let r1 = dir.appendingPathComponent("r1.html").path, r2 = dir.appendingPathComponent("r2.html").path
+        let report = ["report", "--patient", "adolescent_003", "--models", fromFiles]
+        #expect(try run("glucomodel-predict", report + ["--data"] + data + ["--out", r1] + utc).status == 0)
+        #expect(try run("glucomodel-predict", report + ["--store", store, "--out", r2] + utc).status == 0)
+        #expect(try String(contentsOfFile: r1, encoding: .utf8) == String(contentsOfFile: r2, encoding: .utf8))
+    }
+
+    @Test func dataAndStoreTogetherIsAUsageError() throws {
+        #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--store", "s.sqlite"]) }
+        #expect(throws: (any Error).self) { try glucomodel_train.Train.parse(["a.csv", "--store", "s.sqlite"]) }
+        #expect(throws: (any Error).self) { try glucomodel_predict.Report.parse(["--data", "a.csv", "--store", "s.sqlite", "--models", "m", "--out-dir", "o"]) }
+        #expect(throws: (any Error).self) { try Metrics.parse([]) }
+        let metrics = try Metrics.parse(["--store", "s.sqlite"])
+        #expect(try metrics.input.source(timeZone: .gmt) is StoreSource)
+    }
+
+    @Test func oneHorizonParserAndOneTimeZoneCheck() throws {
+        #expect(HorizonList(argument: "30, 60,90")?.minutes == [30, 60, 90])
+        #expect(HorizonList(argument: "30,,60") == nil)
+        #expect(HorizonList(argument: "0") == nil)
+        #expect(HorizonList(argument: "abc") == nil)
+        #expect(throws: (any Error).self) { try Predict.parse(["a.csv", "--models", "m", "--horizons", "-5"]) }
+        #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--time-zone", "Mars/Olympus"]) }
+        let predict = try Predict.parse(["a.csv", "--models", "m", "--time-zone", "Europe/Madrid", "--from", "2026-01-05T08:00"])
+        // 08:00 in Madrid in January (CET, UTC+1) is 07:00 UTC.
+        #expect(try predict.period().0 == Date(timeIntervalSince1970: 1_767_596_400))
+    }
+}
+
+/// A class of this test module, to find its bundle.
+private final class Marker {}

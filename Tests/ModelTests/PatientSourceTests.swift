@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// The two patient sources (export files, a store) give equal data, under one merge rule.
+@Suite struct PatientSourceTests {
+    static let patient = try! PatientID("p_overlap")
+    /// Every fixture with files that overlap in time for one patient (forced to one id).
+    static let overlapFixtures: [[String]] = [
+        ["ohio/complete.xml", "ohio/overlap.xml"],
+        ["ohio/complete.xml", "ohio/complete-copy.xml", "ohio/overlap.xml"],
+        ["exports/same_dexcom.csv", "exports/same_nightscout.json"],
+        ["exports/nightscout_entries.json", "exports/nightscout_treatments.json", "exports/nightscout_both.json"],
+        ["exports/libre_eu_mmol.csv", "exports/libre_us_mgdl.csv"],
+        ["csv/log.csv", "ohio/complete.xml", "exports/tidepool.json"],
+    ]
+
+    static var options: ImportOptions {
+        var o = Fixture.options
+        o.patient = patient
+        return o
+    }
+
+    /// Imports `files` into a new store in the order the files source reads them (sorted paths).
+    func store(with files: [URL]) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-source-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("store.sqlite").path
+        let store = try PatientStore(path: path)
+        for url in files {
+            let type = try #require(try ImportFormats.detect(url))
+            let importer = try #require(ImportFormats.importer(type))
+            _ = try store.importFile(url, importer: importer, options: Self.options)
+        }
+        return path
+    }
+
+    @Test(arguments: overlapFixtures)
+    func storeAndFilesGiveEqualLogs(_ names: [String]) throws {
+        let paths = names.map { Fixture.url($0).path }
+        let fromFiles = try ExportFiles(paths: paths, options: Self.options).load()
+        #expect(fromFiles.failures.isEmpty)
+        let storePath = try store(with: try CohortLoader.files(paths))
+        let fromStore = try StoreSource(path: storePath).load()
+        #expect(fromFiles.patients.map(\.patient) == [Self.patient])
+        #expect(fromStore.patients.map(\.patient) == [Self.patient])
+        let a = try #require(fromFiles.patients.first), b = try #require(fromStore.patients.first)
+        #expect(a.log == b.log)
+        #expect(a.log.recordCount > 0)
+        #expect(a.testStart == b.testStart)
+    }
+
+    @Test func overlappingOhioFilesByHand() throws {
+        // complete.xml keeps 7 readings (08:00 ... 08:35, the first of the two at 08:15); overlap.xml
+        // repeats 08:15 = 140 and adds 08:40 = 160: 8 readings, 08:15 once.
+        let paths = ["ohio/complete.xml", "ohio/overlap.xml"].map { Fixture.url($0).path }
+        let log = try #require(try ExportFiles(paths: paths, options: Self.options).load().patients.first).log
+        #expect(log.glucose.count == 8)
+        #expect(log.glucose.filter { $0.time == Fixture.date("2026-01-05T08:15:00Z") }.map(\.value.mgdL) == [140])
+        #expect(log.glucose.last.map { ($0.time, $0.value.mgdL) }! == (Fixture.date("2026-01-05T08:40:00Z"), 160))
+    }
+
+    @Test func mergeKeepsTheFirstRecordOfEachEvent() throws {
+        let t = Fixture.date("2026-01-05T08:00:00Z"), later = t.addingTimeInterval(300)
+        var a = PatientLog(patient: Self.patient), b = PatientLog(patient: Self.patient)
+        a.glucose = [GlucoseReading(time: t, value: .mgdL(100)), GlucoseReading(time: later, value: .mgdL(120))]
+        b.glucose = [GlucoseReading(time: t, value: .mgdL(110)), GlucoseReading(time: t, value: .mgdL(105), source: .fingerStick)]
+        b.insulinKind = .rapid
+        let ab = a.merging(b), ba = b.merging(a)
+        // One event per (instant, source): the first log's CGM reading at t, b's finger stick, a's later reading.
+        #expect(ab.glucose.map(\.value.mgdL) == [100, 105, 120])
+        #expect(ba.glucose.map(\.value.mgdL) == [110, 105, 120])
+        #expect(ab.insulinKind == .rapid && ba.insulinKind == .rapid)
+    }
+
+    @Test func missingStoreIsAnInputErrorAndIsNotCreated() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-store-\(UUID().uuidString).sqlite").path
+        #expect(throws: InputError.self) { try StoreSource(path: path).load() }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aCommandLineNamesFilesOrAStoreNotBoth() throws {
+        #expect(try patientSource(paths: ["a.csv"], store: nil, options: Self.options) is ExportFiles)
+        #expect(try patientSource(paths: [], store: "s.sqlite", options: Self.options) is StoreSource)
+        #expect(throws: InputError.self) { try patientSource(paths: ["a.csv"], store: "s.sqlite", options: Self.options) }
+        #expect(throws: InputError.self) { try patientSource(paths: [], store: nil, options: Self.options) }
+    }
+}
