@@ -62,6 +62,26 @@ struct ReportClinicianTests {
         #expect(GlucoseUnit(name: "mmol/l") == .mmolL && GlucoseUnit(name: "MG/DL") == .mgdL && GlucoseUnit(name: "g/L") == nil)
     }
 
+    @Test func metricsCommandOutputInMmol() throws {
+        // A day of a sine around 140 mg/dL: mean, SD, MODD-free; every mg/dL figure / 18.0156.
+        let t0 = Self.t0
+        let readings = (0..<288).map { (time: t0.addingTimeInterval(Double($0) * 300), mgdL: 140 + 50 * sin(Double($0) / 20)) }
+        let m = CGMMetrics(series: GlucoseSeries(readings: readings))
+        var report = CGMMetricsReport(patient: try PatientID("p1"), metrics: m)
+        report.units = .mmolL
+        let csv = report.render(format: .csv)
+        #expect(csv.contains("p1,mean,\(String(format: "%.2f", m.mean / 18.0156)),mmol/L,,\n"))
+        #expect(csv.contains("p1,sd,\(String(format: "%.2f", m.sd / 18.0156)),mmol/L,,\n"))
+        #expect(csv.contains("p1,conga,\(String(format: "%.2f", m.conga / 18.0156)),mmol/L,,\n"))
+        #expect(!csv.contains("mg/dL"))
+        let table = report.render(format: .table)
+        #expect(table.contains("TIR (3.9-10.0)") && table.contains("TBR level 2 (<3.0)") && !table.contains("mg/dL"))
+        let json = try JSONSerialization.jsonObject(with: Data(report.render(format: .json).utf8)) as? [[String: Any]]
+        let mean = (json?.first?["metrics"] as? [String: [String: Any]])?["mean"]
+        #expect((mean?["unit"] as? String) == "mmol/L")
+        #expect(abs((mean?["value"] as? Double ?? 0) - m.mean / 18.0156) < 0.005)
+    }
+
     @Test func everyGlucosePrintedInMmolWhenAsked() {
         var report = ReportFixture.report
         report.units = .mmolL
