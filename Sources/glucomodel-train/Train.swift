@@ -59,6 +59,9 @@ struct Train: ParsableCommand {
     @Flag(help: "Train and score on CGM readings at the sensor's limits and flat lines too (left out by default).")
     var keepSensorLimits = false
 
+    @Flag(help: "Print one row per patient and horizon after the medians.")
+    var perPatient = false
+
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let population, population < 2 { throw ValidationError("--population must be at least 2") }
@@ -89,6 +92,7 @@ struct Train: ParsableCommand {
         progress.end()
         for failure in outcome.failures { Console.warn("\(failure.subject): \(failure.message)") }
         print(ResultsTable.summary(outcome.results))
+        if perPatient { print("\n" + ResultsTable.perPatient(outcome.results)) }
         for line in ResultsTable.sensorLimitLines(outcome.sensorLimits, kept: keepSensorLimits) { print(line) }
         print("\nTrained \(outcome.trained.count), reused \(outcome.reused), failed \(outcome.failures.count). Results: \(out)/results.csv; models: \(out)/models/")
         if !outcome.failures.isEmpty && outcome.trained.isEmpty && outcome.reused == 0 { throw ExitCode(1) }

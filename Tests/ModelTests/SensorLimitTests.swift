@@ -109,3 +109,20 @@ struct SensorLimitTests {
         #expect(!ReportFixture.report.html.contains("id=\"sensor-limits\""))
     }
 }
+
+@Suite("Trainer's printed table")
+struct ResultsTablePerPatientTests {
+    static func row(_ patient: String, _ h: Int, _ model: String, _ rmse: Double, split: String = "test") -> ResultRow {
+        ResultRow(patient: try! PatientID(patient), horizonMinutes: h, metrics: SplitMetrics(
+            model: model, split: split, n: 100, rmse: rmse, mae: rmse * 0.8, mard: 10, clarkeA: 80, clarkeAB: 99.5, parkesA: 85, parkesAB: 99.9))
+    }
+
+    @Test func onePerPatientAndHorizonSorted() {
+        let rows = [Self.row("b", 30, "ge", 11), Self.row("a", 60, "ge", 20), Self.row("a", 30, "ge", 10), Self.row("a", 30, "arx", 12),
+                    Self.row("a", 30, "ge", 99, split: "train")]
+        let lines = ResultsTable.perPatient(rows).split(separator: "\n").map(String.init)
+        #expect(lines.count == 5)
+        #expect(lines[2].hasPrefix("a                 30 min  10.00       12.00       -           -           99.50    100"))
+        #expect(lines[3].hasPrefix("a                 60 min  20.00 ") && lines[4].hasPrefix("b                 30 min  11.00 "))
+    }
+}
