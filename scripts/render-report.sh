@@ -44,6 +44,8 @@ shot() {
 shot "$out/$patient.html" "$out/$patient.png" 1000,2400
 shot "$out/$patient-mmol-letter.html" "$out/$patient-mmol.png" 1000,2400
 shot "$out/cohort/index.html" "$out/index.png" 1200,700
+# The trainer's research summary (written beside results.csv by every run).
+[ -f "$models/summary.html" ] && shot "$models/summary.html" "$out/summary.png" 1100,2600
 
 # Print: the @page rule sets the size; --no-pdf-header-footer keeps Chromium's own date/URL lines off.
 status=0

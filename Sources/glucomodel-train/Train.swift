@@ -62,6 +62,8 @@ struct Train: ParsableCommand {
     @Flag(help: "Print one row per patient and horizon after the medians.")
     var perPatient = false
 
+    @OptionGroup var units: GlucoseUnitsOption
+
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let population, population < 2 { throw ValidationError("--population must be at least 2") }
@@ -94,6 +96,13 @@ struct Train: ParsableCommand {
         print(ResultsTable.summary(outcome.results))
         if perPatient { print("\n" + ResultsTable.perPatient(outcome.results)) }
         for line in ResultsTable.sensorLimitLines(outcome.sensorLimits, kept: keepSensorLimits) { print(line) }
+        let summaryURL = URL(fileURLWithPath: out).appendingPathComponent("summary.html")
+        do {
+            try ResearchSummary.load(URL(fileURLWithPath: out), units: units.unit).write(to: summaryURL)
+            print("Research summary: \(summaryURL.path)")
+        } catch {
+            Console.warn("no research summary: \(error)")
+        }
         print("\nTrained \(outcome.trained.count), reused \(outcome.reused), failed \(outcome.failures.count). Results: \(out)/results.csv; models: \(out)/models/")
         if !outcome.failures.isEmpty && outcome.trained.isEmpty && outcome.reused == 0 { throw ExitCode(1) }
     }
