@@ -42,12 +42,21 @@ struct Report: ParsableCommand {
 
     @OptionGroup var time: TimeZoneOption
 
+    @OptionGroup var units: GlucoseUnitsOption
+
+    @Flag(help: "Score predictions against CGM readings at the sensor's limits and flat lines too (left out by default).")
+    var keepSensorLimits = false
+
+    @Option(help: "Paper the report prints on: A4 or letter (both print the clinician view on two pages).")
+    var paper: String = PaperSize.a4.rawValue
+
     var zone: TimeZone { time.timeZone }
 
     func validate() throws {
         guard (out == nil) != (outDir == nil) else { throw ValidationError("give either --out (one patient) or --out-dir (a cohort)") }
         if out != nil, patient == nil { throw ValidationError("--out needs --patient") }
         if let patient { do { _ = try PatientID(patient) } catch { throw ValidationError("--patient: \(error)") } }
+        guard PaperSize(name: paper) != nil else { throw ValidationError("--paper: expected A4 or letter, got '\(paper)'") }
         guard days >= 1 else { throw ValidationError("--days must be at least 1") }
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, ReportPeriod.parseTime(value, timeZone: zone) == nil {
@@ -91,7 +100,7 @@ struct Report: ParsableCommand {
         for p in withModels.subtracting(loaded.patients.map(\.patient)).sorted() {
             failures.append((p.rawValue, "has models but no data"))
         }
-        try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone))
+        try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone), units: units.unit)
             .write(to: folder.appendingPathComponent("index.html"))
         print("Wrote \(entries.count) reports and index.html to \(folder.path)")
         if entries.isEmpty { throw ExitCode(1) }
@@ -101,8 +110,11 @@ struct Report: ParsableCommand {
         let modelSet = try ModelSet.load(modelsURL, patient: patientData.patient)
         let period = try ReportPeriod.resolve(log: patientData.log, from: from.flatMap { ReportPeriod.parseTime($0, timeZone: zone) },
                                               to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days)
-        return try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
-                                 doseAudit: try doseAudit(patientData, modelSet, period))
+        var report = try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
+                                       doseAudit: try doseAudit(patientData, modelSet, period), keepSensorLimits: keepSensorLimits)
+        report.units = units.unit
+        report.paper = PaperSize(name: paper) ?? .a4
+        return report
     }
 
     /// The dose-audit section from the patient's settings file, or nil when none was given.
@@ -119,7 +131,7 @@ struct Report: ParsableCommand {
         switch try DoseSettings.load(url).checked(for: patientData.patient) {
         case let .success(checked):
             let rows = DoseAudit.run(log: patientData.log, models: models, settings: checked, period: period)
-            return ReportDoseAudit(audit: rows, settings: checked)
+            return ReportDoseAudit(audit: rows, settings: checked, units: units.unit)
         case let .failure(refusal):
             return ReportDoseAudit(rows: [], note: "No audit: \(refusal)")
         }

@@ -68,6 +68,14 @@ struct Train: ParsableCommand {
     @Flag(help: "Retrain models that are already finished.")
     var retrain = false
 
+    @Flag(help: "Train and score on CGM readings at the sensor's limits and flat lines too (left out by default).")
+    var keepSensorLimits = false
+
+    @Flag(help: "Print one row per patient and horizon after the medians.")
+    var perPatient = false
+
+    @OptionGroup var units: GlucoseUnitsOption
+
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let population, population < 2 { throw ValidationError("--population must be at least 2") }
@@ -108,6 +116,7 @@ struct Train: ParsableCommand {
         options.fitness = fitness
         options.base = base
         options.evolution.seed = seed
+        options.keepSensorLimits = keepSensorLimits
         if let population { options.evolution.populationSize = population }
         if let generations { options.evolution.generations = generations }
         if input.data.isEmpty, input.store == nil, !FileManager.default.fileExists(atPath: "datasets") {
@@ -149,6 +158,15 @@ struct Train: ParsableCommand {
                                               finished: true), in: output)
         }
         print(ResultsTable.summary(outcome.results))
+        if perPatient { print("\n" + ResultsTable.perPatient(outcome.results)) }
+        for line in ResultsTable.sensorLimitLines(outcome.sensorLimits, kept: keepSensorLimits) { print(line) }
+        let summaryURL = URL(fileURLWithPath: out).appendingPathComponent("summary.html")
+        do {
+            try ResearchSummary.load(URL(fileURLWithPath: out), units: units.unit).write(to: summaryURL)
+            print("Research summary: \(summaryURL.path)")
+        } catch {
+            Console.warn("no research summary: \(error)")
+        }
         print("\nTrained \(outcome.trained.count), reused \(outcome.reused), failed \(failures.count). Results: \(out)/results.csv; models: \(out)/models/")
         if !failures.isEmpty {
             // 2: partial (the others finished), 1: nothing could be trained; a scheduler's afterok sees either.

@@ -6,6 +6,8 @@ public struct CGMMetricsReport: Sendable {
 
     public var patient: PatientID
     public var metrics: CGMMetrics
+    /// The unit glucose figures and range labels are printed in (`CGMMetrics.rows(units:)`).
+    public var units: GlucoseUnit = .mgdL
 
     public init(patient: PatientID, metrics: CGMMetrics) { self.patient = patient; self.metrics = metrics }
 
@@ -21,7 +23,7 @@ public struct CGMMetricsReport: Sendable {
         case .csv:
             var lines = ["patient,metric,value,unit,target,met"]
             for r in reports {
-                for row in r.metrics.rows {
+                for row in r.metrics.rows(units: r.units) {
                     lines.append([r.patient.rawValue, row.key, row.value.isNaN ? "" : formatNumber(row.value, decimals: row.decimals),
                                   row.unit, row.target?.description ?? "", metText(row.met)].map(csvQuote).joined(separator: ","))
                 }
@@ -35,7 +37,7 @@ public struct CGMMetricsReport: Sendable {
     static func isoString(_ d: Date) -> String { d.formatted(.iso8601) }
 
     var table: String {
-        let rows = metrics.rows
+        let rows = metrics.rows(units: units)
         let header = ("Metric", "Value", "Target", "Met")
         let cells = rows.map { row in
             (row.label, row.value.isNaN ? "n/a" : formatNumber(row.value, decimals: row.decimals) + (row.unit.isEmpty ? "" : " " + row.unit),
@@ -55,7 +57,7 @@ public struct CGMMetricsReport: Sendable {
     }
 
     var json: String {
-        let entries = metrics.rows.map { row -> String in
+        let entries = metrics.rows(units: units).map { row -> String in
             let value = row.value.isFinite ? formatNumber(row.value, decimals: max(row.decimals, 2)) : "null"
             let target = row.target.map { "\"\(Self.jsonEscape($0.description))\"" } ?? "null"
             let met = row.met.map { $0 ? "true" : "false" } ?? "null"

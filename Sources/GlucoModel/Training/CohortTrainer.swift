@@ -53,6 +53,8 @@ public struct CohortOutcome: Sendable {
     public var reused: Int
     /// Per patient (or patient and horizon), why it could not be trained.
     public var failures: [(subject: String, message: String)]
+    /// Patients whose CGM has runs at its limits or flat lines (`SensorLimitDetector`), with the runs.
+    public var sensorLimits: [(patient: PatientID, runs: [SensorLimitRun])] = []
 }
 
 /// Trains every patient it is given (a cohort, or one shard of it) at every horizon, in parallel,
@@ -90,8 +92,10 @@ public struct CohortTrainer: Sendable {
         }
         let results = CohortResults.collect(settings.output)
         try? CohortResults.write(results, to: settings.output)
-        return CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
-                             failures: failures + state.failures)
+        var outcome = CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
+                                    failures: failures + state.failures)
+        outcome.sensorLimits = trainers.filter { !$0.sensorLimitRuns.isEmpty }.map { ($0.data.patient, $0.sensorLimitRuns) }
+        return outcome
     }
 
     private func runJob(_ trainer: PatientTrainer, horizon h: Int, threads: Int, state: RunState) {
