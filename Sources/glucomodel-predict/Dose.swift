@@ -62,7 +62,7 @@ struct Dose: ParsableCommand {
 
     func run() throws {
         let id = try PatientID(patient)
-        let loaded = try input.source(timeZone: time.zone()).load()
+        let loaded = try input.source(timeZone: time.zone()).load(patient: id)
         for failure in loaded.failures { Console.write(failure.description) }
         guard let log = loaded.data(for: id)?.log else {
             throw ValidationError("no data for patient \(id) in \(input.name)")

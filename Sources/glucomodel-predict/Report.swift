@@ -57,7 +57,7 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = try input.source(timeZone: time.zone()).load()
+        let loaded = try input.source(timeZone: time.zone()).load(patient: try patient.map { try PatientID($0) })
         for failure in loaded.failures { Console.write("skipped: \(failure)") }
         let modelsURL = URL(fileURLWithPath: models)
         if let out {

@@ -13,7 +13,7 @@ public struct CGMMetricsReport: Sendable {
 
     /// Several patients in one text. Table: one aligned block per patient. CSV: long form,
     /// header `patient,metric,value,unit,target,met` (met: `yes`/`no`/empty). JSON: an array of
-    /// `{patient, period_start, period_end, metrics: {key: {value, unit, target, met}}}`,
+    /// `{version, patient, period_start, period_end, metrics: {key: {value, unit, target, met}}}` (version 1),
     /// NaN written as `null`.
     public static func render(_ reports: [CGMMetricsReport], format: Format) -> String {
         switch format {
@@ -61,7 +61,7 @@ public struct CGMMetricsReport: Sendable {
             let met = row.met.map { $0 ? "true" : "false" } ?? "null"
             return "    \"\(row.key)\": {\"value\": \(value), \"unit\": \"\(Self.jsonEscape(row.unit))\", \"target\": \(target), \"met\": \(met)}"
         }
-        return "  {\"patient\": \"\(Self.jsonEscape(patient.rawValue))\", "
+        return "  {\"version\": 1, \"patient\": \"\(Self.jsonEscape(patient.rawValue))\", "
             + "\"period_start\": \"\(Self.isoString(metrics.period.start))\", "
             + "\"period_end\": \"\(Self.isoString(metrics.period.end))\",\n   \"metrics\": {\n"
             + entries.joined(separator: ",\n") + "\n  }}"

@@ -109,6 +109,7 @@ struct NightFolder {
         }
         let text = """
             {
+              "version": 1,
               "night": \(q(night)),
               "patients": \(predictionCounts.count),
               "predictions": \(predictionCounts.reduce(0) { $0 + $1.rows }),

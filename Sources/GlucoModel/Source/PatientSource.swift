@@ -4,10 +4,15 @@ import Foundation
 /// (`StoreSource`). Every command reads through one, so the two give the same logs: both combine a
 /// patient's files with `PatientLog.merging`'s rule.
 public protocol PatientSource: Sendable {
-    /// Every patient the source holds, with their combined log, sorted by id. A file that cannot be
-    /// read is reported in `failures` and left out; the others go on.
+    /// Every patient the source holds (or only `patient`), with their combined log, sorted by id.
+    /// A file that cannot be read is reported in `failures` and left out; the others go on.
     /// - Throws: `InputError` when the source itself cannot be read (no such folder, no such store).
-    func load() throws -> LoadedPatients
+    func load(patient: PatientID?) throws -> LoadedPatients
+}
+
+extension PatientSource {
+    /// Every patient the source holds.
+    public func load() throws -> LoadedPatients { try load(patient: nil) }
 }
 
 /// What a `PatientSource` read.
@@ -36,9 +41,11 @@ public struct ExportFiles: PatientSource {
         self.paths = paths; self.options = options; self.format = format
     }
 
-    public func load() throws -> LoadedPatients {
+    /// Every file is read even for one patient: a file says whose it is only once read.
+    public func load(patient: PatientID?) throws -> LoadedPatients {
         let loaded = CohortLoader.load(try CohortLoader.files(paths), options: options, format: format)
-        return LoadedPatients(patients: loaded.patients, summaries: loaded.summaries, failures: loaded.failures)
+        return LoadedPatients(patients: loaded.patients.filter { patient == nil || $0.patient == patient },
+                              summaries: loaded.summaries, failures: loaded.failures)
     }
 }
 
@@ -50,9 +57,11 @@ public struct StoreSource: PatientSource {
 
     public init(path: String, only: Set<PatientID>? = nil) { self.path = path; self.only = only }
 
+    /// Reads only the patients asked for. A store of an older schema is brought up to date first
+    /// (as by every other use of `PatientStore`).
     /// - Throws: `InputError` naming the path when there is no such file (a store is never created
     ///   by reading it), or when it is not a store.
-    public func load() throws -> LoadedPatients {
+    public func load(patient: PatientID?) throws -> LoadedPatients {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
             throw InputError(SourceLocation(file: path), "no such store file (make one with glucomodel-train import-data --store FILE)")
@@ -60,7 +69,7 @@ public struct StoreSource: PatientSource {
         do {
             let store = try PatientStore(path: path)
             let runs = try store.importRuns()
-            return LoadedPatients(patients: try store.patients().filter { only?.contains($0) ?? true }.map { id in
+            return LoadedPatients(patients: try store.patients().filter { (patient == nil || $0 == patient) && (only?.contains($0) ?? true) }.map { id in
                 let own = runs.filter { $0.patient == id }
                 var testStart: Date?
                 for run in own where PatientData.isTestFile(run.filePath) {

@@ -69,5 +69,9 @@ public struct ShardPick: Sendable {
 /// Patients already read, as a source.
 private struct LoadedSource: PatientSource {
     let loaded: LoadedPatients
-    func load() throws -> LoadedPatients { loaded }
+    func load(patient: PatientID?) throws -> LoadedPatients {
+        var picked = loaded
+        if let patient { picked.patients = picked.patients.filter { $0.patient == patient } }
+        return picked
+    }
 }
