@@ -5,7 +5,8 @@
 # population and generations, one horizon), and checks:
 #   1. --array=0-2: every task COMPLETED, every patient trained exactly once, the models byte for byte
 #      those of one unsharded run of the same binary, collect's table whole (exit 0);
-#   2. resubmitting one index (--array=1): it reuses its models, nothing changes;
+#   2. resubmitting one index (--array=1): it reuses its models, nothing changes; an array of 4 ids
+#      on the run split in 3 is refused (exit 64) before any work;
 #   3. a 1-based array (--array=1-3) gives the same models; resubmitting --array=3 alone after
 #      deleting one of its models retrains exactly that model, identically;
 #   4. a failing patient (too few days), submitted from another folder with --bin: its task ends
@@ -13,8 +14,9 @@
 #      and collect names the patient and exits 2;
 #   5. submitted from a folder without a build: the checkout's script still finds the checkout's
 #      binary; a copy outside any checkout fails with a message saying where it looked;
-#   6. scontrol requeue of a running task: it resumes from its checkpoints, its log is appended to,
-#      and the models are those of an uninterrupted run.
+#   6. scontrol requeue of a running task (once it has a finished model and a checkpoint): the second
+#      run keeps the finished models, its log is appended to, and the models are those of an
+#      uninterrupted run (resuming from checkpoints is the trainer's, tested in the Swift suite).
 # Every daemon it started is stopped on exit; the folder is removed unless a check failed (or
 # GLUCOMODEL_SLURM_KEEP is set). Installs slurmctld, slurmd, slurm-client and munge with
 # apt-get when they are missing (as root). Takes about a minute once the build exists.
@@ -186,6 +188,13 @@ grep -q '^Shard 1/3: 2 of 6 patients' "$co/glucomodel-train-${job}_1.log" || fai
 grep -q '^Trained 0, reused 2, failed 0' "$co/glucomodel-train-${job}_1.log" || fail "resubmitted index 1 trained again"
 [ "$before" = "$(models_digest "$out1"; sha256sum < "$out1/results.csv")" ] || fail "resubmitting index 1 changed the output"
 say "resubmitted --array=1: shard 1/3, reused its 2 models, nothing changed"
+# An array spanning more ids than the recorded 3 shards would train a shard twice: refused, no work.
+job=$(submit "$co" --array=0-3 deploy/slurm-train.sh datasets "$out1" "${tiny[@]}")
+states=$(wait_job "$job")
+[ "$states" = $'0 FAILED 64\n1 FAILED 64\n2 FAILED 64\n3 FAILED 64' ] || fail "array 0-3 on 3 recorded shards: $states"
+grep -q 'span 4 numbers but the cohort is split into 3 shards' "$co/glucomodel-train-${job}_3.log" || fail "no message: $(cat "$co/glucomodel-train-${job}_3.log")"
+[ "$before" = "$(models_digest "$out1"; sha256sum < "$out1/results.csv")" ] || fail "a refused array changed the output"
+say "--array=0-3 on a run split in 3: every task refused (exit 64) before any work"
 
 # 3. A 1-based array, then one index alone after losing one of its models.
 out2=$tmp/run2
@@ -266,5 +275,5 @@ grep -q 'restart 0,' "$log" && grep -q 'restart 1,' "$log" || fail "the log of t
 grep -Eq '^Trained [1-5], reused [1-5], failed 0' "$log" || fail "the requeued task did not resume: $(grep '^Trained' "$log")"
 "$bin" train datasets --out "$tmp/reference5" "${longer[@]}" --threads 2 > "$tmp/reference5.log" 2>&1
 diff <(models_digest "$tmp/reference5") <(models_digest "$out5") > /dev/null || fail "models after requeue differ from an uninterrupted run's"
-say "requeued while running: resumed ($(grep '^Trained' "$log" | tail -1 | cut -d. -f1)), log appended, models = uninterrupted run's"
+say "requeued while running: finished models kept ($(grep '^Trained' "$log" | tail -1 | cut -d. -f1)), log appended, models = uninterrupted run's"
 say "all Slurm checks passed"
