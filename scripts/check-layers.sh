@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # module : folders from the bottom up
 LAYERS=(
   "GlucoModel: Base PatientLog Physiology Import Store Source Series Evaluation Model Training Prediction Dosing Nightly Report"
-  "GrammarEvolution: Genome Grammar Program Mapping Evaluator Fitness Search"
+  "GrammarEvolution: Genome Program Grammar Mapping Evaluator Fitness Search"
 )
 
 status=0

@@ -62,10 +62,10 @@ struct Dose: ParsableCommand {
 
     func run() throws {
         let id = try PatientID(patient)
-        let loaded = try input.source(timeZone: time.zone()).load()
+        let loaded = try input.source(timeZone: time.zone()).load(patient: id)
         for failure in loaded.failures { Console.write(failure.description) }
         guard let log = loaded.data(for: id)?.log else {
-            throw PredictionError.unknownPatient(id, found: loaded.patients.map(\.patient), in: input.name)
+            throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
         }
         let settingsFile = try DoseSettings.load(URL(fileURLWithPath: settings))
         let modelSet = try models.map { try ModelSet.load(URL(fileURLWithPath: $0), patient: id) }

@@ -25,6 +25,8 @@ struct Metrics: ParsableCommand {
 
     @OptionGroup var time: TimeZoneOption
 
+    @OptionGroup var units: GlucoseUnitsOption
+
     func validate() throws {
         guard days > 0, days.isFinite else { throw ValidationError("--days must be a positive number of days") }
         try checkImportFormat(inputFormat, option: "--input-format")
@@ -35,7 +37,8 @@ struct Metrics: ParsableCommand {
         let loaded = try loadPatients(try input.source(timeZone: time.zone(), format: inputFormat))
         var reports: [CGMMetricsReport] = []
         for patient in loaded.patients {
-            if let report = CGMMetricsReport.recent(patient.log, days: days) {
+            if var report = CGMMetricsReport.recent(patient.log, days: days) {
+                report.units = units.unit
                 reports.append(report)
             } else {
                 Console.warn("\(patient.patient): no glucose readings; no metrics")

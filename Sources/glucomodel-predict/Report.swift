@@ -42,12 +42,21 @@ struct Report: ParsableCommand {
 
     @OptionGroup var time: TimeZoneOption
 
+    @OptionGroup var units: GlucoseUnitsOption
+
+    @Flag(help: "Score predictions against CGM readings at the sensor's limits and flat lines too (left out by default).")
+    var keepSensorLimits = false
+
+    @Option(help: "Paper the report prints on: A4 or letter (both print the clinician view on two pages).")
+    var paper: String = PaperSize.a4.rawValue
+
     var zone: TimeZone { time.timeZone }
 
     func validate() throws {
         guard (out == nil) != (outDir == nil) else { throw ValidationError("give either --out (one patient) or --out-dir (a cohort)") }
         if out != nil, patient == nil { throw ValidationError("--out needs --patient") }
         if let patient { do { _ = try PatientID(patient) } catch { throw ValidationError("--patient: \(error)") } }
+        guard PaperSize(name: paper) != nil else { throw ValidationError("--paper: expected A4 or letter, got '\(paper)'") }
         guard days >= 1 else { throw ValidationError("--days must be at least 1") }
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, ReportPeriod.parseTime(value, timeZone: zone) == nil {
@@ -57,13 +66,13 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = try input.source(timeZone: time.zone()).load()
+        let loaded = try input.source(timeZone: time.zone()).load(patient: try patient.map { try PatientID($0) })
         for failure in loaded.failures { Console.write("skipped: \(failure)") }
         let modelsURL = URL(fileURLWithPath: models)
         if let out {
             let id = try PatientID(patient!)
             guard let patientData = loaded.data(for: id) else {
-                throw PredictionError.unknownPatient(id, found: loaded.patients.map(\.patient), in: input.name)
+                throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
             }
             let report = try makeReport(patientData, modelsURL)
             try report.write(to: URL(fileURLWithPath: out))
@@ -91,7 +100,7 @@ struct Report: ParsableCommand {
         for p in withModels.subtracting(loaded.patients.map(\.patient)).sorted() {
             failures.append((p.rawValue, "has models but no data"))
         }
-        try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone))
+        try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone), units: units.unit)
             .write(to: folder.appendingPathComponent("index.html"))
         print("Wrote \(entries.count) reports and index.html to \(folder.path)")
         let status = RunStatus.of(done: entries.count, failed: failures.count + loaded.failures.count)
@@ -102,8 +111,11 @@ struct Report: ParsableCommand {
         let modelSet = try ModelSet.load(modelsURL, patient: patientData.patient)
         let period = try ReportPeriod.resolve(log: patientData.log, from: from.flatMap { ReportPeriod.parseTime($0, timeZone: zone) },
                                               to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days)
-        return try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
-                                 doseAudit: try doseAudit(patientData, modelSet, period))
+        var report = try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
+                                       doseAudit: try doseAudit(patientData, modelSet, period), keepSensorLimits: keepSensorLimits)
+        report.units = units.unit
+        report.paper = PaperSize(name: paper) ?? .a4
+        return report
     }
 
     /// The dose-audit section from the patient's settings file, or nil when none was given.
@@ -120,7 +132,7 @@ struct Report: ParsableCommand {
         switch try DoseSettings.load(url).checked(for: patientData.patient) {
         case let .success(checked):
             let rows = DoseAudit.run(log: patientData.log, models: models, settings: checked, period: period)
-            return ReportDoseAudit(audit: rows, settings: checked)
+            return ReportDoseAudit(audit: rows, settings: checked, units: units.unit)
         case let .failure(refusal):
             return ReportDoseAudit(rows: [], note: "No audit: \(refusal)")
         }

@@ -1,25 +1,45 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 
 /// Rebuilds `results.csv` from every model in an output folder: after the shards of a job array
 /// have all finished, or to look at a run again.
 struct Collect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Rebuild results.csv from the models in an output folder and print the summary table.")
+        abstract: "Rebuild results.csv from the models in an output folder and print the summary table.",
+        discussion: """
+        For a sharded run (--shards or --shard), also checks the shards' reports in OUT/shards/: shards
+        that never reported or did not finish, patients that failed, and models that are missing are
+        listed on standard error. Exit status: 0 when nothing is missing, 2 when something is (results.csv
+        is still rebuilt from the models there are), 1 when there is no model at all.
+        """)
 
     @Option(help: "Output folder of one or more training runs (the same --out every shard used).")
     var out: String = "out/train"
 
     func run() throws {
         let folder = URL(fileURLWithPath: out)
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("models").path) else {
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("models").path)
+            || FileManager.default.fileExists(atPath: folder.appendingPathComponent("shards").path) else {
             throw ValidationError("\(out) has no models/ folder: give the --out folder the trainer wrote to")
         }
         let rows = CohortResults.collect(folder)
         try CohortResults.write(rows, to: folder)
         print(ResultsTable.summary(rows))
         print("\n\(Set(rows.map(\.patient)).count) patients. Results: \(out)/results.csv")
-        if rows.isEmpty { throw ExitCode(RunStatus.failure.rawValue) }
+        let completeness: CohortCompleteness
+        do { completeness = try CohortCompleteness.check(folder) } catch { throw ValidationError("\(error)") }
+        for line in completeness.lines { Console.warn(line) }
+        if rows.isEmpty {
+            Console.warn("no model in \(out)/models")
+            throw ExitCode(RunStatus.failure.rawValue)
+        }
+        if !completeness.isComplete {
+            let c = completeness
+            Console.warn("incomplete: \(c.missingModels.count) models missing, \(c.failures.count) failures, "
+                         + "\(c.missingShards.count + c.unfinishedShards.count) of \(c.shardCount ?? 1) shards not finished")
+            throw ExitCode(RunStatus.partial.rawValue)
+        }
     }
 }

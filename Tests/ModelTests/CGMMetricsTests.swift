@@ -115,7 +115,7 @@ import Testing
         for (a, b) in zip(p1, [11.5, 17.5, 25, 32.5, 38.5]) { #expect(abs(a - b) < 1e-12) }
         #expect(agp.bins[2].count == 0 && agp.bins[2].percentiles[2].isNaN)
         let svg = agp.svg()
-        #expect(svg.contains("<polygon") && svg.contains("<polyline") && svg.contains("Time of day (h)"))
+        #expect(svg.contains("<polygon") && svg.contains("<polyline") && svg.contains("Time of day"))
     }
 
     @Test func reportRendersTableCSVAndJSON() throws {

@@ -82,31 +82,48 @@ struct Interrupted: Error {}
         #expect(perPatient.map { $0.split(separator: "\n").count - 1 }.reduce(0, +) == first.predictions)
     }
 
-    @Test func alertsAreTheModelPredictionsOutsideTheThresholds() throws {
+    @Test func alertsAreEpisodesOfTheModelPredictionsOutsideTheThresholds() throws {
         let bench = try NightlyBench()
         let outcome = try bench.scorer().run()
         let files = try bench.files()
-        // Independently: every `ge` row of predictions.csv with a prediction < 70 or > 250. The
-        // file holds one decimal, so a printed 70.0 or 250.0 may be on either side: such rows may
-        // or may not be alerts; all others are decided by the printed value.
+        // Independently, from predictions.csv: per patient and horizon, runs of `ge` rows whose
+        // printed prediction is < 70 (or > 250) with target times 5 minutes apart. The file holds
+        // one decimal, so a printed 70.0 or 250.0 may lie on either side: this bench checks the
+        // count of episodes without such rows and the first issue time of each.
         let predictions = String(decoding: files["/\(NightlyBench.night)/predictions.csv"]!, as: UTF8.self)
-        var must: [String] = [], may = Set<String>()
+        var rows: [(key: String, issued: String, target: Date, kind: String?, ambiguous: Bool)] = []
         for line in predictions.split(separator: "\n").dropFirst() {
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard f[4] == "ge", let value = Double(f[5]) else { continue }
-            let low = [f[0], f[1], f[2], f[3], f[5], "low"].joined(separator: ",")
-            let high = [f[0], f[1], f[2], f[3], f[5], "high"].joined(separator: ",")
-            if value == 70 { may.insert(low) } else if value < 70 { must.append(low) }
-            if value == 250 { may.insert(high) } else if value > 250 { must.append(high) }
+            guard f[4] == "ge", let value = Double(f[5]), let target = TimestampParser.iso8601(Substring(f[2]))?.instant else { continue }
+            let kind: String? = value < 70 ? "low" : value > 250 ? "high" : nil
+            rows.append(("\(f[0])|\(f[3])", f[1], target, kind, value == 70 || value == 250))
+        }
+        var expected: [String] = []
+        var ambiguousKeys = Set<String>()
+        for key in Set(rows.map(\.key)).sorted() {
+            let mine = rows.filter { $0.key == key }.sorted { $0.target < $1.target }
+            if mine.contains(where: \.ambiguous) { ambiguousKeys.insert(key); continue }
+            var previous: (Date, String?)?
+            for r in mine {
+                if let k = r.kind, !(previous.map { $0.1 == k && r.target.timeIntervalSince($0.0) <= 301 } ?? false) {
+                    let parts = key.split(separator: "|")
+                    expected.append("\(parts[0]),\(r.issued),\(k),\(parts[1])")
+                }
+                previous = (r.target, r.kind)
+            }
         }
         let alerts = String(decoding: files["/\(NightlyBench.night)/alerts.csv"]!, as: UTF8.self).split(separator: "\n").map(String.init)
-        #expect(alerts.first == GlucoseAlert.csvHeader)
-        let found = Array(alerts.dropFirst())
-        #expect(found.filter { !may.contains($0) } == must)
+        #expect(alerts.first == AlertEpisode.csvHeader)
+        let found = alerts.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let comparable = found.filter { !ambiguousKeys.contains("\($0[0])|\($0[3])") }.map { "\($0[0]),\($0[1]),\($0[2]),\($0[3])" }
+        #expect(comparable.sorted() == expected.sorted())
         #expect(outcome.alerts == found.count)
-        let expected = must
+        // The thresholds are in every row and in the summary line; far fewer episodes than predictions beyond them.
+        #expect(found.allSatisfy { ($0[2] == "low" && $0[4] == "70.0") || ($0[2] == "high" && $0[4] == "250.0") })
+        #expect(outcome.summaryLine.contains("alert episodes (low < 70.0, high > 250.0 mg/dL)"))
+        #expect(rows.count(where: { $0.kind != nil }) > 2 * found.count)
         // The synthetic data reaches ~290 mg/dL for p_a and ~40 mg/dL for p_b: both kinds occur.
-        #expect(expected.contains { $0.hasSuffix(",low") } && expected.contains { $0.hasSuffix(",high") })
+        #expect(expected.contains { $0.contains(",low,") } && expected.contains { $0.contains(",high,") })
     }
 
     @Test func interruptedRunCompletesWithTheSameOutput() throws {

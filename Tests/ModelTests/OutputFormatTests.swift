@@ -38,4 +38,21 @@ import Testing
         #expect(timings?["version"] as? Int == 1)
         #expect(timings?["generations"] as? Int == 3)
     }
+
+    @Test func commandOutputsCarryTheirVersion() throws {
+        // metrics --format json: an array of objects, each with version 1 and its patient.
+        let log = SyntheticCohort.patient("s-metrics", days: 2, seed: 3)
+        let report = try #require(CGMMetricsReport.recent(log, days: 14))
+        let json = CGMMetricsReport.render([report], format: .json)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        #expect(objects.count == 1 && objects[0]["version"] as? Int == 1 && objects[0]["patient"] as? String == "s-metrics")
+
+        // nightly: summary.json, version 1, with the night's totals.
+        let bench = try NightlyBench()
+        #expect(try bench.scorer().run().exitCode == 0)
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: bench.out
+            .appendingPathComponent(NightlyBench.night).appendingPathComponent("summary.json"))) as? [String: Any]
+        #expect(summary?["version"] as? Int == 1)
+        #expect(summary?["night"] as? String == NightlyBench.night && summary?["patients"] as? Int == 3)
+    }
 }

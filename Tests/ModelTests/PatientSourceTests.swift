@@ -22,7 +22,7 @@ import Testing
     }
 
     /// Imports `files` into a new store in the order the files source reads them (sorted paths).
-    func store(with files: [URL]) throws -> String {
+    func store(with files: [URL], options: ImportOptions = PatientSourceTests.options) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-source-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let path = dir.appendingPathComponent("store.sqlite").path
@@ -30,7 +30,7 @@ import Testing
         for url in files {
             let type = try #require(try ImportFormats.detect(url))
             let importer = try #require(ImportFormats.importer(type))
-            _ = try store.importFile(url, importer: importer, options: Self.options)
+            _ = try store.importFile(url, importer: importer, options: options)
         }
         return path
     }
@@ -84,5 +84,20 @@ import Testing
         #expect(try patientSource(paths: [], store: "s.sqlite", options: Self.options) is StoreSource)
         #expect(throws: InputError.self) { try patientSource(paths: ["a.csv"], store: "s.sqlite", options: Self.options) }
         #expect(throws: InputError.self) { try patientSource(paths: [], store: nil, options: Self.options) }
+    }
+}
+
+extension PatientSourceTests {
+    @Test func onePatientIsReadAlone() throws {
+        // Two patients in one store; asking for one reads only that one (and the same from files).
+        let paths = ["ohio/complete.xml", "csv/log.csv"].map { Fixture.url($0).path }
+        let store = try self.store(with: paths.map { URL(fileURLWithPath: $0) }, options: Fixture.options)
+        let id = try PatientID("fx_001")
+        let fromStore = try StoreSource(path: store).load(patient: id)
+        let fromFiles = try ExportFiles(paths: paths, options: Fixture.options).load(patient: id)
+        #expect(fromStore.patients.map(\.patient) == [id])
+        #expect(fromFiles.patients.map(\.patient) == [id])
+        #expect(fromStore.patients.first?.log == fromFiles.patients.first?.log)
+        #expect(try StoreSource(path: store).load().patients.map(\.patient.rawValue) == ["fx_001", "p_csv"])
     }
 }

@@ -179,10 +179,11 @@ struct ReportCohortTests {
         let html = index.html
         #expect(html.contains("<a href=\"adolescent_003.html\">adolescent_003</a>"))
         #expect(html.contains("<a href=\"child_999.html\">child_999</a>"))
-        // Sorted by patient id.
+        // Equal risk figures: sorted by patient id.
         #expect(html.range(of: "adolescent_003.html")!.lowerBound < html.range(of: "child_999.html")!.lowerBound)
         for h in [30, 60] { #expect(html.contains("<th>Test RMSE \(h) min</th>")) }
         #expect(html.contains(formatNumber(ReportFixture.report.testRMSE[30]!, decimals: 1)))
+        #expect(html.contains("<th>Below &lt;54</th><th>Below 70</th>"))
         #expect(html.contains(String(format: "%.1f%%", ReportFixture.report.metrics.tir)))
         #expect(html.contains("child_000: no &lt;data&gt; &amp; no models"))
         let withoutNamespace = html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")

@@ -38,6 +38,11 @@ public struct CGMMetrics: Sendable {
     public var jIndex: Double
     public var hypoLevel1: EpisodeSummary
     public var hypoLevel2: EpisodeSummary
+    /// Runs at the sensor's floor or ceiling and flat lines (`SensorLimitDetector`): flagged,
+    /// still counted above (a long true low must stay visible).
+    public var sensorLimitRuns: [SensorLimitRun]
+    /// `100 * readings in sensorLimitRuns / readingsPresent`.
+    public var sensorLimitPercent: Double
 
     public init(series s: GlucoseSeries, congaHours: Double = 1) {
         period = s.period
@@ -75,6 +80,8 @@ public struct CGMMetrics: Sendable {
         jIndex = 0.001 * (mean + sd) * (mean + sd)
         hypoLevel1 = EpisodeSummary(series: s, below: 70)
         hypoLevel2 = EpisodeSummary(series: s, below: 54)
+        sensorLimitRuns = SensorLimitDetector().runs(times: s.times.map(Date.init(timeIntervalSinceReferenceDate:)), values: v)
+        sensorLimitPercent = v.isEmpty ? .nan : 100 * Double(sensorLimitRuns.readingCount) / n
     }
 
     public init(readings: [GlucoseReading], period: DateInterval? = nil, congaHours: Double = 1) {
@@ -145,6 +152,8 @@ extension CGMMetrics {
             MetricRow(key: "hypo_longest_min", label: "Longest hypo episode", value: longest1, unit: "min", decimals: 0),
             MetricRow(key: "hypo2_episodes", label: "Level 2 hypo episodes (<54)", value: Double(hypoLevel2.count), unit: "", decimals: 0),
             MetricRow(key: "hypo2_longest_min", label: "Longest level 2 episode", value: longest2, unit: "min", decimals: 0),
+            MetricRow(key: "sensor_limit_pct", label: "Readings at sensor limits or flat", value: sensorLimitPercent, unit: "%", decimals: 1,
+                      target: Self.target(.atMost, 0, "%")),
         ]
     }
 }

@@ -6,6 +6,8 @@ public struct CGMMetricsReport: Sendable {
 
     public var patient: PatientID
     public var metrics: CGMMetrics
+    /// The unit glucose figures and range labels are printed in (`CGMMetrics.rows(units:)`).
+    public var units: GlucoseUnit = .mgdL
 
     public init(patient: PatientID, metrics: CGMMetrics) { self.patient = patient; self.metrics = metrics }
 
@@ -13,7 +15,7 @@ public struct CGMMetricsReport: Sendable {
 
     /// Several patients in one text. Table: one aligned block per patient. CSV: long form,
     /// header `patient,metric,value,unit,target,met` (met: `yes`/`no`/empty). JSON: an array of
-    /// `{patient, period_start, period_end, metrics: {key: {value, unit, target, met}}}`,
+    /// `{version, patient, period_start, period_end, metrics: {key: {value, unit, target, met}}}` (version 1),
     /// NaN written as `null`.
     public static func render(_ reports: [CGMMetricsReport], format: Format) -> String {
         switch format {
@@ -21,7 +23,7 @@ public struct CGMMetricsReport: Sendable {
         case .csv:
             var lines = ["patient,metric,value,unit,target,met"]
             for r in reports {
-                for row in r.metrics.rows {
+                for row in r.metrics.rows(units: r.units) {
                     lines.append([r.patient.rawValue, row.key, row.value.isNaN ? "" : formatNumber(row.value, decimals: row.decimals),
                                   row.unit, row.target?.description ?? "", metText(row.met)].map(csvQuote).joined(separator: ","))
                 }
@@ -35,7 +37,7 @@ public struct CGMMetricsReport: Sendable {
     static func isoString(_ d: Date) -> String { d.formatted(.iso8601) }
 
     var table: String {
-        let rows = metrics.rows
+        let rows = metrics.rows(units: units)
         let header = ("Metric", "Value", "Target", "Met")
         let cells = rows.map { row in
             (row.label, row.value.isNaN ? "n/a" : formatNumber(row.value, decimals: row.decimals) + (row.unit.isEmpty ? "" : " " + row.unit),
@@ -55,13 +57,13 @@ public struct CGMMetricsReport: Sendable {
     }
 
     var json: String {
-        let entries = metrics.rows.map { row -> String in
+        let entries = metrics.rows(units: units).map { row -> String in
             let value = row.value.isFinite ? formatNumber(row.value, decimals: max(row.decimals, 2)) : "null"
             let target = row.target.map { "\"\(Self.jsonEscape($0.description))\"" } ?? "null"
             let met = row.met.map { $0 ? "true" : "false" } ?? "null"
             return "    \"\(row.key)\": {\"value\": \(value), \"unit\": \"\(Self.jsonEscape(row.unit))\", \"target\": \(target), \"met\": \(met)}"
         }
-        return "  {\"patient\": \"\(Self.jsonEscape(patient.rawValue))\", "
+        return "  {\"version\": 1, \"patient\": \"\(Self.jsonEscape(patient.rawValue))\", "
             + "\"period_start\": \"\(Self.isoString(metrics.period.start))\", "
             + "\"period_end\": \"\(Self.isoString(metrics.period.end))\",\n   \"metrics\": {\n"
             + entries.joined(separator: ",\n") + "\n  }}"

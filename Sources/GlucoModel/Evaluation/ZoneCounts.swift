@@ -45,25 +45,3 @@ public struct ZoneCounts: Hashable, Sendable, Codable {
         return parts.joined(separator: "  ")
     }
 }
-
-/// `12.3%`, or `n/a` for NaN.
-func formatPercent(_ v: Double) -> String {
-    v.isNaN ? "n/a" : formatNumber(v, decimals: 1) + "%"
-}
-
-/// Fixed-point text with `decimals` digits, `n/a` for NaN, `inf`/`-inf` for infinities.
-func formatNumber(_ v: Double, decimals: Int) -> String {
-    if v.isNaN { return "n/a" }
-    if v.isInfinite { return v > 0 ? "inf" : "-inf" }
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    let r = (abs(v) * scale).rounded()
-    guard r < 1e15 else { return String(v) }
-    let whole = Int(r) / Int(scale), frac = Int(r) % Int(scale)
-    var s = (v < 0 && r != 0 ? "-" : "") + String(whole)
-    if decimals > 0 {
-        let f = String(frac)
-        s += "." + String(repeating: "0", count: decimals - f.count) + f
-    }
-    return s
-}

@@ -100,7 +100,7 @@ struct NightFolder {
     /// night rewrites it byte for byte.
     func regenerateCombined(night: String, warnings: [String]) throws {
         let predictionCounts = try combine(predictions, header: PredictionRow.csvHeader, into: root.appendingPathComponent("predictions.csv"))
-        let alertCounts = try combine(alerts, header: GlucoseAlert.csvHeader, into: root.appendingPathComponent("alerts.csv"))
+        let alertCounts = try combine(alerts, header: AlertEpisode.csvHeader, into: root.appendingPathComponent("alerts.csv"))
         let alertsByPatient = Dictionary(uniqueKeysWithValues: alertCounts.map { ($0.patient, $0.rows) })
         func q(_ s: String) -> String { "\"" + CGMMetricsReport.jsonEscape(s) + "\"" }
         let patients = predictionCounts.map { c in
@@ -109,6 +109,7 @@ struct NightFolder {
         }
         let text = """
             {
+              "version": 1,
               "night": \(q(night)),
               "patients": \(predictionCounts.count),
               "predictions": \(predictionCounts.reduce(0) { $0 + $1.rows }),

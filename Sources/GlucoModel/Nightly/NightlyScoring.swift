@@ -83,7 +83,12 @@ public struct NightlyOutcome: Sendable {
     public var readingsImported = 0
     public var readingsScored = 0
     public var predictions = 0
+    /// Alert episodes (`AlertEpisode`), beyond `thresholds`.
     public var alerts = 0
+    public var thresholds = AlertThresholds()
+    /// Patients whose newly scored CGM readings hold runs at the sensor's limits or flat lines:
+    /// flagged (not warnings: the night's work is done), alerts still raised on them.
+    public var sensorLimits: [(patient: PatientID, runs: [SensorLimitRun])] = []
     public var warnings: [String] = []
     /// Set when the run could not be done at all.
     public var failure: NightlyError?
@@ -104,7 +109,10 @@ public struct NightlyOutcome: Sendable {
     public var summaryLine: String {
         if let failure { return "nightly failed: \(failure)" }
         return "nightly: \(patientsScored) patients scored (\(patientsUpToDate) up to date), \(readingsImported) readings imported, "
-            + "\(readingsScored) readings scored, \(predictions) predictions, \(alerts) alerts, \(warnings.count) warnings"
+            + "\(readingsScored) readings scored, \(predictions) predictions, \(alerts) alert episodes "
+            + "(low < \(PredictionCSV.fixed(thresholds.low, decimals: 1)), high > \(PredictionCSV.fixed(thresholds.high, decimals: 1)) mg/dL), "
+            + (sensorLimits.isEmpty ? "" : "sensor limits in \(sensorLimits.map { "\($0.patient) (\($0.runs.count) runs)" }.joined(separator: ", ")), ")
+            + "\(warnings.count) warnings"
     }
 }
 
@@ -133,6 +141,7 @@ public struct NightlyScorer {
     /// - Throws: only what `afterPatientFiles` throws (the run stops there, as if killed).
     public func run(message: (String) -> Void = { _ in }) throws -> NightlyOutcome {
         var outcome = NightlyOutcome()
+        outcome.thresholds = settings.thresholds
         let lock: StoreLock
         do { lock = try StoreLock(storePath: settings.storePath) } catch {
             outcome.failure = .busy("\(error)")
@@ -244,11 +253,11 @@ public struct NightlyScorer {
         } catch PredictionError.nothingToPredict {
             rows = []
         }
-        let alerts = GlucoseAlert.alerts(in: rows, thresholds: settings.thresholds)
+        let alerts = AlertEpisode.episodes(in: rows, thresholds: settings.thresholds, step: models.seriesOptions.step)
         let committed = state?.lastScoredAt
         try folder.updatePatientFile(folder.file(folder.predictions, patient), header: PredictionRow.csvHeader,
                                      committed: committed, lines: rows.map(\.csvLine))
-        try folder.updatePatientFile(folder.file(folder.alerts, patient), header: GlucoseAlert.csvHeader,
+        try folder.updatePatientFile(folder.file(folder.alerts, patient), header: AlertEpisode.csvHeader,
                                      committed: committed, lines: alerts.map(\.csvLine))
         if let auditor {
             let period = DateInterval(start: min(rows.first?.issuedAt ?? from ?? log.glucose[0].time, newest), end: newest)
@@ -262,6 +271,11 @@ public struct NightlyScorer {
         outcome.readingsScored += log.glucose.reversed().prefix { committed == nil || $0.time > committed! }.count
         outcome.predictions += rows.count
         outcome.alerts += alerts.count
+        let runs = SensorLimitDetector().runs(in: log.glucose.filter { committed == nil || $0.time > committed! })
+        if !runs.isEmpty {
+            outcome.sensorLimits.append((patient, runs))
+            message("\(patient): CGM at its limits or flat in \(runs.count) runs of the new readings (alerts still raised on them)")
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The cohort's index page: one row per patient report, linking to it, with the headline
-/// figures; and the patients that got no report, with why.
+/// The cohort's index page: one row per patient report, linking to it, sorted by risk and
+/// flagged, as clinic population views are read; and the patients that got no report, with why.
 public struct CohortReport: Sendable {
     public struct Entry: Sendable {
         public var patient: PatientID
@@ -9,9 +9,18 @@ public struct CohortReport: Sendable {
         public var file: String
         public var period: DateInterval
         public var days: Double
+        /// % of expected CGM readings present.
+        public var percentActive: Double
+        /// % of readings below 54 mg/dL, and below 70 (levels 1 and 2 together).
+        public var below54: Double
+        public var below70: Double
         public var tir: Double
+        public var gri: Double
         public var gmi: Double
         public var cv: Double
+        /// Runs at the sensor's limits and flat lines in the period.
+        public var sensorLimitRuns: Int
+        public var sensorLimitPercent: Double
         /// The evolved model's test RMSE per horizon, from the model files (mg/dL).
         public var testRMSE: [Int: Double]
         /// Clarke A+B (%) of the evolved model's shortest-horizon predictions on the report period.
@@ -19,16 +28,38 @@ public struct CohortReport: Sendable {
         public var clarkeHorizon: Int?
 
         public init(report: PatientReport, file: String) {
+            let m = report.metrics
             patient = report.patient
             self.file = file
             period = report.period
-            days = report.metrics.days
-            tir = report.metrics.tir
-            gmi = report.metrics.gmi
-            cv = report.metrics.cv
+            days = m.days
+            percentActive = m.percentActive
+            below54 = m.tbrLevel2
+            below70 = m.tbrLevel1 + m.tbrLevel2
+            tir = m.tir
+            gri = m.gri
+            gmi = m.gmi
+            cv = m.cv
+            sensorLimitRuns = m.sensorLimitRuns.count
+            sensorLimitPercent = m.sensorLimitPercent
             testRMSE = report.testRMSE
             clarkeAB = report.chartAccuracy?.clarke.percentAB ?? .nan
             clarkeHorizon = report.chartHorizon
+        }
+
+        /// Why the row needs a look, most urgent first: time below 54 >= 1% or below 70 >= 4%
+        /// (consensus targets), too little data (< 14 days or < 70% CGM active: figures less
+        /// reliable), sensor-limit runs (lows or highs may be a stuck sensor).
+        /// The thresholds are printed in `units`.
+        public func flags(units: GlucoseUnit = .mgdL) -> [String] {
+            var out: [String] = []
+            if below54 >= 1 { out.append("below \(units.format(54)) \(formatPercent(below54))") }
+            if below70 >= 4 { out.append("below \(units.format(70)) \(formatPercent(below70))") }
+            if days < 14 - 1e-9 || !(percentActive >= 70) {
+                out.append("data: \(formatNumber(days, decimals: 1)) d, \(formatPercent(percentActive)) active")
+            }
+            if sensorLimitRuns > 0 { out.append("sensor limits: \(sensorLimitRuns) runs, \(formatPercent(sensorLimitPercent)) of readings") }
+            return out
         }
     }
 
@@ -36,11 +67,23 @@ public struct CohortReport: Sendable {
     /// Patients without a report: (subject, reason).
     public var failures: [(subject: String, reason: String)]
     public var clock: ReportClock
+    public var units: GlucoseUnit
 
-    public init(entries: [Entry], failures: [(subject: String, reason: String)] = [], clock: ReportClock = .utc) {
-        self.entries = entries.sorted { $0.patient < $1.patient }
+    /// - Parameter entries: in any order; kept sorted by `riskOrder`.
+    public init(entries: [Entry], failures: [(subject: String, reason: String)] = [], clock: ReportClock = .utc, units: GlucoseUnit = .mgdL) {
+        self.entries = entries.sorted(by: Self.riskOrder)
         self.failures = failures
         self.clock = clock
+        self.units = units
+    }
+
+    /// Highest risk first: time below 54 mg/dL (descending), then GRI (descending), then the
+    /// patient id; an unknown (NaN) figure sorts as the lowest.
+    public static func riskOrder(_ a: Entry, _ b: Entry) -> Bool {
+        func key(_ v: Double) -> Double { v.isNaN ? -.infinity : v }
+        if key(a.below54) != key(b.below54) { return key(a.below54) > key(b.below54) }
+        if key(a.gri) != key(b.gri) { return key(a.gri) > key(b.gri) }
+        return a.patient < b.patient
     }
 
     /// The file name of a patient's report in a cohort folder: `<patient>.html`.
@@ -49,20 +92,28 @@ public struct CohortReport: Sendable {
     /// The index page: self-contained HTML, every text escaped, one relative link per patient.
     public var html: String {
         let horizons = Array(Set(entries.flatMap(\.testRMSE.keys))).sorted()
+        let r = units.consensusRanges
         var s = "<header id=\"summary\">\n<h1>Cohort glucose reports</h1>\n"
-        s += HTML.paragraph("\(entries.count) patient reports; times in \(clock.zoneName). Test RMSE: the evolved model on its own test days (from training). Clarke A+B: the evolved model's shortest-horizon predictions on the report period.", cssClass: "period")
+        s += HTML.paragraph("\(entries.count) patient reports, highest risk first (time below \(units.format(54)) \(units.rawValue), then GRI); \(entries.count(where: { !$0.flags().isEmpty })) flagged. Times in \(clock.zoneName). Test RMSE: the evolved model on its own test days (from training), \(units.rawValue). Clarke A+B: the evolved model's shortest-horizon predictions on the report period.", cssClass: "period")
         s += "</header>\n"
-        var table = "<table id=\"cohort\">\n<thead><tr><th>Patient</th><th>Period</th><th>Days</th><th>TIR</th><th>GMI</th><th>CV</th>"
+        var table = "<table id=\"cohort\">\n<thead><tr><th>Patient</th><th>Flags</th><th>Below \(HTML.escape(r[0]))</th><th>Below \(HTML.escape(units.format(70)))</th>"
+        table += "<th>TIR \(HTML.escape(r[2]))</th><th>GRI</th><th>Days</th><th>CGM active</th><th>GMI</th><th>CV</th><th>Period</th>"
         table += horizons.map { "<th>Test RMSE \($0) min</th>" }.joined() + "<th>Clarke A+B</th></tr></thead>\n<tbody>\n"
         for e in entries {
-            table += "<tr><td><a href=\"\(HTML.escape(e.file))\">\(HTML.escape(e.patient.rawValue))</a></td>"
+            let flags = e.flags(units: units)
+            table += "<tr\(flags.isEmpty ? "" : " class=\"flagged\"")><td><a href=\"\(HTML.escape(e.file))\">\(HTML.escape(e.patient.rawValue))</a></td>"
             let cells: [HTMLCell] = [
-                HTMLCell("\(clock.date(e.period.start)) to \(clock.date(e.period.end))"),
-                .number(HTML.number(e.days)),
+                HTMLCell(flags.isEmpty ? "" : "\u{26A0} " + flags.joined(separator: "; "), cssClass: flags.isEmpty ? nil : "bad"),
+                Self.marked(formatPercent(e.below54), e.below54 < 1),
+                Self.marked(formatPercent(e.below70), e.below70 < 4),
                 Self.marked(formatPercent(e.tir), e.tir > 70),
+                .number(HTML.number(e.gri)),
+                .number(HTML.number(e.days)),
+                .number(formatPercent(e.percentActive)),
                 .number(HTML.number(e.gmi) + "%"),
                 Self.marked(formatPercent(e.cv), e.cv <= 36),
-            ] + horizons.map { .number(HTML.number(e.testRMSE[$0])) }
+                HTMLCell("\(clock.date(e.period.start)) to \(clock.date(e.period.end))"),
+            ] + horizons.map { h in .number(e.testRMSE[h].map { units.format($0, mgdLDecimals: 1) } ?? "-") }
                 + [.number(formatPercent(e.clarkeAB) + (e.clarkeHorizon.map { " (\($0) min)" } ?? ""))]
             table += cells.map(\.html).joined() + "</tr>\n"
         }
@@ -73,11 +124,11 @@ public struct CohortReport: Sendable {
                               "<ul>\n" + failures.map { "<li>\(HTML.escape("\($0.subject): \($0.reason)"))</li>\n" }.joined() + "</ul>\n")
         }
         s += "<footer>Made by GlucoModel. Patients identified by pseudonymous ids only.</footer>\n"
-        return ReportPage.wrap(title: "Cohort glucose reports", body: s)
+        return ReportPage.wrap(title: "Cohort glucose reports", body: s, landscape: true)
     }
 
-    /// A value against its consensus target (TIR > 70%, CV <= 36%), marked in colour and with
-    /// a sign (so it also reads in black and white).
+    /// A value against its consensus target, marked in colour and with a sign (so it also reads
+    /// in black and white).
     static func marked(_ text: String, _ met: Bool) -> HTMLCell {
         HTMLCell(text + (met ? " \u{2713}" : " \u{2717}"), cssClass: met ? "num ok" : "num bad")
     }

@@ -107,6 +107,12 @@ public struct ReportClock: Sendable {
         return names[(w - 1 + 7) % 7] + " " + date(d)
     }
 
+    /// `Thu 01-15` (month-day), for small panels.
+    public func shortDayLabel(_ d: Date) -> String {
+        let p = parts(d)
+        return String(dayLabel(d).prefix(3)) + " \(two(p.month))-\(two(p.day))"
+    }
+
     public func startOfDay(_ d: Date) -> Date { calendar.startOfDay(for: d) }
 
     /// The start of the next day (23 or 25 hours later across a daylight-saving change).

@@ -1,20 +1,28 @@
 import Foundation
-import GrammarEvolution
 
 extension PatientReport {
     /// The report as one self-contained HTML page: inline CSS and SVG, no scripts, no network
     /// references; every text from data or model files is escaped (`HTML.escape`).
-    /// Section ids: `summary`, `metrics`, `time-in-ranges`, `agp`, `daily`, `accuracy`,
-    /// `error-grids`, `predicted-episodes`, `dose-audit`, `model`.
+    ///
+    /// Printed, it is two clinician pages and an appendix after a page break:
+    /// - page 1 (`agp-page`), the international AGP one-pager: `summary`, `statistics`,
+    ///   `time-in-ranges`, `agp`, `daily-profiles` (a week strip, lows in red);
+    /// - page 2 (`predictions-page`): `test-accuracy` (test days only), `predicted-lows`,
+    ///   `dose-summary`;
+    /// - the appendix: `metrics`, `daily`, `accuracy`, `error-grids`, `predicted-episodes`,
+    ///   `dose-audit`, `model`.
     public var html: String {
-        var body = header
-        body += "<div class=\"row\">\n" + metricsSection + timeInRangesSection + "</div>\n"
-        body += HTML.section(id: "agp", title: "Ambulatory glucose profile",
-                             "<figure>\(agp.svg(width: 1000, height: 380))</figure>\n"
-                             + HTML.paragraph("All days folded onto one day: median (line), 25-75% (dark band) and 5-95% (light band) of the readings per 15 minutes; dashed lines at 70 and 180 mg/dL.", cssClass: "muted"))
-        body += dailySection + accuracySection + errorGridSection + episodeSection + doseAuditSection + modelSection
-        body += "<footer>Made by GlucoModel from this patient's data and trained models. Patient identified by a pseudonymous id only. Predictions are made at each moment from the data up to that moment. Not a medical device: check every figure against the clinical record.</footer>\n"
-        return ReportPage.wrap(title: "Glucose report \(patient.rawValue)", body: body)
+        var body = "<div class=\"page\" id=\"agp-page\">\n" + header
+        body += "<div class=\"row\">\n" + statisticsSection + timeInRangesSection + "</div>\n"
+        body += agpSection + dailyProfilesSection + "</div>\n"
+        body += "<div class=\"page\" id=\"predictions-page\">\n"
+        body += "<h1>Predictions and dose advice: patient \(HTML.escape(patient.rawValue))</h1>\n"
+        body += testAccuracySection + predictedLowsSection + doseSummarySection
+        body += "<footer>Made by GlucoModel from this patient's data and trained models. Patient identified by a pseudonymous id only. Predictions are made at each moment from the data up to that moment. Dose figures are advice for review, never an instruction. Not a medical device: check every figure against the clinical record.</footer>\n"
+        body += "</div>\n<div class=\"appendix\">\n<h1>Appendix: details for the care team and researchers</h1>\n"
+        body += metricsSection + dailySection + accuracySection + errorGridSection + episodeSection + doseAuditSection + modelSection
+        body += "</div>\n"
+        return ReportPage.wrap(title: "Glucose report \(patient.rawValue)", body: body, paper: paper)
     }
 
     func modelName(_ name: String) -> String {
@@ -29,181 +37,106 @@ extension PatientReport {
         }
     }
 
+    /// A glucose in the report's unit with the unit: `142 mg/dL` / `7.9 mmol/L`.
+    func glucose(_ mgdL: Double, _ mgdLDecimals: Int = 0) -> String { units.withUnit(mgdL, mgdLDecimals: mgdLDecimals) }
+
+    /// A glucose number in the report's unit: `142` / `7.9`; `-` when unknown.
+    func glucoseNumber(_ mgdL: Double?, _ mgdLDecimals: Int = 0) -> String {
+        mgdL.map { units.format($0, mgdLDecimals: mgdLDecimals) } ?? "-"
+    }
+
     var periodText: String {
         "\(clock.dateTime(period.start)) to \(clock.dateTime(period.end)) (\(HTML.number(metrics.days)) days; times in \(clock.zoneName))"
+    }
+
+    /// The shortest horizon's test-day figures of the evolved model and each baseline, from the
+    /// model file (never the report period, which may include training days).
+    var headlineTest: [SplitMetrics] {
+        guard let h = models.first?.horizonMinutes else { return [] }
+        return testMetrics.filter { $0.horizonMinutes == h }.map(\.metrics)
     }
 
     var header: String {
         var items: [String] = []
         func met(_ m: Bool?) -> String { m.map { $0 ? "met" : "NOT met" } ?? "n/a" }
-        let tirTarget = MetricTarget(comparison: .above, limit: 70, description: "> 70%")
+        let ranges = units.consensusRanges
         let lowTotal = metrics.tbrLevel1 + metrics.tbrLevel2
-        items.append("Time in range 70-180 mg/dL: \(formatPercent(metrics.tir)) (target > 70%: \(met(tirTarget.isMet(by: metrics.tir))))")
-        items.append("Time below 70 mg/dL: \(formatPercent(lowTotal)) (target < 4%: \(met(lowTotal.isNaN ? nil : lowTotal < 4))); hypo episodes: \(metrics.hypoLevel1.count)")
-        items.append("Mean glucose \(HTML.number(metrics.mean)) mg/dL, GMI \(HTML.number(metrics.gmi, 1))%, CV \(HTML.number(metrics.cv))% (target <= 36%: \(met(metrics.cv.isNaN ? nil : metrics.cv <= 36)))")
-        if let h = chartHorizon, let ge = chartAccuracy {
-            let others = accuracy.filter { $0.horizonMinutes == h && $0.model != Self.evolvedModel }
-                .map { "\(modelName($0.model)) \(HTML.number($0.metrics.rmse))" }.joined(separator: ", ")
-            items.append("\(h)-min predictions: RMSE \(HTML.number(ge.metrics.rmse)) mg/dL (\(others)); Clarke A+B \(formatPercent(ge.clarke.percentAB))")
-        }
-        let lows = predictedEpisodes.filter { $0.kind == .low && $0.horizonMinutes == chartHorizon }
-        if chartHorizon != nil {
-            items.append("Predicted lows at \(chartHorizon!) min: \(lows.count), of which \(lows.filter { $0.confirmed() == true }.count) seen in the CGM")
+        items.append("Time in range \(ranges[2]) \(units.rawValue): \(formatPercent(metrics.tir)) (target > 70%: \(met(metrics.tir.isNaN ? nil : metrics.tir > 70)))")
+        items.append("Time below \(units.format(70)) \(units.rawValue): \(formatPercent(lowTotal)) (target < 4%: \(met(lowTotal.isNaN ? nil : lowTotal < 4))); below \(units.format(54)): \(formatPercent(metrics.tbrLevel2)) (target < 1%: \(met(metrics.tbrLevel2.isNaN ? nil : metrics.tbrLevel2 < 1))); hypo episodes: \(metrics.hypoLevel1.count)")
+        items.append("Mean glucose \(glucose(metrics.mean)), GMI \(HTML.number(metrics.gmi, 1))%, CV \(HTML.number(metrics.cv))% (target <= 36%: \(met(metrics.cv.isNaN ? nil : metrics.cv <= 36)))")
+        let test = headlineTest
+        if let h = models.first?.horizonMinutes, let ge = test.first(where: { $0.model == Self.evolvedModel }) {
+            let others = test.filter { $0.model != Self.evolvedModel }.map { "\(modelName($0.model)) \(units.format($0.rmse, mgdLDecimals: 1))" }
+            items.append("\(h)-min predictions on test days: RMSE \(glucose(ge.rmse, 1)) (\(others.joined(separator: ", "))); Clarke A+B \(formatPercent(ge.clarkeAB))")
         }
         var s = "<header id=\"summary\">\n<h1>Glucose report: patient \(HTML.escape(patient.rawValue))</h1>\n"
         s += HTML.paragraph("Period: " + periodText, cssClass: "period")
         s += "<ul class=\"glance\">\n" + items.map { "<li>\(HTML.escape($0))</li>\n" }.joined() + "</ul>\n"
+        s += sensorLimitFlag
         for note in notes { s += HTML.paragraph(note, cssClass: "note") }
         return s + "</header>\n"
     }
 
-    var metricsSection: String {
-        let rows: [[HTMLCell]] = metrics.rows.map { row in
-            let value = row.value.isNaN ? "n/a" : formatNumber(row.value, decimals: row.decimals) + (row.unit.isEmpty ? "" : " " + row.unit)
-            return [HTMLCell(row.label), .number(value), HTMLCell(row.target?.description ?? ""), metText(row.met)]
+    /// The header's warning when the CGM sat at its limits or flat-lined in the period.
+    var sensorLimitFlag: String {
+        let runs = sensorLimitRuns
+        guard !runs.isEmpty else { return "" }
+        let hours = runs.reduce(0) { $0 + $1.duration } / 3600
+        var text = "Sensor limits: \(runs.count) runs of CGM readings at the sensor's floor or ceiling or flat-lined "
+            + "(\(formatNumber(hours, decimals: 1)) h, \(formatPercent(metrics.sensorLimitPercent)) of readings). "
+            + "They are counted in the statistics below (check them: a stuck sensor reads as a low or a high), "
+            + (keepSensorLimits ? "and scored in the prediction accuracy." : "but left out of the prediction accuracy.")
+        let longest = runs.max { $0.duration < $1.duration }!
+        text += " Longest: " + longest.describe(clock: clock, units: units) + "."
+        return "<p class=\"note flag\" id=\"sensor-limits\">\(HTML.escape(text))</p>\n"
+    }
+
+    /// Page 1's statistics and targets, as the AGP report lists them.
+    var statisticsSection: String {
+        let ranges = units.consensusRanges
+        func row(_ label: String, _ value: String, _ target: String, _ met: Bool?) -> [HTMLCell] {
+            [HTMLCell(label), .number(value), HTMLCell(target), metText(met)]
         }
-        return HTML.section(id: "metrics", title: "CGM metrics (2019 consensus targets)",
-                            HTML.table(header: ["Metric", "Value", "Target", "Met"], rows: rows))
+        let m = metrics
+        let rows: [[HTMLCell]] = [
+            row("Days / CGM active", "\(HTML.number(m.days)) d / \(formatPercent(m.percentActive))", ">= 14 d, >= 70%",
+                m.days.isNaN ? nil : m.days >= 14 - 1e-9 && m.percentActive >= 70),
+            row("Mean glucose", glucose(m.mean), "", nil),
+            row("GMI", HTML.number(m.gmi, 1) + "%", "", nil),
+            row("Glucose variability (CV)", formatPercent(m.cv), "<= 36%", m.cv.isNaN ? nil : m.cv <= 36),
+            row("Very low \(ranges[0])", formatPercent(m.tbrLevel2), "< 1%", m.tbrLevel2.isNaN ? nil : m.tbrLevel2 < 1),
+            row("Low \(ranges[1])", formatPercent(m.tbrLevel1), "< 4% (with very low)", m.tbrLevel2.isNaN ? nil : m.tbrLevel1 + m.tbrLevel2 < 4),
+            row("In range \(ranges[2])", formatPercent(m.tir), "> 70%", m.tir.isNaN ? nil : m.tir > 70),
+            row("High \(ranges[3])", formatPercent(m.tarLevel1), "< 25% (with very high)", m.tarLevel1.isNaN ? nil : m.tarLevel1 + m.tarLevel2 < 25),
+            row("Very high \(ranges[4])", formatPercent(m.tarLevel2), "< 5%", m.tarLevel2.isNaN ? nil : m.tarLevel2 < 5),
+            row("GRI (risk index)", HTML.number(m.gri), "lower is better", nil),
+        ]
+        return HTML.section(id: "statistics", title: "Statistics and targets (glucose in \(units.rawValue))",
+                            HTML.table(header: ["", "Value", "Target", "Met"], rows: rows))
     }
 
     var timeInRangesSection: String {
         HTML.section(id: "time-in-ranges", title: "Time in ranges",
-                     "<figure>\(TimeInRangeBar(metrics: metrics).svg())</figure>\n"
-                     + HTML.paragraph("Share of the \(metrics.readingsPresent) CGM readings in each range (mg/dL). Targets: very low < 1%, low < 4%, in range > 70%, high < 25%, very high < 5%.", cssClass: "muted"))
+                     "<figure>\(TimeInRangeBar(metrics: metrics, units: units).svg())</figure>\n"
+                     + HTML.paragraph("Share of the \(metrics.readingsPresent) CGM readings in each range (\(units.rawValue)).", cssClass: "muted"))
     }
 
-    var dailySection: String {
-        var s = ""
-        if let h = chartHorizon {
-            s += HTML.paragraph("Solid blue: CGM glucose. Dashed orange: the evolved model's \(h)-minute predictions, drawn at the time they predict. Green band: 70-180 mg/dL. Orange triangles (bottom): carbohydrates, g. Blue triangles (top): boluses, U.", cssClass: "muted")
-        } else {
-            s += HTML.paragraph("Solid blue: CGM glucose (no predictions for this period). Green band: 70-180 mg/dL. Orange triangles: carbohydrates, g. Blue triangles: boluses, U.", cssClass: "muted")
-        }
-        s += "<div class=\"days\">\n"
-        for day in days { s += "<div class=\"day\">\(day.svg(clock: clock))</div>\n" }
-        return HTML.section(id: "daily", title: "Daily glucose", s + "</div>\n")
+    var agpSection: String {
+        HTML.section(id: "agp", title: "Ambulatory glucose profile (AGP)",
+                     "<figure>\(agp.svg(width: 720, height: 300, units: units))</figure>\n"
+                     + HTML.paragraph("All days folded onto one day: median (bold line), 25-75% (dark band) and 5-95% (light band) of the readings per \(agp.binMinutes) minutes, smoothed over the neighbouring half hour each side; green band: target \(units.range(70, 180)) \(units.rawValue); lines at \(units.format(54)), \(units.format(70)), \(units.format(180)) and \(units.format(250)).", cssClass: "muted"))
     }
 
-    var accuracySection: String {
-        let header = ["Horizon", "Model", "n", "RMSE", "MAE", "MARD", "Clarke A+B", "Parkes A+B"]
-        var s = ""
-        if accuracy.isEmpty {
-            s += HTML.paragraph("No predictions with a measured reference in this period.", cssClass: "note")
-        } else {
-            let best = Dictionary(grouping: accuracy, by: \.horizonMinutes).mapValues { $0.map(\.metrics.rmse).filter(\.isFinite).min() }
-            let rows: [[HTMLCell]] = accuracy.map { a in
-                // Equal when shown: ties to the shown decimal are all marked best.
-                let isBest = best[a.horizonMinutes].flatMap { $0 }.map { HTML.number($0) == HTML.number(a.metrics.rmse) } ?? false
-                return ["\(a.horizonMinutes) min", HTMLCell(modelName(a.model)), .number("\(a.metrics.count)"),
-                        HTMLCell(HTML.number(a.metrics.rmse), cssClass: isBest ? "num best" : "num"),
-                        .number(HTML.number(a.metrics.mae)), .number(formatPercent(a.metrics.mard)),
-                        .number(formatPercent(a.clarke.percentAB)), .number(formatPercent(a.parkes.percentAB))]
-            }
-            s += HTML.table(caption: "On this report's period (RMSE, MAE in mg/dL; best RMSE per horizon in bold)", header: header, rows: rows)
-        }
-        let test = testMetrics
-        if !test.isEmpty {
-            let window = models.first.flatMap { m in m.training.testFrom.map { ($0, m.training.testTo) } }
-            let when = window.map { " (\(clock.date($0.0)) to \($0.1.map(clock.date) ?? "end"))" } ?? ""
-            let rows: [[HTMLCell]] = test.map { h, m in
-                ["\(h) min", HTMLCell(modelName(m.model)), .number("\(m.n)"), .number(HTML.number(m.rmse)), .number(HTML.number(m.mae)),
-                 .number(formatPercent(m.mard)), .number(formatPercent(m.clarkeAB)), .number(formatPercent(m.parkesAB))]
-            }
-            s += HTML.table(caption: "On the model files' own test days\(when), from training", header: header, rows: rows)
-        }
-        return HTML.section(id: "accuracy", title: "Prediction accuracy against the baselines", s)
-    }
+    /// At most this many days in page 1's strip (the consensus period): the latest ones.
+    static let stripDays = 14
 
-    var errorGridSection: String {
-        var s = HTML.paragraph(chartHorizon.map { "The evolved model's \($0)-minute predictions against the CGM reading at the predicted time (\(gridPairs.count) pairs)." }
-                               ?? "No predictions in this period: the grids are empty.", cssClass: "muted")
-        s += "<div class=\"charts\">\n"
-        for grid in [ErrorGrid.clarke, .parkesType1] {
-            let counts = ZoneCounts(grid: grid, pairs: gridPairs)
-            let zones = ErrorGridZone.allCases.map { "\($0) \(formatPercent(counts.percent($0)))" }.joined(separator: ", ")
-            s += "<figure>\(grid.svg(pairs: gridPairs, width: 460, height: 460))"
-            s += "<figcaption>\(HTML.escape("\(grid): \(zones); A+B \(formatPercent(counts.percentAB))"))</figcaption></figure>\n"
-        }
-        return HTML.section(id: "error-grids", title: "Error grids", s + "</div>\n")
-    }
-
-    /// At most this many predicted episodes are listed (the count says how many there are).
-    static let episodeRows = 60
-
-    var episodeSection: String {
-        let lows = predictedEpisodes.filter { $0.kind == .low }, highs = predictedEpisodes.filter { $0.kind == .high }
-        var s = HTML.paragraph("Runs of the evolved model's predictions below \(Int(PredictedEpisode.lowThreshold)) mg/dL (lows) or above \(Int(PredictedEpisode.highThreshold)) mg/dL (highs), all horizons: \(lows.count) lows (\(lows.filter { $0.confirmed() == true }.count) seen in the CGM), \(highs.count) highs (\(highs.filter { $0.confirmed() == true }.count) seen in the CGM).", cssClass: "muted")
-        if predictedEpisodes.isEmpty {
-            s += HTML.paragraph("No predicted lows or highs in this period.")
-        } else {
-            let rows: [[HTMLCell]] = predictedEpisodes.prefix(Self.episodeRows).map { e in
-                let seen = e.confirmed()
-                return [HTMLCell(e.kind == .low ? "low" : "high", cssClass: e.kind == .low ? "bad" : nil), "\(e.horizonMinutes) min",
-                        HTMLCell(clock.dateTime(e.start)), HTMLCell(clock.time(e.end)), HTMLCell(clock.time(e.issuedAt)),
-                        .number(HTML.number(e.predicted, 0)), .number(HTML.number(e.actualAtPredicted, 0)),
-                        .number(HTML.number(e.actualExtreme, 0)), HTMLCell(seen.map { $0 ? "yes" : "no" } ?? "-")]
-            }
-            s += HTML.table(header: ["Kind", "Horizon", "From", "To", "First issued", "Predicted (mg/dL)", "Measured at that time",
-                                     "Measured lowest/highest", "Seen in CGM"], rows: rows)
-            if predictedEpisodes.count > Self.episodeRows {
-                s += HTML.paragraph("... and \(predictedEpisodes.count - Self.episodeRows) more.", cssClass: "muted")
-            }
-        }
-        return HTML.section(id: "predicted-episodes", title: "Predicted lows and highs", s)
-    }
-
-    var doseAuditSection: String {
-        guard let audit = doseAudit else {
-            return HTML.section(id: "dose-audit", title: "Dose audit", HTML.paragraph("No dose settings given: no dose audit."))
-        }
-        var s = audit.note.map { HTML.paragraph($0, cssClass: "muted") } ?? ""
-        if audit.rows.isEmpty {
-            s += HTML.paragraph("No meals or corrections in this period.")
-        } else {
-            let rows: [[HTMLCell]] = audit.rows.map { r in
-                [HTMLCell(clock.dateTime(r.time)), .number(r.carbs.map { formatNumber($0.grams, decimals: 0) + " g" } ?? "-"),
-                 .number(r.given.map { formatNumber($0.units, decimals: 1) + " U" } ?? "-"),
-                 .number(r.suggested.map { formatNumber($0.units, decimals: 1) + " U" } ?? "-"),
-                 HTMLCell(r.formula), .number(r.glucoseAfter2h.map { formatNumber($0.mgdL, decimals: 0) } ?? "-"),
-                 r.lowAfter ? HTMLCell("yes", cssClass: "bad") : "no", HTMLCell(r.reasons.joined(separator: "; "))]
-            }
-            s += HTML.table(header: ["Time", "Carbs", "Given", "Suggested", "Formula", "Glucose 2 h after (mg/dL)", "Low after", "Reasons"], rows: rows)
-        }
-        return HTML.section(id: "dose-audit", title: "Dose audit", s)
-    }
-
-    /// The ARX model with 4 significant digits per coefficient: `12.3 + 1.021 * G0 - 0.0412 * G1 ...`.
-    static func readable(_ arx: ARXModel) -> String {
-        var s = String(format: "%.4g", arx.intercept)
-        for (name, c) in zip(arx.featureNames, arx.coefficients) where c != 0 {
-            s += (c < 0 ? " - " : " + ") + String(format: "%.4g", abs(c)) + " * " + name
-        }
-        return s
-    }
-
-    var modelSection: String {
-        var s = HTML.paragraph("Prediction = base + intercept + slope x expression, clamped to 10-600 mg/dL. Variables: G0 the latest glucose (mg/dL), G1...G11 the glucose 5...55 min before; IOB insulin on board (U), IA insulin activity (U/min), INS insulin already given that acts within the horizon (U); COB carbohydrates on board (g), RA their rate of appearance (g/min), CARB carbohydrates already eaten that appear within the horizon (g); EX exercise intensity, HR heart rate. All are known at the moment of prediction.", cssClass: "muted")
-        for m in models {
-            let w = m.training
-            var items: [(String, String)] = [
-                ("Expression", m.slope == 0 ? "(none: the base alone)" : m.expression),
-                ("Selection", m.selection),
-                ("Base", m.base == .arx ? "ARX (linear autoregressive model with exogenous inputs)" : "none"),
-                ("Scaling", "intercept \(formatNumber(m.intercept, decimals: 4)), slope \(formatNumber(m.slope, decimals: 4))"),
-                ("Inputs used", m.inputsUsed.sorted().joined(separator: ", ")),
-                ("Grammar", "\(m.grammar.name) (hash \(m.grammar.hash))"),
-                ("Evolution", "fitness \(m.fitness.rawValue), population \(m.evolution.populationSize), \(m.evolution.generations) generations, seed \(m.seed)"),
-                ("Training", "\(clock.date(w.trainFrom)) to \(clock.date(w.trainTo)); validation \(clock.date(w.validationFrom)) to \(clock.date(w.validationTo))"
-                    + (w.testFrom.map { "; test \(clock.date($0)) to \(w.testTo.map(clock.date) ?? "end")" } ?? "")),
-            ]
-            if m.base == .arx { items.insert(("ARX base", Self.readable(m.arx)), at: 3) }
-            s += "<h3>\(m.horizonMinutes)-minute model</h3>\n<dl class=\"model\">\n"
-            for (key, value) in items {
-                let code = key == "Expression" || key == "ARX base"
-                s += "<dt>\(HTML.escape(key))</dt><dd>" + (code ? "<code>\(HTML.escape(value))</code>" : HTML.escape(value)) + "</dd>\n"
-            }
-            s += "</dl>\n"
-        }
-        return HTML.section(id: "model", title: "The models", s)
+    var dailyProfilesSection: String {
+        let shown = days.suffix(Self.stripDays)
+        var s = "<div class=\"week\">\n"
+        for day in shown { s += "<div class=\"strip-day\">\(day.stripSVG(clock: clock))</div>\n" }
+        s += "</div>\n"
+        let more = days.count > shown.count ? " The last \(shown.count) of \(days.count) days; every day in the appendix." : ""
+        s += HTML.paragraph("Each day midnight to midnight; green band \(units.range(70, 180)) \(units.rawValue); red: below \(units.format(70)) \(units.rawValue).\(more)", cssClass: "muted")
+        return HTML.section(id: "daily-profiles", title: "Daily glucose profiles", s)
     }
 }

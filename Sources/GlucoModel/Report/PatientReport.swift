@@ -27,6 +27,14 @@ public struct PatientReport: Sendable {
     public var doseAudit: ReportDoseAudit?
     /// Things the reader must know about missing parts (e.g. why there are no predictions).
     public var notes: [String]
+    /// The unit every glucose is printed in (computed in mg/dL throughout).
+    public var units: GlucoseUnit = .mgdL
+    /// The paper the print layout is made for (`@page size`).
+    public var paper: PaperSize = .a4
+    /// The period's CGM runs at the sensor's limits and flat lines (`metrics.sensorLimitRuns`).
+    public var sensorLimitRuns: [SensorLimitRun] { metrics.sensorLimitRuns }
+    /// Whether predictions whose measured reference lies in a sensor-limit run were scored.
+    public var keepSensorLimits: Bool
 
     /// The models' prediction name for the evolved model.
     public static let evolvedModel = ModelKind.ge.rawValue
@@ -39,8 +47,11 @@ public struct PatientReport: Sendable {
     /// - Throws: `ReportError.noReadingsInPeriod` when the period holds no CGM reading.
     ///   Predictions that cannot be made (e.g. a model reads carbohydrates the data lacks) do not
     ///   throw: the report is made without them and `notes` says why.
+    ///   - keepSensorLimits: score predictions against readings in sensor-limit runs too
+    ///     (by default those pairs are left out of the accuracy and the grids).
     public init(log: PatientLog, models: ModelSet, period: DateInterval, timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-                doseAudit: ReportDoseAudit? = nil) throws {
+                doseAudit: ReportDoseAudit? = nil, keepSensorLimits: Bool = false) throws {
+        self.keepSensorLimits = keepSensorLimits
         patient = log.patient
         self.period = period
         clock = ReportClock(timeZone: timeZone)
@@ -64,11 +75,13 @@ public struct PatientReport: Sendable {
             notes.append("The models were trained and selected on data up to \(clock.dateTime(seenUntil)); "
                          + "accuracy on the part of this period before then is optimistic.")
         }
-        accuracy = ReportAccuracy.from(rows)
+        let runs = metrics.sensorLimitRuns
+        let scored = keepSensorLimits || runs.isEmpty ? rows : rows.filter { !runs.cover($0.targetTime) }
+        accuracy = ReportAccuracy.from(scored)
         let shortest = models.horizons.first
         chartHorizon = rows.isEmpty ? nil : shortest
         let chartRows = rows.filter { $0.model == Self.evolvedModel && $0.horizonMinutes == shortest }
-        gridPairs = chartRows.compactMap { r in r.reference.map { GlucosePair(reference: $0, prediction: r.prediction) } }
+        gridPairs = scored.filter { $0.model == Self.evolvedModel && $0.horizonMinutes == shortest }.compactMap { r in r.reference.map { GlucosePair(reference: $0, prediction: r.prediction) } }
         predictedEpisodes = PredictedEpisode.find(rows, model: Self.evolvedModel, step: models.seriesOptions.step)
         days = DailyTrace.split(log: log, predictions: chartRows.map { ($0.targetTime, $0.prediction) },
                                 horizon: chartHorizon, period: period, clock: clock)

@@ -1,10 +1,14 @@
 import Foundation
 
 extension ReportDoseAudit {
-    /// The report's view of a retrospective dose audit (`DoseAudit.run`) made with `settings`.
-    public init(audit: [DoseAuditRow], settings: CheckedDoseSettings) {
-        let note = String(format: "Settings: carb ratio %g g/U, sensitivity %g mg/dL/U, target %g mg/dL, suspend below %g mg/dL, max bolus %g U. Suggestions see only data before each bolus; advice for review, not an instruction.",
-                          settings.carbRatio, settings.insulinSensitivity, settings.target, settings.suspendThreshold, settings.maxBolus)
+    /// The report's view of a retrospective dose audit (`DoseAudit.run`) made with `settings`;
+    /// the settings' glucose figures are printed in `units`.
+    public init(audit: [DoseAuditRow], settings: CheckedDoseSettings, units: GlucoseUnit = .mgdL) {
+        let u = units.rawValue
+        let note = "Settings: carb ratio \(String(format: "%g", settings.carbRatio)) g/U, "
+            + "sensitivity \(units.format(settings.insulinSensitivity, mgdLDecimals: 1)) \(u)/U, target \(units.format(settings.target)) \(u), "
+            + "suspend below \(units.format(settings.suspendThreshold)) \(u), max bolus \(String(format: "%g", settings.maxBolus)) U. "
+            + "Suggestions see only data before each bolus; advice for review, not an instruction."
         let rows = audit.map { row -> Row in
             let s = row.suggestion
             var formula = ""
@@ -15,7 +19,7 @@ extension ReportDoseAudit {
             return Row(time: row.bolusTime, carbs: Carbohydrate(grams: row.carbs), given: InsulinUnits(row.doseGiven),
                        suggested: s.decision.units.map(InsulinUnits.init), formula: formula,
                        glucoseAfter2h: row.glucoseAfter2h.map(GlucoseValue.init(mgdL:)), lowAfter: row.lowFollowed ?? false,
-                       reasons: s.reasons.map(\.message))
+                       reasons: s.reasons.map(\.message), reasonCodes: s.reasons.map(\.code))
         }
         self.init(rows: rows, note: note)
     }

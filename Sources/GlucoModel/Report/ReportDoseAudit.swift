@@ -17,11 +17,15 @@ public struct ReportDoseAudit: Sendable {
         public var lowAfter: Bool
         /// Why the suggestion differs, was withheld, or is uncertain.
         public var reasons: [String]
+        /// The reasons' codes (`DoseReason.code`), same order, when known: the summary counts
+        /// reasons by code, so one kind of reason with different figures is still one line.
+        public var reasonCodes: [String]
 
         public init(time: Date, carbs: Carbohydrate?, given: InsulinUnits?, suggested: InsulinUnits?, formula: String,
-                    glucoseAfter2h: GlucoseValue?, lowAfter: Bool, reasons: [String]) {
+                    glucoseAfter2h: GlucoseValue?, lowAfter: Bool, reasons: [String], reasonCodes: [String] = []) {
             self.time = time; self.carbs = carbs; self.given = given; self.suggested = suggested; self.formula = formula
             self.glucoseAfter2h = glucoseAfter2h; self.lowAfter = lowAfter; self.reasons = reasons
+            self.reasonCodes = reasonCodes
         }
     }
 

@@ -1,7 +1,9 @@
 /// The page around a report's sections: inline CSS for screen and print, no scripts, no
 /// external references (the only URL in a report is the SVG namespace).
 enum ReportPage {
-    static func wrap(title: String, body: String) -> String {
+    /// - Parameter paper: the `@page size` printing uses (the layout fits both sizes).
+    ///   `landscape` turns the page (wide tables such as the cohort index).
+    static func wrap(title: String, body: String, paper: PaperSize = .a4, landscape: Bool = false) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -10,6 +12,7 @@ enum ReportPage {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(HTML.escape(title))</title>
         <style>
+        @page { size: \(paper.rawValue)\(landscape ? " landscape" : ""); margin: 10mm; }
         \(css)
         </style>
         </head>
@@ -22,7 +25,7 @@ enum ReportPage {
     }
 
     static let css = """
-    body { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 14px; color: #222; max-width: 1120px; margin: 16px auto; padding: 0 12px; }
+    body { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 14px; color: #222; margin: 16px auto; padding: 0 12px; }
     h1 { font-size: 22px; margin: 0 0 4px; }
     h2 { font-size: 17px; border-bottom: 2px solid #08306b; padding-bottom: 2px; margin: 22px 0 8px; }
     h3 { font-size: 14px; margin: 12px 0 4px; }
@@ -52,15 +55,32 @@ enum ReportPage {
     dl.model dt { font-weight: bold; }
     dl.model dd { margin: 0; }
     footer { margin-top: 24px; color: #666; font-size: 12px; border-top: 1px solid #ccc; padding-top: 6px; }
+    .row > section:first-child { flex: 1 1 380px; }
+    .row > section:last-child { flex: 0 1 300px; }
+    .week { display: grid; grid-template-columns: repeat(7, minmax(0, 1fr)); gap: 3px; }
+    .glance-line { margin: 4px 0; }
+    tr.flagged td { background: #fdecea; }
+    tr.flagged td.ok { background: #fdecea; }
+    #agp-page h2 { margin: 10px 0 4px; }
+    #statistics table { width: 100%; }
+    .page, .appendix { max-width: 190mm; margin: 0 auto 28px; }
+    .appendix { border-top: 3px double #08306b; padding-top: 6px; }
     @media print {
-      body { max-width: none; margin: 0; font-size: 11px; }
-      .day, dl.model, table, figure { break-inside: avoid; }
+      body { max-width: none; margin: 0; padding: 0; font-size: 10.5px; }
+      .page { max-width: none; margin: 0; break-after: page; }
+      .appendix { max-width: none; margin: 0; border-top: none; padding-top: 0; }
+      .day, dl.model, table, figure, .strip-day { break-inside: avoid; }
       h2, h3 { break-after: avoid; }
-      .row, .charts { flex-wrap: nowrap; gap: 12px; }
-      .row > section, .charts > figure { flex: 1 1 0; min-width: 0; }
-      .row > section:first-child { flex: 0 0 auto; }
+      h1 { font-size: 17px; }
+      h2 { font-size: 13px; margin: 8px 0 4px; }
+      table { font-size: 10px; margin: 2px 0 6px; }
       th, td { padding: 1px 4px; }
-      h2 { margin: 12px 0 6px; }
+      .muted { font-size: 9px; margin: 2px 0; }
+      ul.glance { margin: 4px 0; }
+      .charts { flex-wrap: nowrap; gap: 12px; }
+      .charts > figure { flex: 1 1 0; min-width: 0; }
+      .days { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+      footer { margin-top: 10px; font-size: 9px; }
     }
     """
 }

@@ -17,7 +17,9 @@ public enum CohortLoader {
                 throw InputError(SourceLocation(file: path), "no such file or folder")
             }
             if isDir.boolValue {
-                let e = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: nil)
+                // Resolved first: the enumerator does not descend into a folder named through a symbolic link.
+                let folder = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+                let e = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
                 while let url = e?.nextObject() as? URL {
                     // Named pipes, devices and sockets would block or never end: never opened.
                     if dataExtensions.contains(url.pathExtension.lowercased()), isRegularFile(url.path),

@@ -4,10 +4,15 @@ import Foundation
 /// (`StoreSource`). Every command reads through one, so the two give the same logs: both combine a
 /// patient's files with `PatientLog.merging`'s rule.
 public protocol PatientSource: Sendable {
-    /// Every patient the source holds, with their combined log, sorted by id. A file that cannot be
-    /// read is reported in `failures` and left out; the others go on.
+    /// Every patient the source holds (or only `patient`), with their combined log, sorted by id.
+    /// A file that cannot be read is reported in `failures` and left out; the others go on.
     /// - Throws: `InputError` when the source itself cannot be read (no such folder, no such store).
-    func load() throws -> LoadedPatients
+    func load(patient: PatientID?) throws -> LoadedPatients
+}
+
+extension PatientSource {
+    /// Every patient the source holds.
+    public func load() throws -> LoadedPatients { try load(patient: nil) }
 }
 
 /// What a `PatientSource` read.
@@ -16,10 +21,15 @@ public struct LoadedPatients: Sendable {
     /// One per file read now (empty for a store: its files were accounted for at import).
     public var summaries: [ImportSummary]
     public var failures: [InputError]
+    /// Patients the source holds that were not asked for (so an unknown patient's message can list them).
+    public var others: [PatientID]
 
-    public init(patients: [PatientData], summaries: [ImportSummary] = [], failures: [InputError] = []) {
-        self.patients = patients; self.summaries = summaries; self.failures = failures
+    public init(patients: [PatientData], summaries: [ImportSummary] = [], failures: [InputError] = [], others: [PatientID] = []) {
+        self.patients = patients; self.summaries = summaries; self.failures = failures; self.others = others
     }
+
+    /// Every patient the source holds, asked for or not, sorted.
+    public var allPatients: [PatientID] { (patients.map(\.patient) + others).sorted() }
 
     /// The data of `patient`, or nil when the source has none.
     public func data(for patient: PatientID) -> PatientData? { patients.first { $0.patient == patient } }
@@ -36,21 +46,28 @@ public struct ExportFiles: PatientSource {
         self.paths = paths; self.options = options; self.format = format
     }
 
-    public func load() throws -> LoadedPatients {
+    /// Every file is read even for one patient: a file says whose it is only once read.
+    public func load(patient: PatientID?) throws -> LoadedPatients {
         let loaded = CohortLoader.load(try CohortLoader.files(paths), options: options, format: format)
-        return LoadedPatients(patients: loaded.patients, summaries: loaded.summaries, failures: loaded.failures)
+        return LoadedPatients(patients: loaded.patients.filter { patient == nil || $0.patient == patient },
+                              summaries: loaded.summaries, failures: loaded.failures,
+                              others: loaded.patients.map(\.patient).filter { patient != nil && $0 != patient })
     }
 }
 
 /// A `PatientStore` file (`glucomodel-train import-data`, `glucomodel-predict nightly`), read as it is.
 public struct StoreSource: PatientSource {
     public var path: String
+    /// Read only these patients (one shard of a job array); nil: every patient.
+    public var only: Set<PatientID>?
 
-    public init(path: String) { self.path = path }
+    public init(path: String, only: Set<PatientID>? = nil) { self.path = path; self.only = only }
 
+    /// Reads only the patients asked for. A store of an older schema is brought up to date first
+    /// (as by every other use of `PatientStore`).
     /// - Throws: `InputError` naming the path when there is no such file (a store is never created
     ///   by reading it), or when it is not a store.
-    public func load() throws -> LoadedPatients {
+    public func load(patient: PatientID?) throws -> LoadedPatients {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
             throw InputError(SourceLocation(file: path), "no such store file (make one with glucomodel-train import-data --store FILE)")
@@ -58,14 +75,16 @@ public struct StoreSource: PatientSource {
         do {
             let store = try PatientStore(path: path)
             let runs = try store.importRuns()
-            return LoadedPatients(patients: try store.patients().map { id in
+            let ids = try store.patients()
+            let wanted = { (id: PatientID) in (patient == nil || id == patient) && (only?.contains(id) ?? true) }
+            return LoadedPatients(patients: try ids.filter(wanted).map { id in
                 let own = runs.filter { $0.patient == id }
                 var testStart: Date?
                 for run in own where PatientData.isTestFile(run.filePath) {
                     if let first = try store.firstRecordTime(ofRun: run.id) { testStart = min(testStart ?? first, first) }
                 }
                 return PatientData(patient: id, log: try store.log(for: id), testStart: testStart, files: own.map(\.filePath))
-            })
+            }, others: ids.filter { !wanted($0) })
         } catch let error as InputError {
             throw error
         } catch {

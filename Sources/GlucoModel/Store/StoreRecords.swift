@@ -133,9 +133,9 @@ enum StoreRecords {
         return added
     }
 
-    /// The patient's log from the store, each list in time order, the record imported first kept
-    /// where overlapping files disagree at one instant. Rows written before per-run file names have
-    /// their own `source_file`; newer rows store `''` and take the file of their import run.
+    /// The patient's log from the store, each list in time order, combined by the one merge rule
+    /// (`PatientLog.firstAtEachInstant`): the record imported first is kept where overlapping files
+    /// disagree at one instant.
     static func log(for patient: PatientID, db: Database) throws -> PatientLog {
         var log = PatientLog(patient: patient)
         guard let row = try Row.fetchOne(db, sql: "SELECT number, insulin_kind FROM patients WHERE id = ?", arguments: [patient.rawValue]) else {
@@ -143,26 +143,21 @@ enum StoreRecords {
         }
         let number: Int64 = row["number"]
         log.insulinKind = InsulinKind(rawValue: row["insulin_kind"]) ?? .unknown
-        var files: [Int64: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT id, file_path, other_records FROM import_runs WHERE patient_id = ?", arguments: [patient.rawValue]) {
-            files[row["id"]] = row["file_path"]
+        for row in try Row.fetchAll(db, sql: "SELECT other_records FROM import_runs WHERE patient_id = ?", arguments: [patient.rawValue]) {
             let counts = try JSONDecoder().decode([String: Int].self, from: Data((row["other_records"] as String).utf8))
             log.otherRecords.merge(counts, uniquingKeysWith: +)
         }
         // One pass over the patient's rows in key order (time first), each kind's list in (time, seq) order.
         var lists = RecordLists()
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT kind, \(payloadColumns), source_file, source_line, import_run_id FROM records
-            WHERE patient = ? ORDER BY time, seq
+            SELECT kind, \(payloadColumns) FROM records WHERE patient = ? ORDER BY time, seq
             """, arguments: [number])
         while let row = try rows.next() {
             guard let kind = StoreSchema.kind(code: row["kind"]) else { continue }
-            let ownFile: String = row["source_file"]
-            let location = SourceLocation(file: ownFile.isEmpty ? files[row["import_run_id"]] ?? "" : ownFile, line: row["source_line"])
-            lists.append(kind, StoreRow(row), location)
+            lists.append(kind, StoreRow(row))
         }
         // Rows come in (time, import order): the merge rule keeps the first import's record of each event.
-        func clean<R: StorableRecord>(_ items: [Located<R>]) -> [R] { PatientLog.firstAtEachInstant(items.map(\.record)) }
+        func clean<R: StorableRecord>(_ records: [R]) -> [R] { PatientLog.firstAtEachInstant(records) }
         log.glucose = clean(lists.glucose)
         log.boluses = clean(lists.boluses)
         log.basalRates = clean(lists.basalRates)
@@ -178,22 +173,22 @@ enum StoreRecords {
 
 /// One list per kind of the rows read back from `records`.
 private struct RecordLists {
-    var glucose: [Located<GlucoseReading>] = [], boluses: [Located<Bolus>] = [], basalRates: [Located<BasalRate>] = []
-    var temporaryBasals: [Located<TemporaryBasal>] = [], basalInjections: [Located<BasalInjection>] = []
-    var carbs: [Located<CarbIntake>] = [], exercise: [Located<ExerciseSession>] = [], weights: [Located<WeightRecord>] = []
-    var heartRate: [Located<HeartRateSample>] = []
+    var glucose: [GlucoseReading] = [], boluses: [Bolus] = [], basalRates: [BasalRate] = []
+    var temporaryBasals: [TemporaryBasal] = [], basalInjections: [BasalInjection] = []
+    var carbs: [CarbIntake] = [], exercise: [ExerciseSession] = [], weights: [WeightRecord] = []
+    var heartRate: [HeartRateSample] = []
 
-    mutating func append(_ kind: RecordKind, _ row: StoreRow, _ location: SourceLocation) {
+    mutating func append(_ kind: RecordKind, _ row: StoreRow) {
         switch kind {
-        case .glucose: glucose.append(Located(GlucoseReading(storeRow: row), location))
-        case .bolus: boluses.append(Located(Bolus(storeRow: row), location))
-        case .basal: basalRates.append(Located(BasalRate(storeRow: row), location))
-        case .temporaryBasal: temporaryBasals.append(Located(TemporaryBasal(storeRow: row), location))
-        case .basalInjection: basalInjections.append(Located(BasalInjection(storeRow: row), location))
-        case .carbs: carbs.append(Located(CarbIntake(storeRow: row), location))
-        case .exercise: exercise.append(Located(ExerciseSession(storeRow: row), location))
-        case .weight: weights.append(Located(WeightRecord(storeRow: row), location))
-        case .heartRate: heartRate.append(Located(HeartRateSample(storeRow: row), location))
+        case .glucose: glucose.append(GlucoseReading(storeRow: row))
+        case .bolus: boluses.append(Bolus(storeRow: row))
+        case .basal: basalRates.append(BasalRate(storeRow: row))
+        case .temporaryBasal: temporaryBasals.append(TemporaryBasal(storeRow: row))
+        case .basalInjection: basalInjections.append(BasalInjection(storeRow: row))
+        case .carbs: carbs.append(CarbIntake(storeRow: row))
+        case .exercise: exercise.append(ExerciseSession(storeRow: row))
+        case .weight: weights.append(WeightRecord(storeRow: row))
+        case .heartRate: heartRate.append(HeartRateSample(storeRow: row))
         }
     }
 }

@@ -14,6 +14,8 @@ public struct CohortRunSettings: Sendable {
     public var output: URL
     /// Workers training (patient, horizon) jobs at once; with one job left, its evaluation gets them.
     public var threads: Int
+    /// The shard this run trains, for messages and its report; the caller picks the shard's
+    /// patients (`ShardPick`) and `CohortTrainer.run` trains every patient it is given.
     public var shard: Shard
     /// Retrain models even when a finished one with the same settings exists.
     public var retrain: Bool
@@ -51,9 +53,11 @@ public struct CohortOutcome: Sendable {
     public var reused: Int
     /// Per patient (or patient and horizon), why it could not be trained.
     public var failures: [(subject: String, message: String)]
+    /// Patients whose CGM has runs at its limits or flat lines (`SensorLimitDetector`), with the runs.
+    public var sensorLimits: [(patient: PatientID, runs: [SensorLimitRun])] = []
 }
 
-/// Trains every patient of a cohort (or of one shard of it) at every horizon, in parallel,
+/// Trains every patient it is given (a cohort, or one shard of it) at every horizon, in parallel,
 /// reusing finished models and resuming interrupted ones.
 public struct CohortTrainer: Sendable {
     public let options: TrainingOptions
@@ -74,10 +78,9 @@ public struct CohortTrainer: Sendable {
     }
 
     public func run(_ patients: [PatientData], progress: (@Sendable (CohortProgress) -> Void)? = nil) -> CohortOutcome {
-        let mine = Set(settings.shard.select(patients.map(\.patient)))
         var failures: [(String, String)] = []
         var trainers: [PatientTrainer] = []
-        for data in patients where mine.contains(data.patient) {
+        for data in patients {
             do { trainers.append(try PatientTrainer(data: data, options: options, grammar: grammar)) } catch {
                 failures.append((data.patient.rawValue, "\(error)"))
             }
@@ -95,8 +98,10 @@ public struct CohortTrainer: Sendable {
         }
         let results = CohortResults.collect(settings.output)
         try? CohortResults.write(results, to: settings.output)
-        return CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
-                             failures: failures + state.failures)
+        var outcome = CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
+                                    failures: failures + state.failures)
+        outcome.sensorLimits = trainers.filter { !$0.sensorLimitRuns.isEmpty }.map { ($0.data.patient, $0.sensorLimitRuns) }
+        return outcome
     }
 
     private func runJob(_ trainer: PatientTrainer, horizon h: Int, threads: Int, state: RunState) {

@@ -58,6 +58,40 @@ public enum ResultsTable {
         return lines.joined(separator: "\n")
     }
 
+    /// One line per patient and horizon on `split`: each model's RMSE (mg/dL), then the GE
+    /// model's Clarke A+B (%), sorted by patient then horizon; for `--per-patient`.
+    public static func perPatient(_ rows: [ResultRow], split: String = "test") -> String {
+        let models = ModelKind.allCases.map(\.rawValue)
+        let at = rows.filter { $0.metrics.split == split }
+        var lines = ["Per patient, \(split) RMSE (mg/dL) and Clarke A+B of GE"]
+        lines.append(pad("patient", 18) + pad("horizon", 8) + models.map { pad($0, 12) }.joined() + pad("GE A+B %", 9) + "n")
+        let keys = Set(at.map { "\($0.patient.rawValue)|\($0.horizonMinutes)" })
+        let sorted = keys.map { k -> (String, Int) in let p = k.split(separator: "|"); return (String(p[0]), Int(p[1])!) }.sorted { $0 < $1 }
+        for (patient, h) in sorted {
+            let mine = at.filter { $0.patient.rawValue == patient && $0.horizonMinutes == h }
+            func metric(_ model: String) -> SplitMetrics? { mine.first { $0.metrics.model == model }?.metrics }
+            lines.append(pad(patient, 18) + pad("\(h) min", 8) + models.map { pad(num(metric($0)?.rmse ?? .nan), 12) }.joined()
+                         + pad(num(metric(ModelKind.ge.rawValue)?.clarkeAB ?? .nan), 9) + String(metric(ModelKind.ge.rawValue)?.n ?? 0))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Lines flagging patients whose CGM sat at its limits or flat-lined: runs, hours and
+    /// readings, and whether they were kept out of training and scoring.
+    public static func sensorLimitLines(_ flagged: [(patient: PatientID, runs: [SensorLimitRun])], kept: Bool) -> [String] {
+        guard !flagged.isEmpty else { return [] }
+        var lines = ["Sensor limits (readings at the CGM's floor/ceiling or flat lines; \(kept ? "KEPT in" : "left out of") training and scoring):"]
+        for (patient, runs) in flagged.sorted(by: { $0.patient < $1.patient }) {
+            let hours = runs.reduce(0) { $0 + $1.duration } / 3600
+            let kinds = SensorLimitRun.Kind.allCases.compactMap { k -> String? in
+                let n = runs.count(where: { $0.kind == k })
+                return n == 0 ? nil : "\(n) \(k.rawValue)"
+            }
+            lines.append("  ! \(patient): \(runs.count) runs (\(kinds.joined(separator: ", "))), \(String(format: "%.1f", hours)) h, \(runs.readingCount) readings")
+        }
+        return lines
+    }
+
     private static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
     private static func num(_ x: Double) -> String { x.isFinite ? String(format: "%.2f", x) : "-" }
     private static func pct(_ x: Double) -> String { x.isFinite ? String(format: "%+.1f%%", x) : "-" }

@@ -39,12 +39,22 @@ public struct PatientTrainer: Sendable {
     public let grammar: Grammar
     public let series: PatientSeries
     public let splits: DataSplits
+    /// The CGM's runs at its limits and flat lines in the patient's data (removed from what the
+    /// series is built from unless `options.keepSensorLimits`).
+    public let sensorLimitRuns: [SensorLimitRun]
 
     /// Rows needed per split: a day of training, 4 hours of validation, an hour of test.
     public static let minimumRows = (train: 288, validation: 48, test: 12)
 
     public init(data: PatientData, options: TrainingOptions, grammar: Grammar) throws {
         guard !data.log.glucose.isEmpty else { throw TrainingError.noGlucose(data.patient) }
+        let runs = SensorLimitDetector().runs(in: data.log.glucose)
+        sensorLimitRuns = runs
+        var data = data
+        if !options.keepSensorLimits && !runs.isEmpty {
+            data.log.glucose.removeAll { $0.source == .cgm && runs.cover($0.time) }
+            guard !data.log.glucose.isEmpty else { throw TrainingError.noGlucose(data.patient) }
+        }
         self.data = data
         self.options = options
         self.grammar = grammar

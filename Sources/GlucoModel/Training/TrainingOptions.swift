@@ -51,6 +51,9 @@ public struct TrainingOptions: Sendable {
     public var minimumTrainingDays = 2.0
     /// Candidates from the final population compared on the validation days.
     public var candidates = 20
+    /// Train on CGM readings at the sensor's limits and on flat lines too (`SensorLimitDetector`);
+    /// by default they are removed before the series is built, so they neither teach nor grade.
+    public var keepSensorLimits = false
 
     public init(grammar: GrammarSource, evolution: EvolutionParameters = TrainingOptions.defaultEvolution) {
         self.grammar = grammar
@@ -73,7 +76,8 @@ public struct TrainingOptions: Sendable {
     public var fingerprint: String {
         FNV1a.hex([grammar.hash, evolution.fingerprint, "\(evolution.generations)", fitness.rawValue, base.rawValue,
                    "\(glucoseLags)", "\(series.step)", "\(series.maxFilledGap)", "\(series.insulinModel)",
-                   "\(series.carbModel)", "\(validationFraction)", "\(testFraction)", "\(candidates)"].joined(separator: "|"))
+                   "\(series.carbModel)", "\(validationFraction)", "\(testFraction)", "\(candidates)"].joined(separator: "|")
+              + (keepSensorLimits ? "|keep-sensor-limits" : ""))
     }
 }
 

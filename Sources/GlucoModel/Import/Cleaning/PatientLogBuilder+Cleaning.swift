@@ -74,17 +74,17 @@ extension PatientLogBuilder {
         return build(patient: patient)
     }
 
-    static var fallbackPatient: PatientID {
-        do { return try PatientID("patient") } catch { preconditionFailure("'patient' is a valid id") }
-    }
-
-    private mutating func patientFromFileName(scrub: [String]) throws -> PatientID {
+    /// The id a file that names no patient gets: its stem with every `scrub` text (of at least two
+    /// characters) removed, characters outside `[A-Za-z0-9._-]` replaced by `_`, runs of `_` made
+    /// one, `_` and `.` trimmed at the ends, at most 64 characters; `patient` when nothing is left.
+    /// - Throws: `InputError` when the name looks like an e-mail address (checked before the
+    ///   cleaning, which would turn name@example.com into name_example.com) or the cleaned name
+    ///   breaks the id rule: the message asks for the patient option.
+    static func patientID(fromFileName file: String, scrub: [String]) throws -> PatientID {
         var stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        for word in scrub { stem = stem.replacingOccurrences(of: word, with: "", options: .caseInsensitive) }
-        // The id rule applies to the name itself: cleaning must not turn name@example.com
-        // into the id name_example.com.
+        for word in scrub where word.count >= 2 { stem = stem.replacingOccurrences(of: word, with: "", options: .caseInsensitive) }
         if PatientID.looksLikeEmail(stem) {
-            throw InputError(location(nil, nil), "the file does not name its patient, and its name looks like an e-mail address; "
+            throw InputError(SourceLocation(file: file), "the file does not name its patient, and its name looks like an e-mail address; "
                 + "give a pseudonymous id with the patient option (--patient)")
         }
         var cleaned = String(stem.unicodeScalars.map { s -> Character in
@@ -92,12 +92,21 @@ extension PatientLogBuilder {
         })
         while cleaned.contains("__") { cleaned = cleaned.replacingOccurrences(of: "__", with: "_") }
         cleaned = String(cleaned.trimmingCharacters(in: CharacterSet(charactersIn: "_.")).prefix(64))
+        if cleaned.isEmpty { return fallbackPatient }
+        do { return try PatientID(cleaned) } catch {
+            throw InputError(SourceLocation(file: file), "the file does not name its patient, and its name is no usable id (\(error)); "
+                + "give a pseudonymous id with the patient option (--patient)")
+        }
+    }
+
+    static var fallbackPatient: PatientID {
+        do { return try PatientID("patient") } catch { preconditionFailure("'patient' is a valid id") }
+    }
+
+    private mutating func patientFromFileName(scrub: [String]) throws -> PatientID {
         let id: PatientID
-        if cleaned.isEmpty { id = Self.fallbackPatient } else {
-            do { id = try PatientID(cleaned) } catch {
-                throw InputError(location(nil, nil), "the file does not name its patient, and its name is no usable id (\(error)); "
-                    + "give a pseudonymous id with the patient option (--patient)")
-            }
+        do { id = try Self.patientID(fromFileName: file, scrub: scrub) } catch let error as InputError {
+            throw InputError(location(nil, nil), error.issue.message)
         }
         summary.issues.append(ImportIssue(.warning, location(nil, nil),
             "the file does not name a pseudonymous patient; using id '\(id)' from the file name (set the patient option to choose one)"))

@@ -61,12 +61,12 @@ public struct DailyTrace: Sendable {
 
     /// A small chart: 70-180 mg/dL band, glucose line, predictions dashed, carbohydrates as
     /// orange triangles at the bottom (grams) and boluses as blue triangles at the top (units).
-    /// Values above 400 mg/dL are drawn at 400.
-    public func svg(clock: ReportClock, width: Double = 540, height: Double = 210) -> String {
+    /// Values above 400 mg/dL are drawn at 400. The glucose axis is labelled in `units`.
+    public func svg(clock: ReportClock, width: Double = 540, height: Double = 210, units: GlucoseUnit = .mgdL) -> String {
         let span = max(1, dayEnd.timeIntervalSince(dayStart) / 3600)
         var plot = SVGPlot(width: width, height: height, xRange: 0...span, yRange: 0...400,
-                           title: clock.dayLabel(dayStart), xLabel: "", yLabel: "mg/dL")
-        plot.axes(xTicks: stride(from: 0.0, through: span, by: 3).map { $0 }, yTicks: [0, 70, 180, 250, 400])
+                           title: clock.dayLabel(dayStart), xLabel: "", yLabel: units.rawValue)
+        plot.axes(xTicks: stride(from: 0.0, through: span, by: 3).map { $0 }, yTicks: [0, 70, 180, 250, 400], yText: { units.format($0) })
         plot.polygon([(0, 70), (span, 70), (span, 180), (0, 180)], fill: "#e3f4e1")
         for run in runs(glucose) { plot.polyline(run, stroke: "#08306b", width: 1.5) }
         for run in runs(predictions) { plot.polyline(run, stroke: "#d95f02", width: 1.3, dash: "4,3") }

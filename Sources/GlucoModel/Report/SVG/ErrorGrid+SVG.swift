@@ -1,13 +1,18 @@
 extension ErrorGrid {
     /// An SVG drawing of the grid: zone lines, zone labels and the scored pairs. The axes run to
     /// 400 mg/dL when every scored value is at most 400, else to 600; points beyond 600 are drawn
-    /// on the edge as open squares. Unscored pairs are left out. Self-contained SVG text.
-    public func svg(pairs: [GlucosePair], width: Double = 480, height: Double = 480) -> String {
+    /// on the edge as open squares. Unscored pairs are left out. The grid is defined and drawn
+    /// in mg/dL; only the axis labels are printed in `units`. Self-contained SVG text.
+    /// `title` (default "<grid> error grid") also names the drawing's clip path: give several grids
+    /// on one page different titles.
+    public func svg(pairs: [GlucosePair], width: Double = 480, height: Double = 480, units: GlucoseUnit = .mgdL,
+                    title: String? = nil) -> String {
         let scored = pairs.filter(\.isScorable)
         let top = scored.allSatisfy { $0.reference <= 400 && $0.prediction <= 400 } ? 400.0 : 600.0
         var plot = SVGPlot(width: width, height: height, xRange: 0...top, yRange: 0...top,
-                           title: "\(self) error grid", xLabel: "Reference (mg/dL)", yLabel: "Prediction (mg/dL)")
-        plot.axes(xTicks: stride(from: 0.0, through: top, by: 50).map { $0 }, yTicks: stride(from: 0.0, through: top, by: 50).map { $0 })
+                           title: title ?? "\(self) error grid", xLabel: "Reference (\(units.rawValue))", yLabel: "Prediction (\(units.rawValue))")
+        let ticks = stride(from: 0.0, through: top, by: 50).map { $0 }
+        plot.axes(xTicks: ticks, yTicks: ticks, xText: { units.format($0) }, yText: { units.format($0) })
         switch self {
         case .clarke: drawClarke(&plot, top)
         case .parkesType1: drawParkes(.type1, &plot, top)

@@ -5,10 +5,12 @@ struct SVGPlot {
     let width: Double, height: Double
     let xRange: ClosedRange<Double>, yRange: ClosedRange<Double>
     let title: String, xLabel: String, yLabel: String
-    let left = 60.0, right = 20.0, top = 30.0, bottom = 50.0
+    var left = 60.0, right = 20.0, top = 30.0, bottom = 50.0
+    /// Text size of ticks and labels, px.
+    var fontSize = 12.0
     var body: [String] = []
     var overlay: [String] = []
-    let clipID: String
+    var clipID: String
 
     init(width: Double, height: Double, xRange: ClosedRange<Double>, yRange: ClosedRange<Double>,
          title: String, xLabel: String, yLabel: String) {
@@ -36,16 +38,22 @@ struct SVGPlot {
         pts.map { "\(Self.n(px($0.0))),\(Self.n(py($0.1)))" }.joined(separator: " ")
     }
 
-    mutating func axes(xTicks: [Double], yTicks: [Double]) {
+    /// Axes with ticks; `xText`/`yText` turn a tick's value into its label (default: the number).
+    mutating func axes(xTicks: [Double], yTicks: [Double], xText: ((Double) -> String)? = nil, yText: ((Double) -> String)? = nil) {
+        let plain: (Double) -> String = { Self.n($0).replacingOccurrences(of: ".0", with: "") }
+        let xText = xText ?? plain, yText = yText ?? plain
         let x0 = px(xRange.lowerBound), x1 = px(xRange.upperBound), y0 = py(yRange.lowerBound), y1 = py(yRange.upperBound)
         overlay.append("<rect x=\"\(Self.n(x0))\" y=\"\(Self.n(y1))\" width=\"\(Self.n(x1 - x0))\" height=\"\(Self.n(y0 - y1))\" fill=\"none\" stroke=\"#333\"/>")
         for t in xTicks {
             overlay.append("<line x1=\"\(Self.n(px(t)))\" y1=\"\(Self.n(y0))\" x2=\"\(Self.n(px(t)))\" y2=\"\(Self.n(y0 + 5))\" stroke=\"#333\"/>")
-            overlay.append("<text x=\"\(Self.n(px(t)))\" y=\"\(Self.n(y0 + 18))\" text-anchor=\"middle\">\(Self.n(t).replacingOccurrences(of: ".0", with: ""))</text>")
+            overlay.append("<text x=\"\(Self.n(px(t)))\" y=\"\(Self.n(y0 + 18))\" text-anchor=\"middle\">\(Self.escape(xText(t)))</text>")
         }
-        for t in yTicks {
+        // Labels of close ticks (54 and 70 mg/dL) are pushed down to a text line apart.
+        var labelY = 0.0
+        for t in yTicks.sorted(by: { py($0) < py($1) }) {
             overlay.append("<line x1=\"\(Self.n(x0 - 5))\" y1=\"\(Self.n(py(t)))\" x2=\"\(Self.n(x0))\" y2=\"\(Self.n(py(t)))\" stroke=\"#333\"/>")
-            overlay.append("<text x=\"\(Self.n(x0 - 8))\" y=\"\(Self.n(py(t) + 4))\" text-anchor=\"end\">\(Self.n(t).replacingOccurrences(of: ".0", with: ""))</text>")
+            labelY = max(py(t) + 4, labelY + fontSize)
+            overlay.append("<text x=\"\(Self.n(x0 - 8))\" y=\"\(Self.n(labelY))\" text-anchor=\"end\">\(Self.escape(yText(t)))</text>")
         }
         overlay.append("<text x=\"\(Self.n((x0 + x1) / 2))\" y=\"\(Self.n(height - 10))\" text-anchor=\"middle\">\(Self.escape(xLabel))</text>")
         overlay.append("<text transform=\"translate(16,\(Self.n((y0 + y1) / 2))) rotate(-90)\" text-anchor=\"middle\">\(Self.escape(yLabel))</text>")
@@ -77,7 +85,7 @@ struct SVGPlot {
 
     func render() -> String {
         let x0 = px(xRange.lowerBound), x1 = px(xRange.upperBound), y0 = py(yRange.lowerBound), y1 = py(yRange.upperBound)
-        var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Self.n(width))\" height=\"\(Self.n(height))\" viewBox=\"0 0 \(Self.n(width)) \(Self.n(height))\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Self.n(width))\" height=\"\(Self.n(height))\" viewBox=\"0 0 \(Self.n(width)) \(Self.n(height))\" font-family=\"sans-serif\" font-size=\"\(Self.n(fontSize))\">\n"
         s += "<defs><clipPath id=\"\(clipID)\"><rect x=\"\(Self.n(x0))\" y=\"\(Self.n(y1))\" width=\"\(Self.n(x1 - x0))\" height=\"\(Self.n(y0 - y1))\"/></clipPath></defs>\n"
         s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         s += "<g clip-path=\"url(#\(clipID))\">\n" + body.joined(separator: "\n") + "\n</g>\n"

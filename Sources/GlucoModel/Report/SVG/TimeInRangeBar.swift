@@ -14,13 +14,15 @@ public struct TimeInRangeBar: Sendable {
     /// Bottom to top.
     public var segments: [Segment]
 
-    public init(metrics m: CGMMetrics) {
+    /// - Parameter units: the unit the ranges' thresholds are labelled in.
+    public init(metrics m: CGMMetrics, units: GlucoseUnit = .mgdL) {
+        let r = units.consensusRanges
         segments = [
-            Segment(label: "Very low <54", percent: m.tbrLevel2, colour: "#8b0000"),
-            Segment(label: "Low 54-69", percent: m.tbrLevel1, colour: "#e31a1c"),
-            Segment(label: "In range 70-180", percent: m.tir, colour: "#33a02c"),
-            Segment(label: "High 181-250", percent: m.tarLevel1, colour: "#f2c500"),
-            Segment(label: "Very high >250", percent: m.tarLevel2, colour: "#ff7f00"),
+            Segment(label: "Very low \(r[0])", percent: m.tbrLevel2, colour: "#8b0000"),
+            Segment(label: "Low \(r[1])", percent: m.tbrLevel1, colour: "#e31a1c"),
+            Segment(label: "In range \(r[2])", percent: m.tir, colour: "#33a02c"),
+            Segment(label: "High \(r[3])", percent: m.tarLevel1, colour: "#f2c500"),
+            Segment(label: "Very high \(r[4])", percent: m.tarLevel2, colour: "#ff7f00"),
         ]
     }
 

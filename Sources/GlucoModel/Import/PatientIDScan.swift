@@ -1,0 +1,107 @@
+import Foundation
+
+/// The patient a file belongs to, found from its first lines without importing it: how a shard of
+/// a job array picks its own files out of a large cohort before parsing any of them.
+///
+/// The id is decided by the same rule as the importer's, per format:
+/// - an id given in `ImportOptions.patient` wins (as in every importer);
+/// - OhioT1DM XML: the `id` attribute of the `<patient>` element (the first 64 KiB are read);
+/// - GlucoModel CSV: the `patient` cell of the first data row that names a valid id (rows are read
+///   with the importer's own row rules until one does; usually only the second line);
+/// - Dexcom Clarity CSV: the file name's stem with the names of the `FirstName`/`LastName`
+///   preamble rows removed (the preamble, up to the first row with a timestamp, is read);
+/// - LibreView, Nightscout, Tidepool: the file name's stem (these files name no patient).
+///
+/// The training command checks, after importing a shard's files, that every file's patient is the
+/// one scanned here, and reports any file where they differ instead of training it.
+public enum PatientIDScan {
+    /// Bytes of the head looked at for an XML `<patient>` element.
+    static let xmlHeadBytes = 64 << 10
+
+    /// The id of the patient whose data `url` holds.
+    /// - Parameter format: a format name forcing one importer, as in `ImportFormats.importFile`.
+    /// - Throws: `InputError` when the file cannot be read, is in no known format, or names no valid
+    ///   patient in the part read (importing it would fail too).
+    public static func patient(of url: URL, format: String? = nil, options: ImportOptions) throws -> PatientID {
+        if let id = options.patient { return id }
+        let type: (any PatientDataImporter.Type)?
+        if let format {
+            type = ImportFormats.named(format)
+        } else {
+            type = try ImportFormats.detect(url)
+        }
+        switch type {
+        case is OhioXMLImporter.Type: return try ohioPatient(url)
+        case is LogCSVImporter.Type: return try csvPatient(url, options: options)
+        case is DexcomClarityImporter.Type: return try dexcomPatient(url, options: options)
+        case .some: return try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: [])
+        case .none:
+            throw InputError(SourceLocation(file: url.path, line: 1), "the file is in none of the known formats")
+        }
+    }
+
+    static func ohioPatient(_ url: URL) throws -> PatientID {
+        guard let handle = try? FileHandle(forReadingFrom: url) else {
+            throw InputError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
+        }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: xmlHeadBytes)) ?? Data(), as: UTF8.self)
+        guard let raw = patientAttribute(in: head) else {
+            throw InputError(SourceLocation(file: url.path), "no <patient id=...> element in the first \(xmlHeadBytes >> 10) KiB")
+        }
+        do { return try PatientID(raw) } catch {
+            throw InputError(SourceLocation(file: url.path, field: "id"), "\(error)")
+        }
+    }
+
+    /// The value of the `id` attribute of the first `<patient ...>` start tag in `xml`, or nil.
+    static func patientAttribute(in xml: String) -> String? {
+        guard let tag = xml.firstMatch(of: /<patient(\s[^>]*)?>/) else { return nil }
+        let attributes = String(tag.output.1 ?? "")
+        guard let id = attributes.firstMatch(of: /\sid\s*=\s*(?:"([^"]*)"|'([^']*)')/) else { return nil }
+        return String(id.output.1 ?? id.output.2 ?? "")
+    }
+
+    static func csvPatient(_ url: URL, options: ImportOptions) throws -> PatientID {
+        let reader = LineReader(url: url, chunkSize: 64 << 10)
+        try reader.checkReadable()
+        var state = LogCSVState(file: url.path, options: options)
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        while let (number, bytes) = lines.nextBytes() {
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            if bytes.first == UInt8(ascii: "#"), String(decoding: bytes, as: UTF8.self).hasPrefix("#") { continue }
+            if state.columns == nil {
+                try state.readHeader(String(decoding: bytes, as: UTF8.self), line: number)
+            } else {
+                row.load(bytes)
+                state.readRow(row, line: number)
+                if let patient = state.patient { return patient }
+            }
+        }
+        throw InputError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
+    }
+
+    static func dexcomPatient(_ url: URL, options: ImportOptions) throws -> PatientID {
+        let reader = LineReader(url: url, chunkSize: 64 << 10)
+        try reader.checkReadable()
+        let builder = PatientLogBuilder(file: url.lastPathComponent, options: options)
+        var columns: DexcomClarityImporter.Columns?
+        var scrub: [String] = []
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        while let (number, bytes) = lines.nextBytes() {
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
+            row.load(bytes)
+            guard let c = columns else {
+                columns = try DexcomClarityImporter.columns(row.fields, builder: builder, line: number)
+                continue
+            }
+            if row.unterminatedQuote { continue }
+            if !row.isEmpty(c.timestamp) { break }
+            let type = row.text(c.eventType)
+            if c.patientInfo >= 0, type == "FirstName" || type == "LastName" { scrub.append(row.text(c.patientInfo)) }
+        }
+        return try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: scrub)
+    }
+}

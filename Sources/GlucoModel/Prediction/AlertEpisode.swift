@@ -1,0 +1,97 @@
+import Foundation
+
+/// A predicted low or high as one alert: a run of the evolved model's predictions of one
+/// horizon strictly beyond a threshold, consecutive in target time, with what the CGM measured
+/// over the same target times. One episode replaces the one-alert-per-prediction list (a
+/// two-hour predicted low at 5-minute steps was 24 alerts).
+public struct AlertEpisode: Sendable, Hashable {
+    public typealias Kind = GlucoseExcursion
+
+    public var patient: PatientID
+    public var kind: Kind
+    public var horizonMinutes: Int
+    /// The threshold the predictions are beyond (strictly: a prediction of exactly 70.0 is no low).
+    public var threshold: Double
+    /// When the first prediction of the run was issued.
+    public var firstIssuedAt: Date
+    /// Target times of the run's first and last prediction.
+    public var start: Date
+    public var end: Date
+    public var predictions: Int
+    /// The lowest (low) or highest (high) prediction, mg/dL.
+    public var predictedExtreme: Double
+    /// The lowest (low) or highest (high) CGM reading at the run's target times; nil when none is known yet.
+    public var measuredExtreme: Double?
+    /// The first target time whose CGM reading is beyond the threshold too.
+    public var measuredCrossing: Date?
+
+    /// Whether the CGM crossed the threshold during the run; nil when nothing was measured.
+    public var confirmed: Bool? {
+        measuredExtreme.map { kind == .low ? $0 < threshold : $0 > threshold }
+    }
+
+    /// Minutes from the first alert to the CGM's own crossing (how much warning it gave);
+    /// nil when the CGM did not cross. Negative when the CGM crossed before the alert was issued.
+    public var leadMinutes: Double? { measuredCrossing.map { $0.timeIntervalSince(firstIssuedAt) / 60 } }
+
+    /// The issue time is the second column: the nightly files are cut by it on a re-run.
+    public static let csvHeader = "patient,first_issued_at,kind,horizon_min,threshold_mgdl,start,end,predictions,"
+        + "predicted_extreme_mgdl,measured_extreme_mgdl,confirmed,lead_time_min"
+
+    public var csvLine: String {
+        [patient.rawValue, PredictionCSV.iso8601(firstIssuedAt), kind.rawValue, String(horizonMinutes),
+         PredictionCSV.fixed(threshold, decimals: 1), PredictionCSV.iso8601(start), PredictionCSV.iso8601(end), String(predictions),
+         PredictionCSV.fixed(predictedExtreme, decimals: 1), measuredExtreme.map { PredictionCSV.fixed($0, decimals: 1) } ?? "",
+         confirmed.map { $0 ? "yes" : "no" } ?? "", leadMinutes.map { PredictionCSV.fixed($0, decimals: 0) } ?? ""].joined(separator: ",")
+    }
+
+    /// The episodes among `rows` (only the `ge` model's predictions), per patient and horizon in
+    /// target-time order. Two predictions belong to one episode when they are of the same kind
+    /// and their target times are at most `step` apart.
+    public static func episodes(in rows: [PredictionRow], thresholds: AlertThresholds, step: TimeInterval = 300) -> [AlertEpisode] {
+        let ge = rows.filter { $0.model == ModelKind.ge.rawValue && $0.prediction.isFinite }
+        let groups = Dictionary(grouping: ge) { "\($0.patient.rawValue)|\($0.horizonMinutes)" }
+        var out: [AlertEpisode] = []
+        for key in groups.keys.sorted() {
+            var open: AlertEpisode?
+            var previous: Date?
+            for row in groups[key]!.sorted(by: { $0.targetTime < $1.targetTime }) {
+                let kind = thresholds.excursion(row.prediction)
+                let contiguous = previous.map { row.targetTime.timeIntervalSince($0) <= step + 1 } ?? false
+                previous = row.targetTime
+                if var e = open, e.kind == kind, contiguous {
+                    e.extend(with: row)
+                    open = e
+                    continue
+                }
+                if let e = open { out.append(e) }
+                open = kind.map { AlertEpisode(kind: $0, threshold: $0 == .low ? thresholds.low : thresholds.high, first: row) }
+            }
+            if let e = open { out.append(e) }
+        }
+        return out.sorted { ($0.patient.rawValue, $0.firstIssuedAt, $0.horizonMinutes) < ($1.patient.rawValue, $1.firstIssuedAt, $1.horizonMinutes) }
+    }
+
+    init(kind: Kind, threshold: Double, first row: PredictionRow) {
+        patient = row.patient
+        self.kind = kind
+        horizonMinutes = row.horizonMinutes
+        self.threshold = threshold
+        firstIssuedAt = row.issuedAt
+        start = row.targetTime
+        end = row.targetTime
+        predictions = 0
+        predictedExtreme = row.prediction
+        extend(with: row)
+    }
+
+    mutating func extend(with row: PredictionRow) {
+        end = row.targetTime
+        predictions += 1
+        firstIssuedAt = min(firstIssuedAt, row.issuedAt)
+        predictedExtreme = kind == .low ? min(predictedExtreme, row.prediction) : max(predictedExtreme, row.prediction)
+        guard let r = row.reference, r.isFinite else { return }
+        measuredExtreme = measuredExtreme.map { kind == .low ? min($0, r) : max($0, r) } ?? r
+        if measuredCrossing == nil, kind == .low ? r < threshold : r > threshold { measuredCrossing = row.targetTime }
+    }
+}

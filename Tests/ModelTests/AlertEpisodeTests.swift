@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Nightly alerts as episodes, on predictions built by hand.
+@Suite("Alert episodes")
+struct AlertEpisodeTests {
+    static let patient = try! PatientID("p1")
+    static let t0 = Fixture.date("2026-01-15T08:00:00Z")
+
+    /// A prediction for target step `step` (5 min each from t0), issued `horizon` minutes before.
+    static func row(_ step: Int, _ prediction: Double, _ reference: Double?, horizon: Int = 30, model: String = "ge") -> PredictionRow {
+        let target = t0.addingTimeInterval(Double(step) * 300)
+        return PredictionRow(patient: patient, issuedAt: target.addingTimeInterval(-Double(horizon) * 60), targetTime: target,
+                             horizonMinutes: horizon, model: model, prediction: prediction, reference: reference)
+    }
+
+    static func at(_ step: Int) -> Date { t0.addingTimeInterval(Double(step) * 300) }
+
+    @Test func consecutivePredictionsBelowTheThresholdAreOneEpisode() {
+        // Steps 1-4 predicted low (68, 62, 65, 69.9); measured 80, 72, 66, 60: the CGM first reads
+        // below 70 at step 3, issued 30 min before step 1 -> lead = (3 - 1) * 5 + 30 = 40 min.
+        // Step 0 and 5 are exactly 70.0: not low (strictly below). Steps 7-8 high; the arx row is ignored.
+        let rows = [Self.row(0, 70.0, 90), Self.row(1, 68, 80), Self.row(2, 62, 72), Self.row(3, 65, 66), Self.row(4, 69.9, 60),
+                    Self.row(5, 70.0, 65), Self.row(7, 251, 240), Self.row(8, 260, nil), Self.row(9, 10, 50, model: "arx")]
+        let episodes = AlertEpisode.episodes(in: rows, thresholds: AlertThresholds())
+        #expect(episodes.count == 2)
+        let low = episodes[0], high = episodes[1]
+        #expect(low.kind == .low && low.start == Self.at(1) && low.end == Self.at(4) && low.predictions == 4)
+        #expect(low.firstIssuedAt == Self.at(1).addingTimeInterval(-1800) && low.threshold == 70)
+        #expect(low.predictedExtreme == 62 && low.measuredExtreme == 60 && low.confirmed == true)
+        #expect(low.measuredCrossing == Self.at(3) && low.leadMinutes == 40)
+        #expect(low.csvLine == "p1,2026-01-15T07:35:00Z,low,30,70.0,2026-01-15T08:05:00Z,2026-01-15T08:20:00Z,4,62.0,60.0,yes,40")
+        // High: 251 and 260; measured 240 only: not confirmed, no lead time.
+        #expect(high.kind == .high && high.predictedExtreme == 260 && high.measuredExtreme == 240 && high.confirmed == false)
+        #expect(high.leadMinutes == nil && high.csvLine.hasSuffix(",2,260.0,240.0,no,"))
+    }
+
+    @Test func aMissingStepOrAnotherHorizonStartsAnotherEpisode() {
+        // Steps 0, 1 and 3 low at 30 min (step 2 missing: 10 min apart), step 0 low at 60 min.
+        let rows = [Self.row(0, 60, nil), Self.row(1, 60, nil), Self.row(3, 60, nil), Self.row(0, 50, nil, horizon: 60)]
+        let episodes = AlertEpisode.episodes(in: rows, thresholds: AlertThresholds())
+        #expect(episodes.map(\.predictions) == [1, 2, 1])     // sorted by first issue: 60-min first
+        #expect(episodes.map(\.horizonMinutes) == [60, 30, 30])
+        #expect(episodes.allSatisfy { $0.confirmed == nil && $0.csvLine.hasSuffix(",,,") })
+    }
+
+    @Test func thresholdsAreTheOnesGiven() {
+        let rows = [Self.row(0, 75, 74), Self.row(1, 79.9, 78)]
+        let episodes = AlertEpisode.episodes(in: rows, thresholds: AlertThresholds(low: 80, high: 300))
+        #expect(episodes.count == 1 && episodes[0].threshold == 80 && episodes[0].confirmed == true)
+        #expect(episodes[0].csvLine.contains(",low,30,80.0,"))
+    }
+}

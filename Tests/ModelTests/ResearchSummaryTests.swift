@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+@Suite("Research summary")
+struct ResearchSummaryTests {
+    static func row(_ patient: String, _ h: Int, _ model: String, _ rmse: Double) -> ResultRow {
+        ResultRow(patient: try! PatientID(patient), horizonMinutes: h, metrics: SplitMetrics(
+            model: model, split: "test", n: 100, rmse: rmse, mae: rmse / 2, mard: 10, clarkeA: 80, clarkeAB: 99, parkesA: 85, parkesAB: 100))
+    }
+
+    @Test func spreadIsMedianMinMax() {
+        #expect(ResearchSummary.spread([3, 1, 2]) == (2, 1, 3))
+        #expect(ResearchSummary.spread([4, 1, 2, 10]) == (3, 1, 10))
+        #expect(ResearchSummary.spread([.nan]).median.isNaN)
+    }
+
+    @Test func readsTheTrainersPredictionFilesTestRowsOnly() throws {
+        let csv = """
+        issued_at,target_time,split,reference_mgdl,ge,arx,average,persistence
+        2026-01-05T00:55:00Z,2026-01-05T01:25:00Z,train,138.0,161.68,163.08,162.25,151.00
+        2026-01-15T00:00:00Z,2026-01-15T00:30:00Z,test,100.0,110.0,105.0,120.0,90.0
+        2026-01-15T00:05:00Z,2026-01-15T00:35:00Z,test,,110.0,105.0,120.0,90.0
+        2026-01-15T00:10:00Z,2026-01-15T00:40:00Z,test,200.0,150.0,190.0,120.0,210.0
+        """
+        let p = ResearchSummary.Predictions(patient: try PatientID("p1"), horizonMinutes: 30, csv: csv)
+        #expect(p.rows.count == 2 && p.rows[0].reference == 100 && p.rows[1].models["ge"] == 150)
+        let summary = ResearchSummary(results: [Self.row("p1", 30, "ge", 10), Self.row("p2", 30, "ge", 14), Self.row("p3", 30, "ge", 30),
+                                                Self.row("p1", 30, "arx", 12)], predictions: [p])
+        let html = summary.html
+        // RMSE of ge across 3 patients: median 14.0 [10.0-30.0]; MAE half of it.
+        #expect(html.section("by-horizon").contains(">14.0 [10.0-30.0]<") && html.section("by-horizon").contains(">7.0 [5.0-15.0]<"))
+        #expect(html.section("by-horizon").occurrences(of: "<circle") == 4)
+        #expect(html.section("traces").contains("p1, 30 min, first test day"))
+        // Two models with results: a Clarke and a Parkes grid each; the ge Clarke grid has 2 pairs,
+        // (100, 110) zone A and (200, 150) zone B: A 50.0%, A+B 100.0%.
+        #expect(html.section("grids").occurrences(of: "<svg") == 4)
+        #expect(html.section("grids").contains("A 50.0%, A+B 100.0%"))
+        let withoutNamespace = html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")
+        #expect(!withoutNamespace.contains("http") && !html.contains("<script"))
+        let mmol = ResearchSummary(results: summary.results, predictions: [p], units: .mmolL).html
+        #expect(mmol.contains(">\(String(format: "%.2f", 14 / 18.0156)) [\(String(format: "%.2f", 10 / 18.0156))-\(String(format: "%.2f", 30 / 18.0156))]<"))
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Job-array sharding: task ids to shards, the recorded split, which files a shard reads, and
+/// what `collect` finds missing. Expected values are worked out by hand in the comments.
+@Suite struct ShardTests {
+    @Test func taskIDsMapModuloTheCount() throws {
+        // 0-based array 0-2 and 1-based array 1-3 for 3 shards: shards {0,1,2} either way (3 mod 3 = 0).
+        #expect(try (0...2).map { try Shard(task: $0, count: 3).index } == [0, 1, 2])
+        #expect(try (1...3).map { try Shard(task: $0, count: 3).index } == [1, 2, 0])
+        // Resubmitting task 1 alone keeps shard 1 of 3 (the count is not the resubmitted array's size).
+        #expect(try Shard(task: 1, count: 3) == Shard("1/3"))
+        #expect(throws: Shard.ParseError.self) { try Shard(task: -1, count: 3) }
+        #expect(throws: Shard.ParseError.self) { try Shard(task: 0, count: 0) }
+    }
+
+    @Test func arrayTaskFromTheEnvironment() throws {
+        let slurm = try #require(try ArrayTask(environment: [
+            "SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "3", "SLURM_ARRAY_TASK_COUNT": "3",
+        ]))
+        #expect(slurm == ArrayTask(id: 3, minID: 1, maxID: 3, taskCount: 3, source: "SLURM_ARRAY_TASK_ID"))
+        #expect(try slurm.countFromArray() == 3)
+        #expect(try slurm.shard(count: 3) == Shard("0/3"))
+        let k8s = try #require(try ArrayTask(environment: ["JOB_COMPLETION_INDEX": "2"]))
+        #expect(k8s.id == 2 && k8s.taskCount == nil)
+        #expect(throws: ArrayTask.TaskError.self) { try k8s.countFromArray() }
+        #expect(try ArrayTask(environment: ["HOME": "/root"]) == nil)
+        #expect(throws: ArrayTask.TaskError.notANumber(variable: "SLURM_ARRAY_TASK_ID", value: "x")) {
+            try ArrayTask(environment: ["SLURM_ARRAY_TASK_ID": "x"])
+        }
+    }
+
+    @Test func arraysThatWouldTrainAShardTwiceAreRefused() throws {
+        // --array=0-16 with 16 shards: ids 0 and 16 are both shard 0.
+        let wide = ArrayTask(id: 5, minID: 0, maxID: 16, taskCount: 17, source: "SLURM_ARRAY_TASK_ID")
+        #expect(throws: ArrayTask.TaskError.spansMoreThanShards(minID: 0, maxID: 16, shards: 16)) { try wide.shard(count: 16) }
+        // --array=1-16 with 16 shards spans 16 numbers: fine.
+        #expect(try ArrayTask(id: 16, minID: 1, maxID: 16, taskCount: 16, source: "t").shard(count: 16) == Shard("0/16"))
+        // A first submission with gaps (--array=0,2) cannot say how many shards there are.
+        let gaps = ArrayTask(id: 2, minID: 0, maxID: 2, taskCount: 2, source: "SLURM_ARRAY_TASK_ID")
+        #expect(throws: ArrayTask.TaskError.self) { try gaps.countFromArray() }
+    }
+
+    @Test func theFirstTaskRecordsTheSplitAndLaterOnesKeepIt() throws {
+        let out = temporaryFolder("ledger")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let first = ArrayTask(id: 0, minID: 0, maxID: 2, taskCount: 3, source: "SLURM_ARRAY_TASK_ID")
+        #expect(try ShardRequest.array(task: first, count: nil).resolve(output: out) == Shard("0/3"))
+        #expect(try ShardLedger.recordedCount(in: out) == 3)
+        // Resubmitting task 2 alone (--array=2: an array of one task): still shard 2 of 3.
+        let again = ArrayTask(id: 2, minID: 2, maxID: 2, taskCount: 1, source: "SLURM_ARRAY_TASK_ID")
+        #expect(try ShardRequest.array(task: again, count: nil).resolve(output: out) == Shard("2/3"))
+        // Asking for another count in the same folder is refused, naming the recorded one.
+        #expect(throws: ShardLedger.LedgerError.self) { try ShardRequest.array(task: again, count: 4).resolve(output: out) }
+        #expect(throws: ShardLedger.LedgerError.self) { try ShardRequest.fixed(Shard("1/2")).resolve(output: out) }
+        #expect(try ShardRequest.whole.resolve(output: out) == nil)
+        // Many tasks recording at once: all agree on the one count.
+        let racing = temporaryFolder("ledger-race")
+        defer { try? FileManager.default.removeItem(at: racing) }
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in try? ShardLedger.settle(5, in: racing) }
+        #expect(try ShardLedger.recordedCount(in: racing) == 5)
+        #expect(throws: ShardLedger.LedgerError.self) { try ShardLedger.settle(6, in: racing) }
+    }
+
+    @Test func aShardReadsOnlyItsPatientsFilesAndKeepsAPatientsFilesTogether() throws {
+        let folder = temporaryFolder("shard-files")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func write(_ name: String, _ text: String) throws -> URL {
+            let url = folder.appendingPathComponent(name)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            return url
+        }
+        let csvHeader = "patient,time,event,value,unit\n"
+        let files = [
+            // "b" spans two files (training and testing); its id is in the XML attribute, not the name.
+            try write("x1-ws-training.xml", "<?xml version=\"1.0\"?>\n<patient id=\"b\" weight=\"99\" insulin_type=\"x\">\n<glucose_level>\n</glucose_level>\n</patient>\n"),
+            try write("x1-ws-testing.xml", "<patient weight='1' id='b'>\n<glucose_level>\n</glucose_level>\n</patient>\n"),
+            // The first row's id is not valid, so the second row's (as the importer does) names the patient.
+            try write("one.csv", csvHeader + "bad id,2026-01-05T08:00Z,glucose,100,mg/dL\nd,2026-01-05T08:05Z,glucose,101,mg/dL\n"),
+            try write("two.csv", "# notes\n" + csvHeader + "a,2026-01-05T08:00Z,glucose,100,mg/dL\n"),
+            try write("c.json", "[{\"type\": \"cbg\", \"time\": \"2026-01-05T08:00:00Z\", \"value\": 5.5, \"units\": \"mmol/L\"}]"),
+            try write("broken.xml", "<patient>\n<glucose_level>\n"),
+        ]
+        let options = ImportOptions(timeZone: TimeZone(identifier: "UTC")!)
+        #expect(try PatientIDScan.patient(of: files[0], options: options).rawValue == "b")
+        #expect(try PatientIDScan.patient(of: files[1], options: options).rawValue == "b")
+        #expect(try PatientIDScan.patient(of: files[2], options: options).rawValue == "d")
+        #expect(try PatientIDScan.patient(of: files[3], options: options).rawValue == "a")
+        #expect(try PatientIDScan.patient(of: files[4], options: options).rawValue == "c")
+        #expect(throws: InputError.self) { try PatientIDScan.patient(of: files[5], options: options) }
+        // Sorted groups: a, b, c, d, then the unreadable file; dealt to 2 shards: {a, c, broken}, {b, d}.
+        let zero = CohortShardFiles(files, shard: try Shard("0/2"), options: options)
+        let one = CohortShardFiles(files, shard: try Shard("1/2"), options: options)
+        #expect(zero.patients.map(\.rawValue) == ["a", "c"])
+        #expect(zero.files.map(\.lastPathComponent) == ["broken.xml", "c.json", "two.csv"])
+        #expect(one.patients.map(\.rawValue) == ["b", "d"])
+        #expect(one.files.map(\.lastPathComponent) == ["one.csv", "x1-ws-testing.xml", "x1-ws-training.xml"])
+        #expect(zero.cohortPatients == 4 && one.cohortPatients == 4)
+    }
+
+    @Test func theScanNamesThePatientTheImporterDoes() throws {
+        // Every export fixture, and a Clarity file named after its patient (whose names the
+        // preamble gives, to be removed): the scan's id must be the import's.
+        let dir = temporaryFolder("scan")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let named = dir.appendingPathComponent("Clarity_Export_Quintanilla_Jacinta_2026-11-20.csv")
+        try FileManager.default.copyItem(at: ExportFixtures.url("dexcom_madrid_dst.csv"), to: named)
+        let fixtures = try FileManager.default.contentsOfDirectory(at: ExportFixtures.url(""), includingPropertiesForKeys: nil)
+        let ohio = try FileManager.default.contentsOfDirectory(at: Fixture.url("ohio"), includingPropertiesForKeys: nil)
+            + FileManager.default.contentsOfDirectory(at: Fixture.url("csv"), includingPropertiesForKeys: nil)
+        let options = ExportFixtures.options("Europe/Madrid")
+        var compared = 0
+        for url in [named] + fixtures + ohio {
+            guard let imported = try? ImportFormats.importFile(at: url, options: options) else { continue }
+            #expect(try PatientIDScan.patient(of: url, options: options) == imported.log.patient, "\(url.lastPathComponent)")
+            compared += 1
+        }
+        #expect(compared >= 10)
+        #expect(try PatientIDScan.patient(of: named, options: options).rawValue == "Clarity_Export_2026-11-20")
+    }
+
+    @Test func aShardOfFilesOrOfAStoreReadsOnlyItsPatients() throws {
+        let dir = temporaryFolder("pick")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = ImportOptions(timeZone: TimeZone(identifier: "UTC")!, now: Fixture.date("2027-01-01T00:00:00Z"))
+        let store = try PatientStore(path: dir.appendingPathComponent("cohort.sqlite").path)
+        for id in ["c", "a", "b"] {
+            let url = dir.appendingPathComponent("\(id).csv")
+            try "patient,time,event,value,unit\n\(id),2026-01-05T08:00Z,glucose,100,mg/dL\n".write(to: url, atomically: true, encoding: .utf8)
+            _ = try store.importFile(url, importer: LogCSVImporter(), options: options)
+        }
+        // Sorted a, b, c: shard 0/2 is {a, c}, shard 1/2 is {b}.
+        let files = try ShardPick(ExportFiles(paths: [dir.path], options: options), shard: Shard("0/2"))
+        #expect(files.patients.map(\.rawValue) == ["a", "c"] && files.cohortPatients == 3)
+        #expect(try files.load().loaded.patients.map(\.patient.rawValue) == ["a", "c"])
+        let stored = try ShardPick(StoreSource(path: dir.appendingPathComponent("cohort.sqlite").path), shard: Shard("1/2"))
+        #expect(stored.patients.map(\.rawValue) == ["b"] && stored.cohortPatients == 3)
+        #expect(try stored.load().loaded.patients.map(\.patient.rawValue) == ["b"])
+        #expect(throws: InputError.self) { try ShardPick(ExportFiles(paths: [temporaryFolder("empty").path], options: options), shard: .whole) }
+    }
+
+    @Test func aFileWhoseImportNamesAnotherPatientIsAFailureNotTrainedHere() throws {
+        let file = "/data/p.csv"
+        var shard = CohortShardFiles([], shard: .whole, options: ImportOptions())
+        shard.patients = [try PatientID("a"), try PatientID("b")]
+        shard.scanned = [file: try PatientID("a")]
+        let loaded = PatientData(patient: try PatientID("b"), log: PatientLog(patient: try PatientID("b")), testStart: nil, files: [file])
+        let fine = PatientData(patient: try PatientID("a"), log: PatientLog(patient: try PatientID("a")), testStart: nil, files: [])
+        let checked = shard.check([loaded, fine])
+        #expect(checked.patients.map(\.patient.rawValue) == ["a"])
+        #expect(checked.failures.count == 1 && checked.failures[0].message.contains("name patient 'a' but its import gives 'b'"))
+    }
+
+    @Test func collectFindsMissingShardsFailuresAndModels() throws {
+        let out = temporaryFolder("completeness")
+        defer { try? FileManager.default.removeItem(at: out) }
+        #expect(try CohortCompleteness.check(out).isComplete)  // unsharded: nothing to check
+        try ShardLedger.settle(3, in: out)
+        let a = try PatientID("a"), b = try PatientID("b")
+        // Shard 0 finished with a failure for b; shard 1 started and never finished; shard 2 never reported.
+        try ShardLedger.write(ShardReport(shard: Shard("0/3"), patients: [a, b], horizons: [30],
+                                          failures: [.init(subject: "b", message: "too few days")], finished: true), in: out)
+        try ShardLedger.write(ShardReport(shard: Shard("1/3"), patients: [], horizons: [30]), in: out)
+        let c = try CohortCompleteness.check(out)
+        #expect(c.shardCount == 3)
+        #expect(c.missingShards == [2])
+        #expect(c.unfinishedShards == [1])
+        #expect(c.failures == ["shard 0/3: b: too few days"])
+        #expect(c.missingModels.map { "\($0.patient) \($0.horizon)" } == ["a 30", "b 30"])
+        #expect(!c.isComplete)
+        #expect(c.lines.contains("missing: a at 30 min"))
+    }
+}
