@@ -173,10 +173,14 @@ public struct PatientTrainer: Sendable {
         let validationStart = first { time($0) >= splits.validationStart }
         let validationEnd = max(validationStart, first { time($0).addingTimeInterval(ahead) >= splits.testStart })
         let testStart = first { time($0) >= splits.testStart }
-        let ranges = Ranges(train: 0..<trainEnd, validation: validationStart..<validationEnd, test: testStart..<n)
         let need = PatientTrainer.minimumRows
-        for (name, range, minimum) in [("training", ranges.train, need.train), ("validation", ranges.validation, need.validation),
-                                       ("test", ranges.test, need.test)] where range.count < minimum {
+        // A test period with too few usable rows (e.g. every reading at the sensor's floor) is not
+        // scored, rather than failing the patient: the model is still trained and selected, and its
+        // test rows are simply absent from the metrics and results.csv.
+        let test = n - testStart >= need.test ? testStart..<n : n..<n
+        let ranges = Ranges(train: 0..<trainEnd, validation: validationStart..<validationEnd, test: test)
+        for (name, range, minimum) in [("training", ranges.train, need.train), ("validation", ranges.validation, need.validation)]
+        where range.count < minimum {
             throw TrainingError.tooFewRows(data.patient, horizon: h, split: name, rows: range.count, need: minimum)
         }
         return ranges
