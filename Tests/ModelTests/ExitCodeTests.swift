@@ -100,4 +100,16 @@ import Testing
         #expect(r.status == 1)
         #expect(r.stderr.contains("patients found: p_a"))
     }
+
+    /// A refusal is not a success: settings without an ISF make `dose` refuse (3).
+    @Test func refusedDoseIs3() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: data)
+        let settings = dir.appendingPathComponent("s.json")
+        try Data(#"{"patient": "p_a", "carbRatio": 10, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#.utf8).write(to: settings)
+        let r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_a", "--data", data.path, "--settings", settings.path,
+                                                    "--carbs", "30"])
+        #expect(r.status == 3)
+    }
 }
