@@ -41,7 +41,8 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
         if !adj.isEmpty { s += "; adjusted: " + adj.joined(separator: ", ") }
         let other = notModelled.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         if !other.isEmpty { s += "; not modelled: " + other.joined(separator: ", ") }
-        return s
+        // The file name and the not-modelled kinds come from outside: printable only.
+        return TerminalText.escaped(s)
     }
 }
 
