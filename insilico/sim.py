@@ -1,0 +1,112 @@
+"""Running a virtual patient: the simulator, the patient's log as the toolkit reads it, the arms."""
+import copy
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from simglucose.actuator.pump import InsulinPump
+from simglucose.controller.base import Action
+from simglucose.patient.t1dpatient import T1DPatient
+from simglucose.sensor.cgm import CGMSensor
+from simglucose.simulation.env import T1DSimEnv
+from simglucose.simulation.scenario_gen import RandomScenario
+
+from patients import facts, patient_id
+
+logging.getLogger("simglucose").setLevel(logging.WARNING)
+
+START = datetime(2026, 1, 5)  # simulated clock, written as UTC
+
+
+def iso(t):
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Log:
+    """What the person's devices recorded: CGM, basal, boluses (with carbs) and meals."""
+    patient: str
+    glucose: list = field(default_factory=list)  # (time, mg/dL)
+    boluses: list = field(default_factory=list)  # (time, U)
+    carbs: list = field(default_factory=list)    # (time, g)
+    basal: list = field(default_factory=list)    # (time, U/h), when the rate changes
+
+    def write_csv(self, path):
+        """GlucoModel CSV (README, "GlucoModel CSV"), rows in time order."""
+        rows = [(t, "glucose", f"{v:.1f}", "mg/dL", "cgm") for t, v in self.glucose]
+        rows += [(t, "bolus", f"{u:.2f}", "U", "normal") for t, u in self.boluses if u > 0]
+        rows += [(t, "carbs", f"{g:.0f}", "g", "") for t, g in self.carbs]
+        rows += [(t, "basal", f"{r:.4f}", "U/h", "") for t, r in self.basal]
+        rows.sort(key=lambda r: (r[0], r[1]))
+        with open(path, "w") as out:
+            out.write("patient,time,event,value,unit,duration,type\n")
+            for t, event, value, unit, kind in rows:
+                out.write(f"{self.patient},{iso(t)},{event},{value},{unit},,{kind}\n")
+
+
+def make_env(name, scenario_seed, sensor_seed):
+    patient = T1DPatient.withName(name)
+    sensor = CGMSensor.withName("Dexcom", seed=sensor_seed)
+    pump = InsulinPump.withName("Insulet")
+    return T1DSimEnv(patient, sensor, pump, RandomScenario(start_time=START, seed=scenario_seed))
+
+
+def continued(env, scenario_seed, sensor_seed):
+    """A copy of `env` with the patient's state as it is, a new meal scenario and a new sensor:
+    every arm of a trial starts from one such copy made with the same seeds."""
+    copied = copy.deepcopy(env)
+    copied.scenario = RandomScenario(start_time=START, seed=scenario_seed)
+    copied.sensor = CGMSensor.withName("Dexcom", seed=sensor_seed)
+    return copied
+
+
+@dataclass
+class Decision:
+    units: float
+    decision: str = "bolus"          # bolus, no_insulin, refused
+    reasons: tuple = ()              # reason codes
+    model_used: bool = False
+
+
+def standard_rule(name, target=140):
+    """simglucose's BBController at a meal: carbs/CR + (CGM > 150) (CGM - target)/CF."""
+    f = facts(name)
+
+    def decide(now, cgm, carbs, log):
+        units = carbs / f["cr"] + (cgm > 150) * (cgm - target) / f["cf"]
+        return Decision(units=max(0.0, units))
+    return decide
+
+
+def run(env, days, decide, log, trace=None):
+    """Steps `env` for `days` days with the patient's basal and `decide`'s meal boluses,
+    recording what a person's devices would into `log` (and every sample into `trace`).
+    Returns the true BG and the insulin delivered (U) over the run."""
+    f = facts(env.patient.name)
+    basal_u_per_min = f["basal_u_per_h"] / 60.0
+    sample = env.sample_time
+    steps = int(days * 24 * 60 / sample)
+    if not log.basal:
+        log.basal.append((env.time, f["basal_u_per_h"]))
+    bg, insulin = [], 0.0
+    meal_grams, bolus = 0.0, 0.0
+    for _ in range(steps):
+        now = env.time
+        cgm = env.CGM_hist[-1]
+        decision = None
+        if meal_grams > 0:
+            meal_time = now - timedelta(minutes=sample)
+            decision = decide(now, cgm, meal_grams, log)
+            bolus = decision.units
+            log.carbs.append((meal_time, meal_grams))
+            if bolus > 0:
+                log.boluses.append((now, bolus))
+        step = env.step(Action(basal=basal_u_per_min, bolus=bolus / sample))
+        insulin += step.info["sample_time"] * sum(env.insulin_hist[-1:])
+        if trace is not None:
+            trace.append((now, env.BG_hist[-1], env.CGM_hist[-1], meal_grams, bolus, decision))
+        bolus = 0.0
+        meal_grams = step.info["meal"] * sample
+        log.glucose.append((env.time, step.observation.CGM))
+        bg.append(step.info["bg"])
+    return bg, insulin

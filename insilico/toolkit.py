@@ -1,0 +1,63 @@
+"""The toolkit's two executables, as a person's pipeline would call them."""
+import json
+import os
+import subprocess
+
+from sim import Decision, iso
+
+
+class Toolkit:
+    def __init__(self, bin_dir):
+        self.train_bin = os.path.join(bin_dir, "glucomodel-train")
+        self.predict_bin = os.path.join(bin_dir, "glucomodel-predict")
+        for path in (self.train_bin, self.predict_bin):
+            if not os.access(path, os.X_OK):
+                raise SystemExit(f"insilico: no executable {path} (build the package, or pass --bin DIR)")
+        help_text = subprocess.run([self.predict_bin, "dose", "--help"], capture_output=True, text=True).stdout
+        self.has_method = "--method" in help_text
+
+    def train(self, data_csv, out_dir, horizons, population, generations, seed, log_path):
+        cmd = [self.train_bin, data_csv, "--out", out_dir, "--horizons", ",".join(map(str, horizons)),
+               "--seed", str(seed), "--threads", "1", "--time-zone", "UTC"]
+        if population:
+            cmd += ["--population", str(population)]
+        if generations:
+            cmd += ["--generations", str(generations)]
+        with open(log_path, "w") as log:
+            done = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT)
+        if done.returncode not in (0, 2):
+            raise RuntimeError(f"glucomodel-train exited {done.returncode}: see {log_path}")
+        return done.returncode
+
+    def dose(self, patient, models, data_csv, settings, carbs, at, method):
+        """One suggestion: a `Decision` from `dose --format json` (docs/dosing.md's schema)."""
+        cmd = [self.predict_bin, "dose", "--patient", patient, "--models", models, "--data", data_csv,
+               "--settings", settings, "--carbs", f"{carbs:.0f}", "--at", iso(at), "--time-zone", "UTC",
+               "--format", "json"]
+        if self.has_method:
+            cmd += ["--method", method]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode not in (0, 3):
+            return Decision(units=0.0, decision="refused",
+                            reasons=(f"tool_exit_{done.returncode}",)), done.stderr.strip()
+        j = json.loads(done.stdout)
+        if "formula_units" in j:  # the flat schema
+            reasons = tuple(r["code"] for r in j.get("reasons", []))
+            return Decision(units=float(j["units"] or 0.0), decision=j["decision"], reasons=reasons,
+                            model_used=bool(j.get("model_used"))), None
+        return _legacy(j, method), None
+
+
+def _legacy(j, method):
+    """The nested JSON of toolkit versions before the flat schema (no --method there)."""
+    reasons = tuple(r["code"] for r in j.get("reasons", []))
+    decision = j.get("decision", {})
+    if "bolus" in decision:
+        basis = decision["bolus"].get("basis", "")
+        if method == "formula":
+            return Decision(units=float(j["standard"]["dose"]), reasons=reasons)
+        return Decision(units=float(decision["bolus"]["units"]), reasons=reasons,
+                        model_used=basis != "standard_formula")
+    if "noInsulin" in decision or "no_insulin" in decision:
+        return Decision(units=0.0, decision="no_insulin", reasons=reasons)
+    return Decision(units=0.0, decision="refused", reasons=reasons)
