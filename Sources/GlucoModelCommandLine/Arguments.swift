@@ -5,4 +5,5 @@ import GlucoModel
 extension TrainingFitness: ExpressibleByArgument {}
 extension ModelBase: ExpressibleByArgument {}
 extension DateOrder: ExpressibleByArgument {}
+extension DoseMethod: ExpressibleByArgument {}
 extension CGMMetricsReport.Format: ExpressibleByArgument {}

@@ -38,6 +38,9 @@ struct Dose: ParsableCommand {
     @Option(help: "Output: text or json.")
     var format = "text"
 
+    @Option(help: "The dose suggested: model (the model-based dose, default) or formula (the standard calculator). Both are always shown.")
+    var method: DoseMethod = .model
+
     @Flag(help: "Audit past meal boluses (CSV) instead of suggesting one.")
     var audit = false
 
@@ -79,7 +82,8 @@ struct Dose: ParsableCommand {
             let upper = try to.map { try time.parse($0, option: "--to") } ?? .distantFuture
             guard lower <= upper else { throw ValidationError("--from is after --to") }
             print(DoseAuditRow.csvHeader)
-            for row in DoseAudit.run(log: log, models: modelSet, settings: checked, period: DateInterval(start: lower, end: upper)) {
+            for row in DoseAudit.run(log: log, models: modelSet, settings: checked, period: DateInterval(start: lower, end: upper),
+                                     timeZone: try time.zone()) {
                 print(row.csvLine)
             }
             return
@@ -87,7 +91,7 @@ struct Dose: ParsableCommand {
         guard let newest = log.glucose.last?.time else { throw ValidationError("patient \(id) has no glucose readings") }
         let moment = try at.map { try time.parse($0, option: "--at") } ?? newest
         let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, at: moment,
-                                             settings: settingsFile, models: modelSet)
+                                             settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone())
         print(format == "json" ? try suggestion.json() : suggestion.report)
         // A refusal is not a success (3); `no_insulin` is a decision (0).
         if case .refused = suggestion.decision { throw ExitCode(RunStatus.doseRefused.rawValue) }

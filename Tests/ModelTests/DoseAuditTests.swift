@@ -61,13 +61,15 @@ import Testing
 
     @Test func auditUsesTheModelsFromDataBeforeTheBolus() {
         // 12:00 bolus, readings to 11:55 before it: the features are those of 11:55 (G0 = 150).
-        // Model 360 min: G0 - 40*INS + 3*CARB = 150 + 180 - 40b = 110 at b = 5.5 U, below the
-        // formula's 7.10 U.
+        // Model 360 min with no new meal or bolus: G0 - 40*INS + 3*CARB = 150 (nothing on board).
+        // The planned 60 g add 35/10 * 60 = 210 mg/dL (the fixture's carbohydrates appear within
+        // minutes), so the eventual point asks (150 + 210 - 110)/35 = 7.14 U, rounded down 7.10 U,
+        // as the formula does here.
         let models = F.models([F.model("G0 - 40*INS + 3*CARB", horizon: 360)])
         let row = DoseAudit.run(log: log(), models: models, settings: F.checked()).first
         #expect(row?.suggestion.featureTime == F.at(115))
-        #expect(row?.suggestion.decision == .bolus(units: 5.5, basis: .model))
-        #expect(row?.csvLine.hasPrefix("dose_p1,2026-01-05T12:00:00Z,60.0,5.00,bolus,5.50,model,5.50,7.10,150,0.00,") == true)
+        #expect(row?.suggestion.decision == .bolus(units: 7.1, basis: .model))
+        #expect(row?.csvLine.hasPrefix("dose_p1,2026-01-05T12:00:00Z,60.0,5.00,bolus,7.10,model,7.10,7.10,150,0.00,") == true)
     }
 
     @Test func periodSelectsBoluses() {

@@ -58,12 +58,23 @@ import Testing
 
     @Test func insulinOnBoardCoveringTheNeedIsNoted() {
         var log = F.flatLog()
-        log.boluses = [Bolus(time: F.at(60), dose: InsulinUnits(8))]
-        // IOB = 8 * R(30) (about 7.5 U) > 2 + 2 U needed: dose 0, with the note.
+        log.boluses = [Bolus(time: F.at(60), dose: InsulinUnits(4.5))]
+        // Net IOB = 4.5 R(30) (about 4.18 U) > 2 + 2 U needed: the formula gives 0, with the note.
+        // The predicted curve ends near 180 + 70 - 35 * 4.18 = 104 mg/dL: no low, no dose needed.
         let s = DoseAdvisor.suggest(log: log, carbs: 20, at: F.at(90), settings: F.settings(), models: nil)
-        #expect(8 * F.insulinRemaining(30) > 4)
+        #expect(4.5 * F.insulinRemaining(30) > 4)
         #expect(s.decision == .bolus(units: 0, basis: .standardFormula))
         #expect(s.reasonCodes.contains("iob_covers_need"))
+    }
+
+    @Test func insulinOnBoardFarAboveTheNeedPredictsALow() {
+        var log = F.flatLog()
+        log.boluses = [Bolus(time: F.at(60), dose: InsulinUnits(8))]
+        // IOB = 8 R(30), about 7.5 U, where 4 U are needed: the curve of its remaining effect
+        // (180 + 70 - 35 * 7.5 = 67 mg/dL eventually) falls below the suspend threshold: no insulin.
+        let s = DoseAdvisor.suggest(log: log, carbs: 20, at: F.at(90), settings: F.settings(), models: nil)
+        #expect(s.reasonCodes == ["predicted_below_suspend"])
+        #expect(s.decision.units == 0)
     }
 
     @Test func settingsFileIsReadAndBadFilesNameTheField() throws {

@@ -133,10 +133,12 @@ import Testing
     }
 
     @Test func predictedGlucoseBelowSuspendMeansNoInsulin() {
-        // The model predicts G0 - 150 = 30 mg/dL at 360 min with no insulin: below 70.
+        // The model predicts G0 - 150 = 30 mg/dL at 360 min with no insulin and no meal: the curve
+        // runs linearly from 180 now and first falls below 70 at 265 min (180 - 150 * 265/360).
         let models = F.models([F.model("G0 - 150", horizon: 360)])
-        let s = suggest(F.flatLog(), models: models)
-        #expect(s.decision == .noInsulin(.predictedBelowSuspend(horizonMinutes: 360, predicted: 30, threshold: 70)))
+        let s = DoseAdvisor.suggest(log: F.flatLog(), carbs: 0, at: F.at(90), settings: F.settings(), models: models)
+        let first: Double = 180 - 150.0 * 265 / 360
+        #expect(s.decision == .noInsulin(.predictedBelowSuspend(horizonMinutes: 265, predicted: first, threshold: 70)))
         #expect(s.predictions == [PredictedGlucose(horizonMinutes: 360, atZeroDose: 30, atSuggestedDose: 30)])
     }
 

@@ -2,120 +2,166 @@ import Foundation
 import Testing
 @testable import GlucoModel
 
-/// The model-based dose: planned-dose features, the search, and the checks that make the
-/// toolkit fall back to the standard formula.
+/// The model-based dose (dosing.md): the predicted curve (the models' own trajectory plus the
+/// planned meal's and bolus's effects, continued to the end of insulin action) and Loop's rule.
 ///
-/// Unless said otherwise: glucose flat at 180 mg/dL, no insulin or carbs logged, 20 g planned,
-/// settings ICR 10, ISF 35, target 110, suspend 70, max 10 U in 0.05 U. The formula gives
-/// 20/10 + 70/35 = 4 U. Horizons of 360 min and more with the fast carb curve make the planned
-/// features exact: `INS = b`, `CARB = 20` (see `DoseFixture`).
+/// Unless said otherwise: glucose flat at 180 mg/dL from 10:00 to 11:30, no insulin or carbs
+/// logged (net insulin on board 0), the suggestion at 11:30; settings ICR 10, ISF 35, target
+/// 110, suspend 70, max 10 U in 0.05 U, adult insulin curve (peak 75, duration 360 min).
 @Suite struct DoseModelTests {
     typealias F = DoseFixture
 
-    func suggest(_ models: [GlucoseModel], log: PatientLog = F.flatLog(), carbs: Double = 20) -> DoseSuggestion {
-        DoseAdvisor.suggest(log: log, carbs: carbs, at: F.at(90), settings: F.settings(), models: F.models(models))
+    func suggest(_ models: [GlucoseModel], log: PatientLog = F.flatLog(), carbs: Double = 0,
+                 settings: DoseSettings = F.settings(), method: DoseMethod = .model) -> DoseSuggestion {
+        DoseAdvisor.suggest(log: log, carbs: carbs, at: F.at(90), settings: settings,
+                            models: models.isEmpty ? nil : F.models(models), method: method)
     }
 
-    @Test func linearModelFindsTheDoseWorkedByHand() {
-        // predicted(b) = G0 - 40*INS + 3*CARB = 180 - 40b + 60 = 240 - 40b; equal to the target
-        // 110 at b = 130/40 = 3.25 U (on the 0.05 grid), below the formula's 4 U.
-        let s = suggest([F.model("G0 - 40*INS + 3*CARB", horizon: 360)])
-        #expect(s.modelDose == 3.25)
-        #expect(s.decision == .bolus(units: 3.25, basis: .model))
+    /// A model of `expression` at `horizon` minutes with the toolkit's own features.
+    func model(_ expression: String, horizon: Int) -> GlucoseModel {
+        F.model(expression, horizon: horizon, features: FeatureSet(horizonMinutes: horizon))
+    }
+
+    @Test func withoutAModelTheEffectsCurveGivesTheFormulasCorrection() {
+        // Flat 180, no meal, nothing on board: the curve stays at 180. The eventual point asks
+        // (180 - 110) / 35 = 2 U; every earlier point asks more (its target is lower or less of
+        // the bolus has acted). Formula: 0 + 70/35 - 0 = 2 U. No model: the formula's is given.
+        let s = suggest([])
+        #expect(s.standard?.dose == 2)
+        #expect(s.decision == .bolus(units: 2, basis: .standardFormula))
+        #expect(s.modelDose == nil)
+        #expect(s.reasonCodes == ["model_unavailable"])
+        #expect(s.curve?.glucose(bolus: InsulinUnits(0)).allSatisfy { $0.mgdL == 180 } == true)
+        #expect(s.basalScheduleSource == NetInsulin.ScheduleSource.none)
+    }
+
+    @Test func modelTrajectorySetsTheDose() {
+        // The model predicts G0 - 35 = 145 mg/dL at 60 min; with nothing on board the curve stays
+        // at 145 after it, so the eventual point asks (145 - 110)/35 = 1 U, the least of all
+        // points; the formula asks 2 U.
+        let s = suggest([model("G0 - 35", horizon: 60)])
+        #expect(s.modelDose == 1)
+        #expect(s.decision == .bolus(units: 1, basis: .model))
+        #expect(s.modelUsed)
+        #expect(s.standard?.dose == 2)
+        // At 60 min: 145 without a bolus, 145 - 35 (1 - R(60)) with 1 U.
+        let p = try! #require(s.predictions.first)
+        #expect(p.horizonMinutes == 60)
+        #expect(abs(p.atZeroDose - 145) < 1e-9)
+        #expect(abs(p.atSuggestedDose - (145 - 35 * (1 - F.insulinRemaining(60)))) < 1e-9)
+        // Halfway to the anchor the curve is linear: 162.5 at 30 min.
+        #expect(abs(s.curve!.glucose(bolus: InsulinUnits(0), atMinute: 30).mgdL - 162.5) < 1e-9)
+    }
+
+    @Test func formulaMethodGivesTheFormulaBesideTheModel() {
+        let s = suggest([model("G0 - 35", horizon: 60)], method: .formula)
+        #expect(s.decision == .bolus(units: 2, basis: .standardFormula))
+        #expect(s.modelDose == 1)
+        #expect(!s.modelUsed)
+    }
+
+    @Test func plannedMealRaisesTheCurveByItsEffect() {
+        // No model, 20 g: the curve rises by (ISF/ICR) 20 (1 - C(t)) = 70 (1 - C(t)); the eventual
+        // point (360 min) asks (70 + 70 (1 - C(360))) / 35 U, the least of all points (mid-curve the
+        // meal has appeared faster than the bolus acts).
+        let s = suggest([], carbs: 20)
+        let c360 = BatemanCarbModel.standard.fractionRemaining(after: 360)
+        let eventual = 180 + 70 * (1 - c360)
+        #expect(abs(s.curve!.glucose(bolus: InsulinUnits(0)).last!.mgdL - eventual) < 1e-9)
+        // Formula: 2 + 2 = 4 U. The rule: the least of u(t) = (G_0(t) - T(t)) / (35 (1 - R(t))),
+        // T rising from 70 to 110 by 180 min, typed in here from dosing.md.
         #expect(s.standard?.dose == 4)
-        #expect(s.predictions == [PredictedGlucose(horizonMinutes: 360, atZeroDose: 240, atSuggestedDose: 110)])
-        #expect(s.reasons.isEmpty)
-    }
-
-    @Test func twoHorizonsLeastSquares() {
-        // 360 min: 240 - 40b; 400 min: 240 - 20b. Minimise (130 - 40b)^2 + (130 - 20b)^2:
-        // derivative 0 at 80*130 + 40*130 = (3200 + 800) b, b = 15600/4000 = 3.9 U.
-        let s = suggest([F.model("G0 - 40*INS + 3*CARB", horizon: 360), F.model("G0 - 20*INS + 3*CARB", horizon: 400)])
-        #expect(s.decision == .bolus(units: 3.9, basis: .model))
-        // At 3.9 U: 240 - 156 = 84 and 240 - 78 = 162.
-        #expect(s.predictions.count == 2)
-        #expect(abs(s.predictions[0].atSuggestedDose - 84) < 1e-9 && abs(s.predictions[1].atSuggestedDose - 162) < 1e-9)
-    }
-
-    @Test func suspendThresholdLimitsTheDose() {
-        // 360 min: 240 - 40b; 400 min: 180 - 81 - 50b = 99 - 50b, which must stay >= 70:
-        // b <= 0.58, so 0.55 U on the grid. Unconstrained, (130 - 40b)^2 + (-11 - 50b)^2 is
-        // least at b = (10400 - 1100)/(3200 + 5000) = 1.13 U: the threshold binds.
-        let s = suggest([F.model("G0 - 40*INS + 3*CARB", horizon: 360), F.model("G0 - 50*INS - 81", horizon: 400)])
-        #expect(s.decision == .bolus(units: 0.55, basis: .model))
-        #expect(s.reasonCodes == ["limited_by_suspend_threshold"])
-        #expect(s.predictions[1].atSuggestedDose >= 70)
-    }
-
-    @Test func modelDoseAboveTheFormulaIsCapped() {
-        // 240 - 20b = 110 at b = 6.5 U, within the 10 U maximum but more than the formula's
-        // 4 U: 4 U is suggested.
-        let s = suggest([F.model("G0 - 20*INS + 3*CARB", horizon: 360)])
-        #expect(s.modelDose == 6.5)
+        var least = Double.infinity
+        for t in stride(from: 5.0, through: 360, by: 5) {
+            let g = 180 + 70 * (1 - BatemanCarbModel.standard.fractionRemaining(after: t))
+            let target = 70 + 40 * min(1, t / 180)
+            least = min(least, (g - target) / (35 * (1 - F.insulinRemaining(t))))
+        }
+        let rule = LoopDoseRule(suspendThreshold: .mgdL(70), target: .mgdL(110), insulinSensitivity: 35, insulin: .adultRapid)
+        guard case let .dose(units, _) = rule.apply(to: s.curve!) else { Issue.record("expected a dose"); return }
+        #expect(abs(units.units - least) < 1e-9)
+        #expect(abs(least - (eventual - 110) / 35) < 0.01)  // near the eventual point's ask
+        // Without a model the suggestion is the formula's (the rule's dose is shown, never given).
         #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
-        #expect(s.reasonCodes == ["capped_by_formula"])
-        // The curve is shown at the suggested 4 U: 240 - 80 = 160.
-        #expect(s.predictions.first?.atSuggestedDose == 160)
     }
 
-    @Test func modelThatNeedsTheMaximumBolusFallsBack() {
-        // predicted(b) = 240 - 2b: even 10 U leaves 220 mg/dL, far above the target 110, so the
-        // search ends on the maximum bolus: the model sees too little insulin effect to dose by.
-        let s = suggest([F.model("G0 - 2*INS + 3*CARB", horizon: 360)])
-        #expect(s.modelDose == nil)
-        #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
-        #expect(s.reasonCodes == ["model_saturated"])
+    @Test func predictedLowForbidsInsulin() {
+        // G0 - 120: 60 mg/dL at 60 min. The line from 180 now crosses 70 at 55 min (79.2 there);
+        // the first point below the suspend threshold is 60 min.
+        let s = suggest([model("G0 - 120", horizon: 60)])
+        #expect(s.decision == .noInsulin(.predictedBelowSuspend(horizonMinutes: 60, predicted: 60, threshold: 70)))
+        #expect(s.reasonCodes == ["predicted_below_suspend"])
     }
 
-    @Test func glucoseRisingWithInsulinFallsBackToTheFormula() {
-        // G0 + 10*INS: 0.05 U more raises the prediction by 0.5 mg/dL: not trusted.
-        let s = suggest([F.model("G0 + 10*INS", horizon: 360)])
-        #expect(s.modelDose == nil)
-        #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
-        #expect(s.reasonCodes == ["model_not_monotone"])
-        guard case let .modelNotMonotone(h, b, rise)? = ModelDoseSearch(
-            horizons: [.init(model: F.model("G0 + 10*INS", horizon: 360), row: row(360))], carbs: 20,
-            settings: F.checked()).run().untrustedNote else { Issue.record("expected modelNotMonotone"); return }
-        #expect(h == 360 && b == 0 && abs(rise - 0.5) < 1e-9)
+    @Test func ruleOnAHandBuiltCurve() {
+        // Baseline falling from 200 to 120 at 60 min, then flat (nothing on board); no meal.
+        // Eventual 120 > 110: the eventual point asks (120 - 110)/35 = 0.2857 U; the 60-min point
+        // asks (120 - T(60)) / (35 (1 - R(60))) with T(60) = 70 + 40 * 60/180 = 83.33.
+        let effects = PredictedCurve.Effects(glucose: .mgdL(200), insulinSensitivity: 35, carbRatio: 10, insulin: .adultRapid,
+                                             carbs: .standard, insulinOnBoard: { _ in InsulinUnits(0) },
+                                             carbsOnBoard: { _ in Carbohydrate(grams: 0) })
+        let curve = PredictedCurve(effects: effects, anchors: [(60, .mgdL(120))], plannedCarbs: Carbohydrate(grams: 0))
+        let rule = LoopDoseRule(suspendThreshold: .mgdL(70), target: .mgdL(110), insulinSensitivity: 35, insulin: .adultRapid)
+        #expect(abs(rule.target(atMinute: 60) - (70 + 40.0 / 3)) < 1e-12)
+        let at60 = (120 - (70 + 40.0 / 3)) / (35 * (1 - F.insulinRemaining(60)))
+        #expect(at60 > 10.0 / 35)  // the eventual point is the binding one
+        guard case let .dose(units, minute) = rule.apply(to: curve) else { Issue.record("expected a dose"); return }
+        #expect(abs(units.units - 10.0 / 35) < 1e-12)
+        #expect(minute == 360)
+        // The same curve ending at 105: no dose needed; dipping to 65: predicted low at 60 min.
+        let low = PredictedCurve(effects: effects, anchors: [(60, .mgdL(65))], plannedCarbs: Carbohydrate(grams: 0))
+        #expect(rule.apply(to: low) == .predictedLow(minute: 60, glucose: .mgdL(65)))
+        let inRange = PredictedCurve(effects: effects, anchors: [(60, .mgdL(105))], plannedCarbs: Carbohydrate(grams: 0))
+        #expect(rule.apply(to: inRange) == .noneNeeded(eventual: .mgdL(105)))
     }
 
-    @Test func monotoneAtOneHorizonRisingAtAnotherFallsBack() {
-        // 360 min is fine; at 400 min glucose rises once the bolus passes 2 U:
-        // 200 + 10*max(INS - 2, 0) expressed as 200 + 10*max(INS, 2) - 20.
-        let s = suggest([F.model("G0 - 40*INS + 3*CARB", horizon: 360), F.model("200 + 10*max(INS, 2) - 20", horizon: 400)])
-        #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
-        #expect(s.reasonCodes == ["model_not_monotone"])
+    @Test func maxInsulinOnBoardLimitsTheDose() {
+        var settings = F.settings()
+        settings.maxInsulinOnBoard = 1.5
+        let s = suggest([], settings: settings)
+        #expect(s.decision == .bolus(units: 1.5, basis: .standardFormula))
+        #expect(s.reasonCodes.contains("limited_by_max_iob"))
     }
 
-    @Test func modelBlindToInsulinFallsBack() {
-        // G0 + 3*CARB does not read insulin: the same prediction at every dose.
-        let s = suggest([F.model("G0 + 3*CARB", horizon: 360)])
-        #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
-        #expect(s.reasonCodes == ["model_blind_to_insulin"])
-        // The curve is still shown: 180 + 60 at any dose.
-        #expect(s.predictions == [PredictedGlucose(horizonMinutes: 360, atZeroDose: 240, atSuggestedDose: 240)])
+    @Test func doseFallsWithTheBolusForAnyModel() {
+        // Models that read insulin with either sign, or not at all: the planned bolus acts through
+        // ISF * (1 - R(t)) only, so every point of the curve falls as the bolus rises.
+        var random = SplitMix64(seed: 11)
+        let expressions = ["G0 + 10*INS", "G0 - 40*INS + 3*CARB", "G0 + 3*CARB", "max(G0, 200) - IOB*IA",
+                           "G0 * 0.9 + 20", "G3 - G0 + G0 + exp(INS/10)"]
+        for _ in 0..<60 {
+            let e = expressions[Int(random.next() % UInt64(expressions.count))]
+            let h = [30, 60, 90, 120][Int(random.next() % 4)]
+            let carbs = Double(random.next() % 120)
+            let s = suggest([model(e, horizon: h)], carbs: carbs)
+            guard let curve = s.curve else { continue }
+            let b1 = Double(random.next() % 100) / 10, b2 = b1 + 0.05 + Double(random.next() % 50) / 10
+            let g1 = curve.glucose(bolus: InsulinUnits(b1)), g2 = curve.glucose(bolus: InsulinUnits(b2))
+            #expect(zip(g1, g2).allSatisfy { $1.mgdL <= $0.mgdL }, "\(e) at \(h) min")
+            if let u = s.decision.units { #expect(u >= 0 && u <= 10) }
+        }
     }
 
     @Test func incompleteHistoryGivesNoModelDose() {
         // Readings only from 11:05 (30 min of history): G11 (55 min back) is unknown.
         var log = F.flatLog()
         log.glucose.removeAll { $0.time < F.at(65) }
-        let s = suggest([F.model("G0 - 40*INS + 3*CARB", horizon: 360)], log: log)
+        let s = suggest([F.model("G0 - 40*INS + 3*CARB", horizon: 360)], log: log, carbs: 20)
         #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
         #expect(s.reasonCodes == ["model_unavailable"])
     }
 
     @Test func unfinishedStepIsCarriedToThePreviousPoint() {
         // Readings to 11:30, 1 U given at 11:32, suggestion at 11:33: the step ending 11:35 has no
-        // reading yet, so the features are those of 11:30 with the 1 U carried in: INS = 1 + b.
-        // 180 + 60 - 40 (1 + b) = 110 at b = 2.25 U. Formula: 2 + 2 - IOB 1 U (R(0) = 1) = 3 U.
+        // reading yet, so the features are those of 11:30 with the 1 U carried in.
+        // Formula: 2 + 2 - net IOB 1 U (R(0) = 1) = 3 U.
         var log = F.flatLog()
         log.boluses = [Bolus(time: F.at(92), dose: InsulinUnits(1))]
         let s = DoseAdvisor.suggest(log: log, carbs: 20, at: F.at(93), settings: F.settings(),
                                     models: F.models([F.model("G0 - 40*INS + 3*CARB", horizon: 360)]))
         #expect(s.featureTime == F.at(90))
         #expect(s.standard?.dose == 3)
-        #expect(s.decision == .bolus(units: 2.25, basis: .model))
+        #expect(s.modelUsed)
     }
 
     /// The feature row at 11:30 of the flat log for a horizon (no planned dose).
@@ -172,20 +218,28 @@ import Testing
         #expect(e.insulinOnBoard == 1 && e.insulinActivity == 0 && e.carbsOnBoard == 1 && e.carbAppearance == 0)
     }
 
-    @Test func suggestionRoundTripsThroughJSON() throws {
-        let s = suggest([F.model("G0 - 40*INS + 3*CARB", horizon: 360)])
-        let data = Data(try s.json().utf8)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        #expect(try decoder.decode(DoseSuggestion.self, from: data) == s)
-        #expect(try s.json().contains("\"modelDose\" : 3.25"))
-        #expect(s.report.contains("suggestion: bolus 3.25 U (model-based)"))
-    }
-}
-
-extension ModelDoseSearch.Outcome {
-    var untrustedNote: DoseNote? {
-        if case let .untrusted(note) = self { return note }
-        return nil
+    @Test func jsonIsOneFlatVersionedObject() throws {
+        let s = suggest([model("G0 - 35", horizon: 60)], carbs: 20)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(try s.json().utf8)) as? [String: Any])
+        #expect(object["schema_version"] as? Int == 1)
+        #expect(object["decision"] as? String == "bolus")
+        #expect(object["method"] as? String == "model")
+        #expect(object["model_used"] as? Bool == true)
+        #expect(object["units"] as? Double == s.decision.units)
+        #expect(object["formula_units"] as? Double == s.standard?.dose)
+        #expect(object["basal_schedule_source"] as? String == "none")
+        #expect(!(try s.json()).contains("_0"))
+        // Only `reasons` holds objects; everything else is a scalar, null or a list of numbers.
+        for (key, value) in object where key != "reasons" {
+            #expect(!(value is [String: Any]), "\(key) is an object")
+            if let list = value as? [Any] { #expect(list.allSatisfy { $0 is Double || $0 is Int }, "\(key)") }
+        }
+        let refused = DoseAdvisor.suggest(log: F.flatLog(), carbs: 20, at: F.at(130), settings: F.settings(), models: nil)
+        let r = try #require(try JSONSerialization.jsonObject(with: Data(try refused.json().utf8)) as? [String: Any])
+        #expect(r["decision"] as? String == "refused")
+        #expect(r["units"] as? Double == 0)
+        let reasons = try #require(r["reasons"] as? [[String: String]])
+        #expect(reasons.first?["code"] == "stale_glucose")
+        #expect(reasons.first?["message"]?.isEmpty == false)
     }
 }

@@ -20,9 +20,11 @@ import GrammarEvolution
     }
 
     /// Before the fix the NaN failed `>= suspend` first and read as a predicted low.
-    @Test func doseSearchCallsNaNModelUnavailable() {
-        let row = [Double](repeating: 150, count: Self.nan.features.names.count)
-        let search = ModelDoseSearch(horizons: [.init(model: Self.nan, row: row)], carbs: 0, settings: DoseFixture.checked())
-        #expect(search.run() == .untrusted(.modelUnavailable("a model predicts a non-finite value")))
+    @Test func doseCallsNaNModelUnavailable() {
+        let log = DoseFixture.flatLog(glucose: 150, through: 90)
+        let s = DoseAdvisor.suggest(log: log, carbs: 0, at: DoseFixture.at(90), settings: DoseFixture.settings(),
+                                    models: DoseFixture.models([Self.nan]))
+        #expect(s.reasonCodes == ["model_unavailable"])
+        #expect(s.decision == .bolus(units: 1.1, basis: .standardFormula))  // (150 - 110)/35 = 1.14 -> 1.1
     }
 }

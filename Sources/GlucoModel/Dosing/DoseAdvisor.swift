@@ -1,28 +1,38 @@
 import Foundation
 
-/// Suggests a meal or correction bolus (dosing.md), leaning low at every step.
+/// Which dose a suggestion gives: the model-based dose (the default) or the standard formula.
+/// Both are always computed and shown.
+public enum DoseMethod: String, Sendable, Codable, CaseIterable {
+    case model
+    case formula
+}
+
+/// Suggests a meal or correction bolus (dosing.md).
 ///
 /// 1. Refuse (`DoseDecision.refused`, every reason found) when the settings are missing, out of
 ///    their limits or another patient's, the models are another patient's, the carbohydrates are
 ///    outside 0-300 g, or the glucose is stale, future-dated or has a recent gap (`DoseGuards`).
-/// 2. `noInsulin` when the newest glucose is below the suspend threshold, or when a model
-///    predicts a value below it with no added insulin and the planned carbohydrates.
-/// 3. The standard formula `carbs/ICR + (BG - target)/ISF - IOB` (`StandardBolus`), IOB with the
-///    settings' insulin curve over the insulin delivered per grid step.
-/// 4. The model-based dose (`ModelDoseSearch`) when the models pass their checks; else a note
-///    says why and the formula's dose is suggested.
-/// 5. The suggestion is `min(model-based, formula)`: a model may lower the formula's dose (when it
-///    predicts glucose falling, or insulin on board still to act), never raise it. A personal
-///    model learnt from retrospective data is not validated for giving more insulin than the
-///    calculator a clinician set up; so the formula plus no extra is the cap.
+/// 2. Net insulin on board (`NetInsulin`): boluses plus delivered minus scheduled basal, the
+///    schedule from the settings or else the data's programmed basal (the suggestion says which).
+/// 3. The standard formula `carbs/ICR + (BG - target)/ISF - netIOB` (`StandardBolus`).
+/// 4. The predicted curve (`PredictedCurve`): the evolved models' own trajectory (their
+///    predictions with no new meal or bolus), the planned meal's and bolus's effects, and what
+///    insulin and carbohydrates on board still have to do, to the end of insulin action; with no
+///    usable model, the effects alone.
+/// 5. `noInsulin` when glucose now, or any point of the curve without a bolus, is below the
+///    suspend threshold; else Loop's rule (`LoopDoseRule`) gives the model-based dose.
+/// 6. Both doses are capped so net insulin on board stays within the optional max IOB, clamped to
+///    `[0, maxBolus]` and rounded down to the increment. The suggestion is the model-based dose
+///    (`method: .model`, the default) or the formula's; with no usable model, the formula's, with
+///    the reason.
 ///
 /// The models' features are computed from the records dated at or before `at` only, on a grid
-/// starting 24 h earlier (the insulin and carbohydrate kernels reach back 6 and 12 h), at the
-/// grid point ending the step that holds `at` when that step has a glucose reading; otherwise at
-/// the point before, with the insulin and carbohydrates of the unfinished step added to the row
-/// as if given at that point (`FeatureSet.row(_:addingBolus:carbs:)`), so nothing logged is lost.
+/// starting 24 h earlier, at the grid point ending the step that holds `at` when that step has a
+/// glucose reading; otherwise at the point before, with the insulin and carbohydrates of the
+/// unfinished step added to the row as if given at that point (`FeatureSet.row(_:addingBolus:carbs:)`).
 public enum DoseAdvisor {
-    /// How far back the series is built for a suggestion.
+    /// How far back the series is built for a suggestion (insulin acts up to 24 h in the settings'
+    /// limits; the carbohydrate curve's tail is shorter).
     public static let historySpan: TimeInterval = 24 * 3600
 
     /// A suggestion from raw settings (checked here: a settings problem is a refusal).
@@ -31,24 +41,26 @@ public enum DoseAdvisor {
     ///     dated in the future. Other records after `at` are ignored.
     ///   - carbs: planned carbohydrates (g), 0 for a correction only.
     ///   - models: the patient's models, or nil for the standard formula only.
+    ///   - timeZone: where the settings' basal schedule times are local.
     public static func suggest(log: PatientLog, carbs: Double, at: Date, settings: DoseSettings,
-                               models: ModelSet?) -> DoseSuggestion {
-        suggest(log: log, carbs: carbs, at: at, settings: settings.checked(for: log.patient), models: models)
+                               models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt) -> DoseSuggestion {
+        suggest(log: log, carbs: carbs, at: at, settings: settings.checked(for: log.patient), models: models,
+                method: method, timeZone: timeZone)
     }
 
     /// A suggestion from settings already checked (e.g. once for a whole audit).
     public static func suggest(log: PatientLog, carbs: Double, at: Date, settings: CheckedDoseSettings,
-                               models: ModelSet?) -> DoseSuggestion {
+                               models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt) -> DoseSuggestion {
         let checked: Result<CheckedDoseSettings, DoseRefusal> = settings.patient == log.patient
             ? .success(settings) : .failure(.wrongPatient(expected: log.patient, found: settings.patient, source: "settings"))
-        return suggest(log: log, carbs: carbs, at: at, settings: checked, models: models)
+        return suggest(log: log, carbs: carbs, at: at, settings: checked, models: models, method: method, timeZone: timeZone)
     }
 
     static func suggest(log: PatientLog, carbs: Double, at: Date, settings checked: Result<CheckedDoseSettings, DoseRefusal>,
-                        models: ModelSet?) -> DoseSuggestion {
+                        models: ModelSet?, method: DoseMethod, timeZone: TimeZone) -> DoseSuggestion {
         let models = models.flatMap { $0.models.isEmpty ? nil : $0 }
-        var out = DoseSuggestion(patient: log.patient, at: at, decision: .refused([]), reasons: [], carbs: carbs,
-                                 predictions: [])
+        var out = DoseSuggestion(patient: log.patient, at: at, method: method, decision: .refused([]), reasons: [],
+                                 carbs: carbs, predictions: [])
         var refusals: [DoseRefusal] = []
         var settings: CheckedDoseSettings?
         switch checked {
@@ -74,88 +86,131 @@ public enum DoseAdvisor {
         options.end = at
         let series = PatientSeries(log: history, options: options)
         let t = series.count - 1
-        // The model features at the point ending the step that holds `at` when that step has its
-        // glucose reading; else (a reading not yet due) at the previous point, with the insulin
-        // and carbohydrates of the unfinished step carried into the row as if given there.
+        let net = NetInsulin(log: history, series: series, schedule: settings.basalSchedule, timeZone: timeZone,
+                             dualShare: options.dualBolusImmediateShare)
+        let iob = net.onBoard(at: t, model: settings.insulin).units
+        out.insulinOnBoard = iob
+        out.basalScheduleSource = net.source
+        let standard = StandardBolus(carbs: carbs, glucose: glucose, insulinOnBoard: iob, settings: settings)
+        out.standard = standard
+        if glucose < settings.suspendThreshold {
+            return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: [])
+        }
+
+        var notes: [DoseNote] = []
+        let anchors = trajectory(models, series: series, at: at, notes: &notes)
+        out.featureTime = anchors.featureTime
+        let curve = PredictedCurve(effects: effects(glucose: glucose, settings: settings, series: series, net: net,
+                                                    carbModel: options.carbModel),
+                                   anchors: anchors.points, plannedCarbs: Carbohydrate(grams: carbs))
+        guard curve.isFinite else {
+            // A model value that is not finite (never a dose on it): the formula with the reason.
+            notes.append(.modelUnavailable("a model predicts a non-finite value"))
+            return finish(out, formulaDecision(standard, iob: iob, settings: settings, notes: &notes), notes: notes)
+        }
+        out.curve = curve
+        let rule = LoopDoseRule(suspendThreshold: .mgdL(settings.suspendThreshold), target: .mgdL(settings.target),
+                                insulinSensitivity: settings.insulinSensitivity, insulin: settings.insulin)
+        switch rule.apply(to: curve) {
+        case let .predictedLow(minute, low):
+            out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
+            return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: Int(minute.rounded()), predicted: low.mgdL,
+                                                                  threshold: settings.suspendThreshold)), notes: [])
+        case .noneNeeded:
+            if !anchors.points.isEmpty { out.modelDose = 0 }
+        case let .dose(units, _):
+            if !anchors.points.isEmpty {
+                out.modelDose = capped(units.units, iob: iob, settings: settings, notes: &notes)
+            }
+        }
+        var decision: DoseDecision
+        if method == .model, let m = out.modelDose {
+            decision = .bolus(units: m, basis: .model)
+        } else {
+            decision = formulaDecision(standard, iob: iob, settings: settings, notes: &notes)
+        }
+        out.predictions = horizons(curve, anchors: anchors.points, dose: decision.units ?? 0)
+        return finish(out, decision, notes: notes)
+    }
+
+    /// The formula's bolus, within max IOB, with its notes.
+    static func formulaDecision(_ standard: StandardBolus, iob: Double, settings: CheckedDoseSettings,
+                                notes: inout [DoseNote]) -> DoseDecision {
+        if standard.unclamped <= 0, iob > 0 {
+            notes.append(.insulinOnBoardCovers(insulinOnBoard: iob, need: standard.carbDose + standard.correctionDose))
+        }
+        return .bolus(units: capped(standard.unclamped, iob: iob, settings: settings, notes: &notes), basis: .standardFormula)
+    }
+
+    /// The formula's deliverable dose for a suggestion's numbers (what `--method formula` gives).
+    public static func formulaUnits(_ standard: StandardBolus, iob: Double, settings: CheckedDoseSettings?) -> Double {
+        guard let settings else { return standard.dose }
+        var ignored: [DoseNote] = []
+        return capped(standard.unclamped, iob: iob, settings: settings, notes: &ignored)
+    }
+
+    /// `units` within the max IOB (net insulin on board after the dose) and `[0, maxBolus]`,
+    /// rounded down to the increment.
+    static func capped(_ units: Double, iob: Double, settings: CheckedDoseSettings, notes: inout [DoseNote]) -> Double {
+        var u = units
+        if let maxIOB = settings.maxInsulinOnBoard, u > maxIOB - iob {
+            notes.append(.limitedByMaxInsulinOnBoard(requested: u, maxInsulinOnBoard: maxIOB, onBoard: iob))
+            u = maxIOB - iob
+        }
+        if u > settings.maxBolus { notes.append(.clampedToMaxBolus(requested: u, maxBolus: settings.maxBolus)) }
+        return StandardBolus.deliverable(u, settings: settings)
+    }
+
+    /// The models' predictions with no new meal or bolus, as `(minutes after at, glucose)`;
+    /// empty (with a note) when there is no model or its inputs cannot be computed.
+    static func trajectory(_ models: ModelSet?, series: PatientSeries, at: Date,
+                           notes: inout [DoseNote]) -> (points: [(minutes: Double, glucose: GlucoseValue)], featureTime: Date?) {
+        guard let models else { notes.append(.modelUnavailable("no model given")); return ([], nil) }
+        let t = series.count - 1
         var featurePoint = t, carriedInsulin = 0.0, carriedCarbs = 0.0
         if series.glucoseFlags[t] != .measured, t > 0 {
             featurePoint = t - 1
             carriedInsulin = series.insulin[t]
             carriedCarbs = series.carbs[t]
         }
-        out.featureTime = series.time(at: featurePoint)
-        let iob = insulinOnBoard(series, at: t, model: settings.insulin)
-        out.insulinOnBoard = iob
-        let standard = StandardBolus(carbs: carbs, glucose: glucose, insulinOnBoard: iob, settings: settings)
-        out.standard = standard
-
-        if glucose < settings.suspendThreshold {
-            return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: [])
-        }
-        var notes: [DoseNote] = []
-        var search: ModelDoseSearch?
-        if let models {
-            let horizons = models.horizons.compactMap { h -> ModelDoseSearch.Horizon? in
-                let model = models.models[h]!
-                return model.features.row(series, at: featurePoint).map {
-                    ModelDoseSearch.Horizon(model: model, row: model.features.row($0, addingBolus: carriedInsulin, carbs: carriedCarbs))
-                }
+        let featureTime = series.time(at: featurePoint)
+        var points: [(minutes: Double, glucose: GlucoseValue)] = []
+        for h in models.horizons {
+            guard let model = models.models[h], let row = model.features.row(series, at: featurePoint) else {
+                notes.append(.modelUnavailable("the models' inputs cannot be computed at \(featureTime.iso8601) (glucose of the last hour incomplete)"))
+                return ([], featureTime)
             }
-            if horizons.count == models.horizons.count {
-                search = ModelDoseSearch(horizons: horizons, carbs: carbs, settings: settings)
-            } else {
-                notes.append(.modelUnavailable("the models' inputs cannot be computed at \(series.time(at: featurePoint).iso8601) (glucose of the last hour incomplete)"))
-            }
-        } else {
-            notes.append(.modelUnavailable("no model given"))
+            let p = model.predict(row: model.features.row(row, addingBolus: carriedInsulin, carbs: carriedCarbs))
+            let minutes = featureTime.addingTimeInterval(Double(h) * 60).timeIntervalSince(at) / 60
+            points.append((minutes, GlucoseValue(mgdL: p)))
         }
-        if let search {
-            switch search.run() {
-            case let .predictedLow(h, p):
-                out.predictions = curve(search, dose: 0)
-                return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: h, predicted: p,
-                                                                      threshold: settings.suspendThreshold)), notes: [])
-            case let .untrusted(note): notes.append(note)
-            case let .dose(units, limited) where !limited && units >= settings.maxBolus - settings.bolusIncrement / 2:
-                notes.append(.modelSaturated(maxBolus: settings.maxBolus))
-            case let .dose(units, limited):
-                out.modelDose = units
-                if limited { notes.append(.limitedBySuspendThreshold(units: units)) }
-            }
-        }
-        if standard.unclamped > settings.maxBolus {
-            notes.append(.clampedToMaxBolus(requested: standard.unclamped, maxBolus: settings.maxBolus))
-        }
-        if standard.unclamped <= 0, iob > 0 {
-            notes.append(.insulinOnBoardCovers(insulinOnBoard: iob, need: standard.carbDose + standard.correctionDose))
-        }
-        var decision = DoseDecision.bolus(units: standard.dose, basis: .standardFormula)
-        if let m = out.modelDose {
-            if m > standard.dose { notes.append(.cappedByFormula(model: m, formula: standard.dose)) }
-            else { decision = .bolus(units: m, basis: .model) }
-        }
-        if let search { out.predictions = curve(search, dose: decision.units ?? 0) }
-        return finish(out, decision, notes: notes)
+        return (points, featureTime)
     }
 
-    /// Insulin on board at grid point `t`: `sum_j insulin[j] * R((t - j) * step)` with the
-    /// settings' curve `R` (equal to `series.insulinOnBoard[t]` when the series was built with it).
-    public static func insulinOnBoard(_ series: PatientSeries, at t: Int, model: ExponentialInsulinModel) -> Double {
-        guard t >= 0, t < series.count else { return 0 }
-        let stepMinutes = series.step / 60
-        let reach = Int((model.durationMinutes / stepMinutes).rounded(.up))
-        var sum = 0.0
-        for j in max(0, t - reach)...t where series.insulin[j] != 0 {
-            sum += series.insulin[j] * model.fractionRemaining(after: Double(t - j) * stepMinutes)
+    /// The curve's inputs: glucose now, the settings' ISF and ICR and insulin curve, the net
+    /// insulin and the carbohydrates still on board at each future minute.
+    static func effects(glucose: Double, settings: CheckedDoseSettings, series: PatientSeries, net: NetInsulin,
+                        carbModel: BatemanCarbModel) -> PredictedCurve.Effects {
+        let t = series.count - 1, stepMinutes = series.step / 60
+        let insulin = settings.insulin
+        let carbReach = Int((PatientSeries.horizon(carbModel) / stepMinutes).rounded(.up))
+        let meals = (max(0, t - carbReach)...max(0, t)).filter { series.carbs[$0] != 0 }.map {
+            (grams: series.carbs[$0], ago: Double(t - $0) * stepMinutes)
         }
-        return sum
+        return PredictedCurve.Effects(
+            glucose: .mgdL(glucose), insulinSensitivity: settings.insulinSensitivity, carbRatio: settings.carbRatio,
+            insulin: insulin, carbs: carbModel,
+            insulinOnBoard: { net.onBoard(at: t, minutesAhead: $0, model: insulin) },
+            carbsOnBoard: { tau in Carbohydrate(grams: meals.reduce(0) { $0 + $1.grams * carbModel.fractionRemaining(after: $1.ago + tau) }) })
     }
 
-    static func curve(_ search: ModelDoseSearch, dose: Double) -> [PredictedGlucose] {
-        let zero = search.predictions(bolus: 0), at = search.predictions(bolus: dose)
-        // A horizon whose model gives no finite value is left out: a shown "nan" reads as a number.
-        return search.horizons.indices.filter { zero[$0].isFinite && at[$0].isFinite }.map {
-            PredictedGlucose(horizonMinutes: search.horizons[$0].model.horizonMinutes, atZeroDose: zero[$0], atSuggestedDose: at[$0])
+    /// Predicted glucose at each model horizon (or, with no model, every hour) with no bolus and
+    /// with `dose`, both with the planned carbohydrates.
+    static func horizons(_ curve: PredictedCurve, anchors: [(minutes: Double, glucose: GlucoseValue)], dose: Double) -> [PredictedGlucose] {
+        let minutes = anchors.isEmpty ? stride(from: 60.0, through: curve.minutes.last ?? 0, by: 60).map { $0 } : anchors.map(\.minutes)
+        return minutes.map { m in
+            PredictedGlucose(horizonMinutes: Int(m.rounded()), atZeroDose: curve.glucose(bolus: InsulinUnits(0), atMinute: m).mgdL,
+                             atSuggestedDose: curve.glucose(bolus: InsulinUnits(dose), atMinute: m).mgdL)
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// One logged meal bolus next to what the toolkit would have suggested at that moment, and
 /// the glucose that followed.
-public struct DoseAuditRow: Hashable, Sendable, Codable {
+public struct DoseAuditRow: Hashable, Sendable {
     public var patient: PatientID
     public var bolusTime: Date
     /// Carbohydrates the bolus was for (its `carbInput`, else the intakes within 15 min).
@@ -21,7 +21,7 @@ public struct DoseAuditRow: Hashable, Sendable, Codable {
     /// default); nil when there was no reading.
     public var lowFollowed: Bool?
 
-    public static let csvHeader = "patient,bolus_time,carbs_g,dose_given_u,decision,suggested_u,basis,model_u,formula_u,glucose_mgdl,iob_u,glucose_1h_mgdl,glucose_2h_mgdl,min_4h_mgdl,max_4h_mgdl,low_after,reasons"
+    public static let csvHeader = "patient,bolus_time,carbs_g,dose_given_u,decision,suggested_u,basis,model_u,formula_u,glucose_mgdl,net_iob_u,glucose_1h_mgdl,glucose_2h_mgdl,min_4h_mgdl,max_4h_mgdl,low_after,reasons"
 
     /// One CSV line in `csvHeader`'s columns; empty fields for unknown values, reason codes
     /// joined by `;`.
@@ -31,7 +31,7 @@ public struct DoseAuditRow: Hashable, Sendable, Codable {
         if case let .bolus(_, b) = suggestion.decision { basis = b.rawValue }
         return [patient.rawValue, bolusTime.iso8601, f(carbs, "%.1f"), f(doseGiven, "%.2f"),
                 suggestion.decision.kind, f(suggestion.decision.units, "%.2f"), basis, f(suggestion.modelDose, "%.2f"),
-                f(suggestion.standard?.dose, "%.2f"), f(suggestion.glucose, "%.0f"), f(suggestion.insulinOnBoard, "%.2f"),
+                f(suggestion.standard.map { DoseAdvisor.formulaUnits($0, iob: suggestion.insulinOnBoard ?? 0, settings: suggestion.settings) }, "%.2f"), f(suggestion.glucose, "%.0f"), f(suggestion.insulinOnBoard, "%.2f"),
                 f(glucoseAfter1h, "%.0f"), f(glucoseAfter2h, "%.0f"), f(minimumAfter, "%.0f"), f(maximumAfter, "%.0f"),
                 lowFollowed.map { $0 ? "yes" : "no" } ?? "", suggestion.reasonCodes.joined(separator: ";")]
             .joined(separator: ",")
@@ -72,13 +72,14 @@ public enum DoseAudit {
     /// - Returns: one row per meal bolus, in time order.
     /// - Complexity: one series of `DoseAdvisor.historySpan` and one model search per bolus.
     public static func run(log: PatientLog, models: ModelSet?, settings: CheckedDoseSettings,
-                           period: DateInterval? = nil, lowThreshold: Double = 70) -> [DoseAuditRow] {
+                           period: DateInterval? = nil, lowThreshold: Double = 70,
+                           timeZone: TimeZone = .gmt) -> [DoseAuditRow] {
         mealBoluses(log, period: period).map { meal in
             var history = log.recorded(through: meal.bolus.time, inclusive: false)
             let matched = Set(meal.intakes)
             history.carbs.removeAll { matched.contains($0) }
             let suggestion = DoseAdvisor.suggest(log: history, carbs: meal.carbs, at: meal.bolus.time,
-                                                 settings: settings, models: models)
+                                                 settings: settings, models: models, timeZone: timeZone)
             let t = meal.bolus.time
             let after = log.glucose.filter { $0.time > t && $0.time <= t.addingTimeInterval(followUp) }.map(\.value.mgdL)
             let minimum = after.min()

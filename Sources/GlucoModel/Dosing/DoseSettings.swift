@@ -5,7 +5,8 @@ import Foundation
 /// ```json
 /// { "patient": "adolescent_003", "carbRatio": 10, "insulinSensitivity": 45,
 ///   "target": 110, "suspendThreshold": 70, "maxBolus": 8,
-///   "bolusIncrement": 0.05, "insulinPeakMinutes": 75, "insulinDurationMinutes": 360 }
+///   "bolusIncrement": 0.05, "insulinPeakMinutes": 75, "insulinDurationMinutes": 360,
+///   "basalSchedule": [{"start": "00:00", "unitsPerHour": 0.8}], "maxInsulinOnBoard": 6 }
 /// ```
 ///
 /// Every field the calculator needs is optional here so that a missing one is a refusal
@@ -26,14 +27,21 @@ public struct DoseSettings: Codable, Hashable, Sendable {
     public var bolusIncrement: Double?
     public var insulinPeakMinutes: Double?
     public var insulinDurationMinutes: Double?
+    /// The scheduled basal (optional): without it, the programmed basal found in the data is
+    /// the schedule insulin on board is counted against (`NetInsulinOnBoard`).
+    public var basalSchedule: [BasalSchedule.Entry]?
+    /// OpenAPS's max IOB (optional), U: a dose never lifts net insulin on board above it.
+    public var maxInsulinOnBoard: Double?
 
     public init(patient: PatientID? = nil, carbRatio: Double? = nil, insulinSensitivity: Double? = nil,
                 target: Double? = nil, suspendThreshold: Double? = nil, maxBolus: Double? = nil,
-                bolusIncrement: Double? = nil, insulinPeakMinutes: Double? = nil, insulinDurationMinutes: Double? = nil) {
+                bolusIncrement: Double? = nil, insulinPeakMinutes: Double? = nil, insulinDurationMinutes: Double? = nil,
+                basalSchedule: [BasalSchedule.Entry]? = nil, maxInsulinOnBoard: Double? = nil) {
         self.patient = patient; self.carbRatio = carbRatio; self.insulinSensitivity = insulinSensitivity
         self.target = target; self.suspendThreshold = suspendThreshold; self.maxBolus = maxBolus
         self.bolusIncrement = bolusIncrement; self.insulinPeakMinutes = insulinPeakMinutes
         self.insulinDurationMinutes = insulinDurationMinutes
+        self.basalSchedule = basalSchedule; self.maxInsulinOnBoard = maxInsulinOnBoard
     }
 
     /// Reads a settings file; a malformed file is an error naming the file and the field.
@@ -66,6 +74,8 @@ public enum DoseLimits {
     public static let carbRatio: ClosedRange<Double> = 2...150
     public static let maxBolus: ClosedRange<Double> = 0.05...30
     public static let bolusIncrement: ClosedRange<Double> = 0.001...1
+    /// OpenAPS caps max IOB at a few times the largest bolus; 0 forbids any dose.
+    public static let maxInsulinOnBoard: ClosedRange<Double> = 0...60
 }
 
 /// Settings that passed every check, with no optional left.
@@ -79,6 +89,10 @@ public struct CheckedDoseSettings: Hashable, Sendable, Codable {
     public var maxBolus: Double
     public var bolusIncrement: Double
     public var insulin: ExponentialInsulinModel
+    /// The settings' basal schedule, or nil: then the data's programmed basal is used.
+    public var basalSchedule: BasalSchedule?
+    /// Net insulin on board a dose may not lift above (U), when set.
+    public var maxInsulinOnBoard: Double?
 }
 
 extension DoseSettings {
@@ -114,12 +128,19 @@ extension DoseSettings {
             let half = duration.isFinite && duration >= 2 ? min(duration, 24 * 60) / 2 : 720
             problems.append(.outOfLimits("insulinPeakMinutes/insulinDurationMinutes", value: peak, limits: 1...half))
         }
+        var schedule: BasalSchedule?
+        if let entries = basalSchedule {
+            do { schedule = try BasalSchedule(entries) } catch { problems.append(.inconsistent(error.description)) }
+        }
+        var maxIOB: Double?
+        if let m = maxInsulinOnBoard { maxIOB = need("maxInsulinOnBoard", m, DoseLimits.maxInsulinOnBoard) }
         if tgt.isFinite, sus.isFinite, tgt < sus {
             problems.append(.inconsistent("target \(tgt) mg/dL is below the suspend threshold \(sus) mg/dL"))
         }
         guard problems.isEmpty else { return .failure(.settings(problems)) }
         return .success(CheckedDoseSettings(
             patient: patient, carbRatio: icr, insulinSensitivity: isf, target: tgt, suspendThreshold: sus, maxBolus: maxB,
-            bolusIncrement: inc, insulin: ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration)))
+            bolusIncrement: inc, insulin: ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration),
+            basalSchedule: schedule, maxInsulinOnBoard: maxIOB))
     }
 }

@@ -9,6 +9,8 @@ extension DoseSuggestion {
         switch decision {
         case let .bolus(units, basis):
             lines.append("suggestion: bolus \(u(units)) (\(basis == .model ? "model-based" : "standard formula"))")
+            if let f = standard, basis == .model { lines.append("standard formula beside it: \(u(f.dose))") }
+            if let m = modelDose, basis == .standardFormula { lines.append("model-based dose beside it: \(u(m))") }
         case .noInsulin: lines.append("suggestion: NO INSULIN; treat or watch for a low")
         case .refused: lines.append("suggestion: REFUSED, no dose")
         }
@@ -17,7 +19,15 @@ extension DoseSuggestion {
             let age = at.timeIntervalSince(glucoseTime) / 60
             lines.append("glucose now: \(g(glucose)) at \(glucoseTime.iso8601) (\(String(format: "%.0f", age)) min before)")
         }
-        if let insulinOnBoard { lines.append("insulin on board: \(u(insulinOnBoard))") }
+        if let insulinOnBoard {
+            let schedule: String
+            switch basalScheduleSource {
+            case .settings?: schedule = "net of the settings' basal schedule"
+            case .data?: schedule = "net of the programmed basal found in the data (no schedule in the settings)"
+            case .none?, nil: schedule = "boluses only (no basal schedule in the settings or the data)"
+            }
+            lines.append("net insulin on board: \(u(insulinOnBoard)), \(schedule)")
+        }
         lines.append(String(format: "carbohydrates: %.0f g", carbs))
         if let s = settings {
             lines.append(String(format: "settings: ICR %g g/U, ISF %g mg/dL/U, target %g mg/dL, suspend below %g mg/dL, max bolus %g U, increment %g U, insulin peak %g / duration %g min",
@@ -27,24 +37,20 @@ extension DoseSuggestion {
         if let f = standard {
             lines.append("standard formula: carbs \(u(f.carbDose)) + correction \(u(f.correctionDose)) - IOB \(u(f.insulinOnBoard)) = \(u(f.unclamped)) -> \(u(f.dose))")
         }
-        lines.append("model-based dose: " + (modelDose.map(u) ?? "none"))
+        lines.append("model-based dose: " + (modelDose.map(u) ?? "none") + (method == .formula ? " (the formula was asked for)" : ""))
+        if let c = curve, let low = c.glucose(bolus: InsulinUnits(decision.units ?? 0)).map(\.mgdL).min(),
+           let eventual = c.glucose(bolus: InsulinUnits(decision.units ?? 0)).last?.mgdL {
+            lines.append(String(format: "with the suggestion: lowest predicted %@, eventual (at %.0f min) %@", g(low), c.minutes.last ?? 0, g(eventual)))
+        }
         if !predictions.isEmpty {
             let dose = decision.units ?? 0
-            lines.append("predicted glucose (features at \(featureTime?.iso8601 ?? "?"), with the planned carbohydrates):")
+            lines.append(featureTime.map { "predicted glucose (model features at \($0.iso8601), with the planned carbohydrates):" }
+                         ?? "predicted glucose from insulin and carbohydrate effects (no model), with the planned carbohydrates:")
             lines.append("  horizon  no insulin  with \(u(dose))")
             for p in predictions {
                 lines.append(String(format: "  %4d min  %7.0f     %7.0f", p.horizonMinutes, p.atZeroDose, p.atSuggestedDose))
             }
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// The suggestion as pretty JSON (ISO-8601 dates, sorted keys).
-    public func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }

@@ -33,7 +33,7 @@ public enum DoseDecision: Hashable, Sendable, Codable {
 
 /// Where a suggested bolus came from.
 public enum DoseBasis: String, Hashable, Sendable, Codable {
-    /// The model-based search (`ModelDoseSearch`), at most the standard formula's dose.
+    /// The model-based dose (`PredictedCurve` and `LoopDoseRule`).
     case model
     /// The standard bolus calculator (`StandardBolus`).
     case standardFormula = "standard_formula"
@@ -41,35 +41,20 @@ public enum DoseBasis: String, Hashable, Sendable, Codable {
 
 /// Facts about how a bolus was reached that a clinician should see; none of them stops a dose.
 public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// No model was given, or none could predict at this moment.
+    /// No model was given, or none could predict at this moment: the formula's dose is given.
     case modelUnavailable(String)
-    /// Predicted glucose at `horizonMinutes` rises by `rise` mg/dL when the bolus goes from
-    /// `bolus` to the next increment: the model is not trusted for dosing.
-    case modelNotMonotone(horizonMinutes: Int, bolus: Double, rise: Double)
-    /// Predictions do not change with the bolus at any horizon: the model cannot see insulin.
-    case modelBlindToInsulin
-    /// The search ended on the maximum bolus: the models see too little effect of insulin to
-    /// dose by (their best dose is "as much as allowed"), so no model-based dose is given.
-    case modelSaturated(maxBolus: Double)
-    /// The model-based dose was held at `units` so that no predicted value falls below the
-    /// suspend threshold (a larger dose would have been closer to the target).
-    case limitedBySuspendThreshold(units: Double)
-    /// The model-based dose `model` exceeded the standard formula's `formula`: the formula's wins.
-    case cappedByFormula(model: Double, formula: Double)
-    /// The formula asked for `requested` U, more than the maximum bolus.
+    /// The dose asked for `requested` U, more than the maximum bolus.
     case clampedToMaxBolus(requested: Double, maxBolus: Double)
+    /// The dose was lowered so that net insulin on board stays within the settings' max IOB.
+    case limitedByMaxInsulinOnBoard(requested: Double, maxInsulinOnBoard: Double, onBoard: Double)
     /// Insulin on board covers the carbohydrates and the correction: the formula gives 0.
     case insulinOnBoardCovers(insulinOnBoard: Double, need: Double)
 
     public var code: String {
         switch self {
         case .modelUnavailable: return "model_unavailable"
-        case .modelNotMonotone: return "model_not_monotone"
-        case .modelBlindToInsulin: return "model_blind_to_insulin"
-        case .modelSaturated: return "model_saturated"
-        case .limitedBySuspendThreshold: return "limited_by_suspend_threshold"
-        case .cappedByFormula: return "capped_by_formula"
         case .clampedToMaxBolus: return "clamped_to_max_bolus"
+        case .limitedByMaxInsulinOnBoard: return "limited_by_max_iob"
         case .insulinOnBoardCovers: return "iob_covers_need"
         }
     }
@@ -77,17 +62,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .modelUnavailable(why): return "no model-based dose: \(why); the standard formula's dose is shown"
-        case let .modelNotMonotone(h, b, rise):
-            return String(format: "no model-based dose: the %d-min model predicts glucose %.3g mg/dL higher when the bolus rises above %.2f U (more insulin must never raise glucose); the standard formula's dose is shown", h, rise, b)
-        case .modelBlindToInsulin:
-            return "no model-based dose: the models' predictions do not change with the bolus (they cannot see insulin); the standard formula's dose is shown"
-        case let .modelSaturated(m):
-            return String(format: "no model-based dose: the search reached the maximum bolus %.2f U, so the models see too little effect of insulin to dose by; the standard formula's dose is shown", m)
-        case let .limitedBySuspendThreshold(u):
-            return String(format: "model-based dose held at %.2f U so that no predicted glucose falls below the suspend threshold", u)
-        case let .cappedByFormula(m, f):
-            return String(format: "model-based dose %.2f U exceeds the standard formula's %.2f U; the lower is suggested", m, f)
         case let .clampedToMaxBolus(r, m): return String(format: "%.2f U requested, clamped to the maximum bolus %.2f U", r, m)
+        case let .limitedByMaxInsulinOnBoard(r, m, iob):
+            return String(format: "%.2f U requested, lowered so that net insulin on board (now %.2f U) stays within the max IOB %.2f U", r, iob, m)
         case let .insulinOnBoardCovers(iob, need):
             return String(format: "insulin on board %.2f U covers the %.2f U needed for carbohydrates and correction", iob, need)
         }
@@ -109,10 +86,12 @@ public struct PredictedGlucose: Hashable, Sendable, Codable {
 }
 
 /// One dose suggestion with everything it was computed from, so that a clinician can audit it.
-public struct DoseSuggestion: Hashable, Sendable, Codable {
+public struct DoseSuggestion: Hashable, Sendable {
     public var patient: PatientID
     /// The moment of the suggestion ("now").
     public var at: Date
+    /// The dose asked for: model-based (default) or the formula's.
+    public var method: DoseMethod
     public var decision: DoseDecision
     /// Every refusal and note, in order, as codes and messages.
     public var reasons: [DoseReason]
@@ -121,19 +100,35 @@ public struct DoseSuggestion: Hashable, Sendable, Codable {
     /// The newest glucose reading at or before `at`, and its time.
     public var glucose: Double?
     public var glucoseTime: Date?
-    /// Insulin on board at `at` (U), with the settings' insulin curve.
+    /// Net insulin on board at `at` (U): boluses plus delivered minus scheduled basal.
     public var insulinOnBoard: Double?
+    /// Where the scheduled basal came from (settings, the data's programmed basal, or none).
+    public var basalScheduleSource: NetInsulin.ScheduleSource?
     /// The settings used, when they passed their checks.
     public var settings: CheckedDoseSettings?
     /// The standard formula's parts and dose.
     public var standard: StandardBolus?
-    /// The model-based dose before the cap by the formula, when the models could give one.
+    /// The model-based dose (clamped and rounded), when a model could predict.
     public var modelDose: Double?
     /// The grid point the model features were computed at (the end of the step holding `at`).
     public var featureTime: Date?
-    /// Predicted glucose per model horizon (empty when no model could predict).
+    /// The predicted curve the dose was chosen on, when one was made.
+    public var curve: PredictedCurve?
+    /// Predicted glucose per model horizon (or hourly without a model), no bolus vs the dose.
     public var predictions: [PredictedGlucose]
+
+    public init(patient: PatientID, at: Date, method: DoseMethod = .model, decision: DoseDecision, reasons: [DoseReason],
+                carbs: Double, predictions: [PredictedGlucose]) {
+        self.patient = patient; self.at = at; self.method = method; self.decision = decision
+        self.reasons = reasons; self.carbs = carbs; self.predictions = predictions
+    }
 
     /// The refusal and note codes.
     public var reasonCodes: [String] { reasons.map(\.code) }
+
+    /// Whether the suggested bolus is the model-based one.
+    public var modelUsed: Bool {
+        if case .bolus(_, .model) = decision { return true }
+        return false
+    }
 }

@@ -1,0 +1,88 @@
+import Foundation
+
+/// A pump's basal schedule: rates by time of day, repeating every day (dosing.md, "Insulin on
+/// board for dosing is net of the scheduled basal"). The settings file writes it as
+///
+/// ```json
+/// "basalSchedule": [{"start": "00:00", "unitsPerHour": 0.85}, {"start": "06:00", "unitsPerHour": 1.0}]
+/// ```
+///
+/// with local times of day (`HH:mm`), the first at 00:00, strictly increasing, rates 0-50 U/h.
+public struct BasalSchedule: Hashable, Sendable, Codable {
+    /// One entry as the settings file writes it.
+    public struct Entry: Hashable, Sendable, Codable {
+        public var start: String
+        public var unitsPerHour: Double
+        public init(start: String, unitsPerHour: Double) { self.start = start; self.unitsPerHour = unitsPerHour }
+    }
+
+    /// Minutes after local midnight at which each rate starts, and the rate.
+    public let starts: [Int]
+    public let rates: [InsulinRate]
+
+    /// Checks the entries: a problem is a sentence naming the entry.
+    public init(_ entries: [Entry]) throws(BasalScheduleProblem) {
+        guard !entries.isEmpty else { throw BasalScheduleProblem("basalSchedule is empty") }
+        var starts: [Int] = [], rates: [InsulinRate] = []
+        for (i, e) in entries.enumerated() {
+            let parts = e.start.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+                  let h = Int(parts[0]), let m = Int(parts[1]), h < 24, m < 60 else {
+                throw BasalScheduleProblem("basalSchedule[\(i)].start '\(e.start)': expected a time of day HH:mm")
+            }
+            let minute = h * 60 + m
+            if i == 0, minute != 0 { throw BasalScheduleProblem("basalSchedule[0].start must be 00:00") }
+            if let last = starts.last, minute <= last {
+                throw BasalScheduleProblem("basalSchedule[\(i)].start \(e.start) is not after the entry before it")
+            }
+            guard e.unitsPerHour.isFinite, ImportLimits.basalUnitsPerHour.contains(e.unitsPerHour) else {
+                throw BasalScheduleProblem("basalSchedule[\(i)].unitsPerHour \(e.unitsPerHour) is outside 0-50 U/h")
+            }
+            starts.append(minute)
+            rates.append(InsulinRate(unitsPerHour: e.unitsPerHour))
+        }
+        self.starts = starts
+        self.rates = rates
+    }
+
+    /// The programmed rate at `date`, in `timeZone`'s local time of day.
+    public func rate(at date: Date, timeZone: TimeZone) -> InsulinRate {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let c = calendar.dateComponents([.hour, .minute], from: date)
+        let minute = (c.hour ?? 0) * 60 + (c.minute ?? 0)
+        return rates[(starts.lastIndex { $0 <= minute }) ?? 0]
+    }
+
+    /// The schedule laid out as basal records from `start` to `end` (one per entry per local day,
+    /// the first starting at `start`), so the series grid spreads it exactly as it spreads a pump's
+    /// logged basal.
+    public func basalRates(from start: Date, to end: Date, timeZone: TimeZone) -> [BasalRate] {
+        guard start < end else { return [] }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        var day = calendar.startOfDay(for: start)
+        var out: [BasalRate] = []
+        while day < end {
+            for (k, minute) in starts.enumerated() {
+                // Entries are placed on the wall clock, so a daylight-saving day keeps its times.
+                let h = minute / 60, m = minute % 60
+                guard let t = calendar.date(bySettingHour: h, minute: m, second: 0, of: day) else { continue }
+                out.append(BasalRate(start: t, rate: rates[k]))
+            }
+            guard let next = calendar.date(byAdding: .day, value: 1, to: day) else { break }
+            day = next
+        }
+        // Keep the record in force at `start` and every later one before `end`.
+        let firstInForce = out.lastIndex { $0.start <= start } ?? 0
+        var kept = Array(out[firstInForce...].filter { $0.start < end })
+        if let first = kept.first, first.start < start { kept[0].start = start }
+        return kept
+    }
+}
+
+/// Why a basal schedule cannot be used.
+public struct BasalScheduleProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
