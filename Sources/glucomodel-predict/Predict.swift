@@ -38,7 +38,7 @@ struct Predict: ParsableCommand {
     @OptionGroup var time: TimeZoneOption
 
     func validate() throws {
-        try checkImportFormat(format, option: "--format")
+        _ = try input.reading.format(format)
         if input.data.isEmpty, input.store == nil { throw ValidationError("give DATA files or folders, or --store FILE") }
         let (start, end) = try period()
         if let start, let end, end < start { throw ValidationError("--to is before --from") }
