@@ -158,7 +158,13 @@ extension TrainingRunConfig {
 
     private mutating func set(_ key: String, _ value: JSONValue, at: SourceLocation) throws {
         if value == .null { return }
-        func bad(_ expected: String) -> InputError { InputError(at, "expected \(expected), got \(value.brief)") }
+        func shown(_ v: JSONValue) -> String {
+            if case let .number(n) = v, n == n.rounded(), abs(n) < 1e15 { return String(Int(n)) }
+            return v.brief
+        }
+        func bad(_ expected: String, _ got: JSONValue? = nil) -> InputError {
+            InputError(at, "expected \(expected), got \(shown(got ?? value))")
+        }
         func string() throws -> String {
             guard case let .string(s) = value, !s.isEmpty else { throw bad("a non-empty string") }
             return s
@@ -188,7 +194,7 @@ extension TrainingRunConfig {
             case let .string(s) where !s.isEmpty: data = [s]
             case let .array(items):
                 data = try items.map { item in
-                    guard case let .string(s) = item, !s.isEmpty else { throw bad("a list of file or folder paths") }
+                    guard case let .string(s) = item, !s.isEmpty else { throw bad("a list of file or folder paths", item) }
                     return s
                 }
             default: throw bad("a path or a list of paths")
@@ -223,7 +229,9 @@ extension TrainingRunConfig {
         case "horizons":
             guard case let .array(items) = value, !items.isEmpty else { throw bad("a list of positive minutes like [30, 60]") }
             horizons = try items.map { item in
-                guard case let .number(v) = item, v == v.rounded(), v >= 1, v <= 24 * 60 else { throw bad("a list of positive minutes like [30, 60]") }
+                guard case let .number(v) = item, v == v.rounded(), v >= 1, v <= 24 * 60 else {
+                    throw bad("a list of whole minutes from 1 to 1440 like [30, 60]", item)
+                }
                 return Int(v)
             }
         case "out": out = try string()

@@ -222,7 +222,11 @@ struct MappedCSVReader {
             return patient.builder.skip("malformed row", line: line, field: nil,
                                         "the row has \(row.count) fields; the header has \(columnCount) (quote values holding commas)")
         }
-        let present = CSVColumnMapping.measurements.filter { positions[$0].map { !Self.isMissing(row[$0]) } ?? false }
+        // A bolus or meal of 0 is no value: such exports write 0 in every row without one.
+        let present = CSVColumnMapping.measurements.filter { field in
+            guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
+            return field == .bolus || field == .carbs ? row.number(i) != 0 : true
+        }
         guard !present.isEmpty else { return patient.builder.skipQuietly("row with no values") }
         guard let time = try readTime(row, line: line, &patient.builder) else { return }
         let at = patient.builder.location(line, names[.time])
@@ -239,12 +243,10 @@ struct MappedCSVReader {
                 patient.builder.add(GlucoseReading(time: time, value: value, source: field == .glucose ? .cgm : .fingerStick,
                                                    censoring: censoring), at: at)
             case .bolus:
-                if row.number(i) == 0 { continue }
                 guard let u = patient.builder.number(row.text(i), at: loc, expected: "bolus insulin in U", range: ImportLimits.doseUnits)
                 else { continue }
                 patient.builder.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), at: at)
             case .carbs:
-                if row.number(i) == 0 { continue }
                 guard let g = patient.builder.number(row.text(i), at: loc, expected: "carbohydrates in g", range: ImportLimits.carbGrams)
                 else { continue }
                 patient.builder.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), at: at)
