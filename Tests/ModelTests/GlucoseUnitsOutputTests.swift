@@ -120,6 +120,21 @@ import Testing
         #expect(mg[0...8] == mmol[0...8] && mg[10] == mmol[10] && mg[15...] == mmol[15...])
     }
 
+    @Test func reportDoseAuditInMmolL() throws {
+        let low = suggestion("G0 - 120", carbs: 0), bolus = suggestion("G0 - 35")
+        let rows = [low, bolus].map {
+            DoseAuditRow(patient: F.patient, bolusTime: F.at(90), carbs: 20, doseGiven: 3, suggestion: $0,
+                         glucoseAfter1h: nil, glucoseAfter2h: nil, minimumAfter: nil, maximumAfter: nil, lowFollowed: nil)
+        }
+        let audit = ReportDoseAudit(audit: rows, settings: F.checked(), units: .mmolL)
+        #expect(audit.rows[0].reasons == ["glucose predicted at 60 min is 3.3 mmol/L, below the suspend threshold 3.9 mmol/L: no insulin; watch for a low"])
+        // The formula in mmol/L: 180 -> 10.0, target 110 -> 6.1, ISF 35 -> 1.94; the units are the same as in mg/dL.
+        let standard = try #require(bolus.standard)
+        #expect(audit.rows[1].formula == String(format: "20 g / 10 + (10.0 - 6.1) / 1.94 - IOB %.2f = %.2f U", standard.insulinOnBoard, standard.dose))
+        let mg = ReportDoseAudit(audit: rows, settings: F.checked())
+        #expect(mg.rows[1].formula == String(format: "20 g / 10 + (180 - 110) / 35 - IOB %.2f = %.2f U", standard.insulinOnBoard, standard.dose))
+    }
+
     @Test func scoringReadsAndPrintsEitherUnit() throws {
         // Pairs away from the grids' lines (70, 180, ...), where 6-decimal mmol/L text could fall either side.
         let pairs: [(Double, Double)] = [(100, 110), (60, 130), (250, 185), (75, 72), (300, 320), (40, 90)]
