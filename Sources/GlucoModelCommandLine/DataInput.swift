@@ -2,6 +2,68 @@ import ArgumentParser
 import Foundation
 import GlucoModel
 
+/// How export files are read, shared by every command that reads them: `--columns` (another
+/// tool's CSV through a column mapping: the format `csv`), `--glucose-units` (its glucose
+/// columns' unit) and `--date-order` (numeric dates whose day/month order the data does not show).
+public struct ImportReadOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Read the data files as a CSV with these columns (format csv): field=column pairs such as time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs.",
+        discussion: "Fields: time (required), patient, glucose (CGM), finger (finger stick), bolus (U), carbs (g), basal (U/h).",
+        valueName: "field=column,..."))
+    public var columns: String?
+
+    @Option(name: .customLong("glucose-units"), help: "Unit of the mapped glucose columns: mg/dL or mmol/L (default: mg/dL).")
+    public var glucoseUnits: String?
+
+    @Option(name: .customLong("date-order"), help: "Day/month order of ambiguous dates: dmy or mdy (default: from the data).")
+    public var dateOrder: DateOrder?
+
+    public init() {}
+
+    public func validate() throws { _ = try mapping() }
+
+    /// The unit `--glucose-units` names (nil when not given).
+    public func glucoseUnit() throws -> GlucoseUnit? {
+        guard let glucoseUnits else { return nil }
+        guard let unit = GlucoseUnit(name: glucoseUnits) else {
+            throw ValidationError("--glucose-units: expected mg/dL or mmol/L, got '\(glucoseUnits)'")
+        }
+        return unit
+    }
+
+    /// The column mapping `--columns` names, in `--glucose-units`; nil without `--columns`.
+    public func mapping() throws -> CSVColumnMapping? {
+        guard let columns else { return nil }
+        do { return try CSVColumnMapping(parsing: columns, glucoseUnit: try glucoseUnit() ?? .mgdL) } catch let problem as CSVColumnMapping.Problem {
+            throw ValidationError("--columns: \(problem)")
+        }
+    }
+
+    /// Import options with these settings, local times on `timeZone`.
+    /// - Throws: `ValidationError` for a bad mapping, or `--glucose-units` without `--columns`.
+    public func importOptions(timeZone: TimeZone) throws -> ImportOptions {
+        if glucoseUnits != nil, columns == nil { throw ValidationError("--glucose-units goes with --columns (the mapped CSV's glucose columns)") }
+        var options = ImportOptions(timeZone: timeZone, dateOrder: dateOrder)
+        options.columns = try mapping()
+        return options
+    }
+
+    /// The format every file is read in: `given` (a `--format` option, checked), or `csv` when
+    /// columns are mapped.
+    /// - Throws: `ValidationError` for an unknown format, `--columns` with another format, or
+    ///   `--format csv` without `--columns`.
+    public func format(_ given: String?, option: String = "--format") throws -> String? {
+        try checkImportFormat(given, option: option)
+        let csv = MappedCSVImporter.formatName
+        if columns != nil {
+            if let given, given.lowercased() != csv { throw ValidationError("--columns reads the files as \(csv); \(option) \(given) cannot go with it") }
+            return csv
+        }
+        if given?.lowercased() == csv { throw ValidationError("\(option) \(csv) needs --columns (which column holds which field)") }
+        return given
+    }
+}
+
 /// Where a command reads patients from, as positional DATA arguments or `--store FILE`
 /// (train, predict, metrics). `source(...)` is the one `PatientSource` the command reads through.
 public struct DataArguments: ParsableArguments {
@@ -11,15 +73,19 @@ public struct DataArguments: ParsableArguments {
     @Option(help: "Read the patients from this store (made by import-data or nightly) instead of DATA.")
     public var store: String?
 
+    @OptionGroup public var reading: ImportReadOptions
+
     public init() {}
 
     public func validate() throws { try checkDataOrStore(data, store, dataName: "DATA") }
 
     /// The source named, its local times read on `timeZone`.
-    /// - Parameter defaultData: read instead when neither DATA nor `--store` is given.
+    /// - Parameters:
+    ///   - format: the command's format option (`--format`), checked against `--columns`.
+    ///   - defaultData: read instead when neither DATA nor `--store` is given.
     public func source(timeZone: TimeZone, format: String? = nil, defaultData: [String] = []) throws -> any PatientSource {
         try patientSource(paths: data.isEmpty && store == nil ? defaultData : data, store: store,
-                          options: ImportOptions(timeZone: timeZone), format: format)
+                          options: reading.importOptions(timeZone: timeZone), format: reading.format(format))
     }
 }
 
@@ -30,6 +96,8 @@ public struct DataOptions: ParsableArguments {
 
     @Option(help: "Read the patients from this store (made by import-data or nightly) instead of --data.")
     public var store: String?
+
+    @OptionGroup public var reading: ImportReadOptions
 
     public init() {}
 
@@ -42,7 +110,7 @@ public struct DataOptions: ParsableArguments {
     public var name: String { store.map { "store \($0)" } ?? data.joined(separator: ", ") }
 
     public func source(timeZone: TimeZone) throws -> any PatientSource {
-        try patientSource(paths: data, store: store, options: ImportOptions(timeZone: timeZone))
+        try patientSource(paths: data, store: store, options: reading.importOptions(timeZone: timeZone), format: reading.format(nil))
     }
 }
 

@@ -15,7 +15,9 @@ struct Dose: ParsableCommand {
             suggested dose. --at defaults to the time of the newest glucose reading; records after --at \
             are left out (a suggestion as it would have been made then). With --audit, prints one CSV \
             row per meal bolus between --from and --to: the dose the toolkit would have suggested from \
-            the data before it, the dose given and the glucose that followed.
+            the data before it, the dose given and the glucose that followed. --units mmol/L gives every glucose \
+            (and the ISF) in mmol/L, in the text, the JSON (keys _mmoll) and the audit (columns _mmoll); the \
+            settings file stays in mg/dL.
             """)
 
     @Option(help: "Patient id.")
@@ -52,6 +54,8 @@ struct Dose: ParsableCommand {
 
     @OptionGroup var time: TimeZoneOption
 
+    @OptionGroup var units: GlucoseUnitsOption
+
     func validate() throws {
         guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
         guard ["text", "json"].contains(format) else { throw ValidationError("--format: expected text or json, got '\(format)'") }
@@ -81,10 +85,10 @@ struct Dose: ParsableCommand {
             let lower = try from.map { try time.parse($0, option: "--from") } ?? .distantPast
             let upper = try to.map { try time.parse($0, option: "--to") } ?? .distantFuture
             guard lower <= upper else { throw ValidationError("--from is after --to") }
-            print(DoseAuditRow.csvHeader)
+            print(DoseAuditRow.csvHeader(units: units.unit))
             for row in DoseAudit.run(log: log, models: modelSet, settings: checked, period: DateInterval(start: lower, end: upper),
                                      timeZone: try time.zone()) {
-                print(row.csvLine)
+                print(row.csvLine(units: units.unit))
             }
             return
         }
@@ -92,7 +96,7 @@ struct Dose: ParsableCommand {
         let moment = try at.map { try time.parse($0, option: "--at") } ?? newest
         let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, at: moment,
                                              settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone())
-        print(format == "json" ? try suggestion.json() : suggestion.report)
+        print(format == "json" ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit))
         // A refusal is not a success (3); `no_insulin` is a decision (0).
         if case .refused = suggestion.decision { throw ExitCode(RunStatus.doseRefused.rawValue) }
     }

@@ -29,7 +29,7 @@ struct Metrics: ParsableCommand {
 
     func validate() throws {
         guard days > 0, days.isFinite else { throw ValidationError("--days must be a positive number of days") }
-        try checkImportFormat(inputFormat, option: "--input-format")
+        _ = try input.reading.format(inputFormat, option: "--input-format")
         if input.data.isEmpty, input.store == nil { throw ValidationError("give DATA files or folders, or --store FILE") }
     }
 

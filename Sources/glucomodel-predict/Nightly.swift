@@ -13,7 +13,9 @@ struct Nightly: ParsableCommand {
             run completes the work). A second run on the same store while one is running exits at once.
             A file of the inbox that cannot be imported is moved to <out>/quarantine/ with a .reason.txt beside it. \
             Exit codes: 0 all done; 1 failed (nothing could be done, store unusable); 2 done with warnings \
-            (a patient skipped or a file quarantined); 75 store locked by another run.
+            (a patient skipped or a file quarantined); 75 store locked by another run. --units mmol/L writes the \
+            files' glucose columns in mmol/L (named _mmoll) and reads --low/--high in mmol/L; a night is written in \
+            one unit (a run in another unit on the same night folder is refused).
             """)
 
     @Option(help: "The store (SQLite file), created if missing.")
@@ -34,30 +36,48 @@ struct Nightly: ParsableCommand {
     @Option(help: "Folder of dose settings files <patient>.json: patients with one get a dose audit of the night's meal boluses.")
     var settings: String?
 
-    @Option(help: "Alert when a prediction is below this (mg/dL).")
-    var low: Double = 70
+    @Option(help: "Alert when a prediction is below this, in --units (default: 70 mg/dL, 3.9 mmol/L).")
+    var low: Double?
 
-    @Option(help: "Alert when a prediction is above this (mg/dL).")
-    var high: Double = 250
+    @Option(help: "Alert when a prediction is above this, in --units (default: 250 mg/dL, 13.9 mmol/L).")
+    var high: Double?
 
     @Option(help: "Horizons in minutes, comma-separated (default: every horizon with a model).")
     var horizons: HorizonList?
 
     @OptionGroup var time: TimeZoneOption
 
+    @OptionGroup var units: GlucoseUnitsOption
+
+    /// The thresholds in mg/dL: `--low`/`--high` read in `--units`, else 70 and 250 mg/dL.
+    var thresholds: AlertThresholds {
+        let unit = units.unit
+        return AlertThresholds(low: low.map(unit.mgdL) ?? 70, high: high.map(unit.mgdL) ?? 250)
+    }
+
     func validate() throws {
         if let night, !NightlySettings.isNightLabel(night) { throw ValidationError("--night: expected YYYY-MM-DD, got '\(night)'") }
-        guard low.isFinite, high.isFinite, low < high else { throw ValidationError("--low must be below --high") }
+        let t = thresholds
+        guard t.low.isFinite, t.high.isFinite, t.low < t.high else { throw ValidationError("--low must be below --high") }
+        // A threshold outside what a CGM reads is a unit mix-up (70 read as mmol/L is 1261 mg/dL).
+        for (name, value, given) in [("--low", t.low, low), ("--high", t.high, high)] where given != nil && !(20...600).contains(value) {
+            throw ValidationError("\(name) \(formatGiven(given!)) \(units.unit.rawValue) is \(Int(value.rounded())) mg/dL, outside 20-600 mg/dL; is --units right?")
+        }
     }
+
+    func formatGiven(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
 
     func run() throws {
         let zone = try time.zone()
         var settings = NightlySettings(storePath: store, inbox: URL(fileURLWithPath: inbox), modelsFolder: URL(fileURLWithPath: models),
                                        output: URL(fileURLWithPath: out), night: night ?? NightlySettings.nightLabel(Date(), timeZone: zone),
                                        importOptions: ImportOptions(timeZone: zone))
-        settings.thresholds = AlertThresholds(low: low, high: high)
+        settings.thresholds = thresholds
         settings.horizons = horizons?.minutes
-        let auditor = self.settings.map { DoseAudit.nightlyAuditor(settingsFolder: URL(fileURLWithPath: $0), lowThreshold: low) }
+        settings.units = units.unit
+        let auditor = self.settings.map {
+            DoseAudit.nightlyAuditor(settingsFolder: URL(fileURLWithPath: $0), lowThreshold: thresholds.low, units: units.unit)
+        }
         let outcome = try NightlyScorer(settings: settings, auditor: auditor).run { Console.status($0) }
         print(outcome.summaryLine)
         if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }

@@ -9,7 +9,8 @@ struct Predict: ParsableCommand {
         abstract: "Predict glucose for every 5-minute step of a period with each patient's trained models and the baselines.",
         discussion: """
             Writes patient,issued_at,target_time,horizon_min,model,prediction_mgdl,reference_mgdl (UTC ISO 8601 \
-            times; reference empty when not yet measured) to --out (atomically) or stdout. Each prediction uses \
+            times; reference empty when not yet measured; with --units mmol/L the columns are prediction_mmoll and \
+            reference_mmoll, in mmol/L) to --out (atomically) or stdout. Each prediction uses \
             only data up to its issue moment. A patient without a model, whose models read inputs the data lacks, \
             or whose data is too old for the period is skipped with a message on stderr; the command fails only \
             when no patient could be predicted.
@@ -37,8 +38,10 @@ struct Predict: ParsableCommand {
 
     @OptionGroup var time: TimeZoneOption
 
+    @OptionGroup var units: GlucoseUnitsOption
+
     func validate() throws {
-        try checkImportFormat(format, option: "--format")
+        _ = try input.reading.format(format)
         if input.data.isEmpty, input.store == nil { throw ValidationError("give DATA files or folders, or --store FILE") }
         let (start, end) = try period()
         if let start, let end, end < start { throw ValidationError("--to is before --from") }
@@ -53,14 +56,15 @@ struct Predict: ParsableCommand {
         let loaded = try loadPatients(try input.source(timeZone: time.zone(), format: format))
         let run = PredictionRun(modelsFolder: URL(fileURLWithPath: models), horizons: horizons?.minutes, from: start, to: end)
         let sink = try PredictLineSink(path: out)
-        sink.write(PredictionRow.csvHeader)
+        let unit = units.unit
+        sink.write(PredictionRow.csvHeader(units: unit))
         var predicted = 0, rows = 0, skipped = loaded.failures.count
         for data in loaded.patients {
             switch run.predict(data.patient, log: data.log) {
             case let .predicted(_, patientRows):
                 predicted += 1
                 rows += patientRows.count
-                for row in patientRows { sink.write(row.csvLine) }
+                for row in patientRows { sink.write(row.csvLine(units: unit)) }
             case let .skipped(_, reason):
                 skipped += 1
                 Console.warn("skipped patient \(reason)")

@@ -8,13 +8,14 @@ struct Score: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Score (reference, prediction) pairs on the Clarke and Parkes (type 1 and 2) error grids.",
         discussion: """
-            FILE.csv has a header naming the columns 'reference' and 'prediction' (mg/dL; any order; \
-            other columns ignored). Writes reference,prediction,clarke,parkes_type1,parkes_type2 per row \
+            FILE.csv has a header naming the columns 'reference' and 'prediction' (in --units; any order; \
+            other columns ignored), or reference_mgdl/prediction_mgdl (or _mmoll) as predict writes them, read in \
+            the unit their name says. RMSE, MAE and bias are printed in --units. Writes reference,prediction,clarke,parkes_type1,parkes_type2 per row \
             (empty zones for unscored rows) to --out or stdout, and prints the zone counts and \
             RMSE/MAE/MARD to stderr when writing rows to stdout, else to stdout.
             """)
 
-    @Option(name: .long, help: "CSV file with 'reference' and 'prediction' columns (mg/dL).")
+    @Option(name: .long, help: "CSV file with 'reference' and 'prediction' columns.")
     var pairs: String
 
     @Option(name: .long, help: "Where to write the per-row zones (written atomically). Default: stdout.")
@@ -22,6 +23,8 @@ struct Score: ParsableCommand {
 
     @Option(name: .long, help: "Print at most this many warnings about bad rows.")
     var maxWarnings = 20
+
+    @OptionGroup var units: GlucoseUnitsOption
 
     func run() throws {
         var warnings = 0, lines: [Int] = []
@@ -34,7 +37,7 @@ struct Score: ParsableCommand {
         if let out {
             let file = try AtomicTextFile(url: URL(fileURLWithPath: out))
             do {
-                summary = try PairScoring.score(csv: URL(fileURLWithPath: pairs), writeLine: file.writeLine, warning: warn)
+                summary = try PairScoring.score(csv: URL(fileURLWithPath: pairs), units: units.unit, writeLine: file.writeLine, warning: warn)
                 try file.commit()
             } catch {
                 file.discard()
@@ -42,7 +45,7 @@ struct Score: ParsableCommand {
             }
         } else {
             var buffer: [UInt8] = []
-            summary = try PairScoring.score(csv: URL(fileURLWithPath: pairs), writeLine: { line in
+            summary = try PairScoring.score(csv: URL(fileURLWithPath: pairs), units: units.unit, writeLine: { line in
                 buffer.append(contentsOf: line.utf8)
                 buffer.append(10)
                 if buffer.count >= 1 << 20 { FileHandle.standardOutput.write(Data(buffer)); buffer.removeAll(keepingCapacity: true) }

@@ -3,11 +3,16 @@ import Foundation
 import GlucoModel
 import GlucoModelCommandLine
 
-/// `glucomodel-train import-data FILES... --store FILE [--patient ID] [--time-zone TZ] [--format F] [--date-order dmy|mdy]`
+/// `glucomodel-train import-data FILES... --store FILE [--patient ID] [--time-zone TZ] [--format F] [--columns MAP] [--date-order dmy|mdy]`
 struct ImportData: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import-data",
-        abstract: "Import exported patient logs (OhioT1DM XML, GlucoModel CSV, Dexcom Clarity, LibreView, Nightscout, Tidepool) into a store.")
+        abstract: "Import exported patient logs (OhioT1DM XML, GlucoModel CSV, Dexcom Clarity, LibreView, Nightscout, Tidepool, a mapped CSV) into a store.",
+        discussion: """
+            Another tool's CSV is read through --columns (the format csv): one import takes one patient, so a \
+            file with a patient column naming several patients is refused at the line of the second (with \
+            --patient, only that patient's rows are read).
+            """)
 
     @Argument(help: "Files to import.")
     var files: [String]
@@ -23,15 +28,14 @@ struct ImportData: ParsableCommand {
     @Option(help: "Format of every file (\(ImportFormats.names.joined(separator: ", "))); default: detected from each file's content.")
     var format: String?
 
-    @Option(name: .customLong("date-order"), help: "Day/month order of ambiguous dates: dmy or mdy (default: from the data).")
-    var dateOrder: DateOrder?
+    @OptionGroup var reading: ImportReadOptions
 
     @Flag(help: "Print every warning, not only the first 20 per file.")
     var verbose = false
 
     func validate() throws {
         if let patient { _ = try parsePatient(patient) }
-        try checkImportFormat(format, option: "--format")
+        _ = try reading.format(format)
     }
 
     func parsePatient(_ raw: String) throws -> PatientID {
@@ -39,10 +43,9 @@ struct ImportData: ParsableCommand {
     }
 
     func run() throws {
-        var options = ImportOptions()
+        var options = try reading.importOptions(timeZone: time.zone())
         if let patient { options.patient = try parsePatient(patient) }
-        options.timeZone = try time.zone()
-        options.dateOrder = dateOrder
+        let format = try reading.format(format)
         let db = try PatientStore(path: store)
         var failed = 0, done = 0
         for path in files {

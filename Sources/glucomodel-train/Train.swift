@@ -12,7 +12,12 @@ struct Train: ParsableCommand {
         names a store made by import-data. With neither, trains on the bundled datasets/ folder. OhioT1DM \
         pairs (<id>-ws-training.xml / <id>-ws-testing.xml) are tested on the testing file; otherwise the last \
         days are held out. A run that is stopped can be started again with the same command: finished models \
-        are kept, unfinished ones resume from their checkpoint.
+        are kept, unfinished ones resume from their checkpoint. Another tool's CSV is read with --columns \
+        (e.g. time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs); one file may hold several patients.
+
+        Experiments: --config FILE.json sets any option below (keys are the long option names, e.g. \
+        {"horizons": [30, 60], "population": 200}); the command line wins over the file. Every run writes \
+        every option it used, defaults included, to OUT/config.json, so --config OUT/config.json repeats it.
 
         Job arrays: --shards N trains shard (task id mod N) of N, the task id coming from --task-id, \
         SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX, so 0- and 1-based arrays both work; --shards auto takes \
@@ -22,37 +27,43 @@ struct Train: ParsableCommand {
         others finished), 1 when none could be trained.
         """)
 
+    @Option(help: ArgumentHelp(
+        "An experiment file (JSON) giving any of these options; options on the command line take its place.",
+        discussion: "Every run writes its resolved options to OUT/config.json: --config OUT/config.json runs it again (docs/formats.md).",
+        valueName: "file.json"))
+    var config: String?
+
     @OptionGroup var input: DataArguments
 
-    @Option(help: "Prediction horizons in minutes, comma-separated.")
-    var horizons = HorizonList([30, 60, 90, 120])
+    @Option(help: "Format of every data file (\(ImportFormats.names.joined(separator: ", "))); default: detected from each file's content.")
+    var format: String?
 
-    @Option(help: "Output folder.")
-    var out: String = "out/train"
+    @Option(help: "Prediction horizons in minutes, comma-separated (default: \(TrainingRunConfig.defaultHorizons.map(String.init).joined(separator: ","))).")
+    var horizons: HorizonList?
 
-    @Option(help: "Population size.")
+    @Option(help: "Output folder (default: \(TrainingRunConfig.defaultOut)).")
+    var out: String?
+
+    @Option(help: "Population size (default: \(TrainingRunConfig.defaultPopulation)).")
     var population: Int?
 
-    @Option(help: "Generations.")
+    @Option(help: "Generations (default: \(TrainingRunConfig.defaultGenerations)).")
     var generations: Int?
 
-    @Option(help: "Random seed: the same seed gives the same models.")
-    var seed: UInt64 = 1
+    @Option(help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).")
+    var seed: UInt64?
 
     @Option(help: "Threads (default: all cores). Results do not depend on it.")
     var threads: Int?
 
-    /// `--threads`, or every core of this machine.
-    var threadCount: Int { threads ?? ProcessInfo.processInfo.activeProcessorCount }
+    @Option(help: "Grammar: a bundled name (glucose-directed, glucose-symbolic) or a .bnf file (default: \(TrainingRunConfig.defaultGrammar)).")
+    var grammar: String?
 
-    @Option(help: "Grammar: a bundled name (glucose-directed, glucose-symbolic) or a .bnf file.")
-    var grammar: String = "glucose-symbolic"
+    @Option(help: "Fitness: rmse (default), mae, clarke (zone-weighted RMSE) or nsga2 (RMSE vs size).")
+    var fitness: TrainingFitness?
 
-    @Option(help: "Fitness: rmse, mae, clarke (zone-weighted RMSE) or nsga2 (RMSE vs size).")
-    var fitness: TrainingFitness = .rmse
-
-    @Option(help: "Base model the expression corrects: arx or none.")
-    var base: ModelBase = .arx
+    @Option(help: "Base model the expression corrects: arx (default) or none.")
+    var base: ModelBase?
 
     @Option(help: "Train only shard i of n (0-based), e.g. 0/4.")
     var shard: String?
@@ -65,14 +76,14 @@ struct Train: ParsableCommand {
 
     @OptionGroup var time: TimeZoneOption
 
-    @Flag(help: "Retrain models that are already finished.")
-    var retrain = false
+    @Flag(inversion: .prefixedNo, help: "Retrain models that are already finished (default: no).")
+    var retrain: Bool?
 
-    @Flag(help: "Train and score on CGM readings at the sensor's limits and flat lines too (left out by default).")
-    var keepSensorLimits = false
+    @Flag(inversion: .prefixedNo, help: "Train and score on CGM readings at the sensor's limits and flat lines too (default: no, they are left out).")
+    var keepSensorLimits: Bool?
 
-    @Flag(help: "Print one row per patient and horizon after the medians.")
-    var perPatient = false
+    @Flag(inversion: .prefixedNo, help: "Print one row per patient and horizon after the medians (default: no).")
+    var perPatient: Bool?
 
     @OptionGroup var units: GlucoseUnitsOption
 
@@ -80,23 +91,84 @@ struct Train: ParsableCommand {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let population, population < 2 { throw ValidationError("--population must be at least 2") }
         if let generations, generations < 0 { throw ValidationError("--generations must be 0 or more") }
-        _ = try shardRequest()
+        try checkImportFormat(format, option: "--format")
+        let run = try runConfig()
+        _ = try shardRequest(run)
+        _ = try importSettings(run)
     }
 
-    /// The sharding asked for by --shard, --shards and --task-id (or the scheduler's environment).
-    func shardRequest() throws -> ShardRequest {
-        if let shard {
-            guard shards == nil, taskID == nil else { throw ValidationError("--shard i/n cannot go with --shards or --task-id") }
+    /// The options given on the command line (nil where not given).
+    func commandLine() throws -> TrainingRunConfig {
+        var c = TrainingRunConfig()
+        c.data = input.data.isEmpty ? nil : input.data
+        c.store = input.store
+        c.format = format.map { ImportFormats.named($0)?.formatName ?? $0 }
+        c.columns = try input.reading.mapping()?.columns
+        c.glucoseUnits = try input.reading.glucoseUnit()
+        c.dateOrder = input.reading.dateOrder
+        c.timeZone = time.name
+        c.horizons = horizons?.minutes
+        c.out = out
+        c.population = population
+        c.generations = generations
+        c.seed = seed
+        c.threads = threads
+        c.grammar = grammar
+        c.fitness = fitness
+        c.base = base
+        c.shard = shard
+        c.shards = shards
+        c.taskID = taskID
+        c.retrain = retrain
+        c.keepSensorLimits = keepSensorLimits
+        c.perPatient = perPatient
+        c.units = units.given
+        return c
+    }
+
+    /// The run's options: `--config`'s file with the command line over it (not yet resolved:
+    /// unset options are nil).
+    func runConfig() throws -> TrainingRunConfig {
+        var file = TrainingRunConfig()
+        if let config {
+            do { file = try TrainingRunConfig.load(URL(fileURLWithPath: config)) } catch let error as InputError {
+                throw ValidationError("--config: \(error)")
+            }
+        }
+        let merged = file.overridden(by: try commandLine())
+        if merged.data?.isEmpty == false, merged.store != nil { throw ValidationError("give DATA or --store, not both") }
+        if let zone = merged.timeZone, TimeZone(identifier: zone) == nil { throw ValidationError("--time-zone: unknown time zone '\(zone)'") }
+        return merged
+    }
+
+    /// The import options and format of `c`.
+    func importSettings(_ c: TrainingRunConfig) throws -> (options: ImportOptions, format: String?) {
+        let mapping: CSVColumnMapping?
+        do { mapping = try c.columnMapping() } catch { throw ValidationError("columns: \(error)") }
+        let csv = MappedCSVImporter.formatName
+        if mapping == nil, c.glucoseUnits != nil { throw ValidationError("--glucose-units goes with --columns (the mapped CSV's glucose columns)") }
+        if mapping == nil, c.format == csv { throw ValidationError("--format \(csv) needs --columns (which column holds which field)") }
+        if mapping != nil, let f = c.format, f != csv { throw ValidationError("--columns reads the files as \(csv); --format \(f) cannot go with it") }
+        var options = ImportOptions(timeZone: try TimeArgument.timeZone(named: c.timeZone), dateOrder: c.dateOrder)
+        options.columns = mapping
+        return (options, c.format)
+    }
+
+    /// The sharding asked for by shard, shards and task-id of `c` (the command line's, or else the
+    /// file's: they are replaced as a group), or the scheduler's environment.
+    func shardRequest(_ c: TrainingRunConfig) throws -> ShardRequest {
+        if let shard = c.shard {
+            guard c.shards == nil, c.taskID == nil else { throw ValidationError("--shard i/n cannot go with --shards or --task-id") }
             do { return .fixed(try Shard(shard)) } catch { throw ValidationError("--shard: \(error)") }
         }
-        guard let shards else {
-            if taskID != nil { throw ValidationError("--task-id needs --shards N (or auto)") }
+        guard let shards = c.shards else {
+            if c.taskID != nil { throw ValidationError("--task-id needs --shards N (or auto)") }
             return .whole
         }
         let count = Int(shards)
         guard shards == "auto" || (count ?? 0) >= 1 else { throw ValidationError("--shards: expected a count of 1 or more, or auto; got '\(shards)'") }
         let task: ArrayTask
-        if let taskID {
+        if let taskID = c.taskID {
             guard taskID >= 0 else { throw ValidationError("--task-id must be 0 or more") }
             task = ArrayTask(id: taskID, source: "--task-id")
         } else {
@@ -111,23 +183,35 @@ struct Train: ParsableCommand {
     }
 
     func run() throws {
-        var options = TrainingOptions(grammar: try GrammarSource.load(grammar))
-        options.horizons = horizons.minutes
-        options.fitness = fitness
-        options.base = base
+        let merged = try runConfig()
+        var resolved = merged.resolved(machineTimeZone: try TimeArgument.timeZone(named: merged.timeZone))
+        let (importOptions, dataFormat) = try importSettings(resolved)
+        let out = resolved.out ?? TrainingRunConfig.defaultOut
+        let seed = resolved.seed ?? TrainingRunConfig.defaultSeed
+        let threadCount = resolved.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        let keepSensorLimits = resolved.keepSensorLimits ?? false
+        let unit = resolved.units ?? .mgdL
+        var options = TrainingOptions(grammar: try GrammarSource.load(resolved.grammar ?? TrainingRunConfig.defaultGrammar))
+        options.horizons = resolved.horizons ?? TrainingRunConfig.defaultHorizons
+        options.fitness = resolved.fitness ?? .rmse
+        options.base = resolved.base ?? .arx
         options.evolution.seed = seed
         options.keepSensorLimits = keepSensorLimits
-        if let population { options.evolution.populationSize = population }
-        if let generations { options.evolution.generations = generations }
-        if input.data.isEmpty, input.store == nil, !FileManager.default.fileExists(atPath: "datasets") {
+        if let population = resolved.population { options.evolution.populationSize = population }
+        if let generations = resolved.generations { options.evolution.generations = generations }
+        let defaultData = merged.store == nil && merged.data?.isEmpty ?? true
+        if defaultData, !FileManager.default.fileExists(atPath: "datasets") {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")
         }
         let output = URL(fileURLWithPath: out)
+        let request = try shardRequest(merged)
         let shard: Shard?
-        do { shard = try shardRequest().resolve(output: output) } catch let error as ValidationError { throw error } catch {
+        do { shard = try request.resolve(output: output) } catch let error as ValidationError { throw error } catch {
             throw ValidationError("\(error)")
         }
-        let source = try input.source(timeZone: time.zone(), defaultData: ["datasets"])
+        // A job array's tasks share one config.json: its count, never a task's own shard.
+        if case .array = request, let shard { resolved.shards = String(shard.count) }
+        let source = try patientSource(paths: resolved.data ?? [], store: resolved.store, options: importOptions, format: dataFormat)
         var failures: [(subject: String, message: String)] = []
         let loaded: LoadedPatients
         var shardPatients: [PatientID] = []
@@ -140,12 +224,14 @@ struct Train: ParsableCommand {
             loaded = read.loaded
             failures += read.failures
         } else {
-            Console.status("Reading \(input.store.map { "store \($0)" } ?? "the data")...")
+            Console.status("Reading \(resolved.store.map { "store \($0)" } ?? "the data")...")
             loaded = try source.load()
         }
         failures += loaded.failures.map { (subject: "skipped file", message: "\($0)") }
-        let settings = CohortRunSettings(output: output, threads: threadCount, shard: shard ?? .whole, retrain: retrain)
+        let settings = CohortRunSettings(output: output, threads: threadCount, shard: shard ?? .whole, retrain: resolved.retrain ?? false)
         let trainer = try CohortTrainer(options: options, settings: settings)
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        try resolved.write(to: output.appendingPathComponent("config.json"))
         Console.status("Training \(loaded.patients.count) patients (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize), \(options.evolution.generations) generations, seed \(seed), \(threadCount) threads")
         let progress = ProgressLine()
         let outcome = trainer.run(loaded.patients) { progress.show($0) }
@@ -158,18 +244,22 @@ struct Train: ParsableCommand {
                                               finished: true), in: output)
         }
         print(ResultsTable.summary(outcome.results))
-        if perPatient { print("\n" + ResultsTable.perPatient(outcome.results)) }
+        if resolved.perPatient ?? false { print("\n" + ResultsTable.perPatient(outcome.results)) }
         for line in ResultsTable.sensorLimitLines(outcome.sensorLimits, kept: keepSensorLimits) { print(line) }
-        let summaryURL = URL(fileURLWithPath: out).appendingPathComponent("summary.html")
-        do {
-            try ResearchSummary.load(URL(fileURLWithPath: out), units: units.unit).write(to: summaryURL)
-            print("Research summary: \(summaryURL.path)")
-        } catch {
-            Console.warn("no research summary: \(error)")
+        // Only a folder holding models has something to summarise: a run that trained nothing
+        // and found no earlier models writes no summary, and says nothing about it.
+        if !outcome.results.isEmpty {
+            let summaryURL = output.appendingPathComponent("summary.html")
+            do {
+                try ResearchSummary.load(output, units: unit).write(to: summaryURL)
+                print("Research summary: \(summaryURL.path)")
+            } catch {
+                Console.warn("no research summary: \(error)")
+            }
         }
-        print("\nTrained \(outcome.trained.count), reused \(outcome.reused), failed \(failures.count). Results: \(out)/results.csv; models: \(out)/models/")
+        print("\nTrained \(outcome.trained.count), reused \(outcome.reused), failed \(failures.count). Results: \(out)/results.csv; models: \(out)/models/; options: \(out)/config.json")
         if loaded.patients.isEmpty {
-            Console.warn("no patient data in \(input.store ?? (input.data.isEmpty ? "datasets" : input.data.joined(separator: ", ")))")
+            Console.warn("no patient data in \(resolved.store ?? (resolved.data ?? []).joined(separator: ", "))")
         }
         // 0 all trained; 2 partial (some patients or files failed, the others finished); 1 nothing
         // trained (also no data at all). A scheduler's afterok sees either failure.

@@ -89,7 +89,8 @@ struct FuzzRun {
         // Every 10th case also goes through the store's streaming import, which must agree.
         let store = try PatientStore(path: dir.appendingPathComponent("fuzz.sqlite").path)
         var rng = SplitMix64(seed: seed)
-        let options = ExportFixtures.options("Europe/Madrid")
+        var options = ExportFixtures.options("Europe/Madrid")
+        if importer is MappedCSVImporter { options.columns = ImportMappedCSVTests.mapping }
         let start = Date()
         let file = dir.appendingPathComponent("fuzz-case.\(ext)")
         while cases < FuzzRun.casesPerImporter, Date().timeIntervalSince(start) < FuzzRun.secondsPerImporter {
@@ -170,9 +171,10 @@ struct FuzzImportTests {
         ("tidepool", TidepoolImporter(), ["tidepool.json"], "json"),
         ("glucomodel-csv", LogCSVImporter(), ["csv/log.csv"], "csv"),
         ("ohio-xml", OhioXMLImporter(), ["ohio/complete.xml", "ohio/overlap.xml"], "xml"),
+        ("mapped-csv", MappedCSVImporter(), ["glupredkit.csv"], "csv"),
     ]
 
-    @Test(arguments: 0..<6)
+    @Test(arguments: 0..<7)
     func mutatedInputsGiveCleanResultsOrImportErrors(target: Int) throws {
         let (name, importer, fixtures, ext) = FuzzImportTests.targets[target]
         let seed = ProcessInfo.processInfo.environment["GLUCOMODEL_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EED_0000 + UInt64(target)

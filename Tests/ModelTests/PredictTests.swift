@@ -169,9 +169,15 @@ enum PredictFixture {
         for v in values {
             #expect(PredictionCSV.fixed(v, decimals: 1) == String(format: "%.1f", v), "value \(v)")
             #expect(PredictionCSV.fixed(v, decimals: 0) == String(format: "%.0f", v), "value \(v)")
+            #expect(PredictionCSV.fixed(v, decimals: 2) == String(format: "%.2f", v), "value \(v)")
+            #expect(PredictionCSV.fixed(v, decimals: 3) == String(format: "%.3f", v), "value \(v)")
         }
         var x = 0.013
-        while x < 700 { #expect(PredictionCSV.fixed(x, decimals: 1) == String(format: "%.1f", x)); x += 0.731 }
+        while x < 700 {
+            #expect(PredictionCSV.fixed(x, decimals: 1) == String(format: "%.1f", x))
+            #expect(PredictionCSV.fixed(x / 18.01559, decimals: 2) == String(format: "%.2f", x / 18.01559))
+            x += 0.731
+        }
         let formatter = ISO8601DateFormatter()
         for t in [0.0, 951_782_400, 1_767_571_200, 1_709_164_799, 4_102_444_800, 1_767_571_200.5, -86_400] {
             let d = Date(timeIntervalSince1970: t)

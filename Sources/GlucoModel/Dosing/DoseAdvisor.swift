@@ -219,8 +219,8 @@ public enum DoseAdvisor {
         s.decision = decision
         var reasons: [DoseReason] = []
         switch decision {
-        case let .refused(list): reasons = list.map { DoseReason(code: $0.code, message: $0.description) }
-        case let .noInsulin(r): reasons = [DoseReason(code: r.code, message: r.description)]
+        case let .refused(list): reasons = list.map(DoseReason.init)
+        case let .noInsulin(r): reasons = [DoseReason(r)]
         case .bolus: break
         }
         s.reasons = reasons + notes.map { DoseReason(code: $0.code, message: $0.description) }

@@ -21,18 +21,28 @@ public struct DoseAuditRow: Hashable, Sendable {
     /// default); nil when there was no reading.
     public var lowFollowed: Bool?
 
-    public static let csvHeader = "patient,bolus_time,carbs_g,dose_given_u,decision,suggested_u,basis,model_u,formula_u,glucose_mgdl,net_iob_u,glucose_1h_mgdl,glucose_2h_mgdl,min_4h_mgdl,max_4h_mgdl,low_after,reasons"
+    public static let csvHeader = csvHeader(units: .mgdL)
 
-    /// One CSV line in `csvHeader`'s columns; empty fields for unknown values, reason codes
-    /// joined by `;`.
-    public var csvLine: String {
+    /// The header with the glucose columns in `units` (`glucose_mgdl` or `glucose_mmoll`, ...).
+    public static func csvHeader(units: GlucoseUnit) -> String {
+        let u = units.columnSuffix
+        return "patient,bolus_time,carbs_g,dose_given_u,decision,suggested_u,basis,model_u,formula_u,glucose_\(u),net_iob_u,"
+            + "glucose_1h_\(u),glucose_2h_\(u),min_4h_\(u),max_4h_\(u),low_after,reasons"
+    }
+
+    public var csvLine: String { csvLine(units: .mgdL) }
+
+    /// One CSV line in `csvHeader(units:)`'s columns; empty fields for unknown values, reason codes
+    /// joined by `;`. Glucose in whole mg/dL, or mmol/L with one decimal.
+    public func csvLine(units: GlucoseUnit) -> String {
         func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "" }
+        func g(_ v: Double?) -> String { f(v.map(units.convert), "%.\(units.decimals())f") }
         var basis = ""
         if case let .bolus(_, b) = suggestion.decision { basis = b.rawValue }
         return [patient.rawValue, bolusTime.iso8601, f(carbs, "%.1f"), f(doseGiven, "%.2f"),
                 suggestion.decision.kind, f(suggestion.decision.units, "%.2f"), basis, f(suggestion.modelDose, "%.2f"),
-                f(suggestion.standard.map { DoseAdvisor.formulaUnits($0, iob: suggestion.insulinOnBoard ?? 0, settings: suggestion.settings) }, "%.2f"), f(suggestion.glucose, "%.0f"), f(suggestion.insulinOnBoard, "%.2f"),
-                f(glucoseAfter1h, "%.0f"), f(glucoseAfter2h, "%.0f"), f(minimumAfter, "%.0f"), f(maximumAfter, "%.0f"),
+                f(suggestion.standard.map { DoseAdvisor.formulaUnits($0, iob: suggestion.insulinOnBoard ?? 0, settings: suggestion.settings) }, "%.2f"), g(suggestion.glucose), f(suggestion.insulinOnBoard, "%.2f"),
+                g(glucoseAfter1h), g(glucoseAfter2h), g(minimumAfter), g(maximumAfter),
                 lowFollowed.map { $0 ? "yes" : "no" } ?? "", suggestion.reasonCodes.joined(separator: ";")]
             .joined(separator: ",")
     }

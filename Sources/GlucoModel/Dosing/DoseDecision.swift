@@ -52,7 +52,14 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         }
     }
 
-    public var description: String {
+    public var description: String { description(units: .mgdL) }
+
+    /// The message with its glucose values in `units`. Settings problems quote the settings file,
+    /// which is in mg/dL, and stay so.
+    public func description(units: GlucoseUnit) -> String {
+        func g(_ mgdL: Double) -> String {
+            units == .mgdL ? "\(mgdL.rounded()) mg/dL" : units.withUnit(mgdL)
+        }
         switch self {
         case .noGlucose: return "no glucose reading before the moment of the suggestion"
         case let .staleGlucose(newest, age):
@@ -61,10 +68,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case let .recentGap(missing, window):
             return "\(missing) glucose reading(s) missing in the last \(window) minutes: the recent trend is unknown"
         case let .settings(problems): return "settings not usable: " + problems.map(\.description).joined(separator: "; ")
-        case let .belowSuspend(g, t):
-            return "glucose \(g.rounded()) mg/dL is below the suspend threshold \(t.rounded()) mg/dL: no insulin; treat or watch for a low"
+        case let .belowSuspend(glucose, t):
+            return "glucose \(g(glucose)) is below the suspend threshold \(g(t)): no insulin; treat or watch for a low"
         case let .predictedBelowSuspend(h, p, t):
-            return "glucose predicted at \(h) min is \(p.rounded()) mg/dL, below the suspend threshold \(t.rounded()) mg/dL: no insulin; watch for a low"
+            return "glucose predicted at \(h) min is \(g(p)), below the suspend threshold \(g(t)): no insulin; watch for a low"
         case let .invalidCarbs(c): return "carbohydrates \(c) g: expected a number from 0 to 300"
         case let .wrongPatient(expected, found, source):
             return "the \(source) belong to patient \(found), not to \(expected) whose data this is"

@@ -4,11 +4,15 @@ import Foundation
 /// flat object, snake_case keys in sorted order, with `schema_version`. Numbers are mg/dL, U, g and
 /// minutes as the key says; a value that does not apply is null. Only `reasons` nests (a list
 /// of `{code, message}`), and the `predicted_*` keys are lists of numbers, one per minute of
-/// `predicted_minutes`.
+/// `predicted_minutes`. In mmol/L (`dose --units mmol/L`), `glucose_units` says so, every
+/// `_mgdl` key is `_mmoll` with its value converted (to 0.01 mmol/L), `isf` is in mmol/L per U,
+/// and the reason messages give glucose in mmol/L.
 public struct DoseRecord: Encodable, Hashable, Sendable {
     public static let schemaVersion = 1
 
     public var schema_version = DoseRecord.schemaVersion
+    /// `mg/dL` or `mmol/L`: the unit of every glucose value (and of `isf` per U).
+    public var glucose_units: String
     public var patient: String
     public var at: String
     /// `bolus`, `no_insulin` or `refused`.
@@ -41,8 +45,15 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
     public var predicted_no_bolus_mgdl: [Double]?
     public var predicted_with_dose_mgdl: [Double]?
 
-    public init(_ s: DoseSuggestion) {
+    /// The suffix of the glucose keys (`mgdl`, `mmoll`).
+    let suffix: String
+
+    public init(_ s: DoseSuggestion, units glucose: GlucoseUnit = .mgdL) {
         func r(_ v: Double?, _ digits: Double = 100) -> Double? { v.map { ($0 * digits).rounded() / digits } }
+        /// A glucose in `glucose`: as computed in mg/dL, or converted and rounded to 0.01 mmol/L.
+        func g(_ v: Double?) -> Double? { glucose == .mgdL ? v : r(v.map(glucose.convert)) }
+        glucose_units = glucose.rawValue
+        suffix = glucose.columnSuffix
         patient = s.patient.rawValue
         at = s.at.iso8601
         decision = s.decision.kind
@@ -51,16 +62,16 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
         model_units = s.modelDose
         formula_units = s.standard.map { DoseAdvisor.formulaUnits($0, iob: s.insulinOnBoard ?? 0, settings: s.settings) }
         model_used = s.modelUsed
-        reasons = s.reasons
-        glucose_mgdl = s.glucose
+        reasons = s.reasons.map { DoseReason(code: $0.code, message: $0.message(units: glucose)) }
+        glucose_mgdl = g(s.glucose)
         glucose_time = s.glucoseTime?.iso8601
         net_iob_units = r(s.insulinOnBoard, 1000)
         basal_schedule_source = s.basalScheduleSource?.rawValue
         carbs_g = s.carbs
         carb_ratio = s.settings?.carbRatio
-        isf = s.settings?.insulinSensitivity
-        target_mgdl = s.settings?.target
-        suspend_mgdl = s.settings?.suspendThreshold
+        isf = glucose == .mgdL ? s.settings?.insulinSensitivity : r(s.settings.map { glucose.convert($0.insulinSensitivity) }, 1000)
+        target_mgdl = g(s.settings?.target)
+        suspend_mgdl = g(s.settings?.suspendThreshold)
         max_bolus = s.settings?.maxBolus
         max_iob = s.settings?.maxInsulinOnBoard
         formula_carb_units = r(s.standard?.carbDose, 1000)
@@ -68,8 +79,10 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
         feature_time = s.featureTime?.iso8601
         if let c = s.curve {
             predicted_minutes = c.minutes
-            predicted_no_bolus_mgdl = c.glucose(bolus: InsulinUnits(0)).map { r($0.mgdL, 10)! }
-            predicted_with_dose_mgdl = c.glucose(bolus: InsulinUnits(units)).map { r($0.mgdL, 10)! }
+            let dose = InsulinUnits(units)
+            let digits = glucose == .mgdL ? 10.0 : 100.0
+            predicted_no_bolus_mgdl = c.glucose(bolus: InsulinUnits(0)).map { r(glucose.convert($0.mgdL), digits)! }
+            predicted_with_dose_mgdl = c.glucose(bolus: dose).map { r(glucose.convert($0.mgdL), digits)! }
         }
     }
 
@@ -79,17 +92,18 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
         func put<T: Encodable>(_ v: T?, _ k: String) throws {
             if let v { try c.encode(v, forKey: Key(k)) } else { try c.encodeNil(forKey: Key(k)) }
         }
-        try put(schema_version, "schema_version"); try put(patient, "patient"); try put(at, "at")
+        try put(schema_version, "schema_version"); try put(glucose_units, "glucose_units")
+        try put(patient, "patient"); try put(at, "at")
         try put(decision, "decision"); try put(method, "method"); try put(units, "units")
         try put(model_units, "model_units"); try put(formula_units, "formula_units"); try put(model_used, "model_used")
-        try put(reasons, "reasons"); try put(glucose_mgdl, "glucose_mgdl"); try put(glucose_time, "glucose_time")
+        try put(reasons, "reasons"); try put(glucose_mgdl, "glucose_\(suffix)"); try put(glucose_time, "glucose_time")
         try put(net_iob_units, "net_iob_units"); try put(basal_schedule_source, "basal_schedule_source")
         try put(carbs_g, "carbs_g"); try put(carb_ratio, "carb_ratio"); try put(isf, "isf")
-        try put(target_mgdl, "target_mgdl"); try put(suspend_mgdl, "suspend_mgdl"); try put(max_bolus, "max_bolus")
+        try put(target_mgdl, "target_\(suffix)"); try put(suspend_mgdl, "suspend_\(suffix)"); try put(max_bolus, "max_bolus")
         try put(max_iob, "max_iob"); try put(formula_carb_units, "formula_carb_units")
         try put(formula_correction_units, "formula_correction_units"); try put(feature_time, "feature_time")
-        try put(predicted_minutes, "predicted_minutes"); try put(predicted_no_bolus_mgdl, "predicted_no_bolus_mgdl")
-        try put(predicted_with_dose_mgdl, "predicted_with_dose_mgdl")
+        try put(predicted_minutes, "predicted_minutes"); try put(predicted_no_bolus_mgdl, "predicted_no_bolus_\(suffix)")
+        try put(predicted_with_dose_mgdl, "predicted_with_dose_\(suffix)")
     }
 
     struct Key: CodingKey {
@@ -102,10 +116,10 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
 }
 
 extension DoseSuggestion {
-    /// The suggestion as one flat JSON object (`DoseRecord`), pretty-printed.
-    public func json() throws -> String {
+    /// The suggestion as one flat JSON object (`DoseRecord`), pretty-printed, glucose in `units`.
+    public func json(units: GlucoseUnit = .mgdL) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(DoseRecord(self)), as: UTF8.self)
+        return String(decoding: try encoder.encode(DoseRecord(self, units: units)), as: UTF8.self)
     }
 }

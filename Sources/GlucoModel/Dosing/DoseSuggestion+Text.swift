@@ -1,10 +1,16 @@
 import Foundation
 
 extension DoseSuggestion {
-    /// The suggestion as readable text: the decision first, then every reason and every number used.
-    public var report: String {
+    /// The suggestion as readable text, glucose in mg/dL (`report(units:)`).
+    public var report: String { report(units: .mgdL) }
+
+    /// The suggestion as readable text: the decision first, then every reason and every number used,
+    /// glucose in `units` (whole mg/dL, or mmol/L with one decimal; the ISF in `units` per U).
+    public func report(units: GlucoseUnit) -> String {
         func u(_ v: Double) -> String { String(format: "%.2f U", v) }
-        func g(_ v: Double) -> String { String(format: "%.0f mg/dL", v) }
+        let d = units.decimals()
+        func number(_ mgdL: Double) -> String { String(format: "%.\(d)f", units.convert(mgdL)) }
+        func g(_ v: Double) -> String { number(v) + " " + units.rawValue }
         var lines = ["patient \(patient.rawValue), at \(at.iso8601)"]
         switch decision {
         case let .bolus(units, basis):
@@ -14,7 +20,7 @@ extension DoseSuggestion {
         case .noInsulin: lines.append("suggestion: NO INSULIN; treat or watch for a low")
         case .refused: lines.append("suggestion: REFUSED, no dose")
         }
-        lines += reasons.map { "  [\($0.code)] \($0.message)" }
+        lines += reasons.map { "  [\($0.code)] \($0.message(units: units))" }
         if let glucose, let glucoseTime {
             let age = at.timeIntervalSince(glucoseTime) / 60
             lines.append("glucose now: \(g(glucose)) at \(glucoseTime.iso8601) (\(String(format: "%.0f", age)) min before)")
@@ -30,8 +36,13 @@ extension DoseSuggestion {
         }
         lines.append(String(format: "carbohydrates: %.0f g", carbs))
         if let s = settings {
-            lines.append(String(format: "settings: ICR %g g/U, ISF %g mg/dL/U, target %g mg/dL, suspend below %g mg/dL, max bolus %g U, increment %g U, insulin peak %g / duration %g min",
-                                s.carbRatio, s.insulinSensitivity, s.target, s.suspendThreshold, s.maxBolus,
+            // The settings as the file gives them (mg/dL), or converted and shown to 0.1 mmol/L (ISF to 0.01).
+            let isf = units == .mgdL ? String(format: "%g", s.insulinSensitivity) : String(format: "%.2f", units.convert(s.insulinSensitivity))
+            let target = units == .mgdL ? String(format: "%g", s.target) : number(s.target)
+            let suspend = units == .mgdL ? String(format: "%g", s.suspendThreshold) : number(s.suspendThreshold)
+            let unit = units.rawValue
+            lines.append(String(format: "settings: ICR %g g/U, ISF %@ \(unit)/U, target %@ \(unit), suspend below %@ \(unit), max bolus %g U, increment %g U, insulin peak %g / duration %g min",
+                                s.carbRatio, isf, target, suspend, s.maxBolus,
                                 s.bolusIncrement, s.insulin.peakMinutes, s.insulin.durationMinutes))
         }
         if let f = standard {
@@ -46,9 +57,9 @@ extension DoseSuggestion {
             let dose = decision.units ?? 0
             lines.append(featureTime.map { "predicted glucose (model features at \($0.iso8601), with the planned carbohydrates):" }
                          ?? "predicted glucose from insulin and carbohydrate effects (no model), with the planned carbohydrates:")
-            lines.append("  horizon  no insulin  with \(u(dose))")
+            lines.append("  horizon  no insulin  with \(u(dose))  (\(units.rawValue))")
             for p in predictions {
-                lines.append(String(format: "  %4d min  %7.0f     %7.0f", p.horizonMinutes, p.atZeroDose, p.atSuggestedDose))
+                lines.append(String(format: "  %4d min  %7.\(d)f     %7.\(d)f", p.horizonMinutes, units.convert(p.atZeroDose), units.convert(p.atSuggestedDose)))
             }
         }
         return lines.joined(separator: "\n")

@@ -71,10 +71,25 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 }
 
-/// A reason code with its message, as printed and written to JSON.
+/// A reason code with its message, as printed and written to JSON (`code` and `message` only).
 public struct DoseReason: Hashable, Sendable, Codable {
     public var code: String
+    /// The message, glucose in mg/dL.
     public var message: String
+    /// The refusal the reason stands for, when it is one: its message can be given in another unit.
+    var refusal: DoseRefusal?
+
+    public init(code: String, message: String) { self.code = code; self.message = message }
+
+    init(_ refusal: DoseRefusal) {
+        self.init(code: refusal.code, message: refusal.description)
+        self.refusal = refusal
+    }
+
+    /// The message with its glucose values in `units`.
+    public func message(units: GlucoseUnit) -> String { refusal?.description(units: units) ?? message }
+
+    enum CodingKeys: String, CodingKey { case code, message }
 }
 
 /// Predicted glucose at one horizon with no added insulin and at the suggested dose

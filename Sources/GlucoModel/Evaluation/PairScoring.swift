@@ -10,17 +10,22 @@ public struct PairScoreSummary: Sendable {
     public var clarke = ZoneCounts(grid: .clarke)
     public var parkesType1 = ZoneCounts(grid: .parkesType1)
     public var parkesType2 = ZoneCounts(grid: .parkesType2)
+    /// In mg/dL, whatever unit the file is in.
     public var accuracy = AccuracyMetrics()
+    /// The unit `report` prints RMSE, MAE and bias in.
+    public var units = GlucoseUnit.mgdL
 
     public init(file: String) { self.file = file }
 
-    /// The text the `score` command prints.
+    /// The text the `score` command prints: RMSE, MAE and bias in `units` (two decimals in mg/dL,
+    /// three in mmol/L), MARD in percent (the same in both units).
     public var report: String {
         var lines = ["\(file): \(rows) rows, \(clarke.scored) scored, \(clarke.unscored) unscored"
             + " (\(unparseableRows) with unparseable numbers)"]
         for counts in [clarke, parkesType1, parkesType2] { lines.append(counts.summaryLine) }
-        lines.append("RMSE \(formatNumber(accuracy.rmse, decimals: 2)) mg/dL  MAE \(formatNumber(accuracy.mae, decimals: 2)) mg/dL"
-            + "  MARD \(formatPercent(accuracy.mard))  bias \(formatNumber(accuracy.meanBias, decimals: 2)) mg/dL"
+        func g(_ v: Double) -> String { formatNumber(units.convert(v), decimals: units.decimals(mgdL: 2)) + " " + units.rawValue }
+        lines.append("RMSE \(g(accuracy.rmse))  MAE \(g(accuracy.mae))"
+            + "  MARD \(formatPercent(accuracy.mard))  bias \(g(accuracy.meanBias))"
             + " (\(accuracy.count) scored pairs)")
         return lines.joined(separator: "\n")
     }
@@ -29,13 +34,16 @@ public struct PairScoreSummary: Sendable {
 /// Scores a CSV of pairs on the three grids and writes one output row per input row.
 ///
 /// Input: a header naming at least `reference` and `prediction` (any order, case-insensitive,
-/// other columns ignored), then one pair per line in mg/dL. An empty field is a missing value;
+/// other columns ignored), then one pair per line in the unit given (mg/dL unless told); columns
+/// named with their unit, as `predict` writes them (`reference_mgdl`, `prediction_mmoll`), are
+/// read in that unit and may stand in for the plain names. An empty field is a missing value;
 /// a field that is not a number makes the row unscored with a warning naming file:line and
 /// column; a row without enough fields likewise. Output: `reference,prediction,clarke,parkes_type1,parkes_type2`,
 /// the two values copied as written, zones empty for unscored rows.
 public enum PairScoring {
     public enum ScoringError: Error, CustomStringConvertible {
         case missingColumns(file: String, missing: [String], header: String)
+        case ambiguousColumns(file: String, name: String, found: [String])
         case empty(file: String)
 
         public var description: String {
@@ -43,6 +51,8 @@ public enum PairScoring {
             case let .missingColumns(file, missing, header):
                 return "\(file):1: the header must name the columns \(missing.joined(separator: " and ")) "
                     + "(found: \(header)); expected e.g. 'reference,prediction'"
+            case let .ambiguousColumns(file, name, found):
+                return "\(file):1: more than one \(name) column (\(found.joined(separator: ", "))); keep one"
             case let .empty(file):
                 return "\(file): the file is empty; expected a header 'reference,prediction' and rows of mg/dL values"
             }
@@ -55,12 +65,15 @@ public enum PairScoring {
     /// for each bad row. Rows are split and parsed as UTF-8 bytes (`CSVRow`, reused from row to
     /// row); a `String` is made only for each output line and for messages.
     /// - Complexity: O(rows), constant memory.
-    public static func score(csv input: URL, writeLine: (String) -> Void,
+    /// - Parameter units: the unit of columns named `reference` and `prediction`, and of the report.
+    public static func score(csv input: URL, units: GlucoseUnit = .mgdL, writeLine: (String) -> Void,
                              warning: (ImportIssue) -> Void) throws -> PairScoreSummary {
         let reader = LineReader(url: input)
         try reader.checkReadable()
         var lines = reader.makeIterator()
         var summary = PairScoreSummary(file: input.path)
+        summary.units = units
+        var unitOf: (reference: GlucoseUnit, prediction: GlucoseUnit) = (units, units)
         var accuracy = AccuracyMetrics.Accumulator()
         var columns: (reference: Int, prediction: Int)? = nil
         var row = CSVRow(bytes: EmptyCollection())
@@ -71,13 +84,20 @@ public enum PairScoring {
             guard let (ri, pi) = columns else {
                 let text = String(decoding: bytes, as: UTF8.self)
                 let names = CSVRow(text).fields.map { $0.lowercased() }
-                let r = names.firstIndex(of: "reference"), p = names.firstIndex(of: "prediction")
+                func find(_ name: String) throws -> (Int, GlucoseUnit)? {
+                    let forms = [(name, units)] + GlucoseUnit.allCases.map { (name + "_" + $0.columnSuffix, $0) }
+                    let found = forms.compactMap { form in names.firstIndex(of: form.0).map { ($0, form.1, form.0) } }
+                    guard found.count <= 1 else { throw ScoringError.ambiguousColumns(file: input.path, name: name, found: found.map(\.2)) }
+                    return found.first.map { ($0.0, $0.1) }
+                }
+                let r = try find("reference"), p = try find("prediction")
                 guard let r, let p else {
                     throw ScoringError.missingColumns(
                         file: input.path, missing: [r == nil ? "reference" : nil, p == nil ? "prediction" : nil].compactMap { $0 },
                         header: text)
                 }
-                columns = (r, p)
+                columns = (r.0, p.0)
+                unitOf = (r.1, p.1)
                 writeLine(outputHeader)
                 continue
             }
@@ -94,13 +114,14 @@ public enum PairScoring {
                 if row.isEmpty(index) { return nil }
                 if let v = row.double(index) { return v }
                 warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number, field: name),
-                                    "'\(row.text(index))' is not a number; expected mg/dL; row not scored"))
+                                    "'\(row.text(index))' is not a number; expected \(name == "reference" ? unitOf.reference.rawValue : unitOf.prediction.rawValue); row not scored"))
                 bad = true
                 return nil
             }
             let reference = read(ri, "reference"), prediction = read(pi, "prediction")
             if bad { summary.unparseableRows += 1 }
-            let pair = GlucosePair(reference: reference ?? .nan, prediction: prediction ?? .nan)
+            let pair = GlucosePair(reference: reference.map(unitOf.reference.mgdL) ?? .nan,
+                                   prediction: prediction.map(unitOf.prediction.mgdL) ?? .nan)
             let zones = pair.isScorable && !bad
                 ? (ErrorGrid.clarke.zone(pair), ErrorGrid.parkesType1.zone(pair), ErrorGrid.parkesType2.zone(pair))
                 : (nil, nil, nil)

@@ -3,9 +3,11 @@ import Foundation
 /// The registry of export formats, and detection of a file's format from its content.
 public enum ImportFormats {
     /// Every importer, in detection order (more specific signatures first: Tidepool's typed
-    /// records before Nightscout's looser JSON markers).
+    /// records before Nightscout's looser JSON markers). The mapped CSV (`csv`) is last and never
+    /// detected: it is read only when named, with a column mapping.
     public static let all: [any PatientDataImporter.Type] = [
         OhioXMLImporter.self, LogCSVImporter.self, DexcomClarityImporter.self, LibreViewImporter.self, TidepoolImporter.self, NightscoutImporter.self,
+        MappedCSVImporter.self,
     ]
 
     /// How many bytes of a file detection looks at.
@@ -36,11 +38,39 @@ public enum ImportFormats {
         type.init()
     }
 
+    /// Whether a file found in a folder is one to read: with a column mapping (`options.columns`),
+    /// a file whose header has the mapped columns; with another forced format or none, a file some
+    /// importer recognises (a data folder may also hold settings or notes).
+    public static func isReadable(_ url: URL, options: ImportOptions) -> Bool {
+        if let mapping = options.columns {
+            guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+            defer { try? handle.close() }
+            let head = String(decoding: (try? handle.read(upToCount: headBytes)) ?? Data(), as: UTF8.self)
+            return MappedCSVImporter.recognizes(head: head, mapping: mapping)
+        }
+        return (try? detect(url)) != nil
+    }
+
+    /// Every patient of a file (`PatientDataImporter.importPatients`: one, or several for a mapped
+    /// CSV with a patient column), with the importer named `format` or the one detected.
+    /// - Throws: as `importFile(at:format:options:)`.
+    public static func importPatients(at url: URL, format: String? = nil, options: ImportOptions) throws -> [ImportResult] {
+        try importer(for: url, format: format, options: options).importPatients(at: url, options: options)
+    }
+
     /// Imports a file with the importer named `format`, or the one detected from its content.
     /// - Throws: `InputError` for an unknown format name, an unrecognised file, or the importer's own errors.
     public static func importFile(at url: URL, format: String? = nil, options: ImportOptions) throws -> ImportResult {
+        try importer(for: url, format: format, options: options).importFile(at: url, options: options)
+    }
+
+    /// The importer named `format`, or the mapped CSV's when `options` has a column mapping, or the
+    /// one detected from the file's content.
+    static func importer(for url: URL, format: String?, options: ImportOptions) throws -> any PatientDataImporter {
         let type: (any PatientDataImporter.Type)?
-        if let format {
+        if format == nil, options.columns != nil {
+            type = MappedCSVImporter.self
+        } else if let format {
             type = named(format)
             if type == nil {
                 throw InputError(SourceLocation(file: url.lastPathComponent),
@@ -53,6 +83,6 @@ public enum ImportFormats {
             throw InputError(SourceLocation(file: url.lastPathComponent, line: 1),
                               "the file is in none of the known formats; choose one of \(names.joined(separator: ", ")) with the format option")
         }
-        return try importer.importFile(at: url, options: options)
+        return importer
     }
 }

@@ -13,6 +13,9 @@ public struct ImportOptions: Sendable {
     /// Where a `PatientLogBuilder` made with these options spills its records in batches instead of
     /// keeping them (the store's streaming import); nil keeps the whole log in memory.
     public var recordSink: (any RecordSink)?
+    /// The column mapping of a mapped CSV (`MappedCSVImporter`, format `csv`): which column holds
+    /// which field, and the glucose unit. Other formats ignore it.
+    public var columns: CSVColumnMapping?
 
     public init(patient: PatientID? = nil, timeZone: TimeZone = .current, now: Date = Date(), dateOrder: DateOrder? = nil) {
         self.patient = patient; self.timeZone = timeZone; self.now = now; self.dateOrder = dateOrder
@@ -30,6 +33,15 @@ public protocol PatientDataImporter: Sendable {
     /// A reader with default settings (the registry creates importers from their types).
     init()
     func importFile(at url: URL, options: ImportOptions) throws -> ImportResult
+    /// Every patient of a file, one result each: a format that names one patient per file reads
+    /// exactly one (`importFile`, the default); a mapped CSV with a patient column may hold several.
+    func importPatients(at url: URL, options: ImportOptions) throws -> [ImportResult]
+}
+
+extension PatientDataImporter {
+    public func importPatients(at url: URL, options: ImportOptions) throws -> [ImportResult] {
+        [try importFile(at: url, options: options)]
+    }
 }
 
 /// A batch of records as a builder read them, each list in file order (see `RecordSink`).

@@ -11,6 +11,8 @@ import Foundation
 /// - Dexcom Clarity CSV: the file name's stem with the names of the `FirstName`/`LastName`
 ///   preamble rows removed (the preamble, up to the first row with a timestamp, is read);
 /// - LibreView, Nightscout, Tidepool: the file name's stem (these files name no patient).
+/// - Mapped CSV: the patient column's first valid id (the whole column is read: a file holding a
+///   second patient cannot go to one shard, and is an error here), else the file name's stem.
 ///
 /// The training command checks, after importing a shard's files, that every file's patient is the
 /// one scanned here, and reports any file where they differ instead of training it.
@@ -25,7 +27,9 @@ public enum PatientIDScan {
     public static func patient(of url: URL, format: String? = nil, options: ImportOptions) throws -> PatientID {
         if let id = options.patient { return id }
         let type: (any PatientDataImporter.Type)?
-        if let format {
+        if format == nil, options.columns != nil {
+            type = MappedCSVImporter.self
+        } else if let format {
             type = ImportFormats.named(format)
         } else {
             type = try ImportFormats.detect(url)
@@ -34,6 +38,7 @@ public enum PatientIDScan {
         case is OhioXMLImporter.Type: return try ohioPatient(url)
         case is LogCSVImporter.Type: return try csvPatient(url, options: options)
         case is DexcomClarityImporter.Type: return try dexcomPatient(url, options: options)
+        case is MappedCSVImporter.Type: return try mappedPatient(url, options: options)
         case .some: return try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: [])
         case .none:
             throw InputError(SourceLocation(file: url.path, line: 1), "the file is in none of the known formats")
@@ -103,5 +108,38 @@ public enum PatientIDScan {
             if c.patientInfo >= 0, type == "FirstName" || type == "LastName" { scrub.append(row.text(c.patientInfo)) }
         }
         return try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: scrub)
+    }
+
+    static func mappedPatient(_ url: URL, options: ImportOptions) throws -> PatientID {
+        var reader = try MappedCSVReader(url: url, options: options, onePatient: true)
+        guard reader.mapping[.patient] != nil else {
+            return try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: [])
+        }
+        let lines = LineReader(url: url, chunkSize: 64 << 10)
+        try lines.checkReadable()
+        var iterator = lines.makeIterator()
+        var row = CSVRow()
+        var found: PatientID?
+        while let (number, bytes) = iterator.nextBytes() {
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
+            if reader.headerLine == 0 {
+                if bytes.first == UInt8(ascii: "#") { continue }
+                try reader.readHeader(CSVRow(bytes: bytes).fields, line: number)
+                continue
+            }
+            row.load(bytes)
+            let raw = row.text(reader.positions[.patient]!)
+            if let last = found, last.rawValue == raw { continue }
+            guard let id = try? PatientID(raw) else { continue }
+            if let first = found, first != id {
+                throw InputError(SourceLocation(file: url.path, line: number, field: reader.names[.patient]),
+                                 "a second patient '\(id)' (the file began with '\(first)'): a shard takes one patient per file; split the file")
+            }
+            found = id
+        }
+        guard let found else {
+            throw InputError(SourceLocation(file: url.path, field: reader.names[.patient]), "no row names a valid patient id")
+        }
+        return found
     }
 }

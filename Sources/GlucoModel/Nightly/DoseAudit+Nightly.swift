@@ -5,13 +5,14 @@ extension DoseAudit {
     /// settings file `<settingsFolder>/<patient>.json`. A patient without a settings file gets no
     /// audit (nil); a file with a bad or implausible setting is an error naming it, so the night
     /// reports it as a warning instead of auditing with settings it cannot trust.
-    public static func nightlyAuditor(settingsFolder: URL, lowThreshold: Double = 70) -> NightlyDoseAuditor {
+    /// - Parameter units: the unit of the file's glucose columns.
+    public static func nightlyAuditor(settingsFolder: URL, lowThreshold: Double = 70, units: GlucoseUnit = .mgdL) -> NightlyDoseAuditor {
         { patient, log, models, period in
             let url = settingsFolder.appendingPathComponent("\(patient.rawValue).json")
             guard FileManager.default.fileExists(atPath: url.path) else { return nil }
             let checked = try DoseSettings.load(url).checked(for: patient).get()
             let rows = run(log: log, models: models, settings: checked, period: period, lowThreshold: lowThreshold)
-            return ([DoseAuditRow.csvHeader] + rows.map(\.csvLine)).joined(separator: "\n") + "\n"
+            return ([DoseAuditRow.csvHeader(units: units)] + rows.map { $0.csvLine(units: units) }).joined(separator: "\n") + "\n"
         }
     }
 }

@@ -57,6 +57,25 @@ struct NightFolder {
         try Self.writeAtomically(Data(text.utf8), to: url)
     }
 
+    /// The night's per-patient files written with another header than these (another glucose
+    /// unit, or an older version): their kept rows would sit under the wrong header. Nil when
+    /// every file has the expected header (or there is none yet).
+    func headerMismatch(predictions: String, alerts: String) -> NightlyError? {
+        for (dir, expected) in [(self.predictions, predictions), (self.alerts, alerts)] {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
+                .filter { $0.hasSuffix(".csv") && !$0.hasPrefix(".") }.sorted()
+            for name in names {
+                let url = dir.appendingPathComponent(name)
+                guard let handle = try? FileHandle(forReadingFrom: url) else { continue }
+                defer { try? handle.close() }
+                let head = (try? handle.read(upToCount: 4096)) ?? Data()
+                let first = String(decoding: head.prefix { $0 != 10 }, as: UTF8.self)
+                if !first.isEmpty, first != expected { return .otherHeader(path: url.path, found: first, expected: expected) }
+            }
+        }
+        return nil
+    }
+
     /// What a per-patient file holds, for the summary.
     struct FileCount {
         var patient: String
@@ -98,9 +117,10 @@ struct NightFolder {
     /// Regenerates the combined files and `summary.json` from the per-patient files. The summary
     /// holds only what the files and `warnings` say (no run times), so re-running a finished
     /// night rewrites it byte for byte.
-    func regenerateCombined(night: String, warnings: [String]) throws {
-        let predictionCounts = try combine(predictions, header: PredictionRow.csvHeader, into: root.appendingPathComponent("predictions.csv"))
-        let alertCounts = try combine(alerts, header: AlertEpisode.csvHeader, into: root.appendingPathComponent("alerts.csv"))
+    func regenerateCombined(night: String, warnings: [String], units: GlucoseUnit = .mgdL) throws {
+        let predictionCounts = try combine(predictions, header: PredictionRow.csvHeader(units: units),
+                                           into: root.appendingPathComponent("predictions.csv"))
+        let alertCounts = try combine(alerts, header: AlertEpisode.csvHeader(units: units), into: root.appendingPathComponent("alerts.csv"))
         let alertsByPatient = Dictionary(uniqueKeysWithValues: alertCounts.map { ($0.patient, $0.rows) })
         func q(_ s: String) -> String { "\"" + CGMMetricsReport.jsonEscape(s) + "\"" }
         let patients = predictionCounts.map { c in

@@ -16,6 +16,9 @@ public struct NightlySettings: Sendable {
     /// Horizons to predict (minutes); nil: every horizon a patient has a model for.
     public var horizons: [Int]?
     public var importOptions: ImportOptions
+    /// The unit of the glucose columns of the night's files (`_mgdl` or `_mmoll`) and of the
+    /// summary line. A night's files are all in one unit: a run in another unit is refused.
+    public var units: GlucoseUnit = .mgdL
 
     public init(storePath: String, inbox: URL, modelsFolder: URL, output: URL, night: String,
                 importOptions: ImportOptions = ImportOptions()) {
@@ -52,6 +55,8 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
     case unusableStore(String, String)
     case missingFolder(String, String)
     case cannotWrite(String, String)
+    /// The night's files were written with another header (another `--units`, or an older version).
+    case otherHeader(path: String, found: String, expected: String)
 
     public var description: String {
         switch self {
@@ -59,6 +64,9 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
         case let .unusableStore(path, why): return "cannot use the store \(path): \(why)"
         case let .missingFolder(role, path): return "the \(role) folder \(path) does not exist"
         case let .cannotWrite(path, why): return "cannot write \(path): \(why)"
+        case let .otherHeader(path, found, expected):
+            return "\(path) was written with the header '\(found)', not '\(expected)' (another glucose unit?); "
+                + "run the night with the units it was started in, or write to another output folder"
         }
     }
 }
@@ -86,6 +94,8 @@ public struct NightlyOutcome: Sendable {
     /// Alert episodes (`AlertEpisode`), beyond `thresholds`.
     public var alerts = 0
     public var thresholds = AlertThresholds()
+    /// The unit the summary line prints the thresholds in.
+    public var units: GlucoseUnit = .mgdL
     /// Patients whose newly scored CGM readings hold runs at the sensor's limits or flat lines:
     /// flagged (not warnings: the night's work is done), alerts still raised on them.
     public var sensorLimits: [(patient: PatientID, runs: [SensorLimitRun])] = []
@@ -110,7 +120,8 @@ public struct NightlyOutcome: Sendable {
         if let failure { return "nightly failed: \(failure)" }
         return "nightly: \(patientsScored) patients scored (\(patientsUpToDate) up to date), \(readingsImported) readings imported, "
             + "\(readingsScored) readings scored, \(predictions) predictions, \(alerts) alert episodes "
-            + "(low < \(PredictionCSV.fixed(thresholds.low, decimals: 1)), high > \(PredictionCSV.fixed(thresholds.high, decimals: 1)) mg/dL), "
+            + "(low < \(PredictionCSV.glucose(thresholds.low, units, mgdLDecimals: 1)), "
+            + "high > \(PredictionCSV.glucose(thresholds.high, units, mgdLDecimals: 1)) \(units.rawValue)), "
             + (sensorLimits.isEmpty ? "" : "sensor limits in \(sensorLimits.map { "\($0.patient) (\($0.runs.count) runs)" }.joined(separator: ", ")), ")
             + "\(warnings.count) warnings"
     }
@@ -142,6 +153,7 @@ public struct NightlyScorer {
     public func run(message: (String) -> Void = { _ in }) throws -> NightlyOutcome {
         var outcome = NightlyOutcome()
         outcome.thresholds = settings.thresholds
+        outcome.units = settings.units
         let lock: StoreLock
         do { lock = try StoreLock(storePath: settings.storePath) } catch {
             outcome.failure = .busy("\(error)")
@@ -166,6 +178,11 @@ public struct NightlyScorer {
             return outcome
         }
         folder.removeLeftovers()
+        if let mismatch = folder.headerMismatch(predictions: PredictionRow.csvHeader(units: settings.units),
+                                                alerts: AlertEpisode.csvHeader(units: settings.units)) {
+            outcome.failure = mismatch
+            return outcome
+        }
         do { try importInbox(store, &outcome, message) } catch {
             outcome.failure = .unusableStore(settings.storePath, "\(error)")
             return outcome
@@ -189,7 +206,7 @@ public struct NightlyScorer {
                 warn(&outcome, message, error is PredictionError ? "\(error)" : "\(patient): \(error)")
             }
         }
-        do { try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings) } catch {
+        do { try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units) } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
         }
         return outcome
@@ -255,10 +272,11 @@ public struct NightlyScorer {
         }
         let alerts = AlertEpisode.episodes(in: rows, thresholds: settings.thresholds, step: models.seriesOptions.step)
         let committed = state?.lastScoredAt
-        try folder.updatePatientFile(folder.file(folder.predictions, patient), header: PredictionRow.csvHeader,
-                                     committed: committed, lines: rows.map(\.csvLine))
-        try folder.updatePatientFile(folder.file(folder.alerts, patient), header: AlertEpisode.csvHeader,
-                                     committed: committed, lines: alerts.map(\.csvLine))
+        let units = settings.units
+        try folder.updatePatientFile(folder.file(folder.predictions, patient), header: PredictionRow.csvHeader(units: units),
+                                     committed: committed, lines: rows.map { $0.csvLine(units: units) })
+        try folder.updatePatientFile(folder.file(folder.alerts, patient), header: AlertEpisode.csvHeader(units: units),
+                                     committed: committed, lines: alerts.map { $0.csvLine(units: units) })
         if let auditor {
             let period = DateInterval(start: min(rows.first?.issuedAt ?? from ?? log.glucose[0].time, newest), end: newest)
             if let text = try auditor(patient, log, models, period) {

@@ -35,6 +35,13 @@ extension GlucoseUnit {
         format(mgdL, mgdLDecimals: mgdLDecimals) + " " + rawValue
     }
 
+    /// The suffix of a file's column holding glucose in this unit: `mgdl` or `mmoll`
+    /// (`prediction_mgdl`, `prediction_mmoll`; docs/formats.md).
+    public var columnSuffix: String { self == .mgdL ? "mgdl" : "mmoll" }
+
+    /// A glucose given in this unit, in mg/dL (the inverse of `convert`).
+    public func mgdL(_ value: Double) -> Double { self.value(value).mgdL }
+
     /// A range of whole mg/dL thresholds: `70-180` or `3.9-10.0`.
     public func range(_ low: Double, _ high: Double) -> String {
         format(low) + "-" + format(high)

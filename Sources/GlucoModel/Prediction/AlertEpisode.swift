@@ -35,14 +35,24 @@ public struct AlertEpisode: Sendable, Hashable {
     public var leadMinutes: Double? { measuredCrossing.map { $0.timeIntervalSince(firstIssuedAt) / 60 } }
 
     /// The issue time is the second column: the nightly files are cut by it on a re-run.
-    public static let csvHeader = "patient,first_issued_at,kind,horizon_min,threshold_mgdl,start,end,predictions,"
-        + "predicted_extreme_mgdl,measured_extreme_mgdl,confirmed,lead_time_min"
+    public static let csvHeader = csvHeader(units: .mgdL)
 
-    public var csvLine: String {
-        [patient.rawValue, PredictionCSV.iso8601(firstIssuedAt), kind.rawValue, String(horizonMinutes),
-         PredictionCSV.fixed(threshold, decimals: 1), PredictionCSV.iso8601(start), PredictionCSV.iso8601(end), String(predictions),
-         PredictionCSV.fixed(predictedExtreme, decimals: 1), measuredExtreme.map { PredictionCSV.fixed($0, decimals: 1) } ?? "",
-         confirmed.map { $0 ? "yes" : "no" } ?? "", leadMinutes.map { PredictionCSV.fixed($0, decimals: 0) } ?? ""].joined(separator: ",")
+    /// The header with the glucose columns in `units` (`_mgdl` or `_mmoll`).
+    public static func csvHeader(units: GlucoseUnit) -> String {
+        let u = units.columnSuffix
+        return "patient,first_issued_at,kind,horizon_min,threshold_\(u),start,end,predictions,"
+            + "predicted_extreme_\(u),measured_extreme_\(u),confirmed,lead_time_min"
+    }
+
+    public var csvLine: String { csvLine(units: .mgdL) }
+
+    /// The episode as CSV, glucose in `units` (one decimal in mg/dL, two in mmol/L).
+    public func csvLine(units: GlucoseUnit) -> String {
+        func g(_ v: Double) -> String { PredictionCSV.glucose(v, units, mgdLDecimals: 1) }
+        return [patient.rawValue, PredictionCSV.iso8601(firstIssuedAt), kind.rawValue, String(horizonMinutes),
+                g(threshold), PredictionCSV.iso8601(start), PredictionCSV.iso8601(end), String(predictions),
+                g(predictedExtreme), measuredExtreme.map(g) ?? "",
+                confirmed.map { $0 ? "yes" : "no" } ?? "", leadMinutes.map { PredictionCSV.fixed($0, decimals: 0) } ?? ""].joined(separator: ",")
     }
 
     /// The episodes among `rows` (only the `ge` model's predictions), per patient and horizon in

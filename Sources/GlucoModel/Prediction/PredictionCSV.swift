@@ -4,13 +4,14 @@ import Foundation
 /// `String(format:)` and `ISO8601DateFormatter`. Both functions give exactly the text those
 /// give (they fall back to them where a shortcut could differ).
 enum PredictionCSV {
-    /// `String(format: "%.<decimals>f", x)` for `decimals` 0 or 1.
+    /// `String(format: "%.<decimals>f", x)` for `decimals` 0 to 3.
     ///
     /// The shortcut rounds `x * 10^decimals` to the nearest integer. It is exact unless the
     /// product lies within 1e-6 of a half (a tie `printf` breaks on the exact binary value),
     /// or is not finite or huge: those go to `String(format:)`.
     static func fixed(_ x: Double, decimals: Int) -> String {
-        let scale = decimals == 0 ? 1.0 : 10.0
+        precondition((0...3).contains(decimals), "0 to 3 decimals")
+        let scale = [1.0, 10.0, 100.0, 1000.0][decimals]
         let scaled = x * scale
         guard scaled.isFinite, abs(scaled) < 1e12 else { return String(format: "%.\(decimals)f", x) }
         let fraction = abs(scaled - scaled.rounded(.towardZero))
@@ -18,8 +19,15 @@ enum PredictionCSV {
         let n = Int(scaled.rounded())
         if decimals == 0 { return n == 0 && x.sign == .minus ? "-0" : String(n) }
         let sign = n < 0 || (n == 0 && x.sign == .minus) ? "-" : ""
-        let m = abs(n)
-        return "\(sign)\(m / 10).\(m % 10)"
+        let m = abs(n), unit = Int(scale)
+        let digits = String(m % unit)
+        return "\(sign)\(m / unit)." + String(repeating: "0", count: decimals - digits.count) + digits
+    }
+
+    /// A glucose in mg/dL as `unit` prints it in a file: converted (`GlucoseUnit.convert`), with
+    /// `mgdLDecimals` decimals for mg/dL and one more for mmol/L (`GlucoseUnit.decimals`).
+    static func glucose(_ mgdL: Double, _ unit: GlucoseUnit, mgdLDecimals: Int) -> String {
+        fixed(unit.convert(mgdL), decimals: unit.decimals(mgdL: mgdLDecimals))
     }
 
     /// `ISO8601DateFormatter` text (`2026-01-05T08:00:00Z`) of a whole-second instant, from

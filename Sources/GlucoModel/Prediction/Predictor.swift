@@ -12,13 +12,21 @@ public struct PredictionRow: Sendable, Equatable {
     /// The glucose measured at the target time, when known.
     public var reference: Double?
 
-    public static let csvHeader = "patient,issued_at,target_time,horizon_min,model,prediction_mgdl,reference_mgdl"
+    public static let csvHeader = csvHeader(units: .mgdL)
 
-    /// The row as CSV: times in UTC ISO 8601, the prediction with one decimal (`%.1f`), the
-    /// reference in whole mg/dL (`%.0f`), empty when not known.
-    public var csvLine: String {
+    /// The header of rows in `units`: `prediction_mgdl,reference_mgdl` or `prediction_mmoll,reference_mmoll`.
+    public static func csvHeader(units: GlucoseUnit) -> String {
+        "patient,issued_at,target_time,horizon_min,model,prediction_\(units.columnSuffix),reference_\(units.columnSuffix)"
+    }
+
+    /// The row as CSV in mg/dL (`csvLine(units:)`).
+    public var csvLine: String { csvLine(units: .mgdL) }
+
+    /// The row as CSV: times in UTC ISO 8601, the prediction with one decimal in mg/dL (`%.1f`,
+    /// two in mmol/L), the reference in whole mg/dL (`%.0f`, one decimal in mmol/L), empty when not known.
+    public func csvLine(units: GlucoseUnit) -> String {
         [patient.rawValue, PredictionCSV.iso8601(issuedAt), PredictionCSV.iso8601(targetTime), String(horizonMinutes), model,
-         PredictionCSV.fixed(prediction, decimals: 1), reference.map { PredictionCSV.fixed($0, decimals: 0) } ?? ""]
+         PredictionCSV.glucose(prediction, units, mgdLDecimals: 1), reference.map { PredictionCSV.glucose($0, units, mgdLDecimals: 0) } ?? ""]
             .joined(separator: ",")
     }
 }

@@ -13,13 +13,18 @@ extension ReportDoseAudit {
             let s = row.suggestion
             var formula = ""
             if let standard = s.standard, let glucose = s.glucose {
-                formula = String(format: "%.0f g / %g + (%.0f - %g) / %g - IOB %.2f = %.2f U", row.carbs, settings.carbRatio,
-                                 glucose, settings.target, settings.insulinSensitivity, standard.insulinOnBoard, standard.dose)
+                // The correction in the report's unit: (glucose - target) / ISF is the same number of units in both.
+                let g = units == .mgdL ? String(format: "%.0f", glucose) : units.format(glucose)
+                let target = units == .mgdL ? String(format: "%g", settings.target) : units.format(settings.target)
+                let isf = units == .mgdL ? String(format: "%g", settings.insulinSensitivity)
+                    : formatNumber(units.convert(settings.insulinSensitivity), decimals: 2)
+                formula = String(format: "%.0f g / %g + (%@ - %@) / %@ - IOB %.2f = %.2f U", row.carbs, settings.carbRatio,
+                                 g, target, isf, standard.insulinOnBoard, standard.dose)
             }
             return Row(time: row.bolusTime, carbs: Carbohydrate(grams: row.carbs), given: InsulinUnits(row.doseGiven),
                        suggested: s.decision.units.map(InsulinUnits.init), formula: formula,
                        glucoseAfter2h: row.glucoseAfter2h.map(GlucoseValue.init(mgdL:)), lowAfter: row.lowFollowed ?? false,
-                       reasons: s.reasons.map(\.message), reasonCodes: s.reasons.map(\.code))
+                       reasons: s.reasons.map { $0.message(units: units) }, reasonCodes: s.reasons.map(\.code))
         }
         self.init(rows: rows, note: note)
     }

@@ -9,7 +9,9 @@ public enum CohortLoader {
     /// Inside folders, only files some importer recognises are taken when `onlyRecognised`
     /// (a data folder may also hold settings or notes); a file named directly is always taken,
     /// so a bad one is an error. An inbox passes `false`, so that a file nobody can read is reported.
-    public static func files(_ paths: [String], onlyRecognised: Bool = true) throws -> [URL] {
+    /// With a column mapping in `options`, the files taken from folders are the ones whose header
+    /// has the mapped columns (`ImportFormats.isReadable`).
+    public static func files(_ paths: [String], onlyRecognised: Bool = true, options: ImportOptions = ImportOptions()) throws -> [URL] {
         var out: [URL] = []
         for path in paths {
             var isDir: ObjCBool = false
@@ -23,7 +25,7 @@ public enum CohortLoader {
                 while let url = e?.nextObject() as? URL {
                     // Named pipes, devices and sockets would block or never end: never opened.
                     if dataExtensions.contains(url.pathExtension.lowercased()), isRegularFile(url.path),
-                       !onlyRecognised || (try? ImportFormats.detect(url)) != nil {
+                       !onlyRecognised || ImportFormats.isReadable(url, options: options) {
                         out.append(url)
                     }
                 }
@@ -64,16 +66,17 @@ public enum CohortLoader {
                     }
                     seen[digest] = url.path
                 }
-                let result = try ImportFormats.importFile(at: url, format: format, options: options)
-                summaries.append(result.summary)
-                let id = result.log.patient
-                var data = byPatient[id] ?? PatientData(patient: id, log: PatientLog(patient: id), testStart: nil, files: [])
-                data.log = data.log.merging(result.log)
-                data.files.append(url.path)
-                if PatientData.isTestFile(url.path), let first = result.log.firstTime {
-                    data.testStart = min(data.testStart ?? first, first)
+                for result in try ImportFormats.importPatients(at: url, format: format, options: options) {
+                    summaries.append(result.summary)
+                    let id = result.log.patient
+                    var data = byPatient[id] ?? PatientData(patient: id, log: PatientLog(patient: id), testStart: nil, files: [])
+                    data.log = data.log.merging(result.log)
+                    data.files.append(url.path)
+                    if PatientData.isTestFile(url.path), let first = result.log.firstTime {
+                        data.testStart = min(data.testStart ?? first, first)
+                    }
+                    byPatient[id] = data
                 }
-                byPatient[id] = data
             } catch let error as InputError {
                 failures.append(error)
             } catch {

@@ -48,7 +48,7 @@ public struct ExportFiles: PatientSource {
 
     /// Every file is read even for one patient: a file says whose it is only once read.
     public func load(patient: PatientID?) throws -> LoadedPatients {
-        let loaded = CohortLoader.load(try CohortLoader.files(paths), options: options, format: format)
+        let loaded = CohortLoader.load(try CohortLoader.files(paths, options: options), options: options, format: format)
         return LoadedPatients(patients: loaded.patients.filter { patient == nil || $0.patient == patient },
                               summaries: loaded.summaries, failures: loaded.failures,
                               others: loaded.patients.map(\.patient).filter { patient != nil && $0 != patient })

@@ -21,7 +21,7 @@ public struct ShardPick: Sendable {
         self.shard = shard
         switch source {
         case let exports as ExportFiles:
-            let all = try CohortLoader.files(exports.paths)
+            let all = try CohortLoader.files(exports.paths, options: exports.options)
             guard !all.isEmpty else {
                 throw InputError(SourceLocation(file: exports.paths.joined(separator: " ")),
                                  "no data file in a known format (\(CohortLoader.dataExtensions.sorted().joined(separator: ", ")))")

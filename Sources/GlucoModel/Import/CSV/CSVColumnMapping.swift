@@ -1,0 +1,123 @@
+import Foundation
+
+/// Which column of another tool's CSV export holds which field, for `MappedCSVImporter`
+/// (`--format csv --columns time=date,glucose=CGM,bolus=insulin,carbs=carbs,patient=id`).
+///
+/// Fields: `time` (required), `patient`, `glucose` (CGM readings), `finger` (finger-stick
+/// glucose), `bolus` (U), `carbs` (g), `basal` (a basal rate in U/h); at least one of the
+/// measurement fields. Glucose and finger sticks are in `glucoseUnit` (mg/dL unless told).
+public struct CSVColumnMapping: Sendable, Hashable {
+    /// A field the toolkit reads from a mapped column.
+    public enum Field: String, CaseIterable, Sendable, Comparable {
+        case time, patient, glucose, finger, bolus, carbs, basal
+
+        public static func < (a: Field, b: Field) -> Bool {
+            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        }
+
+        /// What the column holds, for messages.
+        var holds: String {
+            switch self {
+            case .time: return "the time of the row"
+            case .patient: return "a pseudonymous patient id"
+            case .glucose: return "CGM glucose"
+            case .finger: return "finger-stick glucose"
+            case .bolus: return "bolus insulin in U"
+            case .carbs: return "carbohydrates in g"
+            case .basal: return "a basal rate in U/h"
+            }
+        }
+    }
+
+    /// Why a mapping is refused; the message says what is expected.
+    public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Column name per field.
+    public private(set) var columns: [Field: String]
+    /// The unit of the `glucose` and `finger` columns.
+    public var glucoseUnit: GlucoseUnit
+
+    /// Fields whose columns are measurements (a mapping needs one of them).
+    public static let measurements: [Field] = [.glucose, .finger, .bolus, .carbs, .basal]
+
+    /// - Throws: `Problem` when `time` or every measurement is missing, a column name is empty,
+    ///   or one column is mapped to two fields.
+    public init(columns: [Field: String], glucoseUnit: GlucoseUnit = .mgdL) throws(Problem) {
+        var trimmed: [Field: String] = [:]
+        for (field, name) in columns {
+            let t = name.trimmingCharacters(in: .whitespaces)
+            guard !t.isEmpty else { throw Problem(description: "'\(field.rawValue)' names no column; expected \(field.rawValue)=COLUMN") }
+            trimmed[field] = t
+        }
+        guard trimmed[.time] != nil else {
+            throw Problem(description: "no time column; expected time=COLUMN (e.g. time=date)")
+        }
+        guard Self.measurements.contains(where: { trimmed[$0] != nil }) else {
+            throw Problem(description: "no measurement column; map at least one of "
+                          + Self.measurements.map(\.rawValue).joined(separator: ", ") + " (e.g. glucose=CGM)")
+        }
+        let byName = Dictionary(grouping: trimmed.keys.sorted()) { trimmed[$0]! }
+        if let (name, fields) = byName.sorted(by: { $0.key < $1.key }).first(where: { $0.value.count > 1 }) {
+            throw Problem(description: "column '\(name)' is mapped to \(fields.map(\.rawValue).joined(separator: " and ")); a column holds one field")
+        }
+        self.columns = trimmed
+        self.glucoseUnit = glucoseUnit
+    }
+
+    /// Reads the command-line form `field=column,field=column,...` (spaces around names ignored;
+    /// a column name cannot hold `,`).
+    /// - Throws: `Problem` naming the part that is wrong.
+    public init(parsing text: String, glucoseUnit: GlucoseUnit = .mgdL) throws(Problem) {
+        var columns: [Field: String] = [:]
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = pair[0].trimmingCharacters(in: .whitespaces)
+            guard pair.count == 2 else {
+                throw Problem(description: "'\(part)' is not field=column; expected e.g. time=date,glucose=CGM")
+            }
+            guard let field = Field(rawValue: name.lowercased()) else {
+                throw Problem(description: "unknown field '\(name)'; expected one of \(Field.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard columns[field] == nil else { throw Problem(description: "field '\(field.rawValue)' is given twice") }
+            columns[field] = String(pair[1])
+        }
+        try self.init(columns: columns, glucoseUnit: glucoseUnit)
+    }
+
+    /// The command-line form, fields in `Field` order: `time=date,patient=id,glucose=CGM`.
+    public var text: String {
+        columns.keys.sorted().map { "\($0.rawValue)=\(columns[$0]!)" }.joined(separator: ",")
+    }
+
+    public subscript(field: Field) -> String? { columns[field] }
+
+    /// Each mapped field's position in `header`: the column of exactly that name, else the one
+    /// column whose name matches ignoring case.
+    /// - Returns: the positions, or the fields whose column is missing (or ambiguous) with why.
+    public func positions(in header: [String]) -> Result<[Field: Int], Problem> {
+        var found: [Field: Int] = [:]
+        var missing: [String] = []
+        for field in columns.keys.sorted() {
+            let name = columns[field]!
+            if let i = header.firstIndex(of: name), header.lastIndex(of: name) == i {
+                found[field] = i
+                continue
+            }
+            let folded = header.indices.filter { header[$0].lowercased() == name.lowercased() }
+            if header.contains(name) || folded.count > 1 {
+                missing.append("'\(name)' (\(field.rawValue)) appears more than once")
+            } else if let i = folded.first {
+                found[field] = i
+            } else {
+                missing.append("'\(name)' (\(field.rawValue))")
+            }
+        }
+        guard missing.isEmpty else {
+            let shown = header.prefix(30).map { "'\($0)'" }.joined(separator: ", ") + (header.count > 30 ? ", ..." : "")
+            return .failure(Problem(description: "the header has no column \(missing.joined(separator: ", ")); its columns are \(shown)"))
+        }
+        return .success(found)
+    }
+}

@@ -1,0 +1,319 @@
+import Foundation
+
+/// Reads the CSV export of another tool through a column mapping (`ImportOptions.columns`,
+/// `CSVColumnMapping`): e.g. GluPredKit's `date,id,CGM,insulin,carbs` with
+/// `time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs`. Never detected from content:
+/// chosen by the format name `csv` with a mapping.
+///
+/// - Header: the first line that is not blank and does not start with `#`. Mapped columns are found
+///   by name (exact, else ignoring case); other columns are ignored. A mapped column missing from the
+///   header is an error naming it and listing the header.
+/// - Rows: "wide" (one row may hold a CGM reading, a bolus, a meal and a basal rate at once). An
+///   empty cell, or `nan`/`NA`/`null`/`None`, is no value (never 0). A bolus or meal of 0 is no
+///   record (such exports write 0 in every row); a basal rate of 0 U/h is a suspension. A basal
+///   rate is recorded where it changes (from this row's time until the next change). A row with
+///   no value at all is counted as skipped without a warning.
+/// - Glucose (`glucose`, `finger`) in `CSVColumnMapping.glucoseUnit`; `Low`/`High` are censored
+///   readings. When most glucose values look like the other unit (below 30 read as mg/dL, above 35
+///   read as mmol/L) the file is refused: a unit mix-up would otherwise train on nonsense.
+/// - Time: ISO 8601 (`2026-01-05 08:00:00`, with or without an offset; without one, local to
+///   `ImportOptions.timeZone`), numeric dates `DD-MM-YYYY hh:mm[:ss]` / `MM-DD-YYYY hh:mm AM`
+///   (the order from `ImportOptions.dateOrder`, else from the data as for LibreView), or seconds
+///   (or milliseconds) since 1970 UTC.
+/// - Patient: `ImportOptions.patient`, else the `patient` column, else the file name. With a
+///   patient column and `ImportOptions.patient`, only that patient's rows are read. A file may hold
+///   several patients (`importPatients`); `importFile` (the store, one patient per import) refuses
+///   a file with a second patient at the line where it appears.
+public struct MappedCSVImporter: PatientDataImporter {
+    public static let formatName = "csv"
+
+    public init() {}
+
+    /// Never: a mapped CSV has no signature; it is read only when named with a mapping.
+    public static func recognizes(head: String) -> Bool { false }
+
+    /// Whether the header in `head` has every column `mapping` names.
+    public static func recognizes(head: String, mapping: CSVColumnMapping) -> Bool {
+        guard let line = head.split(whereSeparator: \.isNewline).first(where: { !$0.hasPrefix("#") && !$0.allSatisfy(\.isWhitespace) })
+        else { return false }
+        if case .success = mapping.positions(in: CSVRow(String(line)).fields) { return true }
+        return false
+    }
+
+    public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
+        var reader = try MappedCSVReader(url: url, options: options, onePatient: true)
+        return try reader.read()[0]
+    }
+
+    /// Every patient of the file, one result each, in the order they first appear.
+    public func importPatients(at url: URL, options: ImportOptions) throws -> [ImportResult] {
+        var options = options
+        options.recordSink = nil  // one sink cannot take several patients' records
+        var reader = try MappedCSVReader(url: url, options: options, onePatient: false)
+        return try reader.read()
+    }
+}
+
+/// One pass over a mapped CSV file.
+struct MappedCSVReader {
+    typealias Field = CSVColumnMapping.Field
+
+    /// A patient's records so far.
+    struct Patient {
+        var builder: PatientLogBuilder
+        /// The last basal rate recorded and its time: a rate is recorded only where it changes.
+        var lastBasal: (time: Date, rate: Double)?
+    }
+
+    let url: URL
+    let file: String
+    let options: ImportOptions
+    let mapping: CSVColumnMapping
+    let onePatient: Bool
+    var positions: [Field: Int] = [:]
+    var names: [Field: String] = [:]
+    var columnCount = 0
+    var headerLine = 0
+    var patients: [Patient] = []
+    var index: [PatientID: Int] = [:]
+    /// Rows skipped before any patient was known (a bad id on the first rows), added to the first patient's summary.
+    var orphans: PatientLogBuilder
+    var lastPatient: (text: String, id: PatientID)?
+    var dateOrder: DateOrder?
+    /// Glucose numbers read, and how many of them look like the other unit.
+    var glucoseNumbers = 0, otherUnitLooking = 0
+
+    static let missingWords: Set<String> = ["nan", "na", "n/a", "null", "none"]
+    static let timeShapes = "ISO 8601 (2026-01-05 08:00:00, offset optional), DD-MM-YYYY hh:mm, MM-DD-YYYY hh:mm AM, or seconds since 1970"
+
+    init(url: URL, options: ImportOptions, onePatient: Bool) throws {
+        guard let mapping = options.columns else {
+            throw InputError(SourceLocation(file: url.path),
+                             "the csv format needs a column mapping, e.g. time=date,glucose=CGM,bolus=insulin,carbs=carbs (the columns option)")
+        }
+        self.url = url
+        file = url.path
+        self.options = options
+        self.mapping = mapping
+        self.onePatient = onePatient
+        dateOrder = options.dateOrder
+        orphans = PatientLogBuilder(file: url.path, options: options)
+        if options.patient != nil || mapping[.patient] == nil {
+            patients = [Patient(builder: PatientLogBuilder(file: url.path, options: options))]
+        }
+    }
+
+    mutating func read() throws -> [ImportResult] {
+        let reader = LineReader(url: url)
+        try reader.checkReadable()
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        while let (number, bytes) = lines.nextBytes() {
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
+            if headerLine == 0 {
+                if bytes.first == UInt8(ascii: "#") { continue }
+                try readHeader(CSVRow(bytes: bytes).fields, line: number)
+                continue
+            }
+            row.load(bytes)
+            try readRow(row, line: number)
+        }
+        guard headerLine > 0 else {
+            throw InputError(SourceLocation(file: file, line: 1), "the file is empty; expected a header naming the columns \(mapping.text)")
+        }
+        if glucoseNumbers >= 3, otherUnitLooking * 2 > glucoseNumbers {
+            let field = names[.glucose] ?? names[.finger]
+            let (now, other, test) = mapping.glucoseUnit == .mgdL ? ("mg/dL", "mmol/L", "below 30") : ("mmol/L", "mg/dL", "above 35")
+            throw InputError(SourceLocation(file: file, field: field),
+                             "\(otherUnitLooking) of \(glucoseNumbers) glucose values are \(test), as \(other) values are: the column is read "
+                             + "as \(now); set the glucose units to \(other) if that is the file's unit")
+        }
+        if patients.isEmpty {
+            throw InputError(SourceLocation(file: file, field: names[.patient]),
+                             orphans.summary.rowsRead == 0 ? "the file has a header but no rows" : "no row names a valid patient id")
+        }
+        var results: [ImportResult] = []
+        for (i, patient) in patients.enumerated() {
+            var builder = patient.builder
+            if i == 0 { builder.summary.absorb(orphans.summary) }
+            results.append(try builder.build())
+        }
+        return results
+    }
+
+    mutating func readHeader(_ header: [String], line: Int) throws {
+        switch mapping.positions(in: header) {
+        case let .failure(problem): throw InputError(SourceLocation(file: file, line: line), problem.description)
+        case let .success(found): positions = found
+        }
+        for (field, i) in positions { names[field] = header[i] }
+        columnCount = header.count
+        headerLine = line
+    }
+
+    static func isMissing(_ field: ArraySlice<UInt8>) -> Bool {
+        field.isEmpty || (field.count <= 4 && missingWords.contains(String(decoding: field, as: UTF8.self).lowercased()))
+    }
+
+    /// The patient a row belongs to (its index in `patients`), or nil when the row is skipped.
+    mutating func patientIndex(_ row: CSVRow, line: Int) throws -> Int? {
+        guard let column = positions[.patient] else { return 0 }
+        let name = names[.patient]!
+        let raw = row.text(column)
+        let id: PatientID
+        if let last = lastPatient, last.text.utf8.elementsEqual(raw.utf8) {
+            id = last.id
+        } else {
+            guard !Self.isMissing(row[column]), let checked = try? PatientID(raw) else {
+                let empty = Self.isMissing(row[column])
+                skipRow(empty ? "missing patient id" : "bad patient id", line: line, field: name,
+                        empty ? "the patient cell is empty; expected a pseudonymous id"
+                            : "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+                return nil
+            }
+            id = checked
+            lastPatient = (raw, checked)
+        }
+        if let fixed = options.patient {
+            guard id == fixed else {
+                patients[0].builder.summary.rowsRead += 1
+                patients[0].builder.skipQuietly("row of another patient")
+                return nil
+            }
+            return 0
+        }
+        if let i = index[id] { return i }
+        if onePatient, let first = index.first?.key {
+            throw InputError(SourceLocation(file: file, line: line, field: name),
+                             "a second patient '\(id)' (the file began with '\(first)'): one import reads one patient; "
+                             + "split the file by its \(name) column, or read it as data files (train, predict), which take several")
+        }
+        var builder = PatientLogBuilder(file: file, options: options)
+        builder.options.patient = id
+        index[id] = patients.count
+        patients.append(Patient(builder: builder))
+        return patients.count - 1
+    }
+
+    /// Skips a row whose patient is unknown, in the summary of the patient of the rows before it
+    /// (or, before any patient, in `orphans`).
+    mutating func skipRow(_ reason: String, line: Int, field: String, _ message: String) {
+        if let last = lastPatient, let i = index[last.id] ?? (patients.isEmpty ? nil : 0) {
+            patients[i].builder.summary.rowsRead += 1
+            patients[i].builder.skip(reason, line: line, field: field, message)
+        } else if !patients.isEmpty {
+            patients[0].builder.summary.rowsRead += 1
+            patients[0].builder.skip(reason, line: line, field: field, message)
+        } else {
+            orphans.summary.rowsRead += 1
+            orphans.skip(reason, line: line, field: field, message)
+        }
+    }
+
+    mutating func readRow(_ row: CSVRow, line: Int) throws {
+        guard let p = try patientIndex(row, line: line) else { return }
+        var patient = patients[p]
+        defer { patients[p] = patient }
+        patient.builder.summary.rowsRead += 1
+        if row.unterminatedQuote {
+            return patient.builder.skip("malformed row", line: line, field: nil, "a quoted field is not closed; expected a closing '\"'")
+        }
+        if row.count > columnCount, (columnCount..<row.count).contains(where: { !row.isEmpty($0) }) {
+            return patient.builder.skip("malformed row", line: line, field: nil,
+                                        "the row has \(row.count) fields; the header has \(columnCount) (quote values holding commas)")
+        }
+        // A bolus or meal of 0 is no value: such exports write 0 in every row without one.
+        let present = CSVColumnMapping.measurements.filter { field in
+            guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
+            return field == .bolus || field == .carbs ? row.number(i) != 0 : true
+        }
+        guard !present.isEmpty else { return patient.builder.skipQuietly("row with no values") }
+        guard let time = try readTime(row, line: line, &patient.builder) else { return }
+        let at = patient.builder.location(line, names[.time])
+        for field in present {
+            let i = positions[field]!
+            let loc = patient.builder.location(line, names[field])
+            switch field {
+            case .glucose, .finger:
+                if let v = row.number(i) {
+                    glucoseNumbers += 1
+                    if mapping.glucoseUnit == .mgdL ? v < 30 : v > 35 { otherUnitLooking += 1 }
+                }
+                guard let (value, censoring) = patient.builder.glucose(row.text(i), unit: mapping.glucoseUnit, at: loc) else { continue }
+                patient.builder.add(GlucoseReading(time: time, value: value, source: field == .glucose ? .cgm : .fingerStick,
+                                                   censoring: censoring), at: at)
+            case .bolus:
+                guard let u = patient.builder.number(row.text(i), at: loc, expected: "bolus insulin in U", range: ImportLimits.doseUnits)
+                else { continue }
+                patient.builder.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), at: at)
+            case .carbs:
+                guard let g = patient.builder.number(row.text(i), at: loc, expected: "carbohydrates in g", range: ImportLimits.carbGrams)
+                else { continue }
+                patient.builder.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), at: at)
+            case .basal:
+                guard let r = patient.builder.number(row.text(i), at: loc, expected: "basal rate in U/h", range: ImportLimits.basalUnitsPerHour)
+                else { continue }
+                if let last = patient.lastBasal, last.rate == r, last.time <= time { continue }
+                patient.lastBasal = (time, r)
+                patient.builder.add(BasalRate(start: time, rate: InsulinRate(unitsPerHour: r)), at: at)
+            case .time, .patient:
+                continue
+            }
+        }
+    }
+
+    /// The row's time, or nil (row skipped with a warning).
+    /// - Throws: `InputError` when dates are numeric, no order is set and none of them decides it.
+    mutating func readTime(_ row: CSVRow, line: Int, _ b: inout PatientLogBuilder) throws -> Date? {
+        let column = positions[.time]!
+        let name = names[.time]!
+        let f = row[column]
+        if f.isEmpty {
+            b.skip("empty value", line: line, field: name, "the time is empty; expected \(Self.timeShapes)")
+            return nil
+        }
+        let time: Date
+        if let written = TimestampParser.iso8601(bytes: f) {
+            time = b.instant(written)
+        } else if let numeric = TimestampParser.numericDate(bytes: f) {
+            let order = try dateOrder ?? detectOrder(column: column, b)
+            dateOrder = order
+            guard let local = numeric.local(order) else {
+                let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm" : "DD-MM-YYYY hh:mm"
+                b.skip("bad time", line: line, field: name, "'\(row.text(column).prefix(40))' is not a valid date in the order \(shape)")
+                return nil
+            }
+            time = b.instant(local)
+        } else if let seconds = NumberText.read(bytes: f), seconds >= 1e8, seconds < 1e14 {
+            // Seconds (10 digits today) or milliseconds (13) since 1970, UTC.
+            time = Date(timeIntervalSince1970: seconds >= 1e11 ? seconds / 1000 : seconds)
+        } else {
+            b.skip("bad time", line: line, field: name, "'\(row.text(column).prefix(40))' is not a time; expected \(Self.timeShapes)")
+            return nil
+        }
+        return b.acceptTime(time, line: line, field: name) ? time : nil
+    }
+
+    /// The day/month order the file's numeric dates prove (a second pass over the time column).
+    func detectOrder(column: Int, _ b: PatientLogBuilder) throws -> DateOrder {
+        var row = CSVRow()
+        var lines = LineReader(url: url).makeIterator()
+        while let (number, bytes) = lines.nextBytes() {
+            guard number > headerLine else { continue }
+            row.load(bytes)
+            if let d = TimestampParser.numericDate(bytes: row[column]), let order = d.impliedOrder { return order }
+        }
+        throw b.error(nil, names[.time], "every date reads both as day-month and month-day; set the date order option (dmy or mdy)")
+    }
+}
+
+extension ImportSummary {
+    /// Adds another summary's counts and issues of the same file (rows read before a patient was known).
+    mutating func absorb(_ other: ImportSummary) {
+        rowsRead += other.rowsRead
+        for (k, v) in other.skipped { skipped[k, default: 0] += v }
+        for (k, v) in other.adjusted { adjusted[k, default: 0] += v }
+        for (k, v) in other.notModelled { notModelled[k, default: 0] += v }
+        issues = other.issues + issues
+    }
+}

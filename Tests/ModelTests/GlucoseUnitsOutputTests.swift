@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// `--units mmol/L` on predict, nightly, dose and score: every glucose printed in mmol/L is the
+/// mg/dL value / 18.01559 (the molar mass of glucose, `GlucoseValue.mgdLPerMmolL`; 18.0156 to
+/// four decimals), rounded once to the printed step. Expected values are worked out by hand.
+@Suite struct GlucoseUnitsOutputTests {
+    static let factor = 18.01559
+
+    @Test func predictionRowsInMmolL() throws {
+        let row = PredictionRow(patient: try PatientID("p1"), issuedAt: Fixture.date("2026-01-05T08:00:00Z"),
+                                targetTime: Fixture.date("2026-01-05T08:30:00Z"), horizonMinutes: 30, model: "ge",
+                                prediction: 123.45, reference: 118)
+        // 123.45 / 18.01559 = 6.8523 -> 6.85 (one more decimal than mg/dL's 123.5); 118 / 18.01559 = 6.5499 -> 6.5.
+        #expect(row.csvLine(units: .mmolL) == "p1,2026-01-05T08:00:00Z,2026-01-05T08:30:00Z,30,ge,6.85,6.5")
+        #expect(row.csvLine(units: .mgdL) == "p1,2026-01-05T08:00:00Z,2026-01-05T08:30:00Z,30,ge,123.5,118")
+        #expect(PredictionRow.csvHeader(units: .mmolL) == "patient,issued_at,target_time,horizon_min,model,prediction_mmoll,reference_mmoll")
+        #expect(PredictionRow.csvHeader(units: .mgdL) == PredictionRow.csvHeader)
+    }
+
+    @Test func nightlyFilesInMmolLMatchTheMgdLNight() throws {
+        let mgdl = try NightlyBench(), mmol = try NightlyBench()
+        let a = try mgdl.scorer().run()
+        var scorer = mmol.scorer()
+        scorer.settings.units = .mmolL
+        let b = try scorer.run()
+        #expect(a.exitCode == 0 && b.exitCode == 0 && a.predictions == b.predictions && a.alerts == b.alerts)
+        // 70 / 18.01559 = 3.8855 -> 3.89; 250 / 18.01559 = 13.8769 -> 13.88.
+        #expect(b.summaryLine.contains("alert episodes (low < 3.89, high > 13.88 mmol/L)"))
+        func lines(_ bench: NightlyBench, _ name: String) throws -> [[String]] {
+            let text = String(decoding: try bench.files()["/\(NightlyBench.night)/\(name)"]!, as: UTF8.self)
+            return text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        }
+        let p1 = try lines(mgdl, "predictions.csv"), p2 = try lines(mmol, "predictions.csv")
+        #expect(p2[0].joined(separator: ",") == PredictionRow.csvHeader(units: .mmolL))
+        #expect(p1.count == p2.count && p1.count > 1000)
+        var worst = (prediction: 0.0, reference: 0.0)
+        for (x, y) in zip(p1.dropFirst(), p2.dropFirst()) {
+            #expect(x[0...4] == y[0...4])
+            // Each file rounds once: mg/dL to 0.1 (predictions) and 1 (references), mmol/L to 0.01 and 0.1.
+            worst.prediction = max(worst.prediction, abs(Double(y[5])! - Double(x[5])! / Self.factor))
+            if !x[6].isEmpty { worst.reference = max(worst.reference, abs(Double(y[6])! - Double(x[6])! / Self.factor)) }
+        }
+        #expect(worst.prediction <= 0.005 + 0.05 / Self.factor + 1e-9)
+        #expect(worst.reference <= 0.05 + 0.5 / Self.factor + 1e-9)
+        let e1 = try lines(mgdl, "alerts.csv"), e2 = try lines(mmol, "alerts.csv")
+        #expect(e2[0].joined(separator: ",") == AlertEpisode.csvHeader(units: .mmolL))
+        for (x, y) in zip(e1.dropFirst(), e2.dropFirst()) {
+            #expect(y[4] == (x[2] == "low" ? "3.89" : "13.88"))
+            #expect(abs(Double(y[8])! - Double(x[8])! / Self.factor) <= 0.005 + 0.05 / Self.factor + 1e-9)
+        }
+        // The same night in the other unit would mix headers: refused, nothing written.
+        let before = try mmol.files()
+        let again = try mmol.scorer().run()
+        #expect(again.exitCode == 1)
+        if case .otherHeader? = again.failure {} else { Issue.record("expected otherHeader, got \(String(describing: again.failure))") }
+        #expect(try mmol.files() == before)
+    }
+
+    typealias F = DoseFixture
+
+    func suggestion(_ expression: String, carbs: Double = 20) -> DoseSuggestion {
+        let model = F.model(expression, horizon: 60, features: FeatureSet(horizonMinutes: 60))
+        return DoseAdvisor.suggest(log: F.flatLog(), carbs: carbs, at: F.at(90), settings: F.settings(), models: F.models([model]))
+    }
+
+    @Test func doseJSONInMmolL() throws {
+        let s = suggestion("G0 - 35")
+        func object(_ units: GlucoseUnit) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(try s.json(units: units).utf8)) as? [String: Any])
+        }
+        let mg = try object(.mgdL), mmol = try object(.mmolL)
+        #expect(mg["glucose_units"] as? String == "mg/dL" && mmol["glucose_units"] as? String == "mmol/L")
+        // Every glucose key is renamed, nothing else.
+        #expect(Set(mg.keys.map { $0.replacingOccurrences(of: "_mgdl", with: "_mmoll") }) == Set(mmol.keys))
+        #expect(mg.keys.contains("glucose_mgdl") && mg.keys.contains("predicted_with_dose_mgdl"))
+        // 180 / 18.01559 = 9.9913 -> 9.99; target 110 -> 6.1058 -> 6.11; suspend 70 -> 3.8855 -> 3.89;
+        // ISF 35 mg/dL/U -> 1.94275 -> 1.943 mmol/L/U.
+        #expect(mmol["glucose_mmoll"] as? Double == 9.99 && mg["glucose_mgdl"] as? Double == 180)
+        #expect(mmol["target_mmoll"] as? Double == 6.11 && mmol["suspend_mmoll"] as? Double == 3.89)
+        #expect(mmol["isf"] as? Double == 1.943 && mg["isf"] as? Double == 35)
+        // Doses and grams do not change with the unit.
+        for key in ["units", "model_units", "formula_units", "carbs_g", "net_iob_units", "carb_ratio"] {
+            #expect((mg[key] as? Double) == (mmol[key] as? Double), "\(key)")
+        }
+        let curveMg = try #require(mg["predicted_with_dose_mgdl"] as? [Double])
+        let curveMmol = try #require(mmol["predicted_with_dose_mmoll"] as? [Double])
+        #expect(curveMg.count == curveMmol.count && !curveMg.isEmpty)
+        #expect(zip(curveMg, curveMmol).allSatisfy { abs($1 - $0 / Self.factor) <= 0.005 + 0.05 / Self.factor + 1e-9 })
+    }
+
+    @Test func doseTextAndReasonsInMmolL() throws {
+        let text = suggestion("G0 - 35").report(units: .mmolL)
+        // 180 mg/dL -> 9.99 -> "10.0"; settings ISF 1.94, target 6.1, suspend 3.9.
+        #expect(text.contains("glucose now: 10.0 mmol/L at 2026-01-05T11:30:00Z"))
+        #expect(text.contains("settings: ICR 10 g/U, ISF 1.94 mmol/L/U, target 6.1 mmol/L, suspend below 3.9 mmol/L"))
+        #expect(!text.contains("mg/dL"))
+        #expect(suggestion("G0 - 35").report.contains("settings: ICR 10 g/U, ISF 35 mg/dL/U, target 110 mg/dL, suspend below 70 mg/dL"))
+        // G0 - 120 predicts 60 mg/dL at 60 min: 60 / 18.01559 = 3.33 -> 3.3; the threshold 70 -> 3.9.
+        let low = suggestion("G0 - 120", carbs: 0)
+        let reason = "glucose predicted at 60 min is 3.3 mmol/L, below the suspend threshold 3.9 mmol/L: no insulin; watch for a low"
+        #expect(low.report(units: .mmolL).contains("[predicted_below_suspend] " + reason))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try low.json(units: .mmolL).utf8)) as? [String: Any])
+        #expect((json["reasons"] as? [[String: String]])?.first?["message"] == reason)
+        #expect(low.report.contains("is 60.0 mg/dL, below the suspend threshold 70.0 mg/dL"))
+    }
+
+    @Test func doseAuditRowsInMmolL() throws {
+        let row = DoseAuditRow(patient: F.patient, bolusTime: F.at(90), carbs: 20, doseGiven: 3, suggestion: suggestion("G0 - 35"),
+                               glucoseAfter1h: 150, glucoseAfter2h: nil, minimumAfter: 65, maximumAfter: 200, lowFollowed: true)
+        let mg = row.csvLine(units: .mgdL).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let mmol = row.csvLine(units: .mmolL).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let header = DoseAuditRow.csvHeader(units: .mmolL).split(separator: ",").map(String.init)
+        #expect(header[9] == "glucose_mmoll" && header[11...14] == ["glucose_1h_mmoll", "glucose_2h_mmoll", "min_4h_mmoll", "max_4h_mmoll"])
+        #expect(DoseAuditRow.csvHeader(units: .mgdL) == DoseAuditRow.csvHeader)
+        // 180 -> 9.99 -> 10.0; 150 -> 8.326 -> 8.3; 65 -> 3.608 -> 3.6; 200 -> 11.101 -> 11.1.
+        #expect(mg[9] == "180" && mmol[9] == "10.0")
+        #expect(mg[11...14] == ["150", "", "65", "200"] && mmol[11...14] == ["8.3", "", "3.6", "11.1"])
+        #expect(mg[0...8] == mmol[0...8] && mg[10] == mmol[10] && mg[15...] == mmol[15...])
+    }
+
+    @Test func reportDoseAuditInMmolL() throws {
+        let low = suggestion("G0 - 120", carbs: 0), bolus = suggestion("G0 - 35")
+        let rows = [low, bolus].map {
+            DoseAuditRow(patient: F.patient, bolusTime: F.at(90), carbs: 20, doseGiven: 3, suggestion: $0,
+                         glucoseAfter1h: nil, glucoseAfter2h: nil, minimumAfter: nil, maximumAfter: nil, lowFollowed: nil)
+        }
+        let audit = ReportDoseAudit(audit: rows, settings: F.checked(), units: .mmolL)
+        #expect(audit.rows[0].reasons == ["glucose predicted at 60 min is 3.3 mmol/L, below the suspend threshold 3.9 mmol/L: no insulin; watch for a low"])
+        // The formula in mmol/L: 180 -> 10.0, target 110 -> 6.1, ISF 35 -> 1.94; the units are the same as in mg/dL.
+        let standard = try #require(bolus.standard)
+        #expect(audit.rows[1].formula == String(format: "20 g / 10 + (10.0 - 6.1) / 1.94 - IOB %.2f = %.2f U", standard.insulinOnBoard, standard.dose))
+        let mg = ReportDoseAudit(audit: rows, settings: F.checked())
+        #expect(mg.rows[1].formula == String(format: "20 g / 10 + (180 - 110) / 35 - IOB %.2f = %.2f U", standard.insulinOnBoard, standard.dose))
+    }
+
+    @Test func scoringReadsAndPrintsEitherUnit() throws {
+        // Pairs away from the grids' lines (70, 180, ...), where 6-decimal mmol/L text could fall either side.
+        let pairs: [(Double, Double)] = [(100, 110), (60, 130), (250, 185), (75, 72), (300, 320), (40, 90)]
+        let dir = try PredictFixture.temporaryDirectory()
+        func write(_ name: String, _ header: String, _ rows: [String]) throws -> URL {
+            let url = dir.appendingPathComponent(name)
+            try Data(([header] + rows).joined(separator: "\n").utf8).write(to: url)
+            return url
+        }
+        let mgFile = try write("mg.csv", "reference,prediction", pairs.map { "\($0.0),\($0.1)" })
+        let mmolFile = try write("mmol.csv", "reference,prediction",
+                                 pairs.map { String(format: "%.6f,%.6f", $0.0 / Self.factor, $0.1 / Self.factor) })
+        let predictStyle = try write("pred.csv", "patient,prediction_mgdl,reference_mgdl", pairs.map { "p,\($0.1),\($0.0)" })
+        func score(_ url: URL, _ units: GlucoseUnit) throws -> (PairScoreSummary, [String]) {
+            var lines: [String] = []
+            let s = try PairScoring.score(csv: url, units: units, writeLine: { lines.append($0) }, warning: { _ in })
+            return (s, lines.dropFirst().map { String($0.split(separator: ",", omittingEmptySubsequences: false)[2...].joined(separator: ",")) })
+        }
+        let (a, zonesA) = try score(mgFile, .mgdL)
+        let (b, zonesB) = try score(mmolFile, .mmolL)
+        let (c, zonesC) = try score(predictStyle, .mmolL)
+        #expect(zonesA == zonesB && zonesA == zonesC)
+        #expect(abs(a.accuracy.rmse - b.accuracy.rmse) < 1e-3 && a.accuracy.rmse == c.accuracy.rmse)
+        // The report prints RMSE, MAE and bias in the unit asked, three decimals in mmol/L.
+        let rmse = formatNumber(a.accuracy.rmse / Self.factor, decimals: 3)
+        #expect(c.report.contains("RMSE \(rmse) mmol/L  MAE \(formatNumber(a.accuracy.mae / Self.factor, decimals: 3)) mmol/L"))
+        #expect(a.report.contains("RMSE \(formatNumber(a.accuracy.rmse, decimals: 2)) mg/dL"))
+        let both = try write("both.csv", "reference,reference_mgdl,prediction", ["1,1,1"])
+        #expect(throws: PairScoring.ScoringError.self) { try PairScoring.score(csv: both, writeLine: { _ in }, warning: { _ in }) }
+    }
+}

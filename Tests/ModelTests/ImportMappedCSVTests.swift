@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// The mapped CSV (`--format csv --columns ...`) on hand-written files in GluPredKit's
+/// `date,id,CGM,insulin,carbs` layout; every expected value is worked out by hand in the comments.
+@Suite struct ImportMappedCSVTests {
+    static let mapping = try! CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs")
+
+    static func options(_ mapping: CSVColumnMapping = ImportMappedCSVTests.mapping, zone: String = "Europe/Madrid",
+                        order: DateOrder? = nil) -> ImportOptions {
+        var o = ExportFixtures.options(zone, order: order)
+        o.columns = mapping
+        return o
+    }
+
+    /// A CSV file holding `text`, removed when the test's temporary folder is.
+    static func file(_ text: String, name: String = "mapped.csv") throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    @Test func readsEveryGoodRowAndNamesEveryBadOne() throws {
+        let url = ExportFixtures.url("glupredkit.csv")
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options())
+        let d = ExportFixtures.utc
+        #expect(r.log.patient.rawValue == "p7")
+        // Line 10 has no offset: 08:40 in Madrid (UTC+1 in January) is 07:40 UTC, so it sorts first.
+        // Line 11 is 1767602700 s since 1970: 2026-01-05T08:45:00Z. Line 5's Low is kept at 40, censored.
+        #expect(r.log.glucose == [
+            GlucoseReading(time: d("2026-01-05T07:40:00Z"), value: .mgdL(150)),
+            GlucoseReading(time: d("2026-01-05T08:00:00Z"), value: .mgdL(120)),
+            GlucoseReading(time: d("2026-01-05T08:05:00Z"), value: .mgdL(125)),
+            GlucoseReading(time: d("2026-01-05T08:15:00Z"), value: .mgdL(40), censoring: .belowRange),
+            GlucoseReading(time: d("2026-01-05T08:35:00Z"), value: .mgdL(140)),
+            GlucoseReading(time: d("2026-01-05T08:45:00Z"), value: .mgdL(155)),
+        ])
+        // 0.0 insulin and carbs in the other rows are no record.
+        #expect(r.log.boluses == [Bolus(time: d("2026-01-05T08:05:00Z"), dose: InsulinUnits(3.5), kind: .rapid)])
+        #expect(r.log.carbs == [CarbIntake(time: d("2026-01-05T08:05:00Z"), amount: Carbohydrate(grams: 45))])
+        let s = r.summary
+        #expect(s.rowsRead == 12)  // lines 2-13
+        #expect(s.recordsKept == 8)
+        #expect(s.skipped == ["row with no values": 2, "out of range": 2, "bad time": 1, "not a number": 1, "missing patient id": 1])
+        #expect(s.adjusted == ["censored Low kept at 40 mg/dL": 1, "glucose rows out of time order (sorted)": 1])
+        func at(_ line: Int, _ field: String) -> GlucoModel.SourceLocation { .init(file: url.path, line: line, field: field) }
+        #expect(s.issues.map(\.location) == [at(6, "CGM"), at(7, "date"), at(8, "CGM"), at(9, "insulin"), at(13, "id")])
+        #expect(s.issues[0].message.contains("5 mg/dL is outside the plausible range 10...1000 mg/dL"))
+        #expect(s.issues[1].message.contains("'yesterday at 8' is not a time; expected ISO 8601"))
+        #expect(s.issues[2].message.contains("'12O' is not a number"))
+    }
+
+    @Test func mmolLAndSeveralPatientsInOneFile() throws {
+        let url = ExportFixtures.url("glupredkit_two_mmol.csv")
+        var mapping = Self.mapping
+        mapping.glucoseUnit = .mmolL
+        let results = try MappedCSVImporter().importPatients(at: url, options: Self.options(mapping))
+        #expect(results.map(\.log.patient.rawValue) == ["a1", "b2"])
+        // mmol/L x 18.01559: 6.5 -> 117.101335, 7.0 -> 126.10913, 5.5 -> 99.085745; HI is 400, censored.
+        let a = results[0].log.glucose.map(\.value.mgdL), b = results[1].log.glucose.map(\.value.mgdL)
+        #expect(a.count == 2 && abs(a[0] - 117.101335) < 1e-9 && abs(a[1] - 126.10913) < 1e-9)
+        #expect(b.count == 2 && abs(b[0] - 99.085745) < 1e-9 && b[1] == 400)
+        #expect(results[1].log.glucose[1].censoring == .aboveRange)
+        #expect(results[0].log.boluses.map(\.dose.units) == [2] && results[0].log.carbs.map(\.amount.grams) == [30])
+        #expect(results[1].log.boluses.isEmpty && results[1].log.carbs.isEmpty)
+
+        // One import (the store's) takes one patient: refused at the second patient's line.
+        let error = #expect(throws: InputError.self) { try MappedCSVImporter().importFile(at: url, options: Self.options(mapping)) }
+        #expect(error?.issue.location == GlucoModel.SourceLocation(file: url.path, line: 4, field: "id"))
+        #expect(error?.issue.message.contains("a second patient 'b2' (the file began with 'a1')") == true)
+
+        // With a patient chosen, only that patient's rows are read.
+        var one = Self.options(mapping)
+        one.patient = try PatientID("b2")
+        let b2 = try MappedCSVImporter().importFile(at: url, options: one)
+        #expect(b2.log.patient.rawValue == "b2" && b2.log.glucose.count == 2)
+        #expect(b2.summary.skipped["row of another patient"] == 2)
+    }
+
+    @Test func mmolLValuesReadAsMgdLAreRefused() throws {
+        let url = ExportFixtures.url("glupredkit_two_mmol.csv")
+        let error = #expect(throws: InputError.self) { try MappedCSVImporter().importPatients(at: url, options: Self.options()) }
+        // 6.5, 7.0 and 5.5 are numbers below 30 (HI is not a number): 3 of 3.
+        #expect(error?.issue.message.contains("3 of 3 glucose values are below 30, as mmol/L values are") == true)
+        #expect(error?.issue.location.field == "CGM")
+    }
+
+    @Test func missingColumnsNameTheColumnAndTheHeader() throws {
+        let url = ExportFixtures.url("glupredkit.csv")
+        let mapping = try CSVColumnMapping(parsing: "time=date,glucose=sgv,carbs=carbs")
+        let error = #expect(throws: InputError.self) { try MappedCSVImporter().importFile(at: url, options: Self.options(mapping)) }
+        #expect(error?.issue.location == GlucoModel.SourceLocation(file: url.path, line: 1))
+        #expect(error?.issue.message == "the header has no column 'sgv' (glucose); its columns are 'date', 'id', 'CGM', 'insulin', 'carbs'")
+        // A column name differing only in case is found.
+        let folded = try CSVColumnMapping(parsing: "time=DATE,glucose=cgm")
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(folded))
+        #expect(r.log.glucose.count == 7)  // the six above and line 13's 160 (no patient column: every row is the file's)
+        #expect(r.log.patient.rawValue == "glupredkit")  // from the file name
+    }
+
+    @Test func mappingTextIsCheckedField() throws {
+        func problem(_ text: String) -> String? {
+            do { _ = try CSVColumnMapping(parsing: text); return nil } catch { return error.description }
+        }
+        #expect(problem("glucose=CGM") == "no time column; expected time=COLUMN (e.g. time=date)")
+        #expect(problem("time=date,patient=id") == "no measurement column; map at least one of glucose, finger, bolus, carbs, basal (e.g. glucose=CGM)")
+        #expect(problem("time=date,cgm=CGM") == "unknown field 'cgm'; expected one of time, patient, glucose, finger, bolus, carbs, basal")
+        #expect(problem("time=date,glucose") == "'glucose' is not field=column; expected e.g. time=date,glucose=CGM")
+        #expect(problem("time=date,glucose=x,glucose=y") == "field 'glucose' is given twice")
+        #expect(problem("time=date,glucose= ") == "'glucose' names no column; expected glucose=COLUMN")
+        #expect(problem("time=t,bolus=x,carbs=x") == "column 'x' is mapped to bolus and carbs; a column holds one field")
+        let m = try CSVColumnMapping(parsing: " carbs = Carbs (g) ,time=date,glucose=CGM")
+        #expect(m.text == "time=date,glucose=CGM,carbs=Carbs (g)")
+    }
+
+    @Test func numericDatesTakeTheirOrderFromTheDataOrTheOption() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=when,glucose=bg")
+        // 13/01 can only be day-first, so 05/01 is 5 January (Madrid, UTC+1).
+        let dmy = try Self.file("when,bg\n05/01/2026 08:00,100\n13/01/2026 09:30,110\n")
+        let r = try MappedCSVImporter().importFile(at: dmy, options: Self.options(mapping))
+        #expect(r.log.glucose.map(\.time) == [ExportFixtures.utc("2026-01-05T07:00:00Z"), ExportFixtures.utc("2026-01-13T08:30:00Z")])
+        // Nothing decides 05/01 and 06/01: an error asks for the order; given mdy, 5 May and 1 June (UTC+2).
+        let open = try Self.file("when,bg\n05/01/2026 08:00,100\n06/01/2026 08:00,100\n")
+        let error = #expect(throws: InputError.self) { try MappedCSVImporter().importFile(at: open, options: Self.options(mapping)) }
+        #expect(error?.issue.message.contains("set the date order option (dmy or mdy)") == true)
+        let mdy = try MappedCSVImporter().importFile(at: open, options: Self.options(mapping, order: .monthDayYear))
+        #expect(mdy.log.glucose.map(\.time) == [ExportFixtures.utc("2026-05-01T06:00:00Z"), ExportFixtures.utc("2026-06-01T06:00:00Z")])
+    }
+
+    @Test func basalIsRecordedWhereItChanges() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=t,basal=rate")
+        let url = try Self.file("t,rate\n2026-01-05T00:00Z,0.8\n2026-01-05T00:05Z,0.8\n2026-01-05T00:10Z,0\n2026-01-05T00:15Z,0.8\n")
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(mapping))
+        let d = ExportFixtures.utc
+        #expect(r.log.basalRates == [BasalRate(start: d("2026-01-05T00:00:00Z"), rate: InsulinRate(unitsPerHour: 0.8)),
+                                     BasalRate(start: d("2026-01-05T00:10:00Z"), rate: InsulinRate(unitsPerHour: 0)),
+                                     BasalRate(start: d("2026-01-05T00:15:00Z"), rate: InsulinRate(unitsPerHour: 0.8))])
+    }
+
+    @Test func dataFilesTakeSeveralPatientsAndFoldersTakeFilesWithTheColumns() throws {
+        var mapping = Self.mapping
+        mapping.glucoseUnit = .mmolL
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-dir-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: ExportFixtures.url("glupredkit_two_mmol.csv"), to: dir.appendingPathComponent("two.csv"))
+        try Data("a,b\n1,2\n".utf8).write(to: dir.appendingPathComponent("notes.csv"))
+        let loaded = try ExportFiles(paths: [dir.path], options: Self.options(mapping), format: "csv").load()
+        #expect(loaded.patients.map(\.patient.rawValue) == ["a1", "b2"])
+        #expect(loaded.failures.isEmpty)
+        #expect(loaded.patients.allSatisfy { $0.files == [dir.appendingPathComponent("two.csv").resolvingSymlinksInPath().path] })
+    }
+}

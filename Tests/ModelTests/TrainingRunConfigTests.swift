@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// The experiment file of `glucomodel-train train --config`: reading, defaults, overriding, writing.
+@Suite struct TrainingRunConfigTests {
+    func parse(_ text: String) throws -> TrainingRunConfig {
+        try TrainingRunConfig.parse(Array(text.utf8), file: "exp.json")
+    }
+
+    func error(_ text: String) -> InputError? {
+        do { _ = try parse(text); return nil } catch let e as InputError { return e } catch { return nil }
+    }
+
+    @Test func everyOptionIsRead() throws {
+        let c = try parse("""
+            {"version": 1, "data": ["a.csv", "b"], "format": "csv",
+             "columns": {"time": "date", "patient": "id", "glucose": "CGM"}, "glucose-units": "mmol/L",
+             "date-order": "dmy", "time-zone": "Europe/Madrid", "horizons": [30, 90], "out": "runs/x",
+             "population": 50, "generations": 3, "seed": 42, "threads": 2, "grammar": "glucose-directed",
+             "fitness": "clarke", "base": "none", "shards": 4, "task-id": 1, "retrain": true,
+             "keep-sensor-limits": true, "per-patient": false, "units": "mmol"}
+            """)
+        #expect(c.data == ["a.csv", "b"] && c.store == nil && c.format == "csv")
+        #expect(c.columns == [.time: "date", .patient: "id", .glucose: "CGM"] && c.glucoseUnits == .mmolL && c.dateOrder == .dayMonthYear)
+        #expect(c.timeZone == "Europe/Madrid" && c.horizons == [30, 90] && c.out == "runs/x")
+        #expect(c.population == 50 && c.generations == 3 && c.seed == 42 && c.threads == 2 && c.grammar == "glucose-directed")
+        #expect(c.fitness == .clarke && c.base == ModelBase.none && c.shards == "4" && c.taskID == 1 && c.shard == nil)
+        #expect(c.retrain == true && c.keepSensorLimits == true && c.perPatient == false && c.units == .mmolL)
+        // The command-line form of columns, a single data path, and null (the default) are read too.
+        let d = try parse(#"{"columns": "time=t,bolus=ins", "data": "one.xml", "seed": null, "shards": "auto"}"#)
+        #expect(d.columns == [.time: "t", .bolus: "ins"] && d.data == ["one.xml"] && d.seed == nil && d.shards == "auto")
+    }
+
+    @Test func theWrittenFileReadsBackTheSame() throws {
+        var c = TrainingRunConfig()
+        c.data = ["x \"quoted\".csv"]
+        c.columns = [.time: "date", .carbs: "Carbs (g)", .glucose: "CGM"]
+        c.glucoseUnits = .mmolL
+        c.horizons = [45]
+        c.seed = 18_000_000_000_000_000_000  // above 2^53: written as a string, read back exactly
+        c.fitness = .nsga2
+        c.shards = "3"
+        c.perPatient = true
+        let resolved = c.resolved(machineTimeZone: TimeZone(identifier: "Asia/Tokyo")!)
+        let back = try parse(resolved.json)
+        #expect(back == resolved)
+        #expect(resolved.json.contains(#""seed": "18000000000000000000""#))
+        // Every key, in the documented order, one a line.
+        let keys = resolved.json.split(separator: "\n").dropFirst().dropLast().map { $0.split(separator: "\"")[1] }.map(String.init)
+        #expect(keys == TrainingRunConfig.keys)
+    }
+
+    @Test func resolvingFillsEveryDefault() throws {
+        let r = TrainingRunConfig().resolved(machineTimeZone: TimeZone(identifier: "America/Chicago")!)
+        #expect(r.data == ["datasets"] && r.store == nil && r.format == nil && r.columns == nil && r.glucoseUnits == nil)
+        #expect(r.timeZone == "America/Chicago" && r.horizons == [30, 60, 90, 120] && r.out == "out/train")
+        #expect(r.population == TrainingOptions.defaultEvolution.populationSize && r.generations == TrainingOptions.defaultEvolution.generations)
+        #expect(r.seed == 1 && r.threads == nil && r.grammar == "glucose-symbolic" && r.fitness == .rmse && r.base == .arx)
+        #expect(r.retrain == false && r.keepSensorLimits == false && r.perPatient == false && r.units == .mgdL)
+        // A store drops the default data; mapped columns bring the csv format and mg/dL.
+        var s = TrainingRunConfig()
+        s.store = "s.sqlite"
+        s.columns = [.time: "t", .glucose: "g"]
+        s.shard = "1/2"
+        s.taskID = 3
+        let rs = s.resolved()
+        #expect(rs.data == [] && rs.format == "csv" && rs.glucoseUnits == .mgdL && rs.shard == nil && rs.taskID == nil)
+    }
+
+    @Test func theCommandLineWinsAndGroupsReplaceWhole() throws {
+        let file = try parse(#"{"store": "s.sqlite", "seed": 5, "horizons": [30], "shards": 4, "task-id": 2, "retrain": true}"#)
+        var cli = TrainingRunConfig()
+        cli.data = ["d.xml"]
+        cli.seed = 9
+        cli.shard = "0/2"
+        cli.retrain = false
+        let c = file.overridden(by: cli)
+        #expect(c.data == ["d.xml"] && c.store == nil)  // the file's store goes with the data named
+        #expect(c.seed == 9 && c.horizons == [30] && c.retrain == false)
+        #expect(c.shard == "0/2" && c.shards == nil && c.taskID == nil)
+        #expect(file.overridden(by: TrainingRunConfig()) == file)
+    }
+
+    @Test func badFilesNameTheLineAndTheKey() throws {
+        let unknown = error("{\n  \"horizons\": [30],\n  \"populaton\": 5\n}")
+        #expect(unknown?.issue.location == SourceLocation(file: "exp.json", line: 3, field: "populaton"))
+        #expect(unknown?.issue.message.hasPrefix("unknown option 'populaton'; the options are version, data, store,") == true)
+        let twice = error("{\"seed\": 1,\n\"seed\": 2}")
+        #expect(twice?.issue.location == SourceLocation(file: "exp.json", line: 2, field: "seed"))
+        #expect(twice?.issue.message == "'seed' is given twice (first at line 1)")
+        #expect(error(#"{"population": "5"}"#)?.issue.message == "expected a population of 2 or more, got '5'")
+        #expect(error(#"{"population": 1}"#)?.issue.message == "expected a population of 2 or more, got 1")
+        #expect(error(#"{"horizons": [30, 7.5]}"#)?.issue.message == "expected a list of whole minutes from 1 to 1440 like [30, 60], got 7.5")
+        #expect(error(#"{"fitness": "rsme"}"#)?.issue.message == "expected rmse, mae, clarke, nsga2, got 'rsme'")
+        #expect(error(#"{"time-zone": "Mars/Base"}"#)?.issue.message == "expected an IANA time zone name like Europe/Madrid, got 'Mars/Base'")
+        #expect(error(#"{"retrain": "yes"}"#)?.issue.message == "expected true or false, got 'yes'")
+        #expect(error(#"{"shard": "4/4"}"#)?.issue.location.field == "shard")
+        #expect(error(#"{"columns": {"time": "date"}}"#)?.issue.message.hasPrefix("no measurement column") == true)
+        #expect(error(#"{"version": 2}"#)?.issue.message == "version 2 is newer than this glucomodel-train reads (1); update the toolkit")
+        let syntax = error("{\n  \"seed\": 1,\n}")
+        #expect(syntax?.issue.location.line == 3)
+        #expect(syntax?.issue.message == "not valid JSON at line 3, column 1: expected a quoted key")
+        #expect(error("[1, 2]")?.issue.message == #"expected a JSON object of options, e.g. {"horizons": [30, 60]}"#)
+    }
+}
