@@ -66,6 +66,9 @@ class Decision:
     decision: str = "bolus"          # bolus, no_insulin, refused
     reasons: tuple = ()              # reason codes
     model_used: bool = False
+    recheck_minutes: int = None      # the toolkit's "ask again in N minutes with these carbs"
+    final: bool = True               # the meal's last decision (False: asked again later)
+    recheck: bool = False            # this decision was a re-ask, not the meal itself
 
 
 def standard_rule(name, target=140):
@@ -78,10 +81,15 @@ def standard_rule(name, target=140):
     return decide
 
 
-def run(env, days, decide, log, trace=None):
+def run(env, days, decide, log, trace=None, recheck_window=60):
     """Steps `env` for `days` days with the patient's basal and `decide`'s meal boluses,
     recording what a person's devices would into `log` (and every sample into `trace`).
-    Returns the true BG and the insulin delivered (U) over the run."""
+
+    A person follows the advice: when a meal gets no insulin with `recheck_minutes` (glucose
+    low), they eat, and ask again after those minutes with the carbohydrates not yet covered,
+    for up to `recheck_window` minutes after the meal; the carbohydrates are logged with the
+    bolus that covers them (as a pump's bolus calculator records them), or at the last ask.
+    The standard rule never defers. Returns the true BG and the insulin delivered (U)."""
     f = facts(env.patient.name)
     basal_u_per_min = f["basal_u_per_h"] / 60.0
     sample = env.sample_time
@@ -90,17 +98,35 @@ def run(env, days, decide, log, trace=None):
         log.basal.append((env.time, f["basal_u_per_h"]))
     bg, insulin = [], 0.0
     meal_grams, bolus = 0.0, 0.0
+    pending = None  # (carbs, first meal time, time to ask again)
     for _ in range(steps):
         now = env.time
         cgm = env.CGM_hist[-1]
         decision = None
+        ask, recheck = 0.0, False
         if meal_grams > 0:
-            meal_time = now - timedelta(minutes=sample)
-            decision = decide(now, cgm, meal_grams, log)
+            meal_time = log_time = now - timedelta(minutes=sample)
+            ask = meal_grams
+            if pending:  # a new meal while an earlier one waits: one ask for both
+                ask += pending[0]
+                meal_time = pending[1]
+                pending = None
+        elif pending and now >= pending[2]:
+            ask, meal_time, recheck = pending[0], pending[1], True
+            log_time = now
+            pending = None
+        if ask > 0:
+            decision = decide(now, cgm, ask, log)
+            decision.recheck = recheck
             bolus = decision.units
-            log.carbs.append((meal_time, meal_grams))
-            if bolus > 0:
-                log.boluses.append((now, bolus))
+            again = decision.recheck_minutes
+            if bolus <= 0 and again and now + timedelta(minutes=again) <= meal_time + timedelta(minutes=recheck_window):
+                decision.final = False
+                pending = (ask, meal_time, now + timedelta(minutes=again))
+            else:
+                log.carbs.append((log_time, ask))
+                if bolus > 0:
+                    log.boluses.append((now, bolus))
         step = env.step(Action(basal=basal_u_per_min, bolus=bolus / sample))
         insulin += step.info["sample_time"] * sum(env.insulin_hist[-1:])
         if trace is not None:

@@ -44,7 +44,8 @@ class Toolkit:
         if "formula_units" in j:  # the flat schema
             reasons = tuple(r["code"] for r in j.get("reasons", []))
             return Decision(units=float(j["units"] or 0.0), decision=j["decision"], reasons=reasons,
-                            model_used=bool(j.get("model_used"))), None
+                            model_used=bool(j.get("model_used")),
+                            recheck_minutes=j.get("recheck_minutes")), None
         return _legacy(j, method), None
 
 

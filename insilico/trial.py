@@ -25,7 +25,7 @@ from toolkit import Toolkit
 ARMS = ("standard", "formula", "model")
 FIELDS = ["patient", "arm", "tir", "below70", "below54", "above180", "above250", "mean", "cv", "lbgi",
           "hbgi", "gri", "insulin_u", "meals", "boluses", "bolus_max_u", "bolus_min_u", "max_bolus_setting",
-          "refusals", "refusal_reasons", "no_insulin", "model_used_pct", "isf_clamped", "seconds"]
+          "refusals", "refusal_reasons", "no_insulin", "rechecks", "model_used_pct", "isf_clamped", "seconds"]
 
 
 def say(text):
@@ -71,16 +71,18 @@ def run_patient(job):
         errors, trace = [], []
         decide = standard_rule(name) if arm == "standard" else toolkit_arm(tk, pid, folder, arm, errors)
         bg, insulin = run(env_arm, args.trial_days, decide, log, trace)
-        decisions = [d for *_, d in trace if d is not None]
-        boluses = [d.units for d in decisions if d.units > 0]
+        asked = [d for *_, d in trace if d is not None]
+        decisions = [d for d in asked if d.final]  # one per meal: its last decision
+        boluses = [d.units for d in asked if d.units > 0]
         refusals = Counter(code for d in decisions if d.decision == "refused" for code in (d.reasons or ("none",)))
         row = {"patient": pid, "arm": arm, **outcomes(bg, insulin), "meals": len(decisions),
                "boluses": len(boluses), "bolus_max_u": max(boluses, default=0.0),
-               "bolus_min_u": min((d.units for d in decisions), default=0.0),
+               "bolus_min_u": min((d.units for d in asked), default=0.0),
                "max_bolus_setting": settings["maxBolus"],
                "refusals": sum(1 for d in decisions if d.decision == "refused"),
                "refusal_reasons": ";".join(f"{c}:{n}" for c, n in sorted(refusals.items())),
                "no_insulin": sum(1 for d in decisions if d.decision == "no_insulin"),
+               "rechecks": sum(1 for d in asked if d.recheck),
                "model_used_pct": (100.0 * sum(d.model_used for d in decisions) / len(decisions)
                                   if decisions and arm == "model" else ""),
                "isf_clamped": int(clamped), "seconds": round(time.time() - t0, 1)}
@@ -89,7 +91,7 @@ def run_patient(job):
         with open(os.path.join(folder, f"trace-{arm}.csv"), "w") as out:
             out.write("time,bg_mgdl,cgm_mgdl,carbs_g,bolus_u,decision,reasons\n")
             for t, b, c, g, u, d in trace:
-                out.write(f"{iso(t)},{b:.1f},{c:.1f},{g:.0f},{u:.2f},{d.decision if d else ''},"
+                out.write(f"{iso(t)},{b:.1f},{c:.1f},{g:.0f},{u:.2f},{('recheck:' if d and d.recheck else '') + (d.decision if d else '')},"
                           f"{' '.join(d.reasons) if d else ''}\n")
         if errors:
             with open(os.path.join(folder, f"errors-{arm}.txt"), "w") as out:
@@ -127,6 +129,12 @@ def summary(rows, arms):
                          f"{sum(abs(a['tir'] - s['tir']) <= 1 for a, s in pairs)}; <70 no higher for "
                          f"{sum(a['below70'] <= s['below70'] for a, s in pairs)}; <54 no higher for "
                          f"{sum(a['below54'] <= s['below54'] for a, s in pairs)}")
+    for arm in [a for a in arms if a != "standard"]:
+        mine = [r for r in rows if r["arm"] == arm]
+        if mine:
+            lines.append(f"- {arm}: meals asked about again after a low (recheck_minutes): "
+                         f"{sum(int(r.get('rechecks') or 0) for r in mine)} re-asks; "
+                         f"no insulin at {sum(r['no_insulin'] for r in mine)} of {sum(r['meals'] for r in mine)} meals")
     over = [r for r in rows if r["bolus_max_u"] > r["max_bolus_setting"] + 1e-9 and r["arm"] != "standard"]
     negative = [r for r in rows if r["bolus_min_u"] < 0]
     lines.append(f"- toolkit boluses above the settings' max bolus: {len(over)}; negative: {len(negative)}")

@@ -132,6 +132,22 @@ import Testing
         #expect(s.reasons[0].message.contains("no insulin"))
     }
 
+    @Test func aMealAtALowIsAskedAboutAgainIn15Minutes() throws {
+        // 65 mg/dL with 60 g: no insulin now; eat, recheck in 15 min, ask again with the 60 g.
+        let meal = suggest(F.flatLog(glucose: 65), carbs: 60)
+        #expect(meal.recheckMinutes == 15)
+        #expect(meal.report.contains("check glucose again in 15 minutes and ask again with the 60 g"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(try meal.json().utf8)) as? [String: Any])
+        #expect(object["recheck_minutes"] as? Int == 15)
+        // No carbohydrates (nothing to cover later), a bolus, or a refusal: no recheck.
+        #expect(suggest(F.flatLog(glucose: 65), carbs: 0).recheckMinutes == nil)
+        #expect(suggest(F.flatLog(), carbs: 60).recheckMinutes == nil)
+        let refused = suggest(F.flatLog(glucose: 65), carbs: 400)
+        #expect(refused.recheckMinutes == nil)
+        let r = try #require(try JSONSerialization.jsonObject(with: Data(try refused.json().utf8)) as? [String: Any])
+        #expect(r["recheck_minutes"] is NSNull)
+    }
+
     @Test func predictedGlucoseBelowSuspendMeansNoInsulin() {
         // The model predicts G0 - 150 = 30 mg/dL at 360 min with no insulin and no meal: the curve
         // runs linearly from 180 now and first falls below 70 at 265 min (180 - 150 * 265/360).

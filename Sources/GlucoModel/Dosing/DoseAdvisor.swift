@@ -35,6 +35,10 @@ public enum DoseAdvisor {
     /// limits; the carbohydrate curve's tail is shorter).
     public static let historySpan: TimeInterval = 24 * 3600
 
+    /// Minutes after which a meal that got no insulin for a low should be asked about again
+    /// (`DoseSuggestion.recheckMinutes`): the 15 minutes of the "rule of 15" for treating a low.
+    public static let recheckMinutes = 15
+
     /// A suggestion from raw settings (checked here: a settings problem is a refusal).
     /// - Parameters:
     ///   - log: the patient's data; `at` is "now": a glucose reading dated after it is refused as

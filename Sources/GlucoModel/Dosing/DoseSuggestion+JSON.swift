@@ -26,6 +26,9 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
     /// Whether `units` is the model-based dose (false: the formula's, by choice or fallback).
     public var model_used: Bool
     public var reasons: [DoseReason]
+    /// Minutes after which to ask again with the same carbohydrates (a meal that got no insulin
+    /// for a low); null otherwise.
+    public var recheck_minutes: Int?
     public var glucose_mgdl: Double?
     public var glucose_time: String?
     public var net_iob_units: Double?
@@ -63,6 +66,7 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
         formula_units = s.standard.map { DoseAdvisor.formulaUnits($0, iob: s.insulinOnBoard ?? 0, settings: s.settings) }
         model_used = s.modelUsed
         reasons = s.reasons.map { DoseReason(code: $0.code, message: $0.message(units: glucose)) }
+        recheck_minutes = s.recheckMinutes
         glucose_mgdl = g(s.glucose)
         glucose_time = s.glucoseTime?.iso8601
         net_iob_units = r(s.insulinOnBoard, 1000)
@@ -96,7 +100,7 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
         try put(patient, "patient"); try put(at, "at")
         try put(decision, "decision"); try put(method, "method"); try put(units, "units")
         try put(model_units, "model_units"); try put(formula_units, "formula_units"); try put(model_used, "model_used")
-        try put(reasons, "reasons"); try put(glucose_mgdl, "glucose_\(suffix)"); try put(glucose_time, "glucose_time")
+        try put(reasons, "reasons"); try put(recheck_minutes, "recheck_minutes"); try put(glucose_mgdl, "glucose_\(suffix)"); try put(glucose_time, "glucose_time")
         try put(net_iob_units, "net_iob_units"); try put(basal_schedule_source, "basal_schedule_source")
         try put(carbs_g, "carbs_g"); try put(carb_ratio, "carb_ratio"); try put(isf, "isf")
         try put(target_mgdl, "target_\(suffix)"); try put(suspend_mgdl, "suspend_\(suffix)"); try put(max_bolus, "max_bolus")

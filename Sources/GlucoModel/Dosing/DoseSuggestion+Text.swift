@@ -21,6 +21,9 @@ extension DoseSuggestion {
         case .refused: lines.append("suggestion: REFUSED, no dose")
         }
         lines += reasons.map { "  [\($0.code)] \($0.message(units: units))" }
+        if let recheck = recheckMinutes {
+            lines.append(String(format: "  eat, check glucose again in %d minutes and ask again with the %.0f g (not yet covered by insulin)", recheck, carbs))
+        }
         if let glucose, let glucoseTime {
             let age = at.timeIntervalSince(glucoseTime) / 60
             lines.append("glucose now: \(g(glucose)) at \(glucoseTime.iso8601) (\(String(format: "%.0f", age)) min before)")

@@ -141,6 +141,16 @@ public struct DoseSuggestion: Hashable, Sendable {
     /// The refusal and note codes.
     public var reasonCodes: [String] { reasons.map(\.code) }
 
+    /// How long to wait before asking again with the same carbohydrates, when a meal gets no
+    /// insulin because glucose is, or is predicted to be, low: eat (the meal treats the low),
+    /// check glucose again after `DoseAdvisor.recheckMinutes` and ask again with the carbohydrates
+    /// not yet covered (the clinical "treat, recheck in 15 minutes, then take the meal insulin").
+    /// Nil for every other decision, and for a correction with no carbohydrates.
+    public var recheckMinutes: Int? {
+        if case .noInsulin = decision, carbs > 0 { return DoseAdvisor.recheckMinutes }
+        return nil
+    }
+
     /// Whether the suggested bolus is the model-based one.
     public var modelUsed: Bool {
         if case .bolus(_, .model) = decision { return true }
