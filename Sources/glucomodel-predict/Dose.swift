@@ -37,8 +37,11 @@ struct Dose: ParsableCommand {
     @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone. Default: the newest glucose reading.")
     var at: String?
 
+    /// The suggestion as readable text or as the flat dose JSON (docs/dosing.md).
+    enum Format: String, CaseIterable, ExpressibleByArgument { case text, json }
+
     @Option(help: "Output: text or json.")
-    var format = "text"
+    var format: Format = .text
 
     @Option(help: "The dose suggested: model (the model-based dose, default) or formula (the standard calculator). Both are always shown.")
     var method: DoseMethod = .model
@@ -58,7 +61,6 @@ struct Dose: ParsableCommand {
 
     func validate() throws {
         guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
-        guard ["text", "json"].contains(format) else { throw ValidationError("--format: expected text or json, got '\(format)'") }
         if audit {
             if carbs != nil || at != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--at") }
         } else {
@@ -96,7 +98,7 @@ struct Dose: ParsableCommand {
         let moment = try at.map { try time.parse($0, option: "--at") } ?? newest
         let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, at: moment,
                                              settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone())
-        print(format == "json" ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit))
+        print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit))
         // A refusal is not a success (3); `no_insulin` is a decision (0).
         if case .refused = suggestion.decision { throw ExitCode(RunStatus.doseRefused.rawValue) }
     }
