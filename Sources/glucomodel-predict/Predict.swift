@@ -57,14 +57,14 @@ struct Predict: ParsableCommand {
         let run = PredictionRun(modelsFolder: URL(fileURLWithPath: models), horizons: horizons?.minutes, from: start, to: end)
         let sink = try PredictLineSink(path: out)
         let unit = units.unit
-        sink.write(PredictionRow.csvHeader(units: unit))
+        sink.write(PredictionRow.csvHeader(units: unit, intervals: true))
         var predicted = 0, rows = 0, skipped = loaded.failures.count
         for data in loaded.patients {
             switch run.predict(data.patient, log: data.log) {
             case let .predicted(_, patientRows):
                 predicted += 1
                 rows += patientRows.count
-                for row in patientRows { sink.write(row.csvLine(units: unit)) }
+                for row in patientRows { sink.write(row.csvLine(units: unit, intervals: true)) }
             case let .skipped(_, reason):
                 skipped += 1
                 Console.warn("skipped patient \(reason)")

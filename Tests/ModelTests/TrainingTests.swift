@@ -53,7 +53,8 @@ import Testing
 
         let csv = try String(contentsOf: out.appendingPathComponent("results.csv"), encoding: .utf8)
         let lines = csv.split(separator: "\n")
-        #expect(lines[0] == "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab")
+        #expect(lines[0] == "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab,"
+                + "coverage_80,coverage_95,width_80,width_95")
         // 2 patients x 2 horizons x 4 models x 3 splits.
         #expect(lines.count == 1 + 2 * 2 * 4 * 3)
         #expect(Set(lines.dropFirst().map { $0.split(separator: ",")[2] }) == ["ge", "arx", "average", "persistence"])
@@ -74,6 +75,17 @@ import Testing
                 let reported = model.metrics.first { $0.model == "ge" && $0.split == "test" }!
                 #expect(recomputed.n == reported.n)
                 #expect(abs(recomputed.rmse - reported.rmse) < 1e-9)
+                // The intervals come from the validation days and are scored on the test days as
+                // the fraction of references within prediction ± the half-width of G0's band.
+                let intervals = try #require(model.intervals)
+                let g0 = table.columns[model.features.names.firstIndex(of: "G0")!]
+                let inside = test.filter { r in
+                    let i = intervals.interval(prediction: predictions[r], current: g0[r])
+                    return table.targets[r] >= i.lower80 && table.targets[r] <= i.upper80
+                }
+                #expect(abs(try #require(reported.coverage80) - 100 * Double(inside.count) / Double(test.count)) < 1e-9)
+                #expect(try #require(reported.width95) >= reported.width80!)
+                #expect(model.metrics.first { $0.model == "arx" && $0.split == "test" }?.coverage80 == nil)
             }
         }
 

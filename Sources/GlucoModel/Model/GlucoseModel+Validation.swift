@@ -67,6 +67,7 @@ extension GlucoseModel {
         do { try program.check(columns: names.count, maximumLag: maximumLags) } catch {
             throw fail("program", error.description)
         }
+        if let problem = intervals?.problem() { throw fail(problem.field, problem.reason) }
         var checked = self
         checked.features.insulin = ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration)
         return checked

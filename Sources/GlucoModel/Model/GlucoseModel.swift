@@ -39,6 +39,10 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     public var settings: String
     public var training: TrainingWindow
     public var metrics: [SplitMetrics]
+    /// Split-conformal 80% and 95% intervals calibrated on the validation days
+    /// (`PredictionIntervals`); absent in files written before them, or when the validation days
+    /// held too few rows.
+    public var intervals: PredictionIntervals? = nil
 
     /// Predictions are clamped to this range (mg/dL): a value outside it is certainly wrong,
     /// and clamping only moves it towards any real glucose.
@@ -103,6 +107,19 @@ public struct SplitMetrics: Codable, Hashable, Sendable {
     public var clarkeAB: Double
     public var parkesA: Double
     public var parkesAB: Double
+    /// Measured coverage (%) and mean width (mg/dL) of the model's 80% and 95% intervals on
+    /// this split (the evolved model's rows of a model with `intervals` only).
+    public var coverage80: Double? = nil
+    public var coverage95: Double? = nil
+    public var width80: Double? = nil
+    public var width95: Double? = nil
+
+    /// Adds an interval score (nil: nothing scored, the fields stay empty).
+    mutating func record(_ score: IntervalScore?) {
+        guard let score, score.n > 0 else { return }
+        coverage80 = score.coverage80; coverage95 = score.coverage95
+        width80 = score.width80; width95 = score.width95
+    }
 }
 
 extension GlucoseModel {

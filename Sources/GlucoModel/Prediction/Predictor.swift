@@ -11,6 +11,9 @@ public struct PredictionRow: Sendable, Equatable {
     public var prediction: Double
     /// The glucose measured at the target time, when known.
     public var reference: Double?
+    /// The model's 80% and 95% intervals (mg/dL), for the evolved model's rows when the model
+    /// file has `intervals`.
+    public var bounds: PredictionBounds? = nil
 
     public static let csvHeader = csvHeader(units: .mgdL)
 
@@ -19,8 +22,23 @@ public struct PredictionRow: Sendable, Equatable {
         "patient,issued_at,target_time,horizon_min,model,prediction_\(units.columnSuffix),reference_\(units.columnSuffix)"
     }
 
+    /// The header with the interval columns `lower_80,upper_80,lower_95,upper_95` (in `units`):
+    /// what `predict` writes.
+    public static func csvHeader(units: GlucoseUnit, intervals: Bool) -> String {
+        csvHeader(units: units) + (intervals ? ",lower_80,upper_80,lower_95,upper_95" : "")
+    }
+
     /// The row as CSV in mg/dL (`csvLine(units:)`).
     public var csvLine: String { csvLine(units: .mgdL) }
+
+    /// The row with the interval columns (empty without bounds), like the prediction's decimals.
+    public func csvLine(units: GlucoseUnit, intervals: Bool) -> String {
+        let line = csvLine(units: units)
+        guard intervals else { return line }
+        guard let b = bounds else { return line + ",,,," }
+        return line + "," + [b.lower80, b.upper80, b.lower95, b.upper95]
+            .map { PredictionCSV.glucose($0, units, mgdLDecimals: 1) }.joined(separator: ",")
+    }
 
     /// The row as CSV: times in UTC ISO 8601, the prediction with one decimal in mg/dL (`%.1f`,
     /// two in mmol/L), the reference in whole mg/dL (`%.0f`, one decimal in mmol/L), empty when not known.
@@ -29,6 +47,14 @@ public struct PredictionRow: Sendable, Equatable {
          PredictionCSV.glucose(prediction, units, mgdLDecimals: 1), reference.map { PredictionCSV.glucose($0, units, mgdLDecimals: 0) } ?? ""]
             .joined(separator: ",")
     }
+}
+
+/// A prediction's 80% and 95% interval (mg/dL).
+public struct PredictionBounds: Sendable, Equatable {
+    public var lower80: Double
+    public var upper80: Double
+    public var lower95: Double
+    public var upper95: Double
 }
 
 /// Applies a patient's models to their data: for every grid step in a period, each horizon's
@@ -85,6 +111,7 @@ public struct Predictor: Sendable {
                 case .persistence: return persistencePredictions(table)
                 }
             }
+            let current = table.columns[model.features.names.firstIndex(of: "G0")!]
             for r in 0..<table.rowCount {
                 let issued = series.time(at: table.steps[r])
                 let target = issued.addingTimeInterval(Double(h) * 60)
@@ -92,8 +119,13 @@ public struct Predictor: Sendable {
                 // A non-finite value (an expression that overflows on these inputs) is no
                 // prediction: the row is left out rather than written as nan.
                 for (kind, predicted) in zip(kinds, values) where predicted[r].isFinite {
-                    rows.append(PredictionRow(patient: models.patient, issuedAt: issued, targetTime: target,
-                                              horizonMinutes: h, model: kind.rawValue, prediction: predicted[r], reference: reference))
+                    var row = PredictionRow(patient: models.patient, issuedAt: issued, targetTime: target,
+                                            horizonMinutes: h, model: kind.rawValue, prediction: predicted[r], reference: reference)
+                    if kind == .ge, let intervals = model.intervals, current[r].isFinite {
+                        let i = intervals.interval(prediction: predicted[r], current: current[r])
+                        row.bounds = PredictionBounds(lower80: i.lower80, upper80: i.upper80, lower95: i.lower95, upper95: i.upper95)
+                    }
+                    rows.append(row)
                 }
             }
         }

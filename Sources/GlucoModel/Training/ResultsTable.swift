@@ -6,12 +6,14 @@ public struct ResultRow: Codable, Hashable, Sendable {
     public var horizonMinutes: Int
     public var metrics: SplitMetrics
 
-    public static let csvHeader = "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab"
+    public static let csvHeader = "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab,"
+        + "coverage_80,coverage_95,width_80,width_95"
 
     public var csvLine: String {
         let m = metrics
         return [patient.rawValue, String(horizonMinutes), m.model, m.split, String(m.n),
-                f(m.rmse), f(m.mae), f(m.mard), f(m.clarkeA), f(m.clarkeAB), f(m.parkesA), f(m.parkesAB)]
+                f(m.rmse), f(m.mae), f(m.mard), f(m.clarkeA), f(m.clarkeAB), f(m.parkesA), f(m.parkesAB),
+                f(m.coverage80 ?? .nan), f(m.coverage95 ?? .nan), f(m.width80 ?? .nan), f(m.width95 ?? .nan)]
             .joined(separator: ",")
     }
 

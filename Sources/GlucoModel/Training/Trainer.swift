@@ -140,11 +140,22 @@ public struct PatientTrainer: Sendable {
             case .persistence: return persistencePredictions(table)
             }
         }
+        // Split-conformal intervals from the validation days' residuals, by the glucose at the
+        // moment of prediction (G0); scored on every split.
+        let current = table.columns[features.names.firstIndex(of: "G0")!]
+        let ge = predictions[kinds.firstIndex(of: .ge)!]
+        model.intervals = PredictionIntervals(current: Array(current[ranges.validation]), predictions: Array(ge[ranges.validation]),
+                                              references: Array(table.targets[ranges.validation]))
         for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)]
         where !range.isEmpty {
             for (kind, values) in zip(kinds, predictions) {
-                model.metrics.append(SplitMetrics(model: kind.rawValue, split: split, references: Array(table.targets[range]),
-                                                  predictions: Array(values[range])))
+                var metrics = SplitMetrics(model: kind.rawValue, split: split, references: Array(table.targets[range]),
+                                           predictions: Array(values[range]))
+                if kind == .ge, let intervals = model.intervals {
+                    metrics.record(intervals.score(current: Array(current[range]), predictions: Array(values[range]),
+                                                   references: Array(table.targets[range])))
+                }
+                model.metrics.append(metrics)
             }
         }
         timings.selection = seconds(clock.now - selected)

@@ -1,0 +1,140 @@
+import Foundation
+
+/// Split-conformal prediction intervals of one model (uncertainty.md; Lei et al. 2018):
+/// `prediction ± q`, with `q` from the absolute residuals on calibration rows never used for
+/// fitting (the validation days).
+///
+/// With `n` calibration residuals, the `1 - alpha` half-width is the `k`-th smallest,
+/// `k = ceil((n + 1)(1 - alpha))`: if calibration and future rows are exchangeable, coverage is at
+/// least `1 - alpha`. When `k > n` no residual is large enough for that guarantee, and there is no
+/// finite interval (`quantile` returns nil).
+///
+/// Errors are not exchangeable across glucose levels (larger when glucose is high and moving), so
+/// the half-widths are conditional on the glucose **at the moment of prediction** (`G0`), in the
+/// bands `< 70`, `70-180` and `> 180` mg/dL: a band with at least `minimumBandRows` calibration rows
+/// gets its own half-widths; the other bands use the pooled ones.
+public struct PredictionIntervals: Codable, Hashable, Sendable {
+    /// Band edges (mg/dL): `< 70`, `70 ..< 180`, `>= 180`.
+    public static let bandEdges: [Double] = [70, 180]
+    /// Calibration rows a band needs for its own half-widths.
+    public static let minimumBandRows = 50
+
+    /// Half-widths for the rows of one band of current glucose.
+    public struct Band: Codable, Hashable, Sendable {
+        /// The band's lower edge (mg/dL, inclusive), nil for the lowest band.
+        public var glucoseFrom: Double?
+        /// The band's upper edge (mg/dL, exclusive), nil for the highest band.
+        public var glucoseTo: Double?
+        /// Calibration rows the half-widths come from (the band's own, or all rows when pooled).
+        public var n: Int
+        /// Whether the band had too few rows and uses the pooled half-widths.
+        public var pooled: Bool
+        /// Half-widths (mg/dL) of the 80% and 95% intervals.
+        public var halfWidth80: Double
+        public var halfWidth95: Double
+    }
+
+    /// Where the residuals came from (`validation`).
+    public var calibration: String
+    /// One band per range of current glucose, in glucose order, covering every value.
+    public var bands: [Band]
+
+    /// The `ceil((n + 1)(1 - alpha))`-th smallest of `residuals` (absolute values) for a coverage
+    /// of `percent` = 100(1 - alpha), in integers (no rounding of `(n + 1) 0.95`); nil when that
+    /// rank exceeds `n` (too few rows for the level) or a residual is not finite.
+    public static func quantile(_ residuals: [Double], percent: Int) -> Double? {
+        let n = residuals.count
+        guard n > 0, (1...99).contains(percent), residuals.allSatisfy(\.isFinite) else { return nil }
+        let k = ((n + 1) * percent + 99) / 100
+        guard k <= n else { return nil }
+        return residuals.map(\.magnitude).sorted()[k - 1]
+    }
+
+    /// The band index of a current glucose value.
+    public static func band(of glucose: Double) -> Int {
+        bandEdges.firstIndex { glucose < $0 } ?? bandEdges.count
+    }
+
+    /// Calibrates on `(current glucose, prediction, reference)` rows; nil when even the pooled rows
+    /// are too few for the 95% level (`ceil((n+1) 0.95) > n`, i.e. fewer than 19 rows) or hold a
+    /// non-finite value.
+    public init?(current: [Double], predictions: [Double], references: [Double], calibration: String = "validation") {
+        precondition(current.count == predictions.count && predictions.count == references.count, "one value per row")
+        let residuals = zip(predictions, references).map { $0 - $1 }
+        guard let pooled80 = PredictionIntervals.quantile(residuals, percent: 80),
+              let pooled95 = PredictionIntervals.quantile(residuals, percent: 95),
+              current.allSatisfy(\.isFinite) else { return nil }
+        var byBand = [[Double]](repeating: [], count: PredictionIntervals.bandEdges.count + 1)
+        for (g, r) in zip(current, residuals) { byBand[PredictionIntervals.band(of: g)].append(r) }
+        let edges = PredictionIntervals.bandEdges
+        bands = byBand.enumerated().map { i, rows in
+            let from = i == 0 ? nil : edges[i - 1]
+            let to = i == edges.count ? nil : edges[i]
+            if rows.count >= PredictionIntervals.minimumBandRows,
+               let q80 = PredictionIntervals.quantile(rows, percent: 80),
+               let q95 = PredictionIntervals.quantile(rows, percent: 95) {
+                return Band(glucoseFrom: from, glucoseTo: to, n: rows.count, pooled: false, halfWidth80: q80, halfWidth95: q95)
+            }
+            return Band(glucoseFrom: from, glucoseTo: to, n: residuals.count, pooled: true, halfWidth80: pooled80, halfWidth95: pooled95)
+        }
+        self.calibration = calibration
+    }
+
+    /// The 80% and 95% intervals around `prediction` for a current glucose `current`, clamped to
+    /// the plausible range like the prediction itself.
+    public func interval(prediction: Double, current: Double) -> (lower80: Double, upper80: Double, lower95: Double, upper95: Double) {
+        let b = bands[min(PredictionIntervals.band(of: current), bands.count - 1)]
+        let c = GlucoseModel.clamp
+        return (c(prediction - b.halfWidth80), c(prediction + b.halfWidth80), c(prediction - b.halfWidth95), c(prediction + b.halfWidth95))
+    }
+
+    /// Measured coverage and mean width on some rows (e.g. the test days): the fraction of rows
+    /// whose reference lies within the interval, and the mean full width (mg/dL), per level.
+    public func score(current: [Double], predictions: [Double], references: [Double]) -> IntervalScore {
+        var inside80 = 0, inside95 = 0, width80 = 0.0, width95 = 0.0, n = 0
+        for ((g, p), y) in zip(zip(current, predictions), references) where g.isFinite && p.isFinite && y.isFinite {
+            let i = interval(prediction: p, current: g)
+            if y >= i.lower80 && y <= i.upper80 { inside80 += 1 }
+            if y >= i.lower95 && y <= i.upper95 { inside95 += 1 }
+            width80 += i.upper80 - i.lower80
+            width95 += i.upper95 - i.lower95
+            n += 1
+        }
+        guard n > 0 else { return IntervalScore(n: 0, coverage80: .nan, coverage95: .nan, width80: .nan, width95: .nan) }
+        let d = Double(n)
+        return IntervalScore(n: n, coverage80: 100 * Double(inside80) / d, coverage95: 100 * Double(inside95) / d,
+                             width80: width80 / d, width95: width95 / d)
+    }
+
+    /// The checks a model file's intervals must pass (`GlucoseModel.validated`): a band per range in
+    /// order, finite non-negative half-widths with the 95% one at least the 80% one, `n` positive.
+    func problem() -> (field: String, reason: String)? {
+        let edges = PredictionIntervals.bandEdges
+        guard bands.count == edges.count + 1 else {
+            return ("intervals.bands", "\(bands.count) bands; expected \(edges.count + 1) (glucose < 70, 70-180, >= 180)")
+        }
+        for (i, b) in bands.enumerated() {
+            let from = i == 0 ? nil : edges[i - 1], to = i == edges.count ? nil : edges[i]
+            guard b.glucoseFrom == from, b.glucoseTo == to else {
+                return ("intervals.bands[\(i)]", "edges \(b.glucoseFrom.map { "\($0)" } ?? "none")-\(b.glucoseTo.map { "\($0)" } ?? "none"); expected \(from.map { "\($0)" } ?? "none")-\(to.map { "\($0)" } ?? "none")")
+            }
+            guard b.n > 0 else { return ("intervals.bands[\(i)].n", "\(b.n); expected 1 or more") }
+            guard b.halfWidth80.isFinite, b.halfWidth80 >= 0, b.halfWidth80 <= 1000 else {
+                return ("intervals.bands[\(i)].halfWidth80", "\(b.halfWidth80); expected 0-1000 mg/dL")
+            }
+            guard b.halfWidth95.isFinite, b.halfWidth95 >= b.halfWidth80, b.halfWidth95 <= 1000 else {
+                return ("intervals.bands[\(i)].halfWidth95", "\(b.halfWidth95); expected halfWidth80-1000 mg/dL")
+            }
+        }
+        return nil
+    }
+}
+
+/// Measured coverage (%) and mean width (mg/dL) of the 80% and 95% intervals on some rows.
+public struct IntervalScore: Hashable, Sendable {
+    public var n: Int
+    public var coverage80: Double
+    public var coverage95: Double
+    public var width80: Double
+    public var width95: Double
+}

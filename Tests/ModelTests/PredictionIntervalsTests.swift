@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Split-conformal intervals (uncertainty.md): the rank `ceil((n + 1)(1 - alpha))`, the small-n
+/// edge, the glucose bands, coverage on exchangeable data, and the model file's checks.
+struct PredictionIntervalsTests {
+    @Test func quantileIsTheConformalRank() {
+        // |r| sorted: 1 1 2 3 3 4 5 5 6 9 (n = 10). 80%: ceil(11 * 0.8) = ceil(8.8) = 9 -> 6.
+        // 95%: ceil(11 * 0.95) = ceil(10.45) = 11 > 10 -> no finite interval.
+        let r: [Double] = [3, -1, 4, -1, 5, 9, -2, 6, 5, 3]
+        #expect(PredictionIntervals.quantile(r, percent: 80) == 6)
+        #expect(PredictionIntervals.quantile(r, percent: 95) == nil)
+        // n = 4, 80%: (n + 1) * 0.8 = 4 exactly, rank 4 (the largest), not 5.
+        #expect(PredictionIntervals.quantile([1, 2, 3, 4], percent: 80) == 4)
+        // n = 19 is the smallest n with a finite 95% interval: rank ceil(20 * 0.95) = 19.
+        let nineteen = (1...19).map(Double.init)
+        #expect(PredictionIntervals.quantile(nineteen, percent: 95) == 19)
+        #expect(PredictionIntervals.quantile(Array(nineteen.dropLast()), percent: 95) == nil)
+        #expect(PredictionIntervals.quantile([], percent: 80) == nil)
+        #expect(PredictionIntervals.quantile([1, .nan, 2, 3, 4], percent: 50) == nil)
+    }
+
+    @Test func tooFewCalibrationRowsGiveNoIntervals() {
+        let rows = (0..<18).map(Double.init)
+        #expect(PredictionIntervals(current: rows.map { _ in 120 }, predictions: rows, references: rows.map { $0 + 1 }) == nil)
+        let more = (0..<19).map(Double.init)
+        let intervals = PredictionIntervals(current: more.map { _ in 120 }, predictions: more, references: more.map { $0 + 1 })
+        #expect(intervals?.bands.map(\.halfWidth95) == [1, 1, 1])
+    }
+
+    @Test func bandsWithEnoughRowsGetTheirOwnHalfWidths() throws {
+        // 60 rows at 120 mg/dL with errors 1...60 (own band); 10 rows at 60 mg/dL with error 100
+        // (too few: pooled); none above 180 (pooled). Pooled n = 70.
+        var current: [Double] = [], predictions: [Double] = [], references: [Double] = []
+        for e in 1...60 { current.append(120); predictions.append(150); references.append(150 + Double(e)) }
+        for _ in 0..<10 { current.append(60); predictions.append(80); references.append(180) }
+        let intervals = try #require(PredictionIntervals(current: current, predictions: predictions, references: references))
+        let middle = intervals.bands[1]
+        // Own band: 80% rank ceil(61 * 0.8) = 49 -> 49; 95% rank ceil(61 * 0.95) = 58 -> 58.
+        #expect(middle == .init(glucoseFrom: 70, glucoseTo: 180, n: 60, pooled: false, halfWidth80: 49, halfWidth95: 58))
+        // Pooled, sorted |r|: 1...60 then ten 100s. 80%: rank ceil(71 * 0.8) = 57 -> 57;
+        // 95%: rank ceil(71 * 0.95) = 68 -> 100.
+        #expect(intervals.bands[0] == .init(glucoseFrom: nil, glucoseTo: 70, n: 70, pooled: true, halfWidth80: 57, halfWidth95: 100))
+        #expect(intervals.bands[2].pooled && intervals.bands[2].glucoseFrom == 180 && intervals.bands[2].glucoseTo == nil)
+        // A prediction at 120 now: 150 ± 49 / ± 58; at 60 now: 80 ± 57 / 80 - 100 clamped to 10.
+        let i = intervals.interval(prediction: 150, current: 120)
+        #expect(i.lower80 == 101 && i.upper80 == 199 && i.lower95 == 92 && i.upper95 == 208)
+        let low = intervals.interval(prediction: 80, current: 60)
+        #expect(low.lower80 == 23 && low.upper80 == 137 && low.lower95 == 10 && low.upper95 == 180)
+        // The edges belong to the band above: 70 and 180 are not "< 70" / "< 180".
+        #expect(PredictionIntervals.band(of: 69.99) == 0 && PredictionIntervals.band(of: 70) == 1 && PredictionIntervals.band(of: 180) == 2)
+    }
+
+    @Test func coverageOnExchangeableDataIsNominal() throws {
+        // Exchangeable errors (seeded Gaussian): with n = 99 calibration rows, the expected coverage
+        // of a new row is exactly rank / (n + 1) = 80/100 and 95/100. Averaged over 400 repetitions of
+        // 100 test rows, the standard error is about 0.3 points; allow 4 of them.
+        var rng = SplitMix(seed: 11)
+        var covered80 = 0.0, covered95 = 0.0, n = 0.0
+        for _ in 0..<400 {
+            let calibration = (0..<99).map { _ in rng.gaussian() * 20 }
+            let intervals = try #require(PredictionIntervals(current: calibration.map { _ in 120 }, predictions: calibration.map { _ in 0 },
+                                                             references: calibration))
+            let test = (0..<100).map { _ in rng.gaussian() * 20 }
+            let score = intervals.score(current: test.map { _ in 120 }, predictions: test.map { _ in 100 }, references: test.map { 100 + $0 })
+            covered80 += score.coverage80; covered95 += score.coverage95; n += 1
+        }
+        #expect(abs(covered80 / n - 80) < 1.3, "\(covered80 / n)")
+        #expect(abs(covered95 / n - 95) < 0.9, "\(covered95 / n)")
+    }
+
+    @Test func modelFilesCheckTheirIntervals() throws {
+        var model = ModelFileValidationTests.model()
+        let rows = (0..<40).map(Double.init)
+        model.intervals = PredictionIntervals(current: rows.map { _ in 120 }, predictions: rows, references: rows.map { $0 * 1.1 })
+        let data = try GlucoseModel.encoder.encode(model)
+        #expect(try GlucoseModel.decode(data, path: "m.json").intervals == model.intervals)
+        // A 95% half-width below the 80% one, a negative or non-finite one, or missing bands: refused by name.
+        let edits: [((inout GlucoseModel) -> Void, String)] = [
+            ({ m in m.intervals!.bands[1].halfWidth80 = 1; m.intervals!.bands[1].halfWidth95 = 0.5 }, "intervals.bands[1].halfWidth95"),
+            ({ m in m.intervals!.bands[0].halfWidth80 = -1 }, "intervals.bands[0].halfWidth80"),
+            ({ m in m.intervals!.bands.removeLast() }, "intervals.bands"),
+        ]
+        for (edit, field) in edits {
+            var bad = model
+            edit(&bad)
+            #expect {
+                try GlucoseModel.decode(try GlucoseModel.encoder.encode(bad), path: "m.json")
+            } throws: { "\($0)".contains("m.json") && "\($0)".contains(field) }
+        }
+        // A file without intervals (written before them) still reads.
+        model.intervals = nil
+        #expect(try GlucoseModel.decode(try GlucoseModel.encoder.encode(model), path: "m.json").intervals == nil)
+    }
+}
+
+extension PredictionIntervalsTests {
+    @Test func predictionsCarryTheIntervalOfTheGlucoseNow() throws {
+        // Calibration: 40 rows at 180 mg/dL with errors 1...40 (fewer than 50: pooled everywhere).
+        // 80%: rank ceil(41 * 0.8) = 33 -> 33; 95%: rank ceil(41 * 0.95) = 39 -> 39.
+        var model = DoseFixture.model("G0 + 5", horizon: 30, features: FeatureSet(horizonMinutes: 30))
+        let errors = (1...40).map(Double.init)
+        model.intervals = PredictionIntervals(current: errors.map { _ in 180 }, predictions: errors.map { _ in 100 },
+                                              references: errors.map { 100 + $0 })
+        #expect(model.intervals?.bands[2] == .init(glucoseFrom: 180, glucoseTo: nil, n: 40, pooled: true, halfWidth80: 33, halfWidth95: 39))
+        let rows = try Predictor(models: DoseFixture.models([model])).predict(DoseFixture.flatLog(glucose: 180))
+        let ge = try #require(rows.first { $0.model == "ge" })
+        #expect(ge.prediction == 185)
+        #expect(ge.bounds == PredictionBounds(lower80: 152, upper80: 218, lower95: 146, upper95: 224))
+        #expect(ge.csvLine(units: .mgdL, intervals: true).hasSuffix(",ge,185.0,180,152.0,218.0,146.0,224.0"))
+        #expect(ge.csvLine(units: .mgdL, intervals: false) == ge.csvLine)
+        let arx = try #require(rows.first { $0.model == "arx" })
+        #expect(arx.bounds == nil && arx.csvLine(units: .mgdL, intervals: true).hasSuffix(",,,,"))
+        #expect(PredictionRow.csvHeader(units: .mmolL, intervals: true).hasSuffix("prediction_mmoll,reference_mmoll,lower_80,upper_80,lower_95,upper_95"))
+    }
+}
+
+/// A small seeded generator for the tests (SplitMix64, Box-Muller).
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func gaussian() -> Double {
+        let u = max(uniform(), 1e-300), v = uniform()
+        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+}
