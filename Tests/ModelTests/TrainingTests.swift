@@ -54,7 +54,7 @@ import Testing
         let csv = try String(contentsOf: out.appendingPathComponent("results.csv"), encoding: .utf8)
         let lines = csv.split(separator: "\n")
         #expect(lines[0] == "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab,"
-                + "coverage_80,coverage_95,width_80,width_95")
+                + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day")
         // 2 patients x 2 horizons x 4 models x 3 splits.
         #expect(lines.count == 1 + 2 * 2 * 4 * 3)
         #expect(Set(lines.dropFirst().map { $0.split(separator: ",")[2] }) == ["ge", "arx", "average", "persistence"])

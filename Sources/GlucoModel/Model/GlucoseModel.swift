@@ -113,6 +113,20 @@ public struct SplitMetrics: Codable, Hashable, Sendable {
     public var coverage95: Double? = nil
     public var width80: Double? = nil
     public var width95: Double? = nil
+    /// The predictions as a hypoglycaemia alarm "below 70 mg/dL within the horizon"
+    /// (`HypoAlarmScore`): sensitivity and specificity (fractions), median lead time (minutes),
+    /// false alarms per day; nil where not defined (no low on the split, no detected event).
+    public var alarmSensitivity: Double? = nil
+    public var alarmSpecificity: Double? = nil
+    public var alarmLeadMinutes: Double? = nil
+    public var falseAlarmsPerDay: Double? = nil
+
+    /// Adds an alarm score (undefined values stay nil).
+    mutating func record(_ alarm: HypoAlarmScore) {
+        func v(_ x: Double) -> Double? { x.isFinite ? x : nil }
+        alarmSensitivity = v(alarm.sensitivity); alarmSpecificity = v(alarm.specificity)
+        alarmLeadMinutes = v(alarm.medianLeadMinutes); falseAlarmsPerDay = v(alarm.falseAlarmsPerDay)
+    }
 
     /// Adds an interval score (nil: nothing scored, the fields stay empty).
     mutating func record(_ score: IntervalScore?) {

@@ -151,6 +151,8 @@ public struct PatientTrainer: Sendable {
             for (kind, values) in zip(kinds, predictions) {
                 var metrics = SplitMetrics(model: kind.rawValue, split: split, references: Array(table.targets[range]),
                                            predictions: Array(values[range]))
+                metrics.record(HypoAlarmScore(predictions: Array(values[range]), steps: Array(table.steps[range]),
+                                              glucose: series.glucose, stepMinutes: stepMinutes, horizonMinutes: h))
                 if kind == .ge, let intervals = model.intervals {
                     metrics.record(intervals.score(current: Array(current[range]), predictions: Array(values[range]),
                                                    references: Array(table.targets[range])))

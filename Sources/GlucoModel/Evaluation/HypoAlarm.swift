@@ -1,0 +1,96 @@
+import Foundation
+
+/// Predictions scored as a hypoglycaemia alarm "glucose below `threshold` within the horizon"
+/// against what the CGM showed (uncertainty.md, "Alerts").
+///
+/// - A row is a prediction issued at grid step `s` for `h` minutes ahead (`k = h / step` steps).
+///   Its alarm fires when the prediction is below the threshold.
+/// - Its truth is positive when a measured glucose of steps `s + 1 ... s + k` is below the threshold,
+///   negative when all of them are measured and none is; otherwise (a gap, no low) the row is not
+///   scored. Sensitivity = TP / (TP + FN), specificity = TN / (TN + FP), over the scored rows.
+/// - An **event** starts at a step whose reading is below the threshold after a measured reading at or
+///   above it. It is detected when a row issued in the `k` steps before it alarmed; its lead time is
+///   from the earliest such alarm to the event's start. The median lead is over detected events.
+/// - A **false alarm** is a run of consecutive alarming rows none of which is truth-positive;
+///   per day = runs / (scored rows × step / 24 h).
+public struct HypoAlarmScore: Hashable, Sendable {
+    public var rows: Int
+    public var positives: Int
+    /// NaN when the rows hold no low (or no non-low).
+    public var sensitivity: Double
+    public var specificity: Double
+    public var events: Int
+    public var detected: Int
+    /// Median minutes from the first alarm to an event's start, NaN when none was detected.
+    public var medianLeadMinutes: Double
+    public var falseAlarmsPerDay: Double
+
+    /// Scores `predictions` issued at grid `steps` (increasing) for `horizonMinutes` ahead on a
+    /// series of measured `glucose` (NaN where missing) with `stepMinutes` per step.
+    public init(predictions: [Double], steps: [Int], glucose: [Double], stepMinutes: Int, horizonMinutes: Int,
+                threshold: Double = 70) {
+        precondition(predictions.count == steps.count, "one step per prediction")
+        let k = max(1, horizonMinutes / max(stepMinutes, 1))
+        var tp = 0, fn = 0, tn = 0, fp = 0
+        var truth = [Bool?](repeating: nil, count: steps.count)
+        for (r, s) in steps.enumerated() {
+            let window = (s + 1)...(s + k)
+            var low = false, complete = true
+            for j in window {
+                guard j >= 0, j < glucose.count, glucose[j].isFinite else { complete = false; continue }
+                if glucose[j] < threshold { low = true }
+            }
+            guard low || complete else { continue }
+            truth[r] = low
+            let alarm = predictions[r] < threshold
+            switch (low, alarm) {
+            case (true, true): tp += 1
+            case (true, false): fn += 1
+            case (false, true): fp += 1
+            case (false, false): tn += 1
+            }
+        }
+        rows = tp + fn + tn + fp
+        positives = tp + fn
+        sensitivity = positives > 0 ? Double(tp) / Double(positives) : .nan
+        specificity = tn + fp > 0 ? Double(tn) / Double(tn + fp) : .nan
+
+        // Events in the steps the rows look at, and the alarms before each.
+        var rowAt: [Int: Int] = [:]
+        for (r, s) in steps.enumerated() { rowAt[s] = r }
+        var leads: [Double] = []
+        var events = 0
+        if let first = steps.first, let last = steps.last {
+            for e in max(first + 1, 1)...max(first + 1, min(last + k, glucose.count - 1)) where e < glucose.count {
+                guard glucose[e] < threshold, glucose[e - 1].isFinite, glucose[e - 1] >= threshold else { continue }
+                events += 1
+                let alarmed = (max(0, e - k)..<e).first { step in
+                    guard let row = rowAt[step] else { return false }
+                    return predictions[row] < threshold
+                }
+                if let s = alarmed {
+                    leads.append(Double((e - s) * stepMinutes))
+                }
+            }
+        }
+        self.events = events
+        detected = leads.count
+        leads.sort()
+        medianLeadMinutes = leads.isEmpty ? .nan
+            : leads.count % 2 == 1 ? leads[leads.count / 2] : (leads[leads.count / 2 - 1] + leads[leads.count / 2]) / 2
+
+        var falseRuns = 0, r = 0
+        while r < steps.count {
+            guard predictions[r] < threshold else { r += 1; continue }
+            var end = r, hit = truth[r] == true
+            while end + 1 < steps.count, steps[end + 1] == steps[end] + 1, predictions[end + 1] < threshold {
+                end += 1
+                if truth[end] == true { hit = true }
+            }
+            if !hit { falseRuns += 1 }
+            r = end + 1
+        }
+        let days = Double(rows * stepMinutes) / 1440
+        falseAlarmsPerDay = days > 0 ? Double(falseRuns) / days : .nan
+    }
+}

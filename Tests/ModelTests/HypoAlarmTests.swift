@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// A prediction scored as the alarm "glucose < 70 within the horizon", worked by hand.
+struct HypoAlarmTests {
+    // 5-minute steps, 15-minute horizon (windows of 3 steps). A low from step 4 to 5.
+    let glucose: [Double] = [100, 90, 80, 75, 65, 60, 72, 90, 100, 100, 100, 100, 100, 100]
+    // Rows issued at steps 0...10; an alarm is a prediction below 70.
+    let predictions: [Double] = [72, 68, 60, 75, 65, 69, 80, 66, 85, 90, 90]
+
+    @Test func rowsEventsAndFalseAlarms() {
+        let s = HypoAlarmScore(predictions: predictions, steps: Array(0...10), glucose: glucose, stepMinutes: 5, horizonMinutes: 15)
+        // Truth: rows 1-4 see 65 or 60 in their window (positive); 0 and 5-10 do not.
+        // TP rows 1, 2, 4; FN row 3; FP rows 5, 7; TN rows 0, 6, 8, 9, 10.
+        #expect(s.rows == 11 && s.positives == 4)
+        #expect(s.sensitivity == 3.0 / 4)
+        #expect(s.specificity == 5.0 / 7)
+        // One event, starting at step 4 (65 after 75); rows 1-3 look at it, row 1 alarms first: 15 min ahead.
+        #expect(s.events == 1 && s.detected == 1 && s.medianLeadMinutes == 15)
+        // Alarm runs: rows 1-2 (true), rows 4-5 (true: row 4 is positive), row 7 (false).
+        // One false alarm over 11 rows x 5 min.
+        #expect(abs(s.falseAlarmsPerDay - 1 / (55.0 / 1440)) < 1e-12)
+    }
+
+    @Test func windowsWithAGapAndNoLowAreNotScored() {
+        var gappy = glucose
+        gappy[12] = .nan
+        gappy[5] = .nan  // row 2's and 3's windows still hold 65: positive; row 4 sees 65? no: 5, 6, 7 -> gap, no low
+        let s = HypoAlarmScore(predictions: predictions, steps: Array(0...10), glucose: gappy, stepMinutes: 5, horizonMinutes: 15)
+        // Unscored: row 4 (5-7: gap, no low), row 9 (10-12) and row 10 (11-13). Scored: 0-3, 5-8.
+        // Positives 1, 2, 3: TP 1, 2; FN 3. Negatives 0, 5, 6, 7, 8: FP 5, 7.
+        #expect(s.rows == 8 && s.positives == 3)
+        #expect(s.sensitivity == 2.0 / 3)
+        #expect(s.specificity == 3.0 / 5)
+    }
+
+    @Test func noLowsGiveAnUndefinedSensitivity() {
+        let flat = [Double](repeating: 120, count: 20)
+        let s = HypoAlarmScore(predictions: Array(repeating: 110, count: 10), steps: Array(0..<10), glucose: flat,
+                               stepMinutes: 5, horizonMinutes: 30)
+        #expect(s.sensitivity.isNaN && s.specificity == 1 && s.events == 0 && s.medianLeadMinutes.isNaN && s.falseAlarmsPerDay == 0)
+    }
+}
