@@ -54,7 +54,8 @@ import Testing
         let csv = try String(contentsOf: out.appendingPathComponent("results.csv"), encoding: .utf8)
         let lines = csv.split(separator: "\n")
         #expect(lines[0] == "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab,"
-                + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day")
+                + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day,"
+                + "lower80_alarm_sensitivity,lower80_alarm_specificity,lower80_alarm_lead_min,lower80_false_alarms_per_day")
         // 2 patients x 2 horizons x 4 models x 3 splits.
         #expect(lines.count == 1 + 2 * 2 * 4 * 3)
         #expect(Set(lines.dropFirst().map { $0.split(separator: ",")[2] }) == ["ge", "arx", "average", "persistence"])
@@ -86,6 +87,11 @@ import Testing
                 #expect(abs(try #require(reported.coverage80) - 100 * Double(inside.count) / Double(test.count)) < 1e-9)
                 #expect(try #require(reported.width95) >= reported.width80!)
                 #expect(model.metrics.first { $0.model == "arx" && $0.split == "test" }?.coverage80 == nil)
+                // The lower-bound alarm is the alarm score of the 80% lower bounds.
+                let lower = test.map { intervals.interval(prediction: predictions[$0], current: g0[$0]).lower80 }
+                let alarm = HypoAlarmScore(predictions: lower, steps: test.map { table.steps[$0] }, glucose: trainer.series.glucose,
+                                           stepMinutes: 5, horizonMinutes: h)
+                #expect(reported.lower80AlarmSpecificity == (alarm.specificity.isFinite ? alarm.specificity : nil))
             }
         }
 

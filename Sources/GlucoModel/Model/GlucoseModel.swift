@@ -120,12 +120,23 @@ public struct SplitMetrics: Codable, Hashable, Sendable {
     public var alarmSpecificity: Double? = nil
     public var alarmLeadMinutes: Double? = nil
     public var falseAlarmsPerDay: Double? = nil
+    /// The same alarm on the lower bound of the 80% interval (uncertainty.md: an alert when the
+    /// lower bound is below 70), for the evolved model's rows of a model with intervals.
+    public var lower80AlarmSensitivity: Double? = nil
+    public var lower80AlarmSpecificity: Double? = nil
+    public var lower80AlarmLeadMinutes: Double? = nil
+    public var lower80FalseAlarmsPerDay: Double? = nil
 
-    /// Adds an alarm score (undefined values stay nil).
-    mutating func record(_ alarm: HypoAlarmScore) {
+    /// Adds an alarm score on the predictions, or on the 80% lower bound (undefined values stay nil).
+    mutating func record(_ alarm: HypoAlarmScore, lowerBound: Bool = false) {
         func v(_ x: Double) -> Double? { x.isFinite ? x : nil }
-        alarmSensitivity = v(alarm.sensitivity); alarmSpecificity = v(alarm.specificity)
-        alarmLeadMinutes = v(alarm.medianLeadMinutes); falseAlarmsPerDay = v(alarm.falseAlarmsPerDay)
+        if lowerBound {
+            lower80AlarmSensitivity = v(alarm.sensitivity); lower80AlarmSpecificity = v(alarm.specificity)
+            lower80AlarmLeadMinutes = v(alarm.medianLeadMinutes); lower80FalseAlarmsPerDay = v(alarm.falseAlarmsPerDay)
+        } else {
+            alarmSensitivity = v(alarm.sensitivity); alarmSpecificity = v(alarm.specificity)
+            alarmLeadMinutes = v(alarm.medianLeadMinutes); falseAlarmsPerDay = v(alarm.falseAlarmsPerDay)
+        }
     }
 
     /// Adds an interval score (nil: nothing scored, the fields stay empty).

@@ -7,14 +7,17 @@ public struct ResultRow: Codable, Hashable, Sendable {
     public var metrics: SplitMetrics
 
     public static let csvHeader = "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab,"
-        + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day"
+        + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day,"
+        + "lower80_alarm_sensitivity,lower80_alarm_specificity,lower80_alarm_lead_min,lower80_false_alarms_per_day"
 
     public var csvLine: String {
         let m = metrics
         return [patient.rawValue, String(horizonMinutes), m.model, m.split, String(m.n),
                 f(m.rmse), f(m.mae), f(m.mard), f(m.clarkeA), f(m.clarkeAB), f(m.parkesA), f(m.parkesAB),
                 f(m.coverage80 ?? .nan), f(m.coverage95 ?? .nan), f(m.width80 ?? .nan), f(m.width95 ?? .nan),
-                f(m.alarmSensitivity ?? .nan), f(m.alarmSpecificity ?? .nan), f(m.alarmLeadMinutes ?? .nan), f(m.falseAlarmsPerDay ?? .nan)]
+                f(m.alarmSensitivity ?? .nan), f(m.alarmSpecificity ?? .nan), f(m.alarmLeadMinutes ?? .nan), f(m.falseAlarmsPerDay ?? .nan),
+                f(m.lower80AlarmSensitivity ?? .nan), f(m.lower80AlarmSpecificity ?? .nan),
+                f(m.lower80AlarmLeadMinutes ?? .nan), f(m.lower80FalseAlarmsPerDay ?? .nan)]
             .joined(separator: ",")
     }
 

@@ -156,6 +156,9 @@ public struct PatientTrainer: Sendable {
                 if kind == .ge, let intervals = model.intervals {
                     metrics.record(intervals.score(current: Array(current[range]), predictions: Array(values[range]),
                                                    references: Array(table.targets[range])))
+                    let lower = range.map { intervals.interval(prediction: values[$0], current: current[$0]).lower80 }
+                    metrics.record(HypoAlarmScore(predictions: lower, steps: Array(table.steps[range]), glucose: series.glucose,
+                                                  stepMinutes: stepMinutes, horizonMinutes: h), lowerBound: true)
                 }
                 model.metrics.append(metrics)
             }
