@@ -116,4 +116,26 @@ struct ReportPartsTests {
         let hour = DateInterval(start: period.start, duration: 3600)
         #expect(DailyTrace.split(log: log, predictions: [], horizon: nil, period: hour, clock: .utc).count == 1)
     }
+
+    @Test func dailyTracesDrawThePredictionIntervalUnderTheLines() throws {
+        var log = PatientLog(patient: Self.patient)
+        log.glucose = ["2026-01-16T12:00:00Z", "2026-01-16T12:05:00Z"].map { GlucoseReading(time: Fixture.date($0), value: .mgdL(110)) }
+        let period = DateInterval(start: Fixture.date("2026-01-16T00:00:00Z"), end: Fixture.date("2026-01-17T00:00:00Z"))
+        // Two joined band points at 12:00 and 12:05, and one alone at 18:00 (more than 15 min later).
+        let bands = [(Fixture.date("2026-01-16T12:00:00Z"), 90.0, 130.0), (Fixture.date("2026-01-16T12:05:00Z"), 95.0, 135.0),
+                     (Fixture.date("2026-01-16T18:00:00Z"), 100.0, 150.0)]
+        let day = try #require(DailyTrace.split(log: log, predictions: [], horizon: 30, period: period, clock: .utc, bands: bands).first)
+        #expect(day.bands.count == 3)
+        let svg = day.svg(clock: .utc)
+        let polygons = svg.components(separatedBy: "<polygon points=\"").dropFirst().filter { $0.contains("fill=\"#fdd9b5\"") }
+        #expect(polygons.count == 2)
+        // Upper bounds forward, then lower bounds back: 130, 135, 95, 90 mg/dL, so y rises, then falls.
+        let ys = polygons[0].prefix { $0 != "\"" }.split(separator: " ").map { Double($0.split(separator: ",")[1])! }
+        #expect(ys.count == 4)
+        #expect(ys[1] < ys[0] && ys[2] > ys[1] && ys[3] > ys[2])
+        // Drawn before (under) the glucose line.
+        let band = try #require(svg.range(of: "#fdd9b5")), line = try #require(svg.range(of: "#08306b"))
+        #expect(band.lowerBound < line.lowerBound)
+        #expect(!DailyTrace.split(log: log, predictions: [], horizon: 30, period: period, clock: .utc)[0].svg(clock: .utc).contains("#fdd9b5"))
+    }
 }

@@ -84,7 +84,8 @@ public struct PatientReport: Sendable {
         gridPairs = scored.filter { $0.model == Self.evolvedModel && $0.horizonMinutes == shortest }.compactMap { r in r.reference.map { GlucosePair(reference: $0, prediction: r.prediction) } }
         predictedEpisodes = PredictedEpisode.find(rows, model: Self.evolvedModel, step: models.seriesOptions.step)
         days = DailyTrace.split(log: log, predictions: chartRows.map { ($0.targetTime, $0.prediction) },
-                                horizon: chartHorizon, period: period, clock: clock)
+                                horizon: chartHorizon, period: period, clock: clock,
+                                bands: chartRows.compactMap { r in r.bounds.map { (r.targetTime, $0.lower80, $0.upper80) } })
     }
 
     /// The evolved model's accuracy at `chartHorizon` on the period, if predicted.

@@ -11,6 +11,8 @@ public struct DailyTrace: Sendable {
     public var predictionHorizon: Int?
     public var carbs: [(time: Date, amount: Carbohydrate)]
     public var boluses: [(time: Date, dose: InsulinUnits)]
+    /// The predictions' 80% intervals at their target times (mg/dL), when the model has them.
+    public var bands: [(time: Date, lower: Double, upper: Double)] = []
 
     /// Readings further apart than this are not joined by the line (a gap in the data).
     public static let maximumJoin: TimeInterval = 15 * 60
@@ -23,7 +25,8 @@ public struct DailyTrace: Sendable {
     /// `minimumOverlap`, each holding only what falls inside both the day and the period.
     /// `predictions` are `(target time, value)`.
     public static func split(log: PatientLog, predictions: [(time: Date, mgdL: Double)], horizon: Int?,
-                             period: DateInterval, clock: ReportClock) -> [DailyTrace] {
+                             period: DateInterval, clock: ReportClock,
+                             bands: [(time: Date, lower: Double, upper: Double)] = []) -> [DailyTrace] {
         var traces: [DailyTrace] = []
         var day = clock.startOfDay(period.start)
         func inside(_ t: Date, _ lo: Date, _ hi: Date) -> Bool { t >= lo && t < hi && t >= period.start && t < period.end }
@@ -39,7 +42,8 @@ public struct DailyTrace: Sendable {
                 predictions: predictions.filter { inside($0.time, day, next) },
                 predictionHorizon: horizon,
                 carbs: log.carbs.filter { inside($0.time, day, next) }.map { ($0.time, $0.amount) },
-                boluses: log.boluses.filter { inside($0.time, day, next) }.map { ($0.time, $0.dose) }))
+                boluses: log.boluses.filter { inside($0.time, day, next) }.map { ($0.time, $0.dose) },
+                bands: bands.filter { inside($0.time, day, next) }))
         }
         return traces
     }
@@ -68,6 +72,10 @@ public struct DailyTrace: Sendable {
                            title: clock.dayLabel(dayStart), xLabel: "", yLabel: units.rawValue)
         plot.axes(xTicks: stride(from: 0.0, through: span, by: 3).map { $0 }, yTicks: [0, 70, 180, 250, 400], yText: { units.format($0) })
         plot.polygon([(0, 70), (span, 70), (span, 180), (0, 180)], fill: "#e3f4e1")
+        // The 80% interval of the predictions: upper bounds forward, lower bounds back, per run.
+        for (upper, lower) in zip(runs(bands.map { ($0.time, $0.upper) }), runs(bands.map { ($0.time, $0.lower) })) {
+            plot.polygon(upper + lower.reversed(), fill: "#fdd9b5")
+        }
         for run in runs(glucose) { plot.polyline(run, stroke: "#08306b", width: 1.5) }
         for run in runs(predictions) { plot.polyline(run, stroke: "#d95f02", width: 1.3, dash: "4,3") }
         if glucose.isEmpty {
