@@ -56,7 +56,7 @@ struct PredictionIntervalsTests {
         // Exchangeable errors (seeded Gaussian): with n = 99 calibration rows, the expected coverage
         // of a new row is exactly rank / (n + 1) = 80/100 and 95/100. Averaged over 400 repetitions of
         // 100 test rows, the standard error is about 0.3 points; allow 4 of them.
-        var rng = SplitMix(seed: 11)
+        var rng = SplitMix64(seed: 11)
         var covered80 = 0.0, covered95 = 0.0, n = 0.0
         for _ in 0..<400 {
             let calibration = (0..<99).map { _ in rng.gaussian() * 20 }
@@ -116,20 +116,10 @@ extension PredictionIntervalsTests {
     }
 }
 
-/// A small seeded generator for the tests (SplitMix64, Box-Muller).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+extension SplitMix64 {
+    /// A standard normal draw (Box-Muller) from the fuzz harness's seeded generator.
     mutating func gaussian() -> Double {
-        let u = max(uniform(), 1e-300), v = uniform()
+        let u = max(Double.random(in: 0..<1, using: &self), 1e-300), v = Double.random(in: 0..<1, using: &self)
         return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
     }
 }
