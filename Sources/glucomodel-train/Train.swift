@@ -50,6 +50,9 @@ struct Train: ParsableCommand {
     @Option(help: "Generations (default: \(TrainingRunConfig.defaultGenerations)).")
     var generations: Int?
 
+    @Option(help: "Most evolved terms per model, fitted jointly by least squares (default: \(TrainingRunConfig.defaultTerms); 1: one expression).")
+    var terms: Int?
+
     @Option(help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).")
     var seed: UInt64?
 
@@ -91,6 +94,7 @@ struct Train: ParsableCommand {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let population, population < 2 { throw ValidationError("--population must be at least 2") }
         if let generations, generations < 0 { throw ValidationError("--generations must be 0 or more") }
+        if let terms, !(1...10).contains(terms) { throw ValidationError("--terms must be 1 to 10") }
         try checkImportFormat(format, option: "--format")
         let run = try runConfig()
         _ = try shardRequest(run)
@@ -111,6 +115,7 @@ struct Train: ParsableCommand {
         c.out = out
         c.population = population
         c.generations = generations
+        c.terms = terms
         c.seed = seed
         c.threads = threads
         c.grammar = grammar
@@ -199,6 +204,7 @@ struct Train: ParsableCommand {
         options.keepSensorLimits = keepSensorLimits
         if let population = resolved.population { options.evolution.populationSize = population }
         if let generations = resolved.generations { options.evolution.generations = generations }
+        if let terms = resolved.terms { options.terms = terms }
         let defaultData = merged.store == nil && merged.data?.isEmpty ?? true
         if defaultData, !FileManager.default.fileExists(atPath: "datasets") {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")

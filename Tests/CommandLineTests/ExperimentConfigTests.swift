@@ -57,6 +57,7 @@ import Testing
         expected.out = first
         expected.population = 12
         expected.generations = 1
+        expected.terms = 3  // the default, written out
         expected.seed = 1
         expected.threads = 1
         expected.grammar = "glucose-symbolic"

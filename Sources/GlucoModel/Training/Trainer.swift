@@ -178,6 +178,49 @@ public struct PatientTrainer: Sendable {
 
     struct Ranges { var train: Range<Int>, validation: Range<Int>, test: Range<Int> }
 
+    /// Multi-gene: from the chosen single expression (or the base alone), adds the candidate whose
+    /// joint least-squares fit on the training rows (`LinearCombination`) lowers the validation
+    /// RMSE most, while it lowers it by at least `TrainingOptions.termGain`, up to `options.terms`
+    /// terms. The sum is stored as one program with intercept `c0` and slope 1.
+    func multiTerm(from single: (choice: Choice, error: Double), candidates: [Program], dataTable: DataTable<Double>,
+                   residual: [Double], ranges: Ranges, validation: ErrorFitness<Double>,
+                   rmse: (Double, Double, [Double]?) -> Double) throws -> (choice: Choice, error: Double) {
+        let training = try ErrorFitness(table: dataTable, target: residual, rows: [ranges.train], linearScaling: false)
+        let target = Array(residual[ranges.train])
+        let limit = GlucoseModel.coefficientLimit
+        var pool: [(program: Program, train: [Double], validation: [Double])] = []
+        for program in candidates {
+            let t = training.predict(program).values, v = validation.predict(program).values
+            guard t.allSatisfy(\.isFinite), v.allSatisfy(\.isFinite), !pool.contains(where: { $0.program == program }) else { continue }
+            pool.append((program, t, v))
+        }
+        var chosen: [Int] = single.choice.slope == 0 ? [] : pool.indices.filter { pool[$0].program.simplified() == single.choice.program }.prefix(1).map { $0 }
+        if single.choice.slope != 0, chosen.isEmpty { return single }
+        var best = single, fitted: (intercept: Double, coefficients: [Double])?
+        while chosen.count < options.terms {
+            var step: (index: Int, error: Double, fit: (intercept: Double, coefficients: [Double]))?
+            for i in pool.indices where !chosen.contains(i) {
+                let terms = chosen + [i]
+                guard let fit = LinearCombination.fit(terms.map { pool[$0].train }, target: target),
+                      fit.intercept.magnitude <= limit, fit.coefficients.allSatisfy({ $0.magnitude <= limit }) else { continue }
+                var sum = [Double](repeating: 0, count: pool[i].validation.count)
+                for (k, term) in terms.enumerated() {
+                    for r in sum.indices { sum[r] += fit.coefficients[k] * pool[term].validation[r] }
+                }
+                let error = rmse(fit.intercept, 1, sum)
+                if error.isFinite, step == nil || error < step!.error { step = (i, error, fit) }
+            }
+            guard let step, step.error < best.error * (1 - TrainingOptions.termGain) else { break }
+            chosen.append(step.index)
+            fitted = step.fit
+            best.error = step.error
+        }
+        guard let fitted, chosen.count >= 2 else { return single }
+        let program = LinearCombination.program(chosen.map { pool[$0].program }, coefficients: fitted.coefficients).simplified()
+        return (Choice(program: program, intercept: fitted.intercept, slope: 1,
+                       note: "evolved: \(chosen.count) terms fitted jointly by least squares, chosen by validation RMSE"), best.error)
+    }
+
     /// Row ranges of each split. A row belongs to the split its moment falls in, and a
     /// training or validation row whose target lies in the next split is left out.
     func splitRows(_ table: FeatureTable, horizon h: Int) throws -> Ranges {
@@ -250,6 +293,10 @@ public struct PatientTrainer: Sendable {
                 best = (Choice(program: program.simplified(), intercept: fit.intercept, slope: fit.slope,
                                note: "evolved: candidate \(rank + 1) of \(candidates.count) by validation RMSE"), error)
             }
+        }
+        if options.terms > 1, let single = best {
+            best = try multiTerm(from: single, candidates: Array(candidates), dataTable: dataTable, residual: residual,
+                                 ranges: ranges, validation: raw, rmse: rmse)
         }
         if var chosen = best {
             if nonFinite > 0 { chosen.choice.note += "; \(nonFinite) candidate(s) skipped: not finite on the validation days" }

@@ -51,6 +51,15 @@ public struct TrainingOptions: Sendable {
     public var minimumTrainingDays = 2.0
     /// Candidates from the final population compared on the validation days.
     public var candidates = 20
+    /// The most evolved terms a model may hold (multi-gene): after the best single expression is
+    /// chosen, candidates are added one at a time, all terms refitted jointly by least squares on
+    /// the training rows (`LinearCombination`), while each addition lowers the validation RMSE by
+    /// at least `termGain`. 1: a single expression. The default 3 was picked by measurement
+    /// (docs/accuracy.md).
+    public var terms = TrainingOptions.defaultTerms
+    public static let defaultTerms = 3
+    /// The least relative gain in validation RMSE that admits another term.
+    public static let termGain = 0.005
     /// Train on CGM readings at the sensor's limits and on flat lines too (`SensorLimitDetector`);
     /// by default they are removed before the series is built, so they neither teach nor grade.
     public var keepSensorLimits = false
@@ -77,7 +86,7 @@ public struct TrainingOptions: Sendable {
         FNV1a.hex([grammar.hash, evolution.fingerprint, "\(evolution.generations)", fitness.rawValue, base.rawValue,
                    "\(glucoseLags)", "\(series.step)", "\(series.maxFilledGap)", "\(series.insulinModel)",
                    "\(series.carbModel)", "\(validationFraction)", "\(testFraction)", "\(candidates)"].joined(separator: "|")
-              + (keepSensorLimits ? "|keep-sensor-limits" : ""))
+              + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : ""))
     }
 }
 
