@@ -46,6 +46,9 @@ struct Dose: ParsableCommand {
     @Option(help: "The dose suggested: model (the model-based dose, default) or formula (the standard calculator). Both are always shown.")
     var method: DoseMethod = .model
 
+    @Flag(help: "Dose with the settings the data supports (the 'settings' subcommand's suggestion from the records up to --at) instead of the file's carb ratio, insulin sensitivity and basal. Default: the clinician's settings.")
+    var settingsFromData = false
+
     @Flag(help: "Audit past meal boluses (CSV) instead of suggesting one.")
     var audit = false
 
@@ -63,6 +66,7 @@ struct Dose: ParsableCommand {
         guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
         if audit {
             if carbs != nil || at != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--at") }
+            if settingsFromData { throw ValidationError("--settings-from-data goes with a suggestion, not --audit") }
         } else {
             guard carbs != nil else { throw ValidationError("--carbs is required (0 for a correction only)") }
             if from != nil || to != nil { throw ValidationError("--from/--to go with --audit") }
@@ -76,7 +80,7 @@ struct Dose: ParsableCommand {
         guard let log = loaded.data(for: id)?.log else {
             throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
         }
-        let settingsFile = try DoseSettings.load(URL(fileURLWithPath: settings))
+        var settingsFile = try DoseSettings.load(URL(fileURLWithPath: settings))
         let modelSet = try models.map { try ModelSet.load(URL(fileURLWithPath: $0), patient: id) }
         if audit {
             let checked: CheckedDoseSettings
@@ -96,6 +100,13 @@ struct Dose: ParsableCommand {
         }
         guard let newest = log.glucose.last?.time else { throw ValidationError("patient \(id) has no glucose readings") }
         let moment = try at.map { try time.parse($0, option: "--at") } ?? newest
+        if settingsFromData,
+           let fromData = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: moment), timeZone: try time.zone()) {
+            Console.write("settings from data: carbRatio \(fromData.estimate.carbRatio.current) -> \(fromData.settings.carbRatio ?? .nan) g/U, "
+                + "insulinSensitivity \(fromData.estimate.insulinSensitivity.current) -> \(fromData.settings.insulinSensitivity ?? .nan) mg/dL/U "
+                + "(glucomodel-predict settings shows the evidence)")
+            settingsFile = fromData.settings
+        }
         let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, at: moment,
                                              settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone())
         print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit))

@@ -6,6 +6,6 @@ struct GlucomodelPredict: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "glucomodel-predict",
         abstract: "Predict glucose with trained models, score predictions, suggest doses, report.",
-        subcommands: [Predict.self, Score.self, Metrics.self, Dose.self, Nightly.self, Report.self],
+        subcommands: [Predict.self, Score.self, Metrics.self, Dose.self, Settings.self, Nightly.self, Report.self],
         defaultSubcommand: Predict.self)
 }

@@ -12,7 +12,7 @@ import Testing
         ("train", glucomodel_train.Train.self), ("collect", Collect.self), ("import-data", ImportData.self),
         ("bench-eval", BenchEval.self),
         ("predict", Predict.self), ("score", Score.self), ("metrics", Metrics.self), ("dose", Dose.self),
-        ("nightly", Nightly.self), ("report", glucomodel_predict.Report.self),
+        ("settings", glucomodel_predict.Settings.self), ("nightly", Nightly.self), ("report", glucomodel_predict.Report.self),
     ]
 
     /// The pins, read from the source tree (so that rewriting them needs no rebuild).

@@ -112,4 +112,28 @@ import Testing
                                                     "--carbs", "30"])
         #expect(r.status == 3)
     }
+
+    /// `settings` writes the suggestion beside the current file and never over it; `dose
+    /// --settings-from-data` doses with it. The person's carb ratio is 10 g/U; the file says 14, so
+    /// one run suggests the bounded step 14 x 0.8 = 11.2.
+    @Test func settingsSuggestionIsWrittenBesideTheCurrentFileAndUsedOnlyWhenAsked() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let data = dir.appendingPathComponent("known.csv")
+        try Data(PredictFixture.csv(KnownPerson().log()).utf8).write(to: data)
+        var current = KnownPerson().settings
+        current.carbRatio = 14
+        let settings = dir.appendingPathComponent("settings.json")
+        try Data(try current.jsonText().utf8).write(to: settings)
+        let out = dir.appendingPathComponent("suggested.json")
+        let common = ["--patient", "known", "--data", data.path, "--settings", settings.path, "--time-zone", "UTC"]
+        #expect(try Self.run("glucomodel-predict", ["settings"] + common + ["--out", out.path]).status == 0)
+        #expect(try DoseSettings.load(out).carbRatio == 11.2)
+        let over = try Self.run("glucomodel-predict", ["settings"] + common + ["--out", dir.path + "/./settings.json"])
+        #expect(over.status != 0 && over.stderr.contains("refusing to write suggested settings over the current settings file"))
+        #expect(try DoseSettings.load(settings) == current)
+        let plain = try Self.run("glucomodel-predict", ["dose"] + common + ["--carbs", "50"])
+        #expect(plain.status == 0 && !plain.stderr.contains("settings from data"))
+        let fromData = try Self.run("glucomodel-predict", ["dose"] + common + ["--carbs", "50", "--settings-from-data"])
+        #expect(fromData.status == 0 && fromData.stderr.contains("carbRatio 14.0 -> 11.2 g/U"), "\(fromData.stderr)")
+    }
 }

@@ -144,3 +144,24 @@ extension DoseSettings {
             basalSchedule: schedule, maxInsulinOnBoard: maxIOB))
     }
 }
+
+extension DoseSettings {
+    /// The settings as the file format writes them (sorted keys, absent fields left out).
+    public func jsonText() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// Writes the settings atomically to `url`, never over `original` (the file they were read
+    /// from): the clinician's settings stay as they are.
+    public func write(to url: URL, notOver original: URL) throws {
+        let target = url.standardizedFileURL.resolvingSymlinksInPath().path
+        guard target != original.standardizedFileURL.resolvingSymlinksInPath().path else {
+            throw InputError(SourceLocation(file: url.path), "refusing to write suggested settings over the current settings file")
+        }
+        let file = try AtomicTextFile(url: url)
+        file.writeLine(try jsonText())
+        try file.commit()
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+/// The settings a patient's log supports (`SettingsEstimator`): per setting, the current value,
+/// the estimate with its 95% band, the suggestion (a bounded step) and the evidence.
+public struct SettingsEstimate: Sendable {
+    /// The carb ratio or the insulin sensitivity.
+    public struct Parameter: Sendable {
+        public var current: Double
+        /// The windows of the kind that inform it (meal windows for ICR, correction windows for ISF).
+        public var periods: Int
+        public var estimate: Double?
+        public var band: (low: Double, high: Double)?
+        /// The current value when the evidence is too little.
+        public var suggested: Double
+        /// Why the suggestion is what it is.
+        public var reason = ""
+
+        public init(current: Double, periods: Int) {
+            self.current = current; self.periods = periods; suggested = current
+        }
+    }
+
+    /// The basal of one time-of-day block.
+    public struct Basal: Sendable {
+        /// Local hours `[startHour, endHour)`.
+        public var startHour: Int, endHour: Int
+        /// The mean scheduled rate over the block's fasting windows (or the schedule's), U/h.
+        public var current: Double?
+        /// Fasting windows in the block.
+        public var periods: Int
+        /// The mean rise not explained by insulin in those windows, mg/dL/h.
+        public var drift: Double?
+        public var estimate: Double?
+        public var band: (low: Double, high: Double)?
+        public var suggested: Double?
+        public var reason = ""
+
+        public init(startHour: Int, endHour: Int, current: Double?, periods: Int) {
+            self.startHour = startHour; self.endHour = endHour; self.current = current; self.periods = periods
+            suggested = current
+        }
+    }
+
+    public var patient: PatientID
+    /// The first and last glucose reading used.
+    public var first: Date?, last: Date?
+    /// 30-minute windows with glucose at both ends, and those the final fit kept.
+    public var windows: Int, used: Int
+    /// The residual standard deviation of the fit, mg/dL per window: the fitted deviation.
+    public var deviation: Double?
+    public var carbRatio: Parameter
+    public var insulinSensitivity: Parameter
+    public var basal: [Basal]
+
+    /// `settings` with the suggested carb ratio, insulin sensitivity and basal schedule (blocks
+    /// with no suggestion keep the current rates), everything else as it was.
+    public func suggestedSettings(from settings: DoseSettings, timeZone: TimeZone) -> DoseSettings {
+        var out = settings
+        out.carbRatio = Self.round(carbRatio.suggested, decimals: 1)
+        out.insulinSensitivity = Self.round(insulinSensitivity.suggested, decimals: 1)
+        let current = settings.basalSchedule.flatMap { try? BasalSchedule($0) }
+        // Every current entry and every block start, each scaled by its block's suggestion.
+        var starts = Set(basal.map { $0.startHour * 60 })
+        if let current { starts.formUnion(current.starts) }
+        guard current != nil || basal.contains(where: { $0.suggested != nil }) else { return out }
+        var entries: [BasalSchedule.Entry] = []
+        for minute in starts.sorted() {
+            guard let block = basal.last(where: { $0.startHour * 60 <= minute }) else { continue }
+            let scheduled = current.map { $0.rates[($0.starts.lastIndex { $0 <= minute }) ?? 0].unitsPerHour }
+            let rate: Double?
+            switch (scheduled, block.current, block.suggested) {
+            case let (s?, c?, g?) where c > 0: rate = s * g / c
+            case let (s?, _, _): rate = s
+            case let (nil, _, g?): rate = g
+            default: rate = nil
+            }
+            guard let rate else { continue }
+            entries.append(.init(start: String(format: "%02d:%02d", minute / 60, minute % 60), unitsPerHour: Self.round(rate, decimals: 2)))
+        }
+        if entries.first?.start == "00:00" { out.basalSchedule = entries }
+        return out
+    }
+
+    static func round(_ value: Double, decimals: Int) -> Double {
+        let scale = pow(10, Double(decimals))
+        return (value * scale).rounded() / scale
+    }
+}
+
+// MARK: - Output
+
+extension SettingsEstimate {
+    /// One row of the table: a setting's current and suggested values and their evidence.
+    public struct Row: Sendable, Hashable {
+        public var setting: String
+        public var unit: String
+        public var current: Double?
+        public var suggested: Double?
+        public var estimate: Double?
+        public var bandLow: Double?, bandHigh: Double?
+        public var periods: Int
+        public var periodKind: String
+        public var reason: String
+
+        /// Percent change of the suggestion from the current value.
+        public var changePercent: Double? {
+            guard let current, let suggested, current > 0 else { return nil }
+            return (suggested / current - 1) * 100
+        }
+    }
+
+    public var rows: [Row] {
+        func row(_ name: String, _ unit: String, _ p: Parameter, _ kind: String) -> Row {
+            Row(setting: name, unit: unit, current: p.current, suggested: p.suggested, estimate: p.estimate,
+                bandLow: p.band?.low, bandHigh: p.band?.high, periods: p.periods, periodKind: kind, reason: p.reason)
+        }
+        var out = [row("carbRatio", "g/U", carbRatio, "meal"),
+                   row("insulinSensitivity", "mg/dL/U", insulinSensitivity, "correction")]
+        for b in basal {
+            out.append(Row(setting: String(format: "basal %02d:00-%02d:00", b.startHour, b.endHour), unit: "U/h",
+                           current: b.current, suggested: b.suggested, estimate: b.estimate, bandLow: b.band?.low,
+                           bandHigh: b.band?.high, periods: b.periods, periodKind: "fasting", reason: b.reason))
+        }
+        return out
+    }
+
+    /// The flat CSV schema (docs/settings.md).
+    public static let csvHeader = "patient,setting,unit,current,suggested,change_percent,estimate,band_low,band_high,periods,period_kind,deviation_sd,reason"
+
+    public var csvLines: [String] {
+        rows.map { r in
+            [patient.rawValue, r.setting, r.unit, Self.number(r.current), Self.number(r.suggested),
+             Self.number(r.changePercent, 1), Self.number(r.estimate), Self.number(r.bandLow), Self.number(r.bandHigh),
+             String(r.periods), r.periodKind, Self.number(deviation, 2), "\"\(r.reason.replacingOccurrences(of: "\"", with: "'"))\""]
+                .joined(separator: ",")
+        }
+    }
+
+    /// The table as text: current / suggested / change / evidence.
+    public var report: String {
+        let f = ISO8601DateFormatter()
+        var lines = ["Settings the data supports for \(patient.rawValue)"
+            + (first.map { " (\(f.string(from: $0))" } ?? "") + (last.map { " to \(f.string(from: $0)))" } ?? "")]
+        lines.append("\(windows) windows of 30 minutes with glucose at both ends; \(used) in the fit; fitted deviation "
+            + (deviation.map { String(format: "%.1f mg/dL per window", $0) } ?? "none (no fit)"))
+        let header = ["setting", "current", "suggested", "change", "estimate (95% band)", "evidence"]
+        var table = [header]
+        for r in rows {
+            let band = r.estimate.map { e in
+                Self.number(e) + (r.bandLow.map { " (\(Self.number($0))-\(Self.number(r.bandHigh)))" } ?? "")
+            } ?? "-"
+            table.append(["\(r.setting) \(r.unit)", Self.number(r.current, nil: "-"), Self.number(r.suggested, nil: "-"),
+                          r.changePercent.map { String(format: "%+.0f%%", $0) } ?? "-", band,
+                          "\(r.periods) \(r.periodKind) windows; \(r.reason)"])
+        }
+        let widths = header.indices.map { c in table.map { $0[c].count }.max() ?? 0 }
+        for row in table {
+            lines.append(row.enumerated().map { c, cell in
+                c == row.count - 1 ? cell : cell.padding(toLength: widths[c], withPad: " ", startingAt: 0)
+            }.joined(separator: "  "))
+        }
+        lines.append("Advice for a clinician: never applied to a dose unless asked (dose --settings-from-data).")
+        return lines.joined(separator: "\n")
+    }
+
+    static func number(_ value: Double?, _ digits: Int = 3, nil empty: String = "") -> String {
+        guard let value, value.isFinite else { return empty }
+        var text = String(format: "%.\(digits)f", value)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text == "-0" ? "0" : text
+    }
+}

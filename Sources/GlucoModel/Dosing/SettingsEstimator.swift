@@ -1,0 +1,286 @@
+import Foundation
+import LinearAlgebra
+
+/// What a person's own log says their carb ratio, insulin sensitivity and basal should be
+/// (dosing.md, "Settings from data"; after OpenAPS's Autotune), each moved at most a bounded step
+/// from the current setting and given with its evidence.
+///
+/// The log is cut into consecutive 30-minute windows with a measured glucose at both ends. In
+/// each, the toolkit's effect model says
+///
+///     ΔG = d·T − ISF·ΔI + CSF·ΔC + ε
+///
+/// - `ΔI` the net insulin (`NetInsulin`: boluses and basal beyond the schedule) absorbed in the
+///   window by the settings' insulin curve, `Σ_j net_j (R(a − t_j) − R(b − t_j))`;
+/// - `ΔC` the carbohydrates appeared in it by the Bateman curve, `Σ_j carbs_j (C(a − t_j) − C(b − t_j))`;
+/// - `T` the window's length (h), `d` a drift common to the whole log (mg/dL/h; the basal's share);
+/// - `CSF = ISF/ICR`, the rise per gram.
+///
+/// 1. **ISF and ICR** by least squares on every window (LAPACK `dgelsd`), once more without the
+///    windows whose residual is beyond 3 robust standard deviations (unlogged meals, exercise,
+///    sensor faults); `ICR = ISF/CSF`. Their 95% bands from the fit's covariance (`ICR`'s by the
+///    delta method).
+/// 2. **Basal per block** (00-06, 06-12, 12-18, 18-24 h local): in the fasting windows (no
+///    carbohydrate appearing or on board, under 0.05 U of net insulin absorbed) the rise not
+///    explained by insulin and carbohydrates, `r = (ΔG + ISF·ΔI − CSF·ΔC)/T` mg/dL/h, with the
+///    suggested ISF and ICR, is insulin the basal lacked:
+///    `need = scheduled + mean(r)/ISF` U/h.
+/// 3. **Bounded step**: a setting moves toward its estimate by at most ±20% of its value per run
+///    (Autotune's caps keep one odd week from swinging it), then into `DoseLimits`. Too little
+///    evidence (fewer periods than the minimum, an estimate not positive, or a 95% band wider than
+///    ±50% of the estimate) leaves the setting unchanged and says why.
+///
+/// Limits: the curves are the toolkit's, not the person's; meals that were not logged and exercise
+/// are only partly screened out by the robust refit; the basal blocks see the insulin need where
+/// glucose moved, not the hour before, as Autotune shifts it.
+public enum SettingsEstimator {
+    /// Length of a window, minutes.
+    public static let windowMinutes = 30.0
+    /// The largest change of a setting per run: ±20%.
+    public static let maxStep = 0.2
+    /// Least windows with carbohydrates appearing for an ICR (about four meals).
+    public static let minimumMealWindows = 24
+    /// Least windows with insulin acting and no carbohydrates for an ISF.
+    public static let minimumCorrectionWindows = 24
+    /// Least fasting windows in a block for its basal (three hours).
+    public static let minimumFastingWindows = 6
+    /// A band wider than ±50% of the estimate is too little evidence.
+    public static let widestBand = 0.5
+    /// Local start hours of the basal blocks.
+    public static let blockStartHours = [0, 6, 12, 18]
+
+    /// Estimates the settings from `log` (every record in it) against the current `settings`.
+    /// - Parameters:
+    ///   - timeZone: where the basal schedule and the blocks are local.
+    ///   - carbModel: the carbohydrate curve (the series' default).
+    public static func estimate(log: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
+                                carbModel: BatemanCarbModel = .standard) -> SettingsEstimate {
+        let windows = self.windows(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel)
+        var out = SettingsEstimate(patient: log.patient, first: log.glucose.first?.time, last: log.glucose.last?.time,
+                                   windows: windows.count, used: 0, deviation: nil,
+                                   carbRatio: .init(current: settings.carbRatio, periods: windows.count { $0.kind == .meal }),
+                                   insulinSensitivity: .init(current: settings.insulinSensitivity,
+                                                             periods: windows.count { $0.kind == .correction }),
+                                   basal: [])
+        let fit = fitEffects(windows)
+        out.used = fit?.used ?? 0
+        out.deviation = fit?.residualSD
+
+        // ISF and ICR.
+        if let fit {
+            let isf = fit.coefficients[1], csf = fit.coefficients[2]
+            let isfSE = fit.covariance[1][1].squareRoot()
+            out.insulinSensitivity.estimate = isf
+            out.insulinSensitivity.band = (isf - 1.96 * isfSE, isf + 1.96 * isfSE)
+            if isf > 0, csf > 0 {
+                let icr = isf / csf
+                let relative = fit.covariance[1][1] / (isf * isf) + fit.covariance[2][2] / (csf * csf)
+                    - 2 * fit.covariance[1][2] / (isf * csf)
+                let se = icr * max(0, relative).squareRoot()
+                out.carbRatio.estimate = icr
+                out.carbRatio.band = (icr - 1.96 * se, icr + 1.96 * se)
+            }
+        }
+        decide(&out.insulinSensitivity, minimum: minimumCorrectionWindows, kind: "correction",
+               limits: DoseLimits.insulinSensitivity)
+        decide(&out.carbRatio, minimum: minimumMealWindows, kind: "meal", limits: DoseLimits.carbRatio)
+
+        // Basal per block, with the ISF and ICR the suggestion keeps.
+        let isf = out.insulinSensitivity.suggested, csf = isf / out.carbRatio.suggested
+        for (b, hour) in blockStartHours.enumerated() {
+            let end = b + 1 < blockStartHours.count ? blockStartHours[b + 1] : 24
+            let fasting = windows.filter { $0.kind == .fasting && $0.block == b }
+            let rates = fasting.map { ($0.glucoseChange + isf * $0.insulinAbsorbed - csf * $0.carbsAppeared) / $0.hours }
+            let current = fasting.isEmpty ? settings.basalSchedule.map { meanRate($0, fromHour: hour, toHour: end) } ?? nil
+                                          : fasting.map(\.scheduledRate).reduce(0, +) / Double(fasting.count)
+            var block = SettingsEstimate.Basal(startHour: hour, endHour: end, current: current, periods: fasting.count)
+            if let current, rates.count >= 2 {
+                let mean = rates.reduce(0, +) / Double(rates.count)
+                let sd = (rates.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(rates.count - 1)).squareRoot()
+                let half = 1.96 * sd / Double(rates.count).squareRoot()
+                block.drift = mean
+                block.estimate = max(0, current + mean / isf)
+                block.band = (max(0, current + (mean - half) / isf), max(0, current + (mean + half) / isf))
+            }
+            decideBasal(&block)
+            out.basal.append(block)
+        }
+        return out
+    }
+
+    // MARK: Windows
+
+    /// One 30-minute window of the log.
+    struct Window {
+        enum Kind { case meal, correction, fasting, mixed }
+        var glucoseChange: Double
+        var insulinAbsorbed: Double
+        var carbsAppeared: Double
+        var hours: Double
+        var kind: Kind
+        /// Index into `blockStartHours` of the window's start.
+        var block: Int
+        /// The scheduled basal at the window's start, U/h.
+        var scheduledRate: Double
+    }
+
+    static func windows(log: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
+                        carbModel: BatemanCarbModel) -> [Window] {
+        var options = SeriesOptions(insulinModel: settings.insulin)
+        options.carbModel = carbModel
+        let series = PatientSeries(log: log, options: options)
+        guard series.count > 1 else { return [] }
+        let net = NetInsulin(log: log, series: series, schedule: settings.basalSchedule, timeZone: timeZone,
+                             dualShare: options.dualBolusImmediateShare)
+        let stepMinutes = series.step / 60
+        // Absorbed (appeared) up to each point: all given so far minus what is still on board.
+        let netOnBoard = PatientSeries.convolve(net.perStep, stepMinutes, settings.insulin.durationMinutes) {
+            settings.insulin.fractionRemaining(after: $0)
+        }
+        var absorbed = [Double](repeating: 0, count: series.count), appeared = absorbed
+        var given = 0.0, eaten = 0.0
+        for i in 0..<series.count {
+            given += net.perStep[i]; eaten += series.carbs[i]
+            absorbed[i] = given - netOnBoard[i]
+            appeared[i] = eaten - series.carbsOnBoard[i]
+        }
+        let schedule = settings.basalSchedule
+        let programmed = log.basalRates
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let span = Int((windowMinutes / stepMinutes).rounded())
+        guard span >= 1 else { return [] }
+        var out: [Window] = []
+        var a = 0
+        while a + span < series.count {
+            let b = a + span
+            defer { a = b }
+            guard series.glucoseFlags[a] == .measured, series.glucoseFlags[b] == .measured else { continue }
+            let dI = absorbed[b] - absorbed[a], dC = appeared[b] - appeared[a]
+            guard dI.isFinite, dC.isFinite else { continue }
+            let onBoard = series.carbsOnBoard[a]
+            let kind: Window.Kind = dC >= 1 ? .meal
+                : onBoard >= 2 ? .mixed
+                : dI.magnitude >= 0.05 ? .correction : .fasting
+            let start = series.time(at: a)
+            let hour = calendar.component(.hour, from: start)
+            let block = blockStartHours.lastIndex { $0 <= hour } ?? 0
+            let rate = schedule?.rate(at: start, timeZone: timeZone).unitsPerHour
+                ?? programmed.last { $0.start <= start }?.rate.unitsPerHour ?? 0
+            out.append(Window(glucoseChange: series.glucose[b] - series.glucose[a], insulinAbsorbed: dI, carbsAppeared: dC,
+                              hours: Double(span) * stepMinutes / 60, kind: kind, block: block, scheduledRate: rate))
+        }
+        return out
+    }
+
+    // MARK: The fit
+
+    struct Fit {
+        /// `d` (mg/dL/h), `ISF`, `CSF`.
+        var coefficients: [Double]
+        var covariance: [[Double]]
+        var residualSD: Double
+        var used: Int
+    }
+
+    /// Least squares of `ΔG = d·T − ISF·ΔI + CSF·ΔC`, then again without residuals beyond 3 robust SDs.
+    static func fitEffects(_ windows: [Window]) -> Fit? {
+        guard var fit = leastSquares(windows) else { return nil }
+        let residuals = windows.map { residual($0, fit.coefficients) }
+        let sorted = residuals.sorted()
+        let median = sorted[sorted.count / 2]
+        let deviations = residuals.map { ($0 - median).magnitude }.sorted()
+        let robustSD = 1.4826 * deviations[deviations.count / 2]
+        if robustSD > 0 {
+            let kept = zip(windows, residuals).filter { ($0.1 - median).magnitude <= 3 * robustSD }.map(\.0)
+            if let refit = leastSquares(kept) { fit = refit }
+        }
+        return fit
+    }
+
+    static func residual(_ w: Window, _ c: [Double]) -> Double {
+        w.glucoseChange - (c[0] * w.hours - c[1] * w.insulinAbsorbed + c[2] * w.carbsAppeared)
+    }
+
+    static func leastSquares(_ windows: [Window]) -> Fit? {
+        let n = windows.count, p = 3
+        guard n > p + 1 else { return nil }
+        var design = Matrix(rows: n, columns: p)
+        for (i, w) in windows.enumerated() {
+            design[i, 0] = w.hours; design[i, 1] = -w.insulinAbsorbed; design[i, 2] = w.carbsAppeared
+        }
+        guard let solution = try? LeastSquares.solve(design, windows.map(\.glucoseChange)), solution.rank == p,
+              solution.coefficients.allSatisfy(\.isFinite) else { return nil }
+        let c = solution.coefficients
+        let rss = windows.map { residual($0, c) }.map { $0 * $0 }.reduce(0, +)
+        let variance = rss / Double(n - p)
+        // (XᵀX)⁻¹ column by column, by the same solver.
+        var gram = Matrix(rows: p, columns: p)
+        for i in 0..<n { for j in 0..<p { for k in 0..<p { gram[j, k] += design[i, j] * design[i, k] } } }
+        var inverse = [[Double]](repeating: [Double](repeating: 0, count: p), count: p)
+        for k in 0..<p {
+            var unit = [Double](repeating: 0, count: p)
+            unit[k] = 1
+            guard let column = try? LeastSquares.solve(gram, unit), column.rank == p else { return nil }
+            for j in 0..<p { inverse[j][k] = column.coefficients[j] * variance }
+        }
+        guard variance.isFinite, inverse.allSatisfy({ $0.allSatisfy(\.isFinite) }) else { return nil }
+        return Fit(coefficients: c, covariance: inverse, residualSD: variance.squareRoot(), used: n)
+    }
+
+    // MARK: Decisions
+
+    static func decide(_ p: inout SettingsEstimate.Parameter, minimum: Int, kind: String, limits: ClosedRange<Double>) {
+        p.suggested = p.current
+        guard p.periods >= minimum else {
+            p.reason = "too little evidence: \(p.periods) \(kind) windows, at least \(minimum) needed"; return
+        }
+        guard let estimate = p.estimate, estimate.isFinite, estimate > 0 else {
+            p.reason = "too little evidence: the fit gives no positive estimate"; return
+        }
+        if let band = p.band, (band.high - band.low) / 2 > widestBand * estimate {
+            p.reason = "too little evidence: the 95% band is wider than ±\(Int(widestBand * 100))% of the estimate"; return
+        }
+        p.suggested = boundedStep(from: p.current, toward: estimate, limits: limits)
+        p.reason = p.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
+    }
+
+    static func decideBasal(_ block: inout SettingsEstimate.Basal) {
+        block.suggested = block.current
+        guard let current = block.current else { block.reason = "no scheduled basal known"; return }
+        guard block.periods >= minimumFastingWindows else {
+            block.reason = "too little evidence: \(block.periods) fasting windows, at least \(minimumFastingWindows) needed"; return
+        }
+        guard let estimate = block.estimate, estimate.isFinite else { block.reason = "too little evidence"; return }
+        if current == 0 { block.reason = "a zero basal is not scaled"; return }
+        block.suggested = boundedStep(from: current, toward: estimate, limits: 0...ImportLimits.basalUnitsPerHour.upperBound)
+        block.reason = block.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
+    }
+
+    /// `estimate` clamped to `current·(1 ± maxStep)` and to `limits`.
+    public static func boundedStep(from current: Double, toward estimate: Double, limits: ClosedRange<Double>) -> Double {
+        let low = current * (1 - maxStep), high = current * (1 + maxStep)
+        return min(max(min(max(estimate, low), high), limits.lowerBound), limits.upperBound)
+    }
+
+    /// The schedule's time-weighted mean rate over `[fromHour, toHour)`.
+    static func meanRate(_ schedule: BasalSchedule, fromHour: Int, toHour: Int) -> Double {
+        var sum = 0.0
+        for minute in stride(from: fromHour * 60, to: toHour * 60, by: 5) {
+            sum += schedule.rates[(schedule.starts.lastIndex { $0 <= minute }) ?? 0].unitsPerHour
+        }
+        return sum / Double((toHour - fromHour) * 12)
+    }
+}
+
+extension SettingsEstimator {
+    /// `settings` with the carb ratio, insulin sensitivity and basal the records of `log` support
+    /// (`dose --settings-from-data`), and the estimate behind them; nil when the settings do not
+    /// pass their checks (the dose refuses them then, with the reasons).
+    public static func settingsFromData(_ settings: DoseSettings, log: PatientLog,
+                                        timeZone: TimeZone) -> (settings: DoseSettings, estimate: SettingsEstimate)? {
+        guard case let .success(checked) = settings.checked(for: log.patient) else { return nil }
+        let estimate = estimate(log: log, settings: checked, timeZone: timeZone)
+        return (estimate.suggestedSettings(from: settings, timeZone: timeZone), estimate)
+    }
+}

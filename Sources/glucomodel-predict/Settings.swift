@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import GlucoModel
+import GlucoModelCommandLine
+
+/// What the patient's own log says the carb ratio, insulin sensitivity and basal should be.
+struct Settings: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a patient's carb ratio, insulin sensitivity and basal against their log (Autotune-style).",
+        discussion: """
+            Fits the toolkit's effect model (glucose change in 30-minute windows from the insulin absorbed and the \
+            carbohydrates appeared) to the whole log, and prints per setting the current value, the suggestion (at \
+            most 20% from the current value per run), the change and the evidence: windows of each kind, the \
+            estimate and its 95% band, the fitted deviation. Too little evidence keeps the current value and says \
+            so. With --out, writes the suggested settings file (same format; never over --settings). Advice for a \
+            clinician: see docs/settings.md.
+            """)
+
+    @Option(help: "Patient id.")
+    var patient: String
+
+    @OptionGroup var input: DataOptions
+
+    @Option(help: "The current settings JSON file (docs/dosing.md).")
+    var settings: String
+
+    @Option(help: "Write the suggested settings file here (never over --settings).")
+    var out: String?
+
+    enum Format: String, CaseIterable, ExpressibleByArgument { case text, csv }
+
+    @Option(help: "The table as text or csv (docs/settings.md).")
+    var format: Format = .text
+
+    @OptionGroup var time: TimeZoneOption
+
+    func validate() throws {
+        guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
+    }
+
+    func run() throws {
+        let id = try PatientID(patient)
+        let zone = try time.zone()
+        let loaded = try input.source(timeZone: zone).load(patient: id)
+        for failure in loaded.failures { Console.write(failure.description) }
+        guard let log = loaded.data(for: id)?.log else {
+            throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
+        }
+        let settingsURL = URL(fileURLWithPath: settings)
+        let current = try DoseSettings.load(settingsURL)
+        let checked: CheckedDoseSettings
+        switch current.checked(for: id) {
+        case let .success(s): checked = s
+        case let .failure(refusal): throw ValidationError("\(settings): [\(refusal.code)] \(refusal.description)")
+        }
+        let estimate = SettingsEstimator.estimate(log: log, settings: checked, timeZone: zone)
+        if let out {
+            try estimate.suggestedSettings(from: current, timeZone: zone).write(to: URL(fileURLWithPath: out), notOver: settingsURL)
+        }
+        switch format {
+        case .text: print(estimate.report)
+        case .csv: print(([SettingsEstimate.csvHeader] + estimate.csvLines).joined(separator: "\n"))
+        }
+    }
+}

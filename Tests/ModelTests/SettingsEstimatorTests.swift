@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// A person with known settings, simulated with the effect model itself (computed here from the
+/// insulin and carbohydrate curves directly, not through the series):
+/// `G(t) = 120 + δ·t − ISF·A(t) + (ISF/ICR)·Q(t) + noise`, `A` the insulin absorbed and `Q` the
+/// carbohydrates appeared by `t`. The pump delivers the schedule (1 U/h), so net insulin is the
+/// boluses; the basal lacks `δ/ISF` U/h, which makes glucose drift up by `δ` mg/dL/h.
+struct KnownPerson {
+    static let utc = TimeZone(identifier: "UTC")!
+    static let day0 = Date(timeIntervalSince1970: 1_767_571_200)
+    var icr = 10.0, isf = 40.0, drift = 6.0
+    var days = 14
+    var meals = true
+    var noise = 3.0
+    var seed: UInt64 = 7
+
+    var settings: DoseSettings {
+        DoseSettings(patient: try! PatientID("known"), carbRatio: icr, insulinSensitivity: isf, target: 120,
+                     suspendThreshold: 70, maxBolus: 15, basalSchedule: [.init(start: "00:00", unitsPerHour: 1)])
+    }
+
+    func log() -> PatientLog {
+        var log = PatientLog(patient: try! PatientID("known"))
+        var rng = SplitMix64(seed: seed)
+        let insulin = ExponentialInsulinModel.adultRapid, carbs = BatemanCarbModel.standard
+        var doses: [(minute: Double, units: Double)] = [], eaten: [(minute: Double, grams: Double)] = []
+        func glucose(_ minute: Double) -> Double {
+            let a = doses.map { $0.units * (1 - insulin.fractionRemaining(after: minute - $0.minute)) }.reduce(0, +)
+            let q = eaten.map { $0.grams * (1 - carbs.fractionRemaining(after: minute - $0.minute)) }.reduce(0, +)
+            return 120 + drift * minute / 60 - isf * a + isf / icr * q
+        }
+        for step in 0..<(days * 288) {
+            let minute = Double(step * 5)
+            let time = Self.day0.addingTimeInterval(minute * 60)
+            let now = glucose(minute)
+            let clock = step % 288
+            // Meals at 07:00, 12:30 and 19:00 with boluses off the ratio by a random 0.6-1.4 (people
+            // misjudge carbohydrates), a correction above 120; and a correction every 3 hours when above 160.
+            if meals, [84, 150, 228].contains(clock) {
+                let grams = Double(Int.random(in: 30...90, using: &rng))
+                let units = grams / icr * Double.random(in: 0.6...1.4, using: &rng) + max(0, now - 120) / isf
+                eaten.append((minute, grams)); doses.append((minute, units))
+                log.carbs.append(CarbIntake(time: time, amount: Carbohydrate(grams: grams)))
+                log.boluses.append(Bolus(time: time, dose: InsulinUnits(units)))
+            } else if clock % 36 == 0, now > 160 {
+                let units = (now - 120) / isf
+                doses.append((minute, units))
+                log.boluses.append(Bolus(time: time, dose: InsulinUnits(units)))
+            }
+            log.glucose.append(GlucoseReading(time: time, value: .mgdL(now + noise * rng.gaussian())))
+        }
+        log.basalRates.append(BasalRate(start: Self.day0, end: Self.day0.addingTimeInterval(Double(days) * 86_400),
+                                        rate: InsulinRate(unitsPerHour: 1)))
+        return log
+    }
+
+    func estimate(current: DoseSettings? = nil) -> SettingsEstimate {
+        let checked = try! (current ?? settings).checked(for: try! PatientID("known")).get()
+        return SettingsEstimator.estimate(log: log(), settings: checked, timeZone: Self.utc)
+    }
+}
+
+@Suite struct SettingsEstimatorTests {
+    @Test func recoversKnownSettingsWithinItsBand() {
+        let person = KnownPerson()
+        let e = person.estimate()
+        // 14 days of 48 windows: nearly all have glucose at both ends (the last one has no end).
+        #expect(e.windows == 14 * 48 - 1)
+        #expect(e.carbRatio.periods >= SettingsEstimator.minimumMealWindows)
+        #expect(e.insulinSensitivity.periods >= SettingsEstimator.minimumCorrectionWindows)
+        let icr = e.carbRatio, isf = e.insulinSensitivity
+        #expect(icr.band!.low <= 10 && 10 <= icr.band!.high, "ICR band \(icr.band!)")
+        #expect(isf.band!.low <= 40 && 40 <= isf.band!.high, "ISF band \(isf.band!)")
+        #expect(abs(icr.estimate! / 10 - 1) < 0.05 && abs(isf.estimate! / 40 - 1) < 0.05)
+        // Noise of 3 mg/dL on each reading: the difference of two has SD 3·√2 ≈ 4.2 mg/dL.
+        #expect(abs(e.deviation! - 3 * 2.0.squareRoot()) < 0.6)
+        // The basal lacks 6/40 = 0.15 U/h: where the blocks have fasting windows, they see it.
+        let informed = e.basal.filter { $0.periods >= SettingsEstimator.minimumFastingWindows }
+        #expect(!informed.isEmpty)
+        for block in informed {
+            #expect(block.band!.low <= 1.15 && 1.15 <= block.band!.high, "basal \(block.startHour) h band \(block.band!)")
+            #expect(block.suggested! > 1.1 && block.suggested! < 1.2)
+        }
+    }
+
+    @Test func aWrongSettingMovesTowardTheTruthAtMostTwentyPercent() {
+        let person = KnownPerson()
+        var current = person.settings
+        current.carbRatio = 20          // twice the truth: one run can move it only to 16
+        current.insulinSensitivity = 36 // 10% low: within one step, so to the estimate
+        let e = person.estimate(current: current)
+        #expect(e.carbRatio.suggested == 16)
+        #expect(e.carbRatio.reason == "a bounded step toward the estimate")
+        #expect(abs(e.insulinSensitivity.suggested - e.insulinSensitivity.estimate!) < 1e-9)
+        #expect(abs(e.insulinSensitivity.suggested / 40 - 1) < 0.05)
+        // The other way: a ratio half the truth moves up by 20%.
+        current.carbRatio = 5
+        #expect(person.estimate(current: current).carbRatio.suggested == 6)
+        #expect(SettingsEstimator.boundedStep(from: 10, toward: 30, limits: DoseLimits.carbRatio) == 12)
+        #expect(SettingsEstimator.boundedStep(from: 10, toward: 1, limits: DoseLimits.carbRatio) == 8)
+        #expect(SettingsEstimator.boundedStep(from: 2.2, toward: 1, limits: DoseLimits.carbRatio) == 2)
+    }
+
+    @Test func tooLittleEvidenceSuggestsNoChange() {
+        // Two days without meals: no meal windows for an ICR.
+        var person = KnownPerson()
+        person.meals = false
+        person.days = 2
+        var current = person.settings
+        current.carbRatio = 14
+        let e = person.estimate(current: current)
+        #expect(e.carbRatio.periods == 0)
+        #expect(e.carbRatio.suggested == 14)
+        #expect(e.carbRatio.reason.hasPrefix("too little evidence"))
+        // A log with no glucose: no windows, nothing changes, no NaN anywhere.
+        let empty = PatientLog(patient: try! PatientID("known"))
+        let none = SettingsEstimator.estimate(log: empty, settings: try! person.settings.checked(for: empty.patient).get(),
+                                              timeZone: KnownPerson.utc)
+        #expect(none.windows == 0 && none.deviation == nil)
+        #expect(none.carbRatio.suggested == 10 && none.insulinSensitivity.suggested == 40)
+        #expect(none.basal.allSatisfy { $0.suggested == 1 && $0.reason.hasPrefix("too little evidence") })
+        #expect(none.csvLines.allSatisfy { !$0.contains("nan") && !$0.contains("inf") })
+    }
+
+    @Test func suggestedSettingsFileKeepsEverythingElseAndNeverOverwritesTheCurrent() throws {
+        let person = KnownPerson()
+        var current = person.settings
+        current.carbRatio = 12
+        current.basalSchedule = [.init(start: "00:00", unitsPerHour: 0.8), .init(start: "08:00", unitsPerHour: 1.2)]
+        let e = person.estimate(current: current)
+        let suggested = e.suggestedSettings(from: current, timeZone: KnownPerson.utc)
+        #expect(suggested.carbRatio == (e.carbRatio.suggested * 10).rounded() / 10)
+        #expect(suggested.target == 120 && suggested.maxBolus == 15 && suggested.patient == current.patient)
+        // The entries are the current starts and the block starts; each scaled by its block's suggestion.
+        let starts = suggested.basalSchedule!.map(\.start)
+        #expect(starts == ["00:00", "06:00", "08:00", "12:00", "18:00"])
+        for (entry, (scheduled, block)) in zip(suggested.basalSchedule!, [(0.8, 0), (0.8, 1), (1.2, 1), (1.2, 2), (1.2, 3)]) {
+            let b = e.basal[block]
+            #expect(abs(entry.unitsPerHour - (scheduled * b.suggested! / b.current!)) <= 0.005 + 1e-9)
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let original = dir.appendingPathComponent("settings.json")
+        try Data(try current.jsonText().utf8).write(to: original)
+        #expect(throws: InputError.self) { try suggested.write(to: dir.appendingPathComponent("./settings.json"), notOver: original) }
+        #expect(try DoseSettings.load(original) == current)
+        let out = dir.appendingPathComponent("suggested.json")
+        try suggested.write(to: out, notOver: original)
+        #expect(try DoseSettings.load(out) == suggested)
+    }
+}
