@@ -18,8 +18,9 @@ import LinearAlgebra
 ///
 /// 1. **ISF and ICR** by least squares on every window (LAPACK `dgelsd`), once more without the
 ///    windows whose residual is beyond 3 robust standard deviations (unlogged meals, exercise,
-///    sensor faults); `ICR = ISF/CSF`. Their 95% bands from the fit's covariance (`ICR`'s by the
-///    delta method).
+///    sensor faults); `ICR = ISF/CSF`. Their 95% bands are percentiles of the same fit on 200
+///    bootstrap samples of whole days (a fixed seed), so they hold what varies from day to day
+///    and what the effect model gets wrong, not only the noise of one fit.
 /// 2. **Basal per block** (00-06, 06-12, 12-18, 18-24 h local): in the fasting windows (no
 ///    carbohydrate appearing or on board, under 0.05 U of net insulin absorbed) the rise not
 ///    explained by insulin and carbohydrates, `r = (ΔG + ISF·ΔI − CSF·ΔC)/T` mg/dL/h, with the
@@ -66,20 +67,14 @@ public enum SettingsEstimator {
         out.used = fit?.used ?? 0
         out.deviation = fit?.residualSD
 
-        // ISF and ICR.
+        // ISF and ICR, their bands from the fits of days drawn with replacement.
         if let fit {
             let isf = fit.coefficients[1], csf = fit.coefficients[2]
-            let isfSE = fit.covariance[1][1].squareRoot()
             out.insulinSensitivity.estimate = isf
-            out.insulinSensitivity.band = (isf - 1.96 * isfSE, isf + 1.96 * isfSE)
-            if isf > 0, csf > 0 {
-                let icr = isf / csf
-                let relative = fit.covariance[1][1] / (isf * isf) + fit.covariance[2][2] / (csf * csf)
-                    - 2 * fit.covariance[1][2] / (isf * csf)
-                let se = icr * max(0, relative).squareRoot()
-                out.carbRatio.estimate = icr
-                out.carbRatio.band = (icr - 1.96 * se, icr + 1.96 * se)
-            }
+            if isf > 0, csf > 0 { out.carbRatio.estimate = isf / csf }
+            let replicates = bootstrap(windows)
+            if let band = percentileBand(replicates.map(\.isf)) { out.insulinSensitivity.band = band }
+            if let band = percentileBand(replicates.map(\.icr)) { out.carbRatio.band = band }
         }
         decide(&out.insulinSensitivity, minimum: minimumCorrectionWindows, kind: "correction",
                limits: DoseLimits.insulinSensitivity)
@@ -122,6 +117,8 @@ public enum SettingsEstimator {
         var block: Int
         /// The scheduled basal at the window's start, U/h.
         var scheduledRate: Double
+        /// Days from the first grid point: the unit the bootstrap draws.
+        var day: Int
     }
 
     static func windows(log: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
@@ -168,7 +165,8 @@ public enum SettingsEstimator {
             let rate = schedule?.rate(at: start, timeZone: timeZone).unitsPerHour
                 ?? programmed.last { $0.start <= start }?.rate.unitsPerHour ?? 0
             out.append(Window(glucoseChange: series.glucose[b] - series.glucose[a], insulinAbsorbed: dI, carbsAppeared: dC,
-                              hours: Double(span) * stepMinutes / 60, kind: kind, block: block, scheduledRate: rate))
+                              hours: Double(span) * stepMinutes / 60, kind: kind, block: block, scheduledRate: rate,
+                              day: Int(Double(a) * stepMinutes / 1440)))
         }
         return out
     }
@@ -178,7 +176,6 @@ public enum SettingsEstimator {
     struct Fit {
         /// `d` (mg/dL/h), `ISF`, `CSF`.
         var coefficients: [Double]
-        var covariance: [[Double]]
         var residualSD: Double
         var used: Int
     }
@@ -214,18 +211,46 @@ public enum SettingsEstimator {
         let c = solution.coefficients
         let rss = windows.map { residual($0, c) }.map { $0 * $0 }.reduce(0, +)
         let variance = rss / Double(n - p)
-        // (XᵀX)⁻¹ column by column, by the same solver.
-        var gram = Matrix(rows: p, columns: p)
-        for i in 0..<n { for j in 0..<p { for k in 0..<p { gram[j, k] += design[i, j] * design[i, k] } } }
-        var inverse = [[Double]](repeating: [Double](repeating: 0, count: p), count: p)
-        for k in 0..<p {
-            var unit = [Double](repeating: 0, count: p)
-            unit[k] = 1
-            guard let column = try? LeastSquares.solve(gram, unit), column.rank == p else { return nil }
-            for j in 0..<p { inverse[j][k] = column.coefficients[j] * variance }
+        guard variance.isFinite else { return nil }
+        return Fit(coefficients: c, residualSD: variance.squareRoot(), used: n)
+    }
+
+    // MARK: Bands
+
+    /// Bootstrap replicates drawn: whole days of windows with replacement, so that the band holds
+    /// what varies from day to day (and the windows of a day, which are not independent, stay together).
+    public static let replicates = 200
+
+    /// ISF and ICR of each replicate whose fit has positive ISF and CSF (a replicate without is
+    /// counted as not finite, which widens the band to nothing: too little evidence).
+    static func bootstrap(_ windows: [Window]) -> [(isf: Double, icr: Double)] {
+        let days = Dictionary(grouping: windows, by: \.day).sorted { $0.key < $1.key }.map(\.value)
+        guard days.count >= 2 else { return [] }
+        var state: UInt64 = 0x5EED_5E77_1465
+        var out: [(isf: Double, icr: Double)] = []
+        for _ in 0..<replicates {
+            var sample: [Window] = []
+            for _ in 0..<days.count {
+                // SplitMix64: a fixed seed, so the same log always gives the same band.
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                sample += days[Int((z ^ (z >> 31)) % UInt64(days.count))]
+            }
+            guard let fit = fitEffects(sample) else { out.append((.nan, .nan)); continue }
+            let isf = fit.coefficients[1], csf = fit.coefficients[2]
+            out.append(isf > 0 && csf > 0 ? (isf, isf / csf) : (.nan, .nan))
         }
-        guard variance.isFinite, inverse.allSatisfy({ $0.allSatisfy(\.isFinite) }) else { return nil }
-        return Fit(coefficients: c, covariance: inverse, residualSD: variance.squareRoot(), used: n)
+        return out
+    }
+
+    /// The 2.5th and 97.5th percentiles; nil when over 2.5% of the replicates have no estimate.
+    static func percentileBand(_ values: [Double]) -> (low: Double, high: Double)? {
+        let finite = values.filter(\.isFinite).sorted()
+        guard !finite.isEmpty, Double(finite.count) >= 0.975 * Double(values.count) else { return nil }
+        func at(_ p: Double) -> Double { finite[min(finite.count - 1, max(0, Int((p * Double(finite.count - 1)).rounded())))] }
+        return (at(0.025), at(0.975))
     }
 
     // MARK: Decisions
@@ -238,7 +263,10 @@ public enum SettingsEstimator {
         guard let estimate = p.estimate, estimate.isFinite, estimate > 0 else {
             p.reason = "too little evidence: the fit gives no positive estimate"; return
         }
-        if let band = p.band, (band.high - band.low) / 2 > widestBand * estimate {
+        guard let band = p.band else {
+            p.reason = "too little evidence: the fit fails on some of the days drawn"; return
+        }
+        if (band.high - band.low) / 2 > widestBand * estimate {
             p.reason = "too little evidence: the 95% band is wider than ±\(Int(widestBand * 100))% of the estimate"; return
         }
         p.suggested = boundedStep(from: p.current, toward: estimate, limits: limits)
