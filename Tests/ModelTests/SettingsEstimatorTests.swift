@@ -80,6 +80,10 @@ struct KnownPerson {
             #expect(abs(o.carbRatio.estimate! / 10 - 1) < 0.03 && abs(o.insulinSensitivity.estimate! / 40 - 1) < 0.03)
             if o.carbRatio.band!.low <= 10 && 10 <= o.carbRatio.band!.high { covered.icr += 1 }
             if o.insulinSensitivity.band!.low <= 40 && 40 <= o.insulinSensitivity.band!.high { covered.isf += 1 }
+            // The current settings are the truth: where the band holds them, nothing changes.
+            for p in [o.carbRatio, o.insulinSensitivity] where p.band!.low <= p.current && p.current <= p.band!.high {
+                #expect(p.suggested == p.current && p.reason == "no change: the current setting is within the 95% band")
+            }
         }
         #expect(covered.icr >= 7 && covered.isf >= 7, "bands holding the truth: \(covered)")
         // Noise of 3 mg/dL on each reading: the difference of two has SD 3·√2 ≈ 4.2 mg/dL.

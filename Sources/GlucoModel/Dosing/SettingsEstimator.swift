@@ -19,8 +19,11 @@ import LinearAlgebra
 /// 1. **ISF and ICR** by least squares on every window (LAPACK `dgelsd`), once more without the
 ///    windows whose residual is beyond 3 robust standard deviations (unlogged meals, exercise,
 ///    sensor faults); `ICR = ISF/CSF`. Their 95% bands are percentiles of the same fit on 200
-///    bootstrap samples of whole days (a fixed seed), so they hold what varies from day to day
-///    and what the effect model gets wrong, not only the noise of one fit.
+///    bootstrap samples of whole days (a fixed seed), so they hold what varies from day to day,
+///    widened to hold the estimates refitted with the curve shapes (insulin peak −20/+0/+25 min,
+///    carbohydrates absorbed 0.75/1/1.5 times as fast) that fit the log about as well (residual
+///    SD within 5% of the best): a setting that hangs on a shape the data cannot tell from
+///    another is not supported by the data.
 /// 2. **Basal per block** (00-06, 06-12, 12-18, 18-24 h local): in the fasting windows (no
 ///    carbohydrate appearing or on board, under 0.05 U of net insulin absorbed) the rise not
 ///    explained by insulin and carbohydrates, `r = (ΔG + ISF·ΔI − CSF·ΔC)/T` mg/dL/h, with the
@@ -29,7 +32,8 @@ import LinearAlgebra
 /// 3. **Bounded step**: a setting moves toward its estimate by at most ±20% of its value per run
 ///    (Autotune's caps keep one odd week from swinging it), then into `DoseLimits`. Too little
 ///    evidence (fewer periods than the minimum, an estimate not positive, or a 95% band wider than
-///    ±50% of the estimate) leaves the setting unchanged and says why.
+///    ±50% of the estimate) leaves the setting unchanged and says why; so does a band that holds
+///    the current setting (the data agree with it).
 ///
 /// Limits: the curves are the toolkit's, not the person's; meals that were not logged and exercise
 /// are only partly screened out by the robust refit; the basal blocks see the insulin need where
@@ -73,8 +77,12 @@ public enum SettingsEstimator {
             out.insulinSensitivity.estimate = isf
             if isf > 0, csf > 0 { out.carbRatio.estimate = isf / csf }
             let replicates = bootstrap(windows)
-            if let band = percentileBand(replicates.map(\.isf)) { out.insulinSensitivity.band = band }
-            if let band = percentileBand(replicates.map(\.icr)) { out.carbRatio.band = band }
+            let shapes = curveShapes(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel)
+            // The shapes that fit about as well as the best one (residual SD within 5%).
+            let best = min(fit.residualSD, shapes.map(\.deviation).filter(\.isFinite).min() ?? fit.residualSD)
+            let plausible = shapes.filter { !($0.deviation > best * (1 + shapeTolerance)) }
+            out.insulinSensitivity.band = widened(percentileBand(replicates.map(\.isf)), by: plausible.map(\.isf))
+            out.carbRatio.band = widened(percentileBand(replicates.map(\.icr)), by: plausible.map(\.icr))
         }
         decide(&out.insulinSensitivity, minimum: minimumCorrectionWindows, kind: "correction",
                limits: DoseLimits.insulinSensitivity)
@@ -253,6 +261,43 @@ public enum SettingsEstimator {
         return (at(0.025), at(0.975))
     }
 
+    /// The insulin peak shifts (minutes) and carbohydrate speed factors the estimate is refitted
+    /// with: a person's curves are not the toolkit's, so a setting the data support must not hang
+    /// on the curves' exact shape.
+    public static let peakShifts: [Double] = [-20, 0, 25]
+    public static let carbSpeeds: [Double] = [0.75, 1, 1.5]
+
+    /// A curve shape whose fit's residual SD is within 5% of the best shape's is as plausible.
+    public static let shapeTolerance = 0.05
+
+    /// ISF, ICR and residual SD fitted with each pair of curve shapes (ISF and ICR NaN where the
+    /// fit gives no positive pair; all NaN where there is no fit).
+    static func curveShapes(log: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
+                            carbModel: BatemanCarbModel) -> [(isf: Double, icr: Double, deviation: Double)] {
+        var out: [(isf: Double, icr: Double, deviation: Double)] = []
+        let duration = settings.insulin.durationMinutes
+        for shift in peakShifts {
+            let peak = min(max(settings.insulin.peakMinutes + shift, 10), duration / 2 - 1)
+            for speed in carbSpeeds {
+                var variant = settings
+                variant.insulin = ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration)
+                let carbs = BatemanCarbModel(ka: carbModel.ka * speed, ke: carbModel.ke * speed)
+                guard let fit = fitEffects(windows(log: log, settings: variant, timeZone: timeZone, carbModel: carbs)) else {
+                    out.append((.nan, .nan, .nan)); continue
+                }
+                let isf = fit.coefficients[1], csf = fit.coefficients[2]
+                out.append(isf > 0 && csf > 0 ? (isf, isf / csf, fit.residualSD) : (.nan, .nan, fit.residualSD))
+            }
+        }
+        return out
+    }
+
+    /// The band stretched to hold every curve shape's estimate; nil when a shape has none.
+    static func widened(_ band: (low: Double, high: Double)?, by values: [Double]) -> (low: Double, high: Double)? {
+        guard let band, values.allSatisfy(\.isFinite) else { return nil }
+        return (min(band.low, values.min() ?? band.low), max(band.high, values.max() ?? band.high))
+    }
+
     // MARK: Decisions
 
     static func decide(_ p: inout SettingsEstimate.Parameter, minimum: Int, kind: String, limits: ClosedRange<Double>) {
@@ -264,10 +309,13 @@ public enum SettingsEstimator {
             p.reason = "too little evidence: the fit gives no positive estimate"; return
         }
         guard let band = p.band else {
-            p.reason = "too little evidence: the fit fails on some of the days drawn"; return
+            p.reason = "too little evidence: no positive estimate on some of the days drawn or curve shapes tried"; return
         }
         if (band.high - band.low) / 2 > widestBand * estimate {
             p.reason = "too little evidence: the 95% band is wider than ±\(Int(widestBand * 100))% of the estimate"; return
+        }
+        if band.low <= p.current, p.current <= band.high {
+            p.reason = "no change: the current setting is within the 95% band"; return
         }
         p.suggested = boundedStep(from: p.current, toward: estimate, limits: limits)
         p.reason = p.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
