@@ -114,18 +114,32 @@ struct Report: ParsableCommand {
         var report = try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
                                        doseAudit: try doseAudit(patientData, modelSet, period), keepSensorLimits: keepSensorLimits)
         report.units = units.unit
+        report.settingsCheck = try settingsCheck(patientData, period)
         report.paper = PaperSize(name: paper) ?? .a4
         return report
     }
 
-    /// The dose-audit section from the patient's settings file, or nil when none was given.
-    func doseAudit(_ patientData: PatientData, _ models: ModelSet, _ period: DateInterval) throws -> ReportDoseAudit? {
+    /// The settings the data up to the period's end support, when the patient's settings file is usable.
+    func settingsCheck(_ patientData: PatientData, _ period: DateInterval) throws -> ReportSettingsCheck? {
+        guard let url = settingsFile(patientData), FileManager.default.fileExists(atPath: url.path),
+              let fromData = SettingsEstimator.settingsFromData(try DoseSettings.load(url), log: patientData.log.recorded(through: period.end),
+                                                                timeZone: zone) else { return nil }
+        return ReportSettingsCheck(fromData.estimate, units: units.unit)
+    }
+
+    /// The patient's settings file: --settings itself, or <patient>.json in it when it is a folder.
+    func settingsFile(_ patientData: PatientData) -> URL? {
         guard let settings else { return nil }
         var isFolder: ObjCBool = false
         _ = FileManager.default.fileExists(atPath: settings, isDirectory: &isFolder)
-        let url = isFolder.boolValue
+        return isFolder.boolValue
             ? URL(fileURLWithPath: settings).appendingPathComponent("\(patientData.patient.rawValue).json")
             : URL(fileURLWithPath: settings)
+    }
+
+    /// The dose-audit section from the patient's settings file, or nil when none was given.
+    func doseAudit(_ patientData: PatientData, _ models: ModelSet, _ period: DateInterval) throws -> ReportDoseAudit? {
+        guard let url = settingsFile(patientData) else { return nil }
         guard FileManager.default.fileExists(atPath: url.path) else {
             return ReportDoseAudit(rows: [], note: "No dose settings file for this patient (\(url.path)).")
         }

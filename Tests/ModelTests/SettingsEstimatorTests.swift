@@ -163,3 +163,25 @@ struct KnownPerson {
         #expect(try DoseSettings.load(out) == suggested)
     }
 }
+
+@Suite struct ReportSettingsCheckTests {
+    /// The report shows the table `settings` prints, the ISF in the report's unit; no section without settings.
+    @Test func reportShowsTheTableInTheReportsUnit() throws {
+        let person = KnownPerson()
+        var current = person.settings
+        current.carbRatio = 14
+        let estimate = person.estimate(current: current)
+        let check = ReportSettingsCheck(estimate, units: .mmolL)
+        #expect(check.rows.map(\.setting) == ["carbRatio (g/U)", "insulinSensitivity (mmol/L/U)", "basal 00:00-06:00 (U/h)",
+                                              "basal 06:00-12:00 (U/h)", "basal 12:00-18:00 (U/h)", "basal 18:00-24:00 (U/h)"])
+        // 14 g/U, 20% down to 11.2; the ISF of 40 mg/dL/U is 40 / 18.0182 = 2.22 mmol/L/U.
+        #expect(check.rows[0].current == "14.0" && check.rows[0].suggested == "11.2" && check.rows[0].change == "-20%")
+        #expect(check.rows[1].current == "2.22")
+        #expect(check.rows[0].evidence.hasPrefix("\(estimate.carbRatio.periods) meal windows; a bounded step"))
+        var report = try PatientReport(log: ReportFixture.data.log, models: ReportFixture.models, period: ReportFixture.period)
+        #expect(!report.html.contains("settings-check"))
+        report.settingsCheck = check
+        let section = report.html.section("settings-check")
+        #expect(section.contains("Settings the data supports") && section.contains("carbRatio (g/U)") && section.contains("-20%"))
+    }
+}

@@ -20,7 +20,7 @@ extension PatientReport {
         body += testAccuracySection + predictedLowsSection + doseSummarySection
         body += "<footer>Made by GlucoModel from this patient's data and trained models. Patient identified by a pseudonymous id only. Predictions are made at each moment from the data up to that moment. Dose figures are advice for review, never an instruction. Not a medical device: check every figure against the clinical record.</footer>\n"
         body += "</div>\n<div class=\"appendix\">\n<h1>Appendix: details for the care team and researchers</h1>\n"
-        body += metricsSection + dailySection + accuracySection + errorGridSection + episodeSection + doseAuditSection + modelSection
+        body += metricsSection + dailySection + accuracySection + errorGridSection + episodeSection + doseAuditSection + settingsSection + modelSection
         body += "</div>\n"
         return ReportPage.wrap(title: "Glucose report \(patient.rawValue)", body: body, paper: paper)
     }

@@ -25,6 +25,8 @@ public struct PatientReport: Sendable {
     public var predictedEpisodes: [PredictedEpisode]
     /// Nil when no dose settings were given; the section then says so.
     public var doseAudit: ReportDoseAudit?
+    /// The settings the data supports (`glucomodel-predict settings`), when dose settings were given.
+    public var settingsCheck: ReportSettingsCheck?
     /// Things the reader must know about missing parts (e.g. why there are no predictions).
     public var notes: [String]
     /// The unit every glucose is printed in (computed in mg/dL throughout).

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The "settings the data supports" section of a report: per setting, the current value, the
+/// suggestion, the change and the evidence, as `glucomodel-predict settings` prints them
+/// (`SettingsEstimator`), glucose figures in the report's unit.
+public struct ReportSettingsCheck: Sendable {
+    public struct Row: Sendable {
+        public var setting: String
+        public var current: String
+        public var suggested: String
+        public var change: String
+        public var estimate: String
+        public var evidence: String
+    }
+
+    public var rows: [Row]
+    public var note: String
+
+    public init(_ estimate: SettingsEstimate, units: GlucoseUnit = .mgdL) {
+        func value(_ v: Double?, glucose: Bool, decimals: Int) -> String {
+            guard let v, v.isFinite else { return "-" }
+            return formatNumber(glucose ? units.convert(v) : v, decimals: glucose && units == .mmolL ? 2 : decimals)
+        }
+        rows = estimate.rows.map { r in
+            let glucose = r.setting == "insulinSensitivity"
+            let decimals = r.unit == "U/h" ? 2 : 1
+            let unit = glucose ? "\(units.rawValue)/U" : r.unit
+            let band = r.bandLow.map { "\(value($0, glucose: glucose, decimals: decimals))-\(value(r.bandHigh, glucose: glucose, decimals: decimals))" }
+            return Row(setting: "\(r.setting) (\(unit))", current: value(r.current, glucose: glucose, decimals: decimals),
+                       suggested: value(r.suggested, glucose: glucose, decimals: decimals),
+                       change: r.changePercent.map { String(format: "%+.0f%%", $0) } ?? "-",
+                       estimate: value(r.estimate, glucose: glucose, decimals: decimals) + (band.map { " (\($0))" } ?? ""),
+                       evidence: "\(r.periods) \(r.periodKind) windows; \(r.reason)")
+        }
+        note = "From \(estimate.windows) windows of 30 minutes (\(estimate.used) in the fit; fitted deviation "
+            + (estimate.deviation.map { units.format($0, mgdLDecimals: 1) + " \(units.rawValue)" } ?? "none")
+            + "). Each suggestion moves at most 20% from the current setting; 95% bands from whole days resampled and "
+            + "other insulin and carbohydrate curve shapes. Advice for review, never applied to a dose unless asked (docs/settings.md)."
+    }
+}
+
+extension PatientReport {
+    var settingsSection: String {
+        guard let check = settingsCheck else { return "" }
+        let rows: [[HTMLCell]] = check.rows.map { r in
+            [HTMLCell(r.setting), .number(r.current), .number(r.suggested), .number(r.change), HTMLCell(r.estimate), HTMLCell(r.evidence)]
+        }
+        let body = HTML.paragraph(check.note, cssClass: "muted")
+            + HTML.table(header: ["Setting", "Current", "Suggested", "Change", "Estimate (95% band)", "Evidence"], rows: rows)
+        return HTML.section(id: "settings-check", title: "Settings the data supports", body)
+    }
+}
