@@ -36,6 +36,9 @@ struct Nightly: ParsableCommand {
     @Option(help: "Folder of dose settings files <patient>.json: patients with one get a dose audit of the night's meal boluses.")
     var settings: String?
 
+    @Option(help: "On nights falling on this day (monday ... sunday), patients with a settings file also get the settings their log supports, in settings-check/<patient>.csv (docs/settings.md). Default: never.")
+    var settingsCheckOn: Weekday?
+
     @Option(help: "Alert when a prediction is below this, in --units (default: 70 mg/dL, 3.9 mmol/L).")
     var low: Double?
 
@@ -57,6 +60,7 @@ struct Nightly: ParsableCommand {
 
     func validate() throws {
         if let night, !NightlySettings.isNightLabel(night) { throw ValidationError("--night: expected YYYY-MM-DD, got '\(night)'") }
+        if settingsCheckOn != nil, settings == nil { throw ValidationError("--settings-check-on needs --settings (the folder of settings files)") }
         let t = thresholds
         guard t.low.isFinite, t.high.isFinite, t.low < t.high else { throw ValidationError("--low must be below --high") }
         // A threshold outside what a CGM reads is a unit mix-up (70 read as mmol/L is 1261 mg/dL).
@@ -78,8 +82,13 @@ struct Nightly: ParsableCommand {
         let auditor = self.settings.map {
             DoseAudit.nightlyAuditor(settingsFolder: URL(fileURLWithPath: $0), lowThreshold: thresholds.low, units: units.unit)
         }
-        let outcome = try NightlyScorer(settings: settings, auditor: auditor).run { Console.status($0) }
+        var scorer = NightlyScorer(settings: settings, auditor: auditor)
+        if let folder = self.settings, let day = settingsCheckOn, day.matches(night: settings.night) {
+            scorer.settingsChecker = SettingsEstimator.nightlyChecker(settingsFolder: URL(fileURLWithPath: folder), timeZone: zone)
+        }
+        let outcome = try scorer.run { Console.status($0) }
         print(outcome.summaryLine)
         if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
     }
 }
+extension Weekday: ExpressibleByArgument {}

@@ -270,3 +270,40 @@ struct Interrupted: Error {}
         #expect(outcome.warnings.contains { $0.contains("p_c") && $0.contains("insulinSensitivity") })
     }
 }
+
+@Suite struct NightlySettingsCheckTests {
+    @Test func weekdaysOfNightLabels() {
+        // 2026-01-12 was a Monday; 2026-01-18 a Sunday.
+        #expect(Weekday.monday.matches(night: "2026-01-12") && !Weekday.tuesday.matches(night: "2026-01-12"))
+        #expect(Weekday.sunday.matches(night: "2026-01-18") && Weekday.saturday.matches(night: "2026-01-17"))
+        #expect(!Weekday.monday.matches(night: "not-a-night"))
+    }
+
+    /// On the check's night, a patient with a settings file gets the `settings` CSV of their stored log; others none.
+    @Test func checkNightWritesTheSettingsTableForPatientsWithSettings() throws {
+        let bench = try NightlyBench()
+        let settingsFolder = bench.dir.appendingPathComponent("settings")
+        try FileManager.default.createDirectory(at: settingsFolder, withIntermediateDirectories: true)
+        var s = KnownPerson().settings
+        s.patient = try PatientID("p_a")
+        try Data(try s.jsonText().utf8).write(to: settingsFolder.appendingPathComponent("p_a.json"))
+        var scorer = bench.scorer()
+        scorer.settingsChecker = SettingsEstimator.nightlyChecker(settingsFolder: settingsFolder, timeZone: PredictFixture.utc)
+        #expect(try scorer.run().exitCode == 0)
+        let files = try bench.files()
+        let text = try #require(files["/\(NightlyBench.night)/settings-check/p_a.csv"]).map { Character(UnicodeScalar($0)) }
+        let lines = String(text).split(separator: "\n").map(String.init)
+        #expect(lines.first == SettingsEstimate.csvHeader)
+        #expect(lines.dropFirst().map { $0.split(separator: ",")[1] } == ["carbRatio", "insulinSensitivity", "basal 00:00-06:00",
+                                                                       "basal 06:00-12:00", "basal 12:00-18:00", "basal 18:00-24:00"])
+        // The same table `settings` prints for the patient's five stored days.
+        let log = try PatientStore(path: bench.store).log(for: try PatientID("p_a"))
+        let direct = SettingsEstimator.estimate(log: log, settings: try s.checked(for: try PatientID("p_a")).get(), timeZone: PredictFixture.utc)
+        #expect(Array(lines.dropFirst()) == direct.csvLines)
+        #expect(files["/\(NightlyBench.night)/settings-check/p_b.csv"] == nil)
+        // Any other night: none.
+        let other = try NightlyBench()
+        _ = try other.scorer().run()
+        #expect(try other.files().keys.allSatisfy { !$0.contains("settings-check/") })
+    }
+}

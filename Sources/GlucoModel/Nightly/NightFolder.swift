@@ -1,18 +1,19 @@
 import Foundation
 
 /// The output of one night: `<out>/<night>/` with per-patient files under `predictions/`,
-/// `alerts/` and `dose-audit/`, and the combined `predictions.csv`, `alerts.csv` and `summary.json`
+/// `alerts/`, `dose-audit/` and `settings-check/`, and the combined `predictions.csv`, `alerts.csv` and `summary.json`
 /// regenerated from the per-patient files.
 struct NightFolder {
     let root: URL
     var predictions: URL { root.appendingPathComponent("predictions") }
     var alerts: URL { root.appendingPathComponent("alerts") }
     var doseAudit: URL { root.appendingPathComponent("dose-audit") }
+    var settingsCheck: URL { root.appendingPathComponent("settings-check") }
 
     static let temporarySuffix = ".partial"
 
     func create() throws {
-        for dir in [predictions, alerts, doseAudit] {
+        for dir in [predictions, alerts, doseAudit, settingsCheck] {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         }
     }
@@ -22,7 +23,7 @@ struct NightFolder {
     /// Removes temporary files a killed run left behind (they were never renamed into place).
     func removeLeftovers() {
         let fm = FileManager.default
-        for dir in [root, predictions, alerts, doseAudit] {
+        for dir in [root, predictions, alerts, doseAudit, settingsCheck] {
             for name in (try? fm.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(Self.temporarySuffix) {
                 try? fm.removeItem(at: dir.appendingPathComponent(name))
             }

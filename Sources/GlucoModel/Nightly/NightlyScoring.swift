@@ -138,6 +138,8 @@ public struct NightlyScorer {
     public var settings: NightlySettings
     /// Dose audits (see `NightlyDoseAuditor`); nil: none are written.
     public var auditor: NightlyDoseAuditor?
+    /// Settings checks (see `NightlySettingsChecker`); nil: none are written (most nights).
+    public var settingsChecker: NightlySettingsChecker?
     /// Called after a patient's files are written and before its state advances (tests use it
     /// to interrupt a run at the worst moment).
     public var afterPatientFiles: ((PatientID) throws -> Void)?
@@ -282,6 +284,9 @@ public struct NightlyScorer {
             if let text = try auditor(patient, log, models, period) {
                 try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.doseAudit, patient))
             }
+        }
+        if let settingsChecker, let text = try settingsChecker(patient, log) {
+            try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.settingsCheck, patient))
         }
         do { try afterPatientFiles?(patient) } catch { throw NightlyInterruption(underlying: error) }
         try store.advanceScoring(for: patient, to: newest)
