@@ -31,8 +31,8 @@ class Toolkit:
 
     def dose(self, patient, models, data_csv, settings, carbs, at, method):
         """One suggestion: a `Decision` from `dose --format json` (docs/dosing.md's schema)."""
-        cmd = [self.predict_bin, "dose", "--patient", patient, "--models", models, "--data", data_csv,
-               "--settings", settings, "--carbs", f"{carbs:.0f}", "--at", iso(at), "--time-zone", "UTC",
+        cmd = [self.predict_bin, "dose", "--patient", patient] + (["--models", models] if models else []) + [
+               "--data", data_csv, "--settings", settings, "--carbs", f"{carbs:.0f}", "--at", iso(at), "--time-zone", "UTC",
                "--format", "json"]
         if self.has_method:
             cmd += ["--method", method]

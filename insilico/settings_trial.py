@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""In-silico check of the settings the data supports (`glucomodel-predict settings`; docs/settings.md).
+
+For each virtual patient of simglucose: the clinician's settings are the patient's own CR and CF
+(simglucose's Quest.csv) each multiplied by a seeded random factor in [0.7, 1.3] (the draws are
+in results.csv); HISTORY days in which the person doses with those perturbed settings (the
+standard rule carbs/CR' + (CGM > 150)(CGM - 140)/CF'); then the real `glucomodel-predict
+settings` suggests settings from the exported log. Compared: the relative error of the perturbed
+and of the suggested CR and CF against the truth, and TRIAL days (a new meal scenario and sensor,
+the same for both arms) dosed by `glucomodel-predict dose --method formula` with the perturbed
+settings (arm `perturbed`) or with the suggested ones (arm `suggested`). Outcomes on the true BG.
+"""
+import argparse
+import copy
+import csv
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from multiprocessing import Pool
+
+from outcomes import check_finite, outcomes
+from patients import ALL, ISF_LIMITS, facts, patient_id, settings as clinician_settings
+from sim import Decision, Log, continued, iso, make_env, run
+from toolkit import Toolkit
+
+FIELDS = ["patient", "factor_cr", "factor_cf", "cr_true", "cr_perturbed", "cr_suggested", "cf_true", "cf_perturbed",
+          "cf_suggested", "err_cr_perturbed", "err_cr_suggested", "err_cf_perturbed", "err_cf_suggested",
+          "err_perturbed", "err_suggested", "closer", "meal_windows", "correction_windows",
+          "tir_perturbed", "below70_perturbed", "below54_perturbed", "tir_suggested", "below70_suggested",
+          "below54_suggested", "seconds"]
+
+
+def say(text):
+    print(f"insilico-settings: {text}", file=sys.stderr, flush=True)
+
+
+def rule(cr, cf, target=140):
+    """The standard rule with the person's (perturbed) settings."""
+    def decide(now, cgm, carbs, log):
+        return Decision(units=max(0.0, carbs / cr + (cgm > 150) * (cgm - target) / cf))
+    return decide
+
+
+def formula_arm(tk, pid, folder, settings_path, name, errors):
+    data_csv = os.path.join(folder, f"data-{name}.csv")
+
+    def decide(now, cgm, carbs, log):
+        log.write_csv(data_csv)
+        decision, error = tk.dose(pid, None, data_csv, settings_path, carbs, now, "formula")
+        if error:
+            errors.append(error)
+        return decision
+    return decide
+
+
+def run_patient(job):
+    name, index, args = job
+    pid = patient_id(name)
+    folder = os.path.join(args.out, pid)
+    os.makedirs(folder, exist_ok=True)
+    tk = Toolkit(args.bin)
+    draws = random.Random(1000 * args.seed + 500 + index)
+    f_cr, f_cf = draws.uniform(0.7, 1.3), draws.uniform(0.7, 1.3)
+    truth = facts(name)
+    cf_true = min(max(truth["cf"], ISF_LIMITS[0]), ISF_LIMITS[1])
+    perturbed, _ = clinician_settings(name, args.target)
+    perturbed["carbRatio"] = round(truth["cr"] * f_cr, 2)
+    perturbed["insulinSensitivity"] = round(min(max(cf_true * f_cf, ISF_LIMITS[0]), ISF_LIMITS[1]), 2)
+    perturbed_path = os.path.join(folder, "settings-perturbed.json")
+    with open(perturbed_path, "w") as out:
+        json.dump(perturbed, out, indent=2)
+    seeds = {k: 1000 * args.seed + offset + index for k, offset in
+             (("history_meals", 0), ("history_sensor", 100), ("trial_meals", 200), ("trial_sensor", 300))}
+    started = time.time()
+    env = make_env(name, seeds["history_meals"], seeds["history_sensor"])
+    history = Log(pid)
+    run(env, args.history_days, rule(perturbed["carbRatio"], perturbed["insulinSensitivity"]), history)
+    history_csv = os.path.join(folder, "history.csv")
+    history.write_csv(history_csv)
+    suggested_path = os.path.join(folder, "settings-suggested.json")
+    done = subprocess.run([tk.predict_bin, "settings", "--patient", pid, "--data", history_csv, "--settings", perturbed_path,
+                           "--out", suggested_path, "--time-zone", "UTC", "--format", "csv"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{pid}: glucomodel-predict settings exited {done.returncode}: {done.stderr.strip()}")
+    with open(os.path.join(folder, "settings.csv"), "w") as out:
+        out.write(done.stdout)
+    table = {r["setting"]: r for r in csv.DictReader(done.stdout.splitlines())}
+    with open(suggested_path) as f:
+        suggested = json.load(f)
+
+    def err(x, t):
+        return abs(x / t - 1)
+    row = {"patient": pid, "factor_cr": f_cr, "factor_cf": f_cf, "cr_true": truth["cr"],
+           "cr_perturbed": perturbed["carbRatio"], "cr_suggested": float(suggested["carbRatio"]),
+           "cf_true": cf_true, "cf_perturbed": perturbed["insulinSensitivity"],
+           "cf_suggested": float(suggested["insulinSensitivity"]),
+           "meal_windows": int(table["carbRatio"]["periods"]),
+           "correction_windows": int(table["insulinSensitivity"]["periods"])}
+    for k in ("cr", "cf"):
+        for arm in ("perturbed", "suggested"):
+            row[f"err_{k}_{arm}"] = err(row[f"{k}_{arm}"], row[f"{k}_true"])
+    for arm in ("perturbed", "suggested"):
+        row[f"err_{arm}"] = (row[f"err_cr_{arm}"] + row[f"err_cf_{arm}"]) / 2
+    row["closer"] = int(row["err_suggested"] < row["err_perturbed"])
+    for arm, path in (("perturbed", perturbed_path), ("suggested", suggested_path)):
+        env_arm = continued(env, seeds["trial_meals"], seeds["trial_sensor"])
+        log = copy.deepcopy(history)
+        errors, trace = [], []
+        bg, insulin = run(env_arm, args.trial_days, formula_arm(tk, pid, folder, path, arm, errors), log, trace)
+        o = outcomes(bg, insulin)
+        row[f"tir_{arm}"], row[f"below70_{arm}"], row[f"below54_{arm}"] = o["tir"], o["below70"], o["below54"]
+        if errors:
+            with open(os.path.join(folder, f"errors-{arm}.txt"), "w") as out:
+                out.write("\n".join(errors) + "\n")
+    row["seconds"] = round(time.time() - started, 1)
+    check_finite({k: v for k, v in row.items() if isinstance(v, float)})
+    say(f"{pid}: CR {row['cr_true']:g} perturbed {row['cr_perturbed']:g} suggested {row['cr_suggested']:g}; "
+        f"CF {row['cf_true']:.1f} perturbed {row['cf_perturbed']:.1f} suggested {row['cf_suggested']:.1f}; "
+        f"TIR {row['tir_perturbed']:.1f} -> {row['tir_suggested']:.1f} ({row['seconds']} s)")
+    return row
+
+
+def summary(rows):
+    n = len(rows)
+    med = lambda k: statistics.median(r[k] for r in rows)
+    lines = [
+        f"- suggested closer to the truth than perturbed (mean of the CR and CF relative errors): "
+        f"{sum(r['closer'] for r in rows)} of {n}; CR alone {sum(r['err_cr_suggested'] < r['err_cr_perturbed'] for r in rows)}, "
+        f"CF alone {sum(r['err_cf_suggested'] < r['err_cf_perturbed'] for r in rows)}",
+        f"- median relative error, perturbed -> suggested: both {med('err_perturbed'):.3f} -> {med('err_suggested'):.3f}; "
+        f"CR {med('err_cr_perturbed'):.3f} -> {med('err_cr_suggested'):.3f}; CF {med('err_cf_perturbed'):.3f} -> "
+        f"{med('err_cf_suggested'):.3f}",
+        f"- median TIR perturbed {med('tir_perturbed'):.2f} -> suggested {med('tir_suggested'):.2f}; "
+        f"<70 {med('below70_perturbed'):.2f} -> {med('below70_suggested'):.2f}; "
+        f"<54 {med('below54_perturbed'):.2f} -> {med('below54_suggested'):.2f}; "
+        f"TIR higher for {sum(r['tir_suggested'] > r['tir_perturbed'] for r in rows)}, "
+        f"<54 no higher for {sum(r['below54_suggested'] <= r['below54_perturbed'] for r in rows)} of {n}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--patients", default="all", help="comma-separated simulator names or 'all'")
+    p.add_argument("--history-days", type=int, default=10)
+    p.add_argument("--trial-days", type=int, default=5)
+    p.add_argument("--seed", type=int, default=1, help="seeds the factors, every scenario and sensor")
+    p.add_argument("--target", type=float, default=120)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--bin", default=".build/release")
+    p.add_argument("--out", default="out/insilico-settings")
+    args = p.parse_args()
+    names = ALL if args.patients == "all" else args.patients.split(",")
+    unknown = [n for n in names if n not in ALL]
+    if unknown:
+        p.error(f"unknown patients {unknown}")
+    args.bin = os.path.abspath(args.bin)
+    os.makedirs(args.out, exist_ok=True)
+    Toolkit(args.bin)
+    with Pool(args.jobs) as pool:
+        rows = list(pool.imap(run_patient, [(name, ALL.index(name), args) for name in names]))
+    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+    text = summary(rows)
+    with open(os.path.join(args.out, "summary.md"), "w") as f:
+        f.write(f"# Settings from data in silico: {len(names)} patients, {args.history_days} history days, "
+                f"{args.trial_days} trial days, seed {args.seed}\n\n" + text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
