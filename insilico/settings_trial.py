@@ -29,7 +29,7 @@ from toolkit import Toolkit
 
 FIELDS = ["patient", "factor_cr", "factor_cf", "cr_true", "cr_perturbed", "cr_suggested", "cf_true", "cf_perturbed",
           "cf_suggested", "err_cr_perturbed", "err_cr_suggested", "err_cf_perturbed", "err_cf_suggested",
-          "err_perturbed", "err_suggested", "closer", "meal_windows", "correction_windows",
+          "err_perturbed", "err_suggested", "closer", "meal_windows", "correction_windows", "cr_decision", "cf_decision",
           "tir_perturbed", "below70_perturbed", "below54_perturbed", "tir_suggested", "below70_suggested",
           "below54_suggested", "seconds"]
 
@@ -98,6 +98,7 @@ def run_patient(job):
            "cr_perturbed": perturbed["carbRatio"], "cr_suggested": float(suggested["carbRatio"]),
            "cf_true": cf_true, "cf_perturbed": perturbed["insulinSensitivity"],
            "cf_suggested": float(suggested["insulinSensitivity"]),
+           "cr_decision": table["carbRatio"]["reason"], "cf_decision": table["insulinSensitivity"]["reason"],
            "meal_windows": int(table["carbRatio"]["periods"]),
            "correction_windows": int(table["insulinSensitivity"]["periods"])}
     for k in ("cr", "cf"):

@@ -121,10 +121,12 @@ struct KnownPerson {
         person.meals = false
         person.days = 2
         var current = person.settings
-        current.carbRatio = 14
+        current.carbRatio = 14.37
         let e = person.estimate(current: current)
         #expect(e.carbRatio.periods == 0)
-        #expect(e.carbRatio.suggested == 14)
+        #expect(e.carbRatio.suggested == 14.37)
+        // A setting left as it is keeps its exact value in the suggested file (not rounded to 14.4).
+        #expect(e.suggestedSettings(from: current, timeZone: KnownPerson.utc).carbRatio == 14.37)
         #expect(e.carbRatio.reason.hasPrefix("too little evidence"))
         // A log with no glucose: no windows, nothing changes, no NaN anywhere.
         let empty = PatientLog(patient: try! PatientID("known"))

@@ -56,8 +56,11 @@ public struct SettingsEstimate: Sendable {
     /// with no suggestion keep the current rates), everything else as it was.
     public func suggestedSettings(from settings: DoseSettings, timeZone: TimeZone) -> DoseSettings {
         var out = settings
-        out.carbRatio = Self.round(carbRatio.suggested, decimals: 1)
-        out.insulinSensitivity = Self.round(insulinSensitivity.suggested, decimals: 1)
+        // A setting left as it is keeps its exact value; a changed one is rounded as a pump takes it.
+        if carbRatio.suggested != carbRatio.current { out.carbRatio = Self.round(carbRatio.suggested, decimals: 1) }
+        if insulinSensitivity.suggested != insulinSensitivity.current {
+            out.insulinSensitivity = Self.round(insulinSensitivity.suggested, decimals: 1)
+        }
         let current = settings.basalSchedule.flatMap { try? BasalSchedule($0) }
         // Every current entry and every block start, each scaled by its block's suggestion.
         var starts = Set(basal.map { $0.startHour * 60 })
@@ -69,13 +72,15 @@ public struct SettingsEstimate: Sendable {
             let scheduled = current.map { $0.rates[($0.starts.lastIndex { $0 <= minute }) ?? 0].unitsPerHour }
             let rate: Double?
             switch (scheduled, block.current, block.suggested) {
-            case let (s?, c?, g?) where c > 0: rate = s * g / c
+            case let (s?, c?, g?) where c > 0: rate = g == c ? s : s * g / c
             case let (s?, _, _): rate = s
             case let (nil, _, g?): rate = g
             default: rate = nil
             }
             guard let rate else { continue }
-            entries.append(.init(start: String(format: "%02d:%02d", minute / 60, minute % 60), unitsPerHour: Self.round(rate, decimals: 2)))
+            let unchanged = scheduled.map { $0 == rate } ?? false
+            entries.append(.init(start: String(format: "%02d:%02d", minute / 60, minute % 60),
+                                 unitsPerHour: unchanged ? rate : Self.round(rate, decimals: 2)))
         }
         if entries.first?.start == "00:00" { out.basalSchedule = entries }
         return out
