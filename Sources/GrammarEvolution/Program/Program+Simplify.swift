@@ -1,7 +1,9 @@
 extension Program {
     /// The program with every constant subexpression folded: an operation whose operands are
     /// all constants becomes the constant `Operation.apply` gives (in Double, exactly the
-    /// reference IEEE result, including ±inf and NaN). Nothing else is rewritten (no algebraic
+    /// reference IEEE result). A subexpression whose value is not finite (`1 / 0`, `0 / 0`) is
+    /// kept as it is: a program's constants stay finite, as a model file requires (`check`),
+    /// and it computes the same ±inf or NaN when run. Nothing else is rewritten (no algebraic
     /// identities such as `x * 1 = x`, which are not exact for NaN, inf or -0).
     /// - Complexity: O(n).
     public func simplified() -> Program {
@@ -18,17 +20,16 @@ extension Program {
                 out.append(ins)
                 constant.append(nil)
             case let .operation(op):
-                if op.arity == 2, let b = constant[constant.count - 1], let a = constant[constant.count - 2] {
+                if op.arity == 2, let b = constant[constant.count - 1], let a = constant[constant.count - 2],
+                   case let v = op.apply(a, b), v.isFinite {
                     // Both operands are single constant instructions at the end of `out`.
                     out.removeLast(2)
                     constant.removeLast(2)
-                    let v = op.apply(a, b)
                     out.append(.constant(v))
                     constant.append(v)
-                } else if op.arity == 1, let a = constant[constant.count - 1] {
+                } else if op.arity == 1, let a = constant[constant.count - 1], case let v = op.apply(a), v.isFinite {
                     out.removeLast()
                     constant.removeLast()
-                    let v = op.apply(a)
                     out.append(.constant(v))
                     constant.append(v)
                 } else {
