@@ -24,8 +24,8 @@ from multiprocessing import Pool
 
 from outcomes import check_finite, outcomes
 from patients import ALL, ISF_LIMITS, facts, patient_id, settings as clinician_settings
-from sim import Decision, Log, continued, iso, make_env, run
-from toolkit import Toolkit
+from sim import seeds as trial_seeds, Decision, Log, continued, make_env, run
+from toolkit import Toolkit, dose_decider
 
 FIELDS = ["patient", "factor_cr", "factor_cf", "cr_true", "cr_perturbed", "cr_suggested", "cf_true", "cf_perturbed",
           "cf_suggested", "err_cr_perturbed", "err_cr_suggested", "err_cf_perturbed", "err_cf_suggested",
@@ -46,15 +46,7 @@ def rule(cr, cf, target=140):
 
 
 def formula_arm(tk, pid, folder, settings_path, name, errors):
-    data_csv = os.path.join(folder, f"data-{name}.csv")
-
-    def decide(now, cgm, carbs, log):
-        log.write_csv(data_csv)
-        decision, error = tk.dose(pid, None, data_csv, settings_path, carbs, now, "formula")
-        if error:
-            errors.append(error)
-        return decision
-    return decide
+    return dose_decider(tk, pid, None, os.path.join(folder, f"data-{name}.csv"), settings_path, "formula", errors)
 
 
 def run_patient(job):
@@ -73,8 +65,7 @@ def run_patient(job):
     perturbed_path = os.path.join(folder, "settings-perturbed.json")
     with open(perturbed_path, "w") as out:
         json.dump(perturbed, out, indent=2)
-    seeds = {k: 1000 * args.seed + offset + index for k, offset in
-             (("history_meals", 0), ("history_sensor", 100), ("trial_meals", 200), ("trial_sensor", 300))}
+    seeds = trial_seeds(args.seed, index)
     started = time.time()
     env = make_env(name, seeds["history_meals"], seeds["history_sensor"])
     history = Log(pid)

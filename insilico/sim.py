@@ -44,6 +44,12 @@ class Log:
                 out.write(f"{self.patient},{iso(t)},{event},{value},{unit},,{kind}\n")
 
 
+def seeds(seed, index):
+    """Every scenario and sensor seed of patient `index` for a run seeded `seed`."""
+    return {k: 1000 * seed + offset + index for k, offset in
+            (("history_meals", 0), ("history_sensor", 100), ("trial_meals", 200), ("trial_sensor", 300))}
+
+
 def make_env(name, scenario_seed, sensor_seed):
     patient = T1DPatient.withName(name)
     sensor = CGMSensor.withName("Dexcom", seed=sensor_seed)

@@ -62,3 +62,16 @@ def _legacy(j, method):
     if "noInsulin" in decision or "no_insulin" in decision:
         return Decision(units=0.0, decision="no_insulin", reasons=reasons)
     return Decision(units=0.0, decision="refused", reasons=reasons)
+
+
+def dose_decider(tk, patient, models, data_csv, settings, method, errors):
+    """A meal's decision by `glucomodel-predict dose`: the log so far is written to `data_csv`
+    first, as a person's devices would export it; a tool failure is kept in `errors`."""
+    def decide(now, cgm, carbs, log):
+        log.write_csv(data_csv)
+        decision, error = tk.dose(patient, models, data_csv, settings, carbs, now, method)
+        if error:
+            errors.append(error)
+        return decision
+    return decide
+

@@ -19,8 +19,8 @@ from multiprocessing import Pool
 
 from outcomes import check_finite, outcomes
 from patients import ALL, facts, patient_id, write_settings
-from sim import Log, continued, iso, make_env, run, standard_rule
-from toolkit import Toolkit
+from sim import seeds as trial_seeds, Log, continued, iso, make_env, run, standard_rule
+from toolkit import Toolkit, dose_decider
 
 ARMS = ("standard", "formula", "model")
 FIELDS = ["patient", "arm", "tir", "below70", "below54", "above180", "above250", "mean", "cv", "lbgi",
@@ -33,17 +33,8 @@ def say(text):
 
 
 def toolkit_arm(tk, pid, folder, method, errors):
-    data_csv = os.path.join(folder, f"data-{method}.csv")
-    models = os.path.join(folder, "train")
-    settings = os.path.join(folder, "settings.json")
-
-    def decide(now, cgm, carbs, log):
-        log.write_csv(data_csv)
-        decision, error = tk.dose(pid, models, data_csv, settings, carbs, now, method)
-        if error:
-            errors.append(error)
-        return decision
-    return decide
+    return dose_decider(tk, pid, os.path.join(folder, "train"), os.path.join(folder, f"data-{method}.csv"),
+                        os.path.join(folder, "settings.json"), method, errors)
 
 
 def run_patient(job):
@@ -52,8 +43,7 @@ def run_patient(job):
     folder = os.path.join(args.out, pid)
     os.makedirs(folder, exist_ok=True)
     tk = Toolkit(args.bin)
-    seeds = {k: 1000 * args.seed + offset + index for k, offset in
-             (("history_meals", 0), ("history_sensor", 100), ("trial_meals", 200), ("trial_sensor", 300))}
+    seeds = trial_seeds(args.seed, index)
     started = time.time()
     env = make_env(name, seeds["history_meals"], seeds["history_sensor"])
     history = Log(pid)
