@@ -3,25 +3,30 @@
 # 60 minutes with --terms 1, 2, 3 and 4, and with 300 generations, then prints per run the median test
 # RMSE of GE against ARX, how many patients GE beats ARX for, and for the default run the intervals'
 # test coverage and width and the hypoglycaemia alarms' sensitivity and specificity.
+# The last table gives the test coverage per band of the glucose at the moment of prediction (< 70,
+# 70-180, >= 180) for every patient with 50 or more test rows in the band.
 # Usage: scripts/accuracy-levers.sh [OUT_DIR]   (default /tmp/accuracy-levers)
+# DEFAULT_ONLY=1 trains the default (terms 3) runs only and prints the interval tables (about a minute).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-/tmp/accuracy-levers}"
 swift build -c release --product glucomodel-train
 bin=.build/release/glucomodel-train
+levers="1 2 3 4"; [ "${DEFAULT_ONLY:-0}" = 1 ] && levers="3"
 for seed in 1 2 3; do
-    for terms in 1 2 3 4; do
+    for terms in $levers; do
         "$bin" datasets --out "$out/terms$terms-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --terms "$terms" > /dev/null 2>&1
     done
+    [ "${DEFAULT_ONLY:-0}" = 1 ] && continue
     "$bin" datasets --out "$out/gen300-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --generations 300 > /dev/null 2>&1
 done
-python3 - "$out" <<'PY'
+python3 - "$out" "${DEFAULT_ONLY:-0}" <<'PY'
 import csv, statistics as st, sys
-out = sys.argv[1]
+out, default_only = sys.argv[1], sys.argv[2] == "1"
 def load(name, seed): return list(csv.DictReader(open(f"{out}/{name}-seed{seed}/results.csv")))
 def test(rows, h, model): return {r["patient"]: r for r in rows if r["horizon_min"] == h and r["model"] == model and r["split"] == "test"}
 print("| run | seed | 30 min: GE vs ARX | patients GE < ARX | 60 min: GE vs ARX | patients GE < ARX |")
-for name in ("terms1", "terms2", "terms3", "terms4", "gen300"):
+for name in (("terms3",) if default_only else ("terms1", "terms2", "terms3", "terms4", "gen300")):
     for seed in (1, 2, 3):
         rows, cells = load(name, seed), []
         for h in ("30", "60"):
@@ -40,4 +45,20 @@ for seed in (1, 2, 3):
             return st.median(v) if v else float("nan")
         print(f"| {h} min | {seed} | {med('coverage_80'):.1f} / {med('coverage_95'):.1f} | {med('width_80'):.0f} / {med('width_95'):.0f} | "
               f"{med('alarm_sensitivity'):.2f} / {med('alarm_specificity'):.3f} | {med('lower80_alarm_sensitivity'):.2f} / {med('lower80_alarm_specificity'):.3f} |")
+print()
+print("| horizon | seed | band | patients with 50+ rows | coverage 80 per patient (median) | coverage 95 per patient (median) | largest miss 80 / 95 (points) |")
+for seed in (1, 2, 3):
+    rows = load("terms3", seed)
+    for h in ("30", "60"):
+        ge = sorted(test(rows, h, "ge").items())
+        for band in ("below70", "70to180", "from180"):
+            at = [r for _, r in ge if r[f"rows_{band}"] and int(r[f"rows_{band}"]) >= 50]
+            if not at:
+                print(f"| {h} min | {seed} | {band} | 0 | | | |")
+                continue
+            c80 = [float(r[f"coverage_80_{band}"]) for r in at]
+            c95 = [float(r[f"coverage_95_{band}"]) for r in at]
+            miss80, miss95 = max(abs(c - 80) for c in c80), max(abs(c - 95) for c in c95)
+            print(f"| {h} min | {seed} | {band} | {len(at)} | {', '.join(f'{c:.0f}' for c in c80)} ({st.median(c80):.1f}) | "
+                  f"{', '.join(f'{c:.0f}' for c in c95)} ({st.median(c95):.1f}) | {miss80:.1f} / {miss95:.1f} |")
 PY

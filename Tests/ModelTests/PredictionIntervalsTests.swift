@@ -52,6 +52,32 @@ struct PredictionIntervalsTests {
         #expect(PredictionIntervals.band(of: 69.99) == 0 && PredictionIntervals.band(of: 70) == 1 && PredictionIntervals.band(of: 180) == 2)
     }
 
+    @Test func coverageIsCountedPerBandOfTheGlucoseNow() throws {
+        // The intervals of the test above: 70-180 now: ± 49 / ± 58; below 70 and from 180: pooled ± 57 / ± 100.
+        var current: [Double] = [], predictions: [Double] = [], references: [Double] = []
+        for e in 1...60 { current.append(120); predictions.append(150); references.append(150 + Double(e)) }
+        for _ in 0..<10 { current.append(60); predictions.append(80); references.append(180) }
+        let intervals = try #require(PredictionIntervals(current: current, predictions: predictions, references: references))
+        // 120 now, 150 predicted: errors 40 (in both), 55 (95% only), 70 (neither); 60 now, 80
+        // predicted, 100 measured (both); 200 now, 150 predicted and measured (both); a NaN reference is skipped.
+        let score = intervals.score(current: [120, 120, 120, 60, 200, 200], predictions: [150, 150, 150, 80, 150, 150],
+                                    references: [190, 205, 220, 100, 150, .nan])
+        #expect(score.n == 5 && score.coverage80 == 60 && score.coverage95 == 80)
+        #expect(score.bands.map(\.n) == [1, 3, 1])
+        #expect(score.bands[1].coverage80 == 100.0 / 3 && score.bands[1].coverage95 == 200.0 / 3)
+        #expect(score.bands[0].coverage80 == 100 && score.bands[2].coverage95 == 100)
+        var metrics = SplitMetrics(model: "ge", split: "test", references: [190], predictions: [150])
+        metrics.record(score)
+        #expect(metrics.rows70To180 == 3 && metrics.coverage95In70To180 == 200.0 / 3 && metrics.rowsBelow70 == 1)
+        let line = ResultRow(patient: try PatientID("p1"), horizonMinutes: 30, metrics: metrics).csvLine
+        #expect(line.hasSuffix(",1,100.000,100.000,3,33.333,66.667,1,100.000,100.000"))
+        // No rows in a band: its fields stay empty.
+        let none = intervals.score(current: [120], predictions: [150], references: [150])
+        var empty = SplitMetrics(model: "ge", split: "test", references: [150], predictions: [150])
+        empty.record(none)
+        #expect(empty.rowsBelow70 == nil && empty.coverage80Below70 == nil && empty.rows70To180 == 1)
+    }
+
     @Test func coverageOnExchangeableDataIsNominal() throws {
         // Exchangeable errors (seeded Gaussian): with n = 99 calibration rows, the expected coverage
         // of a new row is exactly rank / (n + 1) = 80/100 and 95/100. Averaged over 400 repetitions of

@@ -41,4 +41,29 @@ struct ResearchSummaryTests {
         let mmol = ResearchSummary(results: summary.results, predictions: [p], units: .mmolL).html
         #expect(mmol.contains(">\(String(format: "%.2f", 14 / 18.0156)) [\(String(format: "%.2f", 10 / 18.0156))-\(String(format: "%.2f", 30 / 18.0156))]<"))
     }
+
+    /// The trainer's results.csv (24 columns) and an older 12-column one are both read back: the
+    /// summary of a training run was empty when the reader wanted exactly 12 columns.
+    @Test func readsResultsCSVByColumnName() throws {
+        var m = Self.row("p1", 30, "ge", 11.5).metrics
+        m.coverage80 = 81.25; m.coverage95 = 95.5; m.width80 = 30.125; m.width95 = 48.0
+        m.alarmSensitivity = 0.5; m.alarmSpecificity = 0.998; m.lower80AlarmSensitivity = 0.875
+        let rows = [ResultRow(patient: try PatientID("p1"), horizonMinutes: 30, metrics: m), Self.row("p2", 60, "arx", 18.25)]
+        let back = ResultsTable.parse(ResultsTable.csv(rows))
+        #expect(back == rows)
+        let old = """
+        patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab
+        p2,60,arx,test,100,18.250,9.125,10.000,80.000,99.000,85.000,100.000
+        p3,x,arx,test,100,18.250,9.125,10.000,80.000,99.000,85.000,100.000
+        """
+        #expect(ResultsTable.parse(old) == [Self.row("p2", 60, "arx", 18.25)])
+        #expect(ResultsTable.parse("patient,model\np1,ge\n").isEmpty)
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("summary-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try CohortResults.write(rows, to: folder)
+        let html = try ResearchSummary.load(folder).html
+        #expect(html.section("by-horizon").occurrences(of: "<circle") == 2)
+    }
 }

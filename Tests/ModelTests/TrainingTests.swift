@@ -53,9 +53,12 @@ import Testing
 
         let csv = try String(contentsOf: out.appendingPathComponent("results.csv"), encoding: .utf8)
         let lines = csv.split(separator: "\n")
-        #expect(lines[0] == "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab,"
-                + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day,"
-                + "lower80_alarm_sensitivity,lower80_alarm_specificity,lower80_alarm_lead_min,lower80_false_alarms_per_day")
+        let header = "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab,"
+            + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day,"
+            + "lower80_alarm_sensitivity,lower80_alarm_specificity,lower80_alarm_lead_min,lower80_false_alarms_per_day,"
+            + "rows_below70,coverage_80_below70,coverage_95_below70,rows_70to180,coverage_80_70to180,coverage_95_70to180,"
+            + "rows_from180,coverage_80_from180,coverage_95_from180"
+        #expect(lines[0] == header)
         // 2 patients x 2 horizons x 4 models x 3 splits.
         #expect(lines.count == 1 + 2 * 2 * 4 * 3)
         #expect(Set(lines.dropFirst().map { $0.split(separator: ",")[2] }) == ["ge", "arx", "average", "persistence"])

@@ -113,6 +113,17 @@ public struct SplitMetrics: Codable, Hashable, Sendable {
     public var coverage95: Double? = nil
     public var width80: Double? = nil
     public var width95: Double? = nil
+    /// The same coverage within each band of the glucose at the moment of prediction (rows, and
+    /// the 80% and 95% coverage): below 70, 70-180, from 180 mg/dL; nil for a band without rows.
+    public var rowsBelow70: Int? = nil
+    public var coverage80Below70: Double? = nil
+    public var coverage95Below70: Double? = nil
+    public var rows70To180: Int? = nil
+    public var coverage80In70To180: Double? = nil
+    public var coverage95In70To180: Double? = nil
+    public var rowsFrom180: Int? = nil
+    public var coverage80From180: Double? = nil
+    public var coverage95From180: Double? = nil
     /// The predictions as a hypoglycaemia alarm "below 70 mg/dL within the horizon"
     /// (`HypoAlarmScore`): sensitivity and specificity (fractions), median lead time (minutes),
     /// false alarms per day; nil where not defined (no low on the split, no detected event).
@@ -144,6 +155,13 @@ public struct SplitMetrics: Codable, Hashable, Sendable {
         guard let score, score.n > 0 else { return }
         coverage80 = score.coverage80; coverage95 = score.coverage95
         width80 = score.width80; width95 = score.width95
+        func band(_ i: Int) -> (Int?, Double?, Double?) {
+            guard i < score.bands.count, score.bands[i].n > 0 else { return (nil, nil, nil) }
+            return (score.bands[i].n, score.bands[i].coverage80, score.bands[i].coverage95)
+        }
+        (rowsBelow70, coverage80Below70, coverage95Below70) = band(0)
+        (rows70To180, coverage80In70To180, coverage95In70To180) = band(1)
+        (rowsFrom180, coverage80From180, coverage95From180) = band(2)
     }
 }
 

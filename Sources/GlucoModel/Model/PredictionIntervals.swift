@@ -89,21 +89,30 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
     }
 
     /// Measured coverage and mean width on some rows (e.g. the test days): the fraction of rows
-    /// whose reference lies within the interval, and the mean full width (mg/dL), per level.
+    /// whose reference lies within the interval, and the mean full width (mg/dL), per level; and
+    /// the coverage within each band of the glucose at the moment of prediction (the bands the
+    /// half-widths are conditioned on).
     public func score(current: [Double], predictions: [Double], references: [Double]) -> IntervalScore {
-        var inside80 = 0, inside95 = 0, width80 = 0.0, width95 = 0.0, n = 0
+        let bandCount = PredictionIntervals.bandEdges.count + 1
+        var rows = [Int](repeating: 0, count: bandCount), in80 = rows, in95 = rows
+        var width80 = 0.0, width95 = 0.0
         for ((g, p), y) in zip(zip(current, predictions), references) where g.isFinite && p.isFinite && y.isFinite {
             let i = interval(prediction: p, current: g)
-            if y >= i.lower80 && y <= i.upper80 { inside80 += 1 }
-            if y >= i.lower95 && y <= i.upper95 { inside95 += 1 }
+            let b = PredictionIntervals.band(of: g)
+            rows[b] += 1
+            if y >= i.lower80 && y <= i.upper80 { in80[b] += 1 }
+            if y >= i.lower95 && y <= i.upper95 { in95[b] += 1 }
             width80 += i.upper80 - i.lower80
             width95 += i.upper95 - i.lower95
-            n += 1
         }
-        guard n > 0 else { return IntervalScore(n: 0, coverage80: .nan, coverage95: .nan, width80: .nan, width95: .nan) }
+        func percent(_ k: Int, _ n: Int) -> Double { n > 0 ? 100 * Double(k) / Double(n) : .nan }
+        let n = rows.reduce(0, +)
+        let bands = (0..<bandCount).map { IntervalScore.BandCoverage(n: rows[$0], coverage80: percent(in80[$0], rows[$0]),
+                                                                       coverage95: percent(in95[$0], rows[$0])) }
+        guard n > 0 else { return IntervalScore(n: 0, coverage80: .nan, coverage95: .nan, width80: .nan, width95: .nan, bands: bands) }
         let d = Double(n)
-        return IntervalScore(n: n, coverage80: 100 * Double(inside80) / d, coverage95: 100 * Double(inside95) / d,
-                             width80: width80 / d, width95: width95 / d)
+        return IntervalScore(n: n, coverage80: percent(in80.reduce(0, +), n), coverage95: percent(in95.reduce(0, +), n),
+                             width80: width80 / d, width95: width95 / d, bands: bands)
     }
 
     /// The checks a model file's intervals must pass (`GlucoseModel.validated`): a band per range in
@@ -137,4 +146,13 @@ public struct IntervalScore: Hashable, Sendable {
     public var coverage95: Double
     public var width80: Double
     public var width95: Double
+    /// Per band of the glucose at the moment of prediction (< 70, 70-180, >= 180 mg/dL): rows
+    /// and coverage (%, NaN for a band without rows).
+    public var bands: [BandCoverage]
+
+    public struct BandCoverage: Hashable, Sendable {
+        public var n: Int
+        public var coverage80: Double
+        public var coverage95: Double
+    }
 }

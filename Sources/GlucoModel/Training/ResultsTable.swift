@@ -8,7 +8,9 @@ public struct ResultRow: Codable, Hashable, Sendable {
 
     public static let csvHeader = "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab,"
         + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day,"
-        + "lower80_alarm_sensitivity,lower80_alarm_specificity,lower80_alarm_lead_min,lower80_false_alarms_per_day"
+        + "lower80_alarm_sensitivity,lower80_alarm_specificity,lower80_alarm_lead_min,lower80_false_alarms_per_day,"
+        + "rows_below70,coverage_80_below70,coverage_95_below70,rows_70to180,coverage_80_70to180,coverage_95_70to180,"
+        + "rows_from180,coverage_80_from180,coverage_95_from180"
 
     public var csvLine: String {
         let m = metrics
@@ -17,11 +19,15 @@ public struct ResultRow: Codable, Hashable, Sendable {
                 f(m.coverage80 ?? .nan), f(m.coverage95 ?? .nan), f(m.width80 ?? .nan), f(m.width95 ?? .nan),
                 f(m.alarmSensitivity ?? .nan), f(m.alarmSpecificity ?? .nan), f(m.alarmLeadMinutes ?? .nan), f(m.falseAlarmsPerDay ?? .nan),
                 f(m.lower80AlarmSensitivity ?? .nan), f(m.lower80AlarmSpecificity ?? .nan),
-                f(m.lower80AlarmLeadMinutes ?? .nan), f(m.lower80FalseAlarmsPerDay ?? .nan)]
+                f(m.lower80AlarmLeadMinutes ?? .nan), f(m.lower80FalseAlarmsPerDay ?? .nan),
+                i(m.rowsBelow70), f(m.coverage80Below70 ?? .nan), f(m.coverage95Below70 ?? .nan),
+                i(m.rows70To180), f(m.coverage80In70To180 ?? .nan), f(m.coverage95In70To180 ?? .nan),
+                i(m.rowsFrom180), f(m.coverage80From180 ?? .nan), f(m.coverage95From180 ?? .nan)]
             .joined(separator: ",")
     }
 
     private func f(_ x: Double) -> String { x.isFinite ? String(format: "%.3f", x) : "" }
+    private func i(_ x: Int?) -> String { x.map(String.init) ?? "" }
 }
 
 public enum ResultsTable {
@@ -102,15 +108,45 @@ public enum ResultsTable {
     private static func num(_ x: Double) -> String { x.isFinite ? String(format: "%.2f", x) : "-" }
     private static func pct(_ x: Double) -> String { x.isFinite ? String(format: "%+.1f%%", x) : "-" }
 
-    /// Reads rows back from `results.csv` text (for `--resume` and for collecting shards).
+    /// Reads rows back from `results.csv` text (for the research summary and for collecting
+    /// shards): columns by the header's names, so a file with more columns (coverage, alarms) or
+    /// with the first twelve only (older runs) is read alike; a row without the named columns, or
+    /// with a bad patient, horizon or count, is skipped.
     public static func parse(_ text: String) -> [ResultRow] {
-        text.split(separator: "\n").dropFirst().compactMap { line in
+        let lines = text.split(whereSeparator: \.isNewline)
+        guard let header = lines.first else { return [] }
+        var column: [String: Int] = [:]
+        for (i, name) in header.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
+            if column[String(name)] == nil { column[String(name)] = i }
+        }
+        let required = ["patient", "horizon_min", "model", "split", "n", "rmse", "mae", "mard",
+                        "clarke_a", "clarke_ab", "parkes_a", "parkes_ab"]
+        guard required.allSatisfy({ column[$0] != nil }) else { return [] }
+        return lines.dropFirst().compactMap { line in
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard f.count == 12, let id = try? PatientID(f[0]), let h = Int(f[1]), let n = Int(f[4]) else { return nil }
-            func d(_ s: String) -> Double { Double(s) ?? .nan }
-            return ResultRow(patient: id, horizonMinutes: h, metrics: SplitMetrics(
-                model: f[2], split: f[3], n: n, rmse: d(f[5]), mae: d(f[6]), mard: d(f[7]),
-                clarkeA: d(f[8]), clarkeAB: d(f[9]), parkesA: d(f[10]), parkesAB: d(f[11])))
+            func text(_ name: String) -> String? { column[name].flatMap { $0 < f.count ? f[$0] : nil } }
+            func d(_ name: String) -> Double { text(name).flatMap { Double($0) } ?? .nan }
+            func optional(_ name: String) -> Double? { let x = d(name); return x.isFinite ? x : nil }
+            guard let id = text("patient").flatMap({ try? PatientID($0) }), let h = text("horizon_min").flatMap({ Int($0) }),
+                  let model = text("model"), let split = text("split"), let n = text("n").flatMap({ Int($0) }) else { return nil }
+            var m = SplitMetrics(model: model, split: split, n: n, rmse: d("rmse"), mae: d("mae"), mard: d("mard"),
+                                 clarkeA: d("clarke_a"), clarkeAB: d("clarke_ab"), parkesA: d("parkes_a"), parkesAB: d("parkes_ab"))
+            m.coverage80 = optional("coverage_80"); m.coverage95 = optional("coverage_95")
+            m.width80 = optional("width_80"); m.width95 = optional("width_95")
+            m.alarmSensitivity = optional("alarm_sensitivity"); m.alarmSpecificity = optional("alarm_specificity")
+            m.alarmLeadMinutes = optional("alarm_lead_min"); m.falseAlarmsPerDay = optional("false_alarms_per_day")
+            m.lower80AlarmSensitivity = optional("lower80_alarm_sensitivity")
+            m.lower80AlarmSpecificity = optional("lower80_alarm_specificity")
+            m.lower80AlarmLeadMinutes = optional("lower80_alarm_lead_min")
+            m.lower80FalseAlarmsPerDay = optional("lower80_false_alarms_per_day")
+            func count(_ name: String) -> Int? { text(name).flatMap { Int($0) } }
+            m.rowsBelow70 = count("rows_below70")
+            m.coverage80Below70 = optional("coverage_80_below70"); m.coverage95Below70 = optional("coverage_95_below70")
+            m.rows70To180 = count("rows_70to180")
+            m.coverage80In70To180 = optional("coverage_80_70to180"); m.coverage95In70To180 = optional("coverage_95_70to180")
+            m.rowsFrom180 = count("rows_from180")
+            m.coverage80From180 = optional("coverage_80_from180"); m.coverage95From180 = optional("coverage_95_from180")
+            return ResultRow(patient: id, horizonMinutes: h, metrics: m)
         }
     }
 }
