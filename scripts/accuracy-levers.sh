@@ -34,31 +34,32 @@ for name in (("terms3",) if default_only else ("terms1", "terms2", "terms3", "te
             arx = {p: float(r["rmse"]) for p, r in test(rows, h, "arx").items()}
             cells += [f"{100 * (1 - st.median(ge.values()) / st.median(arx.values())):+.1f}%", f"{sum(ge[p] < arx[p] for p in ge)}/{len(ge)}"]
         print(f"| {name} | {seed} | " + " | ".join(cells) + " |")
+def default_runs():
+    """(seed, horizon, the default run's GE test rows sorted by patient) for every seed and horizon."""
+    for seed in (1, 2, 3):
+        rows = load("terms3", seed)
+        for h in ("30", "60"):
+            yield seed, h, [r for _, r in sorted(test(rows, h, "ge").items())]
+def med(rows, k):
+    v = [float(r[k]) for r in rows if r[k]]
+    return st.median(v) if v else float("nan")
 print()
 print("| horizon | seed | coverage 80 / 95 (median %) | width 80 / 95 | point alarm sens / spec | lower-80 alarm sens / spec |")
-for seed in (1, 2, 3):
-    rows = load("terms3", seed)
-    for h in ("30", "60"):
-        ge = list(test(rows, h, "ge").values())
-        def med(k):
-            v = [float(r[k]) for r in ge if r[k]]
-            return st.median(v) if v else float("nan")
-        print(f"| {h} min | {seed} | {med('coverage_80'):.1f} / {med('coverage_95'):.1f} | {med('width_80'):.0f} / {med('width_95'):.0f} | "
-              f"{med('alarm_sensitivity'):.2f} / {med('alarm_specificity'):.3f} | {med('lower80_alarm_sensitivity'):.2f} / {med('lower80_alarm_specificity'):.3f} |")
+for seed, h, ge in default_runs():
+    print(f"| {h} min | {seed} | {med(ge, 'coverage_80'):.1f} / {med(ge, 'coverage_95'):.1f} | {med(ge, 'width_80'):.0f} / {med(ge, 'width_95'):.0f} | "
+          f"{med(ge, 'alarm_sensitivity'):.2f} / {med(ge, 'alarm_specificity'):.3f} | "
+          f"{med(ge, 'lower80_alarm_sensitivity'):.2f} / {med(ge, 'lower80_alarm_specificity'):.3f} |")
 print()
 print("| horizon | seed | band | patients with 50+ rows | coverage 80 per patient (median) | coverage 95 per patient (median) | largest miss 80 / 95 (points) |")
-for seed in (1, 2, 3):
-    rows = load("terms3", seed)
-    for h in ("30", "60"):
-        ge = sorted(test(rows, h, "ge").items())
-        for band in ("below70", "70to180", "from180"):
-            at = [r for _, r in ge if r[f"rows_{band}"] and int(r[f"rows_{band}"]) >= 50]
-            if not at:
-                print(f"| {h} min | {seed} | {band} | 0 | | | |")
-                continue
-            c80 = [float(r[f"coverage_80_{band}"]) for r in at]
-            c95 = [float(r[f"coverage_95_{band}"]) for r in at]
-            miss80, miss95 = max(abs(c - 80) for c in c80), max(abs(c - 95) for c in c95)
-            print(f"| {h} min | {seed} | {band} | {len(at)} | {', '.join(f'{c:.0f}' for c in c80)} ({st.median(c80):.1f}) | "
-                  f"{', '.join(f'{c:.0f}' for c in c95)} ({st.median(c95):.1f}) | {miss80:.1f} / {miss95:.1f} |")
+for seed, h, ge in default_runs():
+    for band in ("below70", "70to180", "from180"):
+        at = [r for r in ge if r[f"rows_{band}"] and int(r[f"rows_{band}"]) >= 50]
+        if not at:
+            print(f"| {h} min | {seed} | {band} | 0 | | | |")
+            continue
+        c80 = [float(r[f"coverage_80_{band}"]) for r in at]
+        c95 = [float(r[f"coverage_95_{band}"]) for r in at]
+        miss80, miss95 = max(abs(c - 80) for c in c80), max(abs(c - 95) for c in c95)
+        print(f"| {h} min | {seed} | {band} | {len(at)} | {', '.join(f'{c:.0f}' for c in c80)} ({st.median(c80):.1f}) | "
+              f"{', '.join(f'{c:.0f}' for c in c95)} ({st.median(c95):.1f}) | {miss80:.1f} / {miss95:.1f} |")
 PY
