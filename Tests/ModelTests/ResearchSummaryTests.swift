@@ -42,6 +42,24 @@ struct ResearchSummaryTests {
         #expect(mmol.contains(">\(String(format: "%.2f", 14 / 18.0156)) [\(String(format: "%.2f", 10 / 18.0156))-\(String(format: "%.2f", 30 / 18.0156))]<"))
     }
 
+    /// A trace is not joined across a gap in the data (more than 15 minutes between targets): two
+    /// runs draw two lines each for the CGM, ARX and the evolved model.
+    @Test func tracesLeaveGapsOpen() throws {
+        let csv = """
+        issued_at,target_time,split,reference_mgdl,ge,arx,average,persistence
+        2026-01-15T00:00:00Z,2026-01-15T00:30:00Z,test,100.0,110.0,105.0,120.0,90.0
+        2026-01-15T00:05:00Z,2026-01-15T00:35:00Z,test,101.0,110.0,105.0,120.0,90.0
+        2026-01-15T00:20:00Z,2026-01-15T00:50:00Z,test,102.0,110.0,105.0,120.0,90.0
+        2026-01-15T05:00:00Z,2026-01-15T05:30:00Z,test,150.0,140.0,145.0,120.0,90.0
+        2026-01-15T05:05:00Z,2026-01-15T05:35:00Z,test,155.0,150.0,145.0,120.0,90.0
+        """
+        let p = ResearchSummary.Predictions(patient: try PatientID("p1"), horizonMinutes: 30, csv: csv)
+        let traces = ResearchSummary(results: [], predictions: [p]).html.section("traces")
+        #expect(traces.occurrences(of: "<polyline") == 6)
+        // 15 minutes apart (00:35 to 00:50) is still one line: the first run has three points.
+        #expect(DailyTrace.joined(p.rows, time: \.target).map(\.count) == [3, 2])
+    }
+
     /// The trainer's results.csv (24 columns) and an older 12-column one are both read back: the
     /// summary of a training run was empty when the reader wanted exactly 12 columns.
     @Test func readsResultsCSVByColumnName() throws {

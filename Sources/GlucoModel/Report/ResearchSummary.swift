@@ -152,10 +152,13 @@ public struct ResearchSummary: Sendable {
                                title: "\(p.patient.rawValue), \(h) min, first test day", xLabel: "Hours from the first test prediction", yLabel: units.rawValue)
             plot.axes(xTicks: stride(from: 0.0, through: 24, by: 3).map { $0 }, yTicks: [0, 70, 180, 250, 400], yText: { self.units.format($0) })
             plot.polygon([(0, 70), (24, 70), (24, 180), (0, 180)], fill: "#e5f5e0")
-            plot.polyline(day.map { (hours($0.target), min(400, $0.reference)) }, stroke: "#08306b", width: 1.6)
-            for (model, dash) in [("arx", "2,2"), ("ge", "5,3")] {
-                let pts = day.compactMap { r in r.models[model].map { (hours(r.target), min(400, $0)) } }
-                if !pts.isEmpty { plot.polyline(pts, stroke: Self.colours[model]!, width: 1.2, dash: dash) }
+            // One line per run of predictions, open across a gap in the data (DailyTrace.maximumJoin).
+            for run in DailyTrace.joined(day, time: \.target) {
+                plot.polyline(run.map { (hours($0.target), min(400, $0.reference)) }, stroke: "#08306b", width: 1.6)
+                for (model, dash) in [("arx", "2,2"), ("ge", "5,3")] {
+                    let pts = run.compactMap { r in r.models[model].map { (hours(r.target), min(400, $0)) } }
+                    if !pts.isEmpty { plot.polyline(pts, stroke: Self.colours[model]!, width: 1.2, dash: dash) }
+                }
             }
             s += "<div class=\"day\">\(plot.render())</div>\n"
         }

@@ -52,12 +52,16 @@ public struct DailyTrace: Sendable {
 
     /// Consecutive points split where they are more than `maximumJoin` apart.
     func runs(_ points: [(time: Date, mgdL: Double)]) -> [[(Double, Double)]] {
-        var out: [[(Double, Double)]] = [], current: [(Double, Double)] = []
-        var last: Date?
-        for p in points where p.mgdL.isFinite {
-            if let l = last, p.time.timeIntervalSince(l) > Self.maximumJoin, !current.isEmpty { out.append(current); current = [] }
-            current.append((hours(p.time), min(p.mgdL, 400)))
-            last = p.time
+        Self.joined(points.filter { $0.mgdL.isFinite }, time: \.time).map { run in run.map { (hours($0.time), min($0.mgdL, 400)) } }
+    }
+
+    /// `items` (in time order) cut into runs wherever two neighbours are more than `maximumJoin`
+    /// apart: the pieces a chart joins with one line each, leaving gaps in the data open.
+    static func joined<T>(_ items: [T], time: (T) -> Date) -> [[T]] {
+        var out: [[T]] = [], current: [T] = []
+        for item in items {
+            if let last = current.last, time(item).timeIntervalSince(time(last)) > maximumJoin { out.append(current); current = [] }
+            current.append(item)
         }
         if !current.isEmpty { out.append(current) }
         return out
