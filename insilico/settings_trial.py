@@ -23,9 +23,9 @@ import time
 from multiprocessing import Pool
 
 from outcomes import check_finite, outcomes
-from patients import ALL, ISF_LIMITS, facts, patient_id, settings as clinician_settings
+from patients import ALL, ISF_LIMITS, facts, settings as clinician_settings
 from sim import seeds as trial_seeds, Decision, Log, continued, make_env, run
-from toolkit import Toolkit, dose_decider
+from toolkit import Toolkit, dose_decider, patient_job
 
 FIELDS = ["patient", "factor_cr", "factor_cf", "cr_true", "cr_perturbed", "cr_suggested", "cf_true", "cf_perturbed",
           "cf_suggested", "err_cr_perturbed", "err_cr_suggested", "err_cf_perturbed", "err_cf_suggested",
@@ -50,11 +50,7 @@ def formula_arm(tk, pid, folder, settings_path, name, errors):
 
 
 def run_patient(job):
-    name, index, args = job
-    pid = patient_id(name)
-    folder = os.path.join(args.out, pid)
-    os.makedirs(folder, exist_ok=True)
-    tk = Toolkit(args.bin)
+    name, index, args, pid, folder, tk = patient_job(job)
     draws = random.Random(1000 * args.seed + 500 + index)
     f_cr, f_cf = draws.uniform(0.7, 1.3), draws.uniform(0.7, 1.3)
     truth = facts(name)

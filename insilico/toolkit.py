@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 
+from patients import patient_id
 from sim import Decision, iso
 
 
@@ -62,6 +63,15 @@ def _legacy(j, method):
     if "noInsulin" in decision or "no_insulin" in decision:
         return Decision(units=0.0, decision="no_insulin", reasons=reasons)
     return Decision(units=0.0, decision="refused", reasons=reasons)
+
+
+def patient_job(job):
+    """A worker's job `(name, index, args)` opened: its id, output folder (made) and toolkit."""
+    name, index, args = job
+    pid = patient_id(name)
+    folder = os.path.join(args.out, pid)
+    os.makedirs(folder, exist_ok=True)
+    return name, index, args, pid, folder, Toolkit(args.bin)
 
 
 def dose_decider(tk, patient, models, data_csv, settings, method, errors):

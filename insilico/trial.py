@@ -18,9 +18,9 @@ from collections import Counter
 from multiprocessing import Pool
 
 from outcomes import check_finite, outcomes
-from patients import ALL, facts, patient_id, write_settings
+from patients import ALL, facts, write_settings
 from sim import seeds as trial_seeds, Log, continued, iso, make_env, run, standard_rule
-from toolkit import Toolkit, dose_decider
+from toolkit import Toolkit, dose_decider, patient_job
 
 ARMS = ("standard", "formula", "model")
 FIELDS = ["patient", "arm", "tir", "below70", "below54", "above180", "above250", "mean", "cv", "lbgi",
@@ -38,11 +38,7 @@ def toolkit_arm(tk, pid, folder, method, errors):
 
 
 def run_patient(job):
-    name, index, args = job
-    pid = patient_id(name)
-    folder = os.path.join(args.out, pid)
-    os.makedirs(folder, exist_ok=True)
-    tk = Toolkit(args.bin)
+    name, index, args, pid, folder, tk = patient_job(job)
     seeds = trial_seeds(args.seed, index)
     started = time.time()
     env = make_env(name, seeds["history_meals"], seeds["history_sensor"])
