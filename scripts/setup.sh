@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the system libraries GlucoModel links (OpenBLAS, LAPACKE) when they are missing.
+# Installs the system libraries GlucoModel links (OpenBLAS, LAPACKE, and SQLite for GRDB) when they
+# are missing.
 # Idempotent: does nothing when pkg-config already finds them. Runs apt-get as root (or via sudo).
 set -euo pipefail
 
@@ -8,8 +9,9 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if command -v pkg-config >/dev/null 2>&1; then
   pkg-config --exists openblas || need+=(libopenblas-dev)
   pkg-config --exists lapacke || need+=(liblapacke-dev)
+  pkg-config --exists sqlite3 || need+=(libsqlite3-dev)
 else
-  need+=(libopenblas-dev liblapacke-dev)
+  need+=(libopenblas-dev liblapacke-dev libsqlite3-dev)
 fi
 
 if [ ${#need[@]} -gt 0 ]; then
