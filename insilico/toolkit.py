@@ -84,4 +84,3 @@ def dose_decider(tk, patient, models, data_csv, settings, method, errors):
             errors.append(error)
         return decision
     return decide
-

@@ -6,28 +6,57 @@ public struct ResultRow: Codable, Hashable, Sendable {
     public var horizonMinutes: Int
     public var metrics: SplitMetrics
 
-    public static let csvHeader = "patient,horizon_min,model,split,n,rmse,mae,mard,clarke_a,clarke_ab,parkes_a,parkes_ab,"
-        + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day,"
-        + "lower80_alarm_sensitivity,lower80_alarm_specificity,lower80_alarm_lead_min,lower80_false_alarms_per_day,"
-        + "rows_below70,coverage_80_below70,coverage_95_below70,rows_70to180,coverage_80_70to180,coverage_95_70to180,"
-        + "rows_from180,coverage_80_from180,coverage_95_from180"
-
-    public var csvLine: String {
-        let m = metrics
-        return [patient.rawValue, String(horizonMinutes), m.model, m.split, String(m.n),
-                f(m.rmse), f(m.mae), f(m.mard), f(m.clarkeA), f(m.clarkeAB), f(m.parkesA), f(m.parkesAB),
-                f(m.coverage80 ?? .nan), f(m.coverage95 ?? .nan), f(m.width80 ?? .nan), f(m.width95 ?? .nan),
-                f(m.alarmSensitivity ?? .nan), f(m.alarmSpecificity ?? .nan), f(m.alarmLeadMinutes ?? .nan), f(m.falseAlarmsPerDay ?? .nan),
-                f(m.lower80AlarmSensitivity ?? .nan), f(m.lower80AlarmSpecificity ?? .nan),
-                f(m.lower80AlarmLeadMinutes ?? .nan), f(m.lower80FalseAlarmsPerDay ?? .nan),
-                i(m.rowsBelow70), f(m.coverage80Below70 ?? .nan), f(m.coverage95Below70 ?? .nan),
-                i(m.rows70To180), f(m.coverage80In70To180 ?? .nan), f(m.coverage95In70To180 ?? .nan),
-                i(m.rowsFrom180), f(m.coverage80From180 ?? .nan), f(m.coverage95From180 ?? .nan)]
-            .joined(separator: ",")
+    /// One column of `results.csv` after `patient,horizon_min`: its name, how a row's metrics
+    /// print in it, and how it reads back. The header, every line and the reader come from this
+    /// one list, so a column added here is written and read alike.
+    struct Column {
+        let name: String
+        let text: (SplitMetrics) -> String
+        let read: (inout SplitMetrics, String) -> Void
     }
 
-    private func f(_ x: Double) -> String { x.isFinite ? String(format: "%.3f", x) : "" }
-    private func i(_ x: Int?) -> String { x.map(String.init) ?? "" }
+    static var columns: [Column] {
+        func number(_ x: Double) -> String { x.isFinite ? String(format: "%.3f", x) : "" }
+        func value(_ name: String, _ key: WritableKeyPath<SplitMetrics, Double>) -> Column {
+            Column(name: name, text: { number($0[keyPath: key]) }, read: { $0[keyPath: key] = Double($1) ?? .nan })
+        }
+        func optional(_ name: String, _ key: WritableKeyPath<SplitMetrics, Double?>) -> Column {
+            Column(name: name, text: { number($0[keyPath: key] ?? .nan) },
+                   read: { m, t in m[keyPath: key] = Double(t).flatMap { $0.isFinite ? $0 : nil } })
+        }
+        func count(_ name: String, _ key: WritableKeyPath<SplitMetrics, Int?>) -> Column {
+            Column(name: name, text: { $0[keyPath: key].map(String.init) ?? "" }, read: { $0[keyPath: key] = Int($1) })
+        }
+        return [
+            Column(name: "model", text: \.model, read: { $0.model = $1 }),
+            Column(name: "split", text: \.split, read: { $0.split = $1 }),
+            Column(name: "n", text: { String($0.n) }, read: { $0.n = Int($1) ?? -1 }),
+            value("rmse", \.rmse), value("mae", \.mae), value("mard", \.mard), value("clarke_a", \.clarkeA),
+            value("clarke_ab", \.clarkeAB), value("parkes_a", \.parkesA), value("parkes_ab", \.parkesAB),
+            optional("coverage_80", \.coverage80), optional("coverage_95", \.coverage95),
+            optional("width_80", \.width80), optional("width_95", \.width95),
+            optional("alarm_sensitivity", \.alarmSensitivity), optional("alarm_specificity", \.alarmSpecificity),
+            optional("alarm_lead_min", \.alarmLeadMinutes), optional("false_alarms_per_day", \.falseAlarmsPerDay),
+            optional("lower80_alarm_sensitivity", \.lower80AlarmSensitivity),
+            optional("lower80_alarm_specificity", \.lower80AlarmSpecificity),
+            optional("lower80_alarm_lead_min", \.lower80AlarmLeadMinutes),
+            optional("lower80_false_alarms_per_day", \.lower80FalseAlarmsPerDay),
+            count("rows_below70", \.rowsBelow70), optional("coverage_80_below70", \.coverage80Below70),
+            optional("coverage_95_below70", \.coverage95Below70),
+            count("rows_70to180", \.rows70To180), optional("coverage_80_70to180", \.coverage80In70To180),
+            optional("coverage_95_70to180", \.coverage95In70To180),
+            count("rows_from180", \.rowsFrom180), optional("coverage_80_from180", \.coverage80From180),
+            optional("coverage_95_from180", \.coverage95From180),
+        ]
+    }
+
+    public static var csvHeader: String { (["patient", "horizon_min"] + columns.map(\.name)).joined(separator: ",") }
+
+    public var csvLine: String { Self.line(self, Self.columns) }
+
+    static func line(_ row: ResultRow, _ columns: [Column]) -> String {
+        ([row.patient.rawValue, String(row.horizonMinutes)] + columns.map { $0.text(row.metrics) }).joined(separator: ",")
+    }
 }
 
 public enum ResultsTable {
@@ -37,7 +66,8 @@ public enum ResultsTable {
             (a.patient.rawValue, a.horizonMinutes, splitOrder(a.metrics.split), modelOrder(a.metrics.model))
                 < (b.patient.rawValue, b.horizonMinutes, splitOrder(b.metrics.split), modelOrder(b.metrics.model))
         }
-        return ([ResultRow.csvHeader] + sorted.map(\.csvLine)).joined(separator: "\n") + "\n"
+        let columns = ResultRow.columns
+        return ([ResultRow.csvHeader] + sorted.map { ResultRow.line($0, columns) }).joined(separator: "\n") + "\n"
     }
 
     static func splitOrder(_ s: String) -> Int { ["train": 0, "validation": 1, "test": 2][s] ?? 3 }
@@ -115,37 +145,22 @@ public enum ResultsTable {
     public static func parse(_ text: String) -> [ResultRow] {
         let lines = text.split(whereSeparator: \.isNewline)
         guard let header = lines.first else { return [] }
-        var column: [String: Int] = [:]
-        for (i, name) in header.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
-            if column[String(name)] == nil { column[String(name)] = i }
+        var index: [String: Int] = [:]
+        for (i, name) in header.split(separator: ",", omittingEmptySubsequences: false).enumerated() where index[String(name)] == nil {
+            index[String(name)] = i
         }
-        let required = ["patient", "horizon_min", "model", "split", "n", "rmse", "mae", "mard",
-                        "clarke_a", "clarke_ab", "parkes_a", "parkes_ab"]
-        guard required.allSatisfy({ column[$0] != nil }) else { return [] }
+        // The first twelve columns (every version has them) must be there; later ones are read when present.
+        let columns = ResultRow.columns
+        let present = columns.compactMap { c in index[c.name].map { (c, $0) } }
+        guard let patient = index["patient"], let horizon = index["horizon_min"],
+              columns.prefix(10).allSatisfy({ index[$0.name] != nil }) else { return [] }
         return lines.dropFirst().compactMap { line in
             let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            func text(_ name: String) -> String? { column[name].flatMap { $0 < f.count ? f[$0] : nil } }
-            func d(_ name: String) -> Double { text(name).flatMap { Double($0) } ?? .nan }
-            func optional(_ name: String) -> Double? { let x = d(name); return x.isFinite ? x : nil }
-            guard let id = text("patient").flatMap({ try? PatientID($0) }), let h = text("horizon_min").flatMap({ Int($0) }),
-                  let model = text("model"), let split = text("split"), let n = text("n").flatMap({ Int($0) }) else { return nil }
-            var m = SplitMetrics(model: model, split: split, n: n, rmse: d("rmse"), mae: d("mae"), mard: d("mard"),
-                                 clarkeA: d("clarke_a"), clarkeAB: d("clarke_ab"), parkesA: d("parkes_a"), parkesAB: d("parkes_ab"))
-            m.coverage80 = optional("coverage_80"); m.coverage95 = optional("coverage_95")
-            m.width80 = optional("width_80"); m.width95 = optional("width_95")
-            m.alarmSensitivity = optional("alarm_sensitivity"); m.alarmSpecificity = optional("alarm_specificity")
-            m.alarmLeadMinutes = optional("alarm_lead_min"); m.falseAlarmsPerDay = optional("false_alarms_per_day")
-            m.lower80AlarmSensitivity = optional("lower80_alarm_sensitivity")
-            m.lower80AlarmSpecificity = optional("lower80_alarm_specificity")
-            m.lower80AlarmLeadMinutes = optional("lower80_alarm_lead_min")
-            m.lower80FalseAlarmsPerDay = optional("lower80_false_alarms_per_day")
-            func count(_ name: String) -> Int? { text(name).flatMap { Int($0) } }
-            m.rowsBelow70 = count("rows_below70")
-            m.coverage80Below70 = optional("coverage_80_below70"); m.coverage95Below70 = optional("coverage_95_below70")
-            m.rows70To180 = count("rows_70to180")
-            m.coverage80In70To180 = optional("coverage_80_70to180"); m.coverage95In70To180 = optional("coverage_95_70to180")
-            m.rowsFrom180 = count("rows_from180")
-            m.coverage80From180 = optional("coverage_80_from180"); m.coverage95From180 = optional("coverage_95_from180")
+            guard patient < f.count, horizon < f.count, let id = try? PatientID(f[patient]), let h = Int(f[horizon]) else { return nil }
+            var m = SplitMetrics(model: "", split: "", n: -1, rmse: .nan, mae: .nan, mard: .nan,
+                                 clarkeA: .nan, clarkeAB: .nan, parkesA: .nan, parkesAB: .nan)
+            for (column, i) in present { column.read(&m, i < f.count ? f[i] : "") }
+            guard m.n >= 0 else { return nil }
             return ResultRow(patient: id, horizonMinutes: h, metrics: m)
         }
     }
