@@ -9,6 +9,10 @@ settings` suggests settings from the exported log. Compared: the relative error 
 and of the suggested CR and CF against the truth, and TRIAL days (a new meal scenario and sensor,
 the same for both arms) dosed by `glucomodel-predict dose --method formula` with the perturbed
 settings (arm `perturbed`) or with the suggested ones (arm `suggested`). Outcomes on the true BG.
+
+Quest.csv's CR and CF are the simulator's calculator settings, not what its bodies do: the errors
+are also given against the body's own response (`physiology.py`: `cr_body`, `cf_body`).
+`--rescore DIR` adds those columns to an earlier run's results.csv without simulating again.
 """
 import argparse
 import copy
@@ -24,12 +28,15 @@ from multiprocessing import Pool
 
 from outcomes import check_finite, outcomes
 from patients import ALL, ISF_LIMITS, facts, settings as clinician_settings
+from physiology import body_settings
 from sim import seeds as trial_seeds, Decision, Log, continued, make_env, run
 from toolkit import Toolkit, dose_decider, patient_job
 
 FIELDS = ["patient", "factor_cr", "factor_cf", "cr_true", "cr_perturbed", "cr_suggested", "cf_true", "cf_perturbed",
           "cf_suggested", "err_cr_perturbed", "err_cr_suggested", "err_cf_perturbed", "err_cf_suggested",
-          "err_perturbed", "err_suggested", "closer", "meal_windows", "correction_windows", "cr_decision", "cf_decision",
+          "err_perturbed", "err_suggested", "closer", "cr_body", "cf_body", "err_cr_body_perturbed",
+          "err_cr_body_suggested", "err_cf_body_perturbed", "err_cf_body_suggested", "err_body_perturbed",
+          "err_body_suggested", "closer_body", "err_cr_quest_body", "err_cf_quest_body", "err_quest_body", "meal_windows", "correction_windows", "cr_decision", "cf_decision",
           "tir_perturbed", "below70_perturbed", "below54_perturbed", "tir_suggested", "below70_suggested",
           "below54_suggested", "seconds"]
 
@@ -94,6 +101,7 @@ def run_patient(job):
     for arm in ("perturbed", "suggested"):
         row[f"err_{arm}"] = (row[f"err_cr_{arm}"] + row[f"err_cf_{arm}"]) / 2
     row["closer"] = int(row["err_suggested"] < row["err_perturbed"])
+    add_body(row, name)
     for arm, path in (("perturbed", perturbed_path), ("suggested", suggested_path)):
         env_arm = continued(env, seeds["trial_meals"], seeds["trial_sensor"])
         log = copy.deepcopy(history)
@@ -112,6 +120,36 @@ def run_patient(job):
     return row
 
 
+def relative_error(x, truth):
+    return abs(x / truth - 1)
+
+
+def add_body(row, name):
+    """The errors of the perturbed and suggested settings against the body's own response (CF floored
+    as the settings are: no setting can go below ISF_LIMITS)."""
+    body = body_settings(name)
+    row["cr_body"] = body["cr_body"]
+    row["cf_body"] = min(max(body["cf_body"], ISF_LIMITS[0]), ISF_LIMITS[1])
+    for k in ("cr", "cf"):
+        for arm in ("perturbed", "suggested"):
+            row[f"err_{k}_body_{arm}"] = relative_error(float(row[f"{k}_{arm}"]), row[f"{k}_body"])
+    for arm in ("perturbed", "suggested"):
+        row[f"err_body_{arm}"] = (row[f"err_cr_body_{arm}"] + row[f"err_cf_body_{arm}"]) / 2
+    row["closer_body"] = int(row["err_body_suggested"] < row["err_body_perturbed"])
+    row["err_cr_quest_body"] = relative_error(float(row["cr_true"]), row["cr_body"])
+    row["err_cf_quest_body"] = relative_error(float(row["cf_true"]), row["cf_body"])
+    row["err_quest_body"] = (row["err_cr_quest_body"] + row["err_cf_quest_body"]) / 2
+
+
+def rescored(r):
+    """A row of an earlier run's results.csv, with the body columns added."""
+    row = {k: (r[k] if k in ("patient", "cr_decision", "cf_decision") else float(r[k])) for k in FIELDS if r.get(k, "") != ""}
+    for k in ("meal_windows", "correction_windows", "closer"):
+        row[k] = int(row[k])
+    add_body(row, r["patient"].replace("_", "#"))
+    return row
+
+
 def summary(rows):
     n = len(rows)
     med = lambda k: statistics.median(r[k] for r in rows)
@@ -122,6 +160,13 @@ def summary(rows):
         f"- median relative error, perturbed -> suggested: both {med('err_perturbed'):.3f} -> {med('err_suggested'):.3f}; "
         f"CR {med('err_cr_perturbed'):.3f} -> {med('err_cr_suggested'):.3f}; CF {med('err_cf_perturbed'):.3f} -> "
         f"{med('err_cf_suggested'):.3f}",
+        f"- against the body's own response (physiology.py): suggested closer than perturbed for "
+        f"{sum(r['closer_body'] for r in rows)} of {n}; CR alone "
+        f"{sum(r['err_cr_body_suggested'] < r['err_cr_body_perturbed'] for r in rows)}, CF alone "
+        f"{sum(r['err_cf_body_suggested'] < r['err_cf_body_perturbed'] for r in rows)}; median relative error "
+        f"{med('err_body_perturbed'):.3f} -> {med('err_body_suggested'):.3f} (CR {med('err_cr_body_perturbed'):.3f} -> "
+        f"{med('err_cr_body_suggested'):.3f}, CF {med('err_cf_body_perturbed'):.3f} -> {med('err_cf_body_suggested'):.3f}); "
+        f"Quest.csv itself: {med('err_quest_body'):.3f} (CR {med('err_cr_quest_body'):.3f}, CF {med('err_cf_quest_body'):.3f})",
         f"- median TIR perturbed {med('tir_perturbed'):.2f} -> suggested {med('tir_suggested'):.2f}; "
         f"<70 {med('below70_perturbed'):.2f} -> {med('below70_suggested'):.2f}; "
         f"<54 {med('below54_perturbed'):.2f} -> {med('below54_suggested'):.2f}; "
@@ -141,7 +186,17 @@ def main():
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--bin", default=".build/release")
     p.add_argument("--out", default="out/insilico-settings")
+    p.add_argument("--rescore", metavar="DIR", help="add the body columns to DIR/results.csv (and summary.md); no simulation")
     args = p.parse_args()
+    if args.rescore:
+        with open(os.path.join(args.rescore, "results.csv")) as f:
+            earlier = list(csv.DictReader(f))
+        with open(os.path.join(args.rescore, "summary.md")) as f:
+            title = f.readline().rstrip("\n")
+        with Pool(args.jobs) as pool:
+            rows = pool.map(rescored, earlier)
+        write(args.rescore, rows, title)
+        return
     names = ALL if args.patients == "all" else args.patients.split(",")
     unknown = [n for n in names if n not in ALL]
     if unknown:
@@ -151,15 +206,24 @@ def main():
     Toolkit(args.bin)
     with Pool(args.jobs) as pool:
         rows = list(pool.imap(run_patient, [(name, ALL.index(name), args) for name in names]))
-    with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
+    write(args.out, rows, f"# Settings from data in silico: {len(names)} patients, {args.history_days} history days, "
+                          f"{args.trial_days} trial days, seed {args.seed}")
+
+
+def write(folder, rows, title):
+    """results.csv and summary.md in `folder`, each written whole to a temporary file and renamed."""
+    path = os.path.join(folder, "results.csv")
+    with open(path + ".tmp", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
         w.writeheader()
         for r in rows:
             w.writerow({k: (f"{v:.4f}" if isinstance(v, float) else v) for k, v in r.items()})
+    os.replace(path + ".tmp", path)
     text = summary(rows)
-    with open(os.path.join(args.out, "summary.md"), "w") as f:
-        f.write(f"# Settings from data in silico: {len(names)} patients, {args.history_days} history days, "
-                f"{args.trial_days} trial days, seed {args.seed}\n\n" + text)
+    path = os.path.join(folder, "summary.md")
+    with open(path + ".tmp", "w") as f:
+        f.write(title + "\n\n" + text)
+    os.replace(path + ".tmp", path)
     print(text)
 
 
