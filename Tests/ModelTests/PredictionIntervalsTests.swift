@@ -149,3 +149,99 @@ extension SplitMix64 {
         return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
     }
 }
+
+/// Normalised intervals: each band scaled by its training days' mean absolute error.
+extension PredictionIntervalsTests {
+    @Test func scalesAreEachBandsMeanAbsoluteTrainingError() throws {
+        // 60 rows at 120 now with errors ±10 (mean 10), 50 rows at 60 now with errors 30 and -50
+        // alternating (mean 40), 5 rows at 200 now (too few: pooled). Pooled mean over 115 rows:
+        // (60·10 + 25·30 + 25·50 + 5·4) / 115 = 2620 / 115.
+        var current: [Double] = [], predictions: [Double] = [], references: [Double] = []
+        for i in 0..<60 { current.append(120); predictions.append(100); references.append(i % 2 == 0 ? 110 : 90) }
+        for i in 0..<50 { current.append(60); predictions.append(100); references.append(i % 2 == 0 ? 130 : 50) }
+        for _ in 0..<5 { current.append(200); predictions.append(100); references.append(104) }
+        let scales = try #require(PredictionIntervals.scales(current: current, predictions: predictions, references: references))
+        #expect(scales[0] == .init(scale: 40, rows: 50, pooled: false))
+        #expect(scales[1] == .init(scale: 10, rows: 60, pooled: false))
+        #expect(scales[2] == .init(scale: 2620.0 / 115, rows: 115, pooled: true))
+        // Too few rows, a non-finite value, or a perfect fit (scale 0): no scales.
+        #expect(PredictionIntervals.scales(current: Array(current.prefix(49)), predictions: Array(predictions.prefix(49)),
+                                           references: Array(references.prefix(49))) == nil)
+        #expect(PredictionIntervals.scales(current: current, predictions: predictions.map { _ in .nan }, references: references) == nil)
+        #expect(PredictionIntervals.scales(current: current, predictions: references, references: references) == nil)
+    }
+
+    @Test func scaledHalfWidthsAreOneQuantileTimesEachScale() throws {
+        // Scales 40 / 10 / 20. Calibration: 19 rows, scaled residuals |r|/s = 0.1, 0.2, ..., 1.9
+        // (rows alternate bands; each residual is k/10 times its band's scale).
+        let scales: [PredictionIntervals.Scale] = [.init(scale: 40, rows: 50, pooled: false),
+                                                   .init(scale: 10, rows: 60, pooled: false),
+                                                   .init(scale: 20, rows: 115, pooled: true)]
+        var current: [Double] = [], predictions: [Double] = [], references: [Double] = []
+        for k in 1...19 {
+            let g: Double = [60, 120, 200][k % 3], s = [40.0, 10, 20][k % 3]
+            current.append(g); predictions.append(100); references.append(100 + Double(k) / 10 * s)
+        }
+        let intervals = try #require(PredictionIntervals(current: current, predictions: predictions, references: references, scales: scales))
+        // n = 19: 80% rank ceil(20 · 0.8) = 16 -> 1.6; 95% rank ceil(20 · 0.95) = 19 -> 1.9.
+        #expect(abs(intervals.bands[0].halfWidth80 - 64) < 1e-9 && abs(intervals.bands[0].halfWidth95 - 76) < 1e-9)
+        #expect(abs(intervals.bands[1].halfWidth80 - 16) < 1e-9 && abs(intervals.bands[1].halfWidth95 - 19) < 1e-9)
+        #expect(abs(intervals.bands[2].halfWidth80 - 32) < 1e-9 && intervals.bands[2].pooled && intervals.bands[2].n == 19)
+        #expect(intervals.bands[0].scale == 40 && intervals.bands[0].scaleRows == 50)
+        // 18 rows: no finite 95% interval, so none.
+        #expect(PredictionIntervals(current: Array(current.dropLast()), predictions: Array(predictions.dropLast()),
+                                    references: Array(references.dropLast()), scales: scales) == nil)
+        // The file keeps the scales and checks them.
+        var model = ModelFileValidationTests.model()
+        model.intervals = intervals
+        #expect(try GlucoseModel.decode(try GlucoseModel.encoder.encode(model), path: "m.json").intervals == intervals)
+        for bad in [0, -1, Double.nan] {
+            var edited = model
+            edited.intervals!.bands[1].scale = bad
+            #expect {
+                try GlucoseModel.decode(try GlucoseModel.encoder.encode(edited), path: "m.json")
+            } throws: { "\($0)".contains("intervals.bands[1].scale") }
+        }
+    }
+
+    @Test func scaledCoverageHoldsInEachBandWhereErrorsDiffer() throws {
+        // Errors three times larger below 70 than in range (SD 30 against 10), exchangeable within
+        // each band. Scales from 600 training rows, calibration on 99 rows, 100 test rows a band,
+        // 300 repetitions: the expected coverage is 80/100 and 95/100 in each band (the scaled
+        // residuals are exchangeable); the mean over 30,000 rows has a binomial SE of 0.23 / 0.13
+        // points, and the scale's own error adds a little: allow 1.5 / 1.0 points. One pooled
+        // half-width (no scales) covers the lows far less.
+        var rng = SplitMix64(seed: 5)
+        func rows(_ n: Int) -> (current: [Double], predictions: [Double], references: [Double]) {
+            var c: [Double] = [], p: [Double] = [], r: [Double] = []
+            for i in 0..<n {
+                let low = i % 2 == 0
+                c.append(low ? 60 : 120); p.append(100); r.append(100 + rng.gaussian() * (low ? 30 : 10))
+            }
+            return (c, p, r)
+        }
+        var covered = [[Double]](repeating: [0, 0], count: 2), pooledLow80 = 0.0
+        let repetitions = 300
+        for _ in 0..<repetitions {
+            let training = rows(600), calibration = rows(99), test = rows(200)
+            let scales = try #require(PredictionIntervals.scales(current: training.current, predictions: training.predictions,
+                                                                 references: training.references))
+            let scaled = try #require(PredictionIntervals(current: calibration.current, predictions: calibration.predictions,
+                                                          references: calibration.references, scales: scales))
+            let score = scaled.score(current: test.current, predictions: test.predictions, references: test.references)
+            for (i, band) in [0, 1].enumerated() {
+                covered[i][0] += score.bands[band].coverage80; covered[i][1] += score.bands[band].coverage95
+            }
+            // Unscaled on 40 of the rows: every band under 50 rows, so one pooled half-width for all.
+            let few = (current: Array(calibration.current.prefix(40)), predictions: Array(calibration.predictions.prefix(40)),
+                       references: Array(calibration.references.prefix(40)))
+            let pooled = try #require(PredictionIntervals(current: few.current, predictions: few.predictions, references: few.references))
+            pooledLow80 += pooled.score(current: test.current, predictions: test.predictions, references: test.references).bands[0].coverage80
+        }
+        for i in 0..<2 {
+            let c80 = covered[i][0] / Double(repetitions), c95 = covered[i][1] / Double(repetitions)
+            #expect(abs(c80 - 80) < 1.5 && abs(c95 - 95) < 1.0, "band \(i): \(c80) / \(c95)")
+        }
+        #expect(pooledLow80 / Double(repetitions) < 65, "pooled below 70: \(pooledLow80 / Double(repetitions))")
+    }
+}

@@ -83,6 +83,21 @@ import Testing
                 // the fraction of references within prediction ± the half-width of G0's band.
                 let intervals = try #require(model.intervals)
                 let g0 = table.columns[model.features.names.firstIndex(of: "G0")!]
+                // Each band's scale is the mean absolute error of the training rows of G0's band
+                // (all training rows for a band with fewer than 50).
+                // (Training rows: those whose target time is before the validation days.)
+                let ahead = Double(h * 60)
+                let train = table.steps.indices.filter {
+                    trainer.series.time(at: table.steps[$0]).addingTimeInterval(ahead) < model.training.validationFrom
+                }
+                for (b, band) in intervals.bands.enumerated() {
+                    let rows: [Int] = band.pooled ? train : train.filter { PredictionIntervals.band(of: g0[$0]) == b }
+                    var sum = 0.0
+                    for r in rows { sum += abs(predictions[r] - table.targets[r]) }
+                    let mae = sum / Double(rows.count)
+                    let scale = try #require(band.scale)
+                    #expect(band.scaleRows == rows.count && abs(scale - mae) < 1e-9 * mae, "band \(b): \(scale) vs \(mae)")
+                }
                 let inside = test.filter { r in
                     let i = intervals.interval(prediction: predictions[r], current: g0[r])
                     return table.targets[r] >= i.lower80 && table.targets[r] <= i.upper80

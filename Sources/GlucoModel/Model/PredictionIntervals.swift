@@ -11,8 +11,13 @@ import Foundation
 ///
 /// Errors are not exchangeable across glucose levels (larger when glucose is high and moving), so
 /// the half-widths are conditional on the glucose **at the moment of prediction** (`G0`), in the
-/// bands `< 70`, `70-180` and `> 180` mg/dL: a band with at least `minimumBandRows` calibration rows
-/// gets its own half-widths; the other bands use the pooled ones.
+/// bands `< 70`, `70-180` and `> 180` mg/dL. The trainer's intervals are *normalised* conformal
+/// (uncertainty.md): each band has a scale `s`, the mean absolute residual of its rows on the
+/// training days (fitted there, so independent of the calibration rows), and one quantile `q` of
+/// the scaled validation residuals `|r|/s` over all bands gives each band `q·s`. Every validation
+/// row then informs every band, where a band of its own would have a few hours of lows or highs.
+/// Without scales (`init(current:predictions:references:)`), a band with at least
+/// `minimumBandRows` calibration rows gets its own half-widths and the others the pooled ones.
 public struct PredictionIntervals: Codable, Hashable, Sendable {
     /// Band edges (mg/dL): `< 70`, `70 ..< 180`, `>= 180`.
     public static let bandEdges: [Double] = [70, 180]
@@ -32,6 +37,37 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
         /// Half-widths (mg/dL) of the 80% and 95% intervals.
         public var halfWidth80: Double
         public var halfWidth95: Double
+        /// The band's scale (mg/dL) for normalised intervals: the mean absolute training residual of
+        /// its rows (all rows when `pooled`); nil for intervals without scales.
+        public var scale: Double? = nil
+        /// Training rows the scale comes from.
+        public var scaleRows: Int? = nil
+    }
+
+    /// Each band's scale: the mean absolute residual of the band's rows, or of all rows for a band
+    /// with fewer than `minimumBandRows` (`pooled`).
+    public struct Scale: Hashable, Sendable {
+        public var scale: Double
+        public var rows: Int
+        public var pooled: Bool
+    }
+
+    /// The bands' scales from rows the model was fitted on; nil when a value is not finite, there
+    /// are fewer than `minimumBandRows` rows, or a scale is not positive.
+    public static func scales(current: [Double], predictions: [Double], references: [Double]) -> [Scale]? {
+        precondition(current.count == predictions.count && predictions.count == references.count, "one value per row")
+        guard current.count >= minimumBandRows,
+              current.allSatisfy(\.isFinite), predictions.allSatisfy(\.isFinite), references.allSatisfy(\.isFinite) else { return nil }
+        var sum = [Double](repeating: 0, count: bandEdges.count + 1), rows = [Int](repeating: 0, count: bandEdges.count + 1)
+        for ((g, p), y) in zip(zip(current, predictions), references) {
+            sum[band(of: g)] += (p - y).magnitude; rows[band(of: g)] += 1
+        }
+        let pooled = sum.reduce(0, +) / Double(current.count)
+        let out = sum.indices.map { i in
+            rows[i] >= minimumBandRows ? Scale(scale: sum[i] / Double(rows[i]), rows: rows[i], pooled: false)
+                                       : Scale(scale: pooled, rows: current.count, pooled: true)
+        }
+        return out.allSatisfy({ $0.scale > 0 && $0.scale.isFinite }) ? out : nil
     }
 
     /// Where the residuals came from (`validation`).
@@ -53,6 +89,25 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
     /// The band index of a current glucose value.
     public static func band(of glucose: Double) -> Int {
         bandEdges.firstIndex { glucose < $0 } ?? bandEdges.count
+    }
+
+    /// Normalised intervals: calibrates the scaled residuals `|r|/s` of `(current glucose,
+    /// prediction, reference)` rows, `s` the band's scale from `scales`; nil when the rows are too
+    /// few for the 95% level (fewer than 19) or hold a non-finite value.
+    public init?(current: [Double], predictions: [Double], references: [Double], scales: [Scale],
+                 calibration: String = "validation, scaled per band by the training days' mean absolute error") {
+        precondition(current.count == predictions.count && predictions.count == references.count, "one value per row")
+        precondition(scales.count == PredictionIntervals.bandEdges.count + 1, "one scale per band")
+        guard current.allSatisfy(\.isFinite) else { return nil }
+        let scaled = zip(zip(predictions, references), current).map { pair, g in (pair.0 - pair.1) / scales[PredictionIntervals.band(of: g)].scale }
+        guard let q80 = PredictionIntervals.quantile(scaled, percent: 80),
+              let q95 = PredictionIntervals.quantile(scaled, percent: 95) else { return nil }
+        let edges = PredictionIntervals.bandEdges
+        bands = scales.enumerated().map { i, s in
+            Band(glucoseFrom: i == 0 ? nil : edges[i - 1], glucoseTo: i == edges.count ? nil : edges[i], n: scaled.count,
+                 pooled: s.pooled, halfWidth80: q80 * s.scale, halfWidth95: q95 * s.scale, scale: s.scale, scaleRows: s.rows)
+        }
+        self.calibration = calibration
     }
 
     /// Calibrates on `(current glucose, prediction, reference)` rows; nil when even the pooled rows
@@ -134,6 +189,10 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
             guard b.halfWidth95.isFinite, b.halfWidth95 >= b.halfWidth80, b.halfWidth95 <= 1000 else {
                 return ("intervals.bands[\(i)].halfWidth95", "\(b.halfWidth95); expected halfWidth80-1000 mg/dL")
             }
+            if let scale = b.scale, !(scale.isFinite && scale > 0 && scale <= 1000) {
+                return ("intervals.bands[\(i)].scale", "\(scale); expected more than 0 and at most 1000 mg/dL")
+            }
+            if let rows = b.scaleRows, rows < 1 { return ("intervals.bands[\(i)].scaleRows", "\(rows); expected 1 or more") }
         }
         return nil
     }

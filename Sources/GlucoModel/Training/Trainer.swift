@@ -140,12 +140,21 @@ public struct PatientTrainer: Sendable {
             case .persistence: return persistencePredictions(table)
             }
         }
-        // Split-conformal intervals from the validation days' residuals, by the glucose at the
-        // moment of prediction (G0); scored on every split.
+        // Split-conformal intervals from the validation days' residuals, each band of the glucose at
+        // the moment of prediction (G0) scaled by its training days' mean absolute error (normalised
+        // conformal; per band alone where the training residuals give no scales); scored on every split.
         let current = table.columns[features.names.firstIndex(of: "G0")!]
         let ge = predictions[kinds.firstIndex(of: .ge)!]
-        model.intervals = PredictionIntervals(current: Array(current[ranges.validation]), predictions: Array(ge[ranges.validation]),
-                                              references: Array(table.targets[ranges.validation]))
+        let calibration = (current: Array(current[ranges.validation]), ge: Array(ge[ranges.validation]),
+                          reference: Array(table.targets[ranges.validation]))
+        if let scales = PredictionIntervals.scales(current: Array(current[ranges.train]), predictions: Array(ge[ranges.train]),
+                                                   references: Array(table.targets[ranges.train])) {
+            model.intervals = PredictionIntervals(current: calibration.current, predictions: calibration.ge,
+                                                  references: calibration.reference, scales: scales)
+        } else {
+            model.intervals = PredictionIntervals(current: calibration.current, predictions: calibration.ge,
+                                                  references: calibration.reference)
+        }
         for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)]
         where !range.isEmpty {
             for (kind, values) in zip(kinds, predictions) {
