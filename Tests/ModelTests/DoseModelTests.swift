@@ -93,6 +93,37 @@ import Testing
         #expect(s.reasonCodes == ["predicted_below_suspend"])
     }
 
+    @Test func aPossibleLowByTheIntervalForbidsInsulin() {
+        // G0 - 35: 145 mg/dL at 60 min from 180 now (band ">= 180"). The 80% lower bound is
+        // 145 minus that band's half-width: 75 with 70 (above the suspend threshold 70: the dose
+        // of modelTrajectorySetsTheDose, 1 U), 65 with 80 (a possible low: no insulin). The other
+        // bands' widths do not count (the glucose now is in the top band).
+        func intervals(top: Double) -> PredictionIntervals {
+            let rows = [Double](repeating: 120, count: 19)
+            var out = PredictionIntervals(current: rows, predictions: rows, references: rows)!
+            for b in out.bands.indices { out.bands[b].halfWidth80 = 500; out.bands[b].halfWidth95 = 500 }
+            out.bands[2].halfWidth80 = top
+            out.bands[2].halfWidth95 = top + 20
+            return out
+        }
+        var m = model("G0 - 35", horizon: 60)
+        m.intervals = intervals(top: 70)
+        let narrow = suggest([m])
+        #expect(narrow.decision == .bolus(units: 1, basis: .model))
+        m.intervals = intervals(top: 80)
+        let wide = suggest([m])
+        #expect(wide.decision == .noInsulin(.possibleLowBelowSuspend(horizonMinutes: 60, lower: 65, threshold: 70)))
+        #expect(wide.reasonCodes == ["lower_bound_below_suspend"])
+        #expect(wide.modelDose == nil)
+        // The formula method has the same guard (it doses on the same curve's safety).
+        #expect(suggest([m], method: .formula).decision == wide.decision)
+        // With a planned meal the curve at 60 min is higher by the carbohydrates appeared: 20 g
+        // raise it by 70 (1 - C(60)), so the lower bound clears the threshold again.
+        let meal = suggest([m], carbs: 20)
+        let mealUnits: Double = meal.decision.units ?? 0
+        #expect(mealUnits > 0)
+    }
+
     @Test func ruleOnAHandBuiltCurve() {
         // Baseline falling from 200 to 120 at 60 min, then flat (nothing on board); no meal.
         // Eventual 120 > 110: the eventual point asks (120 - 110)/35 = 0.2857 U; the 60-min point

@@ -20,7 +20,10 @@ public enum DoseMethod: String, Sendable, Codable, CaseIterable {
 ///    insulin and carbohydrates on board still have to do, to the end of insulin action; with no
 ///    usable model, the effects alone.
 /// 5. `noInsulin` when glucose now, or any point of the curve without a bolus, is below the
-///    suspend threshold; else Loop's rule (`LoopDoseRule`) gives the model-based dose.
+///    suspend threshold, or the lower bound of a model's 80% interval at its horizon (the curve
+///    without a bolus there, minus the model's half-width for the glucose now) is (uncertainty.md:
+///    a low that is possible, not only likely); else Loop's rule (`LoopDoseRule`) gives the
+///    model-based dose.
 /// 6. Both doses are capped so net insulin on board stays within the optional max IOB, clamped to
 ///    `[0, maxBolus]` and rounded down to the increment. The suggestion is the model-based dose
 ///    (`method: .model`, the default) or the formula's; with no usable model, the formula's, with
@@ -115,11 +118,20 @@ public enum DoseAdvisor {
         out.curve = curve
         let rule = LoopDoseRule(suspendThreshold: .mgdL(settings.suspendThreshold), target: .mgdL(settings.target),
                                 insulinSensitivity: settings.insulinSensitivity, insulin: settings.insulin)
-        switch rule.apply(to: curve) {
-        case let .predictedLow(minute, low):
+        let outcome = rule.apply(to: curve)
+        if case let .predictedLow(minute, low) = outcome {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: Int(minute.rounded()), predicted: low.mgdL,
                                                                   threshold: settings.suspendThreshold)), notes: [])
+        }
+        if let models, let low = possibleLow(models, anchors: anchors.points, curve: curve, glucose: glucose,
+                                             threshold: settings.suspendThreshold) {
+            out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
+            return finish(out, .noInsulin(.possibleLowBelowSuspend(horizonMinutes: low.horizon, lower: low.lower,
+                                                                    threshold: settings.suspendThreshold)), notes: [])
+        }
+        switch outcome {
+        case .predictedLow: break  // returned above
         case .noneNeeded:
             if !anchors.points.isEmpty { out.modelDose = 0 }
         case let .dose(units, _):
@@ -135,6 +147,21 @@ public enum DoseAdvisor {
         }
         out.predictions = horizons(curve, anchors: anchors.points, dose: decision.units ?? 0)
         return finish(out, decision, notes: notes)
+    }
+
+    /// The first model horizon whose 80% interval, around the curve without a bolus at that
+    /// minute, reaches below `threshold`: `(horizon, lower bound)`; nil when none does or the
+    /// models have no intervals.
+    static func possibleLow(_ models: ModelSet, anchors: [(minutes: Double, glucose: GlucoseValue)], curve: PredictedCurve,
+                            glucose: Double, threshold: Double) -> (horizon: Int, lower: Double)? {
+        guard anchors.count == models.horizons.count else { return nil }
+        for (h, anchor) in zip(models.horizons, anchors) {
+            guard let intervals = models.models[h]?.intervals, !intervals.bands.isEmpty else { continue }
+            let band = intervals.bands[min(PredictionIntervals.band(of: glucose), intervals.bands.count - 1)]
+            let lower = curve.glucose(bolus: InsulinUnits(0), atMinute: anchor.minutes).mgdL - band.halfWidth80
+            if lower < threshold { return (h, lower) }
+        }
+        return nil
     }
 
     /// The formula's bolus, within max IOB, with its notes.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Why no dose is suggested. Each case carries what a clinician needs to see why.
 ///
-/// `belowSuspend` and `predictedBelowSuspend` lead to `DoseDecision.noInsulin` (the advice is
+/// `belowSuspend`, `predictedBelowSuspend` and `possibleLowBelowSuspend` lead to `DoseDecision.noInsulin` (the advice is
 /// "no insulin; treat or watch for a low"); every other case to `DoseDecision.refused`.
 public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvertible {
     public enum SettingProblem: Hashable, Sendable, Codable, CustomStringConvertible {
@@ -34,6 +34,9 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     case belowSuspend(glucose: Double, threshold: Double)
     /// A predicted value (with no added insulin) is below the suspend threshold.
     case predictedBelowSuspend(horizonMinutes: Int, predicted: Double, threshold: Double)
+    /// The lower bound of a model's 80% prediction interval (with no added insulin) is below the
+    /// suspend threshold: a low is possible, not only likely.
+    case possibleLowBelowSuspend(horizonMinutes: Int, lower: Double, threshold: Double)
     case invalidCarbs(Double)
     /// The settings (or models) belong to another patient than the data.
     case wrongPatient(expected: PatientID, found: PatientID, source: String)
@@ -47,6 +50,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .settings: return "settings"
         case .belowSuspend: return "below_suspend"
         case .predictedBelowSuspend: return "predicted_below_suspend"
+        case .possibleLowBelowSuspend: return "lower_bound_below_suspend"
         case .invalidCarbs: return "invalid_carbs"
         case .wrongPatient: return "wrong_patient"
         }
@@ -72,6 +76,8 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             return "glucose \(g(glucose)) is below the suspend threshold \(g(t)): no insulin; treat or watch for a low"
         case let .predictedBelowSuspend(h, p, t):
             return "glucose predicted at \(h) min is \(g(p)), below the suspend threshold \(g(t)): no insulin; watch for a low"
+        case let .possibleLowBelowSuspend(h, lower, t):
+            return "the 80% interval of the glucose predicted at \(h) min reaches down to \(g(lower)), below the suspend threshold \(g(t)): a low is possible; no insulin; watch for a low"
         case let .invalidCarbs(c): return "carbohydrates \(c) g: expected a number from 0 to 300"
         case let .wrongPatient(expected, found, source):
             return "the \(source) belong to patient \(found), not to \(expected) whose data this is"
