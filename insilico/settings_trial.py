@@ -85,9 +85,6 @@ def run_patient(job):
     table = {r["setting"]: r for r in csv.DictReader(done.stdout.splitlines())}
     with open(suggested_path) as f:
         suggested = json.load(f)
-
-    def err(x, t):
-        return abs(x / t - 1)
     row = {"patient": pid, "factor_cr": f_cr, "factor_cf": f_cf, "cr_true": truth["cr"],
            "cr_perturbed": perturbed["carbRatio"], "cr_suggested": float(suggested["carbRatio"]),
            "cf_true": cf_true, "cf_perturbed": perturbed["insulinSensitivity"],
@@ -97,7 +94,7 @@ def run_patient(job):
            "correction_windows": int(table["insulinSensitivity"]["periods"])}
     for k in ("cr", "cf"):
         for arm in ("perturbed", "suggested"):
-            row[f"err_{k}_{arm}"] = err(row[f"{k}_{arm}"], row[f"{k}_true"])
+            row[f"err_{k}_{arm}"] = relative_error(row[f"{k}_{arm}"], row[f"{k}_true"])
     for arm in ("perturbed", "suggested"):
         row[f"err_{arm}"] = (row[f"err_cr_{arm}"] + row[f"err_cf_{arm}"]) / 2
     row["closer"] = int(row["err_suggested"] < row["err_perturbed"])

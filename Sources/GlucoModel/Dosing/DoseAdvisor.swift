@@ -157,8 +157,7 @@ public enum DoseAdvisor {
         guard anchors.count == models.horizons.count else { return nil }
         for (h, anchor) in zip(models.horizons, anchors) {
             guard let intervals = models.models[h]?.intervals, !intervals.bands.isEmpty else { continue }
-            let band = intervals.bands[min(PredictionIntervals.band(of: glucose), intervals.bands.count - 1)]
-            let lower = curve.glucose(bolus: InsulinUnits(0), atMinute: anchor.minutes).mgdL - band.halfWidth80
+            let lower = curve.glucose(bolus: InsulinUnits(0), atMinute: anchor.minutes).mgdL - intervals.band(for: glucose).halfWidth80
             if lower < threshold { return (h, lower) }
         }
         return nil

@@ -91,6 +91,16 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
         bandEdges.firstIndex { glucose < $0 } ?? bandEdges.count
     }
 
+    /// The edges of band `i` (mg/dL; nil at the open ends).
+    static func edges(ofBand i: Int) -> (from: Double?, to: Double?) {
+        (i == 0 ? nil : bandEdges[i - 1], i == bandEdges.count ? nil : bandEdges[i])
+    }
+
+    /// The half-widths for a current glucose `current`: its band's.
+    public func band(for current: Double) -> Band {
+        bands[min(PredictionIntervals.band(of: current), bands.count - 1)]
+    }
+
     /// Normalised intervals: calibrates the scaled residuals `|r|/s` of `(current glucose,
     /// prediction, reference)` rows, `s` the band's scale from `scales`; nil when the rows are too
     /// few for the 95% level (fewer than 19) or hold a non-finite value.
@@ -102,10 +112,10 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
         let scaled = zip(zip(predictions, references), current).map { pair, g in (pair.0 - pair.1) / scales[PredictionIntervals.band(of: g)].scale }
         guard let q80 = PredictionIntervals.quantile(scaled, percent: 80),
               let q95 = PredictionIntervals.quantile(scaled, percent: 95) else { return nil }
-        let edges = PredictionIntervals.bandEdges
         bands = scales.enumerated().map { i, s in
-            Band(glucoseFrom: i == 0 ? nil : edges[i - 1], glucoseTo: i == edges.count ? nil : edges[i], n: scaled.count,
-                 pooled: s.pooled, halfWidth80: q80 * s.scale, halfWidth95: q95 * s.scale, scale: s.scale, scaleRows: s.rows)
+            let edges = PredictionIntervals.edges(ofBand: i)
+            return Band(glucoseFrom: edges.from, glucoseTo: edges.to, n: scaled.count, pooled: s.pooled,
+                        halfWidth80: q80 * s.scale, halfWidth95: q95 * s.scale, scale: s.scale, scaleRows: s.rows)
         }
         self.calibration = calibration
     }
@@ -121,10 +131,8 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
               current.allSatisfy(\.isFinite) else { return nil }
         var byBand = [[Double]](repeating: [], count: PredictionIntervals.bandEdges.count + 1)
         for (g, r) in zip(current, residuals) { byBand[PredictionIntervals.band(of: g)].append(r) }
-        let edges = PredictionIntervals.bandEdges
         bands = byBand.enumerated().map { i, rows in
-            let from = i == 0 ? nil : edges[i - 1]
-            let to = i == edges.count ? nil : edges[i]
+            let (from, to) = PredictionIntervals.edges(ofBand: i)
             if rows.count >= PredictionIntervals.minimumBandRows,
                let q80 = PredictionIntervals.quantile(rows, percent: 80),
                let q95 = PredictionIntervals.quantile(rows, percent: 95) {
@@ -138,7 +146,7 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
     /// The 80% and 95% intervals around `prediction` for a current glucose `current`, clamped to
     /// the plausible range like the prediction itself.
     public func interval(prediction: Double, current: Double) -> (lower80: Double, upper80: Double, lower95: Double, upper95: Double) {
-        let b = bands[min(PredictionIntervals.band(of: current), bands.count - 1)]
+        let b = band(for: current)
         let c = GlucoseModel.clamp
         return (c(prediction - b.halfWidth80), c(prediction + b.halfWidth80), c(prediction - b.halfWidth95), c(prediction + b.halfWidth95))
     }
@@ -178,7 +186,7 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
             return ("intervals.bands", "\(bands.count) bands; expected \(edges.count + 1) (glucose < 70, 70-180, >= 180)")
         }
         for (i, b) in bands.enumerated() {
-            let from = i == 0 ? nil : edges[i - 1], to = i == edges.count ? nil : edges[i]
+            let (from, to) = PredictionIntervals.edges(ofBand: i)
             guard b.glucoseFrom == from, b.glucoseTo == to else {
                 return ("intervals.bands[\(i)]", "edges \(b.glucoseFrom.map { "\($0)" } ?? "none")-\(b.glucoseTo.map { "\($0)" } ?? "none"); expected \(from.map { "\($0)" } ?? "none")-\(to.map { "\($0)" } ?? "none")")
             }
