@@ -218,10 +218,11 @@ import Testing
         var planned = log
         planned.boluses.append(Bolus(time: at, dose: InsulinUnits(bolus)))
         planned.carbs.append(CarbIntake(time: at, amount: Carbohydrate(grams: grams)))
+        let curves = FeatureSet.multiSpeed(insulin: .adultRapid, carbs: .standard)
         for horizon in [30, 60, 120, 360] {
-            // The real curves (adult rapid insulin, standard Bateman carbs), where R(h) and the
-            // carbohydrate share are neither 0 nor 1.
-            let f = FeatureSet(horizonMinutes: horizon)
+            // The real curves (adult rapid insulin, standard Bateman carbs, and the same at other
+            // speeds), where R(h) and the carbohydrate share are neither 0 nor 1.
+            let f = FeatureSet(horizonMinutes: horizon, carbCurves: curves.carbs, insulinCurves: curves.insulin)
             var options = SeriesOptions(insulinModel: f.insulin, carbModel: f.carbs)
             options.start = at.addingTimeInterval(-DoseAdvisor.historySpan)
             options.end = at

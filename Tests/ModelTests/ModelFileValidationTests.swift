@@ -115,6 +115,42 @@ import GrammarEvolution
         }
     }
 
+    /// The field named by the error reading `object` gives; nil when it is read.
+    static func fieldRefused(_ object: [String: Any]) -> String? {
+        do { _ = try read(object); return nil } catch let ModelFileError.invalidField(_, field, _) { return field } catch {
+            return "\(error)"
+        }
+    }
+
+    /// The extra curves (`CARB1`..., `INS1`...) are checked as the model's own, each named by its place.
+    @Test func extraCurvesAreChecked() throws {
+        let curves = FeatureSet.multiSpeed(insulin: .adultRapid, carbs: .standard)
+        var m = DoseFixture.model("G0 + 0.5 * INS2 - 0.1 * CARB6", horizon: 30,
+                                  features: FeatureSet(horizonMinutes: 30, carbCurves: curves.carbs, insulinCurves: curves.insulin))
+        m.base = .none
+        let object = try Self.json(m)
+        #expect(try Self.read(object) == m)
+        func edited(_ key: String, _ index: Int, _ field: String, _ value: Any) -> [String: Any] {
+            var features = object["features"] as! [String: Any]
+            var list = features[key] as! [[String: Any]]
+            list[index][field] = value
+            features[key] = list
+            return Self.setting(object, ["features"], features)
+        }
+        for (edit, field) in [(edited("insulinCurves", 1, "peakMinutes", 500.0), "features.insulinCurves[1].peakMinutes"),
+                              (edited("insulinCurves", 3, "durationMinutes", 5000.0), "features.insulinCurves[3].durationMinutes"),
+                              (edited("carbCurves", 5, "ke", 0.0), "features.carbCurves[5].ke")] {
+            #expect(Self.fieldRefused(edit) == field)
+        }
+        // A file cannot make a table of thousands of curves.
+        var features = object["features"] as! [String: Any]
+        features["carbCurves"] = Array(repeating: (features["carbCurves"] as! [Any])[0], count: 17)
+        #expect(Self.fieldRefused(Self.setting(object, ["features"], features)) == "features.carbCurves")
+        // The curves' derived insulin constants come from their peaks and durations too.
+        let tampered = edited("insulinCurves", 0, "S", 1e9)
+        #expect(try Self.read(tampered).features.insulinCurves == curves.insulin)
+    }
+
     /// The insulin curve's derived constants come from its peak and duration, not the file.
     @Test func insulinConstantsAreRecomputed() throws {
         let object = Self.setting(try Self.json(Self.model()), ["features", "insulin", "S"], 1e9)

@@ -17,14 +17,14 @@ import Testing
             {"version": 1, "data": ["a.csv", "b"], "format": "csv",
              "columns": {"time": "date", "patient": "id", "glucose": "CGM"}, "glucose-units": "mmol/L",
              "date-order": "dmy", "time-zone": "Europe/Madrid", "horizons": [30, 90], "out": "runs/x",
-             "population": 50, "generations": 3, "terms": 2, "seed": 42, "threads": 2, "grammar": "glucose-directed",
+             "population": 50, "generations": 3, "terms": 2, "curves": "single", "seed": 42, "threads": 2, "grammar": "glucose-directed",
              "fitness": "clarke", "base": "none", "shards": 4, "task-id": 1, "retrain": true,
              "keep-sensor-limits": true, "per-patient": false, "units": "mmol"}
             """)
         #expect(c.data == ["a.csv", "b"] && c.store == nil && c.format == "csv")
         #expect(c.columns == [.time: "date", .patient: "id", .glucose: "CGM"] && c.glucoseUnits == .mmolL && c.dateOrder == .dayMonthYear)
         #expect(c.timeZone == "Europe/Madrid" && c.horizons == [30, 90] && c.out == "runs/x")
-        #expect(c.population == 50 && c.generations == 3 && c.terms == 2 && c.seed == 42 && c.threads == 2 && c.grammar == "glucose-directed")
+        #expect(c.population == 50 && c.generations == 3 && c.terms == 2 && c.curves == .single && c.seed == 42 && c.threads == 2 && c.grammar == "glucose-directed")
         #expect(c.fitness == .clarke && c.base == ModelBase.none && c.shards == "4" && c.taskID == 1 && c.shard == nil)
         #expect(c.retrain == true && c.keepSensorLimits == true && c.perPatient == false && c.units == .mmolL)
         // The command-line form of columns, a single data path, and null (the default) are read too.
@@ -56,7 +56,7 @@ import Testing
         #expect(r.data == ["datasets"] && r.store == nil && r.format == nil && r.columns == nil && r.glucoseUnits == nil)
         #expect(r.timeZone == "America/Chicago" && r.horizons == [30, 60, 90, 120] && r.out == "out/train")
         #expect(r.population == TrainingOptions.defaultEvolution.populationSize && r.generations == TrainingOptions.defaultEvolution.generations)
-        #expect(r.terms == 3)
+        #expect(r.terms == 3 && r.curves == .multi)
         #expect(r.seed == 1 && r.threads == nil && r.grammar == "glucose-symbolic" && r.fitness == .rmse && r.base == .arx)
         #expect(r.retrain == false && r.keepSensorLimits == false && r.perPatient == false && r.units == .mgdL)
         // A store drops the default data; mapped columns bring the csv format and mg/dL.
@@ -94,6 +94,7 @@ import Testing
         #expect(error(#"{"population": 1}"#)?.issue.message == "expected a population of 2 or more, got 1")
         #expect(error(#"{"horizons": [30, 7.5]}"#)?.issue.message == "expected a list of whole minutes from 1 to 1440 like [30, 60], got 7.5")
         #expect(error(#"{"fitness": "rsme"}"#)?.issue.message == "expected rmse, mae, clarke, nsga2, got 'rsme'")
+        #expect(error(#"{"curves": "several"}"#)?.issue.message == "expected multi or single, got 'several'")
         #expect(error(#"{"time-zone": "Mars/Base"}"#)?.issue.message == "expected an IANA time zone name like Europe/Madrid, got 'Mars/Base'")
         #expect(error(#"{"retrain": "yes"}"#)?.issue.message == "expected true or false, got 'yes'")
         #expect(error(#"{"shard": "4/4"}"#)?.issue.location.field == "shard")

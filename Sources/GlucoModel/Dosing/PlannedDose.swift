@@ -7,6 +7,7 @@ extension FeatureSet {
     ///
     /// - `IOB += b * R(0)` (= b), `IA += b * A(0)` (= 0), `INS += b * (R(0) - R(h))`
     /// - `COB += G * C(0)` (= G), `RA += G * Ra(0)` (= 0), `CARB += G * (C(0) - C(h))`
+    /// - `INSk` and `CARBk` as `INS` and `CARB`, by their own curves
     ///
     /// with `R` the insulin fraction remaining, `A` its activity, `C` the carbohydrate fraction
     /// remaining and `Ra` its rate of appearance.
@@ -15,6 +16,8 @@ extension FeatureSet {
         public var insulinOnBoard, insulinActivity, insulinEffect: Double
         /// Per gram of carbohydrate: the change of (`COB`, `RA`, `CARB`).
         public var carbsOnBoard, carbAppearance, carbEffect: Double
+        /// Per gram, the change of `CARB1`...; per unit, of `INS1`...
+        public var carbCurveEffects: [Double] = [], insulinCurveEffects: [Double] = []
     }
 
     /// The per-unit, per-gram effect of a dose planned at the row's grid point.
@@ -23,7 +26,9 @@ extension FeatureSet {
             insulinOnBoard: insulin.fractionRemaining(after: 0), insulinActivity: insulin.activity(after: 0),
             insulinEffect: insulinKernel()[0],
             carbsOnBoard: carbs.fractionRemaining(after: 0), carbAppearance: carbs.rateOfAppearance(after: 0),
-            carbEffect: carbKernel()[0])
+            carbEffect: carbKernel()[0],
+            carbCurveEffects: carbCurves.map { carbKernel($0)[0] },
+            insulinCurveEffects: insulinCurves.map { insulinKernel($0)[0] })
     }
 
     /// `row` (values in `names` order, as `table` computes them at a grid point) with a bolus of
@@ -33,6 +38,8 @@ extension FeatureSet {
                     effect: PlannedDoseEffect? = nil) -> [Double] {
         precondition(row.count == names.count, "feature row has \(row.count) values, expected \(names.count)")
         let e = effect ?? plannedDoseEffect
+        precondition(e.carbCurveEffects.count == carbCurves.count && e.insulinCurveEffects.count == insulinCurves.count,
+                     "planned-dose effect made for other curves")
         var out = row
         func add(_ name: String, _ amount: Double) {
             out[glucoseLags + FeatureSet.nonGlucoseNames.firstIndex(of: name)!] += amount
@@ -43,6 +50,9 @@ extension FeatureSet {
         add("COB", grams * e.carbsOnBoard)
         add("RA", grams * e.carbAppearance)
         add("CARB", grams * e.carbEffect)
+        let curves = glucoseLags + FeatureSet.nonGlucoseNames.count
+        for (k, effect) in e.carbCurveEffects.enumerated() { out[curves + k] += grams * effect }
+        for (k, effect) in e.insulinCurveEffects.enumerated() { out[curves + carbCurves.count + k] += bolus * effect }
         return out
     }
 

@@ -11,9 +11,14 @@ import Foundation
 /// | `COB`, `RA` | carbohydrates on board (g) and rate of appearance (g/min), Bateman curve |
 /// | `CARB` | carbohydrates eaten up to `t` that will appear in `(t, t+h]` (g) |
 /// | `EX`, `HR` | exercise intensity (0-10) and heart rate (bpm; 0 when not recorded) |
+/// | `CARB1`...`CARBn` | `CARB` by each of `carbCurves` (carbohydrate absorbed faster or slower) |
+/// | `INS1`...`INSm` | `INS` by each of `insulinCurves` (insulin acting faster or slower) |
 ///
 /// `INS` and `CARB` depend on the horizon `h`: they carry what is already known at `t` about
 /// the next `h` minutes (doses and meals logged so far), never anything logged after `t`.
+/// A person's insulin and carbohydrates act at their own speeds, not the toolkit's curves': the
+/// same amounts through curves at several speeds let a model's least-squares part weigh them into
+/// the person's own response (docs/accuracy.md, "Curves at more than one speed").
 public struct FeatureSet: Codable, Hashable, Sendable {
     /// Number of glucose lags (`G0` ... `G{n-1}`).
     public var glucoseLags: Int
@@ -25,14 +30,21 @@ public struct FeatureSet: Codable, Hashable, Sendable {
     public var insulin: ExponentialInsulinModel
     /// The absorption curve behind `CARB` (the series' own `COB`/`RA` use the same one).
     public var carbs: BatemanCarbModel
+    /// The curves behind `CARB1`...: empty in model files written before them.
+    public var carbCurves: [BatemanCarbModel]
+    /// The curves behind `INS1`...: empty in model files written before them.
+    public var insulinCurves: [ExponentialInsulinModel]
 
     public init(glucoseLags: Int = 12, horizonMinutes: Int, stepMinutes: Int = 5,
-                insulin: ExponentialInsulinModel = .adultRapid, carbs: BatemanCarbModel = .standard) {
+                insulin: ExponentialInsulinModel = .adultRapid, carbs: BatemanCarbModel = .standard,
+                carbCurves: [BatemanCarbModel] = [], insulinCurves: [ExponentialInsulinModel] = []) {
         self.glucoseLags = glucoseLags
         self.horizonMinutes = horizonMinutes
         self.stepMinutes = stepMinutes
         self.insulin = insulin
         self.carbs = carbs
+        self.carbCurves = carbCurves
+        self.insulinCurves = insulinCurves
     }
 
     public static let nonGlucoseNames = ["IOB", "IA", "INS", "COB", "RA", "CARB", "EX", "HR"]
@@ -40,10 +52,56 @@ public struct FeatureSet: Codable, Hashable, Sendable {
     /// Column names, in column order.
     public var names: [String] {
         (0..<glucoseLags).map { "G\($0)" } + FeatureSet.nonGlucoseNames
+            + carbCurves.indices.map { "CARB\($0 + 1)" } + insulinCurves.indices.map { "INS\($0 + 1)" }
+    }
+
+    /// The carbohydrate curve's rates times each of these give `carbCurves` (`multiSpeed`): from
+    /// about three times as slow to three times as fast.
+    public static let carbSpeeds = [0.35, 0.5, 0.7, 1.4, 2, 3]
+    /// The insulin curve's peak times each of these (its duration too, when longer) give
+    /// `insulinCurves` (`multiSpeed`).
+    public static let insulinPeakFactors = [0.5, 0.7, 1.4, 1.8]
+
+    /// The extra curves around `insulin` and `carbs`: every speed in `carbSpeeds` and
+    /// `insulinPeakFactors` (the default of training; measured in docs/accuracy.md).
+    public static func multiSpeed(insulin: ExponentialInsulinModel,
+                                  carbs: BatemanCarbModel) -> (carbs: [BatemanCarbModel], insulin: [ExponentialInsulinModel]) {
+        (carbSpeeds.map { BatemanCarbModel(ka: carbs.ka * $0, ke: carbs.ke * $0) },
+         insulinPeakFactors.map {
+             ExponentialInsulinModel(peakMinutes: insulin.peakMinutes * $0,
+                                     durationMinutes: insulin.durationMinutes * max(1, $0))
+         })
     }
 
     public var horizonSteps: Int { horizonMinutes / stepMinutes }
 
     /// Steps of history a row needs before it can be computed.
     public var historySteps: Int { glucoseLags - 1 }
+
+    enum CodingKeys: String, CodingKey {
+        case glucoseLags, horizonMinutes, stepMinutes, insulin, carbs, carbCurves, insulinCurves
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        glucoseLags = try c.decode(Int.self, forKey: .glucoseLags)
+        horizonMinutes = try c.decode(Int.self, forKey: .horizonMinutes)
+        stepMinutes = try c.decode(Int.self, forKey: .stepMinutes)
+        insulin = try c.decode(ExponentialInsulinModel.self, forKey: .insulin)
+        carbs = try c.decode(BatemanCarbModel.self, forKey: .carbs)
+        carbCurves = try c.decodeIfPresent([BatemanCarbModel].self, forKey: .carbCurves) ?? []
+        insulinCurves = try c.decodeIfPresent([ExponentialInsulinModel].self, forKey: .insulinCurves) ?? []
+    }
+
+    /// Without the extra curves' keys when there are none: such a file reads as before them.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(glucoseLags, forKey: .glucoseLags)
+        try c.encode(horizonMinutes, forKey: .horizonMinutes)
+        try c.encode(stepMinutes, forKey: .stepMinutes)
+        try c.encode(insulin, forKey: .insulin)
+        try c.encode(carbs, forKey: .carbs)
+        if !carbCurves.isEmpty { try c.encode(carbCurves, forKey: .carbCurves) }
+        if !insulinCurves.isEmpty { try c.encode(insulinCurves, forKey: .insulinCurves) }
+    }
 }

@@ -34,6 +34,9 @@ extension FeatureSet {
         let h = horizonSteps
         let insulinEffect = FeatureSet.lookAhead(inputs.insulin, kernel: insulinKernel(), range: range)
         let carbEffect = FeatureSet.lookAhead(inputs.carbs, kernel: carbKernel(), range: range)
+        // CARB1... and INS1...: the same look-ahead by each extra curve.
+        let curveEffects = carbCurves.map { FeatureSet.lookAhead(inputs.carbs, kernel: carbKernel($0), range: range) }
+            + insulinCurves.map { FeatureSet.lookAhead(inputs.insulin, kernel: insulinKernel($0), range: range) }
         var columns = Array(repeating: [Double](), count: names.count)
         var targets: [Double] = [], steps: [Int] = []
         let n = inputs.count
@@ -47,7 +50,7 @@ extension FeatureSet {
             let hr = inputs.heartRate[t].isFinite ? inputs.heartRate[t] : 0
             let others = [inputs.insulinOnBoard[t], inputs.insulinActivity[t], insulinEffect[t - range.lowerBound],
                           inputs.carbsOnBoard[t], inputs.carbAppearance[t], carbEffect[t - range.lowerBound],
-                          inputs.exercise[t], hr]
+                          inputs.exercise[t], hr] + curveEffects.map { $0[t - range.lowerBound] }
             guard others.allSatisfy(\.isFinite) else { continue }
             for k in 0..<glucoseLags { columns[k].append(inputs.glucose[t - k]) }
             for (j, v) in others.enumerated() { columns[glucoseLags + j].append(v) }
@@ -58,10 +61,11 @@ extension FeatureSet {
     }
 
     /// `kernel[k]` = fraction of a dose given `k` steps before `t` that acts in `(t, t+h]`:
-    /// `R(k) - R(k+h)` with `R` the fraction of insulin remaining.
-    func insulinKernel() -> [Double] {
-        let model = insulin
-        let steps = Int((insulin.durationMinutes / Double(stepMinutes)).rounded(.up))
+    /// `R(k) - R(k+h)` with `R` the fraction of insulin remaining (by `model`, the set's own
+    /// insulin curve by default).
+    func insulinKernel(_ model: ExponentialInsulinModel? = nil) -> [Double] {
+        let model = model ?? insulin
+        let steps = Int((model.durationMinutes / Double(stepMinutes)).rounded(.up))
         let h = Double(horizonMinutes)
         return (0...steps).map { k in
             let m = Double(k * stepMinutes)
@@ -69,11 +73,15 @@ extension FeatureSet {
         }
     }
 
-    /// `kernel[k]` = fraction of carbohydrate eaten `k` steps before `t` that appears in `(t, t+h]`.
-    func carbKernel() -> [Double] {
-        let model = carbs
-        // Twelve hours: the default curve has less than 0.1% left after seven.
-        let steps = 12 * 60 / stepMinutes
+    /// `kernel[k]` = fraction of carbohydrate eaten `k` steps before `t` that appears in `(t, t+h]`
+    /// (by `model`, the set's own carbohydrate curve by default).
+    func carbKernel(_ model: BatemanCarbModel? = nil) -> [Double] {
+        let model = model ?? carbs
+        // Twelve hours (the default curve has less than 0.1% left after seven), longer for a slower
+        // curve: until under 0.1% is left, at most two days.
+        var minutes = 12 * 60
+        while minutes < 48 * 60, model.fractionRemaining(after: Double(minutes)) > 1e-3 { minutes += 60 }
+        let steps = minutes / stepMinutes
         let h = Double(horizonMinutes)
         return (0...steps).map { k in
             let m = Double(k * stepMinutes)

@@ -12,6 +12,8 @@ extension GlucoseModel {
     public static let insulinDurationRange = 60.0...(24 * 60)
     /// Carbohydrate absorption rates (per minute).
     public static let carbRateRange = 1e-4...1.0
+    /// The most extra curves of each kind a feature set may carry (`FeatureSet.carbCurves`, `insulinCurves`).
+    public static let maximumExtraCurves = 16
     /// The largest magnitude of an ARX coefficient, an intercept or a scaling slope. A slope may
     /// legitimately be large (an expression like `1/G0^3` is about 1e-7 and gets a slope near 1e8),
     /// but beyond 1e12 the scaled expression is a near-constant blown up (the trainer once made
@@ -38,16 +40,30 @@ extension GlucoseModel {
         guard f.horizonMinutes == horizonMinutes else {
             throw fail("features.horizonMinutes", "\(f.horizonMinutes); the model's horizon is \(horizonMinutes)")
         }
-        let peak = f.insulin.peakMinutes, duration = f.insulin.durationMinutes
-        guard GlucoseModel.insulinDurationRange.contains(duration) else {
-            throw fail("features.insulin.durationMinutes", "\(duration); expected \(GlucoseModel.insulinDurationRange) minutes")
+        /// The curve rebuilt from its peak and duration once they are checked.
+        func checkedInsulin(_ curve: ExponentialInsulinModel, _ field: String) throws -> ExponentialInsulinModel {
+            let peak = curve.peakMinutes, duration = curve.durationMinutes
+            guard GlucoseModel.insulinDurationRange.contains(duration) else {
+                throw fail("\(field).durationMinutes", "\(duration); expected \(GlucoseModel.insulinDurationRange) minutes")
+            }
+            guard peak > 0, 2 * peak < duration else {
+                throw fail("\(field).peakMinutes", "\(peak); expected above 0 and below half the duration (\(duration / 2))")
+            }
+            return ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration)
         }
-        guard peak > 0, 2 * peak < duration else {
-            throw fail("features.insulin.peakMinutes", "\(peak); expected above 0 and below half the duration (\(duration / 2))")
+        func checkCarbs(_ curve: BatemanCarbModel, _ field: String) throws {
+            for (name, rate) in [("ka", curve.ka), ("ke", curve.ke)] where !GlucoseModel.carbRateRange.contains(rate) {
+                throw fail("\(field).\(name)", "\(rate); expected \(GlucoseModel.carbRateRange) per minute")
+            }
         }
-        for (name, rate) in [("ka", f.carbs.ka), ("ke", f.carbs.ke)] where !GlucoseModel.carbRateRange.contains(rate) {
-            throw fail("features.carbs.\(name)", "\(rate); expected \(GlucoseModel.carbRateRange) per minute")
+        let insulin = try checkedInsulin(f.insulin, "features.insulin")
+        try checkCarbs(f.carbs, "features.carbs")
+        for (field, count) in [("features.carbCurves", f.carbCurves.count), ("features.insulinCurves", f.insulinCurves.count)]
+        where count > GlucoseModel.maximumExtraCurves {
+            throw fail(field, "\(count) curves; expected at most \(GlucoseModel.maximumExtraCurves)")
         }
+        for (k, curve) in f.carbCurves.enumerated() { try checkCarbs(curve, "features.carbCurves[\(k)]") }
+        let insulinCurves = try f.insulinCurves.enumerated().map { try checkedInsulin($1, "features.insulinCurves[\($0)]") }
         let names = f.names
         guard arx.featureNames == names else {
             throw fail("arx.featureNames", "\(arx.featureNames.count) names that differ from the features' \(names.count) (\(names.joined(separator: ",")))")
@@ -69,7 +85,8 @@ extension GlucoseModel {
         }
         if let problem = intervals?.problem() { throw fail(problem.field, problem.reason) }
         var checked = self
-        checked.features.insulin = ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration)
+        checked.features.insulin = insulin
+        checked.features.insulinCurves = insulinCurves
         return checked
     }
 }

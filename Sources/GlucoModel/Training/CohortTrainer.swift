@@ -69,7 +69,7 @@ public struct CohortTrainer: Sendable {
         self.settings = settings
         grammar = try Grammar(text: options.grammar.text, source: options.grammar.name).validated()
         try options.evolution.validate()
-        let names = FeatureSet(glucoseLags: options.glucoseLags, horizonMinutes: options.horizons.first ?? 30).names
+        let names = options.features(horizonMinutes: options.horizons.first ?? 30, stepMinutes: 5).names
         let unknown = grammar.unknownNames(VariableNames(names))
         if !unknown.isEmpty {
             throw TrainingError.grammarUnknownVariables(options.grammar.name, names: unknown.map(\.name),

@@ -77,8 +77,7 @@ public struct PatientTrainer: Sendable {
         guard h > 0, stepMinutes > 0, h % stepMinutes == 0 else {
             throw TrainingError.horizonNotOnGrid(horizon: h, stepMinutes: stepMinutes)
         }
-        let features = FeatureSet(glucoseLags: options.glucoseLags, horizonMinutes: h, stepMinutes: stepMinutes,
-                                  insulin: options.series.insulinModel, carbs: options.series.carbModel)
+        let features = options.features(horizonMinutes: h, stepMinutes: stepMinutes)
         let table = features.table(series, steps: 0..<series.count, requireTarget: true)
         let ranges = try splitRows(table, horizon: h)
         let arx = try ARXModel.fit(table.rows(ranges.train))

@@ -63,6 +63,10 @@ public struct TrainingOptions: Sendable {
     /// Train on CGM readings at the sensor's limits and on flat lines too (`SensorLimitDetector`);
     /// by default they are removed before the series is built, so they neither teach nor grade.
     public var keepSensorLimits = false
+    /// The insulin and carbohydrate curves the features carry: the series' own only (`.single`),
+    /// or those and the same amounts through curves at several speeds (`.multi`, the default:
+    /// `FeatureSet.multiSpeed`, measured in docs/accuracy.md).
+    public var curves: FeatureCurves = .multi
 
     public init(grammar: GrammarSource, evolution: EvolutionParameters = TrainingOptions.defaultEvolution) {
         self.grammar = grammar
@@ -80,14 +84,31 @@ public struct TrainingOptions: Sendable {
         return p
     }
 
+    /// The feature set of a model at horizon `h` minutes on a grid of `stepMinutes`.
+    public func features(horizonMinutes h: Int, stepMinutes: Int) -> FeatureSet {
+        let extra = curves == .multi ? FeatureSet.multiSpeed(insulin: series.insulinModel, carbs: series.carbModel)
+                                     : (carbs: [], insulin: [])
+        return FeatureSet(glucoseLags: glucoseLags, horizonMinutes: h, stepMinutes: stepMinutes,
+                          insulin: series.insulinModel, carbs: series.carbModel,
+                          carbCurves: extra.carbs, insulinCurves: extra.insulin)
+    }
+
     /// A digest of every setting that shapes a model: a finished model is reused on resume
     /// only when it was trained with the same settings.
     public var fingerprint: String {
         FNV1a.hex([grammar.hash, evolution.fingerprint, "\(evolution.generations)", fitness.rawValue, base.rawValue,
                    "\(glucoseLags)", "\(series.step)", "\(series.maxFilledGap)", "\(series.insulinModel)",
                    "\(series.carbModel)", "\(validationFraction)", "\(testFraction)", "\(candidates)"].joined(separator: "|")
-              + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : ""))
+              + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : "") + (curves == .multi ? "|curves=multi" : ""))
     }
+}
+
+/// Which insulin and carbohydrate curves a model's features carry (`--curves`).
+public enum FeatureCurves: String, CaseIterable, Sendable, Codable {
+    /// The series' own curves only (`INS`, `CARB`, ...).
+    case single
+    /// Those and `CARB1`... and `INS1`...: the same amounts through curves at several speeds.
+    case multi
 }
 
 /// Why a patient (or a patient's horizon) could not be trained.

@@ -28,6 +28,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public var population: Int?
     public var generations: Int?
     public var terms: Int?
+    public var curves: FeatureCurves?
     public var seed: UInt64?
     public var threads: Int?
     public var grammar: String?
@@ -45,7 +46,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
 
     /// The keys, in the order a resolved file lists them.
     public static let keys = ["version", "data", "store", "format", "columns", "glucose-units", "date-order", "time-zone",
-                              "horizons", "out", "population", "generations", "terms", "seed", "threads", "grammar", "fitness", "base",
+                              "horizons", "out", "population", "generations", "terms", "curves", "seed", "threads", "grammar", "fitness", "base",
                               "shard", "shards", "task-id", "retrain", "keep-sensor-limits", "per-patient", "units"]
 
     // MARK: Defaults
@@ -71,7 +72,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
         }
         func take<T>(_ path: WritableKeyPath<TrainingRunConfig, T?>) { if let v = other[keyPath: path] { c[keyPath: path] = v } }
         take(\.format); take(\.columns); take(\.glucoseUnits); take(\.dateOrder); take(\.timeZone); take(\.horizons)
-        take(\.out); take(\.population); take(\.generations); take(\.terms); take(\.seed); take(\.threads); take(\.grammar)
+        take(\.out); take(\.population); take(\.generations); take(\.terms); take(\.curves); take(\.seed); take(\.threads); take(\.grammar)
         take(\.fitness); take(\.base); take(\.retrain); take(\.keepSensorLimits); take(\.perPatient); take(\.units)
         return c
     }
@@ -95,6 +96,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
         c.population = c.population ?? Self.defaultPopulation
         c.generations = c.generations ?? Self.defaultGenerations
         c.terms = c.terms ?? Self.defaultTerms
+        c.curves = c.curves ?? .multi
         c.seed = c.seed ?? Self.defaultSeed
         c.grammar = c.grammar ?? Self.defaultGrammar
         c.fitness = c.fitness ?? .rmse
@@ -241,6 +243,7 @@ extension TrainingRunConfig {
         case "population": population = try integer(2...10_000_000, "a population of 2 or more")
         case "generations": generations = try integer(0...10_000_000, "a number of generations, 0 or more")
         case "terms": terms = try integer(1...10, "a number of evolved terms, 1 to 10")
+        case "curves": curves = try named(FeatureCurves.init(rawValue:), "multi or single")
         case "seed":
             switch value {
             case let .number(v) where v == v.rounded() && v >= 0 && v <= 9_007_199_254_740_992: seed = UInt64(v)
@@ -291,7 +294,8 @@ extension TrainingRunConfig {
             ("glucose-units", opt(glucoseUnits?.rawValue)), ("date-order", opt(dateOrder?.rawValue)),
             ("time-zone", opt(timeZone)),
             ("horizons", horizons.map { "[" + $0.map(String.init).joined(separator: ", ") + "]" } ?? "null"),
-            ("out", opt(out)), ("population", num(population)), ("generations", num(generations)), ("terms", num(terms)), ("seed", seedText),
+            ("out", opt(out)), ("population", num(population)), ("generations", num(generations)), ("terms", num(terms)),
+            ("curves", opt(curves?.rawValue)), ("seed", seedText),
             ("threads", num(threads)), ("grammar", opt(grammar)), ("fitness", opt(fitness?.rawValue)), ("base", opt(base?.rawValue)),
             ("shard", opt(shard)), ("shards", shardsText), ("task-id", num(taskID)), ("retrain", flag(retrain)),
             ("keep-sensor-limits", flag(keepSensorLimits)), ("per-patient", flag(perPatient)), ("units", opt(units?.rawValue)),

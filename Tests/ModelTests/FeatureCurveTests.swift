@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Issue #15, "insulin and carbohydrate curves at more than one speed": `CARB1`... and `INS1`...
+/// carry the same doses and meals through faster and slower curves.
+@Suite struct FeatureCurveTests {
+    typealias F = DoseFixture
+
+    /// Fraction of a Bateman meal not yet appeared after `t` minutes, written out here from the
+    /// two-compartment solution, `(ka e^(-ke t) - ke e^(-ka t)) / (ka - ke)`, not from the toolkit.
+    static func carbRemaining(_ t: Double, ka: Double, ke: Double) -> Double {
+        t <= 0 ? 1 : (ka * exp(-ke * t) - ke * exp(-ka * t)) / (ka - ke)
+    }
+
+    /// One meal and one bolus at 11:00; the row at 11:40 (glucose from 10:00).
+    static func row(_ f: FeatureSet, grams: Double = 60, units: Double = 4) throws -> [Double] {
+        var log = F.flatLog(glucose: 150, through: 100)
+        log.carbs = [CarbIntake(time: F.at(60), amount: Carbohydrate(grams: grams))]
+        log.boluses = [Bolus(time: F.at(60), dose: InsulinUnits(units))]
+        var options = SeriesOptions(insulinModel: f.insulin, carbModel: f.carbs)
+        options.start = F.at(100).addingTimeInterval(-DoseAdvisor.historySpan)
+        options.end = F.at(100)
+        let series = PatientSeries(log: log, options: options)
+        return try #require(f.row(series, at: series.count - 1))
+    }
+
+    @Test func namesFollowTheStandardColumns() {
+        let curves = FeatureSet.multiSpeed(insulin: .adultRapid, carbs: .standard)
+        let f = FeatureSet(horizonMinutes: 30, carbCurves: curves.carbs, insulinCurves: curves.insulin)
+        #expect(f.names.count == 12 + 8 + 6 + 4)
+        #expect(Array(f.names.prefix(20)) == FeatureSet(horizonMinutes: 30).names)
+        #expect(Array(f.names.suffix(10)) == ["CARB1", "CARB2", "CARB3", "CARB4", "CARB5", "CARB6", "INS1", "INS2", "INS3", "INS4"])
+        // The speeds: carbohydrate rates times 0.35 ... 3; insulin peaks 37.5 ... 135 min, durations never shorter.
+        #expect(curves.carbs.map(\.ka) == FeatureSet.carbSpeeds.map { 0.03 * $0 })
+        #expect(curves.insulin.map(\.peakMinutes) == [37.5, 52.5, 105, 135])
+        #expect(zip(curves.insulin.map(\.durationMinutes), [360.0, 360, 504, 648]).allSatisfy { abs($0 - $1) < 1e-9 })
+    }
+
+    /// 40 minutes after 60 g and 4 U, the look-ahead over the next hour by each curve:
+    /// `CARBk = 60 (C(40) - C(100))`, `INSk = 4 (R(40) - R(100))`, by hand.
+    @Test func extraColumnsAreTheLookAheadByTheirOwnCurves() throws {
+        let slow = BatemanCarbModel(ka: 0.015, ke: 0.01), fast = ExponentialInsulinModel(peakMinutes: 40, durationMinutes: 300)
+        let f = FeatureSet(horizonMinutes: 60, carbCurves: [slow], insulinCurves: [fast])
+        let row = try Self.row(f)
+        let carb1 = row[f.names.firstIndex(of: "CARB1")!], ins1 = row[f.names.firstIndex(of: "INS1")!]
+        let carb = row[f.names.firstIndex(of: "CARB")!], ins = row[f.names.firstIndex(of: "INS")!]
+        #expect(abs(carb1 - 60 * (Self.carbRemaining(40, ka: 0.015, ke: 0.01) - Self.carbRemaining(100, ka: 0.015, ke: 0.01))) < 1e-9)
+        #expect(abs(carb - 60 * (Self.carbRemaining(40, ka: 0.03, ke: 0.02) - Self.carbRemaining(100, ka: 0.03, ke: 0.02))) < 1e-9)
+        #expect(abs(ins1 - 4 * (fast.fractionRemaining(after: 40) - fast.fractionRemaining(after: 100))) < 1e-9)
+        // The slower curve has less of the meal appearing in the next hour.
+        #expect(carb1 < carb && ins1 != ins)
+        // The standard columns do not move when curves are added.
+        #expect(Array(row.prefix(20)) == (try Self.row(FeatureSet(horizonMinutes: 60))))
+    }
+
+    /// A slow curve lasts beyond the twelve hours the standard carbohydrate kernel spans: its kernel
+    /// runs until under 0.1% of the meal is left.
+    @Test func slowCarbohydrateKernelCoversTheWholeMeal() {
+        let f = FeatureSet(horizonMinutes: 30)
+        let slow = BatemanCarbModel(ka: 0.0105, ke: 0.007)
+        let kernel = f.carbKernel(slow)
+        #expect(kernel.count > 12 * 12 + 1)
+        #expect(Self.carbRemaining(Double((kernel.count - 1) * 5), ka: slow.ka, ke: slow.ke) <= 1e-3)
+        #expect(f.carbKernel().count == 12 * 12 + 1)
+    }
+
+    /// Model files written before the curves have no keys for them and read as before; a set
+    /// without curves writes none, so its files stay byte for byte as they were.
+    @Test func filesWithoutCurvesReadAndWriteAsBefore() throws {
+        let plain = FeatureSet(horizonMinutes: 30)
+        let text = String(decoding: try JSONEncoder().encode(plain), as: UTF8.self)
+        #expect(!text.contains("Curves"))
+        #expect(try JSONDecoder().decode(FeatureSet.self, from: Data(text.utf8)) == plain)
+        let curves = FeatureSet.multiSpeed(insulin: .child, carbs: .standard)
+        let multi = FeatureSet(horizonMinutes: 30, insulin: .child, carbCurves: curves.carbs, insulinCurves: curves.insulin)
+        let back = try JSONDecoder().decode(FeatureSet.self, from: try JSONEncoder().encode(multi))
+        #expect(back == multi && back.names == multi.names)
+    }
+
+    /// A dose planned at the row's point moves every curve's column as logging it would.
+    @Test func plannedDoseMovesEveryCurve() throws {
+        let curves = FeatureSet.multiSpeed(insulin: .adultRapid, carbs: .standard)
+        let f = FeatureSet(horizonMinutes: 60, carbCurves: curves.carbs, insulinCurves: curves.insulin)
+        let before = try Self.row(f, grams: 0, units: 0)
+        let planned = f.row(before, addingBolus: 2, carbs: 30)
+        for (k, curve) in curves.carbs.enumerated() {
+            let j = f.names.firstIndex(of: "CARB\(k + 1)")!
+            #expect(abs(planned[j] - before[j] - 30 * (1 - Self.carbRemaining(60, ka: curve.ka, ke: curve.ke))) < 1e-9)
+        }
+        for (k, curve) in curves.insulin.enumerated() {
+            let j = f.names.firstIndex(of: "INS\(k + 1)")!
+            #expect(abs(planned[j] - before[j] - 2 * (1 - curve.fractionRemaining(after: 60))) < 1e-9)
+        }
+    }
+
+    /// Where a person's carbohydrates act at 0.6 times the toolkit's speed, the curves at other speeds
+    /// let the linear part follow them: the ARX with them fits far closer than the one without.
+    @Test func curvesAtOtherSpeedsFollowASlowerPerson() throws {
+        var log = SyntheticCohort.patient("slow-eater", days: 4, seed: 3, noise: 0)
+        // Rebuild the glucose from the meals through a curve at 0.6 times the toolkit's speed (none
+        // of the curves has it).
+        let slow = BatemanCarbModel(ka: 0.018, ke: 0.012)
+        let meals = log.carbs.map { ($0.time.timeIntervalSince(SyntheticCohort.start) / 60, $0.amount.grams) }
+        var glucose = 120.0
+        log.glucose = log.glucose.enumerated().map { i, r in
+            let t = Double(i * 5)
+            var appearing = 0.0
+            for (m, g) in meals where m <= t { appearing += g * slow.rateOfAppearance(after: t - m) * 5 }
+            glucose += 3 * appearing + 0.03 * (120 - glucose)
+            return GlucoseReading(time: r.time, value: .mgdL(glucose))
+        }
+        log.boluses = []
+        func rmse(_ curves: FeatureCurves) throws -> Double {
+            var o = try SyntheticCohort.options(horizons: [60])
+            o.curves = curves
+            let f = o.features(horizonMinutes: 60, stepMinutes: 5)
+            let all = f.table(PatientSeries(log: log, options: o.series), steps: 0..<(4 * 288), requireTarget: true)
+            // Fitted and scored where no meal comes within the horizon: one eaten after the row is
+            // unknown to every model.
+            let known = all.steps.indices.filter { r in
+                let t = Double(all.steps[r] * 5)
+                return !meals.contains { $0.0 > t && $0.0 <= t + 60 }
+            }
+            let table = FeatureTable(names: all.names, columns: all.columns.map { c in known.map { c[$0] } },
+                                     targets: known.map { all.targets[$0] }, steps: known.map { all.steps[$0] })
+            let p = try ARXModel.fit(table).linearValues(table)
+            return (zip(p, table.targets).map { ($0 - $1) * ($0 - $1) }.reduce(0, +) / Double(p.count)).squareRoot()
+        }
+        let single = try rmse(.single), multi = try rmse(.multi)
+        #expect(multi < 0.5 * single, "RMSE \(multi) with the curves, \(single) without")
+    }
+}
