@@ -94,6 +94,22 @@ import Testing
         }
     }
 
+    /// A model reading only a curve's column still needs the records behind it.
+    @Test func aCurveColumnNeedsItsRecords() throws {
+        let curves = FeatureSet.multiSpeed(insulin: .adultRapid, carbs: .standard)
+        let f = FeatureSet(horizonMinutes: 30, carbCurves: curves.carbs, insulinCurves: curves.insulin)
+        let insulinOnly = F.models([F.model("G0 - 2 * INS2", horizon: 30, features: f)])
+        #expect(throws: PredictionError.missingInput(F.patient, horizon: 30, input: "INS2", records: "insulin")) {
+            try Predictor(models: insulinOnly).predict(F.flatLog())
+        }
+        var log = F.flatLog()
+        log.basalRates = [BasalRate(start: F.at(-120), rate: InsulinRate(unitsPerHour: 1))]
+        let carbsToo = F.models([F.model("G0 - 2 * INS2 + 0.1 * CARB3", horizon: 30, features: f)])
+        #expect(throws: PredictionError.missingInput(F.patient, horizon: 30, input: "CARB3", records: "carbohydrate")) {
+            try Predictor(models: carbsToo).predict(log)
+        }
+    }
+
     /// Where a person's carbohydrates act at 0.6 times the toolkit's speed, the curves at other speeds
     /// let the linear part follow them: the ARX with them fits far closer than the one without.
     @Test func curvesAtOtherSpeedsFollowASlowerPerson() throws {

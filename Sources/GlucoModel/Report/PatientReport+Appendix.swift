@@ -124,7 +124,7 @@ extension PatientReport {
     }
 
     var modelSection: String {
-        var s = HTML.paragraph("Prediction = base + intercept + slope x expression, clamped to 10-600 mg/dL (models compute in mg/dL whatever the report's unit). Variables: G0 the latest glucose (mg/dL), G1...G11 the glucose 5...55 min before; IOB insulin on board (U), IA insulin activity (U/min), INS insulin already given that acts within the horizon (U); COB carbohydrates on board (g), RA their rate of appearance (g/min), CARB carbohydrates already eaten that appear within the horizon (g); EX exercise intensity, HR heart rate. All are known at the moment of prediction.", cssClass: "muted")
+        var s = HTML.paragraph("Prediction = base + intercept + slope x expression, clamped to 10-600 mg/dL (models compute in mg/dL whatever the report's unit). Variables: G0 the latest glucose (mg/dL), G1...G11 the glucose 5...55 min before; IOB insulin on board (U), IA insulin activity (U/min), INS insulin already given that acts within the horizon (U); COB carbohydrates on board (g), RA their rate of appearance (g/min), CARB carbohydrates already eaten that appear within the horizon (g); CARB1, CARB2... and INS1, INS2... the same as CARB and INS through curves at other speeds (the model file's features), so that the model can follow this person's own absorption; EX exercise intensity, HR heart rate. All are known at the moment of prediction.", cssClass: "muted")
         for m in models {
             let w = m.training
             var items: [(String, String)] = [
