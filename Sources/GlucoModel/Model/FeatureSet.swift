@@ -58,8 +58,8 @@ public struct FeatureSet: Codable, Hashable, Sendable {
     /// The carbohydrate curve's rates times each of these give `carbCurves` (`multiSpeed`): from
     /// about three times as slow to three times as fast.
     public static let carbSpeeds = [0.35, 0.5, 0.7, 1.4, 2, 3]
-    /// The insulin curve's peak times each of these (its duration too, when longer) give
-    /// `insulinCurves` (`multiSpeed`).
+    /// The insulin curve's peak times each of these (its duration too, when longer, up to a day)
+    /// give `insulinCurves` (`multiSpeed`).
     public static let insulinPeakFactors = [0.5, 0.7, 1.4, 1.8]
 
     /// The extra curves around `insulin` and `carbs`: every speed in `carbSpeeds` and
@@ -69,7 +69,7 @@ public struct FeatureSet: Codable, Hashable, Sendable {
         (carbSpeeds.map { BatemanCarbModel(ka: carbs.ka * $0, ke: carbs.ke * $0) },
          insulinPeakFactors.map {
              ExponentialInsulinModel(peakMinutes: insulin.peakMinutes * $0,
-                                     durationMinutes: insulin.durationMinutes * max(1, $0))
+                                     durationMinutes: min(insulin.durationMinutes * max(1, $0), 24 * 60))
          })
     }
 
