@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the accuracy levers on the bundled cohort (docs/accuracy.md): trains seeds 1-3 at 30 and
-# 60 minutes with --terms 1, 2, 3 and 4, with 300 generations, and with --curves single, then prints per run the median test
+# 60 minutes with --terms 1, 2, 3 and 4, with 300 generations, and with --curves multi, then prints per run the median test
 # RMSE of GE against ARX, how many patients GE beats ARX for, and for the default run the intervals'
 # test coverage and width and the hypoglycaemia alarms' sensitivity and specificity.
 # The last table gives the test coverage per band of the glucose at the moment of prediction (< 70,
@@ -19,7 +19,7 @@ for seed in 1 2 3; do
     done
     [ "${DEFAULT_ONLY:-0}" = 1 ] && continue
     "$bin" datasets --out "$out/gen300-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --generations 300 > /dev/null 2>&1
-    "$bin" datasets --out "$out/single-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --curves single > /dev/null 2>&1
+    "$bin" datasets --out "$out/multi-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --curves multi > /dev/null 2>&1
 done
 python3 - "$out" "${DEFAULT_ONLY:-0}" <<'PY'
 import csv, statistics as st, sys
@@ -27,7 +27,7 @@ out, default_only = sys.argv[1], sys.argv[2] == "1"
 def load(name, seed): return list(csv.DictReader(open(f"{out}/{name}-seed{seed}/results.csv")))
 def test(rows, h, model): return {r["patient"]: r for r in rows if r["horizon_min"] == h and r["model"] == model and r["split"] == "test"}
 print("| run | seed | 30 min: GE vs ARX | patients GE < ARX | 60 min: GE vs ARX | patients GE < ARX |")
-for name in (("terms3",) if default_only else ("terms1", "terms2", "terms3", "terms4", "gen300", "single")):
+for name in (("terms3",) if default_only else ("terms1", "terms2", "terms3", "terms4", "gen300", "multi")):
     for seed in (1, 2, 3):
         rows, cells = load(name, seed), []
         for h in ("30", "60"):
@@ -40,7 +40,7 @@ if not default_only:
     print()
     print("| seed | horizon | ARX: multi / single | GE: multi / single | GE (multi) vs ARX (single) | patients |")
     for seed in (1, 2, 3):
-        multi, single = load("terms3", seed), load("single", seed)
+        multi, single = load("multi", seed), load("terms3", seed)
         for h in ("30", "60"):
             m = {k: {p: float(r["rmse"]) for p, r in test(rows, h, k).items()} for k, rows in (("arx", multi), ("ge", multi))}
             s1 = {k: {p: float(r["rmse"]) for p, r in test(single, h, k).items()} for k in ("arx", "ge")}

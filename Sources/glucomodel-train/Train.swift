@@ -53,7 +53,7 @@ struct Train: ParsableCommand {
     @Option(help: "Most evolved terms per model, fitted jointly by least squares (default: \(TrainingRunConfig.defaultTerms); 1: one expression).")
     var terms: Int?
 
-    @Option(help: "Insulin and carbohydrate curves: multi (default; the series' own and the same amounts at several speeds) or single (the series' own only).")
+    @Option(help: "Insulin and carbohydrate curves: single (default; the series' own) or multi (those and the same amounts at several speeds: sharper predictions, but model-based doses were worse for some in silico; docs/accuracy.md).")
     var curves: FeatureCurves?
 
     @Option(help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).")
@@ -209,7 +209,7 @@ struct Train: ParsableCommand {
         if let population = resolved.population { options.evolution.populationSize = population }
         if let generations = resolved.generations { options.evolution.generations = generations }
         if let terms = resolved.terms { options.terms = terms }
-        options.curves = resolved.curves ?? .multi
+        options.curves = resolved.curves ?? .single
         let defaultData = merged.store == nil && merged.data?.isEmpty ?? true
         if defaultData, !FileManager.default.fileExists(atPath: "datasets") {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")

@@ -58,7 +58,7 @@ import Testing
         expected.population = 12
         expected.generations = 1
         expected.terms = 3  // the default, written out
-        expected.curves = .multi
+        expected.curves = .single
         expected.seed = 1
         expected.threads = 1
         expected.grammar = "glucose-symbolic"

@@ -56,7 +56,7 @@ import Testing
         #expect(r.data == ["datasets"] && r.store == nil && r.format == nil && r.columns == nil && r.glucoseUnits == nil)
         #expect(r.timeZone == "America/Chicago" && r.horizons == [30, 60, 90, 120] && r.out == "out/train")
         #expect(r.population == TrainingOptions.defaultEvolution.populationSize && r.generations == TrainingOptions.defaultEvolution.generations)
-        #expect(r.terms == 3 && r.curves == .multi)
+        #expect(r.terms == 3 && r.curves == .single)
         #expect(r.seed == 1 && r.threads == nil && r.grammar == "glucose-symbolic" && r.fitness == .rmse && r.base == .arx)
         #expect(r.retrain == false && r.keepSensorLimits == false && r.perPatient == false && r.units == .mgdL)
         // A store drops the default data; mapped columns bring the csv format and mg/dL.

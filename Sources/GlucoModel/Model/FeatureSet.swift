@@ -63,7 +63,7 @@ public struct FeatureSet: Codable, Hashable, Sendable {
     public static let insulinPeakFactors = [0.5, 0.7, 1.4, 1.8]
 
     /// The extra curves around `insulin` and `carbs`: every speed in `carbSpeeds` and
-    /// `insulinPeakFactors` (the default of training; measured in docs/accuracy.md).
+    /// `insulinPeakFactors` (`--curves multi`; measured in docs/accuracy.md).
     public static func multiSpeed(insulin: ExponentialInsulinModel,
                                   carbs: BatemanCarbModel) -> (carbs: [BatemanCarbModel], insulin: [ExponentialInsulinModel]) {
         (carbSpeeds.map { BatemanCarbModel(ka: carbs.ka * $0, ke: carbs.ke * $0) },

@@ -96,7 +96,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
         c.population = c.population ?? Self.defaultPopulation
         c.generations = c.generations ?? Self.defaultGenerations
         c.terms = c.terms ?? Self.defaultTerms
-        c.curves = c.curves ?? .multi
+        c.curves = c.curves ?? .single
         c.seed = c.seed ?? Self.defaultSeed
         c.grammar = c.grammar ?? Self.defaultGrammar
         c.fitness = c.fitness ?? .rmse
