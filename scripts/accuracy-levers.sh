@@ -40,10 +40,10 @@ if not default_only:
     print()
     print("| seed | horizon | ARX: multi / single | GE: multi / single | GE (multi) vs ARX (single) | patients |")
     for seed in (1, 2, 3):
-        multi, single = load("multi", seed), load("terms3", seed)
+        runs = {"multi": load("multi", seed), "single": load("terms3", seed)}
         for h in ("30", "60"):
-            m = {k: {p: float(r["rmse"]) for p, r in test(rows, h, k).items()} for k, rows in (("arx", multi), ("ge", multi))}
-            s1 = {k: {p: float(r["rmse"]) for p, r in test(single, h, k).items()} for k in ("arx", "ge")}
+            m, s1 = ({k: {p: float(r["rmse"]) for p, r in test(runs[run], h, k).items()} for k in ("arx", "ge")}
+                     for run in ("multi", "single"))
             med = lambda d: st.median(d.values())
             print(f"| {seed} | {h} min | {med(m['arx']) / med(s1['arx']):.3f} | {med(m['ge']) / med(s1['ge']):.3f} | "
                   f"{100 * (1 - med(m['ge']) / med(s1['arx'])):+.1f}% | {sum(m['ge'][p] < s1['arx'][p] for p in m['ge'])}/{len(m['ge'])} |")

@@ -209,7 +209,7 @@ struct Train: ParsableCommand {
         if let population = resolved.population { options.evolution.populationSize = population }
         if let generations = resolved.generations { options.evolution.generations = generations }
         if let terms = resolved.terms { options.terms = terms }
-        options.curves = resolved.curves ?? .single
+        if let curves = resolved.curves { options.curves = curves }
         let defaultData = merged.store == nil && merged.data?.isEmpty ?? true
         if defaultData, !FileManager.default.fileExists(atPath: "datasets") {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")

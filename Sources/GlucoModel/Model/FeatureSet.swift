@@ -55,6 +55,10 @@ public struct FeatureSet: Codable, Hashable, Sendable {
             + carbCurves.indices.map { "CARB\($0 + 1)" } + insulinCurves.indices.map { "INS\($0 + 1)" }
     }
 
+    /// The columns computed from insulin records, and from carbohydrate records.
+    public var insulinInputs: [String] { ["IOB", "IA", "INS"] + insulinCurves.indices.map { "INS\($0 + 1)" } }
+    public var carbInputs: [String] { ["COB", "RA", "CARB"] + carbCurves.indices.map { "CARB\($0 + 1)" } }
+
     /// The carbohydrate curve's rates times each of these give `carbCurves` (`multiSpeed`): from
     /// about three times as slow to three times as fast.
     public static let carbSpeeds = [0.35, 0.5, 0.7, 1.4, 2, 3]

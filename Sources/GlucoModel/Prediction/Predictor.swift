@@ -73,12 +73,11 @@ public struct Predictor: Sendable {
         guard !log.glucose.isEmpty else { throw PredictionError.noGlucose(models.patient) }
         let hasInsulin = !(log.boluses.isEmpty && log.basalRates.isEmpty && log.temporaryBasals.isEmpty && log.basalInjections.isEmpty)
         for h in models.horizons {
-            let used = models.models[h]!.inputsUsed
-            // INS1..., CARB1...: the same inputs through curves at other speeds.
-            if !hasInsulin, let input = (["IOB", "IA", "INS"] + used.filter { $0.hasPrefix("INS") }.sorted()).first(where: used.contains) {
+            let model = models.models[h]!, used = model.inputsUsed
+            if !hasInsulin, let input = model.features.insulinInputs.first(where: used.contains) {
                 throw PredictionError.missingInput(models.patient, horizon: h, input: input, records: "insulin")
             }
-            if log.carbs.isEmpty, let input = (["COB", "RA", "CARB"] + used.filter { $0.hasPrefix("CARB") }.sorted()).first(where: used.contains) {
+            if log.carbs.isEmpty, let input = model.features.carbInputs.first(where: used.contains) {
                 throw PredictionError.missingInput(models.patient, horizon: h, input: input, records: "carbohydrate")
             }
         }

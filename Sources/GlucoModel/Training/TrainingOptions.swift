@@ -68,7 +68,8 @@ public struct TrainingOptions: Sendable {
     /// `FeatureSet.multiSpeed`). Multi predicts 8-12% closer, but in the closed-loop trial the
     /// model-based doses on its trajectories put more time below 54 for 6 of 30 virtual patients
     /// (docs/accuracy.md), so it is not the default while its models may advise insulin.
-    public var curves: FeatureCurves = .single
+    public var curves = TrainingOptions.defaultCurves
+    public static let defaultCurves = FeatureCurves.single
 
     public init(grammar: GrammarSource, evolution: EvolutionParameters = TrainingOptions.defaultEvolution) {
         self.grammar = grammar

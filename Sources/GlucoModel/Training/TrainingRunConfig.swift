@@ -59,6 +59,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public static var defaultPopulation: Int { TrainingOptions.defaultEvolution.populationSize }
     public static var defaultGenerations: Int { TrainingOptions.defaultEvolution.generations }
     public static var defaultTerms: Int { TrainingOptions.defaultTerms }
+    public static var defaultCurves: FeatureCurves { TrainingOptions.defaultCurves }
 
     /// This configuration with every option `other` sets taking the place of this one's (the
     /// command line over the file). The source (`data`, `store`) and the sharding (`shard`,
@@ -96,7 +97,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
         c.population = c.population ?? Self.defaultPopulation
         c.generations = c.generations ?? Self.defaultGenerations
         c.terms = c.terms ?? Self.defaultTerms
-        c.curves = c.curves ?? .single
+        c.curves = c.curves ?? Self.defaultCurves
         c.seed = c.seed ?? Self.defaultSeed
         c.grammar = c.grammar ?? Self.defaultGrammar
         c.fitness = c.fitness ?? .rmse
