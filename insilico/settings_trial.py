@@ -47,7 +47,7 @@ def say(text):
 
 def rule(cr, cf, target=140):
     """The standard rule with the person's (perturbed) settings."""
-    def decide(now, cgm, carbs, log):
+    def decide(now, cgm, carbs, log, eaten=None):
         return Decision(units=max(0.0, carbs / cr + (cgm > 150) * (cgm - target) / cf))
     return decide
 

@@ -81,7 +81,7 @@ def standard_rule(name, target=140):
     """simglucose's BBController at a meal: carbs/CR + (CGM > 150) (CGM - target)/CF."""
     f = facts(name)
 
-    def decide(now, cgm, carbs, log):
+    def decide(now, cgm, carbs, log, eaten=None):
         units = carbs / f["cr"] + (cgm > 150) * (cgm - target) / f["cf"]
         return Decision(units=max(0.0, units))
     return decide
@@ -92,9 +92,10 @@ def run(env, days, decide, log, trace=None, recheck_window=60):
     recording what a person's devices would into `log` (and every sample into `trace`).
 
     A person follows the advice: when a meal gets no insulin with `recheck_minutes` (glucose
-    low), they eat, and ask again after those minutes with the carbohydrates not yet covered,
-    for up to `recheck_window` minutes after the meal; the carbohydrates are logged with the
-    bolus that covers them (as a pump's bolus calculator records them), or at the last ask.
+    low), they eat, and ask again after those minutes with the carbohydrates not yet covered and
+    the time they ate them (`decide`'s `eaten`), for up to `recheck_window` minutes after the
+    meal; the carbohydrates are logged at the time they were eaten, with the bolus that covers
+    them (as a pump's bolus calculator records them) or, deferred, once the last ask is answered.
     The standard rule never defers. Returns the true BG and the insulin delivered (U)."""
     f = facts(env.patient.name)
     basal_u_per_min = f["basal_u_per_h"] / 60.0
@@ -119,10 +120,11 @@ def run(env, days, decide, log, trace=None, recheck_window=60):
                 pending = None
         elif pending and now >= pending[2]:
             ask, meal_time, recheck = pending[0], pending[1], True
-            log_time = now
+            log_time = meal_time  # the re-ask says when they were eaten, and so does the log
             pending = None
         if ask > 0:
-            decision = decide(now, cgm, ask, log)
+            # A re-ask is about carbohydrates eaten at the first ask, which the log does not hold yet.
+            decision = decide(now, cgm, ask, log, eaten=meal_time if recheck else None)
             decision.recheck = recheck
             bolus = decision.units
             again = decision.recheck_minutes

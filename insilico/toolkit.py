@@ -16,6 +16,7 @@ class Toolkit:
                 raise SystemExit(f"insilico: no executable {path} (build the package, or pass --bin DIR)")
         help_text = subprocess.run([self.predict_bin, "dose", "--help"], capture_output=True, text=True).stdout
         self.has_method = "--method" in help_text
+        self.has_carbs_time = "--carbs-time" in help_text
 
     def train(self, data_csv, out_dir, horizons, population, generations, seed, log_path):
         cmd = [self.train_bin, data_csv, "--out", out_dir, "--horizons", ",".join(map(str, horizons)),
@@ -30,13 +31,16 @@ class Toolkit:
             raise RuntimeError(f"glucomodel-train exited {done.returncode}: see {log_path}")
         return done.returncode
 
-    def dose(self, patient, models, data_csv, settings, carbs, at, method):
-        """One suggestion: a `Decision` from `dose --format json` (docs/dosing.md's schema)."""
+    def dose(self, patient, models, data_csv, settings, carbs, at, method, eaten=None):
+        """One suggestion: a `Decision` from `dose --format json` (docs/dosing.md's schema); `eaten`,
+        when the carbohydrates were eaten before `at` (a re-ask after a low), with toolkits that take it."""
         cmd = [self.predict_bin, "dose", "--patient", patient] + (["--models", models] if models else []) + [
                "--data", data_csv, "--settings", settings, "--carbs", f"{carbs:.0f}", "--at", iso(at), "--time-zone", "UTC",
                "--format", "json"]
         if self.has_method:
             cmd += ["--method", method]
+        if eaten is not None and self.has_carbs_time:
+            cmd += ["--carbs-time", iso(eaten)]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode not in (0, 3):
             return Decision(units=0.0, decision="refused",
@@ -77,9 +81,9 @@ def patient_job(job):
 def dose_decider(tk, patient, models, data_csv, settings, method, errors):
     """A meal's decision by `glucomodel-predict dose`: the log so far is written to `data_csv`
     first, as a person's devices would export it; a tool failure is kept in `errors`."""
-    def decide(now, cgm, carbs, log):
+    def decide(now, cgm, carbs, log, eaten=None):
         log.write_csv(data_csv)
-        decision, error = tk.dose(patient, models, data_csv, settings, carbs, now, method)
+        decision, error = tk.dose(patient, models, data_csv, settings, carbs, now, method, eaten)
         if error:
             errors.append(error)
         return decision

@@ -34,6 +34,9 @@ struct Dose: ParsableCommand {
     @Option(help: "Planned carbohydrates in grams (0 for a correction only).")
     var carbs: Double?
 
+    @Option(help: "When the --carbs were eaten, if before --at (same forms as --at, at most 3 h before): a meal eaten at a low and asked about again, as the 'no insulin' advice says. They count as eaten then and not yet covered by insulin.")
+    var carbsTime: String?
+
     @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone. Default: the newest glucose reading.")
     var at: String?
 
@@ -65,7 +68,7 @@ struct Dose: ParsableCommand {
     func validate() throws {
         guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
         if audit {
-            if carbs != nil || at != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--at") }
+            if carbs != nil || at != nil || carbsTime != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--carbs-time/--at") }
             if settingsFromData { throw ValidationError("--settings-from-data goes with a suggestion, not --audit") }
         } else {
             guard carbs != nil else { throw ValidationError("--carbs is required (0 for a correction only)") }
@@ -107,7 +110,8 @@ struct Dose: ParsableCommand {
                 + "(glucomodel-predict settings shows the evidence)")
             settingsFile = fromData.settings
         }
-        let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, at: moment,
+        let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time") }
+        let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, carbsTime: eaten, at: moment,
                                              settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone())
         print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit))
         // A refusal is not a success (3); `no_insulin` is a decision (0).

@@ -47,23 +47,30 @@ public enum DoseAdvisor {
     ///   - log: the patient's data; `at` is "now": a glucose reading dated after it is refused as
     ///     dated in the future. Other records after `at` are ignored.
     ///   - carbs: planned carbohydrates (g), 0 for a correction only.
+    ///   - carbsTime: when the carbohydrates were eaten, if before `at` (a meal eaten at a low,
+    ///     asked about again: `DoseSuggestion.recheckMinutes`). They join the log at that time (the
+    ///     models' inputs and the carbohydrates on board hold them), the formula covers them in
+    ///     full, and the model-based dose is at most the formula's: the models learned from logs in
+    ///     which a meal's insulin comes with it, so a meal on board with none is outside what they
+    ///     saw, and the rise they extrapolate from it is the meal the formula covers. Nil: eaten now.
     ///   - models: the patient's models, or nil for the standard formula only.
     ///   - timeZone: where the settings' basal schedule times are local.
-    public static func suggest(log: PatientLog, carbs: Double, at: Date, settings: DoseSettings,
+    public static func suggest(log: PatientLog, carbs: Double, carbsTime: Date? = nil, at: Date, settings: DoseSettings,
                                models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt) -> DoseSuggestion {
-        suggest(log: log, carbs: carbs, at: at, settings: settings.checked(for: log.patient), models: models,
+        suggest(log: log, carbs: carbs, carbsTime: carbsTime, at: at, settings: settings.checked(for: log.patient), models: models,
                 method: method, timeZone: timeZone)
     }
 
     /// A suggestion from settings already checked (e.g. once for a whole audit).
-    public static func suggest(log: PatientLog, carbs: Double, at: Date, settings: CheckedDoseSettings,
+    public static func suggest(log: PatientLog, carbs: Double, carbsTime: Date? = nil, at: Date, settings: CheckedDoseSettings,
                                models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt) -> DoseSuggestion {
         let checked: Result<CheckedDoseSettings, DoseRefusal> = settings.patient == log.patient
             ? .success(settings) : .failure(.wrongPatient(expected: log.patient, found: settings.patient, source: "settings"))
-        return suggest(log: log, carbs: carbs, at: at, settings: checked, models: models, method: method, timeZone: timeZone)
+        return suggest(log: log, carbs: carbs, carbsTime: carbsTime, at: at, settings: checked, models: models, method: method,
+                       timeZone: timeZone)
     }
 
-    static func suggest(log: PatientLog, carbs: Double, at: Date, settings checked: Result<CheckedDoseSettings, DoseRefusal>,
+    static func suggest(log: PatientLog, carbs: Double, carbsTime: Date?, at: Date, settings checked: Result<CheckedDoseSettings, DoseRefusal>,
                         models: ModelSet?, method: DoseMethod, timeZone: TimeZone) -> DoseSuggestion {
         let models = models.flatMap { $0.models.isEmpty ? nil : $0 }
         var out = DoseSuggestion(patient: log.patient, at: at, method: method, decision: .refused([]), reasons: [],
@@ -79,6 +86,10 @@ public enum DoseAdvisor {
             refusals.append(.wrongPatient(expected: log.patient, found: models.patient, source: "models"))
         }
         if let r = DoseGuards.carbRefusal(carbs) { refusals.append(r) }
+        if let r = DoseGuards.carbsTimeRefusal(carbsTime, at: at) { refusals.append(r) }
+        // Carbohydrates eaten before `at` are in the log from then on; eaten at `at`, they are planned.
+        let eaten = carbsTime.flatMap { $0 < at && carbs > 0 ? $0 : nil }
+        out.carbsTime = eaten
         let (newest, glucoseRefusals) = DoseGuards.glucoseRefusals(log.glucose, at: at)
         refusals += glucoseRefusals
         out.glucose = newest?.value.mgdL
@@ -87,7 +98,11 @@ public enum DoseAdvisor {
             return finish(out, .refused(refusals), notes: [])
         }
 
-        let history = log.recorded(through: at)
+        var history = log.recorded(through: at)
+        if let eaten {
+            history.carbs.append(CarbIntake(time: eaten, amount: Carbohydrate(grams: carbs)))
+            history.carbs.sort { $0.time < $1.time }
+        }
         var options = models?.seriesOptions ?? SeriesOptions(insulinModel: settings.insulin)
         options.start = at.addingTimeInterval(-historySpan)
         options.end = at
@@ -109,7 +124,7 @@ public enum DoseAdvisor {
         out.featureTime = anchors.featureTime
         let curve = PredictedCurve(effects: effects(glucose: glucose, settings: settings, series: series, net: net,
                                                     carbModel: options.carbModel),
-                                   anchors: anchors.points, plannedCarbs: Carbohydrate(grams: carbs))
+                                   anchors: anchors.points, plannedCarbs: Carbohydrate(grams: eaten == nil ? carbs : 0))
         guard curve.isFinite else {
             // A model value that is not finite (never a dose on it): the formula with the reason.
             notes.append(.modelUnavailable("a model predicts a non-finite value"))
@@ -136,7 +151,13 @@ public enum DoseAdvisor {
             if !anchors.points.isEmpty { out.modelDose = 0 }
         case let .dose(units, _):
             if !anchors.points.isEmpty {
-                out.modelDose = capped(units.units, iob: iob, settings: settings, notes: &notes)
+                var asked = units.units
+                if let eaten, asked > max(0, standard.unclamped) {
+                    notes.append(.limitedByFormulaAfterMeal(requested: asked, formula: max(0, standard.unclamped),
+                                                            minutesAgo: at.timeIntervalSince(eaten) / 60))
+                    asked = max(0, standard.unclamped)
+                }
+                out.modelDose = capped(asked, iob: iob, settings: settings, notes: &notes)
             }
         }
         var decision: DoseDecision

@@ -38,6 +38,9 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// suspend threshold: a low is possible, not only likely.
     case possibleLowBelowSuspend(horizonMinutes: Int, lower: Double, threshold: Double)
     case invalidCarbs(Double)
+    /// The carbohydrates' time (`carbsTime`) is after the moment of the suggestion or more than
+    /// `DoseGuards.carbsTimeReach` before it.
+    case invalidCarbsTime(eaten: Date, at: Date)
     /// The settings (or models) belong to another patient than the data.
     case wrongPatient(expected: PatientID, found: PatientID, source: String)
 
@@ -52,6 +55,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .predictedBelowSuspend: return "predicted_below_suspend"
         case .possibleLowBelowSuspend: return "lower_bound_below_suspend"
         case .invalidCarbs: return "invalid_carbs"
+        case .invalidCarbsTime: return "invalid_carbs_time"
         case .wrongPatient: return "wrong_patient"
         }
     }
@@ -79,6 +83,8 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case let .possibleLowBelowSuspend(h, lower, t):
             return "the 80% interval of the glucose predicted at \(h) min reaches down to \(g(lower)), below the suspend threshold \(g(t)): a low is possible; no insulin; watch for a low"
         case let .invalidCarbs(c): return "carbohydrates \(c) g: expected a number from 0 to 300"
+        case let .invalidCarbsTime(eaten, at):
+            return "carbohydrates eaten at \(eaten.iso8601): expected at or before the moment of the suggestion (\(at.iso8601)) and at most \(Int(DoseGuards.carbsTimeReach / 60)) minutes before it"
         case let .wrongPatient(expected, found, source):
             return "the \(source) belong to patient \(found), not to \(expected) whose data this is"
         }

@@ -12,6 +12,16 @@ public enum DoseGuards {
     /// Planned carbohydrates accepted (g).
     public static let carbLimits: ClosedRange<Double> = 0...300
 
+    /// How long before the suggestion carbohydrates may have been eaten and still be asked about
+    /// (`carbsTime`): a meal eaten at a low is asked about again within the hour.
+    public static let carbsTimeReach: TimeInterval = 3 * 3600
+
+    /// The refusal for a carbohydrates' time after `at` or more than `carbsTimeReach` before it, if any.
+    public static func carbsTimeRefusal(_ eaten: Date?, at: Date) -> DoseRefusal? {
+        guard let eaten else { return nil }
+        return eaten <= at && at.timeIntervalSince(eaten) <= carbsTimeReach ? nil : .invalidCarbsTime(eaten: eaten, at: at)
+    }
+
     /// The refusal for planned carbohydrates outside `carbLimits` (or not a number), if any.
     public static func carbRefusal(_ grams: Double) -> DoseRefusal? {
         carbLimits.contains(grams) ? nil : .invalidCarbs(grams)

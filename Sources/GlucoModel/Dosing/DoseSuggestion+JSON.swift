@@ -35,6 +35,8 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
     /// `settings`, `data` or `none`: what the net insulin on board was counted against.
     public var basal_schedule_source: String?
     public var carbs_g: Double
+    /// When the carbohydrates were eaten, when before `at` (`dose --carbs-time`); null otherwise.
+    public var carbs_time: String?
     public var carb_ratio: Double?
     public var isf: Double?
     public var target_mgdl: Double?
@@ -72,6 +74,7 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
         net_iob_units = r(s.insulinOnBoard, 1000)
         basal_schedule_source = s.basalScheduleSource?.rawValue
         carbs_g = s.carbs
+        carbs_time = s.carbsTime?.iso8601
         carb_ratio = s.settings?.carbRatio
         isf = glucose == .mgdL ? s.settings?.insulinSensitivity : r(s.settings.map { glucose.convert($0.insulinSensitivity) }, 1000)
         target_mgdl = g(s.settings?.target)
@@ -102,7 +105,7 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
         try put(model_units, "model_units"); try put(formula_units, "formula_units"); try put(model_used, "model_used")
         try put(reasons, "reasons"); try put(recheck_minutes, "recheck_minutes"); try put(glucose_mgdl, "glucose_\(suffix)"); try put(glucose_time, "glucose_time")
         try put(net_iob_units, "net_iob_units"); try put(basal_schedule_source, "basal_schedule_source")
-        try put(carbs_g, "carbs_g"); try put(carb_ratio, "carb_ratio"); try put(isf, "isf")
+        try put(carbs_g, "carbs_g"); try put(carbs_time, "carbs_time"); try put(carb_ratio, "carb_ratio"); try put(isf, "isf")
         try put(target_mgdl, "target_\(suffix)"); try put(suspend_mgdl, "suspend_\(suffix)"); try put(max_bolus, "max_bolus")
         try put(max_iob, "max_iob"); try put(formula_carb_units, "formula_carb_units")
         try put(formula_correction_units, "formula_correction_units"); try put(feature_time, "feature_time")

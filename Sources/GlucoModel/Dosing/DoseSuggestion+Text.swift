@@ -22,7 +22,7 @@ extension DoseSuggestion {
         }
         lines += reasons.map { "  [\($0.code)] \($0.message(units: units))" }
         if let recheck = recheckMinutes {
-            lines.append(String(format: "  eat, check glucose again in %d minutes and ask again with the %.0f g (not yet covered by insulin)", recheck, carbs))
+            lines.append(String(format: "  eat, check glucose again in %d minutes and ask again with the %.0f g (not yet covered by insulin) eaten at %@", recheck, carbs, (carbsTime ?? at).iso8601))
         }
         if let glucose, let glucoseTime {
             let age = at.timeIntervalSince(glucoseTime) / 60
@@ -37,7 +37,8 @@ extension DoseSuggestion {
             }
             lines.append("net insulin on board: \(u(insulinOnBoard)), \(schedule)")
         }
-        lines.append(String(format: "carbohydrates: %.0f g", carbs))
+        lines.append(String(format: "carbohydrates: %.0f g", carbs)
+                     + (carbsTime.map { String(format: ", eaten at %@ (%.0f min before) with no insulin yet", $0.iso8601, at.timeIntervalSince($0) / 60) } ?? ""))
         if let s = settings {
             // The settings as the file gives them (mg/dL), or converted and shown to 0.1 mmol/L (ISF to 0.01).
             let isf = units == .mgdL ? String(format: "%g", s.insulinSensitivity) : String(format: "%.2f", units.convert(s.insulinSensitivity))

@@ -49,6 +49,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     case limitedByMaxInsulinOnBoard(requested: Double, maxInsulinOnBoard: Double, onBoard: Double)
     /// Insulin on board covers the carbohydrates and the correction: the formula gives 0.
     case insulinOnBoardCovers(insulinOnBoard: Double, need: Double)
+    /// The carbohydrates were eaten before the suggestion with no insulin yet (a meal eaten at a
+    /// low, asked about again): the model-based dose was lowered to the formula's.
+    case limitedByFormulaAfterMeal(requested: Double, formula: Double, minutesAgo: Double)
 
     public var code: String {
         switch self {
@@ -56,6 +59,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .clampedToMaxBolus: return "clamped_to_max_bolus"
         case .limitedByMaxInsulinOnBoard: return "limited_by_max_iob"
         case .insulinOnBoardCovers: return "iob_covers_need"
+        case .limitedByFormulaAfterMeal: return "limited_by_formula_after_meal"
         }
     }
 
@@ -67,6 +71,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U requested, lowered so that net insulin on board (now %.2f U) stays within the max IOB %.2f U", r, iob, m)
         case let .insulinOnBoardCovers(iob, need):
             return String(format: "insulin on board %.2f U covers the %.2f U needed for carbohydrates and correction", iob, need)
+        case let .limitedByFormulaAfterMeal(r, f, ago):
+            return String(format: "%.2f U requested, lowered to the formula's %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
         }
     }
 }
@@ -112,6 +118,9 @@ public struct DoseSuggestion: Hashable, Sendable {
     public var reasons: [DoseReason]
     /// Planned carbohydrates (g).
     public var carbs: Double
+    /// When the carbohydrates were eaten, if before `at` (a meal eaten at a low and asked about
+    /// again): they are in the log from then on, and no insulin has covered them.
+    public var carbsTime: Date?
     /// The newest glucose reading at or before `at`, and its time.
     public var glucose: Double?
     public var glucoseTime: Date?
@@ -144,6 +153,7 @@ public struct DoseSuggestion: Hashable, Sendable {
     /// How long to wait before asking again with the same carbohydrates, when a meal gets no
     /// insulin because glucose is, or is predicted to be, low: eat (the meal treats the low),
     /// check glucose again after `DoseAdvisor.recheckMinutes` and ask again with the carbohydrates
+    /// and the time they were eaten (`carbsTime`: this suggestion's `at`, or its own `carbsTime`)
     /// not yet covered (the clinical "treat, recheck in 15 minutes, then take the meal insulin").
     /// Nil for every other decision, and for a correction with no carbohydrates.
     public var recheckMinutes: Int? {

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Carbohydrates eaten before the suggestion (`carbsTime`): a meal eaten at a low, asked about
+/// again after `recheckMinutes` (dosing.md, "Meals eaten before the ask").
+///
+/// Unless said otherwise: glucose flat at 180 mg/dL from 10:00 to 11:30, nothing logged but the
+/// glucose, the suggestion at 11:30 about 20 g eaten at 11:00; settings ICR 10, ISF 35, target
+/// 110, suspend 70, adult insulin curve.
+@Suite struct DoseRecheckTests {
+    typealias F = DoseFixture
+
+    func suggest(_ models: [GlucoseModel] = [], carbs: Double = 20, eaten: Date? = F.at(60),
+                 at: Double = 90) -> DoseSuggestion {
+        DoseAdvisor.suggest(log: F.flatLog(), carbs: carbs, carbsTime: eaten, at: F.at(at), settings: F.settings(),
+                            models: models.isEmpty ? nil : F.models(models))
+    }
+
+    func model(_ expression: String, horizon: Int) -> GlucoseModel {
+        F.model(expression, horizon: horizon, features: FeatureSet(horizonMinutes: horizon))
+    }
+
+    @Test func eatenCarbsAreOnBoardFromWhenTheyWereEatenAndTheFormulaCoversThemInFull() {
+        // 20 g eaten 30 min ago: what is left of them, 20 C(30 + t), still raises the curve by
+        // (35/10) per gram: at the end (360 min) 180 + 70 (C(30) - C(390)). Planned now, they would
+        // raise it by 70 (1 - C(360)). The formula covers every gram: 20/10 + (180 - 110)/35 = 4 U.
+        let c = BatemanCarbModel.standard
+        let s = suggest()
+        #expect(s.carbsTime == F.at(60))
+        #expect(s.standard?.dose == 4)
+        let eventual = 180 + 70 * (c.fractionRemaining(after: 30) - c.fractionRemaining(after: 390))
+        #expect(abs(s.curve!.glucose(bolus: InsulinUnits(0)).last!.mgdL - eventual) < 1e-9)
+        let planned = suggest(eaten: nil)
+        #expect(planned.carbsTime == nil)
+        #expect(abs(planned.curve!.glucose(bolus: InsulinUnits(0)).last!.mgdL - (180 + 70 * (1 - c.fractionRemaining(after: 360)))) < 1e-9)
+        // Eaten at the moment of the suggestion is eaten now: the same as no time.
+        #expect(suggest(eaten: F.at(90)) == planned)
+    }
+
+    @Test func aRiseTheModelExtrapolatesFromAnEatenMealIsCappedAtTheFormula() {
+        // The model sees glucose 100 mg/dL higher in an hour. Asked about 20 g planned now, its
+        // dose is above the formula's 4 U (the rise and the meal together); eaten 30 min ago, the
+        // rise is that meal, and the dose is the formula's, with the note.
+        let rising = [model("G0 + 100", horizon: 60)]
+        let planned = suggest(rising, eaten: nil)
+        #expect((planned.modelDose ?? 0) > 4)
+        #expect(!planned.reasonCodes.contains("limited_by_formula_after_meal"))
+        let eaten = suggest(rising)
+        #expect(eaten.modelDose == 4)
+        #expect(eaten.decision == .bolus(units: 4, basis: .model))
+        #expect(eaten.reasonCodes == ["limited_by_formula_after_meal"])
+        #expect(eaten.reasons.first?.message.contains("eaten 30 min ago") == true)
+    }
+
+    @Test func aModelThatSeesLessNeedKeepsItsLowerDose() {
+        // The model sees glucose falling 35 mg/dL in an hour: its dose is below the formula's, and
+        // the cap (a ceiling) leaves it.
+        let s = suggest([model("G0 - 35", horizon: 60)])
+        let dose = try! #require(s.modelDose)
+        #expect(dose < 4)
+        #expect(s.decision == .bolus(units: dose, basis: .model))
+        #expect(s.reasonCodes.isEmpty)
+    }
+
+    @Test func aTimeAfterTheSuggestionOrMoreThanThreeHoursBeforeIsRefused() {
+        for eaten in [F.at(95), F.at(90 - 181)] {
+            let s = suggest(eaten: eaten)
+            #expect(s.decision.kind == "refused")
+            #expect(s.reasonCodes == ["invalid_carbs_time"])
+            #expect(s.reasons.first?.message.contains(eaten.iso8601) == true)
+        }
+        #expect(suggest(eaten: F.at(90 - 180)).decision.kind == "bolus")
+    }
+
+    @Test func theNoInsulinAdviceSaysWhenTheMealWasEatenAndTheJSONCarriesIt() throws {
+        // Glucose 65: no insulin; the advice names the moment to give back as --carbs-time.
+        var log = F.flatLog(glucose: 65)
+        log.patient = F.patient
+        let low = DoseAdvisor.suggest(log: log, carbs: 30, at: F.at(90), settings: F.settings(), models: nil)
+        #expect(low.recheckMinutes == DoseAdvisor.recheckMinutes)
+        #expect(low.report.contains("ask again with the 30 g (not yet covered by insulin) eaten at \(F.at(90).iso8601)"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(try suggest().json().utf8)) as? [String: Any])
+        #expect(object["carbs_time"] as? String == F.at(60).iso8601)
+        let none = try #require(try JSONSerialization.jsonObject(with: Data(try suggest(eaten: nil).json().utf8)) as? [String: Any])
+        #expect(none["carbs_time"] is NSNull)
+    }
+}
