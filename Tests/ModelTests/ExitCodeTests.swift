@@ -15,12 +15,17 @@ import Testing
     }
 
     /// Runs `name arguments` and returns its exit status and standard error.
-    static func run(_ name: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    static func run(_ name: String, _ arguments: [String], stdout: URL? = nil) throws -> (status: Int32, stderr: String) {
         let exe = try #require(executable(name), "\(name) not built")
         let process = Process()
         process.executableURL = exe
         process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
+        if let stdout {
+            FileManager.default.createFile(atPath: stdout.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: stdout)
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
         let errors = Pipe()
         process.standardError = errors
         try process.run()
@@ -111,6 +116,24 @@ import Testing
         let r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_a", "--data", data.path, "--settings", settings.path,
                                                     "--carbs", "30"])
         #expect(r.status == 3)
+    }
+
+    /// `--carbs-time`: carbohydrates eaten 20 minutes before the ask are in the JSON as eaten then;
+    /// a time after `--at` is refused (3) with its reason.
+    @Test func doseCarbsTimeIsUsedOrRefused() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: data)
+        let settings = dir.appendingPathComponent("s.json")
+        try Data(#"{"patient": "p_a", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#.utf8)
+            .write(to: settings)
+        let common = ["dose", "--patient", "p_a", "--data", data.path, "--settings", settings.path, "--carbs", "30",
+                      "--at", "2026-01-05T23:55:00Z", "--format", "json"]
+        let out = dir.appendingPathComponent("out.json")
+        #expect(try Self.run("glucomodel-predict", common + ["--carbs-time", "2026-01-05T23:35:00Z"], stdout: out).status == 0)
+        #expect(try String(contentsOf: out, encoding: .utf8).contains(#""carbs_time" : "2026-01-05T23:35:00Z""#))
+        #expect(try Self.run("glucomodel-predict", common + ["--carbs-time", "2026-01-06T00:10:00Z"], stdout: out).status == 3)
+        #expect(try String(contentsOf: out, encoding: .utf8).contains("invalid_carbs_time"))
     }
 
     /// `settings` writes the suggestion beside the current file and never over it; `dose
