@@ -3,7 +3,7 @@ import Testing
 @testable import GlucoModel
 
 /// Carbohydrates eaten before the suggestion (`carbsTime`): a meal eaten at a low, asked about
-/// again after `recheckMinutes` (dosing.md, step 9).
+/// again after `recheckMinutes` (dosing.md, "Meals eaten before the ask").
 ///
 /// Unless said otherwise: glucose flat at 180 mg/dL from 10:00 to 11:30, nothing logged but the
 /// glucose, the suggestion at 11:30 about 20 g eaten at 11:00; settings ICR 10, ISF 35, target
@@ -38,28 +38,29 @@ import Testing
         #expect(suggest(eaten: F.at(90)) == planned)
     }
 
-    @Test func anEatenMealIsDosedByTheFormulaWithTheModelsDoseBesideIt() {
+    @Test func aRiseTheModelExtrapolatesFromAnEatenMealIsCappedAtTheFormula() {
         // The model sees glucose 100 mg/dL higher in an hour. Asked about 20 g planned now, its
-        // dose (the rise and the meal together) is suggested; eaten 30 min ago, the formula's
-        // 4 U is, with the note, and the model's dose is still shown.
+        // dose is above the formula's 4 U (the rise and the meal together); eaten 30 min ago, the
+        // rise is that meal, and the dose is the formula's, with the note.
         let rising = [model("G0 + 100", horizon: 60)]
         let planned = suggest(rising, eaten: nil)
-        #expect(planned.modelUsed)
         #expect((planned.modelDose ?? 0) > 4)
+        #expect(!planned.reasonCodes.contains("limited_by_formula_after_meal"))
         let eaten = suggest(rising)
-        #expect(eaten.decision == .bolus(units: 4, basis: .standardFormula))
-        #expect(eaten.modelDose != nil)
-        #expect(eaten.reasonCodes == ["formula_after_meal"])
+        #expect(eaten.modelDose == 4)
+        #expect(eaten.decision == .bolus(units: 4, basis: .model))
+        #expect(eaten.reasonCodes == ["limited_by_formula_after_meal"])
         #expect(eaten.reasons.first?.message.contains("eaten 30 min ago") == true)
-        // A model that sees less need does not lower it either: the formula doses.
-        let falling = suggest([model("G0 - 35", horizon: 60)])
-        #expect((falling.modelDose ?? 4) < 4)
-        #expect(falling.decision == .bolus(units: 4, basis: .standardFormula))
-        // Asked for the formula, there is nothing to note.
-        let formula = DoseAdvisor.suggest(log: F.flatLog(), carbs: 20, carbsTime: F.at(60), at: F.at(90), settings: F.settings(),
-                                          models: F.models(rising), method: .formula)
-        #expect(formula.decision == .bolus(units: 4, basis: .standardFormula))
-        #expect(formula.reasonCodes.isEmpty)
+    }
+
+    @Test func aModelThatSeesLessNeedKeepsItsLowerDose() {
+        // The model sees glucose falling 35 mg/dL in an hour: its dose is below the formula's, and
+        // the cap (a ceiling) leaves it.
+        let s = suggest([model("G0 - 35", horizon: 60)])
+        let dose = try! #require(s.modelDose)
+        #expect(dose < 4)
+        #expect(s.decision == .bolus(units: dose, basis: .model))
+        #expect(s.reasonCodes.isEmpty)
     }
 
     @Test func theModelsCurveStillGuardsAgainstALow() {

@@ -49,10 +49,10 @@ public enum DoseAdvisor {
     ///   - carbs: planned carbohydrates (g), 0 for a correction only.
     ///   - carbsTime: when the carbohydrates were eaten, if before `at` (a meal eaten at a low,
     ///     asked about again: `DoseSuggestion.recheckMinutes`). They join the log at that time (the
-    ///     models' inputs and the carbohydrates on board hold them) and the formula's dose is
-    ///     suggested, the model-based one shown beside it: the models learned from logs in which a
-    ///     meal's insulin comes with the meal, so a meal on board with none is outside what they
-    ///     saw (their curve still guards against a low). Nil: eaten now.
+    ///     models' inputs and the carbohydrates on board hold them), the formula covers them in
+    ///     full, and the model-based dose is at most the formula's: the models learned from logs in
+    ///     which a meal's insulin comes with it, so a meal on board with none is outside what they
+    ///     saw, and the rise they extrapolate from it is the meal the formula covers. Nil: eaten now.
     ///   - models: the patient's models, or nil for the standard formula only.
     ///   - timeZone: where the settings' basal schedule times are local.
     public static func suggest(log: PatientLog, carbs: Double, carbsTime: Date? = nil, at: Date, settings: DoseSettings,
@@ -151,16 +151,19 @@ public enum DoseAdvisor {
             if !anchors.points.isEmpty { out.modelDose = 0 }
         case let .dose(units, _):
             if !anchors.points.isEmpty {
-                out.modelDose = capped(units.units, iob: iob, settings: settings, notes: &notes)
+                var asked = units.units
+                if let eaten, asked > max(0, standard.unclamped) {
+                    notes.append(.limitedByFormulaAfterMeal(requested: asked, formula: max(0, standard.unclamped),
+                                                            minutesAgo: at.timeIntervalSince(eaten) / 60))
+                    asked = max(0, standard.unclamped)
+                }
+                out.modelDose = capped(asked, iob: iob, settings: settings, notes: &notes)
             }
         }
         var decision: DoseDecision
-        if method == .model, let m = out.modelDose, eaten == nil {
+        if method == .model, let m = out.modelDose {
             decision = .bolus(units: m, basis: .model)
         } else {
-            if method == .model, out.modelDose != nil, let eaten {
-                notes.append(.formulaAfterMeal(minutesAgo: at.timeIntervalSince(eaten) / 60))
-            }
             decision = formulaDecision(standard, iob: iob, settings: settings, notes: &notes)
         }
         out.predictions = horizons(curve, anchors: anchors.points, dose: decision.units ?? 0)

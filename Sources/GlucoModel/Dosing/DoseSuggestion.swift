@@ -50,8 +50,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Insulin on board covers the carbohydrates and the correction: the formula gives 0.
     case insulinOnBoardCovers(insulinOnBoard: Double, need: Double)
     /// The carbohydrates were eaten before the suggestion with no insulin yet (a meal eaten at a
-    /// low, asked about again): the formula's dose is suggested, the model-based one shown.
-    case formulaAfterMeal(minutesAgo: Double)
+    /// low, asked about again): the model-based dose was lowered to the formula's.
+    case limitedByFormulaAfterMeal(requested: Double, formula: Double, minutesAgo: Double)
 
     public var code: String {
         switch self {
@@ -59,7 +59,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .clampedToMaxBolus: return "clamped_to_max_bolus"
         case .limitedByMaxInsulinOnBoard: return "limited_by_max_iob"
         case .insulinOnBoardCovers: return "iob_covers_need"
-        case .formulaAfterMeal: return "formula_after_meal"
+        case .limitedByFormulaAfterMeal: return "limited_by_formula_after_meal"
         }
     }
 
@@ -71,8 +71,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U requested, lowered so that net insulin on board (now %.2f U) stays within the max IOB %.2f U", r, iob, m)
         case let .insulinOnBoardCovers(iob, need):
             return String(format: "insulin on board %.2f U covers the %.2f U needed for carbohydrates and correction", iob, need)
-        case let .formulaAfterMeal(ago):
-            return String(format: "the carbohydrates were eaten %.0f min ago with no insulin: the models learned from meals bolused when eaten, so the formula's dose is suggested and the model-based one shown beside it", ago)
+        case let .limitedByFormulaAfterMeal(r, f, ago):
+            return String(format: "%.2f U requested, lowered to the formula's %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
         }
     }
 }
