@@ -93,13 +93,18 @@ import Testing
         #expect(r.status == 75)
     }
 
-    @Test func doseUnknownPatientListsThePatientsFound() throws {
+    /// A folder with a day of patient p_a's data and a settings file with `settings` (JSON).
+    static func doseFiles(_ settings: String) throws -> (dir: URL, data: URL, settings: URL) {
         let dir = try PredictFixture.temporaryDirectory()
         let data = dir.appendingPathComponent("p_a.csv")
         try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: data)
-        let settings = dir.appendingPathComponent("s.json")
-        try Data(#"{"patient": "p_zz", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#.utf8)
-            .write(to: settings)
+        let file = dir.appendingPathComponent("s.json")
+        try Data(settings.utf8).write(to: file)
+        return (dir, data, file)
+    }
+
+    @Test func doseUnknownPatientListsThePatientsFound() throws {
+        let (_, data, settings) = try Self.doseFiles(#"{"patient": "p_zz", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#)
         let r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_zz", "--data", data.path, "--settings", settings.path,
                                                     "--carbs", "0"])
         #expect(r.status == 1)
@@ -108,11 +113,7 @@ import Testing
 
     /// A refusal is not a success: settings without an ISF make `dose` refuse (3).
     @Test func refusedDoseIs3() throws {
-        let dir = try PredictFixture.temporaryDirectory()
-        let data = dir.appendingPathComponent("p_a.csv")
-        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: data)
-        let settings = dir.appendingPathComponent("s.json")
-        try Data(#"{"patient": "p_a", "carbRatio": 10, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#.utf8).write(to: settings)
+        let (_, data, settings) = try Self.doseFiles(#"{"patient": "p_a", "carbRatio": 10, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#)
         let r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_a", "--data", data.path, "--settings", settings.path,
                                                     "--carbs", "30"])
         #expect(r.status == 3)
@@ -121,12 +122,7 @@ import Testing
     /// `--carbs-time`: carbohydrates eaten 20 minutes before the ask are in the JSON as eaten then;
     /// a time after `--at` is refused (3) with its reason.
     @Test func doseCarbsTimeIsUsedOrRefused() throws {
-        let dir = try PredictFixture.temporaryDirectory()
-        let data = dir.appendingPathComponent("p_a.csv")
-        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: data)
-        let settings = dir.appendingPathComponent("s.json")
-        try Data(#"{"patient": "p_a", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#.utf8)
-            .write(to: settings)
+        let (dir, data, settings) = try Self.doseFiles(#"{"patient": "p_a", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#)
         let common = ["dose", "--patient", "p_a", "--data", data.path, "--settings", settings.path, "--carbs", "30",
                       "--at", "2026-01-05T23:55:00Z", "--format", "json"]
         let out = dir.appendingPathComponent("out.json")
