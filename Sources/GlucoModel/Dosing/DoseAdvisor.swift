@@ -100,8 +100,8 @@ public enum DoseAdvisor {
 
         var history = log.recorded(through: at)
         if let eaten {
-            history.carbs.append(CarbIntake(time: eaten, amount: Carbohydrate(grams: carbs)))
-            history.carbs.sort { $0.time < $1.time }
+            // In time order, as the data's own records are; a meal already logged at that instant is the one kept.
+            history.carbs = PatientLog.firstAtEachInstant(history.carbs + [CarbIntake(time: eaten, amount: Carbohydrate(grams: carbs))])
         }
         var options = models?.seriesOptions ?? SeriesOptions(insulinModel: settings.insulin)
         options.start = at.addingTimeInterval(-historySpan)

@@ -153,8 +153,8 @@ public struct DoseSuggestion: Hashable, Sendable {
     /// How long to wait before asking again with the same carbohydrates, when a meal gets no
     /// insulin because glucose is, or is predicted to be, low: eat (the meal treats the low),
     /// check glucose again after `DoseAdvisor.recheckMinutes` and ask again with the carbohydrates
-    /// and the time they were eaten (`carbsTime`: this suggestion's `at`, or its own `carbsTime`)
-    /// not yet covered (the clinical "treat, recheck in 15 minutes, then take the meal insulin").
+    /// not yet covered and the time they were eaten (`carbsTime`: this suggestion's `at`, or its own
+    /// `carbsTime`) (the clinical "treat, recheck in 15 minutes, then take the meal insulin").
     /// Nil for every other decision, and for a correction with no carbohydrates.
     public var recheckMinutes: Int? {
         if case .noInsulin = decision, carbs > 0 { return DoseAdvisor.recheckMinutes }

@@ -67,7 +67,8 @@ public struct TrainingOptions: Sendable {
     /// the default), or those and the same amounts through curves at several speeds (`.multi`:
     /// `FeatureSet.multiSpeed`). Multi predicts 8-12% closer, but in the closed-loop trial the
     /// model-based doses on its trajectories put more time below 54 for 6 of 30 virtual patients
-    /// (docs/accuracy.md), so it is not the default while its models may advise insulin.
+    /// (5 of 30 once a meal eaten at a low was dosed as eaten then: docs/accuracy.md), so it is not
+    /// the default while its models may advise insulin.
     public var curves = TrainingOptions.defaultCurves
     public static let defaultCurves = FeatureCurves.single
 
