@@ -53,12 +53,39 @@ import Testing
         #expect(eaten.reasons.first?.message.contains("eaten 30 min ago") == true)
     }
 
-    @Test func aModelThatSeesLessNeedKeepsItsLowerDose() {
-        // The model sees glucose falling 35 mg/dL in an hour: its dose is below the formula's, and
-        // the cap (a ceiling) leaves it.
-        let s = suggest([model("G0 - 35", horizon: 60)])
+    /// Glucose 90 mg/dL until the meal at 11:00, then rising 15 mg/dL per reading to 180 at 11:30.
+    func risingLog(readingAtMeal: Bool = true) -> PatientLog {
+        var log = F.flatLog(glucose: 90, through: 60, skipping: readingAtMeal ? [] : [45, 50, 55, 60])
+        log.glucose += stride(from: 65.0, through: 90, by: 5).map { GlucoseReading(time: F.at($0), value: .mgdL(90 + 3 * ($0 - 60))) }
+        return log
+    }
+
+    @Test func aModelThatSeesLessNeedIsRaisedToTheFormulaAtTheMeal() {
+        // The model sees glucose fall to 90 in an hour. Glucose was 90 when the 20 g were eaten and
+        // is 180 now. The formula now: 20/10 + (180 - 110)/35 = 4 U (the ceiling). At the meal:
+        // 20/10 + (90 - 110)/35 = 1.43 U, 1.40 U at the pump's 0.05 U: the floor.
+        let falling = [model("G0 - 90", horizon: 60)]
+        let s = DoseAdvisor.suggest(log: risingLog(), carbs: 20, carbsTime: F.at(60), at: F.at(90), settings: F.settings(),
+                                    models: F.models(falling))
+        #expect(s.standard?.dose == 4)
+        #expect(s.modelDose == 1.4)
+        #expect(s.decision == .bolus(units: 1.4, basis: .model))
+        #expect(s.reasonCodes == ["raised_to_formula_at_meal"])
+        // "0.xx U requested, raised to 1.43 U, ... eaten 30 min ago at its glucose then (90 mg/dL) ..."
+        let message = s.reasons.first?.message ?? ""
+        #expect((Double(message.prefix { $0 != " " }) ?? 99) < 1.4)
+        #expect(message.contains("raised to 1.43 U") && message.contains("eaten 30 min ago at its glucose then (90 mg/dL)"))
+        // Glucose flat at 180: the formula at the meal is the formula now, and the dose is 4 U.
+        #expect(suggest(falling).decision == .bolus(units: 4, basis: .model))
+    }
+
+    @Test func withNoReadingNearTheMealTheModelKeepsItsLowerDose() {
+        // The newest reading before the meal is 20 minutes older than it: no floor.
+        let falling = [model("G0 - 90", horizon: 60)]
+        let s = DoseAdvisor.suggest(log: risingLog(readingAtMeal: false), carbs: 20, carbsTime: F.at(60), at: F.at(90),
+                                    settings: F.settings(), models: F.models(falling))
         let dose = try! #require(s.modelDose)
-        #expect(dose < 4)
+        #expect(dose < 1.4)
         #expect(s.decision == .bolus(units: dose, basis: .model))
         #expect(s.reasonCodes.isEmpty)
     }

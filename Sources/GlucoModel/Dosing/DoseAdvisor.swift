@@ -145,20 +145,17 @@ public enum DoseAdvisor {
             return finish(out, .noInsulin(.possibleLowBelowSuspend(horizonMinutes: low.horizon, lower: low.lower,
                                                                     threshold: settings.suspendThreshold)), notes: [])
         }
-        switch outcome {
-        case .predictedLow: break  // returned above
-        case .noneNeeded:
-            if !anchors.points.isEmpty { out.modelDose = 0 }
-        case let .dose(units, _):
-            if !anchors.points.isEmpty {
-                var asked = units.units
-                if let eaten, asked > max(0, standard.unclamped) {
-                    notes.append(.limitedByFormulaAfterMeal(requested: asked, formula: max(0, standard.unclamped),
-                                                            minutesAgo: at.timeIntervalSince(eaten) / 60))
-                    asked = max(0, standard.unclamped)
-                }
-                out.modelDose = capped(asked, iob: iob, settings: settings, notes: &notes)
+        if !anchors.points.isEmpty {
+            var asked: Double
+            switch outcome {
+            case let .dose(units, _): asked = units.units
+            case .noneNeeded, .predictedLow: asked = 0  // a predicted low returned above
             }
+            if let eaten {
+                asked = eatenMealDose(asked, carbs: carbs, eaten: eaten, at: at, standard: standard, log: history, iob: iob,
+                                      settings: settings, notes: &notes)
+            }
+            out.modelDose = capped(asked, iob: iob, settings: settings, notes: &notes)
         }
         var decision: DoseDecision
         if method == .model, let m = out.modelDose {
@@ -168,6 +165,32 @@ public enum DoseAdvisor {
         }
         out.predictions = horizons(curve, anchors: anchors.points, dose: decision.units ?? 0)
         return finish(out, decision, notes: notes)
+    }
+
+    /// The model-based dose for carbohydrates eaten before the ask with no insulin (dosing.md
+    /// step 9), within two formula doses: at most the formula's now (`limited_by_formula_after_meal`),
+    /// and at least the formula's as it would have been at the meal, with the glucose of then and
+    /// the insulin on board now (`raised_to_formula_at_meal`). The models learned from meals whose
+    /// insulin came with them: a meal on board without it is outside what they saw, and they can
+    /// see more need than the meal (the rise it causes, counted twice) or less (a fall the meal's
+    /// insulin caused in every meal they saw). No floor when there is no reading within
+    /// `DoseGuards.maximumGlucoseAge` before the meal.
+    static func eatenMealDose(_ asked: Double, carbs: Double, eaten: Date, at: Date, standard: StandardBolus, log: PatientLog, iob: Double,
+                              settings: CheckedDoseSettings, notes: inout [DoseNote]) -> Double {
+        let ago = at.timeIntervalSince(eaten) / 60
+        let ceiling = max(0, standard.unclamped)
+        if asked > ceiling {
+            notes.append(.limitedByFormulaAfterMeal(requested: asked, formula: ceiling, minutesAgo: ago))
+            return ceiling
+        }
+        guard let then = log.glucose.last(where: { $0.time <= eaten }),
+              eaten.timeIntervalSince(then.time) < DoseGuards.maximumGlucoseAge else { return asked }
+        let atMeal = StandardBolus(carbs: carbs, glucose: then.value.mgdL,
+                                   insulinOnBoard: iob, settings: settings)
+        let floor = min(ceiling, max(0, atMeal.unclamped))
+        guard asked < floor else { return asked }
+        notes.append(.raisedToFormulaAtMeal(requested: asked, formula: floor, glucoseAtMeal: then.value.mgdL, minutesAgo: ago))
+        return floor
     }
 
     /// The first model horizon whose 80% interval, around the curve without a bolus at that
