@@ -185,8 +185,7 @@ public enum DoseAdvisor {
         }
         guard let then = log.glucose.last(where: { $0.time <= eaten }),
               eaten.timeIntervalSince(then.time) < DoseGuards.maximumGlucoseAge else { return asked }
-        let atMeal = StandardBolus(carbs: carbs, glucose: then.value.mgdL,
-                                   insulinOnBoard: iob, settings: settings)
+        let atMeal = StandardBolus(carbs: carbs, glucose: then.value.mgdL, insulinOnBoard: iob, settings: settings)
         let floor = min(ceiling, max(0, atMeal.unclamped))
         guard asked < floor else { return asked }
         notes.append(.raisedToFormulaAtMeal(requested: asked, formula: floor, glucoseAtMeal: then.value.mgdL, minutesAgo: ago))
