@@ -50,9 +50,9 @@ public enum DoseAdvisor {
     ///   - carbsTime: when the carbohydrates were eaten, if before `at` (a meal eaten at a low,
     ///     asked about again: `DoseSuggestion.recheckMinutes`). They join the log at that time (the
     ///     models' inputs and the carbohydrates on board hold them), the formula covers them in
-    ///     full, and the model-based dose is at most the formula's: the models learned from logs in
-    ///     which a meal's insulin comes with it, so a meal on board with none is outside what they
-    ///     saw, and the rise they extrapolate from it is the meal the formula covers. Nil: eaten now.
+    ///     full, and the model-based dose lies between the formula's at the meal and the formula's
+    ///     now (`eatenMealDose`): the models learned from logs in which a meal's insulin comes with
+    ///     it, so a meal on board with none is outside what they saw. Nil: eaten now.
     ///   - models: the patient's models, or nil for the standard formula only.
     ///   - timeZone: where the settings' basal schedule times are local.
     public static func suggest(log: PatientLog, carbs: Double, carbsTime: Date? = nil, at: Date, settings: DoseSettings,
