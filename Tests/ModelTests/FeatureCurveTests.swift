@@ -146,4 +146,46 @@ import Testing
         let single = try rmse(.single), multi = try rmse(.multi)
         #expect(multi < 0.5 * single, "RMSE \(multi) with the curves, \(single) without")
     }
+
+    /// Boluses in a fixed ratio to meals, insulin acting slower than any of the toolkit's curves: the
+    /// free least squares trades the meal against its insulin and gives the meal's columns negative
+    /// weights, so a meal eaten without insulin is predicted to lower glucose. With the weights
+    /// held to their signs (`FeatureSet.weightSigns`) it never is.
+    @Test func heldWeightsNeverLetAMealLowerGlucose() throws {
+        var log = SyntheticCohort.patient("fixed-ratio", days: 6, seed: 5, noise: 2)
+        let slowInsulin = ExponentialInsulinModel(peakMinutes: 160, durationMinutes: 720)
+        let carbs = BatemanCarbModel.standard
+        let start = SyntheticCohort.start
+        let meals = log.carbs.map { ($0.time.timeIntervalSince(start) / 60, $0.amount.grams) }
+        let doses = log.boluses.map { ($0.time.timeIntervalSince(start) / 60, $0.dose.units) }
+        var glucose = 120.0
+        log.glucose = log.glucose.enumerated().map { i, r in
+            let t = Double(i * 5)
+            var appearing = 0.0, acting = 0.0
+            for (m, g) in meals where m <= t { appearing += g * carbs.rateOfAppearance(after: t - m) * 5 }
+            for (m, u) in doses where m <= t { acting += u * slowInsulin.activity(after: t - m) * 5 }
+            glucose += 3.5 * appearing - 40 * acting + 0.02 * (130 - glucose)
+            return GlucoseReading(time: r.time, value: .mgdL(glucose))
+        }
+        var o = try SyntheticCohort.options(horizons: [120])
+        o.curves = .multi
+        let f = o.features(horizonMinutes: 120, stepMinutes: 5)
+        let table = f.table(PatientSeries(log: log, options: o.series), steps: 0..<(6 * 288), requireTarget: true)
+        let free = try ARXModel.fit(table), held = try ARXModel.fit(table, signs: f.weightSigns)
+        let carbColumns = f.carbInputs.map { f.names.firstIndex(of: $0)! }
+        let insulinColumns = f.insulinInputs.map { f.names.firstIndex(of: $0)! }
+        #expect(carbColumns.allSatisfy { held.coefficients[$0] >= 0 } && insulinColumns.allSatisfy { held.coefficients[$0] <= 0 })
+        // 60 g eaten now with no insulin, against nothing, from a quiet moment (day 3, 04:00).
+        let quiet = try #require(table.steps.firstIndex(of: 3 * 288 + 48))
+        let row = table.columns.map { $0[quiet] }
+        let meal = f.row(row, addingBolus: 0, carbs: 60)
+        let freeEffect = free.predict(row: meal) - free.predict(row: row)
+        let heldEffect = held.predict(row: meal) - held.predict(row: row)
+        #expect(freeEffect < -50, "the free fit's meal effect is \(freeEffect) mg/dL")   // the fault (-230 here)
+        // Held: a rise, and no more than all 60 g at 3.5 mg/dL per gram.
+        #expect(heldEffect > 0 && heldEffect <= 3.5 * 60, "the held fit's meal effect is \(heldEffect) mg/dL")
+        // Without the extra curves every weight stays free: the default's models are as before.
+        #expect(FeatureSet(horizonMinutes: 120).weightSigns.allSatisfy { $0 == .free })
+    }
 }
+

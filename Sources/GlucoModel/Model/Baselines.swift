@@ -43,8 +43,9 @@ public struct ARXModel: Codable, Hashable, Sendable {
     /// Ridge weight per row on standardised features (the coefficients are in original units).
     public var ridge: Double
 
-    /// Fits the model to the rows of `table` with finite targets.
-    public static func fit(_ table: FeatureTable, ridge: Double = 1e-3) throws -> ARXModel {
+    /// Fits the model to the rows of `table` with finite targets, each coefficient held to its
+    /// sign in `signs` (one per column; nil: all free).
+    public static func fit(_ table: FeatureTable, ridge: Double = 1e-3, signs: [CoefficientSign]? = nil) throws -> ARXModel {
         let rows = table.targets.indices.filter { table.targets[$0].isFinite }
         let p = table.columns.count
         // Standardise columns so the ridge weighs each feature alike; undo afterwards.
@@ -64,7 +65,8 @@ public struct ARXModel: Codable, Hashable, Sendable {
             for j in 0..<p { a[i, j] = (table.columns[j][r] - means[j]) / scales[j] }
             b[i] = table.targets[r] - targetMean
         }
-        let solution = try LeastSquares.solve(a, b, ridge: ridge * Double(rows.count))
+        let solution = try LeastSquares.solve(a, b, ridge: ridge * Double(rows.count),
+                                              signs: signs ?? table.names.map { _ in .free })
         var coefficients = [Double](repeating: 0, count: p)
         var intercept = targetMean
         for j in 0..<p {

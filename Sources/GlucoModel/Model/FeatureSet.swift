@@ -1,4 +1,5 @@
 import Foundation
+import LinearAlgebra
 
 /// The inputs a glucose model may read at the moment of prediction `t`, all computed from
 /// data at or before `t` (causal). Their names are the variables of the glucose grammars.
@@ -58,6 +59,19 @@ public struct FeatureSet: Codable, Hashable, Sendable {
     /// The columns computed from insulin records, and from carbohydrate records.
     public var insulinInputs: [String] { ["IOB", "IA", "INS"] + insulinCurves.indices.map { "INS\($0 + 1)" } }
     public var carbInputs: [String] { ["COB", "RA", "CARB"] + carbCurves.indices.map { "CARB\($0 + 1)" } }
+
+    /// The sign each column's weight is held to in the least-squares part of a model (`ARXModel`).
+    /// With curves at several speeds, every column computed from carbohydrates (`carbInputs`) has a
+    /// weight of zero or more and every column computed from insulin (`insulinInputs`) zero or less:
+    /// in the linear part a meal never lowers glucose and insulin never raises it. Unheld, the
+    /// weights trade a meal against its insulin (in a log, boluses come with meals in a fixed
+    /// ratio), and a meal eaten without insulin could be predicted to lower glucose
+    /// (docs/accuracy.md). With the series' own curves only, every weight is free.
+    public var weightSigns: [CoefficientSign] {
+        guard !carbCurves.isEmpty || !insulinCurves.isEmpty else { return names.map { _ in .free } }
+        let carbs = Set(carbInputs), insulin = Set(insulinInputs)
+        return names.map { carbs.contains($0) ? .nonNegative : insulin.contains($0) ? .nonPositive : .free }
+    }
 
     /// The carbohydrate curve's rates times each of these give `carbCurves` (`multiSpeed`): from
     /// about three times as slow to three times as fast.
