@@ -182,6 +182,29 @@ import Testing
         #expect(s.reasonCodes == ["model_unavailable"])
     }
 
+    /// A model with curves at several speeds whose least-squares part gives a meal column a negative
+    /// weight (`--curves multi-free`) does not advise insulin: the formula's dose, with the reason.
+    /// The same model with the weight positive does.
+    @Test func aModelWhoseMealWeightIsNegativeDoesNotAdviseInsulin() {
+        let curves = FeatureSet.multiSpeed(insulin: .adultRapid, carbs: .standard)
+        let f = FeatureSet(horizonMinutes: 60, carbCurves: curves.carbs, insulinCurves: curves.insulin)
+        func model(carb1Weight: Double) -> GlucoseModel {
+            var m = F.model("0", horizon: 60, features: f)
+            m.base = .arx
+            m.arx.coefficients[f.names.firstIndex(of: "G0")!] = 1
+            m.arx.coefficients[f.names.firstIndex(of: "CARB1")!] = carb1Weight
+            return m
+        }
+        #expect(!model(carb1Weight: -2).weightsKeepTheirSigns && model(carb1Weight: 2).weightsKeepTheirSigns)
+        // Flat 180, 20 g: the formula 2 + 2 = 4 U.
+        let free = suggest([model(carb1Weight: -2)], carbs: 20)
+        #expect(free.decision == .bolus(units: 4, basis: .standardFormula))
+        #expect(free.reasonCodes == ["model_unavailable"])
+        #expect(free.reasons.first?.message.contains("multi-free") == true)
+        let held = suggest([model(carb1Weight: 2)], carbs: 20)
+        #expect(!held.reasonCodes.contains("model_unavailable") && held.modelDose != nil)
+    }
+
     @Test func unfinishedStepIsCarriedToThePreviousPoint() {
         // Readings to 11:30, 1 U given at 11:32, suggestion at 11:33: the step ending 11:35 has no
         // reading yet, so the features are those of 11:30 with the 1 U carried in.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GlucoModel
+import GrammarEvolution
 
 /// Issue #15, "insulin and carbohydrate curves at more than one speed": `CARB1`... and `INS1`...
 /// carry the same doses and meals through faster and slower curves.
@@ -147,11 +148,10 @@ import Testing
         #expect(multi < 0.5 * single, "RMSE \(multi) with the curves, \(single) without")
     }
 
-    /// Boluses in a fixed ratio to meals, insulin acting slower than any of the toolkit's curves: the
-    /// free least squares trades the meal against its insulin and gives the meal's columns negative
-    /// weights, so a meal eaten without insulin is predicted to lower glucose. With the weights
-    /// held to their signs (`FeatureSet.weightSigns`) it never is.
-    @Test func heldWeightsNeverLetAMealLowerGlucose() throws {
+    /// Six days of three meals with boluses in a fixed ratio (12 g/U) and glucose from the meals
+    /// through the toolkit's carbohydrate curve and the boluses through an insulin curve slower than
+    /// any of the toolkit's (peak 160 min), 3.5 mg/dL per gram and 40 per unit.
+    static func fixedRatioLog() -> PatientLog {
         var log = SyntheticCohort.patient("fixed-ratio", days: 6, seed: 5, noise: 2)
         let slowInsulin = ExponentialInsulinModel(peakMinutes: 160, durationMinutes: 720)
         let carbs = BatemanCarbModel.standard
@@ -167,6 +167,15 @@ import Testing
             glucose += 3.5 * appearing - 40 * acting + 0.02 * (130 - glucose)
             return GlucoseReading(time: r.time, value: .mgdL(glucose))
         }
+        return log
+    }
+
+    /// Boluses in a fixed ratio to meals, insulin acting slower than any of the toolkit's curves: the
+    /// free least squares trades the meal against its insulin and gives the meal's columns negative
+    /// weights, so a meal eaten without insulin is predicted to lower glucose. With the weights
+    /// held to their signs (`FeatureSet.weightSigns`) it never is.
+    @Test func heldWeightsNeverLetAMealLowerGlucose() throws {
+        let log = Self.fixedRatioLog()
         var o = try SyntheticCohort.options(horizons: [120])
         o.curves = .multi
         let f = o.features(horizonMinutes: 120, stepMinutes: 5)
@@ -187,5 +196,18 @@ import Testing
         // Without the extra curves every weight stays free: the default's models are as before.
         #expect(FeatureSet(horizonMinutes: 120).weightSigns.allSatisfy { $0 == .free })
     }
-}
 
+    /// The trainer holds the signs with `--curves multi` and not with `multi-free`: on the same log
+    /// the first's models keep them (and may advise insulin), the second's do not.
+    @Test func multiHoldsTheSignsAndMultiFreeDoesNot() throws {
+        let data = SyntheticCohort.data(Self.fixedRatioLog())
+        func model(_ curves: FeatureCurves) throws -> GlucoseModel {
+            var o = try SyntheticCohort.options(generations: 2, population: 16, horizons: [120])
+            o.curves = curves
+            let grammar = try Grammar(text: o.grammar.text, source: o.grammar.name)
+            return try PatientTrainer(data: data, options: o, grammar: grammar).train(horizon: 120).model
+        }
+        #expect(try model(.multi).weightsKeepTheirSigns)
+        #expect(try !model(.multiFree).weightsKeepTheirSigns)
+    }
+}

@@ -239,6 +239,11 @@ public enum DoseAdvisor {
     static func trajectory(_ models: ModelSet?, series: PatientSeries, at: Date,
                            notes: inout [DoseNote]) -> (points: [(minutes: Double, glucose: GlucoseValue)], featureTime: Date?) {
         guard let models else { notes.append(.modelUnavailable("no model given")); return ([], nil) }
+        if let h = models.horizons.first(where: { models.models[$0].map { !$0.weightsKeepTheirSigns } ?? false }) {
+            notes.append(.modelUnavailable("the \(h)-minute model lets a meal lower glucose or insulin raise it "
+                                           + "(trained with --curves multi-free), so it does not advise insulin"))
+            return ([], nil)
+        }
         let t = series.count - 1
         var featurePoint = t, carriedInsulin = 0.0, carriedCarbs = 0.0
         if series.glucoseFlags[t] != .measured, t > 0 {

@@ -1,5 +1,6 @@
 import Foundation
 import GrammarEvolution
+import LinearAlgebra
 
 /// A trained personal glucose model for one patient and one horizon, as saved to disk.
 ///
@@ -58,6 +59,21 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
 
     static func clamp(_ value: Double) -> Double {
         value.isNaN ? value : min(max(value, plausibleRange.lowerBound), plausibleRange.upperBound)
+    }
+
+    /// Whether the least-squares part's weights keep `FeatureSet.weightSigns`: no carbohydrate
+    /// column with a negative weight, no insulin column with a positive one. Models trained with
+    /// `--curves multi-free` may not, and may predict that a meal eaten without insulin lowers
+    /// glucose: they do not advise insulin (`DoseAdvisor`). A model without an ARX base has none.
+    public var weightsKeepTheirSigns: Bool {
+        guard base == .arx else { return true }
+        return zip(features.weightSigns, arx.coefficients).allSatisfy { sign, weight in
+            switch sign {
+            case .free: true
+            case .nonNegative: weight >= 0
+            case .nonPositive: weight <= 0
+            }
+        }
     }
 
     /// The variables the model reads (its expression and, with an ARX base, every feature).

@@ -80,7 +80,7 @@ public struct PatientTrainer: Sendable {
         let features = options.features(horizonMinutes: h, stepMinutes: stepMinutes)
         let table = features.table(series, steps: 0..<series.count, requireTarget: true)
         let ranges = try splitRows(table, horizon: h)
-        let arx = try ARXModel.fit(table.rows(ranges.train), signs: features.weightSigns)
+        let arx = try ARXModel.fit(table.rows(ranges.train), signs: options.curves.holdsWeightSigns ? features.weightSigns : nil)
         let linear = arx.linearValues(table)
         let residual = options.base == .arx ? zip(table.targets, linear).map { $0 - $1 } : table.targets
         timings.preparation = seconds(clock.now - start)

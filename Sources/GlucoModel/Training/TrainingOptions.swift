@@ -90,7 +90,7 @@ public struct TrainingOptions: Sendable {
 
     /// The feature set of a model at horizon `h` minutes on a grid of `stepMinutes`.
     public func features(horizonMinutes h: Int, stepMinutes: Int) -> FeatureSet {
-        let extra = curves == .multi ? FeatureSet.multiSpeed(insulin: series.insulinModel, carbs: series.carbModel)
+        let extra = curves.hasSeveralSpeeds ? FeatureSet.multiSpeed(insulin: series.insulinModel, carbs: series.carbModel)
                                      : (carbs: [], insulin: [])
         return FeatureSet(glucoseLags: glucoseLags, horizonMinutes: h, stepMinutes: stepMinutes,
                           insulin: series.insulinModel, carbs: series.carbModel,
@@ -103,7 +103,7 @@ public struct TrainingOptions: Sendable {
         FNV1a.hex([grammar.hash, evolution.fingerprint, "\(evolution.generations)", fitness.rawValue, base.rawValue,
                    "\(glucoseLags)", "\(series.step)", "\(series.maxFilledGap)", "\(series.insulinModel)",
                    "\(series.carbModel)", "\(validationFraction)", "\(testFraction)", "\(candidates)"].joined(separator: "|")
-              + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : "") + (curves == .multi ? "|curves=multi" : ""))
+              + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : "") + (curves == .single ? "" : "|curves=\(curves == .multi ? "multi-held" : "multi")"))
     }
 }
 
@@ -111,8 +111,18 @@ public struct TrainingOptions: Sendable {
 public enum FeatureCurves: String, CaseIterable, Sendable, Codable {
     /// The series' own curves only (`INS`, `CARB`, ...).
     case single
-    /// Those and `CARB1`... and `INS1`...: the same amounts through curves at several speeds.
+    /// Those and `CARB1`... and `INS1`...: the same amounts through curves at several speeds, the
+    /// least-squares part's weights held to their signs (`FeatureSet.weightSigns`).
     case multi
+    /// As `multi` with the weights free: closer predictions on logs whose boluses come with their
+    /// meals, but a meal eaten without insulin may be predicted to lower glucose, so these models
+    /// do not advise insulin (`DoseAdvisor`; docs/accuracy.md).
+    case multiFree = "multi-free"
+
+    /// Whether the features carry the curves at several speeds.
+    public var hasSeveralSpeeds: Bool { self != .single }
+    /// Whether the least-squares part holds its weights to `FeatureSet.weightSigns`.
+    public var holdsWeightSigns: Bool { self == .multi }
 }
 
 /// Why a patient (or a patient's horizon) could not be trained.

@@ -244,7 +244,7 @@ extension TrainingRunConfig {
         case "population": population = try integer(2...10_000_000, "a population of 2 or more")
         case "generations": generations = try integer(0...10_000_000, "a number of generations, 0 or more")
         case "terms": terms = try integer(1...10, "a number of evolved terms, 1 to 10")
-        case "curves": curves = try named(FeatureCurves.init(rawValue:), "multi or single")
+        case "curves": curves = try named(FeatureCurves.init(rawValue:), FeatureCurves.allCases.map(\.rawValue).joined(separator: ", "))
         case "seed":
             switch value {
             case let .number(v) where v == v.rounded() && v >= 0 && v <= 9_007_199_254_740_992: seed = UInt64(v)
