@@ -44,7 +44,7 @@ extension LeastSquares {
         let scale = design.values.reduce(0) { $0 + $1 * $1 }.squareRoot() * target.reduce(0) { $0 + $1 * $1 }.squareRoot()
         let tolerance = 1e-12 * max(scale, .leastNormalMagnitude)
         for _ in 0..<(3 * n) {
-            // The gradient of the objective's negative half: Dᵀ(t - D x).
+            // Half the objective's negative gradient: Dᵀ(t - D x).
             var residual = target
             for i in 0..<design.rows { for j in 0..<n where x[j] != 0 { residual[i] -= design[i, j] * x[j] } }
             var gradient = [Double](repeating: 0, count: n)
@@ -67,6 +67,8 @@ extension LeastSquares {
                 for j in 0..<n where passive[j] && constrained[j] && x[j] <= 0 { passive[j] = false; x[j] = 0 }
                 z = try solvePassive()
             }
+            // Each pass above drops a coefficient, so z is feasible; should rounding leave it not, x stands.
+            guard !(0..<n).contains(where: { passive[$0] && constrained[$0] && z[$0] < 0 }) else { break }
             x = z
         }
         return LeastSquaresSolution(coefficients: zip(x, flip).map { $0 == 0 ? 0 : $0 * $1 }, rank: rank)

@@ -63,12 +63,11 @@ public struct TrainingOptions: Sendable {
     /// Train on CGM readings at the sensor's limits and on flat lines too (`SensorLimitDetector`);
     /// by default they are removed before the series is built, so they neither teach nor grade.
     public var keepSensorLimits = false
-    /// The insulin and carbohydrate curves the features carry: the series' own only (`.single`,
-    /// the default), or those and the same amounts through curves at several speeds (`.multi`:
-    /// `FeatureSet.multiSpeed`). Multi predicts 8-12% closer, but in the closed-loop trial the
-    /// model-based doses on its trajectories put more time below 54 for 6 of 30 virtual patients
-    /// (5 of 30 once a meal eaten at a low was dosed as eaten then: docs/accuracy.md), so it is not
-    /// the default while its models may advise insulin.
+    /// The insulin and carbohydrate curves the features carry: the series' own only (`.single`, the
+    /// default), or those and the same amounts through curves at several speeds (`FeatureSet.multiSpeed`),
+    /// the linear part's weights held to their signs (`.multi`) or free (`.multiFree`). Free, they
+    /// predict closest but trade a meal against its insulin and advise no insulin; held, they
+    /// predict about as well as single on patients the speeds were not chosen on. docs/accuracy.md.
     public var curves = TrainingOptions.defaultCurves
     public static let defaultCurves = FeatureCurves.single
 
