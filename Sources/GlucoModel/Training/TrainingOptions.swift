@@ -67,7 +67,9 @@ public struct TrainingOptions: Sendable {
     /// default), or those and the same amounts through curves at several speeds (`FeatureSet.multiSpeed`),
     /// the linear part's weights held to their signs (`.multi`) or free (`.multiFree`). Free, they
     /// predict closest but trade a meal against its insulin and advise no insulin; held, they
-    /// predict about as well as single on patients the speeds were not chosen on. docs/accuracy.md.
+    /// predict about as well as single on patients the speeds were not chosen on, and in the
+    /// closed-loop trial their doses put more time below 70 and 54 than single's on one seed of two
+    /// (docs/accuracy.md). So single stays the default while its models may advise insulin.
     public var curves = TrainingOptions.defaultCurves
     public static let defaultCurves = FeatureCurves.single
 
