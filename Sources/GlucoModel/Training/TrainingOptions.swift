@@ -99,7 +99,8 @@ public struct TrainingOptions: Sendable {
     }
 
     /// A digest of every setting that shapes a model: a finished model is reused on resume
-    /// only when it was trained with the same settings.
+    /// only when it was trained with the same settings. `multi-free` keeps the key `multi` had
+    /// before its weights were held, since its fit is that one.
     public var fingerprint: String {
         FNV1a.hex([grammar.hash, evolution.fingerprint, "\(evolution.generations)", fitness.rawValue, base.rawValue,
                    "\(glucoseLags)", "\(series.step)", "\(series.maxFilledGap)", "\(series.insulinModel)",
