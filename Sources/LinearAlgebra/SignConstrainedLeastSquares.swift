@@ -3,6 +3,15 @@ public enum CoefficientSign: Sendable, Equatable {
     case free
     case nonNegative
     case nonPositive
+
+    /// Whether `value` keeps this sign.
+    public func admits(_ value: Double) -> Bool {
+        switch self {
+        case .free: true
+        case .nonNegative: value >= 0
+        case .nonPositive: value <= 0
+        }
+    }
 }
 
 extension LeastSquares {

@@ -8,10 +8,13 @@ import Foundation
 enum SyntheticCohort {
     static let start = Fixture.date("2026-01-05T00:00:00Z")
 
-    static func patient(_ id: String, days: Int, seed: UInt64, noise: Double = 2) -> PatientLog {
+    /// `insulin` is the curve the boluses act through in the generated glucose (the toolkit's
+    /// adult rapid-acting one unless given).
+    static func patient(_ id: String, days: Int, seed: UInt64, noise: Double = 2,
+                        insulin: ExponentialInsulinModel = .adultRapid) -> PatientLog {
         var log = PatientLog(patient: try! PatientID(id))
         var random = SplitMix64(seed: seed)
-        let insulin = ExponentialInsulinModel.adultRapid, carbs = BatemanCarbModel.standard
+        let carbs = BatemanCarbModel.standard
         var meals: [(Double, Double)] = [], doses: [(Double, Double)] = []
         for day in 0..<days {
             for (hour, grams) in [(7.5, 50.0), (13.0, 70.0), (19.5, 60.0)] {

@@ -67,13 +67,7 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// glucose: they do not advise insulin (`DoseAdvisor`). A model without an ARX base has none.
     public var weightsKeepTheirSigns: Bool {
         guard base == .arx else { return true }
-        return zip(features.weightSigns, arx.coefficients).allSatisfy { sign, weight in
-            switch sign {
-            case .free: true
-            case .nonNegative: weight >= 0
-            case .nonPositive: weight <= 0
-            }
-        }
+        return zip(features.weightSigns, arx.coefficients).allSatisfy { $0.admits($1) }
     }
 
     /// The variables the model reads (its expression and, with an ARX base, every feature).
