@@ -133,6 +133,13 @@ import Testing
         if a != b { try? a.write(toFile: "/tmp/m1.json", atomically: true, encoding: .utf8); try? b.write(toFile: "/tmp/m2.json", atomically: true, encoding: .utf8) }
     }
 
+    @Test func tooFewDaysNeverReadsAsEnough() throws {
+        // 1.97 days rounded to the nearest tenth would read "2.0 days ...; at least 2.0 needed".
+        let message = TrainingError.tooFewDays(try PatientID("p1"), have: 1.97, need: 2).description
+        #expect(message == "p1: 1.9 days of training data; at least 2.0 needed")
+        #expect(TrainingError.tooFewDays(try PatientID("p1"), have: 0.04, need: 2).description.hasPrefix("p1: 0.0 days"))
+    }
+
     @Test func badInputIsAClearMessagePerPatient() throws {
         let out = temporaryFolder("bad")
         defer { try? FileManager.default.removeItem(at: out) }

@@ -145,7 +145,8 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
         case let .unreadableGrammar(path): return "cannot read grammar file \(path)"
         case let .noGlucose(p): return "\(p): no glucose readings; nothing to learn from"
         case let .tooFewDays(p, have, need):
-            return "\(p): \(String(format: "%.1f", have)) days of training data; at least \(String(format: "%.1f", need)) needed"
+            // Rounded down, so that 1.97 days reads "1.9 ... at least 2.0", not "2.0 ... at least 2.0".
+            return "\(p): \(String(format: "%.1f", (have * 10).rounded(.down) / 10)) days of training data; at least \(String(format: "%.1f", need)) needed"
         case let .horizonNotOnGrid(h, step):
             return "horizon \(h) min is not a positive multiple of the \(step)-minute grid"
         case let .tooFewRows(p, h, split, rows, need):
