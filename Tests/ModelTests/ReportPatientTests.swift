@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 import Testing
 @testable import GlucoModel
 
@@ -93,6 +94,43 @@ struct ReportPatientTests {
             if m.slope != 0 { #expect(html.contains(HTML.escape(m.expression))) }
         }
         #expect(html.contains("glucose-directed"))
+    }
+
+    @Test func modelSectionShowsHowEachModelAnswersADose() throws {
+        // The fixture's own models: the section shows what ModelResponse computes on the period.
+        let report = ReportFixture.report
+        #expect(report.responses.keys.sorted() == [30, 60])
+        let html = report.html.section("model")
+        for (h, r) in report.responses {
+            #expect(r.moments > 100, "\(h) min: \(r.moments) moments")
+            #expect(html.contains("at \(h) minutes, the median over \(r.moments) moments"))
+        }
+        #expect(html.occurrences(of: "<dt>Response to a dose</dt>") == 2)
+
+        // A model that learnt insulin the wrong way round is flagged; one that did not is not.
+        func section(_ expression: String) throws -> (PatientReport, String) {
+            var models = ReportFixture.models
+            var m = models.models[30]!
+            m.base = .none
+            m.program = try Program(infix: expression, variables: VariableNames(m.features.names))
+            m.expression = expression
+            m.intercept = 0
+            m.slope = 1
+            models.models[30] = m
+            let report = try PatientReport(log: ReportFixture.data.log, models: models, period: ReportFixture.period)
+            return (report, report.html.section("model"))
+        }
+        let (wrong, wrongHTML) = try section("G0 + 5*INS")
+        let r = try #require(wrong.responses[30])
+        // 1 U adds R(0) - R(30) to INS (a fraction of a unit): +5 times that, the same at every moment.
+        let effect = wrong.models[0].features.plannedDoseEffect.insulinEffect
+        #expect(effect > 0 && effect < 1)
+        #expect(abs(r.insulin - 5 * effect) < 1e-9 && r.insulinRaises == 1 && r.carbs == 0)
+        #expect(wrongHTML.contains("This model answers insulin the wrong way round"))
+        #expect(wrongHTML.contains("+" + formatNumber(5 * effect, decimals: 1) + " mg/dL at 30 minutes"))
+        let (right, rightHTML) = try section("G0 - 40*INS")
+        #expect(right.responses[30]?.hasTheBodysSigns == true)
+        #expect(rightHTML.occurrences(of: "the wrong way round") == wrongHTML.occurrences(of: "the wrong way round") - 1)
     }
 
     @Test func hostileTextIsEscapedEverywhere() throws {

@@ -123,6 +123,27 @@ extension PatientReport {
         return s
     }
 
+    /// The model's answer to a bolus and a meal given now (`ModelResponse`), with a warning when
+    /// its median answer has the wrong sign.
+    func responseItem(_ r: ModelResponse) -> String {
+        func change(_ mgdL: Double) -> String {
+            (mgdL > 0 ? "+" : mgdL < 0 ? "\u{2212}" : "") + units.withUnit(abs(mgdL), mgdLDecimals: 1)
+        }
+        func percent(_ share: Double) -> String { formatNumber(100 * share, decimals: 0) + "%" }
+        var text = "1 U of insulin given now: \(change(r.insulin)) at \(r.horizonMinutes) minutes, the median over "
+            + "\(r.moments) moments of this period; it raises the prediction at \(percent(r.insulinRaises)) of them. "
+            + "10 g of carbohydrate eaten now: \(change(r.carbs)); it lowers the prediction at \(percent(r.carbsLower)) of them."
+        var item = "<dt>Response to a dose</dt><dd>" + HTML.escape(text)
+        if !r.hasTheBodysSigns {
+            let insulinWrong = r.insulin > ModelResponse.tolerance, mealWrong = r.carbs < -ModelResponse.tolerance
+            text = "This model answers " + (insulinWrong && mealWrong ? "insulin and a meal" : insulinWrong ? "insulin" : "a meal")
+                + " the wrong way round at most moments (likely because meals and their boluses came together in its training data): "
+                + "read its predictions after a bolus or a meal with care. Suggested doses take what a bolus and a meal do from the dose settings, not from the model."
+            item += "<p class=\"note\">" + HTML.escape(text) + "</p>"
+        }
+        return item + "</dd>\n"
+    }
+
     var modelSection: String {
         var s = HTML.paragraph("Prediction = base + intercept + slope x expression, clamped to 10-600 mg/dL (models compute in mg/dL whatever the report's unit). Variables: G0 the latest glucose (mg/dL), G1...G11 the glucose 5...55 min before; IOB insulin on board (U), IA insulin activity (U/min), INS insulin already given that acts within the horizon (U); COB carbohydrates on board (g), RA their rate of appearance (g/min), CARB carbohydrates already eaten that appear within the horizon (g); CARB1, CARB2... and INS1, INS2... the same as CARB and INS through curves at other speeds (the model file's features), so that the model can follow this person's own absorption; EX exercise intensity, HR heart rate. All are known at the moment of prediction.", cssClass: "muted")
         for m in models {
@@ -144,6 +165,7 @@ extension PatientReport {
                 let code = key == "Expression" || key == "ARX base"
                 s += "<dt>\(HTML.escape(key))</dt><dd>" + (code ? "<code>\(HTML.escape(value))</code>" : HTML.escape(value)) + "</dd>\n"
             }
+            if let r = responses[m.horizonMinutes] { s += responseItem(r) }
             s += "</dl>\n"
         }
         return HTML.section(id: "model", title: "The models", s)

@@ -16,6 +16,9 @@ public struct PatientReport: Sendable {
     public var days: [DailyTrace]
     /// One per horizon, by horizon.
     public var models: [GlucoseModel]
+    /// How each horizon's model answers 1 U of insulin and 10 g of carbohydrate over the period's
+    /// moments (empty without predictions).
+    public var responses: [Int: ModelResponse] = [:]
     /// Accuracy on the report period, per horizon and model (empty without predictions).
     public var accuracy: [ReportAccuracy]
     /// The horizon whose evolved-model predictions are drawn in the charts and grids.
@@ -76,6 +79,18 @@ public struct PatientReport: Sendable {
         if let seenUntil = self.models.map({ $0.training.validationTo }).max(), period.start < seenUntil, !rows.isEmpty {
             notes.append("The models were trained and selected on data up to \(clock.dateTime(seenUntil)); "
                          + "accuracy on the part of this period before then is optimistic.")
+        }
+        if !rows.isEmpty {
+            let inputs = PatientSeries(log: log, options: models.seriesOptions)
+            let step = inputs.step
+            let first = max(0, Int((period.start.timeIntervalSince(inputs.start) / step).rounded(.up)))
+            let last = min(inputs.count, Int((period.end.addingTimeInterval(-1).timeIntervalSince(inputs.start) / step).rounded(.down)) + 1)
+            if first < last {
+                for model in self.models {
+                    let table = model.features.table(inputs, steps: first..<last, requireTarget: false)
+                    responses[model.horizonMinutes] = ModelResponse(model: model, table: table)
+                }
+            }
         }
         let runs = metrics.sensorLimitRuns
         let scored = keepSensorLimits || runs.isEmpty ? rows : rows.filter { !runs.cover($0.targetTime) }
