@@ -53,7 +53,7 @@ struct Train: ParsableCommand {
     @Option(help: "Most evolved terms per model, fitted jointly by least squares (default: \(TrainingRunConfig.defaultTerms); 1: one expression).")
     var terms: Int?
 
-    @Option(help: "Insulin and carbohydrate curves: single (default; the series' own), multi (those and the same amounts at several speeds, the linear part's weights held so that a meal never lowers glucose and insulin never raises it) or multi-free (the weights free: closer predictions, but its models do not advise insulin). docs/accuracy.md.")
+    @Option(help: "Insulin and carbohydrate curves: single (default; the series' own, the linear part's weights free), single-held (the same, the weights held so that a meal never lowers glucose and insulin never raises it), multi (those and the same amounts at several speeds, the weights held) or multi-free (the weights free: closer predictions, but its models do not advise insulin). docs/accuracy.md.")
     var curves: FeatureCurves?
 
     @Option(help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).")

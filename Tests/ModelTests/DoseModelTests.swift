@@ -203,6 +203,15 @@ import Testing
         #expect(free.reasons.first?.message.contains("multi-free") == true)
         let held = suggest([model(carb1Weight: 2)], carbs: 20)
         #expect(!held.reasonCodes.contains("model_unavailable") && held.modelDose != nil)
+        // With the series' own curves only (`--curves single`, the default, free) a broken sign
+        // does not take the model away: those are the models the trials dosed well with.
+        var single = F.model("0", horizon: 60, features: FeatureSet(horizonMinutes: 60))
+        single.base = .arx
+        single.arx.coefficients[single.features.names.firstIndex(of: "G0")!] = 1
+        single.arx.coefficients[single.features.names.firstIndex(of: "CARB")!] = -2
+        #expect(!single.weightsKeepTheirSigns && single.mayAnchorADose)
+        let fromSingle = suggest([single], carbs: 20)
+        #expect(!fromSingle.reasonCodes.contains("model_unavailable") && fromSingle.modelDose != nil)
     }
 
     @Test func unfinishedStepIsCarriedToThePreviousPoint() {

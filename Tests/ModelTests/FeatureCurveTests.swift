@@ -177,8 +177,45 @@ import GrammarEvolution
         #expect(freeEffect < -50, "the free fit's meal effect is \(freeEffect) mg/dL")   // the fault (-234 here)
         // Held: a rise, and no more than all 60 g at 3.5 mg/dL per gram.
         #expect(heldEffect > 0 && heldEffect <= 3.5 * 60, "the held fit's meal effect is \(heldEffect) mg/dL")
-        // Without the extra curves every weight stays free: the default's models are as before.
-        #expect(FeatureSet(horizonMinutes: 120).weightSigns.allSatisfy { $0 == .free })
+        // With the series' own curves only, the same columns are held and glucose, exercise and
+        // heart rate stay free.
+        let single = FeatureSet(horizonMinutes: 120)
+        let signs = Dictionary(uniqueKeysWithValues: zip(single.names, single.weightSigns))
+        #expect(["COB", "RA", "CARB"].allSatisfy { signs[$0] == .nonNegative })
+        #expect(["IOB", "IA", "INS"].allSatisfy { signs[$0] == .nonPositive })
+        #expect(single.names.filter { $0.hasPrefix("G") || $0 == "EX" || $0 == "HR" }.allSatisfy { signs[$0] == .free })
+    }
+
+    /// `single-held` holds the signs; `single` (the default) is the free fit, whose models may break
+    /// them and still anchor a dose (they are the models the closed-loop trials dosed with), where a
+    /// `multi-free` model may not. Each choice has its own resume fingerprint.
+    @Test func singleHeldHoldsTheSignsAndSingleIsTheFreeFit() throws {
+        let data = SyntheticCohort.data(Self.fixedRatioLog())
+        func options(_ curves: FeatureCurves) throws -> TrainingOptions {
+            var o = try SyntheticCohort.options(generations: 2, population: 16, horizons: [120])
+            o.curves = curves
+            return o
+        }
+        func model(_ curves: FeatureCurves) throws -> GlucoseModel {
+            let o = try options(curves)
+            let grammar = try Grammar(text: o.grammar.text, source: o.grammar.name)
+            return try PatientTrainer(data: data, options: o, grammar: grammar).train(horizon: 120).model
+        }
+        let held = try model(.singleHeld), free = try model(.single)
+        #expect(held.weightsKeepTheirSigns && held.mayAnchorADose)
+        #expect(held.features.names == free.features.names && held.features.carbCurves.isEmpty)
+        // The free model's ARX is the unconstrained least squares on the same training rows.
+        let o = try options(.single)
+        let f = o.features(horizonMinutes: 120, stepMinutes: 5)
+        let trainTo = free.training.trainTo
+        let series = PatientSeries(log: data.log, options: o.series)
+        let table = f.table(series, steps: 0..<series.count, requireTarget: true)
+        let rows = table.steps.indices.filter { series.time(at: table.steps[$0]).addingTimeInterval(120 * 60) < trainTo }
+        let unconstrained = try ARXModel.fit(table.rows(rows.first!..<(rows.last! + 1)))
+        #expect(zip(free.arx.coefficients, unconstrained.coefficients).allSatisfy { abs($0 - $1) <= 1e-9 * max(1, abs($1)) })
+        #expect(free.mayAnchorADose)
+        let keys = try FeatureCurves.allCases.map { try options($0).fingerprint }
+        #expect(Set(keys).count == FeatureCurves.allCases.count)
     }
 
     /// The trainer holds the signs with `--curves multi` and not with `multi-free`: on the same log

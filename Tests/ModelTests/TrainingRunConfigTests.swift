@@ -94,7 +94,7 @@ import Testing
         #expect(error(#"{"population": 1}"#)?.issue.message == "expected a population of 2 or more, got 1")
         #expect(error(#"{"horizons": [30, 7.5]}"#)?.issue.message == "expected a list of whole minutes from 1 to 1440 like [30, 60], got 7.5")
         #expect(error(#"{"fitness": "rsme"}"#)?.issue.message == "expected rmse, mae, clarke, nsga2, got 'rsme'")
-        #expect(error(#"{"curves": "several"}"#)?.issue.message == "expected single, multi, multi-free, got 'several'")
+        #expect(error(#"{"curves": "several"}"#)?.issue.message == "expected single, single-held, multi, multi-free, got 'several'")
         #expect(error(#"{"time-zone": "Mars/Base"}"#)?.issue.message == "expected an IANA time zone name like Europe/Madrid, got 'Mars/Base'")
         #expect(error(#"{"retrain": "yes"}"#)?.issue.message == "expected true or false, got 'yes'")
         #expect(error(#"{"shard": "4/4"}"#)?.issue.location.field == "shard")

@@ -60,15 +60,13 @@ public struct FeatureSet: Codable, Hashable, Sendable {
     public var insulinInputs: [String] { ["IOB", "IA", "INS"] + insulinCurves.indices.map { "INS\($0 + 1)" } }
     public var carbInputs: [String] { ["COB", "RA", "CARB"] + carbCurves.indices.map { "CARB\($0 + 1)" } }
 
-    /// The sign each column's weight is held to in the least-squares part of a model (`ARXModel`).
-    /// With curves at several speeds, every column computed from carbohydrates (`carbInputs`) has a
-    /// weight of zero or more and every column computed from insulin (`insulinInputs`) zero or less:
-    /// in the linear part a meal never lowers glucose and insulin never raises it. Unheld, the
-    /// weights trade a meal against its insulin (in a log, boluses come with meals in a fixed
-    /// ratio), and a meal eaten without insulin could be predicted to lower glucose
-    /// (docs/accuracy.md). With the series' own curves only, every weight is free.
+    /// The sign each column's weight is held to in the least-squares part of a model (`ARXModel`):
+    /// every column computed from carbohydrates (`carbInputs`) has a weight of zero or more and
+    /// every column computed from insulin (`insulinInputs`) zero or less, so that in the linear
+    /// part a meal never lowers glucose and insulin never raises it. Unheld, the weights trade a
+    /// meal against its insulin (in a log, boluses come with meals in a fixed ratio): insulin may
+    /// be learnt to raise glucose, and a meal eaten without insulin to lower it (docs/accuracy.md).
     public var weightSigns: [CoefficientSign] {
-        guard !carbCurves.isEmpty || !insulinCurves.isEmpty else { return names.map { _ in .free } }
         let carbs = Set(carbInputs), insulin = Set(insulinInputs)
         return names.map { carbs.contains($0) ? .nonNegative : insulin.contains($0) ? .nonPositive : .free }
     }

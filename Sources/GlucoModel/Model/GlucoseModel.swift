@@ -63,11 +63,20 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
 
     /// Whether the least-squares part's weights keep `FeatureSet.weightSigns`: no carbohydrate
     /// column with a negative weight, no insulin column with a positive one. Models trained with
-    /// `--curves multi-free` may not, and may predict that a meal eaten without insulin lowers
-    /// glucose: they do not advise insulin (`DoseAdvisor`). A model without an ARX base has none.
+    /// `--curves single` (the default) or `multi-free` may not.
+    /// A model without an ARX base has none.
     public var weightsKeepTheirSigns: Bool {
         guard base == .arx else { return true }
         return zip(features.weightSigns, arx.coefficients).allSatisfy { $0.admits($1) }
+    }
+
+    /// Whether the model's trajectory may anchor a dose (`DoseAdvisor`): not when it reads the
+    /// curves at several speeds with weights that break their signs (`--curves multi-free`). Free,
+    /// those trade a meal against its insulin across ten columns and predicted falls from 470
+    /// mg/dL after a meal eaten without insulin (docs/accuracy.md). Single-curve models may, held
+    /// or free: the default's free ones are the models the closed-loop trials dosed with.
+    public var mayAnchorADose: Bool {
+        (features.carbCurves.isEmpty && features.insulinCurves.isEmpty) || weightsKeepTheirSigns
     }
 
     /// The variables the model reads (its expression and, with an ARX base, every feature).

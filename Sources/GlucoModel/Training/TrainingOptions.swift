@@ -63,13 +63,14 @@ public struct TrainingOptions: Sendable {
     /// Train on CGM readings at the sensor's limits and on flat lines too (`SensorLimitDetector`);
     /// by default they are removed before the series is built, so they neither teach nor grade.
     public var keepSensorLimits = false
-    /// The insulin and carbohydrate curves the features carry: the series' own only (`.single`, the
-    /// default), or those and the same amounts through curves at several speeds (`FeatureSet.multiSpeed`),
-    /// the linear part's weights held to their signs (`.multi`) or free (`.multiFree`). Free, they
-    /// predict closest but trade a meal against its insulin and advise no insulin; held, they
-    /// predict about as well as single on patients the speeds were not chosen on, and in the
-    /// closed-loop trial their doses put more time below 70 and 54 than single's on one seed of two
-    /// (docs/accuracy.md). So single stays the default while its models may advise insulin.
+    /// The insulin and carbohydrate curves the features carry, the series' own only (`.single`, the
+    /// default, and `.singleHeld`) or those and the same amounts through curves at several speeds
+    /// (`.multi`, `.multiFree`; `FeatureSet.multiSpeed`), and whether the linear part's weights are
+    /// held to their signs (`FeatureSet.weightSigns`: `.singleHeld` and `.multi`). Held, single
+    /// predicts as well as free and answers insulin the body's way; in the closed-loop trial its
+    /// doses gave less time below 54 and 70 summed over two seeds, but more for 11 patient-runs and
+    /// less for 7, so free single stays the default (docs/accuracy.md, "Held weights with the
+    /// series' own curves").
     public var curves = TrainingOptions.defaultCurves
     public static let defaultCurves = FeatureCurves.single
 
@@ -99,20 +100,24 @@ public struct TrainingOptions: Sendable {
     }
 
     /// A digest of every setting that shapes a model: a finished model is reused on resume
-    /// only when it was trained with the same settings. `multi-free` keeps the key `multi` had
-    /// before its weights were held, since its fit is that one.
+    /// only when it was trained with the same settings (`FeatureCurves.fingerprintKey`).
     public var fingerprint: String {
         FNV1a.hex([grammar.hash, evolution.fingerprint, "\(evolution.generations)", fitness.rawValue, base.rawValue,
                    "\(glucoseLags)", "\(series.step)", "\(series.maxFilledGap)", "\(series.insulinModel)",
                    "\(series.carbModel)", "\(validationFraction)", "\(testFraction)", "\(candidates)"].joined(separator: "|")
-              + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : "") + (curves == .single ? "" : "|curves=\(curves == .multi ? "multi-held" : "multi")"))
+              + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : "") + curves.fingerprintKey)
     }
 }
 
-/// Which insulin and carbohydrate curves a model's features carry (`--curves`).
+/// Which insulin and carbohydrate curves a model's features carry (`--curves`), and whether the
+/// least-squares part holds its weights to their signs (`FeatureSet.weightSigns`).
 public enum FeatureCurves: String, CaseIterable, Sendable, Codable {
-    /// The series' own curves only (`INS`, `CARB`, ...).
+    /// The series' own curves only (`INS`, `CARB`, ...), the weights free: insulin may be learnt to
+    /// raise glucose (docs/accuracy.md, "How the models answer a dose"). Its models advise insulin,
+    /// as they did in the closed-loop trials.
     case single
+    /// As `single` with the weights held to their signs.
+    case singleHeld = "single-held"
     /// Those and `CARB1`... and `INS1`...: the same amounts through curves at several speeds, the
     /// least-squares part's weights held to their signs (`FeatureSet.weightSigns`).
     case multi
@@ -122,9 +127,20 @@ public enum FeatureCurves: String, CaseIterable, Sendable, Codable {
     case multiFree = "multi-free"
 
     /// Whether the features carry the curves at several speeds.
-    public var hasSeveralSpeeds: Bool { self != .single }
+    public var hasSeveralSpeeds: Bool { self == .multi || self == .multiFree }
     /// Whether the least-squares part holds its weights to `FeatureSet.weightSigns`.
-    public var holdsWeightSigns: Bool { self == .multi }
+    public var holdsWeightSigns: Bool { self == .singleHeld || self == .multi }
+
+    /// The key in the resume fingerprint. `multi-free` keeps the key `multi` had before its
+    /// weights were held, since its fit is that one.
+    var fingerprintKey: String {
+        switch self {
+        case .single: return ""
+        case .singleHeld: return "|curves=single-held"
+        case .multi: return "|curves=multi-held"
+        case .multiFree: return "|curves=multi"
+        }
+    }
 }
 
 /// Why a patient (or a patient's horizon) could not be trained.
