@@ -67,7 +67,8 @@ public struct TrainingOptions: Sendable {
     /// default, and `.singleHeld`) or those and the same amounts through curves at several speeds
     /// (`.multi`, `.multiFree`; `FeatureSet.multiSpeed`), and whether the linear part's weights are
     /// held to their signs (`FeatureSet.weightSigns`: `.singleHeld` and `.multi`). Held, single
-    /// predicts as well as free and answers insulin the body's way; in the closed-loop trial its
+    /// predicts as well as free and no longer learns insulin the wrong way round (it mostly gives
+    /// insulin no weight: the logs do not separate it from the meal); in the closed-loop trial its
     /// doses gave less time below 54 and 70 summed over two seeds, but more for 11 patient-runs and
     /// less for 7, so free single stays the default (docs/accuracy.md, "Held weights with the
     /// series' own curves").
