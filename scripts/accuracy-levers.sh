@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the accuracy levers on the bundled cohort (docs/accuracy.md): trains seeds 1-3 at 30 and
-# 60 minutes with --terms 1, 2, 3 and 4, with 300 generations, and with --curves multi and multi-free, then prints per run the median test
+# 60 minutes with --terms 1, 2, 3 and 4, with 300 generations, and with --curves single-held, multi and multi-free, then prints per run the median test
 # RMSE of GE against ARX, how many patients GE beats ARX for, and for the default run the intervals'
 # test coverage and width and the hypoglycaemia alarms' sensitivity and specificity.
 # The last table gives the test coverage per band of the glucose at the moment of prediction (< 70,
@@ -19,6 +19,7 @@ for seed in 1 2 3; do
     done
     [ "${DEFAULT_ONLY:-0}" = 1 ] && continue
     "$bin" datasets --out "$out/gen300-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --generations 300 > /dev/null 2>&1
+    "$bin" datasets --out "$out/singleheld-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --curves single-held > /dev/null 2>&1
     "$bin" datasets --out "$out/multi-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --curves multi > /dev/null 2>&1
     "$bin" datasets --out "$out/multifree-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --curves multi-free > /dev/null 2>&1
 done
@@ -28,7 +29,7 @@ out, default_only = sys.argv[1], sys.argv[2] == "1"
 def load(name, seed): return list(csv.DictReader(open(f"{out}/{name}-seed{seed}/results.csv")))
 def test(rows, h, model): return {r["patient"]: r for r in rows if r["horizon_min"] == h and r["model"] == model and r["split"] == "test"}
 print("| run | seed | 30 min: GE vs ARX | patients GE < ARX | 60 min: GE vs ARX | patients GE < ARX |")
-for name in (("terms3",) if default_only else ("terms1", "terms2", "terms3", "terms4", "gen300", "multi", "multifree")):
+for name in (("terms3",) if default_only else ("terms1", "terms2", "terms3", "terms4", "gen300", "singleheld", "multi", "multifree")):
     for seed in (1, 2, 3):
         rows, cells = load(name, seed), []
         for h in ("30", "60"):
@@ -40,7 +41,7 @@ if not default_only:
     # The curves lever as ratios to the run without it, same seed: median test RMSE of each model.
     print()
     print("| curves | seed | horizon | ARX: curves / single | GE: curves / single | GE (curves) vs ARX (single) | patients |")
-    for curves in ("multi", "multifree"):
+    for curves in ("singleheld", "multi", "multifree"):
         for seed in (1, 2, 3):
             runs = {curves: load(curves, seed), "single": load("terms3", seed)}
             for h in ("30", "60"):
