@@ -43,10 +43,7 @@ public struct ModelResponse: Sendable, Equatable {
             carbs.append(meal - now)
         }
         guard !insulin.isEmpty else { return nil }
-        func median(_ values: [Double]) -> Double {
-            let s = values.sorted(), n = s.count
-            return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
-        }
+        func median(_ values: [Double]) -> Double { Statistics.percentile(sorted: values.sorted(), 0.5) }
         horizonMinutes = model.horizonMinutes
         moments = insulin.count
         self.insulin = median(insulin)

@@ -93,15 +93,14 @@ public struct Predictor: Sendable {
             throw PredictionError.staleData(models.patient, newest: newest, wanted: from)
         }
         let series = PatientSeries(log: log, options: models.seriesOptions)
-        let lower = from.map { max(0, Int(($0.timeIntervalSince(series.start) / series.step).rounded(.up))) } ?? 0
-        let upper = to.map { min(series.count, Int(($0.timeIntervalSince(series.start) / series.step).rounded(.down)) + 1) } ?? series.count
-        guard lower < upper else {
+        let steps = series.steps(from: from, to: to)
+        guard !steps.isEmpty else {
             throw PredictionError.nothingToPredict(models.patient, reason: "the period holds no step of the data")
         }
         var rows: [PredictionRow] = []
         for h in models.horizons {
             let model = models.models[h]!
-            let table = model.features.table(series, steps: lower..<upper, requireTarget: false)
+            let table = model.features.table(series, steps: steps, requireTarget: false)
             let kinds = ([ModelKind.ge] + baselines.map(\.kind)).sorted()
             let values: [[Double]] = kinds.map { kind in
                 switch kind {

@@ -81,15 +81,11 @@ public struct PatientReport: Sendable {
                          + "accuracy on the part of this period before then is optimistic.")
         }
         if !rows.isEmpty {
+            // The moments the predictions were made at (`Predictor.predict` with the same period).
             let inputs = PatientSeries(log: log, options: models.seriesOptions)
-            let step = inputs.step
-            let first = max(0, Int((period.start.timeIntervalSince(inputs.start) / step).rounded(.up)))
-            let last = min(inputs.count, Int((period.end.addingTimeInterval(-1).timeIntervalSince(inputs.start) / step).rounded(.down)) + 1)
-            if first < last {
-                for model in self.models {
-                    let table = model.features.table(inputs, steps: first..<last, requireTarget: false)
-                    responses[model.horizonMinutes] = ModelResponse(model: model, table: table)
-                }
+            let steps = inputs.steps(from: period.start, to: period.end.addingTimeInterval(-1))
+            for model in self.models where !steps.isEmpty {
+                responses[model.horizonMinutes] = ModelResponse(model: model, table: model.features.table(inputs, steps: steps, requireTarget: false))
             }
         }
         let runs = metrics.sensorLimitRuns

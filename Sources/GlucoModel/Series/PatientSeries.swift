@@ -43,6 +43,14 @@ public struct PatientSeries: Sendable {
 
     public func time(at index: Int) -> Date { start.addingTimeInterval(Double(index) * step) }
 
+    /// The grid points from `from` to `to`, both inclusive (nil: the grid's first or last point);
+    /// empty when none lies between them.
+    public func steps(from: Date?, to: Date?) -> Range<Int> {
+        let lower = from.map { max(0, Int(($0.timeIntervalSince(start) / step).rounded(.up))) } ?? 0
+        let upper = to.map { min(count, Int(($0.timeIntervalSince(start) / step).rounded(.down)) + 1) } ?? count
+        return lower < upper ? lower..<upper : lower..<lower
+    }
+
     /// The grid point nearest to `date`, or nil outside the grid.
     public func index(of date: Date) -> Int? {
         let i = Int(((date.timeIntervalSince(start)) / step).rounded())
