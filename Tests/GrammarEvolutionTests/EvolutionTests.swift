@@ -29,6 +29,33 @@ import Testing
         #expect(result.statistics[0].invalids == 0)
     }
 
+    @Test func ensembleMembersShareThePopulationWithTheirOwnSeeds() throws {
+        let p = parameters { $0.populationSize = 601; $0.elitism = 2 }
+        #expect(p.member(0, of: 1) == p)
+        let members = (0..<3).map { p.member($0, of: 3) }
+        #expect(members.map(\.populationSize) == [201, 200, 200])
+        #expect(members[0].seed == p.seed)
+        #expect(Set(members.map(\.seed)).count == 3)
+        #expect(members.map { $0.seed } == (0..<3).map { p.member($0, of: 3).seed })
+        // Everything but the population and the seed is the run's.
+        for m in members {
+            var same = m
+            same.populationSize = p.populationSize
+            same.seed = p.seed
+            #expect(same == p)
+        }
+        // Elitism stays below a small share: 6 individuals in 3 searches of 2 keep 1 elite each.
+        let small = parameters { $0.populationSize = 6; $0.elitism = 2 }.member(2, of: 3)
+        #expect(small.populationSize == 2 && small.elitism == 1)
+        #expect(throws: Never.self) { try small.validate() }
+        // Each member is a run of its own: the same parameters give the same search.
+        let one = try Evolution(grammar: grammar, fitness: data, parameters: p.member(1, of: 3)).run()
+        let again = try Evolution(grammar: grammar, fitness: data, parameters: p.member(1, of: 3)).run()
+        let first = try Evolution(grammar: grammar, fitness: data, parameters: p.member(0, of: 3)).run()
+        #expect(one.population.map(\.genome) == again.population.map(\.genome))
+        #expect(one.population.map(\.genome) != first.population.map(\.genome))
+    }
+
     @Test(arguments: [EvolutionParameters.Selection.tournament, .nsga2])
     func sameSeedSameResultWithOneOrTwoThreads(selection: EvolutionParameters.Selection) throws {
         func run(threads: Int) throws -> EvolutionResult {

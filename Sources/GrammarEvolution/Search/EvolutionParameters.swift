@@ -76,6 +76,23 @@ public struct EvolutionParameters: Sendable, Codable, Equatable {
         try check(cacheCapacity >= 0, "cacheCapacity", "0 or more")
     }
 
+    /// The parameters of search `k` (from 0) of `n` independent searches that share this run's
+    /// population, for an ensemble: each gets `populationSize / n` individuals (the first
+    /// `populationSize % n` one more) and its own seed, drawn from this seed by SplitMix64; search 0
+    /// keeps this seed, so one search of one is this run. Elitism is capped below the share.
+    /// - Precondition: `0 <= k < n`.
+    public func member(_ k: Int, of n: Int) -> EvolutionParameters {
+        precondition(n >= 1 && (0..<n).contains(k), "search k of n needs 0 <= k < n")
+        var p = self
+        p.populationSize = populationSize / n + (k < populationSize % n ? 1 : 0)
+        p.elitism = min(elitism, max(0, p.populationSize - 1))
+        if k > 0 {
+            var random = RandomSource(seed: seed ^ (UInt64(k) &* 0xD1B5_4A32_D192_ED03))
+            p.seed = random.next()
+        }
+        return p
+    }
+
     /// Hash of the settings that shape the search (not `generations`, `threads` or
     /// `cacheCapacity`, which a resumed run may change without changing where it goes).
     public var fingerprint: String {
