@@ -53,6 +53,9 @@ struct Train: ParsableCommand {
     @Option(help: "Most evolved terms per model, fitted jointly by least squares (default: \(TrainingRunConfig.defaultTerms); 1: one expression).")
     var terms: Int?
 
+    @Option(help: "Independent searches sharing the population, each with its own seed, whose models are averaged (default: \(TrainingRunConfig.defaultEnsemble); 1: one search). The time is that of one search. docs/accuracy.md.")
+    var ensemble: Int?
+
     @Option(help: "Insulin and carbohydrate curves: single (default; the series' own, the linear part's weights free), single-held (the same, the weights held so that a meal never lowers glucose and insulin never raises it), multi (those and the same amounts at several speeds, the weights held) or multi-free (the weights free: closer predictions, but its models do not advise insulin). docs/accuracy.md.")
     var curves: FeatureCurves?
 
@@ -98,8 +101,13 @@ struct Train: ParsableCommand {
         if let population, population < 2 { throw ValidationError("--population must be at least 2") }
         if let generations, generations < 0 { throw ValidationError("--generations must be 0 or more") }
         if let terms, !(1...10).contains(terms) { throw ValidationError("--terms must be 1 to 10") }
+        if let ensemble, !(1...100).contains(ensemble) { throw ValidationError("--ensemble must be 1 to 100") }
         try checkImportFormat(format, option: "--format")
         let run = try runConfig()
+        let searches = run.ensemble ?? TrainingRunConfig.defaultEnsemble, people = run.population ?? TrainingRunConfig.defaultPopulation
+        if people < 2 * searches {
+            throw ValidationError("population \(people) shared by \(searches) searches (--ensemble) leaves fewer than 2 each; give a population of at least \(2 * searches) or fewer searches")
+        }
         _ = try shardRequest(run)
         _ = try importSettings(run)
     }
@@ -119,6 +127,7 @@ struct Train: ParsableCommand {
         c.population = population
         c.generations = generations
         c.terms = terms
+        c.ensemble = ensemble
         c.curves = curves
         c.seed = seed
         c.threads = threads
@@ -209,6 +218,7 @@ struct Train: ParsableCommand {
         if let population = resolved.population { options.evolution.populationSize = population }
         if let generations = resolved.generations { options.evolution.generations = generations }
         if let terms = resolved.terms { options.terms = terms }
+        if let ensemble = resolved.ensemble { options.ensemble = ensemble }
         if let curves = resolved.curves { options.curves = curves }
         let defaultData = merged.store == nil && merged.data?.isEmpty ?? true
         if defaultData, !FileManager.default.fileExists(atPath: "datasets") {
@@ -243,7 +253,7 @@ struct Train: ParsableCommand {
         let trainer = try CohortTrainer(options: options, settings: settings)
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         try resolved.write(to: output.appendingPathComponent("config.json"))
-        Console.status("Training \(loaded.patients.count) patients (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize), \(options.evolution.generations) generations, seed \(seed), \(threadCount) threads")
+        Console.status("Training \(loaded.patients.count) patients (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(options.evolution.generations) generations, seed \(seed), \(threadCount) threads")
         let progress = ProgressLine()
         let outcome = trainer.run(loaded.patients) { progress.show($0) }
         progress.end()

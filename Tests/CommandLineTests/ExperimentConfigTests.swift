@@ -58,6 +58,7 @@ import Testing
         expected.population = 12
         expected.generations = 1
         expected.terms = 3  // the default, written out
+        expected.ensemble = 3
         expected.curves = .single
         expected.seed = 1
         expected.threads = 1

@@ -80,6 +80,8 @@ import GrammarEvolution
         (["slope"], #""inf""#, "slope"),
         (["arx", "intercept"], #""-inf""#, "arx.intercept"),
         (["arx", "coefficients"], "[1.0, 2.0]", "arx.coefficients"),
+        (["searches"], "1", "searches"),
+        (["searches"], "101", "searches"),
     ])
     func malformedFieldIsNamed(path: [String], value: String, field: String) throws {
         let parsed = try JSONSerialization.jsonObject(with: Data(value.utf8), options: .fragmentsAllowed)

@@ -210,6 +210,7 @@ import Testing
         options.base = Bool.random(using: &r) ? .arx : .none
         options.fitness = TrainingFitness.allCases[Int.random(in: 0..<TrainingFitness.allCases.count, using: &r)]
         let horizon = [5, 10, 30, 45, 60, 120, 7][Int.random(in: 0..<7, using: &r)]
+        options.ensemble = Int.random(in: 1...3, using: &r)
         let grammar = try Grammar(text: options.grammar.text, source: options.grammar.name).validated()
         let trained: TrainedHorizon
         do {

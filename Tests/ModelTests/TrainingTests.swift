@@ -133,6 +133,92 @@ import Testing
         if a != b { try? a.write(toFile: "/tmp/m1.json", atomically: true, encoding: .utf8); try? b.write(toFile: "/tmp/m2.json", atomically: true, encoding: .utf8) }
     }
 
+    @Test func anEnsembleIsTheMeanOfItsSearchesEachTrainedAlone() throws {
+        let data = SyntheticCohort.data(SyntheticCohort.patient("s-ensemble", days: 5, seed: 12))
+        var options = try SyntheticCohort.options(generations: 3, population: 31)
+        options.ensemble = 3
+        let grammar = try Grammar(text: options.grammar.text)
+        let trainer = try PatientTrainer(data: data, options: options, grammar: grammar)
+        let ensemble = try trainer.train(horizon: 30).model
+        #expect(ensemble.selection.hasPrefix("mean of 3 searches sharing population 31: 1) "))
+        // Each search trained alone, as a run of one with its share of the population and its seed.
+        let members = try (0..<3).map { k in
+            var alone = options
+            alone.ensemble = 1
+            alone.evolution = options.evolution.member(k, of: 3)
+            return try PatientTrainer(data: data, options: alone, grammar: grammar).train(horizon: 30).model
+        }
+        #expect(members.map(\.evolution.populationSize) == [11, 10, 10])
+        #expect(ensemble.searches == 3 && members.allSatisfy { $0.searches == nil })
+        let decoded = try JSONDecoder.glucoModel.decode(GlucoseModel.self, from: try GlucoseModel.encoder.encode(ensemble))
+        #expect(decoded == ensemble)
+        #expect(!String(decoding: try GlucoseModel.encoder.encode(members[0]), as: UTF8.self).contains("searches"))
+        let table = ensemble.features.table(trainer.series, steps: 0..<trainer.series.count, requireTarget: true)
+        let mine = ensemble.predict(table)
+        let theirs = members.map { $0.predict(table) }
+        #expect(members.allSatisfy { $0.arx == ensemble.arx })
+        // The searches found different models, and the ensemble predicts their mean.
+        #expect(zip(theirs[0], theirs[1]).contains { abs($0 - $1) > 0.01 } || zip(theirs[0], theirs[2]).contains { abs($0 - $1) > 0.01 })
+        var compared = 0
+        for r in mine.indices where theirs.allSatisfy({ GlucoseModel.plausibleRange.contains($0[r]) && $0[r] > 10 && $0[r] < 600 }) {
+            let mean = (theirs[0][r] + theirs[1][r] + theirs[2][r]) / 3
+            #expect(abs(mine[r] - mean) <= 1e-9 * max(1, abs(mean)), "row \(r): \(mine[r]) vs \(mean)")
+            compared += 1
+        }
+        #expect(compared > table.rowCount / 2)
+        // The same seed gives the same ensemble whatever the threads.
+        let two = try trainer.train(horizon: 30, threads: 2).model
+        #expect(try GlucoseModel.encoder.encode(two) == GlucoseModel.encoder.encode(ensemble))
+    }
+
+    @Test func anEnsembleKeepsEachSearchsStatisticsAndLeavesNoCheckpoint() throws {
+        let out = temporaryFolder("ensemble")
+        defer { try? FileManager.default.removeItem(at: out) }
+        var options = try SyntheticCohort.options(generations: 6, population: 20)
+        options.ensemble = 2
+        let patient = SyntheticCohort.data(SyntheticCohort.patient("s-files", days: 5, seed: 13))
+        let outcome = try CohortTrainer(options: options, settings: CohortRunSettings(output: out, threads: 1)).run([patient])
+        #expect(outcome.failures.isEmpty && outcome.trained.count == 1)
+        let statistics = try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("statistics").path).sorted()
+        #expect(statistics == ["s-files-h030-s2.jsonl", "s-files-h030.jsonl"])
+        for name in statistics {
+            let lines = try String(contentsOf: out.appendingPathComponent("statistics/\(name)"), encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 7, "\(name): generations 0-6")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("checkpoints").path).isEmpty)
+        #expect(outcome.trained[0].timings.generations == 14)
+        // A population too small to share is refused before any work.
+        options.evolution.populationSize = 3
+        #expect(throws: TrainingError.populationTooSmall(3, searches: 2)) {
+            try CohortTrainer(options: options, settings: CohortRunSettings(output: out))
+        }
+    }
+
+    @Test func noModelExplodesJustBeyondItsTrainingData() throws {
+        // Searches over a few seeds on a synthetic patient: some candidates grow more than
+        // 100-fold when the features are stretched by half their span (exponentials of glucose,
+        // typically) and are skipped; no chosen model does.
+        let data = SyntheticCohort.data(SyntheticCohort.patient("s-wild", days: 5, seed: 14))
+        var skipped = 0
+        for seed: UInt64 in 1...6 {
+            var options = try SyntheticCohort.options(generations: 4, population: 60)
+            options.evolution.seed = seed
+            options.candidates = 20
+            let trainer = try PatientTrainer(data: data, options: options, grammar: try Grammar(text: options.grammar.text))
+            let model = try trainer.train(horizon: 30).model
+            if model.selection.contains("-fold just beyond the training data") { skipped += 1 }
+            let table = model.features.table(trainer.series, steps: 0..<trainer.series.count, requireTarget: true)
+            let train = table.steps.indices.filter {
+                trainer.series.time(at: table.steps[$0]).addingTimeInterval(30 * 60) < model.training.validationFrom
+            }
+            let check = Extrapolation(table: try DataTable<Double>(columns: table.columns, names: table.names),
+                                      rows: train.first!..<(train.last! + 1))
+            #expect(model.slope == 0 || check.growth(of: model.program) <= TrainingOptions.extrapolationLimit,
+                    "seed \(seed): \(model.expression)")
+        }
+        #expect(skipped > 0)
+    }
+
     @Test func tooFewDaysNeverReadsAsEnough() throws {
         // 1.97 days rounded to the nearest tenth would read "2.0 days ...; at least 2.0 needed".
         let message = TrainingError.tooFewDays(try PatientID("p1"), have: 1.97, need: 2).description

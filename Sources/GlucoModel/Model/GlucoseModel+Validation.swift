@@ -84,6 +84,7 @@ extension GlucoseModel {
             throw fail("program", error.description)
         }
         if let problem = intervals?.problem() { throw fail(problem.field, problem.reason) }
+        if let searches, !(2...100).contains(searches) { throw fail("searches", "\(searches); expected 2 to 100 (absent for one search)") }
         var checked = self
         checked.features.insulin = insulin
         checked.features.insulinCurves = insulinCurves

@@ -44,6 +44,9 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// (`PredictionIntervals`); absent in files written before them, or when the validation days
     /// held too few rows.
     public var intervals: PredictionIntervals? = nil
+    /// How many independent searches the model is the mean of (`TrainingOptions.ensemble`), each
+    /// with its share of `evolution.populationSize`; absent for one search (and in older files).
+    public var searches: Int? = nil
 
     /// Predictions are clamped to this range (mg/dL): a value outside it is certainly wrong,
     /// and clamping only moves it towards any real glucose.

@@ -155,7 +155,9 @@ extension PatientReport {
                 ("Scaling", "intercept \(formatNumber(m.intercept, decimals: 4)), slope \(formatNumber(m.slope, decimals: 4))"),
                 ("Inputs used", m.inputsUsed.sorted().joined(separator: ", ")),
                 ("Grammar", "\(m.grammar.name) (hash \(m.grammar.hash))"),
-                ("Evolution", "fitness \(m.fitness.rawValue), population \(m.evolution.populationSize), \(m.evolution.generations) generations, seed \(m.seed)"),
+                ("Evolution", "fitness \(m.fitness.rawValue), population \(m.evolution.populationSize)"
+                    + (m.searches.map { " shared by \($0) searches (the model is their mean)" } ?? "")
+                    + ", \(m.evolution.generations) generations, seed \(m.seed)"),
                 ("Training", "\(clock.date(w.trainFrom)) to \(clock.date(w.trainTo)); validation \(clock.date(w.validationFrom)) to \(clock.date(w.validationTo))"
                     + (w.testFrom.map { "; test \(clock.date($0)) to \(w.testTo.map(clock.date) ?? "end")" } ?? "")),
             ]

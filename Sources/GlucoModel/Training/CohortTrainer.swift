@@ -5,8 +5,10 @@ import GrammarEvolution
 ///
 /// Layout of `output`:
 /// - `models/<patient>/h030.json`: each model (written atomically when it is finished)
-/// - `checkpoints/<patient>-h030.json`: the evolutionary run in progress (resumed from)
-/// - `statistics/<patient>-h030.jsonl`: per-generation statistics, one JSON object a line
+/// - `checkpoints/<patient>-h030.json`: the evolutionary run in progress (resumed from); an
+///   ensemble's further searches beside it (`<patient>-h030-s2.json`, ...)
+/// - `statistics/<patient>-h030.jsonl`: per-generation statistics, one JSON object a line (an
+///   ensemble's further searches: `<patient>-h030-s2.jsonl`, ...)
 /// - `timings/<patient>-h030.json`: where the time of each trained model went
 /// - `predictions/<patient>-h030.csv`: each model's predictions on every scored row
 /// - `results.csv`: every model in `models/` (of this run, earlier runs and other shards)
@@ -69,6 +71,7 @@ public struct CohortTrainer: Sendable {
         self.settings = settings
         grammar = try Grammar(text: options.grammar.text, source: options.grammar.name).validated()
         try options.evolution.validate()
+        try options.checkEnsemble()
         let names = options.features(horizonMinutes: options.horizons.first ?? 30, stepMinutes: 5).names
         let unknown = grammar.unknownNames(VariableNames(names))
         if !unknown.isEmpty {
@@ -118,11 +121,15 @@ public struct CohortTrainer: Sendable {
         }
         let checkpoint = settings.jobURL("checkpoints", patient, h, "json")
         let statistics = settings.jobURL("statistics", patient, h, "jsonl")
+        // An ensemble's searches keep theirs beside the first's (`PatientTrainer.searchURL`).
+        let searches = 0..<options.ensemble
         if settings.retrain || !fm.fileExists(atPath: checkpoint.path) {
-            try? fm.removeItem(at: checkpoint)
-            try? fm.removeItem(at: statistics)
+            for k in searches {
+                try? fm.removeItem(at: PatientTrainer.searchURL(checkpoint, search: k))
+                try? fm.removeItem(at: PatientTrainer.searchURL(statistics, search: k))
+            }
         }
-        let generations = options.evolution.generations
+        let generations = options.evolution.generations * options.ensemble
         do {
             let trained = try trainer.train(horizon: h, threads: threads, checkpoint: checkpoint, statistics: statistics) { s in
                 state.update(key, generation: s.generation, of: generations, best: s.bestFitness)
@@ -131,7 +138,7 @@ public struct CohortTrainer: Sendable {
             let timings = try GlucoseModel.encoder.encode(trained.timings)
             try timings.write(to: settings.jobURL("timings", patient, h, "json"), options: .atomic)
             try Data(trained.predictionsCSV.utf8).write(to: settings.jobURL("predictions", patient, h, "csv"), options: .atomic)
-            try? fm.removeItem(at: checkpoint)
+            for k in searches { try? fm.removeItem(at: PatientTrainer.searchURL(checkpoint, search: k)) }
             state.finish(key, trained: (patient, h, trained.timings))
         } catch {
             state.fail(key, "\(error)")

@@ -47,6 +47,7 @@ public struct PatientTrainer: Sendable {
     public static let minimumRows = (train: 288, validation: 48, test: 12)
 
     public init(data: PatientData, options: TrainingOptions, grammar: Grammar) throws {
+        try options.checkEnsemble()
         guard !data.log.glucose.isEmpty else { throw TrainingError.noGlucose(data.patient) }
         let runs = SensorLimitDetector().runs(in: data.log.glucose)
         sensorLimitRuns = runs
@@ -97,28 +98,44 @@ public struct PatientTrainer: Sendable {
                                             references: Array(table.targets[ranges.train]))
         }
         let validation = try ErrorFitness(table: dataTable, target: residual, rows: [ranges.validation], metric: .rmse)
-        var parameters = options.evolution
-        parameters.threads = threads
-        if options.fitness == .nsga2 { parameters.selection = .nsga2 }
         let seeds: [Seed] = options.base == .none ? [.phenotype(arx.infix)] : []
-        let evolution = try Evolution(
-            grammar: grammar, variables: VariableNames(table.names), fitness: fitness, validation: validation,
-            parameters: parameters, seeds: seeds,
-            outputs: EvolutionOutputs(statisticsURL: statistics, checkpointURL: checkpoint, checkpointInterval: 5))
-        let resume = checkpoint.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
-        let evolved = clock.now
-        let result = try evolution.run(resumingFrom: resume, progress: progress)
-        timings.evolution = seconds(clock.now - evolved)
-        timings.generations = result.statistics.count
-        for s in result.statistics {
-            timings.mapping += s.mappingSeconds
-            timings.variation += s.variationSeconds
-            timings.evaluation += s.evaluationSeconds
+        // An ensemble (`options.ensemble`): independent searches sharing the population, each with
+        // its own seed, checkpoint and statistics, each choosing its model on the validation days.
+        let searches = options.ensemble
+        let generations = options.evolution.generations
+        var choices: [Choice] = []
+        var selectionTime = Duration.zero
+        let extrapolation = Extrapolation(table: dataTable, rows: ranges.train)
+        for k in 0..<searches {
+            var parameters = options.evolution.member(k, of: searches)
+            parameters.threads = threads
+            if options.fitness == .nsga2 { parameters.selection = .nsga2 }
+            let memberCheckpoint = checkpoint.map { Self.searchURL($0, search: k) }
+            let evolution = try Evolution(
+                grammar: grammar, variables: VariableNames(table.names), fitness: fitness, validation: validation,
+                parameters: parameters, seeds: seeds,
+                outputs: EvolutionOutputs(statisticsURL: statistics.map { Self.searchURL($0, search: k) },
+                                          checkpointURL: memberCheckpoint, checkpointInterval: 5))
+            let resume = memberCheckpoint.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
+            let evolved = clock.now
+            let result = try evolution.run(resumingFrom: resume, progress: progress.map { report in
+                { s in var s = s; s.generation += k * generations; report(s) }
+            })
+            timings.evolution += seconds(clock.now - evolved)
+            timings.generations += result.statistics.count
+            for s in result.statistics {
+                timings.mapping += s.mappingSeconds
+                timings.variation += s.variationSeconds
+                timings.evaluation += s.evaluationSeconds
+            }
+            let selected = clock.now
+            choices.append(try select(result, dataTable: dataTable, residual: residual, linear: linear,
+                                      targets: table.targets, ranges: ranges, scaling: scaling, extrapolation: extrapolation))
+            selectionTime += clock.now - selected
         }
 
         let selected = clock.now
-        let choice = try select(result, dataTable: dataTable, residual: residual, linear: linear,
-                                targets: table.targets, ranges: ranges, scaling: scaling)
+        let choice = Self.mean(of: choices, population: options.evolution.populationSize)
         var model = GlucoseModel(
             patient: data.patient, horizonMinutes: h, features: features, base: options.base, arx: arx,
             expression: choice.program.infix(VariableNames(table.names)), program: choice.program,
@@ -130,6 +147,7 @@ public struct PatientTrainer: Sendable {
                                      validationFrom: splits.validationStart, validationTo: splits.testStart,
                                      testFrom: splits.testStart, testTo: splits.end),
             metrics: [])
+        if searches > 1 { model.searches = searches }
         let kinds = ModelKind.allCases
         let predictions: [[Double]] = kinds.map { kind in
             switch kind {
@@ -171,7 +189,7 @@ public struct PatientTrainer: Sendable {
                 model.metrics.append(metrics)
             }
         }
-        timings.selection = seconds(clock.now - selected)
+        timings.selection = seconds(clock.now - selected + selectionTime)
         let rows = model.metrics.map { ResultRow(patient: data.patient, horizonMinutes: h, metrics: $0) }
         var csv = "issued_at,target_time,split,reference_mgdl," + kinds.map(\.rawValue).joined(separator: ",") + "\n"
         for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)] {
@@ -185,6 +203,31 @@ public struct PatientTrainer: Sendable {
     }
 
     struct Ranges { var train: Range<Int>, validation: Range<Int>, test: Range<Int> }
+
+    /// Where search `k` of an ensemble keeps its checkpoint or statistics: search 0 at `url`, the
+    /// others beside it (`adult_001-h030.json`, `adult_001-h030-s2.json`, ...).
+    public static func searchURL(_ url: URL, search k: Int) -> URL {
+        guard k > 0 else { return url }
+        let ext = url.pathExtension
+        return url.deletingPathExtension().deletingLastPathComponent()
+            .appendingPathComponent("\(url.deletingPathExtension().lastPathComponent)-s\(k + 1)").appendingPathExtension(ext)
+    }
+
+    /// The ensemble's model: the mean of its searches' models (each `intercept + slope * program`
+    /// on the base), as one program, intercept and slope 1; one search's choice as it is.
+    static func mean(of choices: [Choice], population: Int) -> Choice {
+        guard choices.count > 1 else { return choices[0] }
+        let n = Double(choices.count)
+        let intercept = choices.map(\.intercept).reduce(0, +) / n
+        let evolved = choices.filter { $0.slope != 0 }
+        let each = choices.enumerated().map { "\($0 + 1)) \($1.note)" }.joined(separator: "; ")
+        let note = "mean of \(choices.count) searches sharing population \(population): " + each
+        guard !evolved.isEmpty else {
+            return Choice(program: Program(instructions: [.constant(0)]), intercept: intercept, slope: 0, note: note)
+        }
+        let program = LinearCombination.program(evolved.map(\.program), coefficients: evolved.map { $0.slope / n }).simplified()
+        return Choice(program: program, intercept: intercept, slope: 1, note: note)
+    }
 
     /// Multi-gene: from the chosen single expression (or the base alone), adds the candidate whose
     /// joint least-squares fit on the training rows (`LinearCombination`) lowers the validation
@@ -257,13 +300,17 @@ public struct PatientTrainer: Sendable {
 
     /// The final model: of the best distinct programs of the last population (and the Pareto
     /// front), the one whose scaled predictions have the lowest RMSE on the validation days;
-    /// with an ARX base, the base alone competes too.
+    /// with an ARX base, the base alone competes too. A program that grows more than
+    /// `TrainingOptions.extrapolationLimit`-fold just beyond the training rows (`Extrapolation`)
+    /// does not compete.
     func select(_ result: EvolutionResult, dataTable: DataTable<Double>, residual: [Double], linear: [Double],
-                targets: [Double], ranges: Ranges, scaling: ErrorFitness<Double>) throws -> Choice {
+                targets: [Double], ranges: Ranges, scaling: ErrorFitness<Double>,
+                extrapolation: Extrapolation) throws -> Choice {
         var seen = Set<Program>()
         let ranked = ([result.best] + result.paretoFront + result.population.sorted { $0.fitness < $1.fitness })
             .compactMap(\.program).filter { seen.insert($0).inserted }
         let candidates = ranked.prefix(max(1, options.candidates))
+        let wild = Set(candidates.filter { !(extrapolation.growth(of: $0) <= TrainingOptions.extrapolationLimit) })
         let raw = try ErrorFitness(table: dataTable, target: residual, rows: [ranges.validation], linearScaling: false)
         let base = options.base == .arx ? Array(linear[ranges.validation]) : nil
         let y = Array(targets[ranges.validation])
@@ -286,7 +333,7 @@ public struct PatientTrainer: Sendable {
         // A candidate whose training fit is finite may still overflow on the validation days;
         // it cannot be scored there, so it is skipped (and counted in the model's note).
         var nonFinite = 0, oversized = 0
-        for (rank, program) in candidates.enumerated() {
+        for (rank, program) in candidates.enumerated() where !wild.contains(program) {
             let fit = scaling.predict(program)
             guard fit.error.isFinite, fit.intercept.isFinite, fit.slope.isFinite else { continue }
             // A scaling beyond what a model file may hold (a near-constant expression blown up)
@@ -303,12 +350,15 @@ public struct PatientTrainer: Sendable {
             }
         }
         if options.terms > 1, let single = best {
-            best = try multiTerm(from: single, candidates: Array(candidates), dataTable: dataTable, residual: residual,
+            best = try multiTerm(from: single, candidates: candidates.filter { !wild.contains($0) }, dataTable: dataTable, residual: residual,
                                  ranges: ranges, validation: raw, rmse: rmse)
         }
         if var chosen = best {
             if nonFinite > 0 { chosen.choice.note += "; \(nonFinite) candidate(s) skipped: not finite on the validation days" }
             if oversized > 0 { chosen.choice.note += "; \(oversized) candidate(s) skipped: scaling beyond ±\(GlucoseModel.coefficientLimit)" }
+            if !wild.isEmpty {
+                chosen.choice.note += "; \(wild.count) candidate(s) skipped: growing more than \(Int(TrainingOptions.extrapolationLimit))-fold just beyond the training data"
+            }
             best = chosen
         }
         guard let best else {

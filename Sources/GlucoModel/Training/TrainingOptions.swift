@@ -58,8 +58,21 @@ public struct TrainingOptions: Sendable {
     /// (docs/accuracy.md).
     public var terms = TrainingOptions.defaultTerms
     public static let defaultTerms = 3
+    /// The most an evolved expression may grow just beyond the training data (`Extrapolation`:
+    /// every feature stretched by half its span above its training range) to compete for the model.
+    /// Polynomials of degree up to about 11 pass; an exponential of glucose, scaled to nothing
+    /// where the training days went and thousands of mg/dL a few mg/dL above, does not
+    /// (docs/accuracy.md, "Expressions that explode beyond the training data").
+    public static let extrapolationLimit = 100.0
     /// The least relative gain in validation RMSE that admits another term.
     public static let termGain = 0.005
+    /// Independent searches whose models are averaged (an ensemble): each evolves its share of
+    /// `evolution.populationSize` with its own seed (`EvolutionParameters.member(_:of:)`) and
+    /// chooses its model on the validation days, and the model is their mean, stored as one
+    /// program. The searches share the population, so the time is that of one search. 1: one
+    /// search. The default 3 was picked by measurement (docs/accuracy.md, "Ensembles").
+    public var ensemble = TrainingOptions.defaultEnsemble
+    public static let defaultEnsemble = 3
     /// Train on CGM readings at the sensor's limits and on flat lines too (`SensorLimitDetector`);
     /// by default they are removed before the series is built, so they neither teach nor grade.
     public var keepSensorLimits = false
@@ -91,6 +104,13 @@ public struct TrainingOptions: Sendable {
         return p
     }
 
+    /// Throws when the population cannot be shared by `ensemble` searches of at least 2 each.
+    public func checkEnsemble() throws {
+        guard ensemble >= 1, evolution.populationSize >= 2 * ensemble else {
+            throw TrainingError.populationTooSmall(evolution.populationSize, searches: ensemble)
+        }
+    }
+
     /// The feature set of a model at horizon `h` minutes on a grid of `stepMinutes`.
     public func features(horizonMinutes h: Int, stepMinutes: Int) -> FeatureSet {
         let extra = curves.hasSeveralSpeeds ? FeatureSet.multiSpeed(insulin: series.insulinModel, carbs: series.carbModel)
@@ -106,7 +126,8 @@ public struct TrainingOptions: Sendable {
         FNV1a.hex([grammar.hash, evolution.fingerprint, "\(evolution.generations)", fitness.rawValue, base.rawValue,
                    "\(glucoseLags)", "\(series.step)", "\(series.maxFilledGap)", "\(series.insulinModel)",
                    "\(series.carbModel)", "\(validationFraction)", "\(testFraction)", "\(candidates)"].joined(separator: "|")
-              + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : "") + curves.fingerprintKey)
+              + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : "") + curves.fingerprintKey
+              + (ensemble != 1 ? "|ensemble=\(ensemble)" : ""))
     }
 }
 
@@ -152,6 +173,8 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
     case tooFewDays(PatientID, have: Double, need: Double)
     case horizonNotOnGrid(horizon: Int, stepMinutes: Int)
     case tooFewRows(PatientID, horizon: Int, split: String, rows: Int, need: Int)
+    /// A population too small to share among the ensemble's searches (`TrainingOptions.ensemble`).
+    case populationTooSmall(Int, searches: Int)
     /// The grammar names variables the features do not have: grammar, (name, line) pairs, the features.
     case grammarUnknownVariables(String, names: [String], lines: [Int], features: [String])
 
@@ -168,6 +191,8 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
             return "horizon \(h) min is not a positive multiple of the \(step)-minute grid"
         case let .tooFewRows(p, h, split, rows, need):
             return "\(p) at \(h) min: \(rows) usable \(split) rows (glucose with 1 h of history and a measured target); at least \(need) needed"
+        case let .populationTooSmall(population, searches):
+            return "population \(population) shared by \(searches) searches leaves fewer than 2 each; give a population of at least \(2 * max(1, searches)) or fewer searches"
         case let .grammarUnknownVariables(grammar, names, lines, features):
             let each = zip(names, lines).map { "line \($1): '\($0)'" }.joined(separator: ", ")
             return "\(grammar): the grammar names variables the data does not have (\(each)); the variables are \(features.joined(separator: " "))"

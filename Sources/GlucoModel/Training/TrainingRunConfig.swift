@@ -28,6 +28,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public var population: Int?
     public var generations: Int?
     public var terms: Int?
+    public var ensemble: Int?
     public var curves: FeatureCurves?
     public var seed: UInt64?
     public var threads: Int?
@@ -46,7 +47,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
 
     /// The keys, in the order a resolved file lists them.
     public static let keys = ["version", "data", "store", "format", "columns", "glucose-units", "date-order", "time-zone",
-                              "horizons", "out", "population", "generations", "terms", "curves", "seed", "threads", "grammar", "fitness", "base",
+                              "horizons", "out", "population", "generations", "terms", "ensemble", "curves", "seed", "threads", "grammar", "fitness", "base",
                               "shard", "shards", "task-id", "retrain", "keep-sensor-limits", "per-patient", "units"]
 
     // MARK: Defaults
@@ -59,6 +60,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public static var defaultPopulation: Int { TrainingOptions.defaultEvolution.populationSize }
     public static var defaultGenerations: Int { TrainingOptions.defaultEvolution.generations }
     public static var defaultTerms: Int { TrainingOptions.defaultTerms }
+    public static var defaultEnsemble: Int { TrainingOptions.defaultEnsemble }
     public static var defaultCurves: FeatureCurves { TrainingOptions.defaultCurves }
 
     /// This configuration with every option `other` sets taking the place of this one's (the
@@ -73,7 +75,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
         }
         func take<T>(_ path: WritableKeyPath<TrainingRunConfig, T?>) { if let v = other[keyPath: path] { c[keyPath: path] = v } }
         take(\.format); take(\.columns); take(\.glucoseUnits); take(\.dateOrder); take(\.timeZone); take(\.horizons)
-        take(\.out); take(\.population); take(\.generations); take(\.terms); take(\.curves); take(\.seed); take(\.threads); take(\.grammar)
+        take(\.out); take(\.population); take(\.generations); take(\.terms); take(\.ensemble); take(\.curves); take(\.seed); take(\.threads); take(\.grammar)
         take(\.fitness); take(\.base); take(\.retrain); take(\.keepSensorLimits); take(\.perPatient); take(\.units)
         return c
     }
@@ -97,6 +99,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
         c.population = c.population ?? Self.defaultPopulation
         c.generations = c.generations ?? Self.defaultGenerations
         c.terms = c.terms ?? Self.defaultTerms
+        c.ensemble = c.ensemble ?? Self.defaultEnsemble
         c.curves = c.curves ?? Self.defaultCurves
         c.seed = c.seed ?? Self.defaultSeed
         c.grammar = c.grammar ?? Self.defaultGrammar
@@ -244,6 +247,7 @@ extension TrainingRunConfig {
         case "population": population = try integer(2...10_000_000, "a population of 2 or more")
         case "generations": generations = try integer(0...10_000_000, "a number of generations, 0 or more")
         case "terms": terms = try integer(1...10, "a number of evolved terms, 1 to 10")
+        case "ensemble": ensemble = try integer(1...100, "a number of searches, 1 to 100")
         case "curves": curves = try named(FeatureCurves.init(rawValue:), FeatureCurves.allCases.map(\.rawValue).joined(separator: ", "))
         case "seed":
             switch value {
@@ -296,7 +300,7 @@ extension TrainingRunConfig {
             ("time-zone", opt(timeZone)),
             ("horizons", horizons.map { "[" + $0.map(String.init).joined(separator: ", ") + "]" } ?? "null"),
             ("out", opt(out)), ("population", num(population)), ("generations", num(generations)), ("terms", num(terms)),
-            ("curves", opt(curves?.rawValue)), ("seed", seedText),
+            ("ensemble", num(ensemble)),            ("curves", opt(curves?.rawValue)), ("seed", seedText),
             ("threads", num(threads)), ("grammar", opt(grammar)), ("fitness", opt(fitness?.rawValue)), ("base", opt(base?.rawValue)),
             ("shard", opt(shard)), ("shards", shardsText), ("task-id", num(taskID)), ("retrain", flag(retrain)),
             ("keep-sensor-limits", flag(keepSensorLimits)), ("per-patient", flag(perPatient)), ("units", opt(units?.rawValue)),
