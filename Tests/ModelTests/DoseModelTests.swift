@@ -173,6 +173,22 @@ import Testing
         }
     }
 
+    @Test func aPredictionAtTheLimitIsNoBasisForInsulin() {
+        // exp(G0) scaled to nothing: harmless below about 300 mg/dL, at 180 it is -1e-130 * e^180,
+        // nothing; at 330 it is -1e-130 * e^330 ~ -2e13, clamped to 10 mg/dL. The first is a model
+        // dose; the second is not a "predicted low" but no basis for insulin: the formula's dose.
+        let wild = model("G0 - 35 - 1e-130 * exp(G0)", horizon: 60)
+        #expect(suggest([wild]).decision == .bolus(units: 1, basis: .model))
+        var high = F.flatLog()
+        for i in high.glucose.indices { high.glucose[i].value = .mgdL(330) }
+        let s = suggest([wild], log: high, carbs: 40)
+        // Formula: 40/10 + (330 - 110)/35 = 4 + 6.29 = 10.29 U, capped by max bolus 10 U.
+        #expect(s.decision == .bolus(units: 10, basis: .standardFormula))
+        #expect(s.reasonCodes.contains("model_unavailable"))
+        #expect(s.reasons.contains { $0.message.contains("the 60-minute model predicts 10 mg/dL") })
+        #expect(!s.reasonCodes.contains("predicted_below_suspend"))
+    }
+
     @Test func incompleteHistoryGivesNoModelDose() {
         // Readings only from 11:05 (30 min of history): G11 (55 min back) is unknown.
         var log = F.flatLog()
