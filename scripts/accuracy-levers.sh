@@ -1,27 +1,30 @@
 #!/usr/bin/env bash
 # Measures the accuracy levers on the bundled cohort (docs/accuracy.md): trains seeds 1-3 at 30 and
-# 60 minutes with --terms 1, 2, 3 and 4, with 300 generations, and with --curves single-held, multi and multi-free, then prints per run the median test
-# RMSE of GE against ARX, how many patients GE beats ARX for, and for the default run the intervals'
-# test coverage and width and the hypoglycaemia alarms' sensitivity and specificity.
+# 60 minutes with the defaults (3 searches, --ensemble 3) and, with one search (--ensemble 1, as those
+# levers were measured), --terms 1, 2, 3 and 4, 300 generations, and --curves single-held, multi and
+# multi-free; then prints per run the median test RMSE of GE against ARX, how many patients GE beats
+# ARX for, the ensemble and the curves as ratios to one search of single curves, and for the default
+# run the intervals' test coverage and width and the hypoglycaemia alarms' sensitivity and specificity.
 # The last table gives the test coverage per band of the glucose at the moment of prediction (< 70,
 # 70-180, >= 180) for every patient with 50 or more test rows in the band.
 # Usage: scripts/accuracy-levers.sh [OUT_DIR]   (default /tmp/accuracy-levers)
-# DEFAULT_ONLY=1 trains the default (terms 3) runs only and prints the interval tables (about a minute).
+# DEFAULT_ONLY=1 trains the default runs only and prints the interval tables (about two minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-/tmp/accuracy-levers}"
 swift build -c release --product glucomodel-train
 bin=.build/release/glucomodel-train
-levers="1 2 3 4"; [ "${DEFAULT_ONLY:-0}" = 1 ] && levers="3"
 for seed in 1 2 3; do
-    for terms in $levers; do
-        "$bin" datasets --out "$out/terms$terms-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --terms "$terms" > /dev/null 2>&1
-    done
+    "$bin" datasets --out "$out/default-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" > /dev/null 2>&1
     [ "${DEFAULT_ONLY:-0}" = 1 ] && continue
-    "$bin" datasets --out "$out/gen300-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --generations 300 > /dev/null 2>&1
-    "$bin" datasets --out "$out/singleheld-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --curves single-held > /dev/null 2>&1
-    "$bin" datasets --out "$out/multi-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --curves multi > /dev/null 2>&1
-    "$bin" datasets --out "$out/multifree-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" --curves multi-free > /dev/null 2>&1
+    one=("$bin" datasets --horizons 30,60 --threads 2 --seed "$seed" --ensemble 1)
+    for terms in 1 2 3 4; do
+        "${one[@]}" --out "$out/terms$terms-seed$seed" --terms "$terms" > /dev/null 2>&1
+    done
+    "${one[@]}" --out "$out/gen300-seed$seed" --generations 300 > /dev/null 2>&1
+    "${one[@]}" --out "$out/singleheld-seed$seed" --curves single-held > /dev/null 2>&1
+    "${one[@]}" --out "$out/multi-seed$seed" --curves multi > /dev/null 2>&1
+    "${one[@]}" --out "$out/multifree-seed$seed" --curves multi-free > /dev/null 2>&1
 done
 python3 - "$out" "${DEFAULT_ONLY:-0}" <<'PY'
 import csv, statistics as st, sys
@@ -29,7 +32,7 @@ out, default_only = sys.argv[1], sys.argv[2] == "1"
 def load(name, seed): return list(csv.DictReader(open(f"{out}/{name}-seed{seed}/results.csv")))
 def test(rows, h, model): return {r["patient"]: r for r in rows if r["horizon_min"] == h and r["model"] == model and r["split"] == "test"}
 print("| run | seed | 30 min: GE vs ARX | patients GE < ARX | 60 min: GE vs ARX | patients GE < ARX |")
-for name in (("terms3",) if default_only else ("terms1", "terms2", "terms3", "terms4", "gen300", "singleheld", "multi", "multifree")):
+for name in (("default",) if default_only else ("default", "terms1", "terms2", "terms3", "terms4", "gen300", "singleheld", "multi", "multifree")):
     for seed in (1, 2, 3):
         rows, cells = load(name, seed), []
         for h in ("30", "60"):
@@ -38,10 +41,11 @@ for name in (("terms3",) if default_only else ("terms1", "terms2", "terms3", "te
             cells += [f"{100 * (1 - st.median(ge.values()) / st.median(arx.values())):+.1f}%", f"{sum(ge[p] < arx[p] for p in ge)}/{len(ge)}"]
         print(f"| {name} | {seed} | " + " | ".join(cells) + " |")
 if not default_only:
-    # The curves lever as ratios to the run without it, same seed: median test RMSE of each model.
+    # The ensemble (default) and the curves as ratios to one search of single curves (terms3), same
+    # seed: median test RMSE of each model.
     print()
-    print("| curves | seed | horizon | ARX: curves / single | GE: curves / single | GE (curves) vs ARX (single) | patients |")
-    for curves in ("singleheld", "multi", "multifree"):
+    print("| run | seed | horizon | ARX: run / one search | GE: run / one search | GE (run) vs ARX (one search) | patients |")
+    for curves in ("default", "singleheld", "multi", "multifree"):
         for seed in (1, 2, 3):
             runs = {curves: load(curves, seed), "single": load("terms3", seed)}
             for h in ("30", "60"):
@@ -53,7 +57,7 @@ if not default_only:
 def default_runs():
     """(seed, horizon, the default run's GE test rows sorted by patient) for every seed and horizon."""
     for seed in (1, 2, 3):
-        rows = load("terms3", seed)
+        rows = load("default", seed)
         for h in ("30", "60"):
             yield seed, h, [r for _, r in sorted(test(rows, h, "ge").items())]
 def med(rows, k):
