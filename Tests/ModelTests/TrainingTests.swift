@@ -194,6 +194,26 @@ import Testing
         }
     }
 
+    @Test func anInterruptedEnsembleResumesEachSearchToTheSameModel() throws {
+        // Each search checkpoints beside the first; a run stopped after 3 generations and resumed
+        // to 6 gives the model of an uninterrupted run of 6.
+        let data = SyntheticCohort.data(SyntheticCohort.patient("s-resume", days: 5, seed: 15))
+        var options = try SyntheticCohort.options(generations: 6, population: 20)
+        options.ensemble = 2
+        let grammar = try Grammar(text: options.grammar.text)
+        let whole = try PatientTrainer(data: data, options: options, grammar: grammar).train(horizon: 30).model
+        let folder = temporaryFolder("resume")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let checkpoint = folder.appendingPathComponent("s-resume-h030.json")
+        var stopped = options
+        stopped.evolution.generations = 3
+        _ = try PatientTrainer(data: data, options: stopped, grammar: grammar).train(horizon: 30, checkpoint: checkpoint)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("s-resume-h030-s2.json").path))
+        let resumed = try PatientTrainer(data: data, options: options, grammar: grammar).train(horizon: 30, checkpoint: checkpoint)
+        #expect(resumed.timings.generations == 2 * 7)  // generations 0-6 of each search, 0-3 from its checkpoint
+        #expect(try GlucoseModel.encoder.encode(resumed.model) == GlucoseModel.encoder.encode(whole))
+    }
+
     @Test func noModelExplodesJustBeyondItsTrainingData() throws {
         // Searches over a few seeds on a synthetic patient: some candidates grow more than
         // 100-fold when the features are stretched by half their span (exponentials of glucose,
