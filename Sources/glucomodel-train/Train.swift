@@ -104,10 +104,10 @@ struct Train: ParsableCommand {
         if let ensemble, !(1...100).contains(ensemble) { throw ValidationError("--ensemble must be 1 to 100") }
         try checkImportFormat(format, option: "--format")
         let run = try runConfig()
-        let searches = run.ensemble ?? TrainingRunConfig.defaultEnsemble, people = run.population ?? TrainingRunConfig.defaultPopulation
-        if people < 2 * searches {
-            throw ValidationError("population \(people) shared by \(searches) searches (--ensemble) leaves fewer than 2 each; give a population of at least \(2 * searches) or fewer searches")
-        }
+        do {
+            try TrainingOptions.checkEnsemble(run.ensemble ?? TrainingRunConfig.defaultEnsemble,
+                                              population: run.population ?? TrainingRunConfig.defaultPopulation)
+        } catch { throw ValidationError("\(error)") }
         _ = try shardRequest(run)
         _ = try importSettings(run)
     }

@@ -105,9 +105,12 @@ public struct TrainingOptions: Sendable {
     }
 
     /// Throws when the population cannot be shared by `ensemble` searches of at least 2 each.
-    public func checkEnsemble() throws {
-        guard ensemble >= 1, evolution.populationSize >= 2 * ensemble else {
-            throw TrainingError.populationTooSmall(evolution.populationSize, searches: ensemble)
+    public func checkEnsemble() throws { try Self.checkEnsemble(ensemble, population: evolution.populationSize) }
+
+    /// Throws when `population` cannot be shared by `searches` searches of at least 2 each.
+    public static func checkEnsemble(_ searches: Int, population: Int) throws {
+        guard searches >= 1, population >= 2 * searches else {
+            throw TrainingError.populationTooSmall(population, searches: searches)
         }
     }
 
