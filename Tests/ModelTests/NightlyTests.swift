@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 import Testing
 @testable import GlucoModel
 
@@ -138,6 +139,39 @@ struct Interrupted: Error {}
         #expect(rows.count(where: { $0.kind != nil }) > 2 * found.count)
         // The synthetic data reaches ~290 mg/dL for p_a and ~40 mg/dL for p_b: both kinds occur.
         #expect(expectedKinds == ["low", "high"], "boundary rows: \(boundaryRows)")
+    }
+
+    /// An older model file whose expression explodes beyond its training data (an exponential of
+    /// glucose scaled to almost nothing) predicts the clamp, 10 mg/dL, where glucose is high: the
+    /// night flags the patient (not a warning), and alerts are still raised on those predictions.
+    @Test func predictionsAtTheModelsLimitAreFlagged() throws {
+        let bench = try NightlyBench()
+        var wild = PredictFixture.models.first { $0.horizonMinutes == 30 }!
+        wild.patient = PredictFixture.patientA
+        wild.base = .none
+        (wild.intercept, wild.slope) = (0, 1)
+        wild.expression = "G0 - 1e-110 * exp(G0)"   // -0.005 mg/dL at 248, -825 at 260
+        wild.program = try Program(infix: wild.expression, variables: VariableNames(wild.features.names))
+        try wild.write(to: bench.models.appendingPathComponent(GlucoseModel.relativePath(patient: wild.patient, horizonMinutes: 30)))
+        var lines: [String] = []
+        let outcome = try bench.scorer().run(message: { lines.append($0) })
+        #expect(outcome.exitCode == 0 && outcome.warnings.isEmpty)
+        // Independently, from predictions.csv: p_a's 30-minute `ge` rows printed as 10.0.
+        let files = try bench.files()
+        let rows = String(decoding: files["/\(NightlyBench.night)/predictions.csv"]!, as: UTF8.self)
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let clamped = rows.count { $0[0] == "p_a" && $0[3] == "30" && $0[4] == "ge" && $0[5] == "10.0" }
+        #expect(clamped > 0)
+        #expect(rows.count { $0[4] == "ge" && ($0[5] == "10.0" || $0[5] == "600.0") } == clamped)
+        #expect(outcome.modelLimits.map(\.patient) == [PredictFixture.patientA] && outcome.modelLimits.first?.predictions == clamped)
+        #expect(outcome.summaryLine.contains("predictions at a model's limit in p_a (\(clamped))"))
+        #expect(lines.contains { $0.hasPrefix("p_a: \(clamped) predictions at the limit of what a model may predict") })
+        // Alerts still raised on them: a low episode of p_a at 30 minutes reaching 10 mg/dL.
+        let alerts = String(decoding: files["/\(NightlyBench.night)/alerts.csv"]!, as: UTF8.self)
+        #expect(alerts.split(separator: "\n").contains { $0.hasPrefix("p_a,") && $0.contains(",low,30,") && $0.contains(",10.0,") })
+        // The models of the other patients are the fixture's: nothing flagged for them.
+        let plain = try NightlyBench().scorer().run()
+        #expect(plain.modelLimits.isEmpty && !plain.summaryLine.contains("model's limit"))
     }
 
     @Test func interruptedRunCompletesWithTheSameOutput() throws {

@@ -259,10 +259,8 @@ public enum DoseAdvisor {
                 return ([], featureTime)
             }
             let p = model.predict(row: model.features.row(row, addingBolus: carriedInsulin, carbs: carriedCarbs))
-            // A prediction at the edge of what a model may predict (10 or 600 mg/dL) is a clamped
-            // one: the model's expression is beyond anything its training days held (an older
-            // model file with an exponential of glucose, say). Not a basis for insulin.
-            if p.isFinite, !(GlucoseModel.plausibleRange.lowerBound < p && p < GlucoseModel.plausibleRange.upperBound) {
+            // A prediction at the edge of what a model may predict (10 or 600 mg/dL): not a basis for insulin.
+            if GlucoseModel.isAtLimit(p) {
                 notes.append(.modelUnavailable("the \(h)-minute model predicts \(String(format: "%.0f", p)) mg/dL, the limit of "
                                                + "what a model may predict: its inputs are beyond what it was trained on"))
                 return ([], featureTime)

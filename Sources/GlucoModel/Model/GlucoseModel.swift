@@ -64,6 +64,14 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
         value.isNaN ? value : min(max(value, plausibleRange.lowerBound), plausibleRange.upperBound)
     }
 
+    /// Whether a (clamped) prediction is at the edge of `plausibleRange`: the model's expression
+    /// went beyond anything its training days held (an older model file with an exponential of
+    /// glucose, say). Such a prediction is no basis for insulin (`DoseAdvisor`) and is flagged by
+    /// `nightly`.
+    public static func isAtLimit(_ prediction: Double) -> Bool {
+        prediction.isFinite && !(plausibleRange.lowerBound < prediction && prediction < plausibleRange.upperBound)
+    }
+
     /// Whether the least-squares part's weights keep `FeatureSet.weightSigns`: no carbohydrate
     /// column with a negative weight, no insulin column with a positive one. Models trained with
     /// `--curves single` (the default) or `multi-free` may not.

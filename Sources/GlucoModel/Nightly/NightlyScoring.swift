@@ -99,6 +99,10 @@ public struct NightlyOutcome: Sendable {
     /// Patients whose newly scored CGM readings hold runs at the sensor's limits or flat lines:
     /// flagged (not warnings: the night's work is done), alerts still raised on them.
     public var sensorLimits: [(patient: PatientID, runs: [SensorLimitRun])] = []
+    /// Patients whose new predictions include some at the limit of what a model may predict (10 or
+    /// 600 mg/dL, `GlucoseModel.isAtLimit`): the model was evaluated beyond its training data and
+    /// should be retrained. Flagged like `sensorLimits`; alerts still raised on them.
+    public var modelLimits: [(patient: PatientID, predictions: Int)] = []
     public var warnings: [String] = []
     /// Set when the run could not be done at all.
     public var failure: NightlyError?
@@ -123,6 +127,7 @@ public struct NightlyOutcome: Sendable {
             + "(low < \(PredictionCSV.glucose(thresholds.low, units, mgdLDecimals: 1)), "
             + "high > \(PredictionCSV.glucose(thresholds.high, units, mgdLDecimals: 1)) \(units.rawValue)), "
             + (sensorLimits.isEmpty ? "" : "sensor limits in \(sensorLimits.map { "\($0.patient) (\($0.runs.count) runs)" }.joined(separator: ", ")), ")
+            + (modelLimits.isEmpty ? "" : "predictions at a model's limit in \(modelLimits.map { "\($0.patient) (\($0.predictions))" }.joined(separator: ", ")), ")
             + "\(warnings.count) warnings"
     }
 }
@@ -298,6 +303,12 @@ public struct NightlyScorer {
         if !runs.isEmpty {
             outcome.sensorLimits.append((patient, runs))
             message("\(patient): CGM at its limits or flat in \(runs.count) runs of the new readings (alerts still raised on them)")
+        }
+        let atLimit = rows.count { $0.model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit($0.prediction) }
+        if atLimit > 0 {
+            outcome.modelLimits.append((patient, atLimit))
+            message("\(patient): \(atLimit) predictions at the limit of what a model may predict (10 or 600 mg/dL): a model "
+                    + "evaluated beyond its training data; alerts still raised on them; retrain it (glucomodel-train)")
         }
     }
 }
