@@ -15,6 +15,8 @@ struct KnownPerson {
     var meals = true
     var noise = 3.0
     var seed: UInt64 = 7
+    /// Added to every reading, not to what the doses see: the same windows' changes at another level.
+    var offset = 0.0
 
     var settings: DoseSettings {
         DoseSettings(patient: try! PatientID("known"), carbRatio: icr, insulinSensitivity: isf, target: 120,
@@ -49,7 +51,7 @@ struct KnownPerson {
                 doses.append((minute, units))
                 log.boluses.append(Bolus(time: time, dose: InsulinUnits(units)))
             }
-            log.glucose.append(GlucoseReading(time: time, value: .mgdL(now + noise * rng.gaussian())))
+            log.glucose.append(GlucoseReading(time: time, value: .mgdL(now + offset + noise * rng.gaussian())))
         }
         log.basalRates.append(BasalRate(start: Self.day0, end: Self.day0.addingTimeInterval(Double(days) * 86_400),
                                         rate: InsulinRate(unitsPerHour: 1)))
@@ -113,6 +115,51 @@ struct KnownPerson {
         #expect(SettingsEstimator.boundedStep(from: 10, toward: 30, limits: DoseLimits.carbRatio) == 12)
         #expect(SettingsEstimator.boundedStep(from: 10, toward: 1, limits: DoseLimits.carbRatio) == 8)
         #expect(SettingsEstimator.boundedStep(from: 2.2, toward: 1, limits: DoseLimits.carbRatio) == 2)
+    }
+
+    @Test func lowsBeyondTheTargetsHoldEveryStepTowardMoreInsulin() {
+        // The same person and doses with every reading 35 mg/dL lower: each window's change, so the
+        // fit, is the same; only the lows differ.
+        var low = KnownPerson()
+        low.offset = -35
+        let readings = low.log().glucose.map(\.value.mgdL)
+        let below70 = 100 * Double(readings.count { $0 < 70 }) / Double(readings.count)
+        let below54 = 100 * Double(readings.count { $0 < 54 }) / Double(readings.count)
+        var current = low.settings
+        current.carbRatio = 20            // the estimate (10) asks for more insulin per gram: 20 -> 16
+        current.insulinSensitivity = 60   // and per mg/dL: 60 -> 48
+        current.basalSchedule = [.init(start: "00:00", unitsPerHour: 1)]
+        let normal = KnownPerson().estimate(current: current), held = low.estimate(current: current)
+        #expect(normal.below70! < 4 && !normal.lowsHoldMoreInsulin)
+        #expect(abs(held.below70! - below70) < 1e-9 && abs(held.below54! - below54) < 1e-9)
+        #expect(below70 >= 4, "the test needs lows beyond the target: \(below70)%")
+        #expect(held.lowsHoldMoreInsulin)
+        #expect(abs(held.carbRatio.estimate! - normal.carbRatio.estimate!) < 1e-9)
+        #expect(normal.carbRatio.suggested == 16 && normal.insulinSensitivity.suggested == 48)
+        #expect(held.carbRatio.suggested == 20 && held.insulinSensitivity.suggested == 60)
+        #expect(held.carbRatio.reason.hasPrefix("no step toward more insulin: \(SettingsEstimate.number(below70, 1))% of the log's readings"))
+        // The basal lacks 0.15 U/h: the blocks that see it would raise it, and hold it here.
+        let informed = normal.basal.indices.filter { normal.basal[$0].periods >= SettingsEstimator.minimumFastingWindows }
+        #expect(!informed.isEmpty)
+        for b in informed {
+            #expect(normal.basal[b].suggested! > 1.1)
+            #expect(held.basal[b].suggested == 1 && held.basal[b].reason == held.carbRatio.reason)
+        }
+        #expect(held.suggestedSettings(from: current, timeZone: KnownPerson.utc).basalSchedule?.allSatisfy { $0.unitsPerHour == 1 } == true)
+        #expect(held.report.contains("no setting steps toward more insulin"))
+        // Steps toward less insulin still go: a ratio and a sensitivity half the truth move up by 20%.
+        current.carbRatio = 5
+        current.insulinSensitivity = 20
+        let less = low.estimate(current: current)
+        #expect(less.carbRatio.suggested == 6 && less.insulinSensitivity.suggested == 24)
+        // Either target alone holds: 1% below 54 with few readings below 70, or 4% below 70.
+        var e = less
+        (e.below70, e.below54) = (1.5, 1.0)
+        #expect(e.lowsHoldMoreInsulin)
+        (e.below70, e.below54) = (4.0, 0.0)
+        #expect(e.lowsHoldMoreInsulin)
+        (e.below70, e.below54) = (3.9, 0.9)
+        #expect(!e.lowsHoldMoreInsulin)
     }
 
     @Test func tooLittleEvidenceSuggestsNoChange() {

@@ -51,6 +51,22 @@ public struct SettingsEstimate: Sendable {
     public var carbRatio: Parameter
     public var insulinSensitivity: Parameter
     public var basal: [Basal]
+    /// The log's readings below 70 and below 54 mg/dL, percent (CGMMetrics' TBR; nil without readings).
+    public var below70: Double? = nil, below54: Double? = nil
+
+    /// Lows beyond the consensus targets (under 4% of readings below 70 mg/dL and under 1% below 54):
+    /// no setting then steps toward more insulin (`SettingsEstimator`, "Lows first").
+    public var lowsHoldMoreInsulin: Bool {
+        (below70.map { $0 >= SettingsEstimator.lowTargets.below70 } ?? false)
+            || (below54.map { $0 >= SettingsEstimator.lowTargets.below54 } ?? false)
+    }
+
+    /// Why a step toward more insulin was held: the log's lows against their targets.
+    var lowsReason: String {
+        "no step toward more insulin: \(Self.number(below70, 1))% of the log's readings are below 70 mg/dL and "
+            + "\(Self.number(below54, 1))% below 54 (targets: under \(Self.number(SettingsEstimator.lowTargets.below70))% and "
+            + "under \(Self.number(SettingsEstimator.lowTargets.below54))%)"
+    }
 
     /// `settings` with the suggested carb ratio, insulin sensitivity and basal schedule (blocks
     /// with no suggestion keep the current rates), everything else as it was.
@@ -148,6 +164,10 @@ extension SettingsEstimate {
             + (first.map { " (\(f.string(from: $0))" } ?? "") + (last.map { " to \(f.string(from: $0)))" } ?? "")]
         lines.append("\(windows) windows of 30 minutes with glucose at both ends; \(used) in the fit; fitted deviation "
             + (deviation.map { String(format: "%.1f mg/dL per window", $0) } ?? "none (no fit)"))
+        if let below70, let below54 {
+            lines.append("Lows in the log: \(Self.number(below70, 1))% of readings below 70 mg/dL, \(Self.number(below54, 1))% below 54"
+                + (lowsHoldMoreInsulin ? " (beyond the consensus targets: no setting steps toward more insulin)" : ""))
+        }
         let header = ["setting", "current", "suggested", "change", "estimate (95% band)", "evidence"]
         var table = [header]
         for r in rows {

@@ -34,6 +34,11 @@ import LinearAlgebra
 ///    evidence (fewer periods than the minimum, an estimate not positive, or a 95% band wider than
 ///    ±50% of the estimate) leaves the setting unchanged and says why; so does a band that holds
 ///    the current setting (the data agree with it).
+/// 4. **Lows first**: when the log's lows are beyond the consensus targets (4% of readings below
+///    70 mg/dL, or 1% below 54), no setting steps toward more insulin (a lower ICR or ISF, a higher
+///    basal) and the reason says so; steps toward less insulin still go. A fit that asks for more
+///    insulin from a log full of lows is more likely wrong (rebounds and rescue carbohydrates look
+///    like a missing basal) than right, and the harm of being wrong is a worse low.
 ///
 /// Limits: the curves are the toolkit's, not the person's; meals that were not logged and exercise
 /// are only partly screened out by the robust refit; the basal blocks see the insulin need where
@@ -53,6 +58,9 @@ public enum SettingsEstimator {
     public static let widestBand = 0.5
     /// Local start hours of the basal blocks.
     public static let blockStartHours = [0, 6, 12, 18]
+    /// The consensus targets for lows (Battelino et al. 2019; CGMMetrics), percent of readings:
+    /// at or beyond either, no setting steps toward more insulin.
+    public static let lowTargets = (below70: 4.0, below54: 1.0)
 
     /// Estimates the settings from `log` (every record in it) against the current `settings`.
     /// - Parameters:
@@ -67,6 +75,12 @@ public enum SettingsEstimator {
                                    insulinSensitivity: .init(current: settings.insulinSensitivity,
                                                              periods: windows.count { $0.kind == .correction }),
                                    basal: [])
+        if !log.glucose.isEmpty {
+            let metrics = CGMMetrics(readings: log.glucose)
+            out.below70 = metrics.tbrLevel1 + metrics.tbrLevel2
+            out.below54 = metrics.tbrLevel2
+        }
+        let hold = out.lowsHoldMoreInsulin ? out.lowsReason : nil
         let fit = fitEffects(windows)
         out.used = fit?.used ?? 0
         out.deviation = fit?.residualSD
@@ -84,9 +98,10 @@ public enum SettingsEstimator {
             out.insulinSensitivity.band = widened(percentileBand(replicates.map(\.isf)), by: plausible.map(\.isf))
             out.carbRatio.band = widened(percentileBand(replicates.map(\.icr)), by: plausible.map(\.icr))
         }
+        // A lower ratio or sensitivity means more insulin per gram or per mg/dL.
         decide(&out.insulinSensitivity, minimum: minimumCorrectionWindows, kind: "correction",
-               limits: DoseLimits.insulinSensitivity)
-        decide(&out.carbRatio, minimum: minimumMealWindows, kind: "meal", limits: DoseLimits.carbRatio)
+               limits: DoseLimits.insulinSensitivity, holdingDecrease: hold)
+        decide(&out.carbRatio, minimum: minimumMealWindows, kind: "meal", limits: DoseLimits.carbRatio, holdingDecrease: hold)
 
         // Basal per block, with the ISF and ICR the suggestion keeps.
         let isf = out.insulinSensitivity.suggested, csf = isf / out.carbRatio.suggested
@@ -105,7 +120,7 @@ public enum SettingsEstimator {
                 block.estimate = max(0, current + mean / isf)
                 block.band = (max(0, current + (mean - half) / isf), max(0, current + (mean + half) / isf))
             }
-            decideBasal(&block)
+            decideBasal(&block, holdingIncrease: hold)
             out.basal.append(block)
         }
         return out
@@ -300,7 +315,9 @@ public enum SettingsEstimator {
 
     // MARK: Decisions
 
-    static func decide(_ p: inout SettingsEstimate.Parameter, minimum: Int, kind: String, limits: ClosedRange<Double>) {
+    /// - Parameter holdingDecrease: the reason a lower value (more insulin) is not suggested, if it is not.
+    static func decide(_ p: inout SettingsEstimate.Parameter, minimum: Int, kind: String, limits: ClosedRange<Double>,
+                       holdingDecrease: String? = nil) {
         p.suggested = p.current
         guard p.periods >= minimum else {
             p.reason = "too little evidence: \(p.periods) \(kind) windows, at least \(minimum) needed"; return
@@ -317,11 +334,14 @@ public enum SettingsEstimator {
         if band.low <= p.current, p.current <= band.high {
             p.reason = "no change: the current setting is within the 95% band"; return
         }
-        p.suggested = boundedStep(from: p.current, toward: estimate, limits: limits)
+        let step = boundedStep(from: p.current, toward: estimate, limits: limits)
+        if step < p.current, let holdingDecrease { p.reason = holdingDecrease; return }
+        p.suggested = step
         p.reason = p.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
     }
 
-    static func decideBasal(_ block: inout SettingsEstimate.Basal) {
+    /// - Parameter holdingIncrease: the reason a higher rate (more insulin) is not suggested, if it is not.
+    static func decideBasal(_ block: inout SettingsEstimate.Basal, holdingIncrease: String? = nil) {
         block.suggested = block.current
         guard let current = block.current else { block.reason = "no scheduled basal known"; return }
         guard block.periods >= minimumFastingWindows else {
@@ -329,7 +349,9 @@ public enum SettingsEstimator {
         }
         guard let estimate = block.estimate, estimate.isFinite else { block.reason = "too little evidence"; return }
         if current == 0 { block.reason = "a zero basal is not scaled"; return }
-        block.suggested = boundedStep(from: current, toward: estimate, limits: 0...ImportLimits.basalUnitsPerHour.upperBound)
+        let step = boundedStep(from: current, toward: estimate, limits: 0...ImportLimits.basalUnitsPerHour.upperBound)
+        if step > current, let holdingIncrease { block.reason = holdingIncrease; return }
+        block.suggested = step
         block.reason = block.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
     }
 
