@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from multiprocessing import Pool
+from types import SimpleNamespace
 
 from outcomes import check_finite, outcomes
 from patients import ALL, ISF_LIMITS, facts, settings as clinician_settings
@@ -56,8 +57,10 @@ def formula_arm(tk, pid, folder, settings_path, name, errors):
     return dose_decider(tk, pid, None, os.path.join(folder, f"data-{name}.csv"), settings_path, "formula", errors)
 
 
-def run_patient(job):
-    name, index, args, pid, folder, tk = patient_job(job)
+def history_with_perturbed_settings(name, index, args, pid, folder):
+    """The patient's perturbed settings (the seeded draws; written to FOLDER/settings-perturbed.json)
+    and HISTORY days in which the person doses with them (FOLDER/history.csv): the simulator, its
+    seeds and the log, to go on with trial days."""
     draws = random.Random(1000 * args.seed + 500 + index)
     f_cr, f_cf = draws.uniform(0.7, 1.3), draws.uniform(0.7, 1.3)
     truth = facts(name)
@@ -69,12 +72,21 @@ def run_patient(job):
     with open(perturbed_path, "w") as out:
         json.dump(perturbed, out, indent=2)
     seeds = trial_seeds(args.seed, index)
-    started = time.time()
     env = make_env(name, seeds["history_meals"], seeds["history_sensor"])
     history = Log(pid)
     run(env, args.history_days, rule(perturbed["carbRatio"], perturbed["insulinSensitivity"]), history)
     history_csv = os.path.join(folder, "history.csv")
     history.write_csv(history_csv)
+    return SimpleNamespace(f_cr=f_cr, f_cf=f_cf, truth=truth, cf_true=cf_true, perturbed=perturbed,
+                           perturbed_path=perturbed_path, seeds=seeds, env=env, history=history, history_csv=history_csv)
+
+
+def run_patient(job):
+    name, index, args, pid, folder, tk = patient_job(job)
+    started = time.time()
+    h = history_with_perturbed_settings(name, index, args, pid, folder)
+    f_cr, f_cf, truth, cf_true, perturbed = h.f_cr, h.f_cf, h.truth, h.cf_true, h.perturbed
+    perturbed_path, seeds, env, history, history_csv = h.perturbed_path, h.seeds, h.env, h.history, h.history_csv
     suggested_path = os.path.join(folder, "settings-suggested.json")
     done = subprocess.run([tk.predict_bin, "settings", "--patient", pid, "--data", history_csv, "--settings", perturbed_path,
                            "--out", suggested_path, "--time-zone", "UTC", "--format", "csv"], capture_output=True, text=True)
