@@ -29,14 +29,13 @@ def run_patient(job):
     name, index, args, pid, folder, tk = patient_job(job)
     started = time.time()
     h = history_with_perturbed_settings(name, index, args, pid, folder)
-    f_cr, f_cf, truth, cf_true, perturbed = h.f_cr, h.f_cf, h.truth, h.cf_true, h.perturbed
-    pp, seeds, env, history, hc = h.perturbed_path, h.seeds, h.env, h.history, h.history_csv
+    pp, hc = h.perturbed_path, h.history_csv
     paths = {"perturbed": pp, "suggested": os.path.join(folder, "settings-suggested.json"),
              "suggested_old": os.path.join(folder, "settings-suggested-old.json")}
     new = suggest(args.bin, pid, hc, pp, paths["suggested"])
     old = suggest(args.old_bin, pid, hc, pp, paths["suggested_old"])
-    row = {"patient": pid, "factor_cr": f_cr, "factor_cf": f_cf, "cr_true": truth["cr"], "cf_true": cf_true,
-           "cr_perturbed": perturbed["carbRatio"], "cf_perturbed": perturbed["insulinSensitivity"],
+    row = {"patient": pid, "factor_cr": h.f_cr, "factor_cf": h.f_cf, "cr_true": h.truth["cr"], "cf_true": h.cf_true,
+           "cr_perturbed": h.perturbed["carbRatio"], "cf_perturbed": h.perturbed["insulinSensitivity"],
            "cr_suggested": new["carbRatio"], "cf_suggested": new["insulinSensitivity"],
            "cr_suggested_old": old["carbRatio"], "cf_suggested_old": old["insulinSensitivity"], "same": int(new == old)}
     g = [r["value"] for r in csv.DictReader(open(hc)) if r["event"] == "glucose"]
@@ -47,14 +46,14 @@ def run_patient(job):
             for k in ("tir", "below70", "below54"):
                 row[f"{k}_{arm}"] = row[f"{k}_suggested"]
             continue
-        env_arm = continued(env, seeds["trial_meals"], seeds["trial_sensor"])
-        log = copy.deepcopy(history)
+        env_arm = continued(h.env, h.seeds["trial_meals"], h.seeds["trial_sensor"])
+        log = copy.deepcopy(h.history)
         errors = []
         bg, insulin = run(env_arm, args.trial_days, formula_arm(tk, pid, folder, paths[arm], arm, errors), log, [])
         o = outcomes(bg, insulin)
         row[f"tir_{arm}"], row[f"below70_{arm}"], row[f"below54_{arm}"] = o["tir"], o["below70"], o["below54"]
     for arm in ("perturbed", "suggested", "suggested_old"):
-        row[f"err_{arm}"] = (relative_error(row[f"cr_{arm}"], row["cr_true"]) + relative_error(row[f"cf_{arm}"], cf_true)) / 2
+        row[f"err_{arm}"] = (relative_error(row[f"cr_{arm}"], row["cr_true"]) + relative_error(row[f"cf_{arm}"], h.cf_true)) / 2
     row["seconds"] = round(time.time() - started, 1)
     print(f"{pid}: same={row['same']} TIR {row['tir_perturbed']:.1f} new {row['tir_suggested']:.1f} old {row['tir_suggested_old']:.1f} "
           f"<54 {row['below54_perturbed']:.1f} / {row['below54_suggested']:.1f} / {row['below54_suggested_old']:.1f} ({row['seconds']} s)",
