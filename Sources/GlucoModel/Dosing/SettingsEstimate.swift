@@ -63,9 +63,9 @@ public struct SettingsEstimate: Sendable {
 
     /// Why a step toward more insulin was held: the log's lows against their targets.
     var lowsReason: String {
-        "no step toward more insulin: \(Self.number(below70, 1))% of the log's readings are below 70 mg/dL and "
-            + "\(Self.number(below54, 1))% below 54 (targets: under \(Self.number(SettingsEstimator.lowTargets.below70))% and "
-            + "under \(Self.number(SettingsEstimator.lowTargets.below54))%)"
+        "no step toward more insulin: \(Self.number(below70, 1))% of the log's readings are below 70 mg/dL (3.9 mmol/L) and "
+            + "\(Self.number(below54, 1))% below 54 mg/dL (3.0 mmol/L) (targets: under "
+            + "\(Self.number(SettingsEstimator.lowTargets.below70))% and under \(Self.number(SettingsEstimator.lowTargets.below54))%)"
     }
 
     /// `settings` with the suggested carb ratio, insulin sensitivity and basal schedule (blocks
@@ -165,7 +165,8 @@ extension SettingsEstimate {
         lines.append("\(windows) windows of 30 minutes with glucose at both ends; \(used) in the fit; fitted deviation "
             + (deviation.map { String(format: "%.1f mg/dL per window", $0) } ?? "none (no fit)"))
         if let below70, let below54 {
-            lines.append("Lows in the log: \(Self.number(below70, 1))% of readings below 70 mg/dL, \(Self.number(below54, 1))% below 54"
+            lines.append("Lows in the log: \(Self.number(below70, 1))% of readings below 70 mg/dL (3.9 mmol/L), "
+                + "\(Self.number(below54, 1))% below 54 mg/dL (3.0 mmol/L)"
                 + (lowsHoldMoreInsulin ? " (beyond the consensus targets: no setting steps toward more insulin)" : ""))
         }
         let header = ["setting", "current", "suggested", "change", "estimate (95% band)", "evidence"]
