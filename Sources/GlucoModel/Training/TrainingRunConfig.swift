@@ -300,7 +300,7 @@ extension TrainingRunConfig {
             ("time-zone", opt(timeZone)),
             ("horizons", horizons.map { "[" + $0.map(String.init).joined(separator: ", ") + "]" } ?? "null"),
             ("out", opt(out)), ("population", num(population)), ("generations", num(generations)), ("terms", num(terms)),
-            ("ensemble", num(ensemble)),            ("curves", opt(curves?.rawValue)), ("seed", seedText),
+            ("ensemble", num(ensemble)), ("curves", opt(curves?.rawValue)), ("seed", seedText),
             ("threads", num(threads)), ("grammar", opt(grammar)), ("fitness", opt(fitness?.rawValue)), ("base", opt(base?.rawValue)),
             ("shard", opt(shard)), ("shards", shardsText), ("task-id", num(taskID)), ("retrain", flag(retrain)),
             ("keep-sensor-limits", flag(keepSensorLimits)), ("per-patient", flag(perPatient)), ("units", opt(units?.rawValue)),
