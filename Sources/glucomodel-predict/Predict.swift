@@ -65,6 +65,8 @@ struct Predict: ParsableCommand {
                 predicted += 1
                 rows += patientRows.count
                 for row in patientRows { sink.write(row.csvLine(units: unit, intervals: true)) }
+                let byBase = patientRows.count(where: \.baseAlone)
+                if byBase > 0 { Console.status(PredictionRow.baseAloneNote(data.patient, count: byBase)) }
             case let .skipped(_, reason):
                 skipped += 1
                 Console.warn("skipped patient \(reason)")

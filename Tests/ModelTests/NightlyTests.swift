@@ -174,6 +174,38 @@ struct Interrupted: Error {}
         #expect(plain.modelLimits.isEmpty && !plain.summaryLine.contains("model's limit"))
     }
 
+    /// The same exploding term in an ARX-based model with the range of its training days
+    /// (`GlucoseModel.evolvedRange`): beyond it, the night's predictions are the ARX's, counted and
+    /// named, and no prediction reaches the limit.
+    @Test func predictionsByTheBaseAloneAreCountedAndNamed() throws {
+        let bench = try NightlyBench()
+        var wild = PredictFixture.models.first { $0.horizonMinutes == 30 }!
+        wild.patient = PredictFixture.patientA
+        wild.base = .arx
+        (wild.intercept, wild.slope) = (0, 1)
+        wild.expression = "0.01 * G0 - 1e-110 * exp(G0)"   // 0.4 to 2.5 mg/dL up to 250, -825 at 260
+        wild.program = try Program(infix: wild.expression, variables: VariableNames(wild.features.names))
+        wild.evolvedRange = 0...3                             // used from -3 to 6
+        try wild.write(to: bench.models.appendingPathComponent(GlucoseModel.relativePath(patient: wild.patient, horizonMinutes: 30)))
+        var lines: [String] = []
+        let outcome = try bench.scorer().run(message: { lines.append($0) })
+        #expect(outcome.exitCode == 0 && outcome.warnings.isEmpty)
+        // Independently, from predictions.csv: p_a's 30-minute rows where `ge` prints as `arx` does
+        // (elsewhere they differ by 0.01 G0, at least 0.4 mg/dL).
+        let files = try bench.files()
+        let rows = String(decoding: files["/\(NightlyBench.night)/predictions.csv"]!, as: UTF8.self)
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        var values: [String: [String: String]] = [:]
+        for r in rows where r[0] == "p_a" && r[3] == "30" { values[r[1], default: [:]][r[4]] = r[5] }
+        let same = values.values.count { $0["ge"] != nil && $0["ge"] == $0["arx"] }
+        #expect(same > 0 && same < values.count)
+        #expect(outcome.baseAlone.map(\.patient) == [PredictFixture.patientA] && outcome.baseAlone.first?.predictions == same)
+        #expect(outcome.summaryLine.contains("predictions by ARX alone in p_a (\(same))"))
+        #expect(lines.contains { $0.hasPrefix("p_a: \(same) predictions by the model's ARX base alone") })
+        #expect(outcome.modelLimits.isEmpty)
+        #expect(try NightlyBench().scorer().run().baseAlone.isEmpty)
+    }
+
     @Test func interruptedRunCompletesWithTheSameOutput() throws {
         let reference = try NightlyBench()
         #expect(try reference.scorer().run().exitCode == 0)

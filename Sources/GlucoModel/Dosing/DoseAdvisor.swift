@@ -258,7 +258,15 @@ public enum DoseAdvisor {
                 notes.append(.modelUnavailable("the models' inputs cannot be computed at \(featureTime.iso8601) (glucose of the last hour incomplete)"))
                 return ([], featureTime)
             }
-            let p = model.predict(row: model.features.row(row, addingBolus: carriedInsulin, carbs: carriedCarbs))
+            let prediction = model.prediction(row: model.features.row(row, addingBolus: carriedInsulin, carbs: carriedCarbs))
+            // The evolved expression beyond what it was fitted on: the model's answer is its ARX
+            // base's alone, not the model that was validated. Not a basis for insulin either.
+            if prediction.baseAlone {
+                notes.append(.modelUnavailable("the \(h)-minute model's expression is not finite or beyond the range of its "
+                                               + "training days at these inputs"))
+                return ([], featureTime)
+            }
+            let p = prediction.glucose
             // A prediction at the edge of what a model may predict (10 or 600 mg/dL): not a basis for insulin.
             if GlucoseModel.isAtLimit(p) {
                 notes.append(.modelUnavailable("the \(h)-minute model predicts \(String(format: "%.0f", p)) mg/dL, the limit of "

@@ -27,7 +27,7 @@ public struct ModelResponse: Sendable, Equatable {
     public var hasTheBodysSigns: Bool { insulin <= Self.tolerance && carbs >= -Self.tolerance }
 
     /// The response over every row of `table` (made with `model.features`) where the model's
-    /// predictions are finite; nil when there is none.
+    /// predictions are finite and not its base's alone; nil when there is none.
     public init?(model: GlucoseModel, table: FeatureTable) {
         precondition(table.names == model.features.names, "model and feature table disagree on the features")
         let effect = model.features.plannedDoseEffect
@@ -35,12 +35,14 @@ public struct ModelResponse: Sendable, Equatable {
         var row = [Double](repeating: 0, count: table.columns.count)
         for r in 0..<table.rowCount {
             for j in row.indices { row[j] = table.columns[j][r] }
-            let now = model.predict(row: row)
-            let bolus = model.predict(row: model.features.row(row, addingBolus: Self.units, carbs: 0, effect: effect))
-            let meal = model.predict(row: model.features.row(row, addingBolus: 0, carbs: Self.grams, effect: effect))
-            guard now.isFinite, bolus.isFinite, meal.isFinite else { continue }
-            insulin.append(bolus - now)
-            carbs.append(meal - now)
+            let now = model.prediction(row: row)
+            let bolus = model.prediction(row: model.features.row(row, addingBolus: Self.units, carbs: 0, effect: effect))
+            let meal = model.prediction(row: model.features.row(row, addingBolus: 0, carbs: Self.grams, effect: effect))
+            // A moment where any of the three is the base's alone would compare two different models.
+            let all = [now, bolus, meal]
+            guard all.allSatisfy({ $0.glucose.isFinite && !$0.baseAlone }) else { continue }
+            insulin.append(bolus.glucose - now.glucose)
+            carbs.append(meal.glucose - now.glucose)
         }
         guard !insulin.isEmpty else { return nil }
         func median(_ values: [Double]) -> Double { Statistics.percentile(sorted: values.sorted(), 0.5) }

@@ -84,6 +84,9 @@ extension GlucoseModel {
             throw fail("program", error.description)
         }
         if let problem = intervals?.problem() { throw fail(problem.field, problem.reason) }
+        if let range = evolvedRange, !(range.lowerBound.magnitude <= limit && range.upperBound.magnitude <= limit) {
+            throw fail("evolvedRange", "\(range); expected finite numbers within ±\(limit)")
+        }
         if let searches, !(2...100).contains(searches) { throw fail("searches", "\(searches); expected 2 to 100 (absent for one search)") }
         var checked = self
         checked.features.insulin = insulin

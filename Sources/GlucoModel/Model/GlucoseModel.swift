@@ -47,17 +47,68 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// How many independent searches the model is the mean of (`TrainingOptions.ensemble`), each
     /// with its share of `evolution.populationSize`; absent for one search (and in older files).
     public var searches: Int? = nil
+    /// The smallest and largest value of the evolved part (`intercept + slope * expression`) on the
+    /// rows the model was trained and selected on (its training and validation days); absent in
+    /// files written before it and for a model without an evolved expression. Where the evolved
+    /// part is not finite, or lies beyond this range by more than the range's own width, an ARX
+    /// based model predicts by its base alone (`prediction(row:)`).
+    public var evolvedRange: ClosedRange<Double>? = nil
 
     /// Predictions are clamped to this range (mg/dL): a value outside it is certainly wrong,
     /// and clamping only moves it towards any real glucose.
     public static let plausibleRange = 10.0...600.0
 
+    /// One prediction, and whether it is the ARX base's alone.
+    public struct Prediction: Sendable, Equatable {
+        /// mg/dL, clamped to `plausibleRange` (NaN when the model has no base to fall back on).
+        public var glucose: Double
+        /// The evolved part was left out: not finite here, or beyond `evolvedRange` by more than its
+        /// width. The expression is then read where it was never fitted (`x / (G2 - G9)` on a flat
+        /// sensor line, an `exp` of a value beyond its data), and its value is no evidence.
+        public var baseAlone: Bool
+    }
+
     /// Predicts from one feature row (values in `features.names` order).
-    public func predict(row: [Double]) -> Double {
+    public func predict(row: [Double]) -> Double { prediction(row: row).glucose }
+
+    /// Predicts from one feature row (values in `features.names` order), with the ARX base alone
+    /// where the evolved part is not finite or beyond `evolvedRange` by more than its width. A model
+    /// without an ARX base has nothing to fall back on: its value there is kept as it was (clamped,
+    /// or NaN when not finite), as files written before `evolvedRange` are read.
+    public func prediction(row: [Double]) -> Prediction {
         let baseValue = base == .arx ? arx.predict(row: row) : 0
-        var value = baseValue + intercept
-        if slope != 0 { value += slope * program.evaluate { column, _ in row[column] } }
-        return GlucoseModel.clamp(value)
+        guard slope != 0 else { return Prediction(glucose: GlucoseModel.clamp(baseValue + intercept), baseAlone: false) }
+        let term = slope * program.evaluate { column, _ in row[column] }
+        if base == .arx, !admits(intercept + term) { return Prediction(glucose: GlucoseModel.clamp(baseValue), baseAlone: true) }
+        return Prediction(glucose: GlucoseModel.clamp(baseValue + intercept + term), baseAlone: false)
+    }
+
+    /// Whether a value of the evolved part is within reach of what it was fitted on: finite, and
+    /// within `evolvedRange` widened by its own width each side (any finite value without one).
+    func admits(_ evolved: Double) -> Bool {
+        guard evolved.isFinite else { return false }
+        guard let range = evolvedRange else { return true }
+        let width = range.upperBound - range.lowerBound
+        return range.lowerBound - width <= evolved && evolved <= range.upperBound + width
+    }
+
+    /// The range of the evolved part over `rows` of `table` (built with `features`): what
+    /// `evolvedRange` records for the training and validation rows. Nil without an evolved part or
+    /// a finite value.
+    public func evolvedValues(_ table: FeatureTable, rows: [Range<Int>]) -> ClosedRange<Double>? {
+        precondition(table.names == features.names, "model and feature table disagree on the features")
+        guard slope != 0 else { return nil }
+        var low = Double.infinity, high = -Double.infinity
+        var row = [Double](repeating: 0, count: table.columns.count)
+        for range in rows {
+            for r in range {
+                for j in row.indices { row[j] = table.columns[j][r] }
+                let v = intercept + slope * program.evaluate { column, _ in row[column] }
+                guard v.isFinite else { continue }
+                low = min(low, v); high = max(high, v)
+            }
+        }
+        return low <= high ? low...high : nil
     }
 
     static func clamp(_ value: Double) -> Double {
@@ -98,12 +149,15 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     }
 
     /// Predicts every row of a feature table built with `features`.
-    public func predict(_ table: FeatureTable) -> [Double] {
+    public func predict(_ table: FeatureTable) -> [Double] { predictions(table).map(\.glucose) }
+
+    /// Every row's prediction of a feature table built with `features`, with `baseAlone`.
+    public func predictions(_ table: FeatureTable) -> [Prediction] {
         precondition(table.names == features.names, "model and feature table disagree on the features")
         var row = [Double](repeating: 0, count: table.columns.count)
         return (0..<table.rowCount).map { r in
             for j in row.indices { row[j] = table.columns[j][r] }
-            return predict(row: row)
+            return prediction(row: row)
         }
     }
 }

@@ -103,6 +103,10 @@ public struct NightlyOutcome: Sendable {
     /// 600 mg/dL, `GlucoseModel.isAtLimit`): the model was evaluated beyond its training data and
     /// should be retrained. Flagged like `sensorLimits`; alerts still raised on them.
     public var modelLimits: [(patient: PatientID, predictions: Int)] = []
+    /// Patients with new predictions of an evolved model made by its ARX base alone
+    /// (`GlucoseModel.Prediction.baseAlone`): the expression was not finite or beyond its training
+    /// range at those inputs. Flagged like `sensorLimits`.
+    public var baseAlone: [(patient: PatientID, predictions: Int)] = []
     public var warnings: [String] = []
     /// Set when the run could not be done at all.
     public var failure: NightlyError?
@@ -128,6 +132,7 @@ public struct NightlyOutcome: Sendable {
             + "high > \(PredictionCSV.glucose(thresholds.high, units, mgdLDecimals: 1)) \(units.rawValue)), "
             + (sensorLimits.isEmpty ? "" : "sensor limits in \(sensorLimits.map { "\($0.patient) (\($0.runs.count) runs)" }.joined(separator: ", ")), ")
             + (modelLimits.isEmpty ? "" : "predictions at a model's limit in \(modelLimits.map { "\($0.patient) (\($0.predictions))" }.joined(separator: ", ")), ")
+            + (baseAlone.isEmpty ? "" : "predictions by ARX alone in \(baseAlone.map { "\($0.patient) (\($0.predictions))" }.joined(separator: ", ")), ")
             + "\(warnings.count) warnings"
     }
 }
@@ -309,6 +314,11 @@ public struct NightlyScorer {
             outcome.modelLimits.append((patient, atLimit))
             message("\(patient): \(atLimit) predictions at the limit of what a model may predict (10 or 600 mg/dL): a model "
                     + "evaluated beyond its training data; alerts still raised on them; retrain it (glucomodel-train)")
+        }
+        let byBase = rows.count { $0.model == ModelKind.ge.rawValue && $0.baseAlone }
+        if byBase > 0 {
+            outcome.baseAlone.append((patient, byBase))
+            message(PredictionRow.baseAloneNote(patient, count: byBase) + " (alerts raised on the ARX's values)")
         }
     }
 }

@@ -14,8 +14,18 @@ public struct PredictionRow: Sendable, Equatable {
     /// The model's 80% and 95% intervals (mg/dL), for the evolved model's rows when the model
     /// file has `intervals`.
     public var bounds: PredictionBounds? = nil
+    /// An evolved model's row predicted by its ARX base alone: the expression was not finite or
+    /// beyond its training range here (`GlucoseModel.Prediction.baseAlone`). Not a CSV column;
+    /// `nightly` counts them.
+    public var baseAlone = false
 
     public static let csvHeader = csvHeader(units: .mgdL)
+
+    /// What `predict` and `nightly` say of a patient's `count` rows predicted by an ARX base alone.
+    public static func baseAloneNote(_ patient: PatientID, count: Int) -> String {
+        "\(patient): \(count) predictions by the model's ARX base alone: its evolved expression was not finite or "
+            + "beyond the range of its training days at those inputs"
+    }
 
     /// The header of rows in `units`: `prediction_mgdl,reference_mgdl` or `prediction_mmoll,reference_mmoll`.
     public static func csvHeader(units: GlucoseUnit) -> String {
@@ -102,9 +112,10 @@ public struct Predictor: Sendable {
             let model = models.models[h]!
             let table = model.features.table(series, steps: steps, requireTarget: false)
             let kinds = ([ModelKind.ge] + baselines.map(\.kind)).sorted()
+            let evolved = model.predictions(table)
             let values: [[Double]] = kinds.map { kind in
                 switch kind {
-                case .ge: return model.predict(table)
+                case .ge: return evolved.map(\.glucose)
                 case .arx: return model.arx.predict(table)
                 case .average: return averagePredictions(table, series: series)
                 case .persistence: return persistencePredictions(table)
@@ -120,6 +131,7 @@ public struct Predictor: Sendable {
                 for (kind, predicted) in zip(kinds, values) where predicted[r].isFinite {
                     var row = PredictionRow(patient: models.patient, issuedAt: issued, targetTime: target,
                                             horizonMinutes: h, model: kind.rawValue, prediction: predicted[r], reference: reference)
+                    if kind == .ge { row.baseAlone = evolved[r].baseAlone }
                     if kind == .ge, let intervals = model.intervals, current[r].isFinite {
                         let i = intervals.interval(prediction: predicted[r], current: current[r])
                         row.bounds = PredictionBounds(lower80: i.lower80, upper80: i.upper80, lower95: i.lower95, upper95: i.upper95)

@@ -148,6 +148,7 @@ public struct PatientTrainer: Sendable {
                                      testFrom: splits.testStart, testTo: splits.end),
             metrics: [])
         if searches > 1 { model.searches = searches }
+        model.evolvedRange = model.evolvedValues(table, rows: [ranges.train, ranges.validation])
         let kinds = ModelKind.allCases
         let predictions: [[Double]] = kinds.map { kind in
             switch kind {
