@@ -9,7 +9,7 @@ struct Settings: ParsableCommand {
         abstract: "Check a patient's carb ratio, insulin sensitivity and basal against their log (Autotune-style).",
         discussion: """
             Fits the toolkit's effect model (glucose change in 30-minute windows from the insulin absorbed and the \
-            carbohydrates appeared) to the whole log, and prints per setting the current value, the suggestion (at \
+            carbohydrates appeared) to the last --days days of the log, and prints per setting the current value, the suggestion (at \
             most 20% from the current value per run), the change and the evidence: windows of each kind, the \
             estimate and its 95% band, the fitted deviation. Too little evidence keeps the current value and says \
             so. With --out, writes the suggested settings file (same format; never over --settings). Advice for a \
@@ -32,10 +32,14 @@ struct Settings: ParsableCommand {
     @Option(help: "The table as text or csv (docs/settings.md).")
     var format: Format = .text
 
+    @Option(help: "Days of the log to read, up to its newest glucose reading (earlier records still count as insulin and carbohydrates on board).")
+    var days: Int = SettingsEstimator.defaultDays
+
     @OptionGroup var time: TimeZoneOption
 
     func validate() throws {
         guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
+        guard (1...3650).contains(days) else { throw ValidationError("--days: \(days); expected 1 to 3650") }
     }
 
     func run() throws {
@@ -53,7 +57,7 @@ struct Settings: ParsableCommand {
         case let .success(s): checked = s
         case let .failure(refusal): throw ValidationError("\(settings): [\(refusal.code)] \(refusal.description)")
         }
-        let estimate = SettingsEstimator.estimate(log: log, settings: checked, timeZone: zone)
+        let estimate = SettingsEstimator.estimate(log: log, settings: checked, timeZone: zone, days: days)
         if let out {
             try estimate.suggestedSettings(from: current, timeZone: zone).write(to: URL(fileURLWithPath: out), notOver: settingsURL)
         }

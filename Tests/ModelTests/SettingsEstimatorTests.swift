@@ -162,6 +162,36 @@ struct KnownPerson {
         #expect(!e.lowsHoldMoreInsulin)
     }
 
+    /// The estimate reads the last 28 days: four weeks of lows before them hold nothing, while the
+    /// whole log's lows would hold every step toward more insulin.
+    @Test func theEstimateReadsTheLastFourWeeks() throws {
+        var person = KnownPerson()
+        person.days = 56
+        person.offset = 40                // over 56 days this person drifts low now and then
+        var old = person
+        old.offset = -60                  // the same doses and windows' changes, lower readings
+        let split = KnownPerson.day0.addingTimeInterval(28 * 86_400)
+        var log = person.log()
+        let lowReadings = old.log().glucose
+        log.glucose = log.glucose.indices.map { log.glucose[$0].time < split ? lowReadings[$0] : log.glucose[$0] }
+        var current = person.settings
+        current.carbRatio = 20            // the estimate (10) asks for more insulin per gram: 20 -> 16
+        current.insulinSensitivity = 60   // and per mg/dL: 60 -> 48
+        let checked = try current.checked(for: log.patient).get()
+        let recent = SettingsEstimator.estimate(log: log, settings: checked, timeZone: KnownPerson.utc)
+        let whole = SettingsEstimator.estimate(log: log, settings: checked, timeZone: KnownPerson.utc, days: nil)
+        // 28 days back from the newest reading (day 56 minus 5 minutes): the windows from day 28 on.
+        let since = log.glucose.last!.time.addingTimeInterval(-28 * 86_400)
+        #expect(recent.first == since && recent.last == log.glucose.last!.time)
+        #expect(recent.windows == 28 * 48 - 1)
+        let used = log.glucose.filter { $0.time >= since }.map(\.value.mgdL)
+        #expect(abs(recent.below70! - 100 * Double(used.count { $0 < 70 }) / Double(used.count)) < 1e-9)
+        #expect(!recent.lowsHoldMoreInsulin && whole.lowsHoldMoreInsulin, "lows: \(recent.below70!)% and \(whole.below70!)% below 70")
+        #expect(recent.carbRatio.suggested == 16 && recent.insulinSensitivity.suggested == 48)
+        #expect(whole.carbRatio.suggested == 20 && whole.insulinSensitivity.suggested == 60)
+        #expect(whole.windows == 56 * 48 - 1)
+    }
+
     @Test func tooLittleEvidenceSuggestsNoChange() {
         // Two days without meals: no meal windows for an ICR.
         var person = KnownPerson()

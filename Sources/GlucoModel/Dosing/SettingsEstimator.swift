@@ -61,22 +61,30 @@ public enum SettingsEstimator {
     /// The consensus targets for lows (Battelino et al. 2019; CGMMetrics), percent of readings:
     /// at or beyond either, no setting steps toward more insulin.
     public static let lowTargets = (below70: 4.0, below54: 1.0)
+    /// The days of the log an estimate reads by default: the last four weeks, twice the consensus's
+    /// 14 days of CGM (Battelino et al. 2019), so that each basal block has its fasting hours, and
+    /// recent enough that settings changed or lows of months ago do not steer it.
+    public static let defaultDays = 28
 
-    /// Estimates the settings from `log` (every record in it) against the current `settings`.
+    /// Estimates the settings from the last `days` days of `log` (up to its newest glucose reading;
+    /// nil: the whole log) against the current `settings`. Records before then still count as
+    /// insulin and carbohydrates on board.
     /// - Parameters:
     ///   - timeZone: where the basal schedule and the blocks are local.
     ///   - carbModel: the carbohydrate curve (the series' default).
     public static func estimate(log: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
-                                carbModel: BatemanCarbModel = .standard) -> SettingsEstimate {
-        let windows = self.windows(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel)
-        var out = SettingsEstimate(patient: log.patient, first: log.glucose.first?.time, last: log.glucose.last?.time,
+                                carbModel: BatemanCarbModel = .standard, days: Int? = defaultDays) -> SettingsEstimate {
+        let since = days.flatMap { d in log.glucose.last.map { $0.time.addingTimeInterval(-Double(max(1, d)) * 86_400) } }
+        let readings = since.map { since in log.glucose.filter { $0.time >= since } } ?? log.glucose
+        let windows = self.windows(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel, since: since)
+        var out = SettingsEstimate(patient: log.patient, first: readings.first?.time, last: readings.last?.time,
                                    windows: windows.count, used: 0, deviation: nil,
                                    carbRatio: .init(current: settings.carbRatio, periods: windows.count { $0.kind == .meal }),
                                    insulinSensitivity: .init(current: settings.insulinSensitivity,
                                                              periods: windows.count { $0.kind == .correction }),
                                    basal: [])
-        if !log.glucose.isEmpty {
-            let metrics = CGMMetrics(readings: log.glucose)
+        if !readings.isEmpty {
+            let metrics = CGMMetrics(readings: readings)
             out.below70 = metrics.tbrLevel1 + metrics.tbrLevel2
             out.below54 = metrics.tbrLevel2
         }
@@ -91,7 +99,7 @@ public enum SettingsEstimator {
             out.insulinSensitivity.estimate = isf
             if isf > 0, csf > 0 { out.carbRatio.estimate = isf / csf }
             let replicates = bootstrap(windows)
-            let shapes = curveShapes(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel)
+            let shapes = curveShapes(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel, since: since)
             // The shapes that fit about as well as the best one (residual SD within 5%).
             let best = min(fit.residualSD, shapes.map(\.deviation).filter(\.isFinite).min() ?? fit.residualSD)
             let plausible = shapes.filter { !($0.deviation > best * (1 + shapeTolerance)) }
@@ -144,8 +152,9 @@ public enum SettingsEstimator {
         var day: Int
     }
 
+    /// The log's 30-minute windows starting at or after `since` (nil: all).
     static func windows(log: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
-                        carbModel: BatemanCarbModel) -> [Window] {
+                        carbModel: BatemanCarbModel, since: Date? = nil) -> [Window] {
         var options = SeriesOptions(insulinModel: settings.insulin)
         options.carbModel = carbModel
         let series = PatientSeries(log: log, options: options)
@@ -175,7 +184,8 @@ public enum SettingsEstimator {
         while a + span < series.count {
             let b = a + span
             defer { a = b }
-            guard series.glucoseFlags[a] == .measured, series.glucoseFlags[b] == .measured else { continue }
+            guard series.glucoseFlags[a] == .measured, series.glucoseFlags[b] == .measured,
+                  since.map({ series.time(at: a) >= $0 }) ?? true else { continue }
             let dI = absorbed[b] - absorbed[a], dC = appeared[b] - appeared[a]
             guard dI.isFinite, dC.isFinite else { continue }
             let onBoard = series.carbsOnBoard[a]
@@ -288,7 +298,7 @@ public enum SettingsEstimator {
     /// ISF, ICR and residual SD fitted with each pair of curve shapes (ISF and ICR NaN where the
     /// fit gives no positive pair; all NaN where there is no fit).
     static func curveShapes(log: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
-                            carbModel: BatemanCarbModel) -> [(isf: Double, icr: Double, deviation: Double)] {
+                            carbModel: BatemanCarbModel, since: Date?) -> [(isf: Double, icr: Double, deviation: Double)] {
         var out: [(isf: Double, icr: Double, deviation: Double)] = []
         let duration = settings.insulin.durationMinutes
         for shift in peakShifts {
@@ -297,7 +307,7 @@ public enum SettingsEstimator {
                 var variant = settings
                 variant.insulin = ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration)
                 let carbs = BatemanCarbModel(ka: carbModel.ka * speed, ke: carbModel.ke * speed)
-                guard let fit = fitEffects(windows(log: log, settings: variant, timeZone: timeZone, carbModel: carbs)) else {
+                guard let fit = fitEffects(windows(log: log, settings: variant, timeZone: timeZone, carbModel: carbs, since: since)) else {
                     out.append((.nan, .nan, .nan)); continue
                 }
                 let isf = fit.coefficients[1], csf = fit.coefficients[2]
@@ -375,10 +385,10 @@ extension SettingsEstimator {
     /// `settings` with the carb ratio, insulin sensitivity and basal the records of `log` support
     /// (`dose --settings-from-data`), and the estimate behind them; nil when the settings do not
     /// pass their checks (the dose refuses them then, with the reasons).
-    public static func settingsFromData(_ settings: DoseSettings, log: PatientLog,
-                                        timeZone: TimeZone) -> (settings: DoseSettings, estimate: SettingsEstimate)? {
+    public static func settingsFromData(_ settings: DoseSettings, log: PatientLog, timeZone: TimeZone,
+                                        days: Int? = defaultDays) -> (settings: DoseSettings, estimate: SettingsEstimate)? {
         guard case let .success(checked) = settings.checked(for: log.patient) else { return nil }
-        let estimate = estimate(log: log, settings: checked, timeZone: timeZone)
+        let estimate = estimate(log: log, settings: checked, timeZone: timeZone, days: days)
         return (estimate.suggestedSettings(from: settings, timeZone: timeZone), estimate)
     }
 }
