@@ -197,6 +197,31 @@ struct ReportPatientTests {
         #expect(html.section("daily").contains("<svg") && !html.section("daily").contains("stroke-dasharray=\"4,3\""))
     }
 
+    /// Where the evolved expression is beyond its training range, the predictions are the ARX's and
+    /// the report says how many: here `1 / (G0 - G1)` with a recorded range of -1...1, so every
+    /// moment the glucose moved less than 1/3 mg/dL in 5 minutes (or not at all).
+    @Test func predictionsByTheARXAloneAreCountedInANote() throws {
+        var models = ReportFixture.models
+        var m = models.models[30]!
+        m.base = .arx
+        (m.intercept, m.slope) = (0, 1)
+        m.expression = "1 / (G0 - G1)"
+        m.program = try Program(infix: m.expression, variables: VariableNames(m.features.names))
+        m.evolvedRange = -1...1
+        models.models[30] = m
+        let report = try PatientReport(log: ReportFixture.data.log, models: models, period: ReportFixture.period)
+        // Independently: the rows where the evolved model's value is exactly the ARX's.
+        let rows = try Predictor(models: models).predict(ReportFixture.data.log, from: ReportFixture.period.start,
+                                                         to: ReportFixture.period.end.addingTimeInterval(-1))
+        var arx: [Date: Double] = [:]
+        for r in rows where r.model == "arx" && r.horizonMinutes == 30 { arx[r.issuedAt] = r.prediction }
+        let same = rows.count { $0.model == "ge" && $0.horizonMinutes == 30 && arx[$0.issuedAt] == $0.prediction }
+        #expect(same > 0)
+        #expect(report.notes.contains { $0.hasPrefix("Some predictions are the ARX model's alone (\(same) at 30 minutes)") })
+        #expect(report.html.contains("Some predictions are the ARX model"))
+        #expect(!ReportFixture.report.notes.contains { $0.contains("ARX model's alone") })
+    }
+
     @Test func aPeriodWithoutReadingsIsAnError() {
         let start = Fixture.date("2030-01-01T00:00:00Z")
         let period = DateInterval(start: start, duration: 86_400)

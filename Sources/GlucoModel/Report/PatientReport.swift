@@ -80,6 +80,12 @@ public struct PatientReport: Sendable {
             notes.append("The models were trained and selected on data up to \(clock.dateTime(seenUntil)); "
                          + "accuracy on the part of this period before then is optimistic.")
         }
+        let byBase = Dictionary(grouping: rows.filter { $0.model == Self.evolvedModel && $0.baseAlone }, by: \.horizonMinutes)
+        if !byBase.isEmpty {
+            let counts = byBase.keys.sorted().map { "\(byBase[$0]!.count) at \($0) minutes" }.joined(separator: ", ")
+            notes.append("Some predictions are the ARX model's alone (\(counts)): there the evolved expression was not finite "
+                         + "or beyond the range of its training days, as on a flat sensor line. Retrain the models if this recurs.")
+        }
         if !rows.isEmpty {
             // The moments the predictions were made at (`Predictor.predict` with the same period).
             let inputs = PatientSeries(log: log, options: models.seriesOptions)
