@@ -60,7 +60,7 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
 
     /// One prediction, and whether it is the ARX base's alone.
     public struct Prediction: Sendable, Equatable {
-        /// mg/dL, clamped to `plausibleRange` (NaN when the model has no base to fall back on).
+        /// mg/dL, clamped to `plausibleRange`; NaN where a model without an ARX base is NaN.
         public var glucose: Double
         /// The evolved part was left out: not finite here, or beyond `evolvedRange` by more than its
         /// width. The expression is then read where it was never fitted (`x / (G2 - G9)` on a flat

@@ -25,8 +25,7 @@ public enum Weekday: String, CaseIterable, Sendable {
 extension SettingsEstimator {
     /// The nightly run's weekly settings check: for a patient with `<settingsFolder>/<patient>.json`,
     /// the settings the last `SettingsEstimator.defaultDays` days of their stored log support; nil
-    /// without a file. A file with a bad
-    /// setting is an error naming it (a warning of the night).
+    /// without a file. A file with a bad setting is an error naming it (a warning of the night).
     public static func nightlyChecker(settingsFolder: URL, timeZone: TimeZone) -> NightlySettingsChecker {
         { patient, log in
             let url = settingsFolder.appendingPathComponent("\(patient.rawValue).json")
