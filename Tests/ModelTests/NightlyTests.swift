@@ -141,25 +141,36 @@ struct Interrupted: Error {}
         #expect(expectedKinds == ["low", "high"], "boundary rows: \(boundaryRows)")
     }
 
+    /// Scores a night of the bench with p_a's 30-minute model replaced by `expression` (intercept 0,
+    /// slope 1) on `base`: the outcome, its messages, predictions.csv's rows split into fields, and
+    /// every output file.
+    static func scoreWithWildModel(_ expression: String, base: ModelBase, range: ClosedRange<Double>? = nil) throws
+        -> (outcome: NightlyOutcome, lines: [String], rows: [[String]], files: [String: Data]) {
+        let bench = try NightlyBench()
+        var wild = PredictFixture.models.first { $0.horizonMinutes == 30 }!
+        wild.patient = PredictFixture.patientA
+        wild.base = base
+        (wild.intercept, wild.slope) = (0, 1)
+        wild.expression = expression
+        wild.program = try Program(infix: wild.expression, variables: VariableNames(wild.features.names))
+        wild.evolvedRange = range
+        try wild.write(to: bench.models.appendingPathComponent(GlucoseModel.relativePath(patient: wild.patient, horizonMinutes: 30)))
+        var lines: [String] = []
+        let outcome = try bench.scorer().run(message: { lines.append($0) })
+        let files = try bench.files()
+        let rows = String(decoding: files["/\(NightlyBench.night)/predictions.csv"]!, as: UTF8.self)
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        return (outcome, lines, rows, files)
+    }
+
     /// An older model file whose expression explodes beyond its training data (an exponential of
     /// glucose scaled to almost nothing) predicts the clamp, 10 mg/dL, where glucose is high: the
     /// night flags the patient (not a warning), and alerts are still raised on those predictions.
     @Test func predictionsAtTheModelsLimitAreFlagged() throws {
-        let bench = try NightlyBench()
-        var wild = PredictFixture.models.first { $0.horizonMinutes == 30 }!
-        wild.patient = PredictFixture.patientA
-        wild.base = .none
-        (wild.intercept, wild.slope) = (0, 1)
-        wild.expression = "G0 - 1e-110 * exp(G0)"   // -0.005 mg/dL at 248, -825 at 260
-        wild.program = try Program(infix: wild.expression, variables: VariableNames(wild.features.names))
-        try wild.write(to: bench.models.appendingPathComponent(GlucoseModel.relativePath(patient: wild.patient, horizonMinutes: 30)))
-        var lines: [String] = []
-        let outcome = try bench.scorer().run(message: { lines.append($0) })
+        // -0.005 mg/dL at 248, -825 at 260
+        let (outcome, lines, rows, files) = try Self.scoreWithWildModel("G0 - 1e-110 * exp(G0)", base: .none)
         #expect(outcome.exitCode == 0 && outcome.warnings.isEmpty)
         // Independently, from predictions.csv: p_a's 30-minute `ge` rows printed as 10.0.
-        let files = try bench.files()
-        let rows = String(decoding: files["/\(NightlyBench.night)/predictions.csv"]!, as: UTF8.self)
-            .split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let clamped = rows.count { $0[0] == "p_a" && $0[3] == "30" && $0[4] == "ge" && $0[5] == "10.0" }
         #expect(clamped > 0)
         #expect(rows.count { $0[4] == "ge" && ($0[5] == "10.0" || $0[5] == "600.0") } == clamped)
@@ -178,23 +189,11 @@ struct Interrupted: Error {}
     /// (`GlucoseModel.evolvedRange`): beyond it, the night's predictions are the ARX's, counted and
     /// named, and no prediction reaches the limit.
     @Test func predictionsByTheBaseAloneAreCountedAndNamed() throws {
-        let bench = try NightlyBench()
-        var wild = PredictFixture.models.first { $0.horizonMinutes == 30 }!
-        wild.patient = PredictFixture.patientA
-        wild.base = .arx
-        (wild.intercept, wild.slope) = (0, 1)
-        wild.expression = "0.01 * G0 - 1e-110 * exp(G0)"   // 0.4 to 2.5 mg/dL up to 250, -825 at 260
-        wild.program = try Program(infix: wild.expression, variables: VariableNames(wild.features.names))
-        wild.evolvedRange = 0...3                             // used from -3 to 6
-        try wild.write(to: bench.models.appendingPathComponent(GlucoseModel.relativePath(patient: wild.patient, horizonMinutes: 30)))
-        var lines: [String] = []
-        let outcome = try bench.scorer().run(message: { lines.append($0) })
+        // 0.4 to 2.5 mg/dL up to 250, -825 at 260; the range 0...3 is used from -3 to 6.
+        let (outcome, lines, rows, _) = try Self.scoreWithWildModel("0.01 * G0 - 1e-110 * exp(G0)", base: .arx, range: 0...3)
         #expect(outcome.exitCode == 0 && outcome.warnings.isEmpty)
         // Independently, from predictions.csv: p_a's 30-minute rows where `ge` prints as `arx` does
         // (elsewhere they differ by 0.01 G0, at least 0.4 mg/dL).
-        let files = try bench.files()
-        let rows = String(decoding: files["/\(NightlyBench.night)/predictions.csv"]!, as: UTF8.self)
-            .split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         var values: [String: [String: String]] = [:]
         for r in rows where r[0] == "p_a" && r[3] == "30" { values[r[1], default: [:]][r[4]] = r[5] }
         let same = values.values.count { $0["ge"] != nil && $0["ge"] == $0["arx"] }

@@ -217,15 +217,21 @@ import Testing
     @Test func noModelExplodesJustBeyondItsTrainingData() throws {
         // Searches over a few seeds on a synthetic patient: some candidates grow more than
         // 100-fold when the features are stretched by half their span (exponentials of glucose,
-        // typically) and are skipped; no chosen model does.
+        // typically) and are skipped; no chosen model does. Each evolved model records the range
+        // of its evolved part on the training and validation rows (`evolvedRange`).
         let data = SyntheticCohort.data(SyntheticCohort.patient("s-wild", days: 5, seed: 14))
-        var skipped = 0
+        var skipped = 0, evolved = 0
         for seed: UInt64 in 1...6 {
             var options = try SyntheticCohort.options(generations: 4, population: 60)
             options.evolution.seed = seed
             options.candidates = 20
             let trainer = try PatientTrainer(data: data, options: options, grammar: try Grammar(text: options.grammar.text))
-            let model = try trainer.train(horizon: 30).model
+            let trained = try trainer.train(horizon: 30)
+            let model = trained.model
+            if model.slope == 0 { #expect(model.evolvedRange == nil) } else {
+                evolved += 1
+                try Self.expectRangeOfTrainingAndValidationRows(trained, seed: seed)
+            }
             if model.selection.contains("-fold just beyond the training data") { skipped += 1 }
             let table = model.features.table(trainer.series, steps: 0..<trainer.series.count, requireTarget: true)
             let train = table.steps.indices.filter {
@@ -236,7 +242,19 @@ import Testing
             #expect(model.slope == 0 || check.growth(of: model.program) <= TrainingOptions.extrapolationLimit,
                     "seed \(seed): \(model.expression)")
         }
-        #expect(skipped > 0)
+        #expect(skipped > 0 && evolved > 0)
+    }
+
+    /// `evolvedRange` against `ge - arx` of the trainer's own predictions file (two decimals each)
+    /// on the training and validation rows.
+    static func expectRangeOfTrainingAndValidationRows(_ trained: TrainedHorizon, seed: UInt64) throws {
+        let range = try #require(trained.model.evolvedRange)
+        let lines = trained.predictionsCSV.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        let header = lines[0]
+        let (split, ge, arx) = (header.firstIndex(of: "split")!, header.firstIndex(of: "ge")!, header.firstIndex(of: "arx")!)
+        let seen = lines.dropFirst().filter { $0[split] != "test" }.map { Double($0[ge])! - Double($0[arx])! }
+        #expect(abs(seen.min()! - range.lowerBound) <= 0.011 && abs(seen.max()! - range.upperBound) <= 0.011,
+                "seed \(seed): \(range) against \(seen.min()!)...\(seen.max()!)")
     }
 
     @Test func tooFewDaysNeverReadsAsEnough() throws {
