@@ -49,7 +49,7 @@ struct Dose: ParsableCommand {
     @Option(help: "The dose suggested: model (the model-based dose, default) or formula (the standard calculator). Both are always shown.")
     var method: DoseMethod = .model
 
-    @Flag(help: "Dose with the settings the data supports (the 'settings' subcommand's suggestion from the records up to --at) instead of the file's carb ratio, insulin sensitivity and basal. Default: the clinician's settings.")
+    @Flag(help: "Dose with the settings the data supports (the 'settings' subcommand's suggestion from the 28 days of records up to --at) instead of the file's carb ratio, insulin sensitivity and basal. Default: the clinician's settings.")
     var settingsFromData = false
 
     @Flag(help: "Audit past meal boluses (CSV) instead of suggesting one.")

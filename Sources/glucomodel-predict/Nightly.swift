@@ -36,7 +36,7 @@ struct Nightly: ParsableCommand {
     @Option(help: "Folder of dose settings files <patient>.json: patients with one get a dose audit of the night's meal boluses.")
     var settings: String?
 
-    @Option(help: "On nights falling on this day (monday ... sunday), patients with a settings file also get the settings their log supports, in settings-check/<patient>.csv (docs/settings.md). Default: never.")
+    @Option(help: "On nights falling on this day (monday ... sunday), patients with a settings file also get the settings the last 28 days of their log support, in settings-check/<patient>.csv (docs/settings.md). Default: never.")
     var settingsCheckOn: Weekday?
 
     @Option(help: "Alert when a prediction is below this, in --units (default: 70 mg/dL, 3.9 mmol/L).")
