@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import GrammarEvolution
 @testable import GlucoModel
 
 /// Issue #12: every command ends with a status on the `RunStatus` scale, run as a user runs it
@@ -82,6 +83,31 @@ import Testing
         let r = try Self.run("glucomodel-predict", ["predict", data.path, "--models", models.path])
         #expect(r.status == 1)
         #expect(r.stderr.contains("h030.json") && r.stderr.contains("features.stepMinutes"))
+    }
+
+    /// `predict` names on stderr how many of a patient's rows are the ARX's alone (here
+    /// `1 / (G0 - G1)` with a recorded range of -1...1: every moment the glucose moved less than
+    /// 1/3 mg/dL in 5 minutes); the rows are written as usual.
+    @Test func predictSaysHowManyRowsAreTheARXsAlone() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let data = dir.appendingPathComponent("p_a.csv")
+        let log = PredictFixture.log(PredictFixture.patientA, days: 2)
+        try Data(PredictFixture.csv(log).utf8).write(to: data)
+        var model = try GlucoseModel.read(from: models.appendingPathComponent("p_a/h030.json"))
+        model.base = .arx
+        (model.intercept, model.slope) = (0, 1)
+        model.expression = "1 / (G0 - G1)"
+        model.program = try Program(infix: model.expression, variables: VariableNames(model.features.names))
+        model.evolvedRange = -1...1
+        try model.write(to: models.appendingPathComponent("p_a/h030.json"))
+        let set = try ModelSet.load(models, patient: PredictFixture.patientA)
+        let expected = try Predictor(models: set).predict(log).count { $0.baseAlone }
+        #expect(expected > 0)
+        let out = dir.appendingPathComponent("out.csv")
+        let r = try Self.run("glucomodel-predict", ["predict", data.path, "--models", models.path, "--out", out.path])
+        #expect(r.status == 0)
+        #expect(r.stderr.contains(PredictionRow.baseAloneNote(PredictFixture.patientA, count: expected)), "\(r.stderr)")
     }
 
     @Test func nightlyLockedIs75() throws {
