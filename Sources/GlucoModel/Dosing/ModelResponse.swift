@@ -39,8 +39,8 @@ public struct ModelResponse: Sendable, Equatable {
             let bolus = model.prediction(row: model.features.row(row, addingBolus: Self.units, carbs: 0, effect: effect))
             let meal = model.prediction(row: model.features.row(row, addingBolus: 0, carbs: Self.grams, effect: effect))
             // A moment where any of the three is the base's alone would compare two different models.
-            let all = [now, bolus, meal]
-            guard all.allSatisfy({ $0.glucose.isFinite && !$0.baseAlone }) else { continue }
+            func usable(_ p: GlucoseModel.Prediction) -> Bool { p.glucose.isFinite && !p.baseAlone }
+            guard usable(now), usable(bolus), usable(meal) else { continue }
             insulin.append(bolus.glucose - now.glucose)
             carbs.append(meal.glucose - now.glucose)
         }

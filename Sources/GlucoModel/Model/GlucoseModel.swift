@@ -78,10 +78,13 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     public func prediction(row: [Double]) -> Prediction {
         let baseValue = base == .arx ? arx.predict(row: row) : 0
         guard slope != 0 else { return Prediction(glucose: GlucoseModel.clamp(baseValue + intercept), baseAlone: false) }
-        let term = slope * program.evaluate { column, _ in row[column] }
+        let term = scaledExpression(row)
         if base == .arx, !admits(intercept + term) { return Prediction(glucose: GlucoseModel.clamp(baseValue), baseAlone: true) }
         return Prediction(glucose: GlucoseModel.clamp(baseValue + intercept + term), baseAlone: false)
     }
+
+    /// `slope * expression` on one row (the evolved part without its intercept).
+    private func scaledExpression(_ row: [Double]) -> Double { slope * program.evaluate { column, _ in row[column] } }
 
     /// Whether a value of the evolved part is within reach of what it was fitted on: finite, and
     /// within `evolvedRange` widened by its own width each side (any finite value without one).
@@ -103,7 +106,7 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
         for range in rows {
             for r in range {
                 for j in row.indices { row[j] = table.columns[j][r] }
-                let v = intercept + slope * program.evaluate { column, _ in row[column] }
+                let v = intercept + scaledExpression(row)
                 guard v.isFinite else { continue }
                 low = min(low, v); high = max(high, v)
             }
