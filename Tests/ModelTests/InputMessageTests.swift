@@ -72,3 +72,63 @@ import GrammarEvolution
         #expect(try NightscoutImporter().importFile(at: url, options: options).log.patient.rawValue == "p_7")
     }
 }
+
+/// A settings file's keys: a misspelt limit or a key given twice is refused, naming the line.
+@Suite struct SettingsKeyTests {
+    func load(_ text: String) throws -> DoseSettings {
+        let url = temporaryFolder("settings-keys").appendingPathComponent("p1.json")
+        try Data(text.utf8).write(to: url)
+        return try DoseSettings.load(url)
+    }
+
+    /// Before: the second carbRatio was dropped and the dose was computed with 2 g/U, five times the insulin.
+    @Test func aKeyGivenTwiceIsRefusedWithBothLines() throws {
+        let error = try #require(throws: InputError.self) {
+            try load("{\n  \"patient\": \"p1\",\n  \"carbRatio\": 2,\n  \"insulinSensitivity\": 40,\n  \"carbRatio\": 20\n}\n")
+        }
+        #expect(error.issue.location.line == 5 && error.issue.location.field == "carbRatio")
+        #expect(error.issue.message == "'carbRatio' is given twice (first at line 3)")
+    }
+
+    /// Before: `maxInsulinOnboard` was skipped and the dose had no IOB limit.
+    @Test func anUnknownKeyIsRefusedWithTheNearestName() throws {
+        let error = try #require(throws: InputError.self) {
+            try load("{\"patient\": \"p1\",\n\"maxInsulinOnboard\": 0}")
+        }
+        #expect(error.issue.location.line == 2 && error.issue.location.field == "maxInsulinOnboard")
+        #expect(error.issue.message.hasPrefix("unknown setting 'maxInsulinOnboard' (did you mean 'maxInsulinOnBoard'?); the settings are patient, carbRatio"))
+        let spaced = try #require(throws: InputError.self) { try load("{\"maxBolus \": 1}") }
+        #expect(spaced.issue.message.contains("did you mean 'maxBolus'?"))
+        let other = try #require(throws: InputError.self) { try load("{\"comment\": \"x\"}") }
+        #expect(!other.issue.message.contains("did you mean"))
+    }
+
+    @Test func aBasalEntrysKeysAreChecked() throws {
+        let error = try #require(throws: InputError.self) {
+            try load("{\"patient\": \"p1\",\n \"basalSchedule\": [{\"start\": \"00:00\", \"unitsPerHour\": 0.8},\n {\"start\": \"06:00\", \"rate\": 1}]}")
+        }
+        #expect(error.issue.location.line == 2 && error.issue.location.field == "basalSchedule[1].rate")
+        let twice = try #require(throws: InputError.self) {
+            try load("{\"basalSchedule\": [{\"start\": \"00:00\", \"unitsPerHour\": 0.8, \"unitsPerHour\": 8}]}")
+        }
+        #expect(twice.issue.message == "'unitsPerHour' is given twice")
+    }
+
+    @Test func aFileThatIsNotAnObjectIsRefused() throws {
+        let error = try #require(throws: InputError.self) { try load("[1, 2]") }
+        #expect(error.issue.message.hasPrefix("expected a JSON object of settings"))
+    }
+
+    /// Every file the toolkit ships or writes still reads.
+    @Test func theBundledSettingsAndAWrittenFileRead() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("datasets/settings")
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).filter { $0.pathExtension == "json" }
+        #expect(files.count >= 6)
+        for file in files { #expect(try DoseSettings.load(file).carbRatio != nil) }
+        let full = DoseSettings(patient: try PatientID("p1"), carbRatio: 10, insulinSensitivity: 40, target: 110, suspendThreshold: 70,
+                                maxBolus: 8, bolusIncrement: 0.05, insulinPeakMinutes: 75, insulinDurationMinutes: 360,
+                                basalSchedule: [.init(start: "00:00", unitsPerHour: 0.8)], maxInsulinOnBoard: 6)
+        #expect(try load(try full.jsonText()) == full)
+    }
+}

@@ -54,6 +54,7 @@ public struct DoseSettings: Codable, Hashable, Sendable {
             throw InputError(SourceLocation(file: url.path, line: syntax.line),
                              "not valid JSON at line \(syntax.line), column \(syntax.column): \(syntax.message)")
         }
+        try checkKeys(Array(data), file: url.path)
         do { return try JSONDecoder().decode(DoseSettings.self, from: data) } catch let DecodingError.typeMismatch(_, ctx) {
             throw InputError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
                               "wrong type: \(ctx.debugDescription)")
@@ -62,6 +63,50 @@ public struct DoseSettings: Codable, Hashable, Sendable {
                               "not valid settings JSON: \(ctx.debugDescription)")
         } catch {
             throw InputError(SourceLocation(file: url.path), "not valid settings JSON: \(error)")
+        }
+    }
+}
+
+extension DoseSettings {
+    /// The keys a settings file may hold, and those of a `basalSchedule` entry.
+    static let keys = ["patient", "carbRatio", "insulinSensitivity", "target", "suspendThreshold", "maxBolus",
+                       "bolusIncrement", "insulinPeakMinutes", "insulinDurationMinutes", "basalSchedule", "maxInsulinOnBoard"]
+    static let basalEntryKeys = ["start", "unitsPerHour"]
+
+    /// Refuses a key the settings do not have and a key given twice, naming its line. A decoder
+    /// would skip a misspelt `maxInsulinOnboard` (the limit silently gone) and keep one of two
+    /// `carbRatio`s without a word; in a file that sets insulin doses both are errors.
+    static func checkKeys(_ bytes: [UInt8], file: String) throws {
+        let members: [(key: String, line: Int, value: JSONValue)]?
+        do { members = try JSONParser.members(bytes) } catch { return }  // JSONSyntax has reported syntax
+        guard let members else {
+            throw InputError(SourceLocation(file: file, line: 1),
+                             "expected a JSON object of settings, e.g. {\"patient\": \"p_017\", \"carbRatio\": 10, ...}")
+        }
+        func check(_ key: String, among known: [String], seen: inout [String: Int], line: Int, field: String) throws {
+            let at = SourceLocation(file: file, line: line, field: field)
+            guard known.contains(key) else {
+                let near = known.first { $0.lowercased() == key.trimmingCharacters(in: .whitespaces).lowercased() }
+                throw InputError(at, "unknown setting '\(TerminalText.escaped(key))'"
+                                 + (near.map { " (did you mean '\($0)'?)" } ?? "") + "; the settings are \(known.joined(separator: ", "))")
+            }
+            if let first = seen[key] {
+                throw InputError(at, "'\(key)' is given twice" + (first == line ? "" : " (first at line \(first))"))
+            }
+            seen[key] = line
+        }
+        var seen: [String: Int] = [:]
+        for (key, line, value) in members {
+            try check(key, among: keys, seen: &seen, line: line, field: key)
+            guard key == "basalSchedule", case let .array(entries) = value else { continue }
+            for (i, entry) in entries.enumerated() {
+                guard case let .object(pairs) = entry else { continue }  // the decoder names a wrong type
+                var entrySeen: [String: Int] = [:]
+                for (entryKey, _) in pairs {
+                    try check(entryKey, among: basalEntryKeys, seen: &entrySeen, line: line,
+                              field: "basalSchedule[\(i)].\(entryKey)")
+                }
+            }
         }
     }
 }
