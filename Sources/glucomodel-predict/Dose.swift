@@ -71,7 +71,8 @@ struct Dose: ParsableCommand {
             if carbs != nil || at != nil || carbsTime != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--carbs-time/--at") }
             if settingsFromData { throw ValidationError("--settings-from-data goes with a suggestion, not --audit") }
         } else {
-            guard carbs != nil else { throw ValidationError("--carbs is required (0 for a correction only)") }
+            guard let carbs else { throw ValidationError("--carbs is required (0 for a correction only)") }
+            guard carbs.isFinite else { throw ValidationError("--carbs: expected grams (0 for a correction only), got \(carbs)") }
             if from != nil || to != nil { throw ValidationError("--from/--to go with --audit") }
         }
     }
@@ -101,7 +102,9 @@ struct Dose: ParsableCommand {
             }
             return
         }
-        guard let newest = log.glucose.last?.time else { throw ValidationError("patient \(id) has no glucose readings") }
+        guard let newest = log.glucose.last?.time else {
+            throw PredictionError.noGlucose(id)
+        }
         let moment = try at.map { try time.parse($0, option: "--at") } ?? newest
         if settingsFromData,
            let fromData = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: moment), timeZone: try time.zone()) {

@@ -145,6 +145,27 @@ import GrammarEvolution
         #expect(r.status == 3)
     }
 
+    /// Before: `--carbs nan` reached the advisor and the JSON encoder failed (exit 1, no JSON);
+    /// data without a glucose reading was a usage error (64); a misspelt limit was ignored.
+    @Test func doseRefusesNonNumberCarbsDataWithoutGlucoseAndUnknownSettings() throws {
+        let good = #"{"patient": "p_a", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#
+        let (dir, data, settings) = try Self.doseFiles(good)
+        for carbs in ["nan", "inf"] {
+            let r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_a", "--data", data.path, "--settings", settings.path,
+                                                        "--carbs", carbs, "--format", "json"])
+            #expect(r.status == 64 && r.stderr.contains("--carbs: expected grams"), "\(carbs): \(r.stderr)")
+        }
+        let noGlucose = dir.appendingPathComponent("p_a-insulin.csv")
+        try Data("patient,time,event,value,unit\np_a,2026-01-05T08:00:00Z,bolus,2,U\n".utf8).write(to: noGlucose)
+        var r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_a", "--data", noGlucose.path, "--settings", settings.path,
+                                                    "--carbs", "30"])
+        #expect(r.status == 1 && r.stderr.contains("p_a: no glucose readings"), "\(r.stderr)")
+        let typo = dir.appendingPathComponent("typo.json")
+        try Data(good.replacingOccurrences(of: "}", with: #", "maxInsulinOnboard": 0}"#).utf8).write(to: typo)
+        r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_a", "--data", data.path, "--settings", typo.path, "--carbs", "30"])
+        #expect(r.status == 1 && r.stderr.contains("typo.json") && r.stderr.contains("did you mean 'maxInsulinOnBoard'?"), "\(r.stderr)")
+    }
+
     /// `--carbs-time`: carbohydrates eaten 20 minutes before the ask are in the JSON as eaten then;
     /// a time after `--at` is refused (3) with its reason.
     @Test func doseCarbsTimeIsUsedOrRefused() throws {

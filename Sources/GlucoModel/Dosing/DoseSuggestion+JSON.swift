@@ -34,7 +34,7 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
     public var net_iob_units: Double?
     /// `settings`, `data` or `none`: what the net insulin on board was counted against.
     public var basal_schedule_source: String?
-    public var carbs_g: Double
+    public var carbs_g: Double?
     /// When the carbohydrates were eaten, when before `at` (`dose --carbs-time`); null otherwise.
     public var carbs_time: String?
     public var carb_ratio: Double?
@@ -73,7 +73,7 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
         glucose_time = s.glucoseTime?.iso8601
         net_iob_units = r(s.insulinOnBoard, 1000)
         basal_schedule_source = s.basalScheduleSource?.rawValue
-        carbs_g = s.carbs
+        carbs_g = s.carbs.isFinite ? s.carbs : nil  // a refused non-number stays valid JSON
         carbs_time = s.carbsTime?.iso8601
         carb_ratio = s.settings?.carbRatio
         isf = glucose == .mgdL ? s.settings?.insulinSensitivity : r(s.settings.map { glucose.convert($0.insulinSensitivity) }, 1000)
