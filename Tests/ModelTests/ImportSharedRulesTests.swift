@@ -80,6 +80,28 @@ import Testing
     /// on 2026-10-25. So 02:30 on 29 March does not exist (shifted forward by the hour: 03:30 CEST =
     /// 01:30Z); on 25 October 02:30 happens twice: first in CEST (00:30Z), and 02:10 written after it
     /// is the second pass, in CET (01:10Z).
+    /// Before: an OhioT1DM file of mmol/L values gave "mean glucose 10.7 mg/dL" (the values below
+    /// 10 skipped one by one, the rest kept as mg/dL), and mg/dL values marked mmol/L a mean of 844.
+    @Test func aFileWhoseGlucoseLooksLikeTheOtherUnitIsRefusedByEveryBuilder() throws {
+        func events(_ values: [Double]) -> String {
+            values.enumerated().map { i, v in #"    <event ts="05-01-2026 08:\#(String(format: "%02d", i * 5)):00" value="\#(v)"/>"# }
+                .joined(separator: "\n")
+        }
+        let mmol = [5.5, 6.1, 7.8, 12.4, 9.0, 4.2]
+        let xml = "<patient id=\"p0\" weight=\"70\" insulin_type=\"rapid-acting\">\n  <glucose_level>\n\(events(mmol))\n  </glucose_level>\n</patient>\n"
+        let error = try #require(throws: InputError.self) { try importText(xml, name: "mmol.xml", OhioXMLImporter()) }
+        #expect(error.issue.location.file.hasSuffix("mmol.xml"))
+        #expect(error.issue.message.hasPrefix("6 of 6 glucose values are below 30, as mmol/L values are, but they are read as mg/dL"))
+        let csv = "patient,time,event,value,unit\n" + [100.0, 140, 180, 6.5].enumerated()
+            .map { i, v in "p0,2026-01-05T08:\(String(format: "%02d", i * 5)):00Z,glucose,\(v),mmol/L" }.joined(separator: "\n")
+        let reverse = try #require(throws: InputError.self) { try importText(csv, name: "labelled.csv", LogCSVImporter()) }
+        #expect(reverse.issue.message.hasPrefix("3 of 4 glucose values are above 35, as mg/dL values are, but they are read as mmol/L"))
+        // Half or fewer is data (a sensor's odd values are skipped or kept one by one, as before).
+        let mostly = "<patient id=\"p0\" weight=\"70\" insulin_type=\"rapid-acting\">\n  <glucose_level>\n\(events([5.5, 6.1, 120, 130]))\n  </glucose_level>\n</patient>\n"
+        let r = try importText(mostly, name: "half.xml", OhioXMLImporter())
+        #expect(r.log.glucose.map(\.value.mgdL) == [120, 130] && r.summary.rowsSkipped == 2)
+    }
+
     @Test func ohioAndCSVLocalTimesResolveDaylightSavingLikeTheExports() throws {
         let expected = [ExportFixtures.utc("2026-03-29T01:30:00Z"), ExportFixtures.utc("2026-10-25T00:30:00Z"),
                         ExportFixtures.utc("2026-10-25T01:10:00Z")]

@@ -62,7 +62,7 @@ public struct LogCSVImporter: PatientDataImporter {
             }
             throw InputError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
         }
-        return state.builder.build(patient: patient)
+        return try state.builder.build(patient: patient)
     }
 }
 

@@ -71,7 +71,7 @@ extension PatientLogBuilder {
             summary.file = clean(summary.file)
             for i in summary.issues.indices { summary.issues[i].location.file = clean(summary.issues[i].location.file) }
         }
-        return build(patient: patient)
+        return try build(patient: patient)
     }
 
     /// The id a file that names no patient gets: its stem with every `scrub` text (of at least two

@@ -74,6 +74,7 @@ extension PatientLogBuilder {
             skip("not a number", at: location, "'\(text.prefix(40))' is not a number; expected glucose in \(unit.rawValue), or Low/High")
             return nil
         }
+        countGlucose(v, unit: unit)
         let value = unit.value(v)
         guard ImportLimits.glucoseMgdL.contains(value.mgdL) else {
             let range = unit == .mgdL ? "10...1000 mg/dL" : "0.56...55.5 mmol/L"
@@ -86,7 +87,10 @@ extension PatientLogBuilder {
     /// `glucose(_:text:unit:reason:at:)` at a line and field, counted as `glucose out of range`.
     public mutating func glucose(_ v: Double?, text: String, unit: GlucoseUnit, line: Int?, field: String) -> GlucoseValue? {
         // A value in range needs no `SourceLocation` (made only for the warning).
-        if let v, case let value = unit.value(v), ImportLimits.glucoseMgdL.contains(value.mgdL) { return value }
+        if let v, case let value = unit.value(v), ImportLimits.glucoseMgdL.contains(value.mgdL) {
+            countGlucose(v, unit: unit)
+            return value
+        }
         return glucose(v, text: text, unit: unit, reason: "glucose out of range", at: location(line, field))
     }
 

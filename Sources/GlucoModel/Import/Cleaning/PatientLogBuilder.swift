@@ -43,6 +43,9 @@ public struct PatientLogBuilder: Sendable {
     let sink: (any RecordSink)?
     private var pending = 0
     private var earliest: Date?
+    /// Glucose numbers read, and those that look like the other unit: below 30 read as mg/dL (a
+    /// mmol/L value), above 35 read as mmol/L (a mg/dL value). `build` refuses a file where most do.
+    var glucoseNumbers = 0, mmolLookingMgdL = 0, mgdLLookingMmol = 0
 
     public init(file: String, options: ImportOptions, duplicates: DuplicatePolicy = .sameInstant) {
         self.file = file
@@ -163,7 +166,10 @@ public struct PatientLogBuilder: Sendable {
 
     /// Sorts, removes duplicates (`duplicates`), and returns the log of `patient` with the final summary.
     /// With a `RecordSink`, the records go to the sink instead (see `RecordSink.close()`).
-    public func build(patient: PatientID) -> ImportResult {
+    /// - Throws: `InputError` when most glucose values look like the other unit (`unitMixUp`): a
+    ///   file of mmol/L values read as mg/dL would train, dose and report on nonsense.
+    public func build(patient: PatientID) throws -> ImportResult {
+        if let mixUp = unitMixUp() { throw mixUp }
         if let sink {
             var rest = self
             rest.flush(includingTemporaryBasals: true)
@@ -195,6 +201,25 @@ public struct PatientLogBuilder: Sendable {
         log.insulinKind = insulinKind
         summary.recordsKept = log.recordCount
         return ImportResult(log: log, summary: summary, sourceLines: lines)
+    }
+
+    /// Counts a glucose number read in `unit` for the unit check of `build`.
+    mutating func countGlucose(_ v: Double, unit: GlucoseUnit) {
+        glucoseNumbers += 1
+        if unit == .mgdL, v < 30 { mmolLookingMgdL += 1 }
+        if unit == .mmolL, v > 35 { mgdLLookingMmol += 1 }
+    }
+
+    /// The error for a file whose glucose numbers mostly look like the other unit (at least 3
+    /// numbers, more than half of them), or nil.
+    func unitMixUp() -> InputError? {
+        guard glucoseNumbers >= 3 else { return nil }
+        let (count, read, other, test) = mmolLookingMgdL >= mgdLLookingMmol
+            ? (mmolLookingMgdL, "mg/dL", "mmol/L", "below 30") : (mgdLLookingMmol, "mmol/L", "mg/dL", "above 35")
+        guard count * 2 > glucoseNumbers else { return nil }
+        return InputError(SourceLocation(file: file),
+                          "\(count) of \(glucoseNumbers) glucose values are \(test), as \(other) values are, but they are read as \(read): "
+                          + "a unit mix-up; nothing of the file is used (give glucose in \(read), or mark the unit as \(other) where the format has a unit)")
     }
 
     /// The earliest time among the records added so far (weights aside), also those sent to a sink.

@@ -258,6 +258,6 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
             builder.add(WeightRecord(time: time, kilograms: weight.kg),
                         at: SourceLocation(file: file, line: weight.line, field: "weight"))
         }
-        return builder.build(patient: patientID)
+        return try builder.build(patient: patientID)
     }
 }
