@@ -70,6 +70,28 @@ import Testing
         #expect(abs(s.accuracy.mae - 36.275) < 1e-9)
     }
 
+    /// Before: 1e308 against itself was Parkes D (the line tests overflowed), 1e5 mg/dL was Clarke A,
+    /// and a 0 or negative reference was unscored without a word (exit 0).
+    @Test func valuesNoDeviceReadsAreUnscoredWithAWarning() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-implausible-\(UInt32.random(in: 0...UInt32.max)).csv")
+        try "reference,prediction\n0,0\n-5,100\n1e308,1e308\n1001,900\n1000,1000\n600,620\n100,-1\n".write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        var lines: [String] = [], warnings: [ImportIssue] = []
+        let s = try PairScoring.score(csv: url, writeLine: { lines.append($0) }, warning: { warnings.append($0) })
+        #expect(lines.dropFirst() == ["0,0,,,", "-5,100,,,", "1e308,1e308,,,", "1001,900,,,", "1000,1000,A,A,A", "600,620,A,A,A", "100,-1,,,"])
+        #expect(warnings.map { $0.location.line } == [2, 3, 4, 5, 8])
+        #expect(warnings.map { $0.location.field } == ["reference", "reference", "reference", "reference", "prediction"])
+        #expect(warnings[0].message == "0 mg/dL is not a glucose a device reads (expected above 0 and at most 1000 mg/dL); row not scored")
+        #expect(warnings[2].message.contains("; is the column in the other unit?; row not scored"))
+        #expect(s.implausibleRows == 5 && s.unparseableRows == 0 && s.clarke.scored == 2 && s.accuracy.count == 2)
+        // mg/dL values read as mmol/L: 100 mmol/L is 1801.6 mg/dL.
+        try "reference,prediction\n100,110\n5.5,6\n".write(to: url, atomically: true, encoding: .utf8)
+        warnings = []
+        let mmol = try PairScoring.score(csv: url, units: .mmolL, writeLine: { _ in }, warning: { warnings.append($0) })
+        #expect(mmol.implausibleRows == 1 && mmol.clarke.scored == 1)
+        #expect(warnings.first?.message.hasPrefix("100 mmol/L is not a glucose a device reads (expected above 0 and at most 55.5 mmol/L)") == true)
+    }
+
     @Test func missingColumnsIsAnError() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-missing-\(UInt32.random(in: 0...UInt32.max)).csv")
         try "reference,value\n1,2\n".write(to: url, atomically: true, encoding: .utf8)

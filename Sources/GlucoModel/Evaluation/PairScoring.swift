@@ -7,6 +7,9 @@ public struct PairScoreSummary: Sendable {
     public var rows = 0
     /// Rows whose reference or prediction text was not a number (each also reported as a warning).
     public var unparseableRows = 0
+    /// Rows with a value outside the grids' domain or beyond any glucose a device reads
+    /// (`PairScoring.plausibleUpperMgdL`; each also reported as a warning).
+    public var implausibleRows = 0
     public var clarke = ZoneCounts(grid: .clarke)
     public var parkesType1 = ZoneCounts(grid: .parkesType1)
     public var parkesType2 = ZoneCounts(grid: .parkesType2)
@@ -21,7 +24,7 @@ public struct PairScoreSummary: Sendable {
     /// three in mmol/L), MARD in percent (the same in both units).
     public var report: String {
         var lines = ["\(file): \(rows) rows, \(clarke.scored) scored, \(clarke.unscored) unscored"
-            + " (\(unparseableRows) with unparseable numbers)"]
+            + " (\(unparseableRows) with unparseable numbers, \(implausibleRows) with implausible values)"]
         for counts in [clarke, parkesType1, parkesType2] { lines.append(counts.summaryLine) }
         func g(_ v: Double) -> String { formatNumber(units.convert(v), decimals: units.decimals(mgdL: 2)) + " " + units.rawValue }
         lines.append("RMSE \(g(accuracy.rmse))  MAE \(g(accuracy.mae))"
@@ -60,6 +63,10 @@ public enum PairScoring {
     }
 
     public static let outputHeader = "reference,prediction,clarke,parkes_type1,parkes_type2"
+    /// The values scored (mg/dL): a reference above 0 and a prediction of 0 or more (the grids'
+    /// domain), neither beyond the importers' 1000 mg/dL (`ImportLimits.glucoseMgdL`). Beyond it a
+    /// value is a unit mix-up or a fault, and 1e308 would overflow the grids' line tests.
+    public static let plausibleUpperMgdL = ImportLimits.glucoseMgdL.upperBound
 
     /// Streams `input`, calling `writeLine` for each output line (header first) and `warning`
     /// for each bad row. Rows are split and parsed as UTF-8 bytes (`CSVRow`, reused from row to
@@ -120,6 +127,17 @@ public enum PairScoring {
             }
             let reference = read(ri, "reference"), prediction = read(pi, "prediction")
             if bad { summary.unparseableRows += 1 }
+            for (value, name, index, unit) in [(reference, "reference", ri, unitOf.reference),
+                                               (prediction, "prediction", pi, unitOf.prediction)] where !bad {
+                guard let value, case let mgdL = unit.mgdL(value),
+                      !(name == "reference" ? mgdL > 0 : mgdL >= 0) || mgdL > plausibleUpperMgdL else { continue }
+                let range = (name == "reference" ? "above 0" : "0 or more") + " and at most " + (unit == .mgdL ? "1000 mg/dL" : "55.5 mmol/L")
+                warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number, field: name),
+                                    "\(row.text(index)) \(unit.rawValue) is not a glucose a device reads (expected \(range))"
+                                    + (mgdL > plausibleUpperMgdL ? "; is the column in the other unit?" : "") + "; row not scored"))
+                bad = true
+                summary.implausibleRows += 1
+            }
             let pair = GlucosePair(reference: reference.map(unitOf.reference.mgdL) ?? .nan,
                                    prediction: prediction.map(unitOf.prediction.mgdL) ?? .nan)
             let zones = pair.isScorable && !bad
