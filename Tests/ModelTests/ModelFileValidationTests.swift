@@ -117,6 +117,27 @@ import GrammarEvolution
         }
     }
 
+    /// Before: `"version": "2"` said "not a GlucoModel model file", a key given twice was read
+    /// silently, and `"horizonMinutes": 30.5` said "not valid JSON" of a file that is.
+    @Test func versionDuplicateKeysAndUnholdableNumbersAreNamed() throws {
+        let text = String(decoding: try GlucoseModel.encoder.encode(Self.model()), as: UTF8.self)
+        func decode(_ t: String) -> ModelFileError? {
+            do { _ = try GlucoseModel.decode(Data(t.utf8), path: "m.json"); return nil } catch { return error as? ModelFileError }
+        }
+        #expect(decode(text) == nil)
+        let version = text.replacingOccurrences(of: #""version" : 2"#, with: #""version" : "2""#)
+        #expect(version != text)
+        #expect(decode(version) == .invalidField("m.json", field: "version", reason: "'2'; expected a version number"))
+        let twice = text.replacingOccurrences(of: #""version" : 2"#, with: "\"seed\" : 7,\n  \"version\" : 2")
+        guard case let .invalidField(_, field, reason)? = decode(twice) else { Issue.record("a key given twice was read"); return }
+        #expect(field == "seed" && reason.hasPrefix("given twice (lines "))
+        let fraction = text.replacingOccurrences(of: #""horizonMinutes" : 30"#, with: #""horizonMinutes" : 30.5"#)
+        #expect(fraction != text)
+        guard case let .malformed(_, why)? = decode(fraction) else { Issue.record("30.5 minutes was read"); return }
+        #expect(why.hasPrefix("a number its field cannot hold"))
+        #expect(decode(text.replacingOccurrences(of: #""schema" : "glucomodel.model""#, with: #""schema" : "other""#)) == .notAModel("m.json"))
+    }
+
     /// The field named by the error reading `object` gives; nil when it is read.
     static func fieldRefused(_ object: [String: Any]) -> String? {
         do { _ = try read(object); return nil } catch let ModelFileError.invalidField(_, field, _) { return field } catch {

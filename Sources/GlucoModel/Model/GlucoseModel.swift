@@ -274,13 +274,25 @@ extension GlucoseModel {
         if let syntax = JSONSyntax.problem(in: Array(data)) {
             throw ModelFileError.malformed(path, "not valid JSON at line \(syntax.line), column \(syntax.column): \(syntax.message)")
         }
-        struct Header: Decodable { var schema: String?; var version: Int? }
-        guard let header = try? JSONDecoder().decode(Header.self, from: data), header.schema == schema else {
+        // The top level read by the toolkit's own parser: the schema and version, and no key twice
+        // (a decoder keeps one of two without a word).
+        guard let members = try? JSONParser.members(Array(data)),
+              members.contains(where: { $0.key == "schema" && $0.value == .string(schema) }) else {
             throw ModelFileError.notAModel(path)
         }
-        guard let version = header.version, readableVersions.contains(version) else {
-            throw ModelFileError.unsupportedVersion(path, header.version ?? -1)
+        var seen: [String: Int] = [:]
+        for (key, line, _) in members {
+            if let first = seen[key] {
+                throw ModelFileError.invalidField(path, field: key, reason: "given twice (lines \(first) and \(line))")
+            }
+            seen[key] = line
         }
+        guard case let .number(number)? = members.last(where: { $0.key == "version" })?.value,
+              let version = Int(exactly: number) else {
+            let found = members.last { $0.key == "version" }?.value.brief ?? "nothing"
+            throw ModelFileError.invalidField(path, field: "version", reason: "\(found); expected a version number")
+        }
+        guard readableVersions.contains(version) else { throw ModelFileError.unsupportedVersion(path, version) }
         let model: GlucoseModel
         do { model = try decoder.decode(GlucoseModel.self, from: data) } catch {
             throw ModelFileError.malformed(path, ModelFileError.describe(error))
@@ -338,7 +350,12 @@ public enum ModelFileError: Error, CustomStringConvertible, Equatable {
         case let .keyNotFound(key, c)?: return "field \(path(c.codingPath + [key])) is missing"
         case let .typeMismatch(_, c)?: return "field \(path(c.codingPath)): wrong type (\(c.debugDescription))"
         case let .valueNotFound(_, c)?: return "field \(path(c.codingPath)) is null"
-        case let .dataCorrupted(c)?: return c.codingPath.isEmpty ? "not valid JSON" : "field \(path(c.codingPath)): \(c.debugDescription)"
+        case let .dataCorrupted(c)?:
+            // The text passed the syntax check, so the decoder refused a number its field cannot
+            // hold; Foundation on Linux says neither which nor where.
+            return c.codingPath.isEmpty
+                ? "a number its field cannot hold: a fraction where a whole number belongs (as horizonMinutes or lags), or beyond the range of a Double (as 1e-400)"
+                : "field \(path(c.codingPath)): \(c.debugDescription)"
         default: return "\(error)"
         }
     }
