@@ -271,13 +271,18 @@ import Testing
         var empty = SyntheticCohort.data(SyntheticCohort.patient("s-empty", days: 5, seed: 6))
         empty.log.glucose = []
         let short = SyntheticCohort.data(SyntheticCohort.patient("s-short", days: 2, seed: 7))
+        // Before: "no glucose readings" of a flat 120 mg/dL line of 1153 readings (a stuck sensor).
+        var flat = SyntheticCohort.data(SyntheticCohort.patient("s-flat", days: 5, seed: 8))
+        flat.log.glucose = flat.log.glucose.map { GlucoseReading(time: $0.time, value: .mgdL(120)) }
         var options = try SyntheticCohort.options(horizons: [30, 32])
         options.evolution.generations = 1
         let outcome = try CohortTrainer(options: options, settings: CohortRunSettings(output: out, threads: 1))
-            .run([good, empty, short])
+            .run([good, empty, short, flat])
         let messages = outcome.failures.map { "\($0.subject): \($0.message)" }
         #expect(messages.contains { $0.contains("s-empty") && $0.contains("no glucose") })
         #expect(messages.contains { $0.contains("s-short") && $0.contains("days of training data") })
+        #expect(messages.contains { $0.contains("s-flat: all \(flat.log.glucose.count) glucose readings are in 1 runs") && $0.contains("--keep-sensor-limits") },
+                "\(messages)")
         #expect(messages.contains { $0.contains("s-good h32") && $0.contains("not a positive multiple") })
         #expect(outcome.trained.map(\.patient.rawValue) == ["s-good"])
 

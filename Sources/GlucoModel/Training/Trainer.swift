@@ -53,8 +53,11 @@ public struct PatientTrainer: Sendable {
         sensorLimitRuns = runs
         var data = data
         if !options.keepSensorLimits && !runs.isEmpty {
+            let readings = data.log.glucose.count
             data.log.glucose.removeAll { $0.source == .cgm && runs.cover($0.time) }
-            guard !data.log.glucose.isEmpty else { throw TrainingError.noGlucose(data.patient) }
+            guard !data.log.glucose.isEmpty else {
+                throw TrainingError.onlySensorLimitRuns(data.patient, readings: readings, runs: runs.count)
+            }
         }
         self.data = data
         self.options = options

@@ -173,6 +173,8 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
     case unknownGrammar(String, available: [String])
     case unreadableGrammar(String)
     case noGlucose(PatientID)
+    /// Every reading is at the sensor's limits or in a flat line (`SensorLimitRun`), removed before training.
+    case onlySensorLimitRuns(PatientID, readings: Int, runs: Int)
     case tooFewDays(PatientID, have: Double, need: Double)
     case horizonNotOnGrid(horizon: Int, stepMinutes: Int)
     case tooFewRows(PatientID, horizon: Int, split: String, rows: Int, need: Int)
@@ -187,6 +189,9 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
             return "no bundled grammar '\(name)'; available: \(available.joined(separator: ", ")), or give a file path"
         case let .unreadableGrammar(path): return "cannot read grammar file \(path)"
         case let .noGlucose(p): return "\(p): no glucose readings; nothing to learn from"
+        case let .onlySensorLimitRuns(p, readings, runs):
+            return "\(p): all \(readings) glucose readings are in \(runs) runs at the sensor's floor or ceiling or flat lines "
+                + "(a stuck or failed sensor), which training leaves out; nothing to learn from (--keep-sensor-limits keeps them)"
         case let .tooFewDays(p, have, need):
             // Rounded down, so that 1.97 days reads "1.9 ... at least 2.0", not "2.0 ... at least 2.0".
             return "\(p): \(String(format: "%.1f", (have * 10).rounded(.down) / 10)) days of training data; at least \(String(format: "%.1f", need)) needed"
