@@ -78,13 +78,16 @@ public struct LibreViewImporter: PatientDataImporter {
 
     /// First pass: the date order the data proves, or an error asking for the option.
     func detectOrder(_ reader: LineReader, headerLine: Int, column: Int, _ b: PatientLogBuilder) throws -> DateOrder {
+        var dated = 0
         for (number, text) in reader where number > headerLine {
             let row = CSVRow(text)
             guard column < row.count, let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
+            dated += 1
             if let order = d.impliedOrder { return order }
         }
-        throw b.error(nil, "Device Timestamp",
-                      "every date reads both as day-month and month-day; set the date order option (dmy or mdy)")
+        throw b.error(nil, "Device Timestamp", dated == 0
+                      ? "no row has a date in the Device Timestamp column (a header and no data?)"
+                      : "every date reads both as day-month and month-day; set the date order option (dmy or mdy)")
     }
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {

@@ -298,12 +298,17 @@ struct MappedCSVReader {
     func detectOrder(column: Int, _ b: PatientLogBuilder) throws -> DateOrder {
         var row = CSVRow()
         var lines = LineReader(url: url).makeIterator()
+        var dated = 0
         while let (number, bytes) = lines.nextBytes() {
             guard number > headerLine else { continue }
             row.load(bytes)
-            if let d = TimestampParser.numericDate(bytes: row[column]), let order = d.impliedOrder { return order }
+            guard let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
+            dated += 1
+            if let order = d.impliedOrder { return order }
         }
-        throw b.error(nil, names[.time], "every date reads both as day-month and month-day; set the date order option (dmy or mdy)")
+        throw b.error(nil, names[.time], dated == 0
+                      ? "no row has a date in the time column (a header and no data?)"
+                      : "every date reads both as day-month and month-day; set the date order option (dmy or mdy)")
     }
 }
 
