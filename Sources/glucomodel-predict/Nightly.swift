@@ -62,7 +62,10 @@ struct Nightly: ParsableCommand {
         if let night, !NightlySettings.isNightLabel(night) { throw ValidationError("--night: expected YYYY-MM-DD, got '\(night)'") }
         if settingsCheckOn != nil, settings == nil { throw ValidationError("--settings-check-on needs --settings (the folder of settings files)") }
         let t = thresholds
-        guard t.low.isFinite, t.high.isFinite, t.low < t.high else { throw ValidationError("--low must be below --high") }
+        for (name, value) in [("--low", t.low), ("--high", t.high)] where !value.isFinite {
+            throw ValidationError("\(name): expected a glucose value, got \(value)")
+        }
+        guard t.low < t.high else { throw ValidationError("--low must be below --high") }
         // A threshold outside what a CGM reads is a unit mix-up (70 read as mmol/L is 1261 mg/dL).
         for (name, value, given) in [("--low", t.low, low), ("--high", t.high, high)] where given != nil && !(20...600).contains(value) {
             throw ValidationError("\(name) \(formatGiven(given!)) \(units.unit.rawValue) is \(Int(value.rounded())) mg/dL, outside 20-600 mg/dL; is --units right?")

@@ -119,6 +119,14 @@ import GrammarEvolution
         #expect(r.status == 75)
     }
 
+    /// Before: `--low nan` said "--low must be below --high".
+    @Test func nightlyNamesAThresholdThatIsNotANumber() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let r = try Self.run("glucomodel-predict", ["nightly", "--store", bench.store, "--inbox", bench.inbox.path,
+                                                    "--models", bench.models.path, "--out", bench.out.path, "--low", "nan"])
+        #expect(r.status == 64 && r.stderr.contains("--low: expected a glucose value, got nan"), "\(r.stderr)")
+    }
+
     /// A folder with a day of patient p_a's data and a settings file with `settings` (JSON).
     static func doseFiles(_ settings: String) throws -> (dir: URL, data: URL, settings: URL) {
         let dir = try PredictFixture.temporaryDirectory()
