@@ -102,6 +102,19 @@ import Testing
         #expect(r.log.glucose.map(\.value.mgdL) == [120, 130] && r.summary.rowsSkipped == 2)
     }
 
+    /// Before: "XML error 29" and "XML error 89". An export never declares entities; neither file is read.
+    @Test func xmlEntitiesAreRefusedInWords() throws {
+        let body = "<patient id=\"p0\" weight=\"70\" insulin_type=\"&x;\">\n<glucose_level>\n<event ts=\"05-01-2026 08:00:00\" value=\"100\"/>\n</glucose_level>\n</patient>\n"
+        let external = "<?xml version=\"1.0\"?>\n<!DOCTYPE p [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>\n" + body
+        let e1 = try #require(throws: InputError.self) { try importText(external, name: "xxe.xml", OhioXMLImporter()) }
+        #expect(e1.issue.message.hasPrefix("malformed XML: an external or unparsed entity"), "\(e1.issue.message)")
+        let lol = "<!ENTITY a \"aaaaaaaaaa\">" + (1...9).map { i in
+            "<!ENTITY a\(i) \"" + String(repeating: "&a\(i == 1 ? "" : String(i - 1));", count: 10) + "\">" }.joined()
+        let bomb = "<?xml version=\"1.0\"?>\n<!DOCTYPE p [\(lol)]>\n" + body.replacingOccurrences(of: "&x;", with: "&a9;")
+        let e2 = try #require(throws: InputError.self) { try importText(bomb, name: "bomb.xml", OhioXMLImporter()) }
+        #expect(e2.issue.message.hasPrefix("malformed XML: an entity that refers to itself or expands without end"), "\(e2.issue.message)")
+    }
+
     /// Before: a LibreView export with its header and no rows said "every date reads both as
     /// day-month and month-day".
     @Test func anExportWithAHeaderAndNoRowsSaysSo() throws {

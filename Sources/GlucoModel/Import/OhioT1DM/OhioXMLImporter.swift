@@ -63,6 +63,9 @@ extension OhioXMLImporter {
         case 76: return "a closing tag does not match its opening tag"
         case 85: return "a closing tag is missing"
         case 9: return "an invalid character"
+        case 26, 27: return "an entity that is not declared"
+        case 28, 29, 30: return "an external or unparsed entity, which an export never holds and is not read"
+        case 89: return "an entity that refers to itself or expands without end, which is not read"
         default: return "XML error \(code)"
         }
     }
