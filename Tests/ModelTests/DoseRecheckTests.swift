@@ -79,6 +79,33 @@ import Testing
         #expect(suggest(falling).decision == .bolus(units: 4, basis: .model))
     }
 
+    /// Before: 60 g eaten three hours ago at 88 mg/dL, glucose 113 now: the floor raised 0.17 U to
+    /// 2.31 U, and the toolkit's own curve with it reached 4 mg/dL.
+    @Test func theFloorNeverTakesTheCurveBelowTheSuspendThreshold() throws {
+        // Flat 100 mg/dL; 60 g eaten at 10:00, asked about at 13:00 (180 min later, the furthest
+        // allowed); the model sees glucose stay. The formula at the meal: 60/10 + (100 - 110)/35 =
+        // 5.71 U; most of the meal has appeared, so with 5.71 U the curve would end near -85 mg/dL.
+        let log = F.flatLog(glucose: 100, through: 240)
+        let s = DoseAdvisor.suggest(log: log, carbs: 60, carbsTime: F.at(60), at: F.at(240), settings: F.settings(),
+                                    models: F.models([model("G0", horizon: 60)]))
+        let dose = try #require(s.modelDose)
+        // The curve of the effects alone (the advisor's without models): 100 mg/dL now and what the
+        // settings say the 60 g still on board and the insulin do.
+        let curve = try #require(DoseAdvisor.suggest(log: log, carbs: 60, carbsTime: F.at(60), at: F.at(240), settings: F.settings(),
+                                                     models: nil).curve)
+        func lowest(_ u: Double) -> Double { curve.glucose(bolus: InsulinUnits(u)).map(\.mgdL).min()! }
+        #expect(s.reasonCodes == ["raised_to_formula_at_meal", "raise_limited_by_suspend"])
+        #expect(s.decision == .bolus(units: dose, basis: .model))
+        #expect(lowest(5.71) < 0)
+        // The most that keeps every point at or above 70 mg/dL, to the pump's 0.05 U below it.
+        #expect(lowest(dose) >= 70 && lowest(dose + 0.05) < 70, "\(dose) U: \(lowest(dose))")
+        #expect(s.reasons.last?.message.hasPrefix("5.71 U, the formula's at the meal, would take glucose below the suspend threshold (70 mg/dL)") == true)
+        // The model's own ask stays below what was given: the raise still went as far as it safely could.
+        let own = DoseAdvisor.suggest(log: log, carbs: 60, carbsTime: F.at(60), at: F.at(240), settings: F.settings(),
+                                      models: F.models([model("G0", horizon: 60)]), method: .formula)
+        #expect((own.standard?.dose ?? 0) > dose)
+    }
+
     @Test func withNoReadingNearTheMealTheModelKeepsItsLowerDose() {
         // The newest reading before the meal is 20 minutes older than it: no floor.
         let falling = [model("G0 - 90", horizon: 60)]

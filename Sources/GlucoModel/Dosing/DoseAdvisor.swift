@@ -122,9 +122,8 @@ public enum DoseAdvisor {
         var notes: [DoseNote] = []
         let anchors = trajectory(models, series: series, at: at, notes: &notes)
         out.featureTime = anchors.featureTime
-        let curve = PredictedCurve(effects: effects(glucose: glucose, settings: settings, series: series, net: net,
-                                                    carbModel: options.carbModel),
-                                   anchors: anchors.points, plannedCarbs: Carbohydrate(grams: eaten == nil ? carbs : 0))
+        let effects = effects(glucose: glucose, settings: settings, series: series, net: net, carbModel: options.carbModel)
+        let curve = PredictedCurve(effects: effects, anchors: anchors.points, plannedCarbs: Carbohydrate(grams: eaten == nil ? carbs : 0))
         guard curve.isFinite else {
             // A model value that is not finite (never a dose on it): the formula with the reason.
             notes.append(.modelUnavailable("a model predicts a non-finite value"))
@@ -153,7 +152,8 @@ public enum DoseAdvisor {
             }
             if let eaten {
                 asked = eatenMealDose(asked, carbs: carbs, eaten: eaten, at: at, standard: standard, log: history, iob: iob,
-                                      settings: settings, notes: &notes)
+                                      settings: settings, effectsAlone: PredictedCurve(effects: effects, anchors: [], plannedCarbs: Carbohydrate(grams: 0)),
+                                      notes: &notes)
             }
             out.modelDose = capped(asked, iob: iob, settings: settings, notes: &notes)
         }
@@ -174,9 +174,14 @@ public enum DoseAdvisor {
     /// insulin came with them: a meal on board without it is outside what they saw, and they can
     /// see more need than the meal (the rise it causes, counted twice) or less (a fall the meal's
     /// insulin caused in every meal they saw). No floor when there is no reading within
-    /// `DoseGuards.maximumGlucoseAge` before the meal.
+    /// `DoseGuards.maximumGlucoseAge` before the meal. The floor never lifts the dose beyond what
+    /// keeps every point of `effectsAlone` at or above the suspend threshold
+    /// (`raise_limited_by_suspend`): the curve of the glucose now and what the settings say the
+    /// carbohydrates still on board and the insulin will do, without the models (whose fall is
+    /// what the floor distrusts). A meal eaten hours ago has mostly appeared by now; the formula
+    /// at the meal covers all of it, and given now it would take glucose low.
     static func eatenMealDose(_ asked: Double, carbs: Double, eaten: Date, at: Date, standard: StandardBolus, log: PatientLog, iob: Double,
-                              settings: CheckedDoseSettings, notes: inout [DoseNote]) -> Double {
+                              settings: CheckedDoseSettings, effectsAlone: PredictedCurve, notes: inout [DoseNote]) -> Double {
         let ago = at.timeIntervalSince(eaten) / 60
         let ceiling = max(0, standard.unclamped)
         if asked > ceiling {
@@ -188,8 +193,21 @@ public enum DoseAdvisor {
         let atMeal = StandardBolus(carbs: carbs, glucose: then.value.mgdL, insulinOnBoard: iob, settings: settings)
         let floor = min(ceiling, max(0, atMeal.unclamped))
         guard asked < floor else { return asked }
-        notes.append(.raisedToFormulaAtMeal(requested: asked, formula: floor, glucoseAtMeal: then.value.mgdL, minutesAgo: ago))
-        return floor
+        let suspend = GlucoseValue(mgdL: settings.suspendThreshold)
+        let keepsAboveSuspend: Double
+        switch LoopDoseRule(suspendThreshold: suspend, target: suspend, insulinSensitivity: settings.insulinSensitivity,
+                            insulin: settings.insulin).apply(to: effectsAlone) {
+        case let .dose(units, _): keepsAboveSuspend = units.units
+        case .noneNeeded, .predictedLow: keepsAboveSuspend = 0
+        }
+        let raised = min(floor, max(asked, keepsAboveSuspend))
+        if raised > asked {
+            notes.append(.raisedToFormulaAtMeal(requested: asked, formula: floor, glucoseAtMeal: then.value.mgdL, minutesAgo: ago))
+        }
+        if raised < floor {
+            notes.append(.raiseLimitedBySuspend(formula: floor, limit: raised, threshold: settings.suspendThreshold))
+        }
+        return raised
     }
 
     /// The first model horizon whose 80% interval, around the curve without a bolus at that

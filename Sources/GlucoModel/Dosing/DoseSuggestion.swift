@@ -55,6 +55,10 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The same meal: the model-based dose was raised to the formula's as it would have been at
     /// the meal (the glucose then, the insulin on board now).
     case raisedToFormulaAtMeal(requested: Double, formula: Double, glucoseAtMeal: Double, minutesAgo: Double)
+    /// The same meal: the formula's dose at the meal would take the curve of the settings' effects
+    /// (glucose now, carbohydrates still on board, insulin) below the suspend threshold, so the
+    /// dose was raised only to `limit`, the most that keeps it above.
+    case raiseLimitedBySuspend(formula: Double, limit: Double, threshold: Double)
 
     public var code: String {
         switch self {
@@ -64,6 +68,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .insulinOnBoardCovers: return "iob_covers_need"
         case .limitedByFormulaAfterMeal: return "limited_by_formula_after_meal"
         case .raisedToFormulaAtMeal: return "raised_to_formula_at_meal"
+        case .raiseLimitedBySuspend: return "raise_limited_by_suspend"
         }
     }
 
@@ -79,6 +84,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U requested, lowered to the formula's %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
         case let .raisedToFormulaAtMeal(r, f, g, ago):
             return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%.0f mg/dL) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g)
+        case let .raiseLimitedBySuspend(f, limit, threshold):
+            return String(format: "%.2f U, the formula's at the meal, would take glucose below the suspend threshold (%.0f mg/dL) by the settings' effects of the carbohydrates still on board and the insulin: raised only to %.2f U, the most that keeps it above", f, threshold, limit)
         }
     }
 }
