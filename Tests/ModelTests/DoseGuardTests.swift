@@ -35,6 +35,22 @@ import Testing
         #expect(refusals(s2) == [.recentGap(missingSteps: 2, windowMinutes: 30)])
     }
 
+    /// Before: a CGM stuck at 250 mg/dL for three hours got a correction bolus.
+    @Test func aCGMStuckAtOneValueForTwoHoursIsRefused() {
+        let s = suggest(F.flatLog(glucose: 250, through: 180), at: 180)
+        #expect(refusals(s) == [.flatSensor(value: 250, minutes: 180)])
+        #expect(s.reasons.first?.message == "the CGM has read 250.0 mg/dL unchanged for 180 minutes, which living glucose never does: a stuck or failed sensor; check with a finger-stick")
+        // Under two hours, or a newest reading that moved: living glucose (the default 90 minutes is dosed).
+        #expect(suggest(F.flatLog(glucose: 250, through: 115), at: 115).decision.kind == "bolus")
+        var moved = F.flatLog(glucose: 250, through: 180)
+        moved.glucose[moved.glucose.count - 1] = GlucoseReading(time: F.at(180), value: .mgdL(252))
+        #expect(suggest(moved, at: 180).decision.kind == "bolus")
+        // A finger-stick as the newest reading is the person's own measurement.
+        var checked = F.flatLog(glucose: 250, through: 180)
+        checked.glucose.append(GlucoseReading(time: F.at(182), value: .mgdL(250), source: .fingerStick))
+        #expect(!suggest(checked, at: 182).reasonCodes.contains("flat_sensor"))
+    }
+
     @Test func readingDatedAfterTheMomentIsFuture() {
         // The log holds a reading at 11:30; "now" is 11:25.
         let s = suggest(F.flatLog(), at: 85)

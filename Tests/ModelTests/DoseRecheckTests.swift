@@ -82,10 +82,12 @@ import Testing
     /// Before: 60 g eaten three hours ago at 88 mg/dL, glucose 113 now: the floor raised 0.17 U to
     /// 2.31 U, and the toolkit's own curve with it reached 4 mg/dL.
     @Test func theFloorNeverTakesTheCurveBelowTheSuspendThreshold() throws {
-        // Flat 100 mg/dL; 60 g eaten at 10:00, asked about at 13:00 (180 min later, the furthest
+        // 100 mg/dL; 60 g eaten at 10:00, asked about at 13:00 (180 min later, the furthest
         // allowed); the model sees glucose stay. The formula at the meal: 60/10 + (100 - 110)/35 =
         // 5.71 U; most of the meal has appeared, so with 5.71 U the curve would end near -85 mg/dL.
-        let log = F.flatLog(glucose: 100, through: 240)
+        // (100 and 101 mg/dL in turn: one value for hours would be a stuck sensor, refused.)
+        var log = F.flatLog(glucose: 100, through: 240)
+        log.glucose = log.glucose.enumerated().map { i, r in GlucoseReading(time: r.time, value: .mgdL(100 + Double(i % 2))) }
         let s = DoseAdvisor.suggest(log: log, carbs: 60, carbsTime: F.at(60), at: F.at(240), settings: F.settings(),
                                     models: F.models([model("G0", horizon: 60)]))
         let dose = try #require(s.modelDose)

@@ -29,6 +29,9 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     case futureGlucose(newest: Date)
     /// The series misses readings within the last 30 minutes.
     case recentGap(missingSteps: Int, windowMinutes: Int)
+    /// The CGM has read one value, unchanged, up to the newest reading for two hours or more (a
+    /// flat `SensorLimitRun`): a stuck sensor, not living glucose.
+    case flatSensor(value: Double, minutes: Double)
     case settings([SettingProblem])
     /// Current glucose below the suspend threshold: no insulin; treat or watch for a low.
     case belowSuspend(glucose: Double, threshold: Double)
@@ -50,6 +53,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .staleGlucose: return "stale_glucose"
         case .futureGlucose: return "future_glucose"
         case .recentGap: return "recent_gap"
+        case .flatSensor: return "flat_sensor"
         case .settings: return "settings"
         case .belowSuspend: return "below_suspend"
         case .predictedBelowSuspend: return "predicted_below_suspend"
@@ -75,6 +79,9 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case let .futureGlucose(newest): return "newest glucose reading (\(newest.iso8601)) is dated in the future"
         case let .recentGap(missing, window):
             return "\(missing) glucose reading(s) missing in the last \(window) minutes: the recent trend is unknown"
+        case let .flatSensor(value, minutes):
+            return "the CGM has read \(g(value)) unchanged for \(Int(minutes)) minutes, which living glucose never does: "
+                + "a stuck or failed sensor; check with a finger-stick"
         case let .settings(problems): return "settings not usable: " + problems.map(\.description).joined(separator: "; ")
         case let .belowSuspend(glucose, t):
             return "glucose \(g(glucose)) is below the suspend threshold \(g(t)): no insulin; treat or watch for a low"

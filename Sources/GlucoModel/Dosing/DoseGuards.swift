@@ -51,7 +51,20 @@ public enum DoseGuards {
         if age >= maximumGlucoseAge { refusals.append(.staleGlucose(newest: newest.time, ageMinutes: age / 60)) }
         let missing = missingSteps(past.map(\.time), at: at)
         if missing > 0 { refusals.append(.recentGap(missingSteps: missing, windowMinutes: Int(recentWindow / 60))) }
+        if let flat = flatRun(past, newest: newest) {
+            refusals.append(.flatSensor(value: flat.value, minutes: flat.duration / 60))
+        }
         return (newest, refusals)
+    }
+
+    /// The flat run (`SensorLimitDetector`: one value for two hours or more) that the newest CGM
+    /// reading ends, if any; only the last hours are searched.
+    static func flatRun(_ past: [GlucoseReading], newest: GlucoseReading) -> SensorLimitRun? {
+        guard newest.source == .cgm else { return nil }
+        let detector = SensorLimitDetector()
+        let since = newest.time.addingTimeInterval(-2 * detector.minimumFlatDuration - detector.maximumGap)
+        let recent = past.filter { $0.time >= since }
+        return detector.runs(in: recent).last { $0.kind == .flat && $0.end == newest.time }
     }
 
     /// Number of expected 5-minute readings missing in `(at - 30 min, at]` (see `glucoseRefusals`).
