@@ -110,6 +110,33 @@ import GrammarEvolution
         #expect(r.stderr.contains(PredictionRow.baseAloneNote(PredictFixture.patientA, count: expected)), "\(r.stderr)")
     }
 
+    /// Finding 7: `import-data` of a file whose every row was skipped (epoch seconds in `time`)
+    /// exited 0 and recorded the file, so it was "already imported" ever after. Now the file fails
+    /// (1 alone, 2 beside a good file) with its summary and warnings, and nothing is recorded.
+    @Test func importDataOfAFileWithEveryRowSkippedFails() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let bad = dir.appendingPathComponent("epoch.csv")
+        try Data("patient,time,event,value,unit\np_e,1768435200,glucose,120,mg/dL\np_e,1768435500,glucose,121,mg/dL\n".utf8)
+            .write(to: bad)
+        let good = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: good)
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let out = dir.appendingPathComponent("out.txt")
+        var r = try Self.run("glucomodel-train", ["import-data", bad.path, "--store", store], stdout: out)
+        #expect(r.status == 1)
+        var text = try String(contentsOf: out, encoding: .utf8)
+        #expect(text.contains("2 rows read, 0 records kept, 2 skipped (2 bad time)"), "\(text)")
+        #expect(text.contains("epoch.csv:2 [time]: warning: '1768435200' is not a valid time"), "\(text)")
+        #expect(text.contains("epoch.csv: error: no records kept"), "\(text)")
+        let imported = try PatientStore(path: store)
+        #expect(try imported.patients().isEmpty && imported.importRuns().isEmpty)
+        r = try Self.run("glucomodel-train", ["import-data", bad.path, good.path, "--store", store], stdout: out)
+        #expect(r.status == 2)
+        text = try String(contentsOf: out, encoding: .utf8)
+        #expect(!text.contains("already imported") && text.contains("no records kept"), "\(text)")
+        #expect(try imported.patients() == [PredictFixture.patientA] && imported.importRuns().count == 1)
+    }
+
     @Test func nightlyLockedIs75() throws {
         let bench = try NightlyBench(patients: [PredictFixture.patientA])
         let held = try StoreLock(storePath: bench.store)

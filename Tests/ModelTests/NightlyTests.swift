@@ -274,6 +274,25 @@ struct Interrupted: Error {}
         #expect(!again.warnings.contains { $0.contains("junk.csv") })
     }
 
+    /// Finding 7: an inbox file whose every row was skipped was recorded as imported (never to be
+    /// read again) with an empty patient. Now it is a failed file: quarantined with its summary and
+    /// first warnings as the reason, no run and no patient stored.
+    @Test func inboxFileWithEveryRowSkippedIsQuarantined() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        try Data("patient,time,event,value,unit\np_e,1768435200,glucose,120,mg/dL\n".utf8)
+            .write(to: bench.inbox.appendingPathComponent("epoch.csv"))
+        let outcome = try bench.scorer().run()
+        #expect(outcome.exitCode == 2 && outcome.filesQuarantined == 1 && outcome.patientsScored == 1)
+        let warning = try #require(outcome.warnings.first { $0.contains("epoch.csv") })
+        #expect(warning.hasPrefix("import failed: ") && warning.contains("no records kept"))
+        #expect(warning.contains("1 rows read, 0 records kept, 1 skipped (1 bad time)"))
+        #expect(warning.contains("epoch.csv:2 [time]: warning: '1768435200' is not a valid time"))
+        let reason = try String(contentsOf: bench.out.appendingPathComponent("quarantine/epoch.csv.reason.txt"), encoding: .utf8)
+        #expect(reason.contains("no records kept") && reason.contains("epoch.csv:2 [time]"))
+        let store = try PatientStore(path: bench.store)
+        #expect(try store.patients() == [PredictFixture.patientA] && store.importRuns().count == 1)
+    }
+
     /// Issue #12: a named pipe in the inbox blocked the run forever while holding the lock.
     @Test func namedPipeInTheInboxIsSkipped() throws {
         let bench = try NightlyBench(patients: [PredictFixture.patientA])
