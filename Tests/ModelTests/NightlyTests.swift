@@ -293,6 +293,40 @@ struct Interrupted: Error {}
         #expect(try store.patients() == [PredictFixture.patientA] && store.importRuns().count == 1)
     }
 
+    /// Finding 8: a CSV holding two patients in the inbox: nightly said "0 warnings" and exited 0,
+    /// and the second patient's rows never reached the store (the file's hash recorded, so they
+    /// never would). Now rows the import skipped are a warning of the night, with the summary line
+    /// and first warnings as `import-data` prints them, on stderr and in summary.json: exit 2.
+    @Test func rowsSkippedByTheImportAreWarnings() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let file = bench.inbox.appendingPathComponent("p_a-days0-4.csv")
+        let other = PredictFixture.csv(PredictFixture.log(try PatientID("p_other"), days: 1)).split(separator: "\n").dropFirst()
+        let firstOther = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").count + 1
+        try Data((try String(contentsOf: file, encoding: .utf8) + other.joined(separator: "\n") + "\n").utf8).write(to: file)
+        var messages: [String] = []
+        let outcome = try bench.scorer().run { messages.append($0) }
+        #expect(outcome.exitCode == 2 && outcome.status == .doneWithWarnings && outcome.patientsScored == 1)
+        #expect(outcome.warnings.count == 1)
+        let warning = try #require(outcome.warnings.first)
+        #expect(warning.contains("p_a-days0-4.csv: ") && warning.contains("skipped (\(other.count) other patient)"), "\(warning)")
+        #expect(warning.contains("p_a-days0-4.csv:\(firstOther) [patient]: warning: row for patient 'p_other'"), "\(warning)")
+        #expect(warning.contains("more warnings"))
+        #expect(messages.contains("warning: " + warning))
+        let summary = String(decoding: try #require(bench.files()["/\(NightlyBench.night)/summary.json"]), as: UTF8.self)
+        #expect(summary.contains("other patient)") && summary.contains("[patient]: warning: row for patient 'p_other'"))
+    }
+
+    /// Rows dropped as exact copies of a kept row lose nothing: counted, but no warning of the night.
+    @Test func exactDuplicateRowsAreNoWarning() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let file = bench.inbox.appendingPathComponent("p_a-days0-4.csv")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let copy = try #require(text.split(separator: "\n").dropFirst().first)
+        try Data((text + copy + "\n").utf8).write(to: file)
+        let outcome = try bench.scorer().run()
+        #expect(outcome.exitCode == 0 && outcome.warnings.isEmpty && outcome.patientsScored == 1)
+    }
+
     /// Issue #12: a named pipe in the inbox blocked the run forever while holding the lock.
     @Test func namedPipeInTheInboxIsSkipped() throws {
         let bench = try NightlyBench(patients: [PredictFixture.patientA])

@@ -26,6 +26,16 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
 
     public var rowsSkipped: Int { skipped.values.reduce(0, +) }
 
+    /// The reasons of rows dropped as copies of a row kept (the same reading uploaded twice):
+    /// cleaning that loses nothing, counted without a warning.
+    public static let duplicateReasons: Set<String> = ["exact duplicate", "duplicate"]
+
+    /// Rows skipped for a problem, each with a warning (every reason but `duplicateReasons`):
+    /// data the file holds that is not kept.
+    public var rowsSkippedForProblems: Int {
+        skipped.reduce(0) { $0 + (Self.duplicateReasons.contains($1.key) ? 0 : $1.value) }
+    }
+
     public mutating func skip(_ reason: String, _ issue: ImportIssue? = nil) {
         skipped[reason, default: 0] += 1
         if let issue { issues.append(issue) }

@@ -239,8 +239,9 @@ public struct NightlyScorer {
                     throw InputError(SourceLocation(file: url.path, line: 1),
                                       "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))")
                 }
-                if case .imported = try store.importFile(url, importer: importer, options: settings.importOptions) {
+                if case let .imported(run) = try store.importFile(url, importer: importer, options: settings.importOptions) {
                     outcome.filesImported += 1
+                    reportImport(run.summary, &outcome, message)
                 }
             } catch let error as InputError {
                 quarantine(url, error.description, &outcome, message)
@@ -264,6 +265,18 @@ public struct NightlyScorer {
             warn(&outcome, message, "import failed: \(reason); moved to \(moved.path)" + more)
         } else {
             warn(&outcome, message, "import failed: \(reason)" + more)
+        }
+    }
+
+    /// An imported file's skipped rows are a warning of the night (its summary line and first
+    /// warnings, as `import-data` prints them): the rows never reach the store, and the file is
+    /// not read again. Warnings without skipped rows (an id from the file name, an adjusted
+    /// row) only go to `message`.
+    private func reportImport(_ summary: ImportSummary, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) {
+        if summary.rowsSkippedForProblems > 0 {
+            warn(&outcome, message, summary.report(warnings: 5))
+        } else if !summary.issues.isEmpty {
+            message(summary.report(warnings: 5))
         }
     }
 
