@@ -327,6 +327,32 @@ struct Interrupted: Error {}
         #expect(outcome.exitCode == 0 && outcome.warnings.isEmpty && outcome.patientsScored == 1)
     }
 
+    /// Finding 12: a rerun of the night rewrote summary.json with "warnings": [], losing the record
+    /// of the file the first run quarantined. The night's warnings are kept: a rerun with nothing new
+    /// leaves every file byte for byte, and a later run's new warning is added once.
+    @Test func rerunKeepsTheNightsWarnings() throws {
+        let noModel = try PatientID("p_nomodel")
+        let bench = try NightlyBench(patients: [PredictFixture.patientA, noModel], modelsFor: [PredictFixture.patientA])
+        try Data("this is not an export\n".utf8).write(to: bench.inbox.appendingPathComponent("junk.csv"))
+        let first = try bench.scorer().run()
+        #expect(first.exitCode == 2 && first.warnings.count == 2)
+        let files = try bench.files()
+        let summaryPath = "/\(NightlyBench.night)/summary.json"
+        let summary = String(decoding: try #require(files[summaryPath]), as: UTF8.self)
+        #expect(summary.contains("junk.csv") && summary.contains("p_nomodel: no trained model"))
+        let second = try bench.scorer().run()
+        #expect(second.warnings == ["p_nomodel: no trained model in \(bench.models.path); not scored"])
+        #expect(try bench.files() == files)
+        // A new bad file the same night: added after the night's earlier warnings.
+        try Data("not \"an\" export either\n".utf8).write(to: bench.inbox.appendingPathComponent("junk2.csv"))
+        _ = try bench.scorer().run()
+        let third = String(decoding: try #require(bench.files()[summaryPath]), as: UTF8.self)
+        let warnings = try #require(third.split(separator: "\n").first { $0.contains("\"warnings\"") })
+        let junk = try #require(warnings.range(of: "junk.csv")), junk2 = try #require(warnings.range(of: "junk2.csv"))
+        #expect(junk.lowerBound < junk2.lowerBound)
+        #expect(warnings.components(separatedBy: "p_nomodel: no trained model").count == 2)
+    }
+
     /// Issue #12: a named pipe in the inbox blocked the run forever while holding the lock.
     @Test func namedPipeInTheInboxIsSkipped() throws {
         let bench = try NightlyBench(patients: [PredictFixture.patientA])
