@@ -141,6 +141,18 @@ struct FixedLogImporter: PatientDataImporter {
         named.patient = try PatientID("p_empty")
         let outcome = try store.importFile(file, importer: LogCSVImporter(), options: named)
         guard case .imported = outcome else { Issue.record("expected an import"); return }
+        // Nor is a Dexcom export holding only its preamble (rows skipped as expected, quietly).
+        let preamble = dir.appendingPathComponent("p_dexcom.csv")
+        try Data("""
+            Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,Patient Info,Device Info,Source Device ID,Glucose Value (mg/dL),Insulin Value (u),Carb Value (grams),Duration (hh:mm:ss),Glucose Rate of Change (mg/dL/min),Transmitter Time (Long Integer),Transmitter ID
+            1,,FirstName,,Jacinta,,,,,,,,,
+            2,,LastName,,Doe,,,,,,,,,
+
+            """.utf8).write(to: preamble)
+        guard case let .imported(run) = try store.importFile(preamble, importer: DexcomClarityImporter(), options: named) else {
+            Issue.record("expected an import"); return
+        }
+        #expect(run.summary.rowsSkipped == 2 && run.summary.rowsSkippedForProblems == 0 && !run.summary.keptNothing)
     }
 
     @Test func sha256MatchesPublishedVectors() {

@@ -12,6 +12,10 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
     /// Section or record kind -> rows read but not modelled (e.g. OhioT1DM `sleep`). Not errors.
     public var notModelled: [String: Int] = [:]
     public var issues: [ImportIssue] = []
+    /// Of `skipped`, the rows skipped as expected, without a warning (`skipQuietly`: a preamble,
+    /// copies of a kept row, another patient's rows the patient option leaves out), by reason.
+    /// Nil when there were none, and in summaries stored before it was counted.
+    public var skippedQuietly: [String: Int]?
 
     public init(file: String) { self.file = file }
 
@@ -26,27 +30,30 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
 
     public var rowsSkipped: Int { skipped.values.reduce(0, +) }
 
-    /// The reasons of rows dropped as copies of a row kept (the same reading uploaded twice):
-    /// cleaning that loses nothing, counted without a warning.
-    public static let duplicateReasons: Set<String> = ["exact duplicate", "duplicate"]
-
-    /// Rows skipped for a problem, each with a warning (every reason but `duplicateReasons`):
-    /// data the file holds that is not kept.
-    public var rowsSkippedForProblems: Int {
-        skipped.reduce(0) { $0 + (Self.duplicateReasons.contains($1.key) ? 0 : $1.value) }
-    }
+    /// Rows skipped for a problem, with warnings (every skip but `skippedQuietly`): data the
+    /// file holds that is not kept.
+    public var rowsSkippedForProblems: Int { rowsSkipped - (skippedQuietly?.values.reduce(0, +) ?? 0) }
 
     public mutating func skip(_ reason: String, _ issue: ImportIssue? = nil) {
         skipped[reason, default: 0] += 1
         if let issue { issues.append(issue) }
     }
 
+    /// Records a row skipped as expected (see `skippedQuietly`): counted, no warning.
+    public mutating func skipQuietly(_ reason: String) {
+        skip(reason)
+        var quiet = skippedQuietly ?? [:]
+        quiet[reason, default: 0] += 1
+        skippedQuietly = quiet
+    }
+
     public mutating func adjust(_ reason: String) { adjusted[reason, default: 0] += 1 }
 
-    /// Rows were skipped and none was kept: the file's times, format or patient were read wrongly
-    /// (epoch seconds in a time column, another time zone, only another patient's rows), so the
-    /// import failed rather than found an empty file. A file with no rows at all is not this.
-    public var keptNothing: Bool { recordsKept == 0 && rowsSkipped > 0 }
+    /// Rows were skipped for a problem and none was kept: the file's times, format or patient were
+    /// read wrongly (epoch seconds in a time column, another time zone, only another patient's
+    /// rows), so the import failed rather than found an empty file. A file with no rows, or only
+    /// rows skipped as expected (a Dexcom export's preamble), is not this.
+    public var keptNothing: Bool { recordsKept == 0 && rowsSkippedForProblems > 0 }
 
     /// The warnings for people, one line each: the first `limit` (all when nil), then
     /// `... and N more warnings` followed by `more` when some were left out. Every command that
