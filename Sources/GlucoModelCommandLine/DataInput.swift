@@ -118,11 +118,24 @@ private func checkDataOrStore(_ data: [String], _ store: String?, dataName: Stri
     if !data.isEmpty, store != nil { throw ValidationError("give \(dataName) or --store, not both") }
 }
 
-/// Reads `source`, reporting each file that failed on the console.
-public func loadPatients(_ source: any PatientSource, failurePrefix: String = "skipped file: ") throws -> LoadedPatients {
-    let loaded = try source.load()
-    for failure in loaded.failures { Console.warn(failurePrefix + failure.description) }
+/// Reads `source` (every patient, or only `patient`), reporting on the console each file that
+/// failed and each file read with warnings (`reportImportWarnings`).
+public func loadPatients(_ source: any PatientSource, patient: PatientID? = nil,
+                         failure: (InputError) -> Void = { Console.warn("skipped file: \($0)") }) throws -> LoadedPatients {
+    let loaded = try source.load(patient: patient)
+    reportImportWarnings(loaded.summaries)
+    loaded.failures.forEach(failure)
     return loaded
+}
+
+/// Per file read with warnings (rows skipped or adjusted), its summary line and first `limit`
+/// warnings with file, line and field, as `import-data` prints them: otherwise a command reading
+/// the files directly would only say, later, that a patient has no readings. Files without
+/// warnings (the bundled data) print nothing; a store's files were reported when imported.
+public func reportImportWarnings(_ summaries: [ImportSummary], limit: Int = 5) {
+    for summary in summaries where !summary.issues.isEmpty || summary.rowsSkippedForProblems > 0 {
+        Console.warn(summary.report(warnings: limit))
+    }
 }
 
 /// Checks an option naming an import format (`ImportFormats.names`).

@@ -79,8 +79,7 @@ struct Dose: ParsableCommand {
 
     func run() throws {
         let id = try PatientID(patient)
-        let loaded = try input.source(timeZone: time.zone()).load(patient: id)
-        for failure in loaded.failures { Console.write(failure.description) }
+        let loaded = try loadPatients(input.source(timeZone: time.zone()), patient: id, failure: { Console.write($0.description) })
         guard let log = loaded.data(for: id)?.log else {
             throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
         }

@@ -66,8 +66,8 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = try input.source(timeZone: time.zone()).load(patient: try patient.map { try PatientID($0) })
-        for failure in loaded.failures { Console.write("skipped: \(failure)") }
+        let loaded = try loadPatients(input.source(timeZone: time.zone()), patient: try patient.map { try PatientID($0) },
+                                      failure: { Console.write("skipped: \($0)") })
         let modelsURL = URL(fileURLWithPath: models)
         if let out {
             let id = try PatientID(patient!)

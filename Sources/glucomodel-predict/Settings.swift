@@ -45,8 +45,7 @@ struct Settings: ParsableCommand {
     func run() throws {
         let id = try PatientID(patient)
         let zone = try time.zone()
-        let loaded = try input.source(timeZone: zone).load(patient: id)
-        for failure in loaded.failures { Console.write(failure.description) }
+        let loaded = try loadPatients(input.source(timeZone: zone), patient: id, failure: { Console.write($0.description) })
         guard let log = loaded.data(for: id)?.log else {
             throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
         }

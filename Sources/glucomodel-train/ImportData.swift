@@ -62,12 +62,16 @@ struct ImportData: ParsableCommand {
                 case let .imported(run):
                     print("\(run.summary)")
                     print("  patient \(run.patient): \(run.recordsAdded) records added, \(run.recordsAlreadyStored) already stored")
-                    let warnings = run.summary.issues
-                    for issue in verbose ? warnings : Array(warnings.prefix(20)) { print("  \(issue)") }
-                    if !verbose && warnings.count > 20 { print("  ... and \(warnings.count - 20) more warnings (--verbose)") }
+                    printWarnings(run.summary)
                 case let .alreadyImported(run):
                     print("\(path): already imported (same content as run \(run.id), \(run.filePath)); nothing added")
                 }
+            } catch let nothing as NothingKeptError {
+                // A failed file, with the warnings that say why (nothing was stored).
+                failed += 1
+                print("\(nothing.summary)")
+                printWarnings(nothing.summary)
+                print("\(nothing)")
             } catch {
                 failed += 1
                 print("\(error)")
@@ -75,5 +79,10 @@ struct ImportData: ParsableCommand {
         }
         let status = RunStatus.of(done: done, failed: failed)
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// The file's warnings, indented under its summary: the first 20, or all with `--verbose`.
+    func printWarnings(_ summary: ImportSummary) {
+        for line in summary.warningLines(limit: verbose ? nil : 20, more: " (--verbose)") { print("  \(line)") }
     }
 }

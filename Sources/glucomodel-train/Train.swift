@@ -248,6 +248,7 @@ struct Train: ParsableCommand {
             Console.status("Reading \(resolved.store.map { "store \($0)" } ?? "the data")...")
             loaded = try source.load()
         }
+        reportImportWarnings(loaded.summaries)
         failures += loaded.failures.map { (subject: "skipped file", message: "\($0)") }
         let settings = CohortRunSettings(output: output, threads: threadCount, shard: shard ?? .whole, retrain: resolved.retrain ?? false)
         let trainer = try CohortTrainer(options: options, settings: settings)

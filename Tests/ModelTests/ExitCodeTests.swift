@@ -110,6 +110,65 @@ import GrammarEvolution
         #expect(r.stderr.contains(PredictionRow.baseAloneNote(PredictFixture.patientA, count: expected)), "\(r.stderr)")
     }
 
+    /// Finding 7: `import-data` of a file whose every row was skipped (epoch seconds in `time`)
+    /// exited 0 and recorded the file, so it was "already imported" ever after. Now the file fails
+    /// (1 alone, 2 beside a good file) with its summary and warnings, and nothing is recorded.
+    @Test func importDataOfAFileWithEveryRowSkippedFails() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let bad = dir.appendingPathComponent("epoch.csv")
+        try Data("patient,time,event,value,unit\np_e,1768435200,glucose,120,mg/dL\np_e,1768435500,glucose,121,mg/dL\n".utf8)
+            .write(to: bad)
+        let good = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: good)
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let out = dir.appendingPathComponent("out.txt")
+        var r = try Self.run("glucomodel-train", ["import-data", bad.path, "--store", store], stdout: out)
+        #expect(r.status == 1)
+        var text = try String(contentsOf: out, encoding: .utf8)
+        #expect(text.contains("2 rows read, 0 records kept, 2 skipped (2 bad time)"), "\(text)")
+        #expect(text.contains("epoch.csv:2 [time]: warning: '1768435200' is not a valid time"), "\(text)")
+        #expect(text.contains("epoch.csv: error: no records kept"), "\(text)")
+        let imported = try PatientStore(path: store)
+        #expect(try imported.patients().isEmpty && imported.importRuns().isEmpty)
+        r = try Self.run("glucomodel-train", ["import-data", bad.path, good.path, "--store", store], stdout: out)
+        #expect(r.status == 2)
+        text = try String(contentsOf: out, encoding: .utf8)
+        #expect(!text.contains("already imported") && text.contains("no records kept"), "\(text)")
+        #expect(try imported.patients() == [PredictFixture.patientA] && imported.importRuns().count == 1)
+    }
+
+    /// Finding 4: the commands reading files directly printed none of the importer's warnings
+    /// (an OhioT1DM file with ISO times: only "no glucose readings"). Now each file read with
+    /// warnings gets its summary line and first 5 warnings on stderr, as `import-data` words them;
+    /// exit codes and standard output are unchanged, and clean files (the bundled data) print nothing.
+    @Test func commandsReadingFilesShowTheImportWarnings() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let iso = dir.appendingPathComponent("iso_times.xml")
+        var xml = "<patient id=\"p_iso\" weight=\"0\" insulin_type=\"rapid-acting\">\n  <glucose_level>\n"
+        for i in 0..<8 { xml += "    <event ts=\"2026-01-15T00:\(i)5:00\" value=\"\(100 + i)\"/>\n" }
+        xml += "  </glucose_level>\n</patient>\n"
+        try Data(xml.utf8).write(to: iso)
+        let utc = ["--time-zone", "UTC"]
+        let metrics = try Self.run("glucomodel-predict", ["metrics", iso.path] + utc)
+        #expect(metrics.status == 1)
+        #expect(metrics.stderr.contains("warning: \(iso.path): 8 rows read, 0 records kept, 8 skipped (8 bad time)"), "\(metrics.stderr)")
+        #expect(metrics.stderr.contains("\n  \(iso.path):3 [ts]: warning: '2026-01-15T00:05:00' is not a valid time"), "\(metrics.stderr)")
+        #expect(metrics.stderr.contains("\(iso.path):7 [ts]:") && !metrics.stderr.contains("\(iso.path):8 [ts]:"))
+        #expect(metrics.stderr.contains("\n  ... and 3 more warnings\n"), "\(metrics.stderr)")
+        let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 2)).utf8).write(to: data)
+        let predict = try Self.run("glucomodel-predict", ["predict", data.path, iso.path, "--models", models.path] + utc)
+        #expect(predict.status == 2 && predict.stderr.contains("\(iso.path):3 [ts]: warning:"))
+        // Clean files, the bundled data among them: not a word about their import.
+        let bundled = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("datasets/adolescent_003-ws-testing.xml")
+        let clean = try Self.run("glucomodel-predict", ["metrics", data.path, bundled.path] + utc)
+        #expect(clean.status == 0 && !clean.stderr.contains("rows read") && !clean.stderr.contains("warning"), "\(clean.stderr)")
+        let quiet = try Self.run("glucomodel-predict", ["predict", data.path, "--models", models.path] + utc)
+        #expect(quiet.status == 0 && !quiet.stderr.contains("warning"), "\(quiet.stderr)")
+    }
+
     @Test func nightlyLockedIs75() throws {
         let bench = try NightlyBench(patients: [PredictFixture.patientA])
         let held = try StoreLock(storePath: bench.store)

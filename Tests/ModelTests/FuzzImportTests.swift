@@ -154,6 +154,12 @@ extension FuzzRun {
             } catch is InputError {
                 if inMemory != nil { return "rejected a file the importer accepts" }
                 return try store.recordCounts() == before ? nil : "a rejected file changed the record counts"
+            } catch let nothing as NothingKeptError {
+                // Rows skipped for a problem and none kept: a failed file, not an empty import.
+                guard let expected = inMemory, expected.summary.keptNothing, nothing.summary.keptNothing else {
+                    return "kept nothing in the store but not in memory: \(nothing)"
+                }
+                return try store.recordCounts() == before ? nil : "a file that kept nothing changed the record counts"
             }
         } catch {
             return "threw \(type(of: error)): \(error)"

@@ -274,6 +274,86 @@ struct Interrupted: Error {}
         #expect(!again.warnings.contains { $0.contains("junk.csv") })
     }
 
+    /// Finding 7: an inbox file whose every row was skipped was recorded as imported (never to be
+    /// read again) with an empty patient. Now it is a failed file: quarantined with its summary and
+    /// first warnings as the reason, no run and no patient stored.
+    @Test func inboxFileWithEveryRowSkippedIsQuarantined() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        try Data("patient,time,event,value,unit\np_e,1768435200,glucose,120,mg/dL\n".utf8)
+            .write(to: bench.inbox.appendingPathComponent("epoch.csv"))
+        let outcome = try bench.scorer().run()
+        #expect(outcome.exitCode == 2 && outcome.filesQuarantined == 1 && outcome.patientsScored == 1)
+        let warning = try #require(outcome.warnings.first { $0.contains("epoch.csv") })
+        #expect(warning.hasPrefix("import failed: ") && warning.contains("no records kept"))
+        #expect(warning.contains("1 rows read, 0 records kept, 1 skipped (1 bad time)"))
+        #expect(warning.contains("epoch.csv:2 [time]: warning: '1768435200' is not a valid time"))
+        let reason = try String(contentsOf: bench.out.appendingPathComponent("quarantine/epoch.csv.reason.txt"), encoding: .utf8)
+        #expect(reason.contains("no records kept") && reason.contains("epoch.csv:2 [time]"))
+        let store = try PatientStore(path: bench.store)
+        #expect(try store.patients() == [PredictFixture.patientA] && store.importRuns().count == 1)
+    }
+
+    /// Finding 8: a CSV holding two patients in the inbox: nightly said "0 warnings" and exited 0,
+    /// and the second patient's rows never reached the store (the file's hash recorded, so they
+    /// never would). Now rows the import skipped are a warning of the night, with the summary line
+    /// and first warnings as `import-data` prints them, on stderr and in summary.json: exit 2.
+    @Test func rowsSkippedByTheImportAreWarnings() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let file = bench.inbox.appendingPathComponent("p_a-days0-4.csv")
+        let other = PredictFixture.csv(PredictFixture.log(try PatientID("p_other"), days: 1)).split(separator: "\n").dropFirst()
+        let firstOther = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").count + 1
+        try Data((try String(contentsOf: file, encoding: .utf8) + other.joined(separator: "\n") + "\n").utf8).write(to: file)
+        var messages: [String] = []
+        let outcome = try bench.scorer().run { messages.append($0) }
+        #expect(outcome.exitCode == 2 && outcome.status == .doneWithWarnings && outcome.patientsScored == 1)
+        #expect(outcome.warnings.count == 1)
+        let warning = try #require(outcome.warnings.first)
+        #expect(warning.contains("p_a-days0-4.csv: ") && warning.contains("skipped (\(other.count) other patient)"), "\(warning)")
+        #expect(warning.contains("p_a-days0-4.csv:\(firstOther) [patient]: warning: row for patient 'p_other'"), "\(warning)")
+        #expect(warning.contains("more warnings"))
+        #expect(messages.contains("warning: " + warning))
+        let summary = String(decoding: try #require(bench.files()["/\(NightlyBench.night)/summary.json"]), as: UTF8.self)
+        #expect(summary.contains("other patient)") && summary.contains("[patient]: warning: row for patient 'p_other'"))
+    }
+
+    /// Rows skipped as expected (exact copies of a kept row, a Dexcom export's preamble) lose nothing:
+    /// counted, but no warning of the night; an inbox export with only its preamble is no failure.
+    @Test func exactDuplicateRowsAreNoWarning() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let file = bench.inbox.appendingPathComponent("p_a-days0-4.csv")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let copy = try #require(text.split(separator: "\n").dropFirst().first)
+        try Data((text + copy + "\n").utf8).write(to: file)
+        let outcome = try bench.scorer().run()
+        #expect(outcome.exitCode == 0 && outcome.warnings.isEmpty && outcome.patientsScored == 1)
+    }
+
+    /// Finding 12: a rerun of the night rewrote summary.json with "warnings": [], losing the record
+    /// of the file the first run quarantined. The night's warnings are kept: a rerun with nothing new
+    /// leaves every file byte for byte, and a later run's new warning is added once.
+    @Test func rerunKeepsTheNightsWarnings() throws {
+        let noModel = try PatientID("p_nomodel")
+        let bench = try NightlyBench(patients: [PredictFixture.patientA, noModel], modelsFor: [PredictFixture.patientA])
+        try Data("this is not an export\n".utf8).write(to: bench.inbox.appendingPathComponent("junk.csv"))
+        let first = try bench.scorer().run()
+        #expect(first.exitCode == 2 && first.warnings.count == 2)
+        let files = try bench.files()
+        let summaryPath = "/\(NightlyBench.night)/summary.json"
+        let summary = String(decoding: try #require(files[summaryPath]), as: UTF8.self)
+        #expect(summary.contains("junk.csv") && summary.contains("p_nomodel: no trained model"))
+        let second = try bench.scorer().run()
+        #expect(second.warnings == ["p_nomodel: no trained model in \(bench.models.path); not scored"])
+        #expect(try bench.files() == files)
+        // A new bad file the same night: added after the night's earlier warnings.
+        try Data("not \"an\" export either\n".utf8).write(to: bench.inbox.appendingPathComponent("junk2.csv"))
+        _ = try bench.scorer().run()
+        let third = String(decoding: try #require(bench.files()[summaryPath]), as: UTF8.self)
+        let warnings = try #require(third.split(separator: "\n").first { $0.contains("\"warnings\"") })
+        let junk = try #require(warnings.range(of: "junk.csv")), junk2 = try #require(warnings.range(of: "junk2.csv"))
+        #expect(junk.lowerBound < junk2.lowerBound)
+        #expect(warnings.components(separatedBy: "p_nomodel: no trained model").count == 2)
+    }
+
     /// Issue #12: a named pipe in the inbox blocked the run forever while holding the lock.
     @Test func namedPipeInTheInboxIsSkipped() throws {
         let bench = try NightlyBench(patients: [PredictFixture.patientA])

@@ -96,6 +96,65 @@ struct FixedLogImporter: PatientDataImporter {
         #expect(afterTruncated.1 == before.1 && afterTruncated.2 == before.2)
     }
 
+    /// Finding 7: a file whose every row was skipped (here every time is after "now", read in the
+    /// wrong zone) was recorded as imported with an empty patient, so the same file with the right
+    /// time zone was "already imported". Now it fails with its summary, the store is unchanged,
+    /// and the corrected import goes in.
+    @Test func fileWithEveryRowSkippedFailsAndCanBeImportedAgain() throws {
+        let (store, dir) = try freshStore()
+        let file = dir.appendingPathComponent("local.csv")
+        try Data("""
+            patient,time,event,value,unit
+            p_local,2026-01-05T08:00,glucose,120,mg/dL
+            p_local,2026-01-05T08:05,glucose,125,mg/dL
+
+            """.utf8).write(to: file)
+        // 08:00 in UTC is after "now" (07:00 UTC): every row is future-dated.
+        let now = Fixture.date("2026-01-05T07:00:00Z")
+        let utc = ImportOptions(timeZone: Fixture.utc, now: now)
+        let before = try snapshot(store)
+        do {
+            _ = try store.importFile(file, importer: LogCSVImporter(), options: utc)
+            Issue.record("expected NothingKeptError")
+        } catch let error as NothingKeptError {
+            #expect(error.summary.keptNothing && error.summary.rowsSkipped == 2 && error.summary.recordsKept == 0)
+            #expect(error.summary.issues.first?.location.line == 2)
+            #expect(error.description.contains("local.csv") && error.description.contains("no records kept"))
+        }
+        let after = try snapshot(store)
+        #expect(before.0 == after.0 && before.1 == after.1 && before.2 == after.2 && after.0.isEmpty)
+        // Read in Tokyo's zone, 08:00 is 23:00 UTC the day before: both rows are kept.
+        let tokyo = ImportOptions(timeZone: try #require(TimeZone(identifier: "Asia/Tokyo")), now: now)
+        guard case let .imported(run) = try store.importFile(file, importer: LogCSVImporter(), options: tokyo) else {
+            Issue.record("expected the corrected file to be imported"); return
+        }
+        #expect(run.recordsAdded == 2 && run.patient.rawValue == "p_local")
+        #expect(try store.importRuns().count == 1)
+    }
+
+    /// A file with no rows at all kept nothing but skipped nothing either: an empty import, not a failure.
+    @Test func emptyFileIsNoFailure() throws {
+        let (store, dir) = try freshStore()
+        let file = dir.appendingPathComponent("p_empty.csv")
+        try Data("patient,time,event,value,unit\n".utf8).write(to: file)
+        var named = options
+        named.patient = try PatientID("p_empty")
+        let outcome = try store.importFile(file, importer: LogCSVImporter(), options: named)
+        guard case .imported = outcome else { Issue.record("expected an import"); return }
+        // Nor is a Dexcom export holding only its preamble (rows skipped as expected, quietly).
+        let preamble = dir.appendingPathComponent("p_dexcom.csv")
+        try Data("""
+            Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,Patient Info,Device Info,Source Device ID,Glucose Value (mg/dL),Insulin Value (u),Carb Value (grams),Duration (hh:mm:ss),Glucose Rate of Change (mg/dL/min),Transmitter Time (Long Integer),Transmitter ID
+            1,,FirstName,,Jacinta,,,,,,,,,
+            2,,LastName,,Doe,,,,,,,,,
+
+            """.utf8).write(to: preamble)
+        guard case let .imported(run) = try store.importFile(preamble, importer: DexcomClarityImporter(), options: named) else {
+            Issue.record("expected an import"); return
+        }
+        #expect(run.summary.rowsSkipped == 2 && run.summary.rowsSkippedForProblems == 0 && !run.summary.keptNothing)
+    }
+
     @Test func sha256MatchesPublishedVectors() {
         // FIPS 180-2 appendix B test vectors.
         var abc = ContentDigest()

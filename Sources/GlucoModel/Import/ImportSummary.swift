@@ -12,6 +12,10 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
     /// Section or record kind -> rows read but not modelled (e.g. OhioT1DM `sleep`). Not errors.
     public var notModelled: [String: Int] = [:]
     public var issues: [ImportIssue] = []
+    /// Of `skipped`, the rows skipped as expected, without a warning (`skipQuietly`: a preamble,
+    /// copies of a kept row, another patient's rows the patient option leaves out), by reason.
+    /// Nil when there were none, and in summaries stored before it was counted.
+    public var skippedQuietly: [String: Int]?
 
     public init(file: String) { self.file = file }
 
@@ -26,12 +30,46 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
 
     public var rowsSkipped: Int { skipped.values.reduce(0, +) }
 
+    /// Rows skipped for a problem, with warnings (every skip but `skippedQuietly`): data the
+    /// file holds that is not kept.
+    public var rowsSkippedForProblems: Int { rowsSkipped - (skippedQuietly?.values.reduce(0, +) ?? 0) }
+
     public mutating func skip(_ reason: String, _ issue: ImportIssue? = nil) {
         skipped[reason, default: 0] += 1
         if let issue { issues.append(issue) }
     }
 
+    /// Records a row skipped as expected (see `skippedQuietly`): counted, no warning.
+    public mutating func skipQuietly(_ reason: String) {
+        skip(reason)
+        var quiet = skippedQuietly ?? [:]
+        quiet[reason, default: 0] += 1
+        skippedQuietly = quiet
+    }
+
     public mutating func adjust(_ reason: String) { adjusted[reason, default: 0] += 1 }
+
+    /// Rows were skipped for a problem and none was kept: the file's times, format or patient were
+    /// read wrongly (epoch seconds in a time column, another time zone, only another patient's
+    /// rows), so the import failed rather than found an empty file. A file with no rows, or only
+    /// rows skipped as expected (a Dexcom export's preamble), is not this.
+    public var keptNothing: Bool { recordsKept == 0 && rowsSkippedForProblems > 0 }
+
+    /// The warnings for people, one line each: the first `limit` (all when nil), then
+    /// `... and N more warnings` followed by `more` when some were left out. Every command that
+    /// shows an import's warnings prints these lines, so they read the same everywhere.
+    public func warningLines(limit: Int?, more: String = "") -> [String] {
+        let shown = limit.map { Array(issues.prefix(max(0, $0))) } ?? issues
+        var lines = shown.map(\.description)
+        if shown.count < issues.count { lines.append("... and \(issues.count - shown.count) more warnings" + more) }
+        return lines
+    }
+
+    /// The summary line, then the first `warnings` warning lines indented under it (as
+    /// `import-data` prints them): what a command that imports as a side line shows of a file.
+    public func report(warnings limit: Int) -> String {
+        ([description] + warningLines(limit: limit).map { "  " + $0 }).joined(separator: "\n")
+    }
 
     public var description: String {
         var s = "\(file): \(rowsRead) rows read, \(recordsKept) records kept, \(rowsSkipped) skipped"
@@ -62,4 +100,23 @@ public struct ImportResult: Sendable {
         guard let lines = sourceLines[kind], index < lines.count else { return nil }
         return lines[index]
     }
+}
+
+/// An import that kept nothing while it skipped rows (`ImportSummary.keptNothing`): a failed
+/// file. The store records no run and no patient for it, so the same file imports once its
+/// options (time zone, format, patient) are fixed; the summary carries the warnings that say why.
+public struct NothingKeptError: Error, Sendable, CustomStringConvertible {
+    public var summary: ImportSummary
+
+    public init(summary: ImportSummary) { self.summary = summary }
+
+    /// The failure as every reader's error, naming the file.
+    public var error: InputError {
+        let reasons = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        return InputError(SourceLocation(file: summary.file),
+                          "no records kept: \(summary.rowsSkipped) rows skipped (\(reasons)) and none kept; nothing imported. "
+                            + "Fix the file or the options (time zone, format, patient) as the warnings say, and import it again")
+    }
+
+    public var description: String { error.description }
 }

@@ -110,15 +110,28 @@ struct NightFolder {
         return counts
     }
 
+    /// The warnings the night's `summary.json` holds from earlier runs (none when there is no
+    /// summary yet, or it cannot be read).
+    func recordedWarnings() -> [String] {
+        guard let data = try? Data(contentsOf: root.appendingPathComponent("summary.json")),
+              let summary = try? JSONParser.parse([UInt8](data)),
+              case let .array(items)? = summary["warnings"] else { return [] }
+        return items.compactMap(\.string)
+    }
+
     static func issuedField<D: DataProtocol>(_ line: D) -> String? {
         let fields = String(decoding: line, as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
         return fields.count > 1 ? String(fields[1]) : nil
     }
 
     /// Regenerates the combined files and `summary.json` from the per-patient files. The summary
-    /// holds only what the files and `warnings` say (no run times), so re-running a finished
-    /// night rewrites it byte for byte.
+    /// holds only what the files and the night's warnings say (no run times), so re-running a
+    /// finished night rewrites it byte for byte. The night's warnings are those of its earlier runs
+    /// (read back from the summary: a quarantined file is reported by the run that moved it, and
+    /// only then), then this run's `warnings` not among them.
     func regenerateCombined(night: String, warnings: [String], units: GlucoseUnit = .mgdL) throws {
+        var nightWarnings = recordedWarnings()
+        for warning in warnings where !nightWarnings.contains(warning) { nightWarnings.append(warning) }
         let predictionCounts = try combine(predictions, header: PredictionRow.csvHeader(units: units),
                                            into: root.appendingPathComponent("predictions.csv"))
         let alertCounts = try combine(alerts, header: AlertEpisode.csvHeader(units: units), into: root.appendingPathComponent("alerts.csv"))
@@ -138,7 +151,7 @@ struct NightFolder {
               "per_patient": [
             \(patients.joined(separator: ",\n"))
               ],
-              "warnings": [\(warnings.map(q).joined(separator: ", "))]
+              "warnings": [\(nightWarnings.map(q).joined(separator: ", "))]
             }
 
             """

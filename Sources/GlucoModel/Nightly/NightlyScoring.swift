@@ -239,24 +239,45 @@ public struct NightlyScorer {
                     throw InputError(SourceLocation(file: url.path, line: 1),
                                       "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))")
                 }
-                if case .imported = try store.importFile(url, importer: importer, options: settings.importOptions) {
+                if case let .imported(run) = try store.importFile(url, importer: importer, options: settings.importOptions) {
                     outcome.filesImported += 1
+                    reportImport(run.summary, &outcome, message)
                 }
             } catch let error as InputError {
-                // The file itself is bad: it would fail every night. Move it out of the inbox,
-                // with the reason beside it, and report it this once.
-                let quarantine = settings.output.appendingPathComponent("quarantine")
-                if let moved = try? Quarantine.move(url, into: quarantine, reason: error.description) {
-                    outcome.filesQuarantined += 1
-                    warn(&outcome, message, "import failed: \(error); moved to \(moved.path)")
-                } else {
-                    warn(&outcome, message, "import failed: \(error)")
-                }
+                quarantine(url, error.description, &outcome, message)
+            } catch let nothing as NothingKeptError {
+                quarantine(url, nothing.description, details: nothing.summary.report(warnings: 5), &outcome, message)
             } catch {
                 warn(&outcome, message, "import failed: \(error)")
             }
         }
         outcome.readingsImported = (try store.recordCounts()[.glucose] ?? 0) - before
+    }
+
+    /// The file itself is bad: it would fail every night. Moves it out of the inbox, with the
+    /// reason (and `details`, the import's summary) beside it, and reports it this once.
+    private func quarantine(_ url: URL, _ reason: String, details: String? = nil,
+                            _ outcome: inout NightlyOutcome, _ message: (String) -> Void) {
+        let folder = settings.output.appendingPathComponent("quarantine")
+        let more = details.map { "\n" + $0 } ?? ""
+        if let moved = try? Quarantine.move(url, into: folder, reason: reason + more) {
+            outcome.filesQuarantined += 1
+            warn(&outcome, message, "import failed: \(reason); moved to \(moved.path)" + more)
+        } else {
+            warn(&outcome, message, "import failed: \(reason)" + more)
+        }
+    }
+
+    /// An imported file's skipped rows are a warning of the night (its summary line and first
+    /// warnings, as `import-data` prints them): the rows never reach the store, and the file is
+    /// not read again. Warnings without skipped rows (an id from the file name, an adjusted
+    /// row) only go to `message`.
+    private func reportImport(_ summary: ImportSummary, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) {
+        if summary.rowsSkippedForProblems > 0 {
+            warn(&outcome, message, summary.report(warnings: 5))
+        } else if !summary.issues.isEmpty {
+            message(summary.report(warnings: 5))
+        }
     }
 
     /// Scores one patient's readings newer than its scoring state.

@@ -62,8 +62,9 @@ public struct PatientStore: Sendable {
     /// (`StoreStager`), all in one transaction, so memory does not grow with the file. The records and
     /// summary are those of `importer.importFile(at:options:)` in memory. An importer that does not
     /// use `PatientLogBuilder` has its returned log stored as it is.
-    /// - Throws: `InputError` when the file cannot be read (the store is unchanged), or a database error
-    ///   (the transaction is rolled back: the store is unchanged).
+    /// - Throws: `InputError` when the file cannot be read, `NothingKeptError` when rows were skipped
+    ///   and none kept (a failed file, with its summary), or a database error (the transaction is
+    ///   rolled back). In every case the store is unchanged.
     public func importFile(_ url: URL, importer: some PatientDataImporter, options: ImportOptions) throws -> StoreImportOutcome {
         let started = Date()
         let cannotRead = { (error: any Error) in
@@ -152,6 +153,12 @@ public struct PatientStore: Sendable {
             result.summary.recordsKept = kept
         } else {
             (kept, added) = (result.log.recordCount, try StoreRecords.insert(result, patient: provisional, runID: runID, db: db))
+        }
+        // Thrown inside the transaction, which rolls back: no run row (the file can be imported
+        // again once its options are fixed) and no empty patient.
+        if kept == 0 && result.summary.rowsSkippedForProblems > 0 {
+            result.summary.recordsKept = 0
+            throw NothingKeptError(summary: result.summary)
         }
         if let number = try Self.patientNumber(result.log.patient, db) {
             if number != provisional {

@@ -80,7 +80,7 @@ public struct PatientLogBuilder: Sendable {
     }
 
     /// Skips a row silently apart from the count (expected rows such as a preamble).
-    public mutating func skipQuietly(_ reason: String) { summary.skip(reason) }
+    public mutating func skipQuietly(_ reason: String) { summary.skipQuietly(reason) }
 
     /// Counts a row of a section or kind that is read but not modelled (never an error).
     public mutating func addNotModelled(_ kind: String) {

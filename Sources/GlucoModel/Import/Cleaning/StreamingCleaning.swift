@@ -91,7 +91,7 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
             return true
         }
         if first.record == item.record {
-            summary.skip("exact duplicate")
+            summary.skipQuietly("exact duplicate")
         } else {
             summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
                 "\(R.kind.rawValue) at the same time as \(first.location) but with value \(item.record.canonicalValue) "
@@ -109,7 +109,7 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
         }
         for j in stride(from: recent.count - 1, through: head, by: -1)
         where PatientLogBuilder.sameUpload(recent[j].record, item.record) {
-            summary.skip("duplicate")
+            summary.skipQuietly("duplicate")
             return false
         }
         recent.append(item)
