@@ -155,6 +155,36 @@ enum PredictFixture {
             == "p_a: the 30-minute model uses IOB, but the data has no insulin records")
     }
 
+    /// Before: a model trained on a CGM-only export was refused on that same export ("the
+    /// 30-minute model uses IA, but the data has no insulin records").
+    @Test func aModelTrainedWithoutInsulinOrMealsPredictsOnDataWithoutThem() throws {
+        var log = PredictFixture.log(PredictFixture.patientA, days: 4, insulin: false)
+        log.carbs = []
+        #expect(!log.has(.insulin) && !log.has(.carbohydrate))
+        var evolution = TrainingOptions.defaultEvolution
+        evolution.populationSize = 20
+        evolution.generations = 3
+        var options = TrainingOptions(grammar: try GrammarSource.bundled("glucose-directed"), evolution: evolution)
+        options.horizons = [30]
+        let grammar = try Grammar(text: options.grammar.text, source: options.grammar.name)
+        let data = PatientData(patient: PredictFixture.patientA, log: log, testStart: nil, files: [])
+        var model = try PatientTrainer(data: data, options: options, grammar: grammar).train(horizon: 30).model
+        #expect(model.absentRecords == ["insulin", "carbohydrate"])
+        let set = ModelSet(patient: PredictFixture.patientA, models: [30: model])
+        #expect(!(try Predictor(models: set).predict(log)).isEmpty)
+        // The field reads back, and a kind it does not know is refused by name.
+        let url = temporaryFolder("absent-records").appendingPathComponent("h030.json")
+        try model.write(to: url)
+        #expect(try GlucoseModel.read(from: url).absentRecords == ["insulin", "carbohydrate"])
+        model.absentRecords = ["meals"]
+        try model.write(to: url)
+        #expect(throws: ModelFileError.invalidField(url.path, field: "absentRecords", reason: "'meals'; expected insulin or carbohydrate")) {
+            try GlucoseModel.read(from: url)
+        }
+        // Trained with both, a model still refuses data without one of them (the test above).
+        #expect(PredictFixture.models[0].absentRecords == nil)
+    }
+
     @Test func staleDataIsRefused() throws {
         let log = PredictFixture.log(PredictFixture.patientA, days: 1)
         let newest = log.glucose.last!.time

@@ -87,6 +87,9 @@ extension GlucoseModel {
         if let range = evolvedRange, !(range.lowerBound.magnitude <= limit && range.upperBound.magnitude <= limit) {
             throw fail("evolvedRange", "\(range); expected finite numbers within ±\(limit)")
         }
+        if let absent = absentRecords, let bad = absent.first(where: { !PatientLog.RecordInputs.allCases.map(\.rawValue).contains($0) }) {
+            throw fail("absentRecords", "'\(bad)'; expected \(PatientLog.RecordInputs.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
         if let searches, !(2...100).contains(searches) { throw fail("searches", "\(searches); expected 2 to 100 (absent for one search)") }
         var checked = self
         checked.features.insulin = insulin

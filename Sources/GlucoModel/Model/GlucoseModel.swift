@@ -53,6 +53,10 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// part is not finite, or lies beyond this range by more than the range's own width, an ARX
     /// based model predicts by its base alone (`prediction(row:)`).
     public var evolvedRange: ClosedRange<Double>? = nil
+    /// The kinds of record the training data held none of (`PatientLog.RecordInputs`: "insulin",
+    /// "carbohydrate"): the model was fitted with those inputs at zero, so data without them is
+    /// data like its own (a CGM-only export). Absent when it had both, and in older files.
+    public var absentRecords: [String]? = nil
 
     /// Predictions are clamped to this range (mg/dL): a value outside it is certainly wrong,
     /// and clamping only moves it towards any real glucose.

@@ -153,3 +153,20 @@ public struct PatientLog: Sendable, Equatable {
 
     public init(patient: PatientID) { self.patient = patient }
 }
+
+extension PatientLog {
+    /// The kinds of record a model's inputs come from, besides glucose.
+    public enum RecordInputs: String, CaseIterable, Sendable {
+        /// Boluses, basal rates (programmed or temporary) and basal injections.
+        case insulin
+        case carbohydrate
+    }
+
+    /// Whether the log holds any record of `kind`.
+    public func has(_ kind: RecordInputs) -> Bool {
+        switch kind {
+        case .insulin: return !(boluses.isEmpty && basalRates.isEmpty && temporaryBasals.isEmpty && basalInjections.isEmpty)
+        case .carbohydrate: return !carbs.isEmpty
+        }
+    }
+}

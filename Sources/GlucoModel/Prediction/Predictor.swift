@@ -78,17 +78,17 @@ public struct Predictor: Sendable {
 
     public init(models: ModelSet) { self.models = models }
 
-    /// Refuses data the models cannot use: no glucose, or no records of an input a model reads.
+    /// Refuses data the models cannot use: no glucose, or no records of an input a model reads
+    /// (unless its training data had none either: `GlucoseModel.absentRecords`).
     public func check(_ log: PatientLog) throws {
         guard !log.glucose.isEmpty else { throw PredictionError.noGlucose(models.patient) }
-        let hasInsulin = !(log.boluses.isEmpty && log.basalRates.isEmpty && log.temporaryBasals.isEmpty && log.basalInjections.isEmpty)
         for h in models.horizons {
             let model = models.models[h]!, used = model.inputsUsed
-            if !hasInsulin, let input = model.features.insulinInputs.first(where: used.contains) {
-                throw PredictionError.missingInput(models.patient, horizon: h, input: input, records: "insulin")
-            }
-            if log.carbs.isEmpty, let input = model.features.carbInputs.first(where: used.contains) {
-                throw PredictionError.missingInput(models.patient, horizon: h, input: input, records: "carbohydrate")
+            for kind in PatientLog.RecordInputs.allCases where !log.has(kind) && !(model.absentRecords ?? []).contains(kind.rawValue) {
+                let inputs = kind == .insulin ? model.features.insulinInputs : model.features.carbInputs
+                if let input = inputs.first(where: used.contains) {
+                    throw PredictionError.missingInput(models.patient, horizon: h, input: input, records: kind.rawValue)
+                }
             }
         }
     }

@@ -152,6 +152,8 @@ public struct PatientTrainer: Sendable {
             metrics: [])
         if searches > 1 { model.searches = searches }
         model.evolvedRange = model.evolvedValues(table, rows: [ranges.train, ranges.validation])
+        let absent = PatientLog.RecordInputs.allCases.filter { !data.log.has($0) }.map(\.rawValue)
+        if !absent.isEmpty { model.absentRecords = absent }
         let kinds = ModelKind.allCases
         let predictions: [[Double]] = kinds.map { kind in
             switch kind {
