@@ -1,6 +1,8 @@
 import ArgumentParser
+import GlucoModel
 
-/// Prediction horizons given as minutes, comma-separated (`30,60,90,120`): positive whole minutes.
+/// Prediction horizons given as minutes, comma-separated (`30,60,90,120`): whole minutes from 1
+/// to 1440 (`GlucoseModel.horizonRange`, what a model file may hold).
 /// The one parser of every `--horizons` option.
 public struct HorizonList: ExpressibleByArgument, Sendable, Equatable, CustomStringConvertible {
     public var minutes: [Int]
@@ -8,7 +10,7 @@ public struct HorizonList: ExpressibleByArgument, Sendable, Equatable, CustomStr
     public init?(argument: String) {
         let values = argument.split(separator: ",", omittingEmptySubsequences: false)
             .map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+        guard !values.isEmpty, values.allSatisfy({ GlucoseModel.horizonRange.contains($0 ?? 0) }) else { return nil }
         minutes = values.compactMap { $0 }
     }
 
@@ -18,7 +20,7 @@ public struct HorizonList: ExpressibleByArgument, Sendable, Equatable, CustomStr
 
 extension HorizonList {
     /// Minutes separated by commas, as `init?(argument:)` reads them.
-    public static let usage = "positive minutes like 30,60,90,120"
+    public static let usage = "whole minutes from 1 to 1440 like 30,60,90,120"
 }
 
 extension HorizonList {

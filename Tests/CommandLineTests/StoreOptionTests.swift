@@ -89,6 +89,8 @@ import Testing
         #expect(HorizonList(argument: "30, 60,90")?.minutes == [30, 60, 90])
         #expect(HorizonList(argument: "30,,60") == nil)
         #expect(HorizonList(argument: "0") == nil)
+        // Before: 1445 trained a model that no reader accepts (a model file holds 1 to 1440 minutes).
+        #expect(HorizonList(argument: "1445") == nil && HorizonList(argument: "1440")?.minutes == [1440])
         #expect(HorizonList(argument: "abc") == nil)
         #expect(throws: (any Error).self) { try Predict.parse(["a.csv", "--models", "m", "--horizons", "-5"]) }
         #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--time-zone", "Mars/Olympus"]) }
