@@ -265,8 +265,8 @@ struct Train: ParsableCommand {
                                               failures: failures.map { .init(subject: $0.subject, message: $0.message) },
                                               finished: true), in: output)
         }
-        print(ResultsTable.summary(outcome.results))
-        if resolved.perPatient ?? false { print("\n" + ResultsTable.perPatient(outcome.results)) }
+        print(ResultsTable.summary(outcome.results, units: unit))
+        if resolved.perPatient ?? false { print("\n" + ResultsTable.perPatient(outcome.results, units: unit)) }
         for line in ResultsTable.sensorLimitLines(outcome.sensorLimits, kept: keepSensorLimits) { print(line) }
         // Only a folder holding models has something to summarise: a run that trained nothing
         // and found no earlier models writes no summary, and says nothing about it.

@@ -125,4 +125,15 @@ struct ResultsTablePerPatientTests {
         #expect(lines[2].hasPrefix("a                 30 min  10.00       12.00       -           -           99.50    100"))
         #expect(lines[3].hasPrefix("a                 60 min  20.00 ") && lines[4].hasPrefix("b                 30 min  11.00 "))
     }
+
+    /// Before: `--units mmol/L` printed the table in mg/dL. 18.01559 mg/dL is 1 mmol/L; Clarke A+B
+    /// and the improvements are the same in both units.
+    @Test func theTablesFollowTheUnits() {
+        let rows = [Self.row("a", 30, "ge", 18.01559), Self.row("a", 30, "arx", 36.03118), Self.row("a", 30, "persistence", 36.03118)]
+        let mmol = ResultsTable.summary(rows, units: .mmolL).split(separator: "\n").map(String.init)
+        #expect(mmol[0] == "Median test RMSE across patients (mmol/L), GE improvement, Clarke A+B of GE")
+        #expect(mmol[2].hasPrefix("30 min  1.000       2.000       -           2.000       +50.0%     +50.0%      99.50    1"), "\(mmol[2])")
+        #expect(ResultsTable.summary(rows).split(separator: "\n")[2].hasPrefix("30 min  18.02       36.03 "))
+        #expect(ResultsTable.perPatient(rows, units: .mmolL).split(separator: "\n")[2].hasPrefix("a                 30 min  1.000       2.000 "))
+    }
 }

@@ -73,13 +73,14 @@ public enum ResultsTable {
     static func splitOrder(_ s: String) -> Int { ["train": 0, "validation": 1, "test": 2][s] ?? 3 }
     static func modelOrder(_ m: String) -> Int { ModelKind(rawValue: m)?.order ?? ModelKind.allCases.count }
 
-    /// A readable summary: per horizon, the median test RMSE of each model across patients,
-    /// the GE model's improvement over each baseline, and Clarke A+B.
-    public static func summary(_ rows: [ResultRow], split: String = "test") -> String {
+    /// A readable summary: per horizon, the median test RMSE of each model across patients (in
+    /// `units`), the GE model's improvement over each baseline, and Clarke A+B.
+    public static func summary(_ rows: [ResultRow], split: String = "test", units: GlucoseUnit = .mgdL) -> String {
+        func num(_ x: Double) -> String { ResultsTable.num(x, units) }
         let horizons = Set(rows.map(\.horizonMinutes)).sorted()
         let models = ModelKind.allCases.map(\.rawValue)
         var lines: [String] = []
-        lines.append("Median \(split) RMSE across patients (mg/dL), GE improvement, Clarke A+B of GE")
+        lines.append("Median \(split) RMSE across patients (\(units.rawValue)), GE improvement, Clarke A+B of GE")
         lines.append(pad("horizon", 8) + models.map { pad($0, 12) }.joined()
                      + pad("GE vs ARX", 11) + pad("GE vs pers.", 12) + pad("GE A+B %", 9) + pad("patients", 9))
         for h in horizons {
@@ -94,25 +95,25 @@ public enum ResultsTable {
             let vsPers = 100 * (1 - rmse[ModelKind.ge.order] / rmse[ModelKind.persistence.order])
             let patients = Set(at.map(\.patient)).count
             lines.append(pad("\(h) min", 8) + rmse.map { pad(num($0), 12) }.joined()
-                         + pad(pct(vsARX), 11) + pad(pct(vsPers), 12) + pad(num(median(ModelKind.ge.rawValue, \.clarkeAB)), 9)
+                         + pad(pct(vsARX), 11) + pad(pct(vsPers), 12) + pad(Self.num(median(ModelKind.ge.rawValue, \.clarkeAB)), 9)
                          + pad(String(patients), 9))
         }
         return lines.joined(separator: "\n")
     }
 
-    /// One line per patient and horizon on `split`: each model's RMSE (mg/dL), then the GE
+    /// One line per patient and horizon on `split`: each model's RMSE (in `units`), then the GE
     /// model's Clarke A+B (%), sorted by patient then horizon; for `--per-patient`.
-    public static func perPatient(_ rows: [ResultRow], split: String = "test") -> String {
+    public static func perPatient(_ rows: [ResultRow], split: String = "test", units: GlucoseUnit = .mgdL) -> String {
         let models = ModelKind.allCases.map(\.rawValue)
         let at = rows.filter { $0.metrics.split == split }
-        var lines = ["Per patient, \(split) RMSE (mg/dL) and Clarke A+B of GE"]
+        var lines = ["Per patient, \(split) RMSE (\(units.rawValue)) and Clarke A+B of GE"]
         lines.append(pad("patient", 18) + pad("horizon", 8) + models.map { pad($0, 12) }.joined() + pad("GE A+B %", 9) + "n")
         let keys = Set(at.map { "\($0.patient.rawValue)|\($0.horizonMinutes)" })
         let sorted = keys.map { k -> (String, Int) in let p = k.split(separator: "|"); return (String(p[0]), Int(p[1])!) }.sorted { $0 < $1 }
         for (patient, h) in sorted {
             let mine = at.filter { $0.patient.rawValue == patient && $0.horizonMinutes == h }
             func metric(_ model: String) -> SplitMetrics? { mine.first { $0.metrics.model == model }?.metrics }
-            lines.append(pad(patient, 18) + pad("\(h) min", 8) + models.map { pad(num(metric($0)?.rmse ?? .nan), 12) }.joined()
+            lines.append(pad(patient, 18) + pad("\(h) min", 8) + models.map { pad(num(metric($0)?.rmse ?? .nan, units), 12) }.joined()
                          + pad(num(metric(ModelKind.ge.rawValue)?.clarkeAB ?? .nan), 9) + String(metric(ModelKind.ge.rawValue)?.n ?? 0))
         }
         return lines.joined(separator: "\n")
@@ -136,6 +137,10 @@ public enum ResultsTable {
 
     private static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
     private static func num(_ x: Double) -> String { x.isFinite ? String(format: "%.2f", x) : "-" }
+    /// A glucose amount given in mg/dL, written in `units` (two decimals in mg/dL, three in mmol/L).
+    private static func num(_ mgdL: Double, _ units: GlucoseUnit) -> String {
+        mgdL.isFinite ? String(format: "%.\(units.decimals(mgdL: 2))f", units.convert(mgdL)) : "-"
+    }
     private static func pct(_ x: Double) -> String { x.isFinite ? String(format: "%+.1f%%", x) : "-" }
 
     /// Reads rows back from `results.csv` text (for the research summary and for collecting
