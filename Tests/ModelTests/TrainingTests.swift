@@ -212,6 +212,15 @@ import Testing
         let resumed = try PatientTrainer(data: data, options: options, grammar: grammar).train(horizon: 30, checkpoint: checkpoint)
         #expect(resumed.timings.generations == 2 * 7)  // generations 0-6 of each search, 0-3 from its checkpoint
         #expect(try GlucoseModel.encoder.encode(resumed.model) == GlucoseModel.encoder.encode(whole))
+        // Before: a checkpoint cut short (a disk that filled while it was written) failed the
+        // model on every run. Now that search starts afresh, to the same model.
+        _ = try PatientTrainer(data: data, options: stopped, grammar: grammar).train(horizon: 30, checkpoint: checkpoint)
+        let second = folder.appendingPathComponent("s-resume-h030-s2.json")
+        let bytes = try Data(contentsOf: second)
+        try bytes.prefix(bytes.count / 2).write(to: second)
+        let afresh = try PatientTrainer(data: data, options: options, grammar: grammar).train(horizon: 30, checkpoint: checkpoint)
+        #expect(afresh.timings.generations == 7 + 7)  // generations 0-6 of each: the second run afresh
+        #expect(try GlucoseModel.encoder.encode(afresh.model) == GlucoseModel.encoder.encode(whole))
     }
 
     @Test func noModelExplodesJustBeyondItsTrainingData() throws {

@@ -121,9 +121,16 @@ public struct PatientTrainer: Sendable {
                                           checkpointURL: memberCheckpoint, checkpointInterval: 5))
             let resume = memberCheckpoint.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
             let evolved = clock.now
-            let result = try evolution.run(resumingFrom: resume, progress: progress.map { report in
-                { s in var s = s; s.generation += k * generations; report(s) }
-            })
+            let report = progress.map { report in { (s: GenerationStatistics) in var s = s; s.generation += k * generations; report(s) } }
+            let result: EvolutionResult
+            do {
+                result = try evolution.run(resumingFrom: resume, progress: report)
+            } catch EvolutionError.checkpointUnreadable where resume != nil {
+                // A checkpoint only saves time. One that cannot be read (a disk that filled while
+                // it was written, a hand edit) starts the search afresh: the same seed gives the
+                // same model. (One from other options is an error: `checkpointMismatch`.)
+                result = try evolution.run(resumingFrom: nil, progress: report)
+            }
             timings.evolution += seconds(clock.now - evolved)
             timings.generations += result.statistics.count
             for s in result.statistics {
