@@ -215,6 +215,28 @@ struct KnownPerson {
         #expect(none.csvLines.allSatisfy { !$0.contains("nan") && !$0.contains("inf") })
     }
 
+    /// Before: 14 days of a CGM stuck at 120 mg/dL fitted "deviation 0.0" and moved the basal.
+    /// A flat line is the sensor, not the person: its windows are left out.
+    @Test func aStuckSensorsFlatLineIsNoEvidence() {
+        let person = KnownPerson()
+        var log = person.log()
+        let whole = SettingsEstimator.estimate(log: log, settings: try! person.settings.checked(for: log.patient).get(),
+                                               timeZone: KnownPerson.utc, days: nil)
+        log.glucose = log.glucose.map { GlucoseReading(time: $0.time, value: .mgdL(120)) }
+        let flat = SettingsEstimator.estimate(log: log, settings: try! person.settings.checked(for: log.patient).get(),
+                                              timeZone: KnownPerson.utc, days: nil)
+        #expect(whole.windows == 14 * 48 - 1 && flat.windows == 0 && flat.deviation == nil)
+        #expect(flat.basal.allSatisfy { $0.suggested == 1 && $0.reason.hasPrefix("too little evidence") })
+        #expect(flat.carbRatio.suggested == 10 && flat.insulinSensitivity.suggested == 40)
+        // The last day flat only: that day's 48 windows (and the one that ends in it) go.
+        log = person.log()
+        let lastDay = log.glucose.count - 288
+        for i in lastDay..<log.glucose.count { log.glucose[i] = GlucoseReading(time: log.glucose[i].time, value: .mgdL(120)) }
+        let part = SettingsEstimator.estimate(log: log, settings: try! person.settings.checked(for: log.patient).get(),
+                                              timeZone: KnownPerson.utc, days: nil)
+        #expect(part.windows == 13 * 48 - 1)
+    }
+
     @Test func suggestedSettingsFileKeepsEverythingElseAndNeverOverwritesTheCurrent() throws {
         let person = KnownPerson()
         var current = person.settings

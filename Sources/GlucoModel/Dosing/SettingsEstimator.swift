@@ -179,13 +179,18 @@ public enum SettingsEstimator {
         calendar.timeZone = timeZone
         let span = Int((windowMinutes / stepMinutes).rounded())
         guard span >= 1 else { return [] }
+        // A flat line (one value for hours) shows a stuck sensor, not the person: a window touching
+        // one is left out (a CGM stuck at 120 mg/dL for 14 days fitted "deviation 0" and moved
+        // the basal). Runs at the floor or ceiling stay: real lows and highs the lows rule reads.
+        let flatRuns = SensorLimitDetector().runs(in: log.glucose).filter { $0.kind == .flat }
         var out: [Window] = []
         var a = 0
         while a + span < series.count {
             let b = a + span
             defer { a = b }
             guard series.glucoseFlags[a] == .measured, series.glucoseFlags[b] == .measured,
-                  since.map({ series.time(at: a) >= $0 }) ?? true else { continue }
+                  since.map({ series.time(at: a) >= $0 }) ?? true,
+                  !flatRuns.cover(series.time(at: a)), !flatRuns.cover(series.time(at: b)) else { continue }
             let dI = absorbed[b] - absorbed[a], dC = appeared[b] - appeared[a]
             guard dI.isFinite, dC.isFinite else { continue }
             let onBoard = series.carbsOnBoard[a]
