@@ -267,6 +267,7 @@ struct Train: ParsableCommand {
         }
         print(ResultsTable.summary(outcome.results, units: unit))
         if resolved.perPatient ?? false { print("\n" + ResultsTable.perPatient(outcome.results, units: unit)) }
+        if let line = ResultsTable.unscoredLine(outcome.results) { print(line) }
         for line in ResultsTable.sensorLimitLines(outcome.sensorLimits, kept: keepSensorLimits) { print(line) }
         // Only a folder holding models has something to summarise: a run that trained nothing
         // and found no earlier models writes no summary, and says nothing about it.

@@ -126,6 +126,14 @@ struct ResultsTablePerPatientTests {
         #expect(lines[3].hasPrefix("a                 60 min  20.00 ") && lines[4].hasPrefix("b                 30 min  11.00 "))
     }
 
+    /// Before: a patient whose test days held nothing to score vanished from the table unnamed.
+    @Test func modelsWithNothingToScoreAreNamed() {
+        let rows = [Self.row("a", 30, "ge", 11), Self.row("a", 30, "ge", 9, split: "train"),
+                    Self.row("b", 60, "ge", 9, split: "train"), Self.row("b", 30, "ge", 9, split: "train")]
+        #expect(ResultsTable.unscoredLine(rows) == "Not in the medians, no test row to score (every reading missing, or at the sensor's limits): b (30, 60 min)")
+        #expect(ResultsTable.unscoredLine(Array(rows.prefix(2))) == nil)
+    }
+
     /// Before: `--units mmol/L` printed the table in mg/dL. 18.01559 mg/dL is 1 mmol/L; Clarke A+B
     /// and the improvements are the same in both units.
     @Test func theTablesFollowTheUnits() {

@@ -119,6 +119,19 @@ public enum ResultsTable {
         return lines.joined(separator: "\n")
     }
 
+    /// A line naming the models with no row on `split` to score (every test reading missing, or
+    /// left out at the sensor's limits), which the medians leave out; nil when there are none.
+    public static func unscoredLine(_ rows: [ResultRow], split: String = "test") -> String? {
+        let models = Set(rows.map { "\($0.patient.rawValue)|\($0.horizonMinutes)" })
+        let scored = Set(rows.filter { $0.metrics.split == split && $0.metrics.n > 0 }.map { "\($0.patient.rawValue)|\($0.horizonMinutes)" })
+        let byPatient = Dictionary(grouping: models.subtracting(scored).map { $0.split(separator: "|") }, by: { String($0[0]) })
+        guard !byPatient.isEmpty else { return nil }
+        let list = byPatient.keys.sorted().map { p in
+            p + " (" + byPatient[p]!.compactMap { Int($0[1]) }.sorted().map { "\($0)" }.joined(separator: ", ") + " min)"
+        }
+        return "Not in the medians, no \(split) row to score (every reading missing, or at the sensor's limits): " + list.joined(separator: ", ")
+    }
+
     /// Lines flagging patients whose CGM sat at its limits or flat-lined: runs, hours and
     /// readings, and whether they were kept out of training and scoring.
     public static func sensorLimitLines(_ flagged: [(patient: PatientID, runs: [SensorLimitRun])], kept: Bool) -> [String] {
