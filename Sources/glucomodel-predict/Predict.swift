@@ -67,6 +67,8 @@ struct Predict: ParsableCommand {
                 for row in patientRows { sink.write(row.csvLine(units: unit, intervals: true)) }
                 let byBase = patientRows.count(where: \.baseAlone)
                 if byBase > 0 { Console.status(PredictionRow.baseAloneNote(data.patient, count: byBase)) }
+                let atLimit = patientRows.count { $0.model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit($0.prediction) }
+                if atLimit > 0 { Console.status(PredictionRow.atLimitNote(data.patient, count: atLimit)) }
             case let .skipped(_, reason):
                 skipped += 1
                 Console.warn("skipped patient \(reason)")

@@ -108,6 +108,17 @@ import GrammarEvolution
         let r = try Self.run("glucomodel-predict", ["predict", data.path, "--models", models.path, "--out", out.path])
         #expect(r.status == 0)
         #expect(r.stderr.contains(PredictionRow.baseAloneNote(PredictFixture.patientA, count: expected)), "\(r.stderr)")
+        #expect(!r.stderr.contains("at the limit"))
+        // Before: predictions clamped at 600 mg/dL were written without a word (nightly named them).
+        model.expression = "1000 + G0"
+        model.program = try Program(infix: model.expression, variables: VariableNames(model.features.names))
+        model.evolvedRange = nil
+        try model.write(to: models.appendingPathComponent("p_a/h030.json"))
+        let clamped = try Predictor(models: try ModelSet.load(models, patient: PredictFixture.patientA)).predict(log)
+            .count { $0.model == "ge" && $0.prediction == 600 }
+        #expect(clamped > 0)
+        let again = try Self.run("glucomodel-predict", ["predict", data.path, "--models", models.path, "--out", out.path])
+        #expect(again.status == 0 && again.stderr.contains(PredictionRow.atLimitNote(PredictFixture.patientA, count: clamped)), "\(again.stderr)")
     }
 
     /// Finding 7: `import-data` of a file whose every row was skipped (epoch seconds in `time`)

@@ -333,8 +333,7 @@ public struct NightlyScorer {
         let atLimit = rows.count { $0.model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit($0.prediction) }
         if atLimit > 0 {
             outcome.modelLimits.append((patient, atLimit))
-            message("\(patient): \(atLimit) predictions at the limit of what a model may predict (10 or 600 mg/dL): a model "
-                    + "evaluated beyond its training data; alerts still raised on them; retrain it (glucomodel-train)")
+            message(PredictionRow.atLimitNote(patient, count: atLimit) + " (alerts still raised on them)")
         }
         let byBase = rows.count { $0.model == ModelKind.ge.rawValue && $0.baseAlone }
         if byBase > 0 {

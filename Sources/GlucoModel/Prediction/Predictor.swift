@@ -27,6 +27,13 @@ public struct PredictionRow: Sendable, Equatable {
             + "beyond the range of its training days at those inputs"
     }
 
+    /// What `predict` and `nightly` say of a patient's `count` evolved-model rows at the clamp
+    /// (`GlucoseModel.isAtLimit`: 10 or 600 mg/dL).
+    public static func atLimitNote(_ patient: PatientID, count: Int) -> String {
+        "\(patient): \(count) predictions at the limit of what a model may predict (10 or 600 mg/dL): a model "
+            + "evaluated beyond its training data; retrain it (glucomodel-train)"
+    }
+
     /// The header of rows in `units`: `prediction_mgdl,reference_mgdl` or `prediction_mmoll,reference_mmoll`.
     public static func csvHeader(units: GlucoseUnit) -> String {
         "patient,issued_at,target_time,horizon_min,model,prediction_\(units.columnSuffix),reference_\(units.columnSuffix)"
