@@ -273,6 +273,17 @@ import Testing
         #expect(TrainingError.tooFewDays(try PatientID("p1"), have: 0.04, need: 2).description.hasPrefix("p1: 0.0 days"))
     }
 
+    /// Before: a stray reading of 1991 before 14 days of 2026 said only "0 usable training rows".
+    @Test func tooFewRowsNamesTheSplitsPeriod() throws {
+        let p = try PatientID("p1"), start = Date(timeIntervalSince1970: 662_688_000)  // 1991-01-01; 22 x 365 days on (6 leap days): 2012-12-26
+        let stray = TrainingError.tooFewRows(p, horizon: 30, split: "training", rows: 0, need: 288,
+                                             period: DateInterval(start: start, duration: 22 * 365 * 86_400)).description
+        #expect(stray.hasSuffix("at least 288 needed; the training period runs from 1991-01-01T00:00:00Z to 2012-12-26T00:00:00Z (a stray record far from the rest of the data?)"), "\(stray)")
+        let short = TrainingError.tooFewRows(p, horizon: 30, split: "validation", rows: 10, need: 48,
+                                             period: DateInterval(start: start, duration: 86_400 / 8)).description
+        #expect(short.hasSuffix("; the validation period runs from 1991-01-01T00:00:00Z to 1991-01-01T03:00:00Z"))
+    }
+
     @Test func badInputIsAClearMessagePerPatient() throws {
         let out = temporaryFolder("bad")
         defer { try? FileManager.default.removeItem(at: out) }

@@ -302,9 +302,12 @@ public struct PatientTrainer: Sendable {
         // test rows are simply absent from the metrics and results.csv.
         let test = n - testStart >= need.test ? testStart..<n : n..<n
         let ranges = Ranges(train: 0..<trainEnd, validation: validationStart..<validationEnd, test: test)
-        for (name, range, minimum) in [("training", ranges.train, need.train), ("validation", ranges.validation, need.validation)]
+        let periods = [DateInterval(start: splits.start, end: max(splits.start, splits.validationStart)),
+                       DateInterval(start: splits.validationStart, end: max(splits.validationStart, splits.testStart))]
+        for (name, range, minimum, period) in [("training", ranges.train, need.train, periods[0]),
+                                               ("validation", ranges.validation, need.validation, periods[1])]
         where range.count < minimum {
-            throw TrainingError.tooFewRows(data.patient, horizon: h, split: name, rows: range.count, need: minimum)
+            throw TrainingError.tooFewRows(data.patient, horizon: h, split: name, rows: range.count, need: minimum, period: period)
         }
         return ranges
     }

@@ -177,7 +177,9 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
     case onlySensorLimitRuns(PatientID, readings: Int, runs: Int)
     case tooFewDays(PatientID, have: Double, need: Double)
     case horizonNotOnGrid(horizon: Int, stepMinutes: Int)
-    case tooFewRows(PatientID, horizon: Int, split: String, rows: Int, need: Int)
+    /// Too few rows in a split; `period` is the split's days (a stray record years from the rest
+    /// of the data stretches the periods so that the data falls in one of them).
+    case tooFewRows(PatientID, horizon: Int, split: String, rows: Int, need: Int, period: DateInterval? = nil)
     /// A population too small to share among the ensemble's searches (`TrainingOptions.ensemble`).
     case populationTooSmall(Int, searches: Int)
     /// The grammar names variables the features do not have: grammar, (name, line) pairs, the features.
@@ -197,8 +199,10 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
             return "\(p): \(String(format: "%.1f", (have * 10).rounded(.down) / 10)) days of training data; at least \(String(format: "%.1f", need)) needed"
         case let .horizonNotOnGrid(h, step):
             return "horizon \(h) min is not a positive multiple of the \(step)-minute grid"
-        case let .tooFewRows(p, h, split, rows, need):
-            return "\(p) at \(h) min: \(rows) usable \(split) rows (glucose with 1 h of history and a measured target); at least \(need) needed"
+        case let .tooFewRows(p, h, split, rows, need, period):
+            let days = period.map { "; the \(split) period runs from \($0.start.iso8601) to \($0.end.iso8601)"
+                + ($0.duration > 366 * 86_400 ? " (a stray record far from the rest of the data?)" : "") } ?? ""
+            return "\(p) at \(h) min: \(rows) usable \(split) rows (glucose with 1 h of history and a measured target); at least \(need) needed" + days
         case let .populationTooSmall(population, searches):
             return "population \(population) shared by \(searches) searches leaves fewer than 2 each; give a population of at least \(2 * max(1, searches)) or fewer searches"
         case let .grammarUnknownVariables(grammar, names, lines, features):
