@@ -146,6 +146,17 @@ import GrammarEvolution
         text = try String(contentsOf: out, encoding: .utf8)
         #expect(!text.contains("already imported") && text.contains("no records kept"), "\(text)")
         #expect(try imported.patients() == [PredictFixture.patientA] && imported.importRuns().count == 1)
+        // A file whose good rows are kept and one row skipped with a warning (a glucose of 5000):
+        // partial (2); before, 0. A clean file alone is 0.
+        let mixed = dir.appendingPathComponent("p_m.csv")
+        try Data("patient,time,event,value,unit\np_m,2026-01-05T08:00:00Z,glucose,120,mg/dL\np_m,2026-01-05T08:05:00Z,glucose,5000,mg/dL\n".utf8)
+            .write(to: mixed)
+        r = try Self.run("glucomodel-train", ["import-data", mixed.path, "--store", store], stdout: out)
+        #expect(r.status == 2)
+        #expect(try String(contentsOf: out, encoding: .utf8).contains("1 records kept, 1 skipped"))
+        let clean = dir.appendingPathComponent("p_c.csv")
+        try Data("patient,time,event,value,unit\np_c,2026-01-05T08:00:00Z,glucose,120,mg/dL\n".utf8).write(to: clean)
+        #expect(try Self.run("glucomodel-train", ["import-data", clean.path, "--store", store], stdout: out).status == 0)
     }
 
     /// Finding 4: the commands reading files directly printed none of the importer's warnings
