@@ -51,6 +51,21 @@ import GrammarEvolution
         #expect(!carb.description.contains("mmol"))
     }
 
+    /// Before: 1180 rows skipped for a bad time ended "... and 95 more warnings", of the 100 kept.
+    @Test func warningLinesSayWhenTheWarningsWereCapped() {
+        var summary = ImportSummary(file: "x.csv")
+        summary.rowsRead = 1180
+        for line in 1...1180 {
+            summary.skip("bad time", line <= PatientLogBuilder.maxIssuesPerReason
+                         ? ImportIssue(.warning, SourceLocation(file: "x.csv", line: line + 1, field: "time"), "not a time") : nil)
+        }
+        let lines = summary.warningLines(limit: 5)
+        #expect(lines.count == 6)
+        #expect(lines[5] == "... and 95 more warnings (the first of each kind; the summary line counts every row)")
+        summary.skipped["bad time"] = 100
+        #expect(summary.warningLines(limit: 5)[5] == "... and 95 more warnings")
+    }
+
     @Test func controlCharactersAreEscaped() {
         #expect(TerminalText.escaped("p\u{1B}[2J\u{7}ok") == "p\\u{1B}[2J\\u{7}ok")
         let issue = ImportIssue(.warning, SourceLocation(file: "a\u{1B}.csv", line: 2), "'\u{9B}31m' is not a number")

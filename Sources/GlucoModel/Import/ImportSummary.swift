@@ -61,7 +61,10 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
     public func warningLines(limit: Int?, more: String = "") -> [String] {
         let shown = limit.map { Array(issues.prefix(max(0, $0))) } ?? issues
         var lines = shown.map(\.description)
-        if shown.count < issues.count { lines.append("... and \(issues.count - shown.count) more warnings" + more) }
+        // The builder keeps the first `PatientLogBuilder.maxIssuesPerReason` warnings of a reason;
+        // the summary line counts every row.
+        let capped = rowsSkippedForProblems > issues.count ? " (the first of each kind; the summary line counts every row)" : ""
+        if shown.count < issues.count { lines.append("... and \(issues.count - shown.count) more warnings" + capped + more) }
         return lines
     }
 
