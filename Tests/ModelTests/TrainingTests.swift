@@ -301,7 +301,7 @@ import Testing
         let messages = outcome.failures.map { "\($0.subject): \($0.message)" }
         #expect(messages.contains { $0.contains("s-empty") && $0.contains("no glucose") })
         #expect(messages.contains { $0.contains("s-short") && $0.contains("days of training data") })
-        #expect(messages.contains { $0.contains("s-flat: all \(flat.log.glucose.count) glucose readings are in 1 runs") && $0.contains("--keep-sensor-limits") },
+        #expect(messages.contains { $0.contains("s-flat: all \(flat.log.glucose.count) glucose readings are in a run at") && $0.contains("--keep-sensor-limits") },
                 "\(messages)")
         #expect(messages.contains { $0.contains("s-good h32") && $0.contains("not a positive multiple") })
         #expect(outcome.trained.map(\.patient.rawValue) == ["s-good"])

@@ -192,7 +192,7 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
         case let .unreadableGrammar(path): return "cannot read grammar file \(path)"
         case let .noGlucose(p): return "\(p): no glucose readings; nothing to learn from"
         case let .onlySensorLimitRuns(p, readings, runs):
-            return "\(p): all \(readings) glucose readings are in \(runs) runs at the sensor's floor or ceiling or flat lines "
+            return "\(p): all \(readings) glucose readings are in \(runs == 1 ? "a run" : "\(runs) runs") at the sensor's floor or ceiling or flat lines "
                 + "(a stuck or failed sensor), which training leaves out; nothing to learn from (--keep-sensor-limits keeps them)"
         case let .tooFewDays(p, have, need):
             // Rounded down, so that 1.97 days reads "1.9 ... at least 2.0", not "2.0 ... at least 2.0".
