@@ -95,6 +95,12 @@ import Testing
     @Test func recognizesOhioHead() {
         #expect(OhioXMLImporter.recognizes(head: "<patient id=\"1\">\n  <glucose_level>"))
         #expect(!OhioXMLImporter.recognizes(head: "patient,time,event,value"))
+        // An export with no sections is still OhioT1DM: read (and found empty), not "no known format".
+        #expect(OhioXMLImporter.recognizes(head: "\u{FEFF}<?xml version=\"1.0\"?>\n<!-- x -->\n<patient id=\"559\" weight=\"99\"/>\n"))
+        #expect(OhioXMLImporter.recognizes(head: "<patient id=\"559\">\n</patient>\n"))
+        // Another format's <patient> element, not at the root (an HL7 CDA document), is not taken.
+        #expect(!OhioXMLImporter.recognizes(head: "<ClinicalDocument><recordTarget><patient><name/></patient></recordTarget></ClinicalDocument>"))
+        #expect(!OhioXMLImporter.recognizes(head: "<patients id=\"1\"/>"))
     }
 
     @Test func bundledCohortImportsWithoutWarnings() throws {

@@ -19,8 +19,30 @@ public struct OhioXMLImporter: PatientDataImporter {
 
     public init() {}
 
+    /// A file with a `<patient>` element and OhioT1DM sections, or whose root element is
+    /// `<patient ...>` (an export with no sections, or `<patient id="..."/>`: read, so that the
+    /// message says it holds no records rather than that its format is unknown).
     public static func recognizes(head: String) -> Bool {
-        head.contains("<patient") && (head.contains("<glucose_level") || head.contains("<event"))
+        head.contains("<patient") && (head.contains("<glucose_level") || head.contains("<event") || rootIsPatient(head))
+    }
+
+    /// Whether the first element, after a byte-order mark, an XML declaration and comments, is `<patient`.
+    static func rootIsPatient(_ head: String) -> Bool {
+        var rest = Substring(head)
+        if rest.first == "\u{FEFF}" { rest = rest.dropFirst() }
+        while true {
+            rest = rest.drop { $0.isWhitespace }
+            if rest.hasPrefix("<?"), let end = rest.range(of: "?>") {
+                rest = rest[end.upperBound...]
+            } else if rest.hasPrefix("<!--"), let end = rest.range(of: "-->") {
+                rest = rest[end.upperBound...]
+            } else {
+                break
+            }
+        }
+        guard rest.hasPrefix("<patient") else { return false }
+        let next = rest.dropFirst("<patient".count).first
+        return next == nil || next == "/" || next == ">" || next!.isWhitespace
     }
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
