@@ -169,7 +169,7 @@ job=$(submit "$co" --array=0-2 deploy/slurm-train.sh datasets "$out1" "${tiny[@]
 states=$(wait_job "$job")
 [ "$states" = $'0 COMPLETED 0\n1 COMPLETED 0\n2 COMPLETED 0' ] || fail "array 0-2: $states"
 for i in 0 1 2; do [ -s "$co/glucomodel-train-${job}_$i.log" ] || fail "no log glucomodel-train-${job}_$i.log"; done
-trained=$(cat "$co"/glucomodel-train-"${job}"_*.log | awk '/^Trained [0-9]+, reused 0, failed 0\./ { n += $2 } END { print n + 0 }')
+trained=$(cat "$co"/glucomodel-train-"${job}"_*.log | awk '/^Models: trained [0-9]+, reused 0, failed 0\./ { n += $3 } END { print n + 0 }')
 [ "$trained" = 6 ] || fail "the three tasks trained $trained models, not 6 (one per patient)"
 patients=$(grep -ho '"[a-z]*_00[0-9]"' "$out1"/shards/*-of-3.json | sort)
 [ "$(echo "$patients" | uniq | wc -l)" = 6 ] && [ "$(echo "$patients" | wc -l)" = 6 ] || fail "shards' patients: $patients"
@@ -188,7 +188,7 @@ before=$(models_digest "$out1"; sha256sum < "$out1/results.csv")
 job=$(submit "$co" --array=1 deploy/slurm-train.sh datasets "$out1" "${tiny[@]}")
 [ "$(wait_job "$job")" = "1 COMPLETED 0" ] || fail "resubmitted index 1 did not complete"
 grep -q '^Shard 1/3: 2 of 6 patients' "$co/glucomodel-train-${job}_1.log" || fail "resubmitted index 1 is not shard 1/3"
-grep -q '^Trained 0, reused 2, failed 0' "$co/glucomodel-train-${job}_1.log" || fail "resubmitted index 1 trained again"
+grep -q '^Models: trained 0, reused 2, failed 0' "$co/glucomodel-train-${job}_1.log" || fail "resubmitted index 1 trained again"
 [ "$before" = "$(models_digest "$out1"; sha256sum < "$out1/results.csv")" ] || fail "resubmitting index 1 changed the output"
 say "resubmitted --array=1: shard 1/3, reused its 2 models, nothing changed"
 # An array spanning more ids than the recorded 3 shards would train a shard twice: refused, no work.
@@ -210,7 +210,7 @@ rm "$out2/models/$lost/h030.json"
 job=$(submit "$co" --array=3 deploy/slurm-train.sh datasets "$out2" "${tiny[@]}")
 [ "$(wait_job "$job")" = "3 COMPLETED 0" ] || fail "resubmitted index 3 did not complete"
 grep -q '^Shard 0/3: 2 of 6 patients' "$co/glucomodel-train-${job}_3.log" || fail "index 3 is not shard 0/3"
-grep -q '^Trained 1, reused 1, failed 0' "$co/glucomodel-train-${job}_3.log" || fail "index 3 did not retrain just $lost"
+grep -q '^Models: trained 1, reused 1, failed 0' "$co/glucomodel-train-${job}_3.log" || fail "index 3 did not retrain just $lost"
 diff <(models_digest "$out1") <(models_digest "$out2") > /dev/null || fail "retrained model differs"
 "$bin" collect --out "$out2" > /dev/null || fail "collect on the 1-based run: exit $?"
 say "array 1-3: same models; --array=3 alone is shard 0/3 and retrained only $lost"
@@ -231,7 +231,7 @@ failed=$(grep -l '^warning: short_001' "$elsewhere"/glucomodel-train-"${job}"_*.
 [ -n "$failed" ] || fail "no task reported short_001"
 expected=$(for i in 0 1 2; do [ "$i" = "$failed" ] && echo "$i FAILED 2" || echo "$i COMPLETED 0"; done)
 [ "$states" = "$expected" ] || fail "with a failing patient: $states (expected task $failed FAILED 2)"
-grep -q '^Trained 2, reused 0, failed 1' "$elsewhere/glucomodel-train-${job}_$failed.log" || fail "the failing task did not finish its other patients"
+grep -q '^Models: trained 2, reused 0, failed 1' "$elsewhere/glucomodel-train-${job}_$failed.log" || fail "the failing task did not finish its other patients"
 sleep 2
 reason=$(squeue -h -j "$after" -o '%T %r')
 [ "$reason" = "PENDING DependencyNeverSatisfied" ] || fail "afterok collect job: '$reason'"
@@ -275,8 +275,8 @@ scontrol update JobId="${job}_0" StartTime=now+3 || true
 [ "$(wait_job "$job")" = "0 COMPLETED 0" ] || fail "the requeued task did not complete"
 log=$co/glucomodel-train-${job}_0.log
 grep -q 'restart 0,' "$log" && grep -q 'restart 1,' "$log" || fail "the log of the requeued task was not appended to: $(cat "$log")"
-grep -Eq '^Trained [1-5], reused [1-5], failed 0' "$log" || fail "the requeued task did not resume: $(grep '^Trained' "$log")"
+grep -Eq '^Models: trained [1-5], reused [1-5], failed 0' "$log" || fail "the requeued task did not resume: $(grep '^Models:' "$log")"
 "$bin" train datasets --out "$tmp/reference5" "${longer[@]}" --threads 2 > "$tmp/reference5.log" 2>&1
 diff <(models_digest "$tmp/reference5") <(models_digest "$out5") > /dev/null || fail "models after requeue differ from an uninterrupted run's"
-say "requeued while running: finished models kept ($(grep '^Trained' "$log" | tail -1 | cut -d. -f1)), log appended, models = uninterrupted run's"
+say "requeued while running: finished models kept ($(grep '^Models:' "$log" | tail -1 | cut -d. -f1)), log appended, models = uninterrupted run's"
 say "all Slurm checks passed"

@@ -76,7 +76,7 @@ struct Predict: ParsableCommand {
         }
         guard predicted > 0 else {
             sink.discard()
-            Console.status("no patient could be predicted (\(loaded.patients.count) patients in the data)")
+            Console.status("no patient could be predicted (\(Console.count(loaded.patients.count, "patient")) in the data)")
             throw ExitCode(RunStatus.failure.rawValue)
         }
         try sink.commit()

@@ -254,12 +254,12 @@ struct Train: ParsableCommand {
         let trainer = try CohortTrainer(options: options, settings: settings)
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         try resolved.write(to: output.appendingPathComponent("config.json"))
-        Console.status("Training \(loaded.patients.count) patients (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(options.evolution.generations) generations, seed \(seed), \(threadCount) threads")
+        Console.status("Training \(Console.count(loaded.patients.count, "patient")) (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(options.evolution.generations) generations, seed \(seed), \(Console.count(threadCount, "thread"))")
         let progress = ProgressLine()
         let outcome = trainer.run(loaded.patients) { progress.show($0) }
         progress.end()
         failures += outcome.failures
-        for failure in failures { Console.warn("\(failure.subject): \(failure.message)") }
+        for failure in failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
         if let shard {
             try ShardLedger.write(ShardReport(shard: shard, patients: shardPatients, horizons: options.horizons,
                                               failures: failures.map { .init(subject: $0.subject, message: $0.message) },
@@ -280,7 +280,9 @@ struct Train: ParsableCommand {
                 Console.warn("no research summary: \(error)")
             }
         }
-        print("\nTrained \(outcome.trained.count), reused \(outcome.reused), failed \(failures.count). Results: \(out)/results.csv; models: \(out)/models/; options: \(out)/config.json")
+        let skipped = failures.count - outcome.failures.count
+        print("\nModels: trained \(outcome.trained.count), reused \(outcome.reused), failed \(outcome.failedModels)"
+              + (skipped > 0 ? "; files skipped \(skipped)" : "") + ". Results: \(out)/results.csv; models: \(out)/models/; options: \(out)/config.json")
         if loaded.patients.isEmpty {
             Console.warn("no patient data in \(resolved.store ?? (resolved.data ?? []).joined(separator: ", "))")
         }

@@ -305,6 +305,15 @@ import Testing
                 "\(messages)")
         #expect(messages.contains { $0.contains("s-good h32") && $0.contains("not a positive multiple") })
         #expect(outcome.trained.map(\.patient.rawValue) == ["s-good"])
+        // Models, not patients: three patients at two horizons and s-good at 32 min.
+        #expect(outcome.failedModels == 3 * 2 + 1)
+        // The patient is named once (before: "s-flat: s-flat: all ...").
+        let lines = outcome.failures.map { CohortOutcome.failureLine(subject: $0.subject, message: $0.message) }
+        #expect(lines.contains { $0.hasPrefix("s-flat: all ") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("s-short: ") && !$0.hasPrefix("s-short: s-short") })
+        #expect(lines.contains { $0.hasPrefix("s-good h32: horizon 32 min") })
+        #expect(CohortOutcome.failureLine(subject: "skipped file", message: "a.csv: no rows") == "skipped file: a.csv: no rows")
+        #expect(CohortOutcome.failureLine(subject: "p h30", message: "p at 30 min: 3 usable training rows") == "p at 30 min: 3 usable training rows")
 
         options.grammar = GrammarSource(name: "broken", text: "<e> ::= <e> + <missing>\n")
         #expect(throws: GrammarError.self) { try CohortTrainer(options: options, settings: CohortRunSettings(output: out)) }

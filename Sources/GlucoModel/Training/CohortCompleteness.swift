@@ -31,7 +31,7 @@ public struct CohortCompleteness: Sendable {
         for i in 0..<count {
             guard let report = reports[i] else { c.missingShards.append(i); continue }
             if !report.finished { c.unfinishedShards.append(i) }
-            c.failures += report.failures.map { "shard \(report.shard): \($0.subject): \($0.message)" }
+            c.failures += report.failures.map { "shard \(report.shard): " + CohortOutcome.failureLine(subject: $0.subject, message: $0.message) }
             for patient in report.patients {
                 for h in report.horizons where (try? GlucoseModel.read(from: settings.modelURL(patient, h))) == nil {
                     c.missingModels.append((patient, h))

@@ -57,6 +57,17 @@ public struct CohortOutcome: Sendable {
     public var failures: [(subject: String, message: String)]
     /// Patients whose CGM has runs at its limits or flat lines (`SensorLimitDetector`), with the runs.
     public var sensorLimits: [(patient: PatientID, runs: [SensorLimitRun])] = []
+    /// Models not trained: a failed horizon counts one, a patient that could not be trained at all
+    /// counts each of its horizons (so that it reads beside `trained`, which counts models).
+    public var failedModels = 0
+
+    /// `subject: message`, or the message alone when it already begins with the subject's patient
+    /// (errors such as `TrainingError` name it: "p at 30 min: ...", not "p h30: p at 30 min: ...").
+    public static func failureLine(subject: String, message: String) -> String {
+        let patient = subject.split(separator: " ").first.map(String.init) ?? subject
+        if !patient.isEmpty, message.hasPrefix(patient + ":") || message.hasPrefix(patient + " at ") { return message }
+        return "\(subject): \(message)"
+    }
 }
 
 /// Trains every patient it is given (a cohort, or one shard of it) at every horizon, in parallel,
@@ -103,6 +114,7 @@ public struct CohortTrainer: Sendable {
         try? CohortResults.write(results, to: settings.output)
         var outcome = CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
                                     failures: failures + state.failures)
+        outcome.failedModels = failures.count * options.horizons.count + state.failures.count
         outcome.sensorLimits = trainers.filter { !$0.sensorLimitRuns.isEmpty }.map { ($0.data.patient, $0.sensorLimitRuns) }
         return outcome
     }
