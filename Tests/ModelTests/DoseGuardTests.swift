@@ -74,6 +74,45 @@ import Testing
         #expect(refusals(suggest(F.flatLog(skipping: [65]))) == [.recentGap(missingSteps: 1, windowMinutes: 30)])
     }
 
+    /// Readings every `every` minutes from 10:00 - 6 h through `through` minutes, all 180 mg/dL
+    /// (a sawtooth of ±1, so no flat line), leaving out `skipping`.
+    func log(every: Double, through: Double, skipping: Set<Double> = []) -> PatientLog {
+        var log = PatientLog(patient: F.patient)
+        log.glucose = stride(from: through - 360, through: through, by: every).filter { !skipping.contains($0) }
+            .enumerated().map { GlucoseReading(time: F.at($1), value: .mgdL(180 + Double($0 % 2))) }
+        return log
+    }
+
+    /// Before: a CGM that records every 15 minutes (a Libre's history, as LibreView exports it)
+    /// never got a dose: every 5-minute step between its readings counted as missing.
+    @Test func aCGMRecordingEvery15MinutesIsCheckedAgainstItsOwnInterval() {
+        // Readings at 11:00, 11:15, 11:30 (and every 15 minutes for 6 hours before), asked at 11:40.
+        #expect(DoseGuards.recordingInterval(log(every: 15, through: 90).glucose.map(\.time), at: F.at(100)) == 15 * 60)
+        #expect(suggest(log(every: 15, through: 90), at: 100).decision.kind == "bolus")
+        // One of its readings missing (11:15): a gap of its own interval, refused.
+        #expect(refusals(suggest(log(every: 15, through: 90, skipping: [75]), at: 100)) == [.recentGap(missingSteps: 1, windowMinutes: 30)])
+        // The newest reading 15 minutes old is stale whatever the interval.
+        #expect(refusals(suggest(log(every: 15, through: 90), at: 105)).contains(.staleGlucose(newest: F.at(90), ageMinutes: 15)))
+        // Finger-sticks between its readings do not make it a 15-minute CGM with more missing.
+        var checked = log(every: 15, through: 90)
+        checked.glucose.append(GlucoseReading(time: F.at(92), value: .mgdL(181), source: .fingerStick))
+        #expect(suggest(checked, at: 100).decision.kind == "bolus")
+    }
+
+    @Test func a5MinuteCGMThatLostReadingsKeepsIts5Minutes() {
+        // Every other reading lost for 6 hours (10-minute spacing): still a 5-minute CGM, gaps refused.
+        let halved = log(every: 10, through: 90)
+        #expect(DoseGuards.recordingInterval(halved.glucose.map(\.time), at: F.at(90)) == 5 * 60)
+        #expect(refusals(suggest(halved, at: 90)) == [.recentGap(missingSteps: 3, windowMinutes: 30)])
+        // Two readings are too few to tell an interval: 5 minutes.
+        #expect(DoseGuards.recordingInterval([F.at(60), F.at(90)], at: F.at(90)) == 5 * 60)
+        // The last 6 hours decide: 15-minute readings a day ago, 5-minute ones now.
+        var switched = log(every: 15, through: -1440)
+        switched.glucose += log(every: 5, through: 90).glucose
+        #expect(DoseGuards.recordingInterval(switched.glucose.map(\.time), at: F.at(90)) == 5 * 60)
+        #expect(refusals(suggest(switched, at: 90)).isEmpty)
+    }
+
     @Test(arguments: ["carbRatio", "insulinSensitivity", "target", "suspendThreshold", "maxBolus", "patient"])
     func missingSettingIsRefused(_ field: String) {
         var settings = F.settings()

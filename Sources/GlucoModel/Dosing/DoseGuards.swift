@@ -7,8 +7,14 @@ public enum DoseGuards {
     public static let maximumGlucoseAge: TimeInterval = 15 * 60
     /// The window that must hold a reading in every 5-minute step.
     public static let recentWindow: TimeInterval = 30 * 60
-    /// The CGM step the recent window is checked against.
+    /// The CGM step the recent window is checked against, unless the readings show a CGM that
+    /// records every 15 minutes (`recordingInterval`).
     public static let readingInterval: TimeInterval = 5 * 60
+    /// The other recording interval a CGM has: a Libre's history (LibreView exports) holds a
+    /// reading every 15 minutes.
+    public static let slowReadingInterval: TimeInterval = 15 * 60
+    /// How far back the readings' spacing is measured.
+    static let cadenceWindow: TimeInterval = 6 * 3600
     /// Planned carbohydrates accepted (g).
     public static let carbLimits: ClosedRange<Double> = 0...300
 
@@ -32,12 +38,13 @@ public enum DoseGuards {
     /// - `futureGlucose` when a reading is dated after `at` (a clock problem: `at` is "now");
     /// - `noGlucose` when no reading is at or before `at`;
     /// - `staleGlucose` when the newest reading at or before `at` is 15 minutes old or older;
-    /// - `recentGap` when 5-minute steps in `(at - 30 min, at]` went without a reading. Starting
-    ///   from the last reading before the window (or the window's start), a reading is expected
-    ///   every 5 minutes; an expected instant `e` is missing when the next reading (or `at`, after
-    ///   the newest one) comes more than half a step after it (`e <= next - 2.5 min`). Only
-    ///   instants inside the window count. Readings exactly 5 minutes apart miss nothing, and a
-    ///   newest reading 5 minutes before `at` is not late.
+    /// - `recentGap` when steps of the CGM's recording interval (`recordingInterval`: 5 minutes,
+    ///   or 15 for a CGM that records every 15) in `(at - 30 min, at]` went without a reading.
+    ///   Starting from the last reading before the window (or the window's start), a reading is
+    ///   expected every step; an expected instant `e` is missing when the next reading (or `at`,
+    ///   after the newest one) comes more than half a step after it (`e <= next - step / 2`). Only
+    ///   instants inside the window count. Readings exactly a step apart miss nothing, and a
+    ///   newest reading a step before `at` is not late.
     ///
     /// - Returns: the newest reading at or before `at`, and the refusals found (possibly several).
     public static func glucoseRefusals(_ readings: [GlucoseReading], at: Date) -> (newest: GlucoseReading?, refusals: [DoseRefusal]) {
@@ -49,7 +56,8 @@ public enum DoseGuards {
         guard let newest = past.last else { return (nil, refusals + [.noGlucose]) }
         let age = at.timeIntervalSince(newest.time)
         if age >= maximumGlucoseAge { refusals.append(.staleGlucose(newest: newest.time, ageMinutes: age / 60)) }
-        let missing = missingSteps(past.map(\.time), at: at)
+        let times = past.map(\.time)
+        let missing = missingSteps(times, at: at, step: recordingInterval(times, at: at))
         if missing > 0 { refusals.append(.recentGap(missingSteps: missing, windowMinutes: Int(recentWindow / 60))) }
         if let flat = flatRun(past, newest: newest) {
             refusals.append(.flatSensor(value: flat.value, minutes: flat.duration / 60))
@@ -67,10 +75,24 @@ public enum DoseGuards {
         return detector.runs(in: recent).last { $0.kind == .flat && $0.end == newest.time }
     }
 
-    /// Number of expected 5-minute readings missing in `(at - 30 min, at]` (see `glucoseRefusals`).
-    static func missingSteps(_ times: [Date], at: Date) -> Int {
+    /// The CGM's recording interval at `at`: 15 minutes when the median spacing of the readings
+    /// of the last 6 hours is 12.5 minutes or more (a Libre's history), else 5. A 5-minute CGM
+    /// that lost readings keeps its 5 minutes unless it lost two of every three for hours; longer
+    /// spacings are gaps, not an interval. Finger-sticks between readings only shorten the median.
+    static func recordingInterval(_ times: [Date], at: Date) -> TimeInterval {
+        let since = at.addingTimeInterval(-cadenceWindow)
+        let recent = times.filter { $0 > since && $0 <= at }
+        guard recent.count >= 3 else { return readingInterval }
+        let spacings = zip(recent.dropFirst(), recent).map { $0.timeIntervalSince($1) }.sorted()
+        let median = spacings.count % 2 == 1 ? spacings[spacings.count / 2]
+            : (spacings[spacings.count / 2 - 1] + spacings[spacings.count / 2]) / 2
+        return median >= slowReadingInterval - readingInterval / 2 ? slowReadingInterval : readingInterval
+    }
+
+    /// Number of expected readings, one every `step`, missing in `(at - 30 min, at]` (see `glucoseRefusals`).
+    static func missingSteps(_ times: [Date], at: Date, step: TimeInterval = readingInterval) -> Int {
         let start = at.addingTimeInterval(-recentWindow)
-        let step = readingInterval, tolerance = readingInterval / 2
+        let tolerance = step / 2
         var previous = times.last(where: { $0 <= start }) ?? start
         var missing = 0
         let inside = times.filter { $0 > start && $0 <= at }
