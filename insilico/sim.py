@@ -30,10 +30,14 @@ class Log:
     boluses: list = field(default_factory=list)  # (time, U)
     carbs: list = field(default_factory=list)    # (time, g)
     basal: list = field(default_factory=list)    # (time, U/h), when the rate changes
+    cgm_minutes: int = 0  # the CGM's recording interval in the export: 0 every sensor sample (3 min)
 
     def write_csv(self, path):
-        """GlucoModel CSV (README, "GlucoModel CSV"), rows in time order."""
-        rows = [(t, "glucose", f"{v:.1f}", "mg/dL", "cgm") for t, v in self.glucose]
+        """GlucoModel CSV (README, "GlucoModel CSV"), rows in time order. With `cgm_minutes`, only
+        the readings on that interval since START are exported (15: a Libre's history)."""
+        kept = [(t, v) for t, v in self.glucose
+                if not self.cgm_minutes or int((t - START).total_seconds()) % (60 * self.cgm_minutes) == 0]
+        rows = [(t, "glucose", f"{v:.1f}", "mg/dL", "cgm") for t, v in kept]
         rows += [(t, "bolus", f"{u:.2f}", "U", "normal") for t, u in self.boluses if u > 0]
         rows += [(t, "carbs", f"{g:.0f}", "g", "") for t, g in self.carbs]
         rows += [(t, "basal", f"{r:.4f}", "U/h", "") for t, r in self.basal]

@@ -42,7 +42,7 @@ def run_patient(job):
     seeds = trial_seeds(args.seed, index)
     started = time.time()
     env = make_env(name, seeds["history_meals"], seeds["history_sensor"])
-    history = Log(pid)
+    history = Log(pid, cgm_minutes=args.cgm_minutes)
     run(env, args.history_days, standard_rule(name), history)
     history.write_csv(os.path.join(folder, "history.csv"))
     settings, clamped = write_settings(os.path.join(folder, "settings.json"), name, args.target)
@@ -186,6 +186,8 @@ def main():
     p.add_argument("--horizons", default="30,60,90,120")
     p.add_argument("--population", type=int, default=0, help="training population (0: the toolkit's default)")
     p.add_argument("--generations", type=int, default=0, help="training generations (0: the toolkit's default)")
+    p.add_argument("--cgm-minutes", type=int, default=0, choices=(0, 15),
+                   help="the exported CGM's interval: 0 every sensor sample (3 min), 15 a Libre's history")
     p.add_argument("--jobs", type=int, default=1, help="patients simulated at once")
     p.add_argument("--bin", default=".build/release", help="folder with glucomodel-train and glucomodel-predict")
     p.add_argument("--out", default="out/insilico")
