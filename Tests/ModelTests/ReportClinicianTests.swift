@@ -146,12 +146,17 @@ struct ReportClinicianTests {
             .init(time: t, carbs: nil, given: InsulinUnits(1), suggested: nil, formula: "", glucoseAfter2h: nil, lowAfter: false,
                   reasons: [reason], reasonCodes: [code])
         }
+        // Before: a "no insulin" at a low (0 U) counted as a dose suggested, and as "less than given".
+        var noInsulin = row(4, 0, ["glucose 41 below 70"])
+        noInsulin.advice = .noInsulin
         report.doseAudit = ReportDoseAudit(rows: [row(4, 5, ["IOB high"]), row(4, 3, ["IOB high", "CGM stale"], low: true),
-                                                  row(4, nil, ["CGM stale"]), row(4, nil, ["CGM stale"]), row(4, 4.02, [])])
+                                                  row(4, nil, ["CGM stale"]), row(4, nil, ["CGM stale"]), row(4, 4.02, []), noInsulin])
         let s = report.html.section("dose-summary")
-        #expect(s.contains("5 meal or correction boluses audited: a dose suggested for 3, withheld for 2."))
-        #expect(s.contains("Suggested more than given for 1, less for 1, about the same (within 0.05 U) for 1."))
-        #expect(s.contains("followed 1 of the 5 boluses"))
+        #expect(s.contains("6 meal or correction boluses audited: a dose suggested for 3, no insulin advised for 1 (glucose low or predicted low), "
+                           + "no advice for 2 (data or settings refused)."), "\(s)")
+        #expect(s.contains("Of the doses suggested: more than given for 1, less for 1, about the same (within 0.05 U) for 1."))
+        #expect(s.contains("followed 1 of the 6 boluses"))
+        #expect(report.html.section("dose-audit").contains("<td>no insulin</td>"))
         #expect(s.occurrences(of: "CGM stale") == 1 && s.occurrences(of: "IOB high") == 1)
         #expect(s.contains("<td>CGM stale</td><td class=\"num\">3</td>") && s.contains("<td>IOB high</td><td class=\"num\">2</td>"))
         #expect(s.range(of: "CGM stale")!.lowerBound < s.range(of: "IOB high")!.lowerBound)

@@ -105,7 +105,7 @@ extension PatientReport {
             let rows: [[HTMLCell]] = audit.rows.map { r in
                 [HTMLCell(clock.dateTime(r.time)), .number(r.carbs.map { formatNumber($0.grams, decimals: 0) + " g" } ?? "-"),
                  .number(r.given.map { formatNumber($0.units, decimals: 1) + " U" } ?? "-"),
-                 .number(r.suggested.map { formatNumber($0.units, decimals: 1) + " U" } ?? "-"),
+                 r.advice == .noInsulin ? HTMLCell("no insulin") : .number(r.suggested.map { formatNumber($0.units, decimals: 1) + " U" } ?? "-"),
                  HTMLCell(r.formula), .number(glucoseNumber(r.glucoseAfter2h?.mgdL)),
                  r.lowAfter ? HTMLCell("yes", cssClass: "bad") : "no", HTMLCell(r.reasons.joined(separator: "; "))]
             }

@@ -68,13 +68,17 @@ extension PatientReport {
         guard !rows.isEmpty else {
             return HTML.section(id: "dose-summary", title: "Dose advice", s + HTML.paragraph("No meals or corrections in this period."))
         }
-        let suggested = rows.filter { $0.suggested != nil }
+        // "More" and "less" compare doses only: "no insulin" is advice to treat or watch a low, not a dose of 0 U.
+        let suggested = rows.filter { $0.advice == .dose && $0.suggested != nil }
+        let noInsulin = rows.count(where: { $0.advice == .noInsulin })
+        let refused = rows.count(where: { $0.advice == .refused })
         let higher = suggested.count(where: { r in r.given.map { r.suggested!.units > $0.units + 0.05 } ?? false })
         let lower = suggested.count(where: { r in r.given.map { r.suggested!.units < $0.units - 0.05 } ?? false })
         let lows = rows.count(where: \.lowAfter)
         s += "<ul class=\"glance\">\n"
-        s += "<li>\(rows.count) meal or correction boluses audited: a dose suggested for \(suggested.count), withheld for \(rows.count - suggested.count).</li>\n"
-        s += "<li>Suggested more than given for \(higher), less for \(lower), about the same (within 0.05 U) for \(suggested.count - higher - lower).</li>\n"
+        s += "<li>\(rows.count) meal or correction boluses audited: a dose suggested for \(suggested.count), "
+            + "no insulin advised for \(noInsulin) (glucose low or predicted low), no advice for \(refused) (data or settings refused).</li>\n"
+        s += "<li>Of the doses suggested: more than given for \(higher), less for \(lower), about the same (within 0.05 U) for \(suggested.count - higher - lower).</li>\n"
         s += "<li>A low (below \(HTML.escape(glucose(70)))) followed \(lows) of the \(rows.count) boluses.</li>\n</ul>\n"
         // Each kind of reason once (by code when known, else by its text), with the first
         // bolus's wording as the example and how many boluses it applied to.

@@ -22,10 +22,20 @@ extension ReportDoseAudit {
                                  g, target, isf, standard.insulinOnBoard, standard.dose)
             }
             return Row(time: row.bolusTime, carbs: Carbohydrate(grams: row.carbs), given: InsulinUnits(row.doseGiven),
-                       suggested: s.decision.units.map(InsulinUnits.init), formula: formula,
+                       suggested: s.decision.units.map(InsulinUnits.init), advice: Advice(s.decision), formula: formula,
                        glucoseAfter2h: row.glucoseAfter2h.map(GlucoseValue.init(mgdL:)), lowAfter: row.lowFollowed ?? false,
                        reasons: s.reasons.map { $0.message(units: units) }, reasonCodes: s.reasons.map(\.code))
         }
         self.init(rows: rows, note: note)
+    }
+}
+
+extension ReportDoseAudit.Advice {
+    init(_ decision: DoseDecision) {
+        switch decision {
+        case .bolus: self = .dose
+        case .noInsulin: self = .noInsulin
+        case .refused: self = .refused
+        }
     }
 }

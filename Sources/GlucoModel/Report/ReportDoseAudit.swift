@@ -4,11 +4,23 @@ import Foundation
 /// was computed: per meal or correction, what was given, what the settings would have
 /// suggested, and what glucose did afterwards. (The dosing code builds it from its own audit.)
 public struct ReportDoseAudit: Sendable {
+    /// What was advised for a bolus.
+    public enum Advice: Sendable {
+        /// A dose (possibly 0 U: insulin on board covers the need).
+        case dose
+        /// No insulin: glucose is, or is predicted to be, below the suspend threshold.
+        case noInsulin
+        /// No advice: the data or settings did not allow one.
+        case refused
+    }
+
     public struct Row: Sendable {
         public var time: Date
         public var carbs: Carbohydrate?
         public var given: InsulinUnits?
+        /// The units advised: the dose, 0 for `noInsulin`, nil when refused.
         public var suggested: InsulinUnits?
+        public var advice: Advice
         /// How the suggestion was worked out, e.g. `60 g / 10 g/U + (180 - 110) / 40 - IOB 0.5`.
         public var formula: String
         /// Glucose measured two hours later, when known.
@@ -21,9 +33,11 @@ public struct ReportDoseAudit: Sendable {
         /// reasons by code, so one kind of reason with different figures is still one line.
         public var reasonCodes: [String]
 
-        public init(time: Date, carbs: Carbohydrate?, given: InsulinUnits?, suggested: InsulinUnits?, formula: String,
-                    glucoseAfter2h: GlucoseValue?, lowAfter: Bool, reasons: [String], reasonCodes: [String] = []) {
+        /// `advice` defaults to `refused` without `suggested`, else `dose`.
+        public init(time: Date, carbs: Carbohydrate?, given: InsulinUnits?, suggested: InsulinUnits?, advice: Advice? = nil,
+                    formula: String, glucoseAfter2h: GlucoseValue?, lowAfter: Bool, reasons: [String], reasonCodes: [String] = []) {
             self.time = time; self.carbs = carbs; self.given = given; self.suggested = suggested; self.formula = formula
+            self.advice = advice ?? (suggested == nil ? .refused : .dose)
             self.glucoseAfter2h = glucoseAfter2h; self.lowAfter = lowAfter; self.reasons = reasons
             self.reasonCodes = reasonCodes
         }
