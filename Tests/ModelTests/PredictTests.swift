@@ -141,6 +141,20 @@ enum PredictFixture {
         #expect(!rows.isEmpty)
     }
 
+    /// Before: a horizon no model has, asked for alone, read "no trained model (looked in ...)"
+    /// beside the patient's 30- and 60-minute models.
+    @Test func aHorizonWithoutAModelIsNamedWithTheOnesThatExist() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let folder = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        for asked in [[90], [30, 90]] {
+            #expect(throws: PredictionError.noModelForHorizon(PredictFixture.patientA, horizon: 90, available: [30, 60])) {
+                try ModelSet.load(folder, patient: PredictFixture.patientA, horizons: asked)
+            }
+        }
+        #expect(PredictionError.noModelForHorizon(PredictFixture.patientA, horizon: 90, available: [30, 60]).description
+                == "\(PredictFixture.patientA): no model for the 90-minute horizon (models for 30, 60 minutes)")
+    }
+
     @Test func modelReadingInsulinRefusesDataWithoutInsulin() throws {
         let models = PredictFixture.modelSet()
         // An ARX base reads every feature whose coefficient is not zero; insulin varied in training.

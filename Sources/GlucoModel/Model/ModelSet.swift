@@ -21,17 +21,18 @@ public struct ModelSet: Sendable {
     public static func load(_ folder: URL, patient: PatientID, horizons: [Int]? = nil) throws -> ModelSet {
         let dir = modelsRoot(folder).appendingPathComponent(patient.rawValue)
         let files = (try? FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)) ?? []
-        var models: [Int: GlucoseModel] = [:]
+        var models: [Int: GlucoseModel] = [:], found: [Int] = []
         for url in files where url.pathExtension == "json" && url.lastPathComponent.hasPrefix("h") {
             let model = try GlucoseModel.read(from: url)
             guard model.patient == patient else {
                 throw ModelFileError.malformed(url.path, "model belongs to patient \(model.patient), not \(patient)")
             }
+            found.append(model.horizonMinutes)
             if horizons == nil || horizons!.contains(model.horizonMinutes) { models[model.horizonMinutes] = model }
         }
-        guard !models.isEmpty else { throw PredictionError.noModel(patient, folder: dir.path) }
+        guard !found.isEmpty else { throw PredictionError.noModel(patient, folder: dir.path) }
         if let horizons, let missing = horizons.first(where: { models[$0] == nil }) {
-            throw PredictionError.noModelForHorizon(patient, horizon: missing)
+            throw PredictionError.noModelForHorizon(patient, horizon: missing, available: found.sorted())
         }
         return ModelSet(patient: patient, models: models)
     }
@@ -54,7 +55,8 @@ public struct ModelSet: Sendable {
 /// Why a patient gets no predictions (never a wrong number instead).
 public enum PredictionError: Error, CustomStringConvertible, Equatable {
     case noModel(PatientID, folder: String)
-    case noModelForHorizon(PatientID, horizon: Int)
+    /// Models exist (`available`, their horizons), but none for `horizon`.
+    case noModelForHorizon(PatientID, horizon: Int, available: [Int] = [])
     /// The model reads an input the data has no records for.
     case missingInput(PatientID, horizon: Int, input: String, records: String)
     case noGlucose(PatientID)
@@ -67,7 +69,9 @@ public enum PredictionError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case let .noModel(p, folder): return "\(p): no trained model (looked in \(folder))"
-        case let .noModelForHorizon(p, h): return "\(p): no model for the \(h)-minute horizon"
+        case let .noModelForHorizon(p, h, available):
+            return "\(p): no model for the \(h)-minute horizon"
+                + (available.isEmpty ? "" : " (models for \(available.map(String.init).joined(separator: ", ")) minutes)")
         case let .missingInput(p, h, input, records):
             return "\(p): the \(h)-minute model uses \(input), but the data has no \(records) records"
         case let .noGlucose(p): return "\(p): no glucose readings"
