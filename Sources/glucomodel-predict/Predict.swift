@@ -8,9 +8,10 @@ struct Predict: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Predict glucose for every 5-minute step of a period with each patient's trained models and the baselines.",
         discussion: """
-            Writes patient,issued_at,target_time,horizon_min,model,prediction_mgdl,reference_mgdl (UTC ISO 8601 \
-            times; reference empty when not yet measured; with --units mmol/L the columns are prediction_mmoll and \
-            reference_mmoll, in mmol/L) to --out (atomically) or stdout. Each prediction uses \
+            Writes patient,issued_at,target_time,horizon_min,model,prediction_mgdl,reference_mgdl,lower_80,upper_80,\
+            lower_95,upper_95 (UTC ISO 8601 times; reference empty when not yet measured; the 80% and 95% prediction \
+            interval, empty for baselines and models without one; with --units mmol/L the columns are \
+            prediction_mmoll and reference_mmoll, and every glucose is in mmol/L) to --out (atomically) or stdout. Each prediction uses \
             only data up to its issue moment. A patient without a model, whose models read inputs the data lacks, \
             or whose data is too old for the period is skipped with a message on stderr; the command fails only \
             when no patient could be predicted.
