@@ -11,7 +11,8 @@ struct Score: ParsableCommand {
             FILE.csv has a header naming the columns 'reference' and 'prediction' (in --units; any order; \
             other columns ignored), or reference_mgdl/prediction_mgdl (or _mmoll) as predict writes them, read in \
             the unit their name says. RMSE, MAE and bias are printed in --units. Writes reference,prediction,clarke,parkes_type1,parkes_type2 per row \
-            (empty zones for unscored rows: a value that is not a number, a reference of 0 or less, a prediction \
+            (empty zones for unscored rows: an empty value, counted as missing without a warning, as predict leaves a \
+            reference not yet measured; a value that is not a number, a reference of 0 or less, a prediction \
             below 0, or a value above 1000 mg/dL, each with a warning) to --out or stdout, and prints the zone counts and \
             RMSE/MAE/MARD to stderr when writing rows to stdout, else to stdout.
             """)

@@ -63,7 +63,9 @@ import Testing
             "50,0,A,A,A",
         ])
         #expect(warnings.count == 1 && warnings[0].location.line == 4 && warnings[0].location.field == "prediction")
-        #expect(s.rows == 6 && s.unparseableRows == 1)
+        // The empty prediction is a missing value: no warning, but counted (before: in neither count).
+        #expect(s.rows == 6 && s.unparseableRows == 1 && s.missingRows == 1)
+        #expect(s.report.hasPrefix("\(url.path): 6 rows, 4 scored, 2 unscored (1 with a missing value, 1 with unparseable numbers, 0 with implausible values)"))
         #expect(s.clarke[.a] == 3 && s.clarke[.b] == 1 && s.clarke.unscored == 2)
         #expect(s.parkesType2[.b] == 2 && s.parkesType2.percentAB == 100)
         // MAE over the 4 scored pairs: (59 + 16 + 20.1 + 50) / 4 = 36.275.

@@ -5,6 +5,9 @@ public struct PairScoreSummary: Sendable {
     public var file: String
     /// Data rows read (header and blank lines excluded).
     public var rows = 0
+    /// Rows with an empty reference or prediction: a value not known (`predict` leaves the
+    /// reference empty until it is measured); unscored without a warning.
+    public var missingRows = 0
     /// Rows whose reference or prediction text was not a number (each also reported as a warning).
     public var unparseableRows = 0
     /// Rows with a value outside the grids' domain or beyond any glucose a device reads
@@ -24,7 +27,7 @@ public struct PairScoreSummary: Sendable {
     /// three in mmol/L), MARD in percent (the same in both units).
     public var report: String {
         var lines = ["\(file): \(rows) rows, \(clarke.scored) scored, \(clarke.unscored) unscored"
-            + " (\(unparseableRows) with unparseable numbers, \(implausibleRows) with implausible values)"]
+            + " (\(missingRows) with a missing value, \(unparseableRows) with unparseable numbers, \(implausibleRows) with implausible values)"]
         for counts in [clarke, parkesType1, parkesType2] { lines.append(counts.summaryLine) }
         func g(_ v: Double) -> String { formatNumber(units.convert(v), decimals: units.decimals(mgdL: 2)) + " " + units.rawValue }
         lines.append("RMSE \(g(accuracy.rmse))  MAE \(g(accuracy.mae))"
@@ -126,7 +129,7 @@ public enum PairScoring {
                 return nil
             }
             let reference = read(ri, "reference"), prediction = read(pi, "prediction")
-            if bad { summary.unparseableRows += 1 }
+            if bad { summary.unparseableRows += 1 } else if reference == nil || prediction == nil { summary.missingRows += 1 }
             for (value, name, index, unit) in [(reference, "reference", ri, unitOf.reference),
                                                (prediction, "prediction", pi, unitOf.prediction)] where !bad {
                 guard let value, case let mgdL = unit.mgdL(value),
