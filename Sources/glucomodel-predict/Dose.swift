@@ -108,7 +108,9 @@ struct Dose: ParsableCommand {
         if settingsFromData,
            let fromData = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: moment), timeZone: try time.zone()) {
             Console.write("settings from data: carbRatio \(fromData.estimate.carbRatio.current) -> \(fromData.settings.carbRatio ?? .nan) g/U, "
-                + "insulinSensitivity \(fromData.estimate.insulinSensitivity.current) -> \(fromData.settings.insulinSensitivity ?? .nan) mg/dL/U "
+                + "insulinSensitivity \(fromData.estimate.insulinSensitivity.current) -> \(fromData.settings.insulinSensitivity ?? .nan) mg/dL/U, "
+                + "basalSchedule \(settingsFile.basalSchedule == nil ? "none (the data's programmed rates)" : BasalSchedule.Entry.describe(settingsFile.basalSchedule)) "
+                + "-> \(BasalSchedule.Entry.describe(fromData.settings.basalSchedule)) "
                 + "(glucomodel-predict settings shows the evidence)")
             settingsFile = fromData.settings
         }

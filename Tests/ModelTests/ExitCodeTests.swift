@@ -290,5 +290,11 @@ import GrammarEvolution
         #expect(plain.status == 0 && !plain.stderr.contains("settings from data"))
         let fromData = try Self.run("glucomodel-predict", ["dose"] + common + ["--carbs", "50", "--settings-from-data"])
         #expect(fromData.status == 0 && fromData.stderr.contains("carbRatio 14.0 -> 11.2 g/U"), "\(fromData.stderr)")
+        // The basal schedule it doses with is named too (before: only the ratio and the sensitivity).
+        let suggested = try DoseSettings.load(out)
+        #expect(fromData.stderr.contains("basalSchedule \(BasalSchedule.Entry.describe(current.basalSchedule)) -> "
+                                         + BasalSchedule.Entry.describe(suggested.basalSchedule)), "\(fromData.stderr)")
+        #expect(BasalSchedule.Entry.describe([.init(start: "00:00", unitsPerHour: 0.8), .init(start: "06:00", unitsPerHour: 1.05)])
+                == "00:00 0.8, 06:00 1.05 U/h")
     }
 }

@@ -14,6 +14,12 @@ public struct BasalSchedule: Hashable, Sendable, Codable {
         public var start: String
         public var unitsPerHour: Double
         public init(start: String, unitsPerHour: Double) { self.start = start; self.unitsPerHour = unitsPerHour }
+
+        /// `00:00 0.8, 06:00 1.05 U/h`, or `none` for no schedule.
+        public static func describe(_ entries: [Entry]?) -> String {
+            guard let entries, !entries.isEmpty else { return "none" }
+            return entries.map { "\($0.start) \(String(format: "%g", $0.unitsPerHour))" }.joined(separator: ", ") + " U/h"
+        }
     }
 
     /// Minutes after local midnight at which each rate starts, and the rate.
