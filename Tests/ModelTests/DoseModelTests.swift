@@ -243,6 +243,28 @@ import Testing
         #expect(s.modelUsed)
     }
 
+    /// Before: a CGM recording every 15 minutes had its models unused at two asks in three (its
+    /// newest reading two or three steps before the ask's: "glucose of the last hour incomplete").
+    @Test func aCGMRecordingEvery15MinutesAnchorsTheModelsAtItsNewestReading() {
+        // Readings every 15 minutes through 11:30 (180/181 mg/dL), 1 U at 11:32, asked at 11:43:
+        // the models read the features of 11:30 with the 1 U carried in, as for a 5-minute CGM.
+        var log = PatientLog(patient: F.patient)
+        log.glucose = stride(from: -270.0, through: 90, by: 15).enumerated()
+            .map { GlucoseReading(time: F.at($1), value: .mgdL(180 + Double($0 % 2))) }
+        log.boluses = [Bolus(time: F.at(92), dose: InsulinUnits(1))]
+        let models = F.models([F.model("G0 - 40*INS + 3*CARB", horizon: 360)])
+        let s = DoseAdvisor.suggest(log: log, carbs: 20, at: F.at(103), settings: F.settings(), models: models)
+        #expect(s.featureTime == F.at(90))
+        #expect(s.modelUsed && !s.reasonCodes.contains("model_unavailable"), "\(s.reasonCodes)")
+        // The same answer as asked at 11:33, one step after the reading (the test above's case),
+        // but for the insulin acting in the 10 minutes between: the curve starts from the same point.
+        let early = DoseAdvisor.suggest(log: log, carbs: 20, at: F.at(93), settings: F.settings(), models: models)
+        #expect(early.featureTime == F.at(90) && early.modelUsed)
+        // Later, the newest reading is 15 minutes old: stale, refused.
+        #expect(DoseAdvisor.suggest(log: log, carbs: 20, at: F.at(105), settings: F.settings(), models: models)
+            .reasonCodes.contains("stale_glucose"))
+    }
+
     /// The feature row at 11:30 of the flat log for a horizon (no planned dose).
     func row(_ horizon: Int) -> [Double] {
         let f = F.features(horizon: horizon)

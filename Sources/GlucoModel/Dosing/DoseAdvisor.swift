@@ -252,6 +252,9 @@ public enum DoseAdvisor {
         return StandardBolus.deliverable(u, settings: settings)
     }
 
+    /// How many grid steps before `at`'s the models' inputs may be read (`trajectory`).
+    static let maximumAnchorSteps = 3
+
     /// The models' predictions with no new meal or bolus, as `(minutes after at, glucose)`;
     /// empty (with a note) when there is no model or its inputs cannot be computed.
     static func trajectory(_ models: ModelSet?, series: PatientSeries, at: Date,
@@ -262,12 +265,17 @@ public enum DoseAdvisor {
                                            + "(trained with --curves multi-free), so it does not advise insulin"))
             return ([], nil)
         }
+        // The models read their inputs at the newest step with a reading, up to three steps before
+        // `at`'s (the step ending at or after `at`): a reading less than 15 minutes old (older is
+        // stale) is at most three steps back. A CGM recording every 15 minutes is often two or
+        // three behind; a 5-minute CGM is at most two, or refused for a gap. Insulin and
+        // carbohydrates logged after that step are carried into its inputs.
         let t = series.count - 1
         var featurePoint = t, carriedInsulin = 0.0, carriedCarbs = 0.0
-        if series.glucoseFlags[t] != .measured, t > 0 {
-            featurePoint = t - 1
-            carriedInsulin = series.insulin[t]
-            carriedCarbs = series.carbs[t]
+        while featurePoint > 0, t - featurePoint < maximumAnchorSteps, series.glucoseFlags[featurePoint] != .measured {
+            carriedInsulin += series.insulin[featurePoint]
+            carriedCarbs += series.carbs[featurePoint]
+            featurePoint -= 1
         }
         let featureTime = series.time(at: featurePoint)
         var points: [(minutes: Double, glucose: GlucoseValue)] = []
