@@ -416,6 +416,53 @@ struct Interrupted: Error {}
     }
 }
 
+extension NightlyBench {
+    /// A settings folder with a plausible settings file for each of `patients`.
+    func settingsFolder(for patients: [PatientID]) throws -> URL {
+        let folder = dir.appendingPathComponent("settings")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for p in patients {
+            let text = """
+                {"patient": "\(p.rawValue)", "carbRatio": 12, "insulinSensitivity": 50, "target": 110,
+                 "suspendThreshold": 70, "maxBolus": 10}
+                """
+            try Data(text.utf8).write(to: folder.appendingPathComponent("\(p.rawValue).json"))
+        }
+        return folder
+    }
+
+    /// `scorer(night)` with the dose auditor of `settingsFolder(for:)`.
+    func auditingScorer(_ patients: [PatientID], night: String = NightlyBench.night) throws -> NightlyScorer {
+        var scorer = self.scorer(night)
+        scorer.auditor = DoseAudit.nightlyAuditor(settingsFolder: try settingsFolder(for: patients))
+        return scorer
+    }
+}
+
+extension NightlyDoseAuditTests {
+    /// Finding 1 (audit of nightly): a second run of the night with new data rewrote
+    /// dose-audit/<patient>.csv with the new boluses alone, losing the earlier runs' rows. Now the
+    /// file after two runs holds what one run over the same data writes: no row lost, none twice.
+    @Test func secondRunOfTheNightKeepsTheEarlierAuditRows() throws {
+        let p = [PredictFixture.patientA]
+        let twice = try NightlyBench(patients: p)
+        #expect(try twice.auditingScorer(p).run().exitCode == 0)
+        let path = "/\(NightlyBench.night)/dose-audit/p_a.csv"
+        let first = String(decoding: try #require(twice.files()[path]), as: UTF8.self).split(separator: "\n")
+        try twice.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
+        #expect(try twice.auditingScorer(p).run().exitCode == 0)
+        let after = String(decoding: try #require(twice.files()[path]), as: UTF8.self).split(separator: "\n")
+        let once = try NightlyBench(patients: p)
+        try once.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
+        #expect(try once.auditingScorer(p).run().exitCode == 0)
+        let single = String(decoding: try #require(once.files()[path]), as: UTF8.self).split(separator: "\n")
+        // Three meal boluses a day: the first run's rows are kept, day 5's three added once.
+        #expect(first.count > 4 && after.count == first.count + 3)
+        #expect(Array(after.prefix(first.count)) == first)
+        #expect(after == single)
+    }
+}
+
 @Suite struct NightlySettingsCheckTests {
     @Test func weekdaysOfNightLabels() {
         // 2026-01-12 was a Monday; 2026-01-18 a Sunday.

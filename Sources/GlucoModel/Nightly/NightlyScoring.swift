@@ -191,7 +191,8 @@ public struct NightlyScorer {
         }
         folder.removeLeftovers()
         if let mismatch = folder.headerMismatch(predictions: PredictionRow.csvHeader(units: settings.units),
-                                                alerts: AlertEpisode.csvHeader(units: settings.units)) {
+                                                alerts: AlertEpisode.csvHeader(units: settings.units),
+                                                doseAudit: DoseAuditRow.csvHeader(units: settings.units)) {
             outcome.failure = mismatch
             return outcome
         }
@@ -311,9 +312,13 @@ public struct NightlyScorer {
         try folder.updatePatientFile(folder.file(folder.alerts, patient), header: AlertEpisode.csvHeader(units: units),
                                      committed: committed, lines: alerts.map { $0.csvLine(units: units) })
         if let auditor {
-            let period = DateInterval(start: min(rows.first?.issuedAt ?? from ?? log.glucose[0].time, newest), end: newest)
+            // The boluses after the state (all of them from the first issue moment when there is
+            // none): an earlier run of the night audited those up to it, and its rows are kept.
+            let period = DateInterval(start: min(from ?? rows.first?.issuedAt ?? log.glucose[0].time, newest), end: newest)
             if let text = try auditor(patient, log, models, period) {
-                try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.doseAudit, patient))
+                let lines = text.split(separator: "\n").map(String.init)
+                try folder.updatePatientFile(folder.file(folder.doseAudit, patient), header: lines.first ?? "",
+                                             committed: committed, lines: Array(lines.dropFirst()))
             }
         }
         if let settingsChecker, let text = try settingsChecker(patient, log) {
