@@ -65,11 +65,12 @@ struct Nightly: ParsableCommand {
         for (name, value) in [("--low", t.low), ("--high", t.high)] where !value.isFinite {
             throw ValidationError("\(name): expected a glucose value, got \(value)")
         }
-        guard t.low < t.high else { throw ValidationError("--low must be below --high") }
         // A threshold outside what a CGM reads is a unit mix-up (70 read as mmol/L is 1261 mg/dL).
+        // Checked before the order: `--units mmol/L --low 70` is that slip, not a low above the default high.
         for (name, value, given) in [("--low", t.low, low), ("--high", t.high, high)] where given != nil && !(20...600).contains(value) {
             throw ValidationError("\(name) \(formatGiven(given!)) \(units.unit.rawValue) is \(Int(value.rounded())) mg/dL, outside 20-600 mg/dL; is --units right?")
         }
+        guard t.low < t.high else { throw ValidationError("--low must be below --high") }
     }
 
     func formatGiven(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }

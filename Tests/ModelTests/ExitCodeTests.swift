@@ -208,6 +208,23 @@ import GrammarEvolution
         #expect(r.status == 64 && r.stderr.contains("--low: expected a glucose value, got nan"), "\(r.stderr)")
     }
 
+    /// Before: `--units mmol/L --low 70` said "--low must be below --high" (70 was compared with the
+    /// default high, 13.88 mmol/L, first): a threshold's plausibility is checked before their order.
+    @Test func nightlyNamesAThresholdInTheWrongUnit() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let common = ["nightly", "--store", bench.store, "--inbox", bench.inbox.path, "--models", bench.models.path,
+                      "--out", bench.out.path, "--units", "mmol/L"]
+        let low = try Self.run("glucomodel-predict", common + ["--low", "70"])
+        #expect(low.status == 64 && low.stderr.contains("--low 70 mmol/L is 1261 mg/dL, outside 20-600 mg/dL; is --units right?"), "\(low.stderr)")
+        #expect(!low.stderr.contains("must be below"))
+        let high = try Self.run("glucomodel-predict", common + ["--high", "1"])
+        #expect(high.status == 64 && high.stderr.contains("--high 1 mmol/L is 18 mg/dL, outside 20-600 mg/dL"), "\(high.stderr)")
+        // Plausible thresholds in the wrong order are still refused as such.
+        let order = try Self.run("glucomodel-predict", common + ["--low", "10", "--high", "5"])
+        #expect(order.status == 64 && order.stderr.contains("--low must be below --high"), "\(order.stderr)")
+        #expect(try bench.files().isEmpty)
+    }
+
     /// A folder with a day of patient p_a's data and a settings file with `settings` (JSON).
     static func doseFiles(_ settings: String) throws -> (dir: URL, data: URL, settings: URL) {
         let dir = try PredictFixture.temporaryDirectory()

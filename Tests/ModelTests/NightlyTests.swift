@@ -242,6 +242,86 @@ struct Interrupted: Error {}
         #expect(second.predictions == 288 * 2 * 4)
     }
 
+    /// A bench for p_a and p_b (p_b 60 mg/dL lower, so it has lows) whose inbox holds `logs`
+    /// instead of the bench's 5 days.
+    static func bench(_ logs: [PatientLog]) throws -> NightlyBench {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA, try PatientID("p_b")])
+        for name in try FileManager.default.contentsOfDirectory(atPath: bench.inbox.path) {
+            try FileManager.default.removeItem(at: bench.inbox.appendingPathComponent(name))
+        }
+        for (i, log) in logs.enumerated() { try bench.addFile("\(log.patient.rawValue)-\(i).csv", log) }
+        return bench
+    }
+
+    /// Finding 4 (audit of nightly): a second run of the night appended to the patient's files,
+    /// so a low episode spanning the runs became two alert rows, rows issued in the last hour
+    /// before the first run's newest reading kept an empty reference for ever, and `confirmed` was
+    /// never revisited. Now a later run of the night rewrites the patient's files of the night from
+    /// where the night started: two runs (and an interrupted one, resumed) leave every file of the
+    /// night as one run over the same data does.
+    @Test func severalRunsOfTheNightEqualOneRun() throws {
+        let pB = try PatientID("p_b")
+        let full = [PredictFixture.log(PredictFixture.patientA, days: 6), PredictFixture.log(pB, days: 6, offset: -60)]
+        let patients = [PredictFixture.patientA, pB]
+        let once = try Self.bench(full)
+        let single = try once.auditingScorer(patients).run()
+        #expect(single.exitCode == 0)
+        let reference = try once.files()
+        // Cut the data in the middle of one of p_b's low episodes (12 or more predictions, one issue
+        // moment 5 minutes after the other), 15 minutes after its first alert.
+        let alerts = String(decoding: try #require(reference["/\(NightlyBench.night)/alerts/p_b.csv"]), as: UTF8.self)
+        let rows: [[String]] = alerts.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+        let episode = try #require(rows.first { (r: [String]) in r[2] == "low" && (Int(r[7]) ?? 0) >= 12 && r[1] > "2026-01-06" })
+        let cut = try #require(TimestampParser.iso8601(Substring(episode[1]))?.instant).addingTimeInterval(15 * 60)
+        for interrupt in [false, true] {
+            let twice = try Self.bench(full.map { $0.recorded(through: cut) })
+            let first = try twice.auditingScorer(patients).run()
+            #expect(first.exitCode == 0)
+            // Before: the rows issued in the last hour before the cut had no reference (never filled in).
+            let early = String(decoding: try #require(twice.files()["/\(NightlyBench.night)/predictions/p_a.csv"]), as: UTF8.self)
+            #expect(early.split(separator: "\n").last?.hasSuffix(",") == true)
+            for (i, log) in full.enumerated() { try twice.addFile("\(log.patient.rawValue)-later-\(i).csv", log) }
+            var second = try twice.auditingScorer(patients)
+            if interrupt {
+                // Stopped after p_b's files are written, before its state advances: the next run finishes.
+                second.afterPatientFiles = { (p: PatientID) in if p == pB { throw Interrupted() } }
+                #expect(throws: Interrupted.self) { try second.run() }
+                second.afterPatientFiles = nil
+            }
+            let last = try second.run()
+            #expect(last.exitCode == 0)
+            #expect(try twice.files() == reference, "interrupted: \(interrupt)")
+            #expect(try twice.states() == once.states())
+            if !interrupt {
+                // The summary line counts each run's new predictions: together, the single run's.
+                #expect(first.predictions + last.predictions == single.predictions)
+            }
+        }
+    }
+
+    /// A night whose patient another night has advanced since (its label given again) keeps its
+    /// rows and adds the new ones: nothing of the other night is scored into it again.
+    @Test func aNightRunAgainAfterAnotherNightOnlyAddsTheNewRows() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        _ = try bench.scorer("2026-01-10").run()
+        try bench.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
+        _ = try bench.scorer("2026-01-11").run()
+        let before = try bench.files()
+        try bench.addFile("p_a-day6.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 6, days: 1))
+        let third = try bench.scorer("2026-01-10").run()
+        #expect(third.exitCode == 0 && third.predictions == 288 * 2 * 4)
+        let after = try bench.files()
+        func issued(_ files: [String: Data], _ night: String) -> [String] {
+            String(decoding: files["/\(night)/predictions/p_a.csv"]!, as: UTF8.self).split(separator: "\n").dropFirst()
+                .map { String($0.split(separator: ",")[1]) }
+        }
+        #expect(after["/2026-01-11/predictions/p_a.csv"] == before["/2026-01-11/predictions/p_a.csv"])
+        let old = issued(before, "2026-01-10"), new = issued(after, "2026-01-10")
+        #expect(Array(new.prefix(old.count)) == old && new.count == old.count + third.predictions)
+        #expect(Set(new).isDisjoint(with: issued(after, "2026-01-11")))
+        #expect(new.last!.hasPrefix("2026-01-11T23:55"))
+    }
+
     @Test func lockKeepsASecondRunOut() throws {
         let bench = try NightlyBench(patients: [PredictFixture.patientA])
         let held = try StoreLock(storePath: bench.store)
@@ -413,6 +493,53 @@ struct Interrupted: Error {}
         #expect(files["/\(NightlyBench.night)/dose-audit/p_c.csv"] == nil)
         #expect(outcome.exitCode == 2)  // partial: p_c's settings were refused
         #expect(outcome.warnings.contains { $0.contains("p_c") && $0.contains("insulinSensitivity") })
+    }
+}
+
+extension NightlyBench {
+    /// A settings folder with a plausible settings file for each of `patients`.
+    func settingsFolder(for patients: [PatientID]) throws -> URL {
+        let folder = dir.appendingPathComponent("settings")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for p in patients {
+            let text = """
+                {"patient": "\(p.rawValue)", "carbRatio": 12, "insulinSensitivity": 50, "target": 110,
+                 "suspendThreshold": 70, "maxBolus": 10}
+                """
+            try Data(text.utf8).write(to: folder.appendingPathComponent("\(p.rawValue).json"))
+        }
+        return folder
+    }
+
+    /// `scorer(night)` with the dose auditor of `settingsFolder(for:)`.
+    func auditingScorer(_ patients: [PatientID], night: String = NightlyBench.night) throws -> NightlyScorer {
+        var scorer = self.scorer(night)
+        scorer.auditor = DoseAudit.nightlyAuditor(settingsFolder: try settingsFolder(for: patients))
+        return scorer
+    }
+}
+
+extension NightlyDoseAuditTests {
+    /// Finding 1 (audit of nightly): a second run of the night with new data rewrote
+    /// dose-audit/<patient>.csv with the new boluses alone, losing the earlier runs' rows. Now the
+    /// file after two runs holds what one run over the same data writes: no row lost, none twice.
+    @Test func secondRunOfTheNightKeepsTheEarlierAuditRows() throws {
+        let p = [PredictFixture.patientA]
+        let twice = try NightlyBench(patients: p)
+        #expect(try twice.auditingScorer(p).run().exitCode == 0)
+        let path = "/\(NightlyBench.night)/dose-audit/p_a.csv"
+        let first = String(decoding: try #require(twice.files()[path]), as: UTF8.self).split(separator: "\n")
+        try twice.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
+        #expect(try twice.auditingScorer(p).run().exitCode == 0)
+        let after = String(decoding: try #require(twice.files()[path]), as: UTF8.self).split(separator: "\n")
+        let once = try NightlyBench(patients: p)
+        try once.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
+        #expect(try once.auditingScorer(p).run().exitCode == 0)
+        let single = String(decoding: try #require(once.files()[path]), as: UTF8.self).split(separator: "\n")
+        // Three meal boluses a day: the first run's rows are kept, day 5's three added once.
+        #expect(first.count > 4 && after.count == first.count + 3)
+        #expect(Array(after.prefix(first.count)) == first)
+        #expect(after == single)
     }
 }
 

@@ -42,15 +42,17 @@ struct NightFolder {
         }
     }
 
-    /// A patient's file for the night: the rows a previous run of the same night already
-    /// committed (issued at or before `committed`, the patient's scoring state), then `lines`.
-    /// Rows of an interrupted run (issued after `committed`) are dropped: they are produced again.
-    func updatePatientFile(_ url: URL, header: String, committed: Date?, lines: [String]) throws {
+    /// A patient's file for the night: the rows it holds from before `kept` (issued at or
+    /// before it: rows the scorer does not produce again), then `lines`, which replace every later
+    /// row (those of earlier runs of the night, scored again, and of an interrupted run). Nil
+    /// `kept`: `lines` alone. The second column is the row's time in every per-patient file
+    /// (`issued_at`, `first_issued_at`, a dose audit's `bolus_time`).
+    func updatePatientFile(_ url: URL, header: String, keepingThrough kept: Date?, lines: [String]) throws {
         var text = header + "\n"
-        if let committed, let old = try? String(contentsOf: url, encoding: .utf8) {
+        if let kept, let old = try? String(contentsOf: url, encoding: .utf8) {
             for line in old.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: ",", maxSplits: 2, omittingEmptySubsequences: false)
-                guard fields.count > 1, let issued = TimestampParser.iso8601(fields[1])?.instant, issued <= committed else { continue }
+                guard fields.count > 1, let issued = TimestampParser.iso8601(fields[1])?.instant, issued <= kept else { continue }
                 text += line + "\n"
             }
         }
@@ -61,8 +63,10 @@ struct NightFolder {
     /// The night's per-patient files written with another header than these (another glucose
     /// unit, or an older version): their kept rows would sit under the wrong header. Nil when
     /// every file has the expected header (or there is none yet).
-    func headerMismatch(predictions: String, alerts: String) -> NightlyError? {
-        for (dir, expected) in [(self.predictions, predictions), (self.alerts, alerts)] {
+    func headerMismatch(predictions: String, alerts: String, doseAudit: String? = nil) -> NightlyError? {
+        var expectations = [(self.predictions, predictions), (self.alerts, alerts)]
+        if let doseAudit { expectations.append((self.doseAudit, doseAudit)) }
+        for (dir, expected) in expectations {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
                 .filter { $0.hasSuffix(".csv") && !$0.hasPrefix(".") }.sorted()
             for name in names {

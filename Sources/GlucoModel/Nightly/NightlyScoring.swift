@@ -46,7 +46,7 @@ public struct NightlySettings: Sendable {
 }
 
 /// The extension point for dose audits: given a patient, their whole log, their models and the
-/// period scored this run, CSV text for `<night>/dose-audit/<patient>.csv` (nil: no file).
+/// period of the night's rows this run writes (from the night's start for the patient), CSV text for `<night>/dose-audit/<patient>.csv` (nil: no file).
 public typealias NightlyDoseAuditor = @Sendable (PatientID, PatientLog, ModelSet, DateInterval) throws -> String?
 
 /// Why a nightly run could not run at all.
@@ -142,8 +142,10 @@ public struct NightlyOutcome: Sendable {
 ///
 /// Safe to re-run and to interrupt. Per patient, its files are written atomically first and its
 /// scoring state is advanced after, in one transaction; a patient whose state did not advance is
-/// scored again from the same state, giving the same rows; the combined files are regenerated
-/// from the per-patient files at the end. An exclusive lock on `<store>.lock` keeps a second run out.
+/// scored again from the same state, giving the same rows. A later run of the same night with new
+/// readings rewrites the patient's files of the night from where the night started for it (kept
+/// with the state), so several runs of a night leave the files one run would; the combined files
+/// are regenerated from the per-patient files at the end. An exclusive lock on `<store>.lock` keeps a second run out.
 public struct NightlyScorer {
     public var settings: NightlySettings
     /// Dose audits (see `NightlyDoseAuditor`); nil: none are written.
@@ -191,7 +193,8 @@ public struct NightlyScorer {
         }
         folder.removeLeftovers()
         if let mismatch = folder.headerMismatch(predictions: PredictionRow.csvHeader(units: settings.units),
-                                                alerts: AlertEpisode.csvHeader(units: settings.units)) {
+                                                alerts: AlertEpisode.csvHeader(units: settings.units),
+                                                doseAudit: DoseAuditRow.csvHeader(units: settings.units)) {
             outcome.failure = mismatch
             return outcome
         }
@@ -295,8 +298,17 @@ public struct NightlyScorer {
             outcome.patientsUpToDate += 1
             return
         }
-        // Issue moments strictly after the last scored reading, up to the newest reading.
-        let from = state.map { $0.lastScoredAt.addingTimeInterval(1) }
+        // The patient's rows of this night begin after `nightFrom`: the state an earlier run of the
+        // same night started from (that run advanced the state, and recorded the night with it), else
+        // the state now. Every row after it is scored again, up to the newest reading, and the
+        // night's files are rewritten with them: the same rows as one run over the same data (a row
+        // depends only on data up to its issue moment), with references measured since, episodes that
+        // span the runs as one, and every bolus audited with all its follow-up. Rows before it (of
+        // another night's state, or of an older build's) are kept as they are.
+        let committed = state?.lastScoredAt
+        let nightFrom = state.flatMap { $0.night == settings.night ? $0.nightFrom : $0.lastScoredAt }
+        // Issue moments strictly after it, up to the newest reading.
+        let from = nightFrom.map { $0.addingTimeInterval(1) }
         var rows: [PredictionRow] = []
         do {
             rows = try Predictor(models: models).predict(log, from: from, to: newest)
@@ -304,38 +316,44 @@ public struct NightlyScorer {
             rows = []
         }
         let alerts = AlertEpisode.episodes(in: rows, thresholds: settings.thresholds, step: models.seriesOptions.step)
-        let committed = state?.lastScoredAt
         let units = settings.units
         try folder.updatePatientFile(folder.file(folder.predictions, patient), header: PredictionRow.csvHeader(units: units),
-                                     committed: committed, lines: rows.map { $0.csvLine(units: units) })
+                                     keepingThrough: nightFrom, lines: rows.map { $0.csvLine(units: units) })
         try folder.updatePatientFile(folder.file(folder.alerts, patient), header: AlertEpisode.csvHeader(units: units),
-                                     committed: committed, lines: alerts.map { $0.csvLine(units: units) })
+                                     keepingThrough: nightFrom, lines: alerts.map { $0.csvLine(units: units) })
         if let auditor {
-            let period = DateInterval(start: min(rows.first?.issuedAt ?? from ?? log.glucose[0].time, newest), end: newest)
+            // The boluses after `nightFrom` (all of them from the first issue moment when there is none).
+            let period = DateInterval(start: min(from ?? rows.first?.issuedAt ?? log.glucose[0].time, newest), end: newest)
             if let text = try auditor(patient, log, models, period) {
-                try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.doseAudit, patient))
+                let lines = text.split(separator: "\n").map(String.init)
+                try folder.updatePatientFile(folder.file(folder.doseAudit, patient), header: lines.first ?? "",
+                                             keepingThrough: nightFrom, lines: Array(lines.dropFirst()))
             }
         }
         if let settingsChecker, let text = try settingsChecker(patient, log) {
             try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.settingsCheck, patient))
         }
         do { try afterPatientFiles?(patient) } catch { throw NightlyInterruption(underlying: error) }
-        try store.advanceScoring(for: patient, to: newest)
+        try store.advanceScoring(for: patient, to: newest, night: settings.night, nightFrom: nightFrom)
+        // The summary line counts this run's news: readings and predictions after the state, and
+        // the episodes they start or extend (a prediction after the state targets a time after
+        // the state plus its horizon).
+        let newRows = committed.map { c in rows.filter { $0.issuedAt > c } } ?? rows
         outcome.patientsScored += 1
         outcome.readingsScored += log.glucose.reversed().prefix { committed == nil || $0.time > committed! }.count
-        outcome.predictions += rows.count
-        outcome.alerts += alerts.count
+        outcome.predictions += newRows.count
+        outcome.alerts += committed.map { c in alerts.count { $0.end.timeIntervalSince(c) > Double($0.horizonMinutes * 60) } } ?? alerts.count
         let runs = SensorLimitDetector().runs(in: log.glucose.filter { committed == nil || $0.time > committed! })
         if !runs.isEmpty {
             outcome.sensorLimits.append((patient, runs))
             message("\(patient): CGM at its limits or flat in \(runs.count) runs of the new readings (alerts still raised on them)")
         }
-        let atLimit = rows.count { $0.model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit($0.prediction) }
+        let atLimit = newRows.count { $0.model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit($0.prediction) }
         if atLimit > 0 {
             outcome.modelLimits.append((patient, atLimit))
             message(PredictionRow.atLimitNote(patient, count: atLimit) + " (alerts still raised on them)")
         }
-        let byBase = rows.count { $0.model == ModelKind.ge.rawValue && $0.baseAlone }
+        let byBase = newRows.count { $0.model == ModelKind.ge.rawValue && $0.baseAlone }
         if byBase > 0 {
             outcome.baseAlone.append((patient, byBase))
             message(PredictionRow.baseAloneNote(patient, count: byBase) + " (alerts raised on the ARX's values)")

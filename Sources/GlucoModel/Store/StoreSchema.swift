@@ -14,7 +14,8 @@ import GRDB
 ///   `patient` is `patients.number`, `kind` is `code(_:)`, `seq` orders records of one instant by import.
 ///   `source_file` is `''` in rows written since the import names its file once, in `import_runs.file_path`
 ///   (reached through `import_run_id`); older rows keep their own path and read back unchanged.
-/// - `scoring_state(patient_id, last_scored_at, updated_at)` (v2): how far nightly scoring got.
+/// - `scoring_state(patient_id, last_scored_at, updated_at, night, night_from)` (v2; the last two
+///   v5): how far nightly scoring got, and which night's files hold the rows up to there.
 /// Times are seconds since 1970 UTC.
 enum StoreSchema {
     static var migrator: DatabaseMigrator {
@@ -115,6 +116,16 @@ enum StoreSchema {
                 INSERT INTO records_v4 SELECT * FROM records ORDER BY patient, time, kind, subtype, value;
                 DROP TABLE records;
                 ALTER TABLE records_v4 RENAME TO records;
+                """)
+        }
+        // v5: the night whose files the state's last advance wrote (`night`, its label) and the state
+        // that night started from (`night_from`, NULL when it started from the patient's first
+        // reading), so a later run of the same night rewrites the patient's files of the night from
+        // there. Both NULL in states of older builds (their next run appends, as before).
+        m.registerMigration("v5-scoring-night") { db in
+            try db.execute(sql: """
+                ALTER TABLE scoring_state ADD COLUMN night TEXT;
+                ALTER TABLE scoring_state ADD COLUMN night_from REAL;
                 """)
         }
         return m
