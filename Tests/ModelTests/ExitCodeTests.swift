@@ -60,6 +60,21 @@ import GrammarEvolution
         #expect(r.status == 64)
     }
 
+    /// Finding 10: bench-eval's settings (`--rows 0`, `--threads 0`, an unknown operator) exited 1;
+    /// they are usage errors (64).
+    @Test func benchEvalSettingsAreUsageErrors() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let expressions = dir.appendingPathComponent("e.txt").path
+        for bad in [["--rows", "0"], ["--rows", "10", "--threads", "0"], ["--rows", "10", "--repeat", "0"],
+                    ["--rows", "10", "--operators", "+,tan"], ["--rows", "10", "--min-nodes", "60"]] {
+            let r = try Self.run("glucomodel-train", ["bench-eval", "--expressions", expressions, "--generate-expressions", "2"] + bad)
+            #expect(r.status == 64, "\(bad): \(r.stderr)")
+        }
+        let r = try Self.run("glucomodel-train", ["bench-eval", "--expressions", expressions, "--generate-expressions", "2",
+                                                  "--rows", "100", "--repeat", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
     @Test func predictCommandsStatuses() throws {
         let dir = try PredictFixture.temporaryDirectory()
         let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
