@@ -75,6 +75,23 @@ import GrammarEvolution
         #expect(r.status == 0, "\(r.stderr)")
     }
 
+    /// Finding 10: `collect` on the output of a run that found no data (config.json and
+    /// results.csv, no models/) exited 64 ("has no models/ folder"); it is a training run's folder
+    /// with no model at all: 1. A folder no run wrote to is still a usage error.
+    @Test func collectOnARunWithNoModelFails() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("out")
+        #expect(try Self.run("glucomodel-train", [empty.path, "--out", out.path, "--threads", "1"]).status == 1)
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("config.json").path))
+        var r = try Self.run("glucomodel-train", ["collect", "--out", out.path])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("no model in \(out.path)/models"), "\(r.stderr)")
+        r = try Self.run("glucomodel-train", ["collect", "--out", empty.path])
+        #expect(r.status == 64, "\(r.stderr)")
+    }
+
     @Test func predictCommandsStatuses() throws {
         let dir = try PredictFixture.temporaryDirectory()
         let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
