@@ -92,6 +92,26 @@ import GrammarEvolution
         #expect(r.status == 64, "\(r.stderr)")
     }
 
+    /// Finding 10: a sharded task that stopped on an empty data folder wrote no shard report, so
+    /// `collect` said its task "did not start". Now its report says it finished with the error.
+    @Test func aShardTaskThatStopsSaysSoInItsReport() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("out")
+        let task = try Self.run("glucomodel-train", [empty.path, "--out", out.path, "--threads", "1", "--shards", "2", "--task-id", "0"])
+        #expect(task.status == 1)
+        #expect(task.stderr.contains("no data file in a known format"), "\(task.stderr)")
+        let report = try #require(ShardLedger.reports(in: out, count: 2)[0])
+        #expect(report.finished && report.patients.isEmpty)
+        #expect(report.failures.map(\.subject) == ["task stopped"])
+        #expect(report.failures.first?.message.contains("no data file in a known format") == true)
+        let r = try Self.run("glucomodel-train", ["collect", "--out", out.path])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("shards that never reported (their task did not start): 1/2\n"), "\(r.stderr)")
+        #expect(r.stderr.contains("failed: shard 0/2: task stopped: \(empty.path): error: no data file in a known format"), "\(r.stderr)")
+    }
+
     @Test func predictCommandsStatuses() throws {
         let dir = try PredictFixture.temporaryDirectory()
         let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
