@@ -33,6 +33,11 @@ struct BenchEval: ParsableCommand {
     }
 
     func run() throws {
+        // A setting no benchmark can run with (--rows 0, --threads 0, an unknown operator) is a usage error.
+        do { try benchmark() } catch let error as BenchmarkSettingsError { throw ValidationError(error.description) }
+    }
+
+    func benchmark() throws {
         let table = try data.map { try DataTable<Double>(csvFile: $0) }
             ?? EvaluatorBenchmark.randomTable(rows: rows ?? 0, columns: columns, seed: seed)
         if let count = generateExpressions {

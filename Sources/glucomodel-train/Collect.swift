@@ -20,9 +20,13 @@ struct Collect: ParsableCommand {
 
     func run() throws {
         let folder = URL(fileURLWithPath: out)
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("models").path)
-            || FileManager.default.fileExists(atPath: folder.appendingPathComponent("shards").path) else {
-            throw ValidationError("\(out) has no models/ folder: give the --out folder the trainer wrote to")
+        // A training run's folder has config.json from its start (models/ once a model is
+        // trained, shards/ once a task starts): one with none of them is not a run's (usage);
+        // a run's that has no model is a failure, below.
+        guard ["models", "shards", "config.json"].contains(where: {
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path)
+        }) else {
+            throw ValidationError("\(out) has no models/ folder or config.json: give the --out folder the trainer wrote to")
         }
         let rows = CohortResults.collect(folder)
         try CohortResults.write(rows, to: folder)

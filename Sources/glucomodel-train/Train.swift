@@ -232,16 +232,31 @@ struct Train: ParsableCommand {
         }
         // A job array's tasks share one config.json: its count, never a task's own shard.
         if case .array = request, let shard { resolved.shards = String(shard.count) }
-        let source = try patientSource(paths: resolved.data ?? [], store: resolved.store, options: importOptions, format: dataFormat)
         var failures: [(subject: String, message: String)] = []
         let loaded: LoadedPatients
         var shardPatients: [PatientID] = []
+        // A task that stops on an error once it has its shard (no data, an unreadable store) says so
+        // in the shard's report, finished with the error, as a failing patient does: collect then
+        // lists the failure, not a shard whose task never started.
+        func reporting<T>(_ step: () throws -> T) throws -> T {
+            do { return try step() } catch {
+                if let shard {
+                    try? ShardLedger.write(ShardReport(shard: shard, patients: shardPatients, horizons: options.horizons,
+                                                       failures: [.init(subject: "task stopped", message: "\(error)")],
+                                                       finished: true), in: output)
+                }
+                throw error
+            }
+        }
+        let source = try reporting {
+            try patientSource(paths: resolved.data ?? [], store: resolved.store, options: importOptions, format: dataFormat)
+        }
         if let shard {
-            let pick = try ShardPick(source, shard: shard)
+            let pick = try reporting { try ShardPick(source, shard: shard) }
             Console.status("Shard \(shard): \(pick.summary)")
-            try ShardLedger.write(ShardReport(shard: shard, patients: pick.patients, horizons: options.horizons), in: output)
-            let read = try pick.load()
             shardPatients = pick.patients
+            try ShardLedger.write(ShardReport(shard: shard, patients: pick.patients, horizons: options.horizons), in: output)
+            let read = try reporting { try pick.load() }
             loaded = read.loaded
             failures += read.failures
         } else {
@@ -251,9 +266,11 @@ struct Train: ParsableCommand {
         reportImportWarnings(loaded.summaries)
         failures += loaded.failures.map { (subject: "skipped file", message: "\($0)") }
         let settings = CohortRunSettings(output: output, threads: threadCount, shard: shard ?? .whole, retrain: resolved.retrain ?? false)
-        let trainer = try CohortTrainer(options: options, settings: settings)
-        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-        try resolved.write(to: output.appendingPathComponent("config.json"))
+        let trainer = try reporting { try CohortTrainer(options: options, settings: settings) }
+        try reporting {
+            try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+            try resolved.write(to: output.appendingPathComponent("config.json"))
+        }
         Console.status("Training \(Console.count(loaded.patients.count, "patient")) (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(options.evolution.generations) generations, seed \(seed), \(Console.count(threadCount, "thread"))")
         let progress = ProgressLine()
         let outcome = trainer.run(loaded.patients) { progress.show($0) }

@@ -97,6 +97,44 @@ import Testing
         #expect(last.generation == 6 && last.bestFitness == straight.statistics[6].bestFitness)
     }
 
+    @Test func resumingAfterAKillKeepsOneStatisticsLinePerGeneration() throws {
+        // A run killed after its checkpoint at generation 3 has written the lines of generations
+        // 4-6 (the last torn): the resumed run writes those generations again, replacing them.
+        let full = parameters { $0.generations = 6 }
+        let straightStats = temporaryURL("straight.jsonl")
+        let checkpoint = temporaryURL("checkpoint.json"), stats = temporaryURL("stats.jsonl")
+        let saved = temporaryURL("saved.json")
+        defer { for url in [straightStats, checkpoint, stats, saved] { try? FileManager.default.removeItem(at: url) } }
+        _ = try Evolution(grammar: grammar, fitness: data, parameters: full,
+                          outputs: EvolutionOutputs(statisticsURL: straightStats)).run()
+
+        var half = full
+        half.generations = 3
+        let outputs = EvolutionOutputs(statisticsURL: stats, checkpointURL: checkpoint, checkpointInterval: 100)
+        _ = try Evolution(grammar: grammar, fitness: data, parameters: half, outputs: outputs).run()
+        try FileManager.default.copyItem(at: checkpoint, to: saved)
+        _ = try Evolution(grammar: grammar, fitness: data, parameters: full, outputs: outputs).run(resumingFrom: checkpoint)
+        let handle = try FileHandle(forWritingTo: stats)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"bestFitness\":1.5,\"gener".utf8))
+        try handle.close()
+        _ = try Evolution(grammar: grammar, fitness: data, parameters: full, outputs: outputs).run(resumingFrom: saved)
+
+        func lines(_ url: URL) throws -> [GenerationStatistics] {
+            try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+                .dropLast().map { line in
+                    var s = try JSONDecoder().decode(GenerationStatistics.self, from: Data(line.utf8))
+                    // Time and work: the resumed run's caches start empty, so it evaluates more.
+                    s.elapsedSeconds = 0; s.mappingSeconds = 0; s.variationSeconds = 0; s.evaluationSeconds = 0
+                    s.cacheHits = 0; s.evaluations = 0
+                    return s
+                }
+        }
+        let resumed = try lines(stats)
+        #expect(resumed.map(\.generation) == Array(0...6))
+        #expect(resumed == (try lines(straightStats)))
+    }
+
     @Test func resumingWithAnotherGrammarOrParametersIsAnError() throws {
         let checkpoint = temporaryURL("checkpoint.json")
         defer { try? FileManager.default.removeItem(at: checkpoint) }

@@ -60,6 +60,58 @@ import GrammarEvolution
         #expect(r.status == 64)
     }
 
+    /// Finding 10: bench-eval's settings (`--rows 0`, `--threads 0`, an unknown operator) exited 1;
+    /// they are usage errors (64).
+    @Test func benchEvalSettingsAreUsageErrors() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let expressions = dir.appendingPathComponent("e.txt").path
+        for bad in [["--rows", "0"], ["--rows", "10", "--threads", "0"], ["--rows", "10", "--repeat", "0"],
+                    ["--rows", "10", "--operators", "+,tan"], ["--rows", "10", "--min-nodes", "60"]] {
+            let r = try Self.run("glucomodel-train", ["bench-eval", "--expressions", expressions, "--generate-expressions", "2"] + bad)
+            #expect(r.status == 64, "\(bad): \(r.stderr)")
+        }
+        let r = try Self.run("glucomodel-train", ["bench-eval", "--expressions", expressions, "--generate-expressions", "2",
+                                                  "--rows", "100", "--repeat", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    /// Finding 10: `collect` on the output of a run that found no data (config.json and
+    /// results.csv, no models/) exited 64 ("has no models/ folder"); it is a training run's folder
+    /// with no model at all: 1. A folder no run wrote to is still a usage error.
+    @Test func collectOnARunWithNoModelFails() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("out")
+        #expect(try Self.run("glucomodel-train", [empty.path, "--out", out.path, "--threads", "1"]).status == 1)
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("config.json").path))
+        var r = try Self.run("glucomodel-train", ["collect", "--out", out.path])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("no model in \(out.path)/models"), "\(r.stderr)")
+        r = try Self.run("glucomodel-train", ["collect", "--out", empty.path])
+        #expect(r.status == 64, "\(r.stderr)")
+    }
+
+    /// Finding 10: a sharded task that stopped on an empty data folder wrote no shard report, so
+    /// `collect` said its task "did not start". Now its report says it finished with the error.
+    @Test func aShardTaskThatStopsSaysSoInItsReport() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let out = dir.appendingPathComponent("out")
+        let task = try Self.run("glucomodel-train", [empty.path, "--out", out.path, "--threads", "1", "--shards", "2", "--task-id", "0"])
+        #expect(task.status == 1)
+        #expect(task.stderr.contains("no data file in a known format"), "\(task.stderr)")
+        let report = try #require(ShardLedger.reports(in: out, count: 2)[0])
+        #expect(report.finished && report.patients.isEmpty)
+        #expect(report.failures.map(\.subject) == ["task stopped"])
+        #expect(report.failures.first?.message.contains("no data file in a known format") == true)
+        let r = try Self.run("glucomodel-train", ["collect", "--out", out.path])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("shards that never reported (their task did not start): 1/2\n"), "\(r.stderr)")
+        #expect(r.stderr.contains("failed: shard 0/2: task stopped: \(empty.path): error: no data file in a known format"), "\(r.stderr)")
+    }
+
     @Test func predictCommandsStatuses() throws {
         let dir = try PredictFixture.temporaryDirectory()
         let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)

@@ -90,7 +90,11 @@ import Testing
         let twice = error("{\"seed\": 1,\n\"seed\": 2}")
         #expect(twice?.issue.location == SourceLocation(file: "exp.json", line: 2, field: "seed"))
         #expect(twice?.issue.message == "'seed' is given twice (first at line 1)")
-        #expect(error(#"{"population": "5"}"#)?.issue.message == "expected a population of 2 or more, got '5'")
+        // Before: "expected a population of 2 or more, got '5'", as if 5 were too small.
+        #expect(error(#"{"population": "5"}"#)?.issue.message == "expected a number (a population of 2 or more), got the string '5' (write numbers without quotes)")
+        #expect(error(#"{"population": "many"}"#)?.issue.message == "expected a number (a population of 2 or more), got the string 'many'")
+        #expect(error(#"{"threads": true}"#)?.issue.message == "expected a number (a thread count of 1 or more), got true")
+        #expect(error(#"{"horizons": [30, "60"]}"#)?.issue.message == "expected a list of whole minutes from 1 to 1440 like [30, 60], got the string '60' (write numbers without quotes)")
         #expect(error(#"{"population": 1}"#)?.issue.message == "expected a population of 2 or more, got 1")
         #expect(error(#"{"horizons": [30, 7.5]}"#)?.issue.message == "expected a list of whole minutes from 1 to 1440 like [30, 60], got 7.5")
         #expect(error(#"{"fitness": "rsme"}"#)?.issue.message == "expected rmse, mae, clarke, nsga2, got 'rsme'")

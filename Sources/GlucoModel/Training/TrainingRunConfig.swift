@@ -174,12 +174,19 @@ extension TrainingRunConfig {
         func bad(_ expected: String, _ got: JSONValue? = nil) -> InputError {
             InputError(at, "expected \(expected), got \(shown(got ?? value))")
         }
+        // Where a number is expected, "200" is text to JSON: say so, not that 200 is out of range.
+        func badNumber(_ expected: String, _ got: JSONValue? = nil) -> InputError {
+            guard case let .string(s) = got ?? value else { return bad(expected, got) }
+            return InputError(at, "expected \(expected), got the string \((got ?? value).brief)"
+                                  + (Double(s) != nil ? " (write numbers without quotes)" : ""))
+        }
         func string() throws -> String {
             guard case let .string(s) = value, !s.isEmpty else { throw bad("a non-empty string") }
             return s
         }
         func integer(_ range: ClosedRange<Int>, _ what: String) throws -> Int {
-            guard case let .number(v) = value, v == v.rounded(), v >= Double(range.lowerBound), v <= Double(range.upperBound) else {
+            guard case let .number(v) = value else { throw badNumber("a number (\(what))") }
+            guard v == v.rounded(), v >= Double(range.lowerBound), v <= Double(range.upperBound) else {
                 throw bad(what)
             }
             return Int(v)
@@ -239,7 +246,7 @@ extension TrainingRunConfig {
             guard case let .array(items) = value, !items.isEmpty else { throw bad("a list of positive minutes like [30, 60]") }
             horizons = try items.map { item in
                 guard case let .number(v) = item, v == v.rounded(), v >= 1, v <= 24 * 60 else {
-                    throw bad("a list of whole minutes from 1 to 1440 like [30, 60]", item)
+                    throw badNumber("a list of whole minutes from 1 to 1440 like [30, 60]", item)
                 }
                 return Int(v)
             }

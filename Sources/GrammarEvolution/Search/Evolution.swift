@@ -2,8 +2,9 @@ import Foundation
 
 /// Where a run writes its per-generation statistics and checkpoints.
 public struct EvolutionOutputs: Sendable {
-    /// JSON-lines file, one `GenerationStatistics` per line (truncated by a fresh run,
-    /// appended to by a resumed one).
+    /// JSON-lines file, one `GenerationStatistics` per line (emptied by a fresh run; a resumed
+    /// one rewrites it with the checkpoint's generations, dropping any written after the
+    /// checkpoint, then appends).
     public var statisticsURL: URL?
     /// Checkpoint file, rewritten atomically every `checkpointInterval` generations and at the end.
     public var checkpointURL: URL?
@@ -84,9 +85,9 @@ public final class Evolution {
         var writer: StatisticsWriter? = nil
         if let checkpoint {
             try restore(from: checkpoint)
-            if let url = outputs.statisticsURL { writer = try StatisticsWriter(url: url, truncate: false) }
+            if let url = outputs.statisticsURL { writer = try StatisticsWriter(url: url, lines: statistics) }
         } else {
-            if let url = outputs.statisticsURL { writer = try StatisticsWriter(url: url, truncate: true) }
+            if let url = outputs.statisticsURL { writer = try StatisticsWriter(url: url, lines: []) }
             try initialise()
             try finishGeneration(started: started, writer: writer, progress: progress)
         }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One generation's figures, written as one JSON line per generation.
 public struct GenerationStatistics: Sendable, Codable, Equatable {
@@ -43,21 +48,41 @@ public struct GenerationStatistics: Sendable, Codable, Equatable {
 struct StatisticsWriter {
     let url: URL
 
-    init(url: URL, truncate: Bool) throws {
+    /// Starts the file with `lines`, replacing whatever it held: nothing for a fresh run, the
+    /// checkpoint's generations for a resumed one. A run stopped after its last checkpoint has
+    /// written lines past it (the last perhaps torn); the resumed run writes those generations
+    /// again, so each would otherwise appear twice. The file is replaced atomically (a temporary
+    /// file renamed over it), so a kill while it is written leaves the old lines.
+    init(url: URL, lines: [GenerationStatistics]) throws {
         self.url = url
-        if truncate || !FileManager.default.fileExists(atPath: url.path) {
-            guard FileManager.default.createFile(atPath: url.path, contents: Data()) else {
-                throw EvolutionError.cannotWrite(path: url.path, reason: "cannot create the file")
-            }
+        var data = Data()
+        for stats in lines { data.append(try Self.line(stats, url: url)) }
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        do {
+            try data.write(to: temporary)
+        } catch {
+            throw EvolutionError.cannotWrite(path: temporary.path, reason: "\(error)")
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            throw EvolutionError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))
         }
     }
 
-    func append(_ stats: GenerationStatistics) throws {
+    static func line(_ stats: GenerationStatistics, url: URL) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
             var data = try encoder.encode(VersionedLine(stats: stats))
             data.append(UInt8(ascii: "\n"))
+            return data
+        } catch {
+            throw EvolutionError.cannotWrite(path: url.path, reason: "\(error)")
+        }
+    }
+
+    func append(_ stats: GenerationStatistics) throws {
+        let data = try Self.line(stats, url: url)
+        do {
             let handle = try FileHandle(forWritingTo: url)
             defer { try? handle.close() }
             try handle.seekToEnd()
