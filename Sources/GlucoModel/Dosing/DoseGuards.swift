@@ -84,8 +84,7 @@ public enum DoseGuards {
         let recent = times.filter { $0 > since && $0 <= at }
         guard recent.count >= 3 else { return readingInterval }
         let spacings = zip(recent.dropFirst(), recent).map { $0.timeIntervalSince($1) }.sorted()
-        let median = spacings.count % 2 == 1 ? spacings[spacings.count / 2]
-            : (spacings[spacings.count / 2 - 1] + spacings[spacings.count / 2]) / 2
+        let median = Statistics.percentile(sorted: spacings, 0.5)
         return median >= slowReadingInterval - readingInterval / 2 ? slowReadingInterval : readingInterval
     }
 

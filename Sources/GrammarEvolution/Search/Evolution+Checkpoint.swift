@@ -41,9 +41,19 @@ extension Evolution {
             population: population.map(save), best: best.map(save), statistics: statistics)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        let data: Data
+        do { data = try encoder.encode(file) } catch {
+            throw EvolutionError.cannotWrite(path: url.path, reason: "\(error)")
+        }
+        try Self.replace(url, with: data)
+    }
+
+    /// Writes `data` to a temporary file beside `url` and renames it over `url`: a kill leaves the
+    /// old file or the new one, never part of either (checkpoints and statistics files).
+    static func replace(_ url: URL, with data: Data) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         do {
-            try encoder.encode(file).write(to: temporary)
+            try data.write(to: temporary)
         } catch {
             throw EvolutionError.cannotWrite(path: temporary.path, reason: "\(error)")
         }

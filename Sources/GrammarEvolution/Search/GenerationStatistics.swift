@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One generation's figures, written as one JSON line per generation.
 public struct GenerationStatistics: Sendable, Codable, Equatable {
@@ -57,15 +52,7 @@ struct StatisticsWriter {
         self.url = url
         var data = Data()
         for stats in lines { data.append(try Self.line(stats, url: url)) }
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        do {
-            try data.write(to: temporary)
-        } catch {
-            throw EvolutionError.cannotWrite(path: temporary.path, reason: "\(error)")
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            throw EvolutionError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))
-        }
+        try Evolution.replace(url, with: data)
     }
 
     static func line(_ stats: GenerationStatistics, url: URL) throws -> Data {
