@@ -64,11 +64,15 @@ public struct ImportReadOptions: ParsableArguments {
     }
 }
 
-/// Where a command reads patients from, as positional DATA arguments or `--store FILE`
-/// (train, predict, metrics). `source(...)` is the one `PatientSource` the command reads through.
+/// Where a command reads patients from, as positional DATA arguments (or `--data`, as the
+/// commands taking `DataOptions` spell it) or `--store FILE` (train, predict, metrics). `source(...)` is the one `PatientSource` the command reads through.
 public struct DataArguments: ParsableArguments {
-    @Argument(help: "Data files or folders (any importable format).")
-    public var data: [String] = []
+    @Argument(help: ArgumentHelp("Data files or folders (any importable format).", valueName: "data"))
+    public var paths: [String] = []
+
+    @Option(name: .customLong("data"), parsing: .upToNextOption,
+            help: "The same files or folders, given as an option (as dose, settings and report take them).")
+    public var dataOption: [String] = []
 
     @Option(help: "Read the patients from this store (made by import-data or nightly) instead of DATA.")
     public var store: String?
@@ -76,6 +80,9 @@ public struct DataArguments: ParsableArguments {
     @OptionGroup public var reading: ImportReadOptions
 
     public init() {}
+
+    /// The files and folders named, as DATA and after `--data`.
+    public var data: [String] { paths + dataOption }
 
     public func validate() throws { try checkDataOrStore(data, store, dataName: "DATA") }
 

@@ -85,6 +85,19 @@ import Testing
         #expect(try metrics.input.source(timeZone: .gmt) is StoreSource)
     }
 
+    /// dose, settings and report take `--data FILE...`; predict, metrics and train took only
+    /// positional DATA, so `predict --data f.csv` was "Unknown option". Both spellings now name
+    /// the same files, in the order given, and neither goes with `--store`.
+    @Test func dataIsAlsoAnOptionWhereItIsPositional() throws {
+        let predict = try Predict.parse(["--models", "m", "--data", "a.csv", "b.xml", "--horizons", "30"])
+        #expect(predict.input.data == ["a.csv", "b.xml"])
+        let metrics = try Metrics.parse(["a.csv", "--data", "dir"])
+        #expect(metrics.input.data == ["a.csv", "dir"])
+        let train = try glucomodel_train.Train.parse(["--data", "datasets", "--out", "o"])
+        #expect(train.input.data == ["datasets"])
+        #expect(throws: (any Error).self) { try Metrics.parse(["--data", "a.csv", "--store", "s.sqlite"]) }
+    }
+
     @Test func oneHorizonParserAndOneTimeZoneCheck() throws {
         #expect(HorizonList(argument: "30, 60,90")?.minutes == [30, 60, 90])
         #expect(HorizonList(argument: "30,,60") == nil)
