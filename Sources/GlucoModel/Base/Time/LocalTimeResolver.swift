@@ -7,19 +7,21 @@ import Foundation
 ///   Europe/Madrid): the time is shifted forward by the length of the gap (02:30 -> 03:30 CEST),
 ///   i.e. read with the offset in force *before* the change. Counted as `gapReason`.
 /// - **Repeat** (fall back: the local time happens twice, e.g. 02:30 on 2026-10-25 in Madrid):
-///   the first occurrence is the earlier instant (CEST). Rows are read in file order; a local
-///   time in the repeated hour is the *second* occurrence (the later instant, CET) when the
-///   previous row in file order was in the same repeated hour and either was later on the wall
-///   clock (a backwards jump: 02:55 then 02:00) or was itself already a second occurrence.
-///   Counted as `repeatFirstReason` / `repeatSecondReason`. The rule assumes the rows around
-///   the change are in chronological file order (Dexcom Clarity, OhioT1DM); a file shuffled
-///   inside the repeated hour cannot be resolved by any rule and its rows get the earlier instant.
+///   the first occurrence is the earlier instant (CEST). `resolve(_:)` (a time given on the
+///   command line, or times one after another) takes a local time in the repeated hour as the
+///   *second* occurrence (the later instant, CET) when the previous one was in the same repeated
+///   hour and either was later on the wall clock (a backwards jump: 02:55 then 02:00) or was
+///   itself already a second occurrence. Counted as `repeatFirstReason` / `repeatSecondReason`.
+///   The importers decide a file's rows per run with its neighbours and direction instead
+///   (`RepeatedHourRuns`: newest-first files, a file starting in the second pass).
 ///
 /// - Complexity: O(1) per call; zone offsets are looked up once per wall-clock day without a change.
 public struct LocalTimeResolver: Sendable {
     public static let gapReason = "local time in a daylight-saving gap (shifted forward by the gap)"
     public static let repeatFirstReason = "local time in a repeated daylight-saving hour (first pass: earlier instant)"
     public static let repeatSecondReason = "local time in a repeated daylight-saving hour (second pass: later instant)"
+    /// Counted (with a warning) per run of rows the file does not settle (`RepeatedHourRuns`).
+    public static let repeatUnsettledReason = "rows in a repeated daylight-saving hour that the file does not settle (read as the first pass)"
 
     /// What a wall-clock time means in the zone.
     public enum Resolution: Equatable, Sendable {
@@ -59,22 +61,39 @@ public struct LocalTimeResolver: Sendable {
         }
     }
 
-    /// Resolves the next row in file order (see the type's rule for repeated hours).
+    /// What a wall-clock time means, as `resolution(of:)`, with the zone's offsets looked up once
+    /// per wall-clock day without a change (the importers' path: one call per row).
+    public mutating func classify(_ local: WallClockTime) -> Resolution {
+        let wall = local.wallSeconds
+        switch cachedKind(wall) {
+        case let .unique(o): return .unique(Date(timeIntervalSince1970: wall - Double(o)))
+        case let .gap(before): return .gap(Date(timeIntervalSince1970: wall - Double(before)))
+        case let .repeated(first, second):
+            return .repeated(first: Date(timeIntervalSince1970: wall - Double(first)),
+                             second: Date(timeIntervalSince1970: wall - Double(second)))
+        }
+    }
+
+    private mutating func cachedKind(_ wall: Double) -> Kind {
+        let bucket = Int((wall / 86_400).rounded(.down))
+        if bucket == cacheBucket { return cacheKind }
+        let kind = classify(wall)
+        // Cache a wall-clock day only when it has one offset from start to end (no change in it).
+        let b0 = Double(bucket) * 86_400
+        if case .unique = kind, sameKind(classify(b0), kind), sameKind(classify(b0 + 86_399), kind) {
+            cacheBucket = bucket; cacheKind = kind
+        } else {
+            cacheBucket = .min
+        }
+        return kind
+    }
+
+    /// Resolves the next row in file order (see the type's rule for repeated hours): a time given
+    /// on the command line. Importers decide repeated hours per run of rows (`RepeatedHourRuns`).
     public mutating func resolve(_ local: WallClockTime) -> Resolved {
         let wall = local.wallSeconds
         defer { previousWall = wall }
-        let kind: Kind
-        let bucket = Int((wall / 86_400).rounded(.down))
-        if bucket == cacheBucket { kind = cacheKind } else {
-            kind = classify(wall)
-            // Cache a wall-clock day only when it has one offset from start to end (no change in it).
-            let b0 = Double(bucket) * 86_400
-            if case .unique = kind, sameKind(classify(b0), kind), sameKind(classify(b0 + 86_399), kind) {
-                cacheBucket = bucket; cacheKind = kind
-            } else {
-                cacheBucket = .min
-            }
-        }
+        let kind = cachedKind(wall)
         switch kind {
         case let .unique(o):
             previousWasSecondPass = false; previousRepeatWindow = nil

@@ -27,6 +27,13 @@ public struct PatientLogBuilder: Sendable {
     public var insulinKind: InsulinKind = .unknown
     public var duplicates: DuplicatePolicy
     var resolver: LocalTimeResolver
+    /// Rows of the stream in a repeated daylight-saving hour, decided per run (`RepeatedHourRuns`).
+    var repeats = RepeatedHourRuns()
+    /// The entries of `repeats` made by the row being read (its records attach to them).
+    private var rowRepeats: [(run: Int, entry: Int)] = []
+    private var rowHasRecords = false
+    /// Runs decided while a row was being read: applied once its records are added.
+    private var decided: [RepeatedHourRuns.Decision] = []
     private var issuesPerReason: [String: Int] = [:]
 
     var glucose: [Located<GlucoseReading>] = []
@@ -89,10 +96,84 @@ public struct PatientLogBuilder: Sendable {
     }
 
     /// A wall-clock time read in `options.timeZone`, daylight-saving cases counted as adjusted.
+    /// A time in a repeated hour is returned as its first pass and moved (with the records made
+    /// from its row) when its run is decided (`RepeatedHourRuns`).
     public mutating func instant(_ local: WallClockTime) -> Date {
-        let r = resolver.resolve(local)
-        if let reason = r.adjustment { summary.adjust(reason) }
-        return r.date
+        if rowHasRecords {
+            rowRepeats.removeAll(); rowHasRecords = false
+            applyDecided()
+        }
+        switch resolver.classify(local) {
+        case let .unique(date):
+            decide(repeats.unique(date))
+            return date
+        case let .gap(date):
+            summary.adjust(LocalTimeResolver.gapReason)
+            decide(repeats.unique(date))
+            return date
+        case let .repeated(first, second):
+            // The window is identified by the transition that ends the first pass.
+            let window = options.timeZone.nextDaylightSavingTimeTransition(after: first)?.timeIntervalSince1970
+                ?? (first.timeIntervalSince1970 / 86_400).rounded(.down)
+            let (decision, entry) = repeats.repeated(.init(wall: local.wallSeconds, first: first, second: second), window: window)
+            decide(decision)
+            rowRepeats.append(entry)
+            return first
+        }
+    }
+
+    /// Starts a new stream of rows in their own time order (an OhioT1DM section): the repeated
+    /// hour's rows of the one before are decided without it.
+    public mutating func startStream() {
+        decide(repeats.endStream())
+        applyDecided()
+        rowRepeats.removeAll(); rowHasRecords = false
+    }
+
+    private mutating func decide(_ decision: RepeatedHourRuns.Decision?) {
+        if let decision { decided.append(decision) }
+    }
+
+    private mutating func applyDecided() {
+        for decision in decided { apply(decision) }
+        decided.removeAll()
+    }
+
+    /// Moves the records of the rows a decision puts in the second pass, counts every row, and
+    /// warns once per run the file does not settle.
+    private mutating func apply(_ decision: RepeatedHourRuns.Decision) {
+        for (entry, second) in zip(decision.entries, decision.isSecond) {
+            summary.adjust(second ? LocalTimeResolver.repeatSecondReason : LocalTimeResolver.repeatFirstReason)
+            guard second else { continue }
+            for ref in entry.records { move(ref.kind, ref.index, from: entry.first, to: entry.second) }
+        }
+        guard let doubt = decision.doubt else { return }
+        summary.adjust(LocalTimeResolver.repeatUnsettledReason)
+        let lines = decision.entries.compactMap(\.location?.line)
+        let located = decision.entries.first { $0.location != nil }?.location ?? location(nil)
+        let n = decision.entries.count
+        let rows = n == 1 ? "1 row" : "\(n) rows"
+        let span = lines.isEmpty ? "" : lines.count == 1 ? " (line \(lines[0]))" : " (lines \(lines.min()!)-\(lines.max()!))"
+        let what = doubt == .shuffled
+            ? "not in time order inside the hour; read as the first pass up to the first jump back on the clock, the second after"
+            : "the file does not tell which pass (one pass only, and no row next to \(n == 1 ? "it" : "them")); read as the first pass (the earlier instant\(n == 1 ? "" : "s"), from \(decision.entries[0].first.iso8601))"
+        summary.issues.append(ImportIssue(.warning, located,
+            "local time in the repeated daylight-saving hour of \(options.timeZone.identifier), \(rows)\(span): \(what). "
+            + "Times written with their UTC offset are never ambiguous"))
+    }
+
+    private mutating func move(_ kind: RecordKind, _ i: Int, from: Date, to: Date) {
+        switch kind {
+        case .glucose: glucose[i].record = glucose[i].record.moving(from, to: to)
+        case .bolus: boluses[i].record = boluses[i].record.moving(from, to: to)
+        case .basal: basalRates[i].record = basalRates[i].record.moving(from, to: to)
+        case .temporaryBasal: temporaryBasals[i].record = temporaryBasals[i].record.moving(from, to: to)
+        case .basalInjection: basalInjections[i].record = basalInjections[i].record.moving(from, to: to)
+        case .carbs: carbs[i].record = carbs[i].record.moving(from, to: to)
+        case .exercise: exercise[i].record = exercise[i].record.moving(from, to: to)
+        case .weight: weights[i].record = weights[i].record.moving(from, to: to)
+        case .heartRate: heartRate[i].record = heartRate[i].record.moving(from, to: to)
+        }
     }
 
     /// The instant of a written timestamp: its own offset when it has one, else `instant(_:)` of its wall-clock time.
@@ -135,9 +216,22 @@ public struct PatientLogBuilder: Sendable {
         default: preconditionFailure("unknown record type \(R.self)")
         }
         if R.kind != .weight, earliest.map({ record.time < $0 }) ?? true { earliest = record.time }
+        if !rowRepeats.isEmpty {
+            let index = count(R.kind) - 1
+            for (run, entry) in rowRepeats {
+                if run == repeats.run {
+                    repeats.attach(R.kind, index: index, location: location, to: entry)
+                } else if let d = decided.firstIndex(where: { $0.run == run }), decided[d].entries.indices.contains(entry) {
+                    decided[d].entries[entry].records.append((R.kind, index))
+                    if decided[d].entries[entry].location == nil { decided[d].entries[entry].location = location }
+                }
+            }
+            rowHasRecords = true
+        }
         guard sink != nil, R.kind != .temporaryBasal else { return }
         pending += 1
-        if pending >= Self.batchSize { flush(includingTemporaryBasals: false) }
+        // Records of an undecided run stay until it is decided (a run is an hour of rows).
+        if pending >= Self.batchSize, !repeats.hasOpenRun, decided.isEmpty { flush(includingTemporaryBasals: false) }
     }
 
     /// Sends the records held to the sink (all but temporary basals unless told) and forgets them.
@@ -151,6 +245,20 @@ public struct PatientLogBuilder: Sendable {
         if includingTemporaryBasals { swap(&batch.temporaryBasals, &temporaryBasals) }
         pending = 0
         if batch.count > 0 { sink.receive(batch) }
+    }
+
+    private func count(_ kind: RecordKind) -> Int {
+        switch kind {
+        case .glucose: glucose.count
+        case .bolus: boluses.count
+        case .basal: basalRates.count
+        case .temporaryBasal: temporaryBasals.count
+        case .basalInjection: basalInjections.count
+        case .carbs: carbs.count
+        case .exercise: exercise.count
+        case .weight: weights.count
+        case .heartRate: heartRate.count
+        }
     }
 
     public mutating func add<R: TimedRecord>(_ record: R, line: Int?, field: String?) {
@@ -169,6 +277,12 @@ public struct PatientLogBuilder: Sendable {
     /// - Throws: `InputError` when most glucose values look like the other unit (`unitMixUp`): a
     ///   file of mmol/L values read as mg/dL would train, dose and report on nonsense.
     public func build(patient: PatientID) throws -> ImportResult {
+        var decided = self
+        decided.startStream()
+        return try decided.buildDecided(patient: patient)
+    }
+
+    private func buildDecided(patient: PatientID) throws -> ImportResult {
         if let mixUp = unitMixUp() { throw mixUp }
         if let sink {
             var rest = self

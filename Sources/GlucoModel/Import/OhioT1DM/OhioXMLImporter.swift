@@ -130,6 +130,8 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
             readPatient(attributes, line: line, parser)
         case 2:
             section = name
+            // Each section is in its own time order (glucose, then boluses, ...).
+            builder.startStream()
         case 3 where name == "event":
             builder.summary.rowsRead += 1
             readEvent(attributes, line: line)
