@@ -42,6 +42,30 @@ struct ResearchSummaryTests {
         #expect(mmol.contains(">\(String(format: "%.2f", 14 / 18.0156)) [\(String(format: "%.2f", 10 / 18.0156))-\(String(format: "%.2f", 30 / 18.0156))]<"))
     }
 
+    /// A cohort's grids drew one circle per test pair and model (37 MB for 50 patients of 30 days):
+    /// at most `maximumDrawnPairs` now, evenly spaced, while the zone percentages count every pair.
+    @Test func gridsDrawABoundedNumberOfPointsAndCountThemAll() throws {
+        let n = 7000
+        var lines = ["issued_at,target_time,split,reference_mgdl,ge,arx"]
+        let t0 = Date(timeIntervalSince1970: 1_768_435_200)  // 2026-01-15T00:00:00Z
+        for i in 0..<n {
+            // Every 7th pair is 40% off (Clarke D or worse below 70 aside: zone B/C/D), the rest exact (A).
+            let ref = 80.0 + Double(i % 200)
+            let pred = i % 7 == 0 ? ref * 1.4 : ref
+            lines.append("x,\((t0 + Double(i) * 300).iso8601),test,\(ref),\(pred),\(ref)")
+        }
+        lines.append("x,2026-01-15T00:00:00Z,train,100,100,100")
+        let p = ResearchSummary.Predictions(patient: try PatientID("p1"), horizonMinutes: 30, csv: lines.joined(separator: "\n"))
+        #expect(p.rows.count == n)
+        let html = ResearchSummary(results: [Self.row("p1", 30, "ge", 10)], predictions: [p]).html.section("grids")
+        #expect(html.occurrences(of: "<circle") == 2 * ResearchSummary.maximumDrawnPairs)
+        #expect(html.contains("(\(n) pairs per model). Each grid draws \(ResearchSummary.maximumDrawnPairs) of them"))
+        // Clarke A counts all 7000: 6000 exact pairs of 7000 = 85.7%.
+        #expect(html.contains("A 85.7%"), "\(html.prefix(600))")
+        #expect(ResearchSummary.evenlySpaced(Array(0..<10), atMost: 4) == [0, 2, 5, 7])
+        #expect(ResearchSummary.evenlySpaced(Array(0..<3), atMost: 4) == [0, 1, 2])
+    }
+
     /// A trace is not joined across a gap in the data (more than 15 minutes between targets): two
     /// runs draw two lines each for the CGM, ARX and the evolved model.
     @Test func tracesLeaveGapsOpen() throws {

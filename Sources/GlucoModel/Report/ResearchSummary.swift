@@ -19,15 +19,19 @@ public struct ResearchSummary: Sendable {
         public init(patient: PatientID, horizonMinutes: Int, csv: String) {
             self.patient = patient
             self.horizonMinutes = horizonMinutes
-            var lines = csv.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-            guard !lines.isEmpty else { rows = []; return }
-            let header = lines.removeFirst()
+            // Line by line: only the test rows are split into fields (a long run's files are mostly
+            // training and validation rows).
+            var lines = csv.split(separator: "\n")[...]
+            guard let first = lines.popFirst() else { rows = []; return }
+            let header = first.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             guard let t = header.firstIndex(of: "target_time") ?? header.firstIndex(of: "time"), let s = header.firstIndex(of: "split"),
                   let r = header.firstIndex(of: "reference_mgdl") ?? header.firstIndex(of: "reference") else { rows = []; return }
             let modelColumns = header.indices.filter { $0 > r }
-            rows = lines.compactMap { f in
+            rows = lines.compactMap { line in
+                guard line.contains(",test,") || line.hasPrefix("test,") else { return nil }
+                let f = line.split(separator: ",", omittingEmptySubsequences: false)
                 guard f.count == header.count, f[s] == "test", let ref = Double(f[r]), ref.isFinite,
-                      let when = TimestampParser.iso8601(f[t])?.instant else { return nil }
+                      let when = TimestampParser.iso8601(String(f[t]))?.instant else { return nil }
                 var models: [String: Double] = [:]
                 for c in modelColumns { if let v = Double(f[c]), v.isFinite { models[header[c]] = v } }
                 return (when, ref, models)
@@ -45,19 +49,24 @@ public struct ResearchSummary: Sendable {
         self.units = units
     }
 
-    /// Reads `results.csv` and every `predictions/*.csv` of a trainer's output folder.
+    /// Reads `results.csv` and the `predictions/*.csv` of the shortest horizon (the traces and
+    /// grids draw that one; the tables come from `results.csv`) of a trainer's output folder.
     public static func load(_ output: URL, units: GlucoseUnit = .mgdL) throws -> ResearchSummary {
         let results = ResultsTable.parse(try String(contentsOf: output.appendingPathComponent("results.csv"), encoding: .utf8))
         let folder = output.appendingPathComponent("predictions")
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".csv") }.sorted()
-        var predictions: [Predictions] = []
-        for name in names {
-            // <patient>-h030.csv
+        // <patient>-h030.csv
+        let files = names.compactMap { name -> (name: String, patient: PatientID, horizon: Int)? in
             let stem = String(name.dropLast(4))
             guard let dash = stem.range(of: "-h", options: .backwards), let h = Int(stem[dash.upperBound...]),
-                  let patient = try? PatientID(String(stem[..<dash.lowerBound])),
-                  let text = try? String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8) else { continue }
-            predictions.append(Predictions(patient: patient, horizonMinutes: h, csv: text))
+                  let patient = try? PatientID(String(stem[..<dash.lowerBound])) else { return nil }
+            return (name, patient, h)
+        }
+        let shortest = files.map(\.horizon).min()
+        var predictions: [Predictions] = []
+        for file in files where file.horizon == shortest {
+            guard let text = try? String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8) else { continue }
+            predictions.append(Predictions(patient: file.patient, horizonMinutes: file.horizon, csv: text))
         }
         return ResearchSummary(results: results, predictions: predictions, units: units)
     }
@@ -170,17 +179,32 @@ public struct ResearchSummary: Sendable {
     func grids() -> String {
         guard let h = predictions.map(\.horizonMinutes).min() else { return "" }
         let rows = predictions.filter { $0.horizonMinutes == h }.flatMap(\.rows)
-        var s = HTML.paragraph("All patients' test predictions at \(h) min (\(rows.count) pairs per model).", cssClass: "muted") + "<div class=\"charts\">\n"
+        let drawn = rows.count > Self.maximumDrawnPairs
+            ? " Each grid draws \(Self.maximumDrawnPairs) of them, evenly spaced in the files' order; the zone percentages count all."
+            : ""
+        var s = HTML.paragraph("All patients' test predictions at \(h) min (\(rows.count) pairs per model).\(drawn)", cssClass: "muted")
+            + "<div class=\"charts\">\n"
         for model in models {
             let pairs = rows.compactMap { r in r.models[model].map { GlucosePair(reference: r.reference, prediction: $0) } }
             let name = ModelKind(rawValue: model)?.displayName ?? model
             for grid in [ErrorGrid.clarke, .parkesType1] {
                 let counts = ZoneCounts(grid: grid, pairs: pairs)
-                s += "<figure>\(grid.svg(pairs: pairs, width: 340, height: 340, units: units, title: "\(grid): \(name)"))"
+                let shown = Self.evenlySpaced(pairs, atMost: Self.maximumDrawnPairs)
+                s += "<figure>\(grid.svg(pairs: shown, width: 340, height: 340, units: units, title: "\(grid): \(name)"))"
                 s += "<figcaption>\(HTML.escape("A \(formatPercent(counts.percent(.a))), A+B \(formatPercent(counts.percentAB))"))</figcaption></figure>\n"
             }
         }
         return s + "</div>\n"
+    }
+
+    /// The points a grid draws at most: a cohort's test pairs, drawn one circle each, made pages
+    /// of tens of MB (37 MB for 50 patients of 30 days) that a browser hardly opens.
+    public static let maximumDrawnPairs = 3000
+
+    /// `items` when there are at most `n`, else `n` of them at evenly spaced positions (first kept).
+    static func evenlySpaced<T>(_ items: [T], atMost n: Int) -> [T] {
+        guard items.count > n, n > 0 else { return items }
+        return (0..<n).map { items[$0 * items.count / n] }
     }
 
     /// Writes `html` atomically.
