@@ -70,6 +70,45 @@ import Testing
         #expect(abs(m.percentActive - 100 * 264.0 / 288) < 1e-12)
     }
 
+    @Test func readingsInAnIntervalAlreadyCoveredCountOnce() {
+        // Hand count: one day of 288 five-minute slots; the readings of slots 100..<124 (2 h) are
+        // written 2 min after slots 40..<64 instead (a clock set back 5 h less 2 min). 288 readings,
+        // but slots 100..<124 hold none and each of slots 40..<64 holds two: 264 slots covered.
+        // Spacings: 48 of 2 or 3 min, one of 125 min, 238 of 5 min: interval (median) 5 min.
+        var readings: [(time: Date, mgdL: Double)] = []
+        for i in 0..<288 {
+            let slot = (100..<124).contains(i) ? Double(i - 60) + 0.4 : Double(i)
+            readings.append((Self.t0.addingTimeInterval(slot * 300), 120))
+        }
+        let m = CGMMetrics(series: GlucoseSeries(readings: readings))
+        #expect(m.readingInterval == 300 && m.readingsExpected == 288 && m.readingsPresent == 288)
+        #expect(m.readingsCovering == 264)
+        #expect(abs(m.percentActive - 100 * 264.0 / 288) < 1e-12)   // was 100 (288 / 288)
+    }
+
+    @Test func auditClockBackADayGivesCoveredTime() {
+        // Audit F4 (a): 14 days at 5 min (4 032 slots), 2025-10-08 12:00-18:00 (72 readings) written
+        // 1 day less 2 min earlier: 3 960 of 4 032 slots hold a reading -> 98.214 %, not 100 %.
+        let t0 = Self.t0
+        let readings = (0..<4032).map { i -> (time: Date, mgdL: Double) in
+            let t = t0.addingTimeInterval(Double(i) * 300)
+            return ((2160..<2232).contains(i) ? t.addingTimeInterval(-86_400 + 120) : t, 140 + 50 * sin(Double(i) / 20))
+        }
+        let m = CGMMetrics(series: GlucoseSeries(readings: readings))
+        #expect(m.readingsPresent == 4032 && m.readingsExpected == 4032 && m.readingsCovering == 3960)
+        #expect(abs(m.percentActive - 100 * 3960.0 / 4032) < 1e-12)
+        #expect(formatNumber(m.percentActive, decimals: 1) == "98.2")
+    }
+
+    @Test func jitteredSpacingsStillCountEveryReading() {
+        // Spacings of 4 min 50 s and 5 min 10 s in turn: every reading counts, as before (the
+        // median spacing, 4 min 50 s here, sets the expected count as it did).
+        let readings = (0..<288).map { i in (time: Self.t0.addingTimeInterval(Double(i) * 300 + (i % 2 == 1 ? -10 : 0)), mgdL: 120.0) }
+        let m = CGMMetrics(series: GlucoseSeries(readings: readings))
+        #expect(m.readingInterval == 290 && m.readingsCovering == 288)
+        #expect(m.percentActive == 100 * 288 / Double(m.readingsExpected))
+    }
+
     @Test func episodesWithExactFifteenMinuteBoundaries() {
         // minutes: 0,5 100 | 10,15,20 65 (15 min below: episode starts at 10) | 25,30 100 (10 min:
         // not a recovery) | 35 60 | 40,45,50 100 (15 min: ends; episode 10..40 = 30 min, nadir 60) |

@@ -14,8 +14,15 @@ public struct CGMMetrics: Sendable {
     public var readingsPresent: Int
     /// `period / readingInterval`, rounded to the nearest whole reading.
     public var readingsExpected: Int
+    /// The readings that cover time (`GlucoseSeries.coveringCount`): in time order, a reading
+    /// within half a reading interval of the last one counted is not counted again, so two
+    /// readings in one interval (a device clock set back over readings already there, two
+    /// sensors at once) cover that interval once. Equal to `readingsPresent` for readings at
+    /// the device interval, with or without gaps.
+    public var readingsCovering: Int
     public var days: Double
-    /// `100 * present / expected`, capped at 100.
+    /// `100 * covering / expected`, capped at 100: the share of the period's reading intervals
+    /// that hold a reading.
     public var percentActive: Double
     public var mean: Double
     public var sd: Double
@@ -49,8 +56,9 @@ public struct CGMMetrics: Sendable {
         readingInterval = s.interval
         readingsPresent = s.count
         readingsExpected = Int((s.period.duration / s.interval).rounded())
+        readingsCovering = s.coveringCount
         days = s.period.duration / 86_400
-        percentActive = readingsExpected == 0 ? .nan : min(100, 100 * Double(s.count) / Double(readingsExpected))
+        percentActive = readingsExpected == 0 ? .nan : min(100, 100 * Double(readingsCovering) / Double(readingsExpected))
         let v = s.values
         mean = Statistics.mean(v)
         sd = Statistics.sampleSD(v)

@@ -60,6 +60,22 @@ public struct GlucoseSeries: Sendable {
 
     public var count: Int { times.count }
 
+    /// The readings that cover time, for CGM active: in time order, a reading counts when it is
+    /// more than half an `interval` after the last reading counted (the first always counts).
+    /// A reading closer than that shares its interval with one already counted: readings
+    /// interleaved at a spacing no single sensor has (a device clock set back a day over a day
+    /// already recorded) are not counted twice. Every reading counts when the spacings are
+    /// near the interval, gaps or not, so this is `count` for such data.
+    public var coveringCount: Int {
+        var n = 0
+        var last = -Double.infinity
+        for t in times where t - last > interval / 2 {
+            n += 1
+            last = t
+        }
+        return n
+    }
+
     /// Pairs of readings `lag` seconds apart: for each reading at `t`, the reading nearest to
     /// `t + lag` (the earlier on a tie) if it is within `tolerance` seconds (default half the
     /// reading interval, inclusive). Returns (earlier value, later value) pairs.

@@ -136,7 +136,7 @@ final class KindStager<R: StorableRecord>: KindStaging {
 
     func finish(_ stager: StoreStager, nextSeq: inout Int64, _ summary: inout ImportSummary) throws -> Int {
         guard reading.tracker.count > 0 else { return 0 }
-        let order = reading.tracker.finish(R.kind, &summary)
+        let order = reading.tracker.finish(R.kind, &summary)  // adds the clock-jump warnings
         if order == .asRead {
             for (reason, n) in reading.early.skipped { summary.skipped[reason, default: 0] += n }
             summary.issues += reading.early.issues
@@ -218,7 +218,7 @@ struct KindReading<R: StorableRecord> {
     /// kind's order or the filter set aside, inserts the others into `records`.
     mutating func stage(_ items: [Located<R>], first: Int64, _ stager: StoreStager, _ inserter: RecordInserter) throws {
         for (index, item) in items.enumerated() {
-            tracker.note(item.record)
+            tracker.note(item)
             let seq = first + Int64(index)
             guard !tracker.needsSort else {
                 try stager.insert(item, seq: seq, dropped: false)

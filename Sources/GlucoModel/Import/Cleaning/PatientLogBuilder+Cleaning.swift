@@ -24,7 +24,7 @@ extension PatientLogBuilder {
     public static func clean<R: TimedRecord>(_ items: [Located<R>], _ summary: inout ImportSummary,
                                              policy: DuplicatePolicy = .sameInstant) -> [Located<R>] {
         var tracker = TimeOrderTracker(policy: policy)
-        for item in items { tracker.note(item.record) }
+        for item in items { tracker.note(item) }
         let ordered: [Located<R>]
         switch tracker.finish(R.kind, &summary) {
         case .asRead: ordered = items

@@ -10,6 +10,9 @@ import Foundation
 ///   than the latest one before them are counted: per identity under `.sameInstant`
 ///   (`<kind> rows out of time order (sorted)`), over the whole list under `.uploadWindow`
 ///   (`row out of time order (sorted)`).
+///
+/// CGM readings noted with their location (`note(_:)` of a `Located`) also go through a
+/// `ClockJumpDetector`, whose warnings `finish` adds to the summary (the rows are kept as written).
 public struct TimeOrderTracker: Sendable {
     public enum Order: Sendable { case asRead, reversed, sorted }
 
@@ -24,7 +27,17 @@ public struct TimeOrderTracker: Sendable {
     /// Whether some record came earlier in time than one before it in the file.
     public private(set) var needsSort = false
 
+    private var clock = ClockJumpDetector()
+
     public init(policy: DuplicatePolicy) { perIdentity = policy == .sameInstant }
+
+    /// `note(item.record)`, and a CGM reading's time and location to the clock-jump check.
+    public mutating func note<R: TimedRecord>(_ item: Located<R>) {
+        note(item.record)
+        if R.kind == .glucose, let g = item.record as? GlucoseReading, g.source == .cgm {
+            clock.note(g.time, item.location)
+        }
+    }
 
     public mutating func note<R: TimedRecord>(_ record: R) {
         let t = record.time
@@ -43,7 +56,13 @@ public struct TimeOrderTracker: Sendable {
     }
 
     /// The order to clean in, with the adjustments counted in `summary`.
-    public func finish(_ kind: RecordKind, _ summary: inout ImportSummary) -> Order {
+    public mutating func finish(_ kind: RecordKind, _ summary: inout ImportSummary) -> Order {
+        // Named by the summary's file name: a Clarity export's names are already scrubbed from it.
+        summary.issues += clock.finish().map { issue in
+            var issue = issue
+            issue.location.file = summary.file
+            return issue
+        }
         if !perIdentity, outOfOrder > 0, count > 2, nonIncreasing {
             summary.adjust("newest-first rows reversed")
             return .reversed
