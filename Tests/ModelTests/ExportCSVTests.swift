@@ -72,6 +72,15 @@ struct ExportCSVTests {
         // FirstName/LastName rows name Jacinta Quintanilla: both removed, "__" runs collapsed.
         #expect(r.log.patient.rawValue == "Clarity_Export_2026-11-20")
         #expect(!"\(r.summary)\(r.summary.issues)".contains("Jacinta"))
+        // Nor the warnings made when the file is built (before, they kept the raw file name): a
+        // lone reading in the repeated hour of 26 Oct 2025 is named with its line.
+        let lone = dir.appendingPathComponent("Clarity_Export_Quintanilla_Jacinta_2026-11-21.csv")
+        try (String(contentsOf: named, encoding: .utf8) + "21,2025-10-26T02:30:00,EGV,,,,iOS G6,130,,,,,9900,8ABCDE\n")
+            .write(to: lone, atomically: true, encoding: .utf8)
+        let warned = try DexcomClarityImporter().importFile(at: lone, options: ExportFixtures.options("Europe/Madrid"))
+        let hour = try #require(warned.summary.warnings.first { $0.message.contains("repeated daylight-saving hour") })
+        #expect(hour.location.line == 22)
+        #expect(!"\(warned.summary)\(warned.summary.issues)".contains("Jacinta"))
         let explicit = try PatientID("p-017")
         var o = ExportFixtures.options("Europe/Madrid"); o.patient = explicit
         #expect(try DexcomClarityImporter().importFile(at: named, options: o).log.patient == explicit)

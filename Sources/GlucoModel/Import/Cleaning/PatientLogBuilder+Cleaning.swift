@@ -63,15 +63,19 @@ extension PatientLogBuilder {
     public mutating func build(scrub: [String] = []) throws -> ImportResult {
         let names = scrub.filter { $0.count >= 2 }
         let patient = try options.patient ?? patientFromFileName(scrub: names)
+        var result = try build(patient: patient)
         if !names.isEmpty {
-            // Clarity names its files after the patient: keep the names out of the summary too.
+            // Clarity names its files after the patient: keep the names out of the summary too,
+            // including the warnings `build` adds (duplicates, clock jumps, repeated hours).
             func clean(_ s: String) -> String {
                 names.reduce(s) { $0.replacingOccurrences(of: $1, with: "", options: .caseInsensitive) }
             }
-            summary.file = clean(summary.file)
-            for i in summary.issues.indices { summary.issues[i].location.file = clean(summary.issues[i].location.file) }
+            result.summary.file = clean(result.summary.file)
+            for i in result.summary.issues.indices {
+                result.summary.issues[i].location.file = clean(result.summary.issues[i].location.file)
+            }
         }
-        return try build(patient: patient)
+        return result
     }
 
     /// The id a file that names no patient gets: its stem with every `scrub` text (of at least two
