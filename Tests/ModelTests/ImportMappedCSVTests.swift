@@ -130,6 +130,43 @@ import Testing
         #expect(mdy.log.glucose.map(\.time) == [ExportFixtures.utc("2026-05-01T06:00:00Z"), ExportFixtures.utc("2026-06-01T06:00:00Z")])
     }
 
+    /// Before: an AM/PM suffix was taken as proof of month-first order, so these rows (13-02 and
+    /// 14-02 can only be day-first) were read month-first: 10 and 11 February stored on 2 October
+    /// and 2 November, the 13th and 14th skipped as no date.
+    @Test func numericDatesWithATwelveHourClockTakeTheirOrderFromTheDays() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM,bolus=insulin")
+        let url = try Self.file("date,id,CGM,insulin\n10-02-2026 08:00 AM,p6,120,\n11-02-2026 08:00 AM,p6,121,2\n"
+                                + "13-02-2026 08:00 AM,p6,122,\n14-02-2026 08:00 PM,p6,123,\n")
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(mapping, zone: "UTC"))
+        let d = ExportFixtures.utc
+        #expect(r.log.glucose.map(\.time) == [d("2026-02-10T08:00:00Z"), d("2026-02-11T08:00:00Z"),
+                                              d("2026-02-13T08:00:00Z"), d("2026-02-14T20:00:00Z")])
+        #expect(r.log.boluses == [Bolus(time: d("2026-02-11T08:00:00Z"), dose: InsulinUnits(2), kind: .rapid)])
+        #expect(r.summary.skipped.isEmpty && r.summary.issues.isEmpty, "\(r.summary.issues)")
+    }
+
+    /// Before: the first row proving an order decided, and the rows proving the other were skipped
+    /// one by one; and an AM/PM suffix alone chose month-first.
+    @Test func numericDatesProvingBothOrdersOrNeitherAreAnError() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=when,glucose=bg")
+        let mixed = try Self.file("when,bg\n05/01/2026 08:00,100\n13/01/2026 09:30,110\n01/14/2026 10:00,120\n", name: "mixed.csv")
+        let error = try #require(throws: InputError.self) {
+            try MappedCSVImporter().importFile(at: mixed, options: Self.options(mapping))
+        }
+        #expect(error.issue.location.file == mixed.path && error.issue.location.field == "when")
+        #expect(error.issue.message.contains("line 3 '13/01/2026 09:30'") && error.issue.message.contains("line 4 '01/14/2026 10:00'"),
+                "\(error.issue.message)")
+        #expect(error.issue.message.contains("set the date order option (dmy or mdy)"))
+        let open = try Self.file("when,bg\n05/01/2026 08:00 AM,100\n06/01/2026 08:00 PM,100\n")
+        let ambiguous = try #require(throws: InputError.self) {
+            try MappedCSVImporter().importFile(at: open, options: Self.options(mapping))
+        }
+        #expect(ambiguous.issue.message == "every date reads both as day-month and month-day; set the date order option (dmy or mdy)")
+        let dmy = try MappedCSVImporter().importFile(at: open, options: Self.options(mapping, zone: "UTC", order: .dayMonthYear))
+        let d = ExportFixtures.utc
+        #expect(dmy.log.glucose.map(\.time) == [d("2026-01-05T08:00:00Z"), d("2026-01-06T20:00:00Z")])
+    }
+
     @Test func basalIsRecordedWhereItChanges() throws {
         let mapping = try CSVColumnMapping(parsing: "time=t,basal=rate")
         let url = try Self.file("t,rate\n2026-01-05T00:00Z,0.8\n2026-01-05T00:05Z,0.8\n2026-01-05T00:10Z,0\n2026-01-05T00:15Z,0.8\n")

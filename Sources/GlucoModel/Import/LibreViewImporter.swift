@@ -13,10 +13,12 @@ import Foundation
 ///   Insulin`) -> `Bolus`; `Long-Acting Insulin (units)` -> `BasalInjection`.
 /// - 5 food: `Carbohydrates (grams)`, or `Carbohydrates (servings)` read as 10 g rations (adjusted).
 ///
-/// Dates are `MM-DD-YYYY hh:mm AM` (US locale) or `DD-MM-YYYY HH:mm`. The order is taken from
-/// `ImportOptions.dateOrder`, else from the data in a first pass: an AM/PM suffix or a second field
-/// above 12 means month-first, a first field above 12 means day-first. A file where no date decides
-/// is an error asking for the option; a row invalid in the chosen order is skipped with a warning.
+/// Dates are `MM-DD-YYYY hh:mm AM` (US locale), `DD-MM-YYYY HH:mm` or `DD-MM-YYYY hh:mm AM`. The
+/// order is taken from `ImportOptions.dateOrder`, else from every row's date in a first pass: a
+/// second field above 12 means month-first, a first field above 12 day-first (an AM/PM suffix
+/// decides nothing: en-AU and en-IN accounts write `13-02-2026 08:00 AM`). A file where no date
+/// decides, or where some rows prove day-first and others month-first, is an error asking for the
+/// option; a row invalid in the chosen order is skipped with a warning.
 /// Rows are not in time order in these exports: they are sorted (counted).
 public struct LibreViewImporter: PatientDataImporter {
     public static let formatName = "libreview-csv"
@@ -76,18 +78,19 @@ public struct LibreViewImporter: PatientDataImporter {
         throw b.error(2, nil, "no LibreView header; expected line 2 to start 'Device,Serial Number,Device Timestamp,Record Type,...'")
     }
 
-    /// First pass: the date order the data proves, or an error asking for the option.
+    /// First pass over the date column: the order all rows together prove, or an error asking
+    /// for the option (no row proves one, or rows prove both). Stops early only once both are proven.
     func detectOrder(_ reader: LineReader, headerLine: Int, column: Int, _ b: PatientLogBuilder) throws -> DateOrder {
-        var dated = 0
-        for (number, text) in reader where number > headerLine {
-            let row = CSVRow(text)
+        var evidence = DateOrderEvidence()
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        while evidence.open, let (number, bytes) = lines.nextBytes() {
+            guard number > headerLine else { continue }
+            row.load(bytes)
             guard column < row.count, let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
-            dated += 1
-            if let order = d.impliedOrder { return order }
+            evidence.add(d, line: number) { row.text(column) }
         }
-        throw b.error(nil, "Device Timestamp", dated == 0
-                      ? "no row has a date in the Device Timestamp column (a header and no data?)"
-                      : "every date reads both as day-month and month-day; set the date order option (dmy or mdy)")
+        return try evidence.order(column: "Device Timestamp") { b.error(nil, "Device Timestamp", $0) }
     }
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {

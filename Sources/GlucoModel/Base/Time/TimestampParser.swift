@@ -19,10 +19,10 @@ public struct AmbiguousDate: Hashable, Sendable {
     /// true/false when an AM/PM suffix was present (PM = true), nil for a 24-hour clock.
     public var pm: Bool?
 
-    /// The order these fields prove on their own: a field > 12 cannot be a month, and an
-    /// AM/PM suffix is written only by US-locale (month-first) exports.
+    /// The order these fields prove on their own: a field > 12 cannot be a month. An AM/PM
+    /// suffix proves nothing: day-first locales write a 12-hour clock too (en-AU, en-IN:
+    /// `13-02-2026 08:00 AM`), so `03-04-2026 10:00 AM` is open (`DateOrderEvidence` decides a file).
     public var impliedOrder: DateOrder? {
-        if pm != nil { return .monthDayYear }
         if first > 12 && second <= 12 { return .dayMonthYear }
         if second > 12 && first <= 12 { return .monthDayYear }
         return nil

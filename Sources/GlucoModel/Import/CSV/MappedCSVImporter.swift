@@ -18,7 +18,7 @@ import Foundation
 ///   read as mmol/L) the file is refused: a unit mix-up would otherwise train on nonsense.
 /// - Time: ISO 8601 (`2026-01-05 08:00:00`, with or without an offset; without one, local to
 ///   `ImportOptions.timeZone`), numeric dates `DD-MM-YYYY hh:mm[:ss]` / `MM-DD-YYYY hh:mm AM`
-///   (the order from `ImportOptions.dateOrder`, else from the data as for LibreView), or seconds
+///   (the order from `ImportOptions.dateOrder`, else from every row's date as for LibreView), or seconds
 ///   (or milliseconds) since 1970 UTC.
 /// - Patient: `ImportOptions.patient`, else the `patient` column, else the file name. With a
 ///   patient column and `ImportOptions.patient`, only that patient's rows are read. A file may hold
@@ -294,21 +294,19 @@ struct MappedCSVReader {
         return b.acceptTime(time, line: line, field: name) ? time : nil
     }
 
-    /// The day/month order the file's numeric dates prove (a second pass over the time column).
+    /// The day/month order all the file's numeric dates together prove (a second pass over the
+    /// time column, every patient's rows), or an error asking for the option.
     func detectOrder(column: Int, _ b: PatientLogBuilder) throws -> DateOrder {
         var row = CSVRow()
         var lines = LineReader(url: url).makeIterator()
-        var dated = 0
-        while let (number, bytes) = lines.nextBytes() {
+        var evidence = DateOrderEvidence()
+        while evidence.open, let (number, bytes) = lines.nextBytes() {
             guard number > headerLine else { continue }
             row.load(bytes)
             guard let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
-            dated += 1
-            if let order = d.impliedOrder { return order }
+            evidence.add(d, line: number) { row.text(column) }
         }
-        throw b.error(nil, names[.time], dated == 0
-                      ? "no row has a date in the time column (a header and no data?)"
-                      : "every date reads both as day-month and month-day; set the date order option (dmy or mdy)")
+        return try evidence.order(column: "time") { b.error(nil, names[.time], $0) }
     }
 }
 
