@@ -14,7 +14,7 @@ struct ImportData: ParsableCommand {
             --patient, only that patient's rows are read).
             """)
 
-    @Argument(help: "Files to import.")
+    @Argument(help: "Files or folders to import (a folder: the data files in it and its subfolders that some format reads, in name order).")
     var files: [String]
 
     @Option(help: "The store (SQLite file), created if missing.")
@@ -48,7 +48,7 @@ struct ImportData: ParsableCommand {
         let format = try reading.format(format)
         let db = try PatientStore(path: store)
         var failed = 0, done = 0, rowsSkipped = 0
-        for path in files {
+        for path in try expandingFolders(options: options) {
             let url = URL(fileURLWithPath: path)
             do {
                 guard let type = try format.map(ImportFormats.named) ?? ImportFormats.detect(url),
@@ -82,6 +82,21 @@ struct ImportData: ParsableCommand {
         // partial, so that a script sees the data it asked for is not all in the store.
         let status = rowsSkipped > 0 && failed == 0 ? RunStatus.partial : RunStatus.of(done: done, failed: failed)
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// `files` with each folder replaced by the data files in it (`CohortLoader.files`, as train
+    /// and predict read a folder); a folder with none is an error. Files named directly stay in
+    /// the order given (the first file's record of an event is the one kept).
+    func expandingFolders(options: ImportOptions) throws -> [String] {
+        try files.flatMap { path -> [String] in
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else { return [path] }
+            let found = try CohortLoader.files([path], options: options).map(\.path)
+            if found.isEmpty {
+                throw ValidationError("\(path): no data file in this folder that a format reads (\(ImportFormats.names.joined(separator: ", ")))")
+            }
+            return found
+        }
     }
 
     /// The file's warnings, indented under its summary: the first 20, or all with `--verbose`.

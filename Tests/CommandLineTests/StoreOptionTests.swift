@@ -76,6 +76,27 @@ import Testing
         #expect(try String(contentsOfFile: r1, encoding: .utf8) == String(contentsOfFile: r2, encoding: .utf8))
     }
 
+    /// train, predict and report read a folder; import-data said "none of the known formats" of
+    /// one. It now imports the data files in it (here datasets/: the 12 XML files, not the
+    /// settings JSON beside them), as the same files named one by one do.
+    @Test func importDataTakesAFolder() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-folder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let datasets = Self.packageRoot.appendingPathComponent("datasets")
+        let xml = try FileManager.default.contentsOfDirectory(atPath: datasets.path).filter { $0.hasSuffix(".xml") }.sorted()
+            .map { datasets.appendingPathComponent($0).path }
+        let utc = ["--time-zone", "UTC"]
+        let folder = try run("glucomodel-train", ["import-data", datasets.path, "--store", dir.appendingPathComponent("a.sqlite").path] + utc)
+        let named = try run("glucomodel-train", ["import-data"] + xml + ["--store", dir.appendingPathComponent("b.sqlite").path] + utc)
+        #expect(folder.status == 0 && named.status == 0)
+        #expect(folder.out.components(separatedBy: "records added").count - 1 == xml.count)
+        #expect(folder.out == named.out.replacingOccurrences(of: "b.sqlite", with: "a.sqlite"))
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        #expect(try run("glucomodel-train", ["import-data", empty.path, "--store", dir.appendingPathComponent("c.sqlite").path]).status == 64)
+    }
+
     @Test func dataAndStoreTogetherIsAUsageError() throws {
         #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--store", "s.sqlite"]) }
         #expect(throws: (any Error).self) { try glucomodel_train.Train.parse(["a.csv", "--store", "s.sqlite"]) }

@@ -141,6 +141,26 @@ struct Interrupted: Error {}
         #expect(expectedKinds == ["low", "high"], "boundary rows: \(boundaryRows)")
     }
 
+    /// A night of a thousand patients printed nothing until its summary (107 s in the audit).
+    /// With the interval at 0 every file and patient after the first is announced.
+    @Test func aLongNightSaysHowFarItIs() throws {
+        let bench = try NightlyBench()
+        var scorer = bench.scorer()
+        scorer.progressInterval = 0
+        var lines: [String] = []
+        _ = try scorer.run(message: { lines.append($0) })
+        let files = try FileManager.default.contentsOfDirectory(atPath: bench.inbox.path).count
+        let progress = lines.filter { $0.hasPrefix("scored ") || $0.hasPrefix("read ") }
+        let patients = try PatientStore(path: bench.store).patients().count
+        #expect(progress.filter { $0.hasPrefix("scored ") }.map { $0.prefix { $0 != "(" } }
+                == (1..<patients).map { "scored \($0) of \(patients) patients " }, "\(lines)")
+        #expect(progress.filter { $0.hasPrefix("read ") }.count == max(0, files - 1))
+        // At the default interval a night of the bench (well under 10 s) prints none.
+        var quiet: [String] = []
+        _ = try (try NightlyBench()).scorer().run(message: { quiet.append($0) })
+        #expect(!quiet.contains { $0.hasPrefix("scored ") })
+    }
+
     /// Scores a night of the bench with p_a's 30-minute model replaced by `expression` (intercept 0,
     /// slope 1) on `base`: the outcome, its messages, predictions.csv's rows split into fields, and
     /// every output file.

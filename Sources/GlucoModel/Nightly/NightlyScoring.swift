@@ -155,6 +155,9 @@ public struct NightlyScorer {
     /// Called after a patient's files are written and before its state advances (tests use it
     /// to interrupt a run at the worst moment).
     public var afterPatientFiles: ((PatientID) throws -> Void)?
+    /// A progress line ("imported 120 of 1000 files", "scored 40 of 1000 patients") at most this
+    /// often, so a long night is not silent until its summary; 0: after every file and patient.
+    public var progressInterval: TimeInterval = 10
 
     public init(settings: NightlySettings, auditor: NightlyDoseAuditor? = nil) {
         self.settings = settings
@@ -208,7 +211,9 @@ public struct NightlyScorer {
             outcome.failure = .unusableStore(settings.storePath, "\(error)")
             return outcome
         }
+        var progress = Progress(interval: progressInterval, total: patients.count, what: "patients", verb: "scored")
         for patient in patients {
+            progress.tick(message)
             guard withModels.contains(patient) else {
                 warn(&outcome, message, "\(patient): no trained model in \(settings.modelsFolder.path); not scored")
                 continue
@@ -227,6 +232,24 @@ public struct NightlyScorer {
         return outcome
     }
 
+    /// "scored 40 of 1000 patients (12 s)" when `interval` has passed since the last line.
+    struct Progress {
+        let interval: TimeInterval, total: Int, what: String, verb: String
+        let start = Date()
+        var last = Date()
+        var done = 0
+
+        /// Called before each item: says how many are done.
+        mutating func tick(_ message: (String) -> Void) {
+            let now = Date()
+            if done > 0, now.timeIntervalSince(last) >= interval {
+                message("\(verb) \(done) of \(total) \(what) (\(Int(now.timeIntervalSince(start).rounded())) s)")
+                last = now
+            }
+            done += 1
+        }
+    }
+
     private func warn(_ outcome: inout NightlyOutcome, _ message: (String) -> Void, _ text: String) {
         outcome.warnings.append(text)
         message("warning: " + text)
@@ -236,7 +259,9 @@ public struct NightlyScorer {
     func importInbox(_ store: PatientStore, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
         let files = try CohortLoader.files([settings.inbox.path], onlyRecognised: false)
         let before = try store.recordCounts()[.glucose] ?? 0
+        var progress = Progress(interval: progressInterval, total: files.count, what: "inbox files", verb: "read")
         for url in files {
+            progress.tick(message)
             do {
                 guard let type = try ImportFormats.detect(url), let importer = ImportFormats.importer(type) else {
                     throw InputError(SourceLocation(file: url.path, line: 1),
