@@ -23,10 +23,12 @@ struct StoreRow {
         self.end = end?.timeIntervalSince1970; self.extra = extra; self.flag = flag; self.moment = moment; self.note = note
     }
 
-    /// Reads the payload columns from `row` (named as in `StoreRecords.payloadColumns`).
-    init(_ row: Row) {
-        time = row["time"]; value = row["value"]; subtype = row["subtype"]; end = row["end_time"]; extra = row["extra"]
-        flag = row["flag"]; moment = row["moment"]; note = row["note"]
+    /// Reads the payload columns from `row`, selected as `StoreRecords.payloadColumns` from column
+    /// `first` on. By index: a lookup by name hashes the name for every column of every row (28%
+    /// of a dose ask from a 2-year store).
+    init(_ row: Row, from first: Int) {
+        time = row[first]; value = row[first + 1]; subtype = row[first + 2]; end = row[first + 3]; extra = row[first + 4]
+        flag = row[first + 5]; moment = row[first + 6]; note = row[first + 7]
     }
 
     var date: Date { Date(timeIntervalSince1970: time) }
@@ -153,8 +155,8 @@ enum StoreRecords {
             SELECT kind, \(payloadColumns) FROM records WHERE patient = ? ORDER BY time, seq
             """, arguments: [number])
         while let row = try rows.next() {
-            guard let kind = StoreSchema.kind(code: row["kind"]) else { continue }
-            lists.append(kind, StoreRow(row))
+            guard let kind = StoreSchema.kind(code: row[0]) else { continue }
+            lists.append(kind, StoreRow(row, from: 1))
         }
         // Rows come in (time, import order): the merge rule keeps the first import's record of each event.
         func clean<R: StorableRecord>(_ records: [R]) -> [R] { PatientLog.firstAtEachInstant(records) }

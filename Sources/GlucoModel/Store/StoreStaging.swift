@@ -175,7 +175,7 @@ final class KindStager<R: StorableRecord>: KindStaging {
             guard let last = rows.last else { break }
             after = (last["time"], last["seq"])
             for row in rows {
-                let storeRow = StoreRow(row)
+                let storeRow = StoreRow(row, from: 1)
                 let location = SourceLocation(file: stager.text(row["file"]) ?? "", line: row["line"], field: stager.text(row["field"]))
                 if filter.keep(Located(R(storeRow: storeRow), location), &summary) {
                     kept += 1
