@@ -51,8 +51,11 @@ public struct LocalTimeResolver: Sendable {
 
     /// Resolves a wall-clock time without file-order state (repeats give both instants).
     public func resolution(of local: WallClockTime) -> Resolution {
-        let wall = local.wallSeconds
-        switch classify(wall) {
+        Self.resolution(local.wallSeconds, classify(local.wallSeconds))
+    }
+
+    private static func resolution(_ wall: Double, _ kind: Kind) -> Resolution {
+        switch kind {
         case let .unique(o): return .unique(Date(timeIntervalSince1970: wall - Double(o)))
         case let .gap(before): return .gap(Date(timeIntervalSince1970: wall - Double(before)))
         case let .repeated(first, second):
@@ -64,14 +67,7 @@ public struct LocalTimeResolver: Sendable {
     /// What a wall-clock time means, as `resolution(of:)`, with the zone's offsets looked up once
     /// per wall-clock day without a change (the importers' path: one call per row).
     public mutating func classify(_ local: WallClockTime) -> Resolution {
-        let wall = local.wallSeconds
-        switch cachedKind(wall) {
-        case let .unique(o): return .unique(Date(timeIntervalSince1970: wall - Double(o)))
-        case let .gap(before): return .gap(Date(timeIntervalSince1970: wall - Double(before)))
-        case let .repeated(first, second):
-            return .repeated(first: Date(timeIntervalSince1970: wall - Double(first)),
-                             second: Date(timeIntervalSince1970: wall - Double(second)))
-        }
+        Self.resolution(local.wallSeconds, cachedKind(local.wallSeconds))
     }
 
     private mutating func cachedKind(_ wall: Double) -> Kind {
