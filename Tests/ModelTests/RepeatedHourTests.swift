@@ -104,6 +104,28 @@ import Testing
         #expect(warning.message.contains("lines \(hour[0] + 2)-\(hour.last! + 2)"), "\(warning.message)")
     }
 
+    /// The store's import streams records in batches of `PatientLogBuilder.batchSize`; a run's
+    /// records wait for its decision, then go on. 12,000 readings from a day before the change,
+    /// newest first (the run decided only from its neighbours and direction): every instant right.
+    @Test func theStoresStreamingImportPlacesTheHourToo() throws {
+        let start = Self.utc("2026-10-24T01:00:00Z")
+        let times = (0..<12_000).map { start.addingTimeInterval(Double($0) * 300) }
+        let rows = times.enumerated().map { i, t in (t, "p0,\(Self.local(t)),glucose,\(80 + i % 200),mg/dL") }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dst-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("p0.csv")
+        try Data(Self.csv(rows.reversed()).utf8).write(to: file)
+        let store = try PatientStore(path: dir.appendingPathComponent("s.sqlite").path)
+        var options = Fixture.options
+        options.timeZone = Self.madrid
+        options.now = Self.utc("2027-01-01T00:00:00Z")
+        _ = try store.importFile(file, importer: LogCSVImporter(), options: options)
+        let log = try store.log(for: try PatientID("p0"))
+        #expect(log.glucose.map(\.time) == times)
+        #expect(log.glucose.map(\.value.mgdL) == (0..<12_000).map { Double(80 + $0 % 200) })
+    }
+
     @Test func aRunOfOnePassBetweenTwoNeighboursIsUnsettled() {
         // Readings of one pass only, 02:00-02:55, with rows at 01:55 CEST and 03:00 CET: the run
         // continues the row before as the first pass and the row after as the second.

@@ -226,8 +226,9 @@ public struct PatientLogBuilder: Sendable {
                     if decided[d].entries[entry].location == nil { decided[d].entries[entry].location = location }
                 }
             }
-            rowHasRecords = true
         }
+        // The row is read: the next `instant` starts another row and applies what was decided.
+        rowHasRecords = true
         guard sink != nil, R.kind != .temporaryBasal else { return }
         pending += 1
         // Records of an undecided run stay until it is decided (a run is an hour of rows).
