@@ -32,11 +32,19 @@ public struct ClockJumpDetector: Sendable {
     private struct Run: Sendable {
         var before: Double
         var start: Double, startLine: SourceLocation
-        var last: Double, lastLine: SourceLocation
+        /// The run's last reading: its time and line (its file and field are the start's).
+        var last: Double, lastLineNumber: Int?
+        var lastLine: SourceLocation { SourceLocation(file: startLine.file, line: lastLineNumber, field: startLine.field) }
+
+        init(before: Double, start: Double, startLine: SourceLocation) {
+            self.before = before; self.start = start; self.startLine = startLine
+            last = start; lastLineNumber = startLine.line
+        }
         var rows = 1
     }
 
-    private var last: (time: Double, location: SourceLocation)?
+    /// The previous reading's time (only times are kept per reading: no string is copied).
+    private var last: Double?
     private var latest = -Double.infinity
     private var run: Run?
     /// The run dated `ahead` past every reading before it, and that latest time before it.
@@ -50,22 +58,22 @@ public struct ClockJumpDetector: Sendable {
     public mutating func note(_ time: Date, _ location: SourceLocation) {
         let t = time.timeIntervalSinceReferenceDate
         defer {
-            last = (t, location)
+            last = t
             latest = max(latest, t)
         }
         if t > latest + Self.ahead, latest > -Double.infinity {
-            aheadRun = Run(before: latest, start: t, startLine: location, last: t, lastLine: location)
+            aheadRun = Run(before: latest, start: t, startLine: location)
         } else if aheadRun != nil {
             if t > aheadRun!.before + Self.ahead {
                 aheadRun!.rows += 1
-                aheadRun!.last = t; aheadRun!.lastLine = location
+                aheadRun!.last = t; aheadRun!.lastLineNumber = location.line
             } else {
                 aheadRun = nil
             }
         }
         guard let last else { return }
-        let step = t - last.time
-        if var r = run {
+        let step = t - last
+        if let r = run {
             let jumpIn = r.start - r.before
             if abs(step) > Self.jump, (step > 0) != (jumpIn > 0) {
                 let span = r.last - r.start, on = t - r.before
@@ -78,14 +86,14 @@ public struct ClockJumpDetector: Sendable {
                 }
             }
             if abs(step) > Self.jump {
-                run = Run(before: last.time, start: t, startLine: location, last: t, lastLine: location)
+                run = Run(before: last, start: t, startLine: location)
             } else {
-                r.rows += 1
-                r.last = t; r.lastLine = location
-                run = r
+                // In place: a run (a real gap that never comes back) can last to the end of the file.
+                run!.rows += 1
+                run!.last = t; run!.lastLineNumber = location.line
             }
         } else if abs(step) > Self.jump {
-            run = Run(before: last.time, start: t, startLine: location, last: t, lastLine: location)
+            run = Run(before: last, start: t, startLine: location)
         }
     }
 
