@@ -32,9 +32,11 @@ def say(text):
     print(f"insilico: {text}", file=sys.stderr, flush=True)
 
 
-def toolkit_arm(tk, pid, folder, method, errors):
-    return dose_decider(tk, pid, os.path.join(folder, "train"), os.path.join(folder, f"data-{method}.csv"),
-                        os.path.join(folder, "settings.json"), method, errors)
+def toolkit_arm(tk, pid, folder, method, errors, trained=True):
+    """`trained` False: the patient has no models (training refused its history), so `dose` is asked
+    without `--models`, as that person would be dosed: the formula's effects (`model_unavailable`)."""
+    return dose_decider(tk, pid, os.path.join(folder, "train") if trained else None,
+                        os.path.join(folder, f"data-{method}.csv"), os.path.join(folder, "settings.json"), method, errors)
 
 
 def run_patient(job):
@@ -47,15 +49,22 @@ def run_patient(job):
     history.write_csv(os.path.join(folder, "history.csv"))
     settings, clamped = write_settings(os.path.join(folder, "settings.json"), name, args.target)
     say(f"{pid}: {args.history_days} history days simulated, training")
-    tk.train(os.path.join(folder, "history.csv"), os.path.join(folder, "train"), args.horizons,
-             args.population, args.generations, args.seed, os.path.join(folder, "train.log"))
+    try:
+        tk.train(os.path.join(folder, "history.csv"), os.path.join(folder, "train"), args.horizons,
+                 args.population, args.generations, args.seed, os.path.join(folder, "train.log"))
+        trained = True
+    except RuntimeError as error:
+        # Too little usable history (e.g. a 15-minute CGM at the sensor's floor most of the time):
+        # the trainer refuses; the patient is still dosed, without models, and the run goes on.
+        say(f"{pid}: no models ({error}); dosed without them")
+        trained = False
     rows = []
     for arm in args.arms:
         t0 = time.time()
         env_arm = continued(env, seeds["trial_meals"], seeds["trial_sensor"])
         log = copy.deepcopy(history)
         errors, trace = [], []
-        decide = standard_rule(name) if arm == "standard" else toolkit_arm(tk, pid, folder, arm, errors)
+        decide = standard_rule(name) if arm == "standard" else toolkit_arm(tk, pid, folder, arm, errors, trained)
         bg, insulin = run(env_arm, args.trial_days, decide, log, trace)
         asked = [d for *_, d in trace if d is not None]
         decisions = [d for d in asked if d.final]  # one per meal: its last decision
