@@ -75,14 +75,19 @@ import GrammarEvolution
         #expect(r.status == 0, "\(r.stderr)")
     }
 
+    /// A data folder with no file in it, and where a run writes (not created), in a fresh directory.
+    static func emptyDataFolderAndOutput() throws -> (data: URL, out: URL) {
+        let dir = try PredictFixture.temporaryDirectory()
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        return (empty, dir.appendingPathComponent("out"))
+    }
+
     /// Finding 10: `collect` on the output of a run that found no data (config.json and
     /// results.csv, no models/) exited 64 ("has no models/ folder"); it is a training run's folder
     /// with no model at all: 1. A folder no run wrote to is still a usage error.
     @Test func collectOnARunWithNoModelFails() throws {
-        let dir = try PredictFixture.temporaryDirectory()
-        let empty = dir.appendingPathComponent("empty")
-        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        let out = dir.appendingPathComponent("out")
+        let (empty, out) = try Self.emptyDataFolderAndOutput()
         #expect(try Self.run("glucomodel-train", [empty.path, "--out", out.path, "--threads", "1"]).status == 1)
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("config.json").path))
         var r = try Self.run("glucomodel-train", ["collect", "--out", out.path])
@@ -95,10 +100,7 @@ import GrammarEvolution
     /// Finding 10: a sharded task that stopped on an empty data folder wrote no shard report, so
     /// `collect` said its task "did not start". Now its report says it finished with the error.
     @Test func aShardTaskThatStopsSaysSoInItsReport() throws {
-        let dir = try PredictFixture.temporaryDirectory()
-        let empty = dir.appendingPathComponent("empty")
-        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        let out = dir.appendingPathComponent("out")
+        let (empty, out) = try Self.emptyDataFolderAndOutput()
         let task = try Self.run("glucomodel-train", [empty.path, "--out", out.path, "--threads", "1", "--shards", "2", "--task-id", "0"])
         #expect(task.status == 1)
         #expect(task.stderr.contains("no data file in a known format"), "\(task.stderr)")
