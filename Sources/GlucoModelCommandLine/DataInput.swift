@@ -116,8 +116,10 @@ public struct DataOptions: ParsableArguments {
     /// What the data is, for messages ("a.csv, b.xml" or "store s.sqlite").
     public var name: String { store.map { "store \($0)" } ?? data.joined(separator: ", ") }
 
-    public func source(timeZone: TimeZone) throws -> any PatientSource {
-        try patientSource(paths: data, store: store, options: reading.importOptions(timeZone: timeZone), format: reading.format(nil))
+    /// - Parameter window: the part of each patient's history a store is read for (nil: all).
+    public func source(timeZone: TimeZone, window: HistoryWindow? = nil) throws -> any PatientSource {
+        try patientSource(paths: data, store: store, options: reading.importOptions(timeZone: timeZone), format: reading.format(nil),
+                          window: window)
     }
 }
 

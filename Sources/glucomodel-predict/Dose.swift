@@ -79,7 +79,12 @@ struct Dose: ParsableCommand {
 
     func run() throws {
         let id = try PatientID(patient)
-        let loaded = try loadPatients(input.source(timeZone: time.zone()), patient: id, failure: { Console.write($0.description) })
+        // A store is read for the day before the moment asked about (the audit's --from), not for
+        // the whole history; --settings-from-data reads its weeks.
+        let moment = try (audit ? from.map { try time.parse($0, option: "--from") } : at.map { try time.parse($0, option: "--at") })
+        let window = audit && moment == nil || settingsFromData ? nil : HistoryWindow(moment: moment, lookback: DoseAdvisor.memory)
+        let loaded = try loadPatients(input.source(timeZone: time.zone(), window: window), patient: id,
+                                      failure: { Console.write($0.description) })
         guard let log = loaded.data(for: id)?.log else {
             throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
         }
@@ -104,9 +109,9 @@ struct Dose: ParsableCommand {
         guard let newest = log.glucose.last?.time else {
             throw PredictionError.noGlucose(id)
         }
-        let moment = try at.map { try time.parse($0, option: "--at") } ?? newest
+        let asked = moment ?? newest
         if settingsFromData,
-           let fromData = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: moment), timeZone: try time.zone()) {
+           let fromData = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: asked), timeZone: try time.zone()) {
             Console.write("settings from data: carbRatio \(fromData.estimate.carbRatio.current) -> \(fromData.settings.carbRatio ?? .nan) g/U, "
                 + "insulinSensitivity \(fromData.estimate.insulinSensitivity.current) -> \(fromData.settings.insulinSensitivity ?? .nan) mg/dL/U, "
                 + "basalSchedule \(settingsFile.basalSchedule == nil ? "none (the data's programmed rates)" : BasalSchedule.Entry.describe(settingsFile.basalSchedule)) "
@@ -115,7 +120,7 @@ struct Dose: ParsableCommand {
             settingsFile = fromData.settings
         }
         let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time") }
-        let suggestion = DoseAdvisor.suggest(log: log.recorded(through: moment), carbs: carbs ?? 0, carbsTime: eaten, at: moment,
+        let suggestion = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: asked), carbs: carbs ?? 0, carbsTime: eaten, at: asked,
                                              settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone())
         print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit))
         // A refusal is not a success (3); `no_insulin` is a decision (0).

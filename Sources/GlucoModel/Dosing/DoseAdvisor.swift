@@ -38,6 +38,19 @@ public enum DoseAdvisor {
     /// limits; the carbohydrate curve's tail is shorter).
     public static let historySpan: TimeInterval = 24 * 3600
 
+    /// How far before `at` a suggestion reads the records: its series' `historySpan`, and an hour
+    /// for the grid step before it and the basal rate in force at its start.
+    public static let memory: TimeInterval = historySpan + 3600
+
+    /// The records a suggestion at `at` reads from `log`: those recorded through `at` (before it,
+    /// when not `inclusive`) of `PatientLog.since(_:)` of `at - memory`, so that a suggestion in a
+    /// long history costs a day of it. The whole log through `at` when that window holds no glucose
+    /// reading (the refusal then names the newest reading, however old).
+    public static func history(_ log: PatientLog, at: Date, inclusive: Bool = true) -> PatientLog {
+        let window = log.since(at.addingTimeInterval(-memory)).recorded(through: at, inclusive: inclusive)
+        return window.glucose.isEmpty ? log.recorded(through: at, inclusive: inclusive) : window
+    }
+
     /// Minutes after which a meal that got no insulin for a low should be asked about again
     /// (`DoseSuggestion.recheckMinutes`): the 15 minutes of the "rule of 15" for treating a low.
     public static let recheckMinutes = 15

@@ -85,13 +85,13 @@ public enum DoseAudit {
                            period: DateInterval? = nil, lowThreshold: Double = 70,
                            timeZone: TimeZone = .gmt) -> [DoseAuditRow] {
         mealBoluses(log, period: period).map { meal in
-            var history = log.recorded(through: meal.bolus.time, inclusive: false)
+            var history = DoseAdvisor.history(log, at: meal.bolus.time, inclusive: false)
             let matched = Set(meal.intakes)
             history.carbs.removeAll { matched.contains($0) }
             let suggestion = DoseAdvisor.suggest(log: history, carbs: meal.carbs, at: meal.bolus.time,
                                                  settings: settings, models: models, timeZone: timeZone)
             let t = meal.bolus.time
-            let after = log.glucose.filter { $0.time > t && $0.time <= t.addingTimeInterval(followUp) }.map(\.value.mgdL)
+            let after = readings(log.glucose, from: t, to: t.addingTimeInterval(followUp)).filter { $0.time > t }.map(\.value.mgdL)
             let minimum = after.min()
             return DoseAuditRow(
                 patient: log.patient, bolusTime: t, carbs: meal.carbs, doseGiven: meal.bolus.dose.units,
@@ -102,8 +102,16 @@ public enum DoseAudit {
     }
 
     /// The reading nearest `time` within 5 minutes (the earlier on a tie).
-    static func reading(_ readings: [GlucoseReading], near time: Date) -> Double? {
-        let close = readings.filter { abs($0.time.timeIntervalSince(time)) <= 300 }
+    static func reading(_ all: [GlucoseReading], near time: Date) -> Double? {
+        let close = readings(all, from: time.addingTimeInterval(-301), to: time.addingTimeInterval(301))
+            .filter { abs($0.time.timeIntervalSince(time)) <= 300 }
         return close.min { abs($0.time.timeIntervalSince(time)) < abs($1.time.timeIntervalSince(time)) }?.value.mgdL
+    }
+
+    /// The readings (in time order) from `start` to `end`, both included, found by binary search:
+    /// an audit of years of meals reads each meal's hours, not the years.
+    static func readings(_ all: [GlucoseReading], from start: Date, to end: Date) -> ArraySlice<GlucoseReading> {
+        let i = PatientLog.firstIndex(all, atOrAfter: start)
+        return all[i...].prefix { $0.time <= end }
     }
 }

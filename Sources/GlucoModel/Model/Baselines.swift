@@ -11,6 +11,9 @@ public enum Baseline: String, CaseIterable, Codable, Sendable {
     case average
     /// Least squares on the same features as the evolved model.
     case arx
+
+    /// The window of `average`, in minutes.
+    public static let averageWindowMinutes = 120
 }
 
 /// Persistence: predicts `G0`.
@@ -21,7 +24,8 @@ public func persistencePredictions(_ table: FeatureTable) -> [Double] {
 /// The mean glucose over the 2 hours up to each row (24 steps of 5 min), from the series
 /// itself so that it sees the whole window even where features stop at 1 hour. Missing
 /// readings are left out of the mean.
-public func averagePredictions(_ table: FeatureTable, series inputs: PatientSeries, windowMinutes: Int = 120) -> [Double] {
+public func averagePredictions(_ table: FeatureTable, series inputs: PatientSeries,
+                               windowMinutes: Int = Baseline.averageWindowMinutes) -> [Double] {
     let window = max(1, Int((Double(windowMinutes) * 60 / inputs.step).rounded()))
     return table.steps.map { t in
         var sum = 0.0, n = 0

@@ -77,16 +77,21 @@ extension FeatureSet {
     /// (by `model`, the set's own carbohydrate curve by default).
     func carbKernel(_ model: BatemanCarbModel? = nil) -> [Double] {
         let model = model ?? carbs
-        // Twelve hours (the default curve has less than 0.1% left after seven), longer for a slower
-        // curve: until under 0.1% is left, at most two days.
-        var minutes = 12 * 60
-        while minutes < 48 * 60, model.fractionRemaining(after: Double(minutes)) > 1e-3 { minutes += 60 }
-        let steps = minutes / stepMinutes
+        let steps = Self.carbKernelMinutes(model) / stepMinutes
         let h = Double(horizonMinutes)
         return (0...steps).map { k in
             let m = Double(k * stepMinutes)
             return model.fractionRemaining(after: m) - model.fractionRemaining(after: m + h)
         }
+    }
+
+    /// How far back the carbohydrate look-ahead by `model` reaches, in minutes: twelve hours (the
+    /// default curve has less than 0.1% left after seven), longer for a slower curve: until under
+    /// 0.1% is left, at most two days.
+    static func carbKernelMinutes(_ model: BatemanCarbModel) -> Int {
+        var minutes = 12 * 60
+        while minutes < 48 * 60, model.fractionRemaining(after: Double(minutes)) > 1e-3 { minutes += 60 }
+        return minutes
     }
 
     /// `out[t - range.lower] = sum_k amounts[t - k] * kernel[k]` over past steps only.

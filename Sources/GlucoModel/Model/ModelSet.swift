@@ -44,6 +44,24 @@ public struct ModelSet: Sendable {
         return names.compactMap { try? PatientID($0) }.sorted()
     }
 
+    /// How far before a moment of prediction the models' inputs reach back into the records: the
+    /// longest of the glucose lags (and the 2-hour average baseline) with a filled gap before them,
+    /// the series' insulin and carbohydrate curves, and every look-ahead curve, plus a step. A
+    /// prediction at `t` from `PatientLog.since(_:)` of `t - memory` or earlier is the prediction
+    /// from the whole log.
+    public var memory: TimeInterval {
+        let options = seriesOptions
+        var reach = max(options.insulinModel.durationMinutes * 60, PatientSeries.horizon(options.carbModel) * 60)
+        for model in models.values {
+            let f = model.features
+            let glucose = Double(max(f.glucoseLags, Baseline.averageWindowMinutes / f.stepMinutes)) * Double(f.stepMinutes) * 60
+            reach = max(reach, glucose + options.maxFilledGap)
+            for insulin in [f.insulin] + f.insulinCurves { reach = max(reach, insulin.durationMinutes * 60) }
+            for carbs in [f.carbs] + f.carbCurves { reach = max(reach, Double(FeatureSet.carbKernelMinutes(carbs)) * 60) }
+        }
+        return reach + 2 * options.step
+    }
+
     /// Series options matching the models (their insulin and carbohydrate curves and grid step).
     public var seriesOptions: SeriesOptions {
         let any = models[horizons[0]]!

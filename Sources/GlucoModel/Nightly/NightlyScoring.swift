@@ -317,7 +317,7 @@ public struct NightlyScorer {
             return
         }
         let models = try ModelSet.load(settings.modelsFolder, patient: patient, horizons: settings.horizons)
-        let log = try store.log(for: patient)
+        let log = try history(of: patient, store: store, state: state, models: models)
         guard let newest = log.glucose.last?.time else { throw PredictionError.noGlucose(patient) }
         if let last = state?.lastScoredAt, newest <= last {
             outcome.patientsUpToDate += 1
@@ -331,7 +331,7 @@ public struct NightlyScorer {
         // span the runs as one, and every bolus audited with all its follow-up. Rows before it (of
         // another night's state, or of an older build's) are kept as they are.
         let committed = state?.lastScoredAt
-        let nightFrom = state.flatMap { $0.night == settings.night ? $0.nightFrom : $0.lastScoredAt }
+        let nightFrom = Self.nightFrom(state, night: settings.night)
         // Issue moments strictly after it, up to the newest reading.
         let from = nightFrom.map { $0.addingTimeInterval(1) }
         var rows: [PredictionRow] = []
@@ -384,6 +384,33 @@ public struct NightlyScorer {
             message(PredictionRow.baseAloneNote(patient, count: byBase) + " (alerts raised on the ARX's values)")
         }
     }
+}
+
+extension NightlyScorer {
+    /// Where a patient's rows of the night begin (see `score`): nil when it was never scored.
+    static func nightFrom(_ state: ScoringState?, night: String) -> Date? {
+        state.flatMap { $0.night == night ? $0.nightFrom : $0.lastScoredAt }
+    }
+
+    /// What a night reads of a patient's history: the whole log the first time and on a night
+    /// with a settings check (its four weeks), else the records from a day more than the models'
+    /// and the dose audit's memory before where the night's rows begin (`PatientLog.since`: the
+    /// same rows as from the whole log, at the cost of the night rather than of the years before it).
+    /// Also the whole log when that window holds no reading from before the night (the audit of
+    /// a bolus then sees how old the last reading was).
+    func history(of patient: PatientID, store: PatientStore, state: ScoringState?, models: ModelSet) throws -> PatientLog {
+        guard settingsChecker == nil, let from = Self.nightFrom(state, night: settings.night) else {
+            return try store.log(for: patient)
+        }
+        let reach = max(models.memory, auditor == nil ? 0 : DoseAdvisor.memory) + Self.historyMargin
+        let start = (from.timeIntervalSince1970 - reach) / 3600
+        let log = try store.log(for: patient, since: Date(timeIntervalSince1970: start.rounded(.down) * 3600))
+        guard let first = log.glucose.first, first.time <= from else { return try store.log(for: patient) }
+        return log
+    }
+
+    /// Read beyond what the models and the audit are known to need (`history(of:...)`).
+    static let historyMargin: TimeInterval = 86_400
 }
 
 /// Carries an error of the `afterPatientFiles` hook out of the per-patient error handling.

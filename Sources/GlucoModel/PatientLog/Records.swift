@@ -150,6 +150,9 @@ public struct PatientLog: Sendable, Equatable {
     public var otherRecords: [String: Int] = [:]
     /// The insulin the patient uses, when the export says.
     public var insulinKind: InsulinKind = .unknown
+    /// For a log cut to a window (`since(_:)`): the kinds of inputs its records held before the
+    /// window. Empty for a whole log.
+    public var inputsBefore: Set<RecordInputs> = []
 
     public init(patient: PatientID) { self.patient = patient }
 }
@@ -162,8 +165,9 @@ extension PatientLog {
         case carbohydrate
     }
 
-    /// Whether the log holds any record of `kind`.
+    /// Whether the log holds any record of `kind` (or held one before its window: `since(_:)`).
     public func has(_ kind: RecordInputs) -> Bool {
+        if inputsBefore.contains(kind) { return true }
         switch kind {
         case .insulin: return !(boluses.isEmpty && basalRates.isEmpty && temporaryBasals.isEmpty && basalInjections.isEmpty)
         case .carbohydrate: return !carbs.isEmpty

@@ -55,13 +55,41 @@ public struct ExportFiles: PatientSource {
     }
 }
 
+/// The part of a patient's history a job at one moment reads: the records from `lookback` before
+/// `moment` on (`PatientLog.since(_:)`), for a store to read a day of a long history rather than
+/// all of it. A job reading through a window gets what it would from the whole log.
+public struct HistoryWindow: Sendable, Hashable {
+    /// The moment the job is about; nil: the patient's newest glucose reading.
+    public var moment: Date?
+    /// How far before `moment` the job reads (e.g. `DoseAdvisor.memory`).
+    public var lookback: TimeInterval
+
+    public init(moment: Date? = nil, lookback: TimeInterval) { self.moment = moment; self.lookback = lookback }
+}
+
 /// A `PatientStore` file (`glucomodel-train import-data`, `glucomodel-predict nightly`), read as it is.
 public struct StoreSource: PatientSource {
     public var path: String
     /// Read only these patients (one shard of a job array); nil: every patient.
     public var only: Set<PatientID>?
+    /// Read only this part of each patient's history; nil: all of it. The whole log is read when
+    /// the window holds no glucose reading at or before its moment (the job then sees how old the
+    /// newest one is).
+    public var window: HistoryWindow?
 
-    public init(path: String, only: Set<PatientID>? = nil) { self.path = path; self.only = only }
+    public init(path: String, only: Set<PatientID>? = nil, window: HistoryWindow? = nil) {
+        self.path = path; self.only = only; self.window = window
+    }
+
+    /// `patient`'s log, through `window` when there is one.
+    func log(_ patient: PatientID, _ store: PatientStore) throws -> PatientLog {
+        guard let window, let moment = try window.moment ?? store.newestGlucoseTime(for: patient) else {
+            return try store.log(for: patient)
+        }
+        let log = try store.log(for: patient, since: moment.addingTimeInterval(-window.lookback))
+        guard let first = log.glucose.first, first.time <= moment else { return try store.log(for: patient) }
+        return log
+    }
 
     /// Reads only the patients asked for. A store of an older schema is brought up to date first
     /// (as by every other use of `PatientStore`).
@@ -83,7 +111,7 @@ public struct StoreSource: PatientSource {
                 for run in own where PatientData.isTestFile(run.filePath) {
                     if let first = try store.firstRecordTime(ofRun: run.id) { testStart = min(testStart ?? first, first) }
                 }
-                return PatientData(patient: id, log: try store.log(for: id), testStart: testStart, files: own.map(\.filePath))
+                return PatientData(patient: id, log: try log(id, store), testStart: testStart, files: own.map(\.filePath))
             }, others: ids.filter { !wanted($0) })
         } catch let error as InputError {
             throw error
@@ -95,9 +123,12 @@ public struct StoreSource: PatientSource {
 
 /// The source a command line names: the store when `store` is given, else the export files.
 /// - Throws: `InputError` when both or neither are given.
-public func patientSource(paths: [String], store: String?, options: ImportOptions, format: String? = nil) throws -> any PatientSource {
+/// With a `window`, a store is read through it (export files are read whole: a file is read to
+/// its end anyway).
+public func patientSource(paths: [String], store: String?, options: ImportOptions, format: String? = nil,
+                          window: HistoryWindow? = nil) throws -> any PatientSource {
     switch (paths.isEmpty, store) {
-    case let (true, store?): return StoreSource(path: store)
+    case let (true, store?): return StoreSource(path: store, window: window)
     case (false, nil): return ExportFiles(paths: paths, options: options, format: format)
     case (false, .some): throw InputError(SourceLocation(file: store ?? ""), "give data files or a store, not both")
     case (true, nil): throw InputError(SourceLocation(file: "-"), "no data: name files or folders, or a store")

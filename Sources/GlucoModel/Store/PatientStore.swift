@@ -246,6 +246,13 @@ public struct PatientStore: Sendable {
         try db.read { db in try StoreRecords.log(for: patient, db: db) }
     }
 
+    /// The patient's log from `start` on (`PatientLog.since(_:)` of `log(for:)`), reading only the
+    /// rows from `start` on and the few earlier ones still acting then: a job on the last days of
+    /// a long history costs the days, not the history.
+    public func log(for patient: PatientID, since start: Date) throws -> PatientLog {
+        try db.read { db in try StoreRecords.log(for: patient, since: start, db: db) }
+    }
+
     /// The time of the earliest record import run `run` added (nil when it added none: a record
     /// already stored by an earlier import belongs to that import).
     public func firstRecordTime(ofRun run: Int64) throws -> Date? {

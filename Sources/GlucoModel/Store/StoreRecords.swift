@@ -137,8 +137,10 @@ enum StoreRecords {
 
     /// The patient's log from the store, each list in time order, combined by the one merge rule
     /// (`PatientLog.firstAtEachInstant`): the record imported first is kept where overlapping files
-    /// disagree at one instant.
-    static func log(for patient: PatientID, db: Database) throws -> PatientLog {
+    /// disagree at one instant. With `start`, the log from `start` on: `PatientLog.since(_:)` of
+    /// the whole log, read without the rows before it (the records still acting at `start` and
+    /// whether any input was recorded before are looked up, not read).
+    static func log(for patient: PatientID, since start: Date? = nil, db: Database) throws -> PatientLog {
         var log = PatientLog(patient: patient)
         guard let row = try Row.fetchOne(db, sql: "SELECT number, insulin_kind FROM patients WHERE id = ?", arguments: [patient.rawValue]) else {
             return log
@@ -149,14 +151,41 @@ enum StoreRecords {
             let counts = try JSONDecoder().decode([String: Int].self, from: Data((row["other_records"] as String).utf8))
             log.otherRecords.merge(counts, uniquingKeysWith: +)
         }
-        // One pass over the patient's rows in key order (time first), each kind's list in (time, seq) order.
+        // Passes over the patient's rows in key order (time first), each kind's list in (time, seq) order.
         var lists = RecordLists()
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT kind, \(payloadColumns) FROM records WHERE patient = ? ORDER BY time, seq
-            """, arguments: [number])
-        while let row = try rows.next() {
-            guard let kind = StoreSchema.kind(code: row[0]) else { continue }
-            lists.append(kind, StoreRow(row, from: 1))
+        func read(_ sql: String, _ arguments: StatementArguments) throws {
+            let rows = try Row.fetchCursor(db, sql: "SELECT kind, \(payloadColumns) FROM records WHERE \(sql) ORDER BY time, seq",
+                                           arguments: arguments)
+            while let row = try rows.next() {
+                guard let kind = StoreSchema.kind(code: row[0]) else { continue }
+                lists.append(kind, StoreRow(row, from: 1))
+            }
+        }
+        var before: Set<PatientLog.RecordInputs> = []
+        if let start {
+            let t = start.timeIntervalSince1970
+            let basal = StoreSchema.code(.basal), exercise = StoreSchema.code(.exercise)
+            let lasting = [RecordKind.bolus, .temporaryBasal, .exercise].map { String(StoreSchema.code($0)) }.joined(separator: ",")
+            // Before `start`, the candidates `since` chooses from, every record at their instants (so
+            // that the merge rule sees what it sees in the whole log): the last basal rate, and the
+            // records with an end at or after `start` (a second of slack: `since` decides exactly).
+            try read("""
+                patient = ?1 AND kind = \(basal) AND time = (SELECT MAX(time) FROM records WHERE patient = ?1 AND kind = \(basal) AND time < ?2)
+                """, [number, t])
+            try read("""
+                patient = ?1 AND kind IN (\(lasting)) AND time IN (SELECT time FROM records WHERE patient = ?1 AND time < ?2
+                    AND (end_time >= ?2 - 1 OR (kind = \(exercise) AND time + extra * 60 >= ?2 - 1)))
+                """, [number, t])
+            try read("patient = ? AND time >= ?", [number, t])
+            func recorded(_ kinds: [RecordKind]) throws -> Bool {
+                let codes = kinds.map { String(StoreSchema.code($0)) }.joined(separator: ",")
+                return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM records WHERE patient = ? AND time < ? AND kind IN (\(codes)))",
+                                         arguments: [number, t]) ?? false
+            }
+            if try recorded([.bolus, .basal, .temporaryBasal, .basalInjection]) { before.insert(.insulin) }
+            if try recorded([.carbs]) { before.insert(.carbohydrate) }
+        } else {
+            try read("patient = ?", [number])
         }
         // Rows come in (time, import order): the merge rule keeps the first import's record of each event.
         func clean<R: StorableRecord>(_ records: [R]) -> [R] { PatientLog.firstAtEachInstant(records) }
@@ -169,6 +198,9 @@ enum StoreRecords {
         log.exercise = clean(lists.exercise)
         log.weights = clean(lists.weights)
         log.heartRate = clean(lists.heartRate)
+        guard let start else { return log }
+        log = log.since(start)
+        log.inputsBefore.formUnion(before)
         return log
     }
 }

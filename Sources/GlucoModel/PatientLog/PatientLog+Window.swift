@@ -1,0 +1,65 @@
+import Foundation
+
+extension PatientLog {
+    /// The log from `start` on: what a job that reads nothing before `start` needs of a long history
+    /// (a night's predictions, one dose), at the cost of the window and not of the years before it.
+    ///
+    /// It keeps every record dated at or after `start`, and of the earlier ones what still acts at
+    /// `start`, so that every step of a series from `start` on is computed from the same inputs as
+    /// from the whole log:
+    /// - the basal rate in force at `start` (the last one before it), moved to begin at `start`
+    ///   (ending there when it had ended before: it then delivers nothing, but the log still shows
+    ///   that the pump's rates were recorded, as `NetInsulin` asks);
+    /// - temporary basals, extended boluses and exercise sessions that began before `start` and end
+    ///   after it, whole;
+    /// - in `inputsBefore`, the kinds of inputs of the records dated before `start`, so that
+    ///   `has(_:)` answers for the whole log.
+    /// A job must start its window far enough back for what it reads: a row at `t` reads glucose,
+    /// insulin and carbohydrates up to `ModelSet.memory` before `t`.
+    /// - Complexity: O(log n) for the glucose, carbohydrate, weight and heart-rate lists (binary
+    ///   search: each list is in time order), O(n) for the insulin and exercise lists.
+    public func since(_ start: Date) -> PatientLog {
+        var out = self
+        out.glucose = Self.suffix(glucose, from: start)
+        out.carbs = Self.suffix(carbs, from: start)
+        out.weights = Self.suffix(weights, from: start)
+        out.heartRate = Self.suffix(heartRate, from: start)
+        out.basalInjections = Self.suffix(basalInjections, from: start)
+        out.boluses = boluses.filter { $0.time >= start || ($0.end ?? $0.time) > start }
+        out.temporaryBasals = temporaryBasals.filter { $0.start >= start || $0.end > start }
+        out.exercise = exercise.filter { $0.time >= start || $0.time.addingTimeInterval($0.durationMinutes * 60) > start }
+        let later = Self.suffix(basalRates, from: start)
+        if let running = basalRates[..<(basalRates.count - later.count)].last {
+            out.basalRates = [Self.moved(running, to: start)] + later
+        } else {
+            out.basalRates = later
+        }
+        let before = { (time: Date?) in time.map { $0 < start } ?? false }
+        if before(boluses.first?.time) || before(basalInjections.first?.time) || before(temporaryBasals.first?.start)
+            || before(basalRates.first?.start) {
+            out.inputsBefore.insert(.insulin)
+        }
+        if before(carbs.first?.time) { out.inputsBefore.insert(.carbohydrate) }
+        return out
+    }
+
+    /// `running`, the basal rate in force at `start`, as it acts from `start` on.
+    static func moved(_ running: BasalRate, to start: Date) -> BasalRate {
+        BasalRate(start: start, end: running.end.map { max($0, start) }, rate: running.rate)
+    }
+
+    /// The records of `list` (in time order) at or after `start`.
+    static func suffix<R: TimedRecord>(_ list: [R], from start: Date) -> [R] {
+        Array(list[firstIndex(list, atOrAfter: start)...])
+    }
+
+    /// The index of the first record of `list` (in time order) at or after `start` (binary search).
+    public static func firstIndex<R: TimedRecord>(_ list: [R], atOrAfter start: Date) -> Int {
+        var lo = 0, hi = list.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if list[mid].time < start { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import GrammarEvolution
+import Testing
+@testable import GlucoModel
+
+/// Logs with every kind of record that acts over time, for the window tests: the synthetic
+/// patient's meals, boluses and glucose, plus basal-rate changes (some ending early), temporary
+/// basals (some lasting two days), extended boluses, exercise, basal injections, heart rate and
+/// weights, and gaps in the glucose.
+enum WindowFixture {
+    static func log(_ r: inout SplitMix64, days: Int, id: String = "win_p") -> PatientLog {
+        var log = SyntheticCohort.patient(id, days: days, seed: r.next(), noise: 5)
+        let start = SyntheticCohort.start
+        func at(_ minute: Int) -> Date { start.addingTimeInterval(Double(minute) * 60) }
+        let span = days * 1440
+        func minute() -> Int { Int.random(in: 0..<span, using: &r) / 5 * 5 }
+        log.basalRates = (0..<Int.random(in: 1...8, using: &r)).map { _ in minute() }.sorted().map { m in
+            let ends = Int.random(in: 0..<3, using: &r) == 0
+            return BasalRate(start: at(m), end: ends ? at(m + Int.random(in: 30...600, using: &r)) : nil,
+                             rate: InsulinRate(unitsPerHour: Double(Int.random(in: 0...20, using: &r)) / 10))
+        }
+        log.temporaryBasals = (0..<Int.random(in: 0...6, using: &r)).map { _ in minute() }.sorted().map { m in
+            let minutes = Int.random(in: 0..<4, using: &r) == 0 ? Int.random(in: 600...2880, using: &r) : Int.random(in: 15...240, using: &r)
+            return TemporaryBasal(start: at(m), end: at(m + minutes), rate: InsulinRate(unitsPerHour: Double(Int.random(in: 0...30, using: &r)) / 10))
+        }
+        for i in log.boluses.indices where Int.random(in: 0..<4, using: &r) == 0 {
+            log.boluses[i].type = Bool.random(using: &r) ? .normalDual : .square
+            log.boluses[i].end = log.boluses[i].time.addingTimeInterval(Double(Int.random(in: 30...480, using: &r)) * 60)
+        }
+        log.exercise = (0..<Int.random(in: 0...4, using: &r)).map { _ in minute() }.sorted().map { m in
+            ExerciseSession(time: at(m), intensity: Double(Int.random(in: 1...10, using: &r)), durationMinutes: Double(Int.random(in: 10...300, using: &r)))
+        }
+        log.basalInjections = (0..<Int.random(in: 0...3, using: &r)).map { _ in minute() }.sorted().map {
+            BasalInjection(time: at($0), dose: InsulinUnits(Double(Int.random(in: 5...30, using: &r))))
+        }
+        log.heartRate = stride(from: 0, to: span, by: 15).filter { _ in Bool.random(using: &r) }.map {
+            HeartRateSample(time: at($0), beatsPerMinute: Double(Int.random(in: 55...150, using: &r)))
+        }
+        log.weights = [WeightRecord(time: at(minute()), kilograms: 70)]
+        for _ in 0..<Int.random(in: 0...4, using: &r) where !log.glucose.isEmpty {
+            let from = Int.random(in: 0..<log.glucose.count, using: &r)
+            log.glucose.removeSubrange(from..<min(log.glucose.count, from + Int.random(in: 1...150, using: &r)))
+        }
+        return log
+    }
+
+    /// The log as GlucoModel CSV, every kind of record (`LogCSVImporter`'s table).
+    static func csv(_ log: PatientLog) -> String {
+        let f = ISO8601DateFormatter()
+        let p = log.patient.rawValue
+        func minutes(_ a: Date, _ b: Date) -> Int { Int(b.timeIntervalSince(a) / 60) }
+        var lines = [LogCSVImporter.header]
+        for r in log.glucose { lines.append("\(p),\(f.string(from: r.time)),glucose,\(Int(r.value.mgdL)),mg/dL,,,,") }
+        for c in log.carbs { lines.append("\(p),\(f.string(from: c.time)),carbs,\(c.amount.grams),g,,,,") }
+        for b in log.boluses {
+            let extended = b.end.map { ",\(minutes(b.time, $0)),\(b.type.rawValue)" } ?? ",,"
+            lines.append("\(p),\(f.string(from: b.time)),bolus,\(b.dose.units),U\(extended),,")
+        }
+        for b in log.basalRates { lines.append("\(p),\(f.string(from: b.start)),basal,\(b.rate.unitsPerHour),U/h,\(b.end.map { String(minutes(b.start, $0)) } ?? ""),,,") }
+        for t in log.temporaryBasals { lines.append("\(p),\(f.string(from: t.start)),temp_basal,\(t.rate.unitsPerHour),U/h,\(minutes(t.start, t.end)),,,") }
+        for i in log.basalInjections { lines.append("\(p),\(f.string(from: i.time)),basal_injection,\(i.dose.units),U,,,,") }
+        for e in log.exercise { lines.append("\(p),\(f.string(from: e.time)),exercise,\(e.intensity),,\(Int(e.durationMinutes)),,,") }
+        for h in log.heartRate { lines.append("\(p),\(f.string(from: h.time)),heart_rate,\(h.beatsPerMinute),bpm,,,,") }
+        for w in log.weights { lines.append("\(p),\(f.string(from: w.time)),weight,\(w.kilograms),kg,,,,") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Models for 30 and 60 minutes of random expressions over every feature (the extra curves
+    /// too, for half the cases), on an ARX of random weights.
+    static func models(_ r: inout SplitMix64, patient: PatientID) -> ModelSet {
+        let multi = Bool.random(using: &r)
+        let list = [30, 60].map { h -> GlucoseModel in
+            var f = FeatureSet(horizonMinutes: h)
+            if multi { (f.carbCurves, f.insulinCurves) = FeatureSet.multiSpeed(insulin: f.insulin, carbs: f.carbs) }
+            let leaves = f.names
+            var expression = PropertyGen.expression(&r)
+            expression = "(\(expression)) + \(leaves[Int.random(in: 0..<leaves.count, using: &r)]) * 0.1"
+            var model = DoseFixture.model(expression, horizon: h, features: f)
+            model.patient = patient
+            model.base = .arx
+            model.arx = ARXModel(featureNames: f.names, intercept: 5,
+                                 coefficients: f.names.map { _ in Double(Int.random(in: -100...100, using: &r)) / 100 }, ridge: 0)
+            return model
+        }
+        return ModelSet(patient: patient, models: Dictionary(uniqueKeysWithValues: list.map { ($0.horizonMinutes, $0) }))
+    }
+}
+
+/// `PatientLog.since(_:)` and the store's windowed read: a job reading a day of a long history
+/// gets what it would from the whole log (nightly, `dose --store`).
+@Suite struct HistoryWindowTests {
+    static let t0 = Fixture.date("2026-03-01T00:00:00Z")
+    static func at(_ hours: Double) -> Date { t0.addingTimeInterval(hours * 3600) }
+
+    /// Worked by hand: what still acts at 07:30 is kept, what is over is dropped.
+    @Test func sinceKeepsWhatStillActsAtTheStart() throws {
+        var log = PatientLog(patient: try PatientID("win_hand"))
+        log.glucose = stride(from: 0.0, through: 10, by: 0.5).map { GlucoseReading(time: Self.at($0), value: .mgdL(100 + $0)) }
+        log.basalRates = [BasalRate(start: Self.at(0), rate: InsulinRate(unitsPerHour: 1)),
+                          BasalRate(start: Self.at(6), end: Self.at(7), rate: InsulinRate(unitsPerHour: 0.8)),
+                          BasalRate(start: Self.at(9), rate: InsulinRate(unitsPerHour: 0.6))]
+        log.temporaryBasals = [TemporaryBasal(start: Self.at(5), end: Self.at(9), rate: InsulinRate(unitsPerHour: 0)),
+                               TemporaryBasal(start: Self.at(5), end: Self.at(6), rate: InsulinRate(unitsPerHour: 2))]
+        log.boluses = [Bolus(time: Self.at(5), dose: InsulinUnits(3)),
+                       Bolus(time: Self.at(5.5), end: Self.at(8.5), dose: InsulinUnits(4), type: .square),
+                       Bolus(time: Self.at(8), dose: InsulinUnits(1))]
+        log.exercise = [ExerciseSession(time: Self.at(5.75), intensity: 5, durationMinutes: 60),
+                        ExerciseSession(time: Self.at(7), intensity: 3, durationMinutes: 60)]
+        log.carbs = [CarbIntake(time: Self.at(5), amount: Carbohydrate(grams: 40))]
+        let cut = log.since(Self.at(7.5))
+        #expect(cut.glucose.map(\.time) == stride(from: 7.5, through: 10, by: 0.5).map(Self.at))
+        // The 06:00 rate (ended at 07:00) stands at 07:30 and delivers nothing; 09:00's is kept.
+        #expect(cut.basalRates == [BasalRate(start: Self.at(7.5), end: Self.at(7.5), rate: InsulinRate(unitsPerHour: 0.8)),
+                                   BasalRate(start: Self.at(9), rate: InsulinRate(unitsPerHour: 0.6))])
+        #expect(cut.temporaryBasals == [log.temporaryBasals[0]])
+        #expect(cut.boluses == [log.boluses[1], log.boluses[2]])
+        #expect(cut.exercise == [log.exercise[1]])
+        #expect(cut.carbs.isEmpty && cut.has(.carbohydrate) && cut.has(.insulin))
+        #expect(cut.inputsBefore == [.insulin, .carbohydrate])
+        // Without a rate before the start, none is made up; a log without earlier inputs has none before.
+        let early = log.since(Self.at(-1))
+        #expect(early == log)
+        // The 00:00 rate in force at 03:00 begins there, open-ended as it was.
+        #expect(log.since(Self.at(3)).basalRates.first == BasalRate(start: Self.at(3), rate: InsulinRate(unitsPerHour: 1)))
+    }
+
+    /// On random logs and models, predictions from `since(t - memory)` are those from the whole
+    /// log, row for row; a window of two hours changes them (the test can tell).
+    @Test func predictionsFromTheWindowAreTheWholeLogs() throws {
+        var r = SplitMix64(seed: 2026_11_27)
+        var shortWindowDiffered = 0
+        for i in 0..<10 {
+            let log = WindowFixture.log(&r, days: Int.random(in: 4...6, using: &r))
+            let models = WindowFixture.models(&r, patient: log.patient)
+            let cut = log.glucose[Int.random(in: (log.glucose.count / 2)..<log.glucose.count, using: &r)].time
+            func rows(_ l: PatientLog) -> String {
+                do { return try Predictor(models: models).predict(l, from: cut).map { $0.csvLine(units: .mgdL) }.joined(separator: "\n") }
+                catch { return "\(error)" }
+            }
+            let whole = rows(log)
+            #expect(!whole.isEmpty)
+            #expect(rows(log.since(cut.addingTimeInterval(-models.memory))) == whole, "case \(i)")
+            if rows(log.since(cut.addingTimeInterval(-7200))) != whole { shortWindowDiffered += 1 }
+        }
+        #expect(shortWindowDiffered >= 5)
+    }
+
+    /// A dose suggestion and a dose audit from `DoseAdvisor.history` are those from the whole log.
+    @Test func dosesFromTheWindowAreTheWholeLogs() throws {
+        var r = SplitMix64(seed: 77)
+        var settings = DoseFixture.settings()
+        for i in 0..<8 {
+            var log = WindowFixture.log(&r, days: 4)
+            log.patient = DoseFixture.patient
+            let models = WindowFixture.models(&r, patient: DoseFixture.patient)
+            settings.basalSchedule = Bool.random(using: &r) ? nil : [.init(start: "00:00", unitsPerHour: 0.8), .init(start: "06:00", unitsPerHour: 1.1)]
+            let checked = try settings.checked(for: DoseFixture.patient).get()
+            let at = log.glucose[Int.random(in: (log.glucose.count / 2)..<log.glucose.count, using: &r)].time.addingTimeInterval(60)
+            func suggestion(_ l: PatientLog) throws -> String {
+                try DoseAdvisor.suggest(log: l, carbs: 45, at: at, settings: checked, models: models).json()
+            }
+            let whole = try suggestion(log.recorded(through: at))
+            #expect(try suggestion(DoseAdvisor.history(log, at: at)) == whole, "case \(i)")
+            let audit = { (l: PatientLog) in
+                DoseAudit.run(log: l, models: models, settings: checked, period: DateInterval(start: at, end: at.addingTimeInterval(86_400)))
+                    .map { $0.csvLine(units: .mgdL) }
+            }
+            #expect(audit(log.since(at.addingTimeInterval(-DoseAdvisor.memory))) == audit(log), "case \(i)")
+        }
+    }
+
+    /// The store's windowed read (a few earlier rows looked up, not read) is `since` of its whole
+    /// log, merge rule included: two overlapping files that disagree at some instants.
+    @Test func storeReadsTheWindowAsTheLogCutsIt() throws {
+        var r = SplitMix64(seed: 5)
+        let dir = try PredictFixture.temporaryDirectory()
+        let store = try PatientStore(path: dir.appendingPathComponent("s.sqlite").path)
+        for i in 0..<3 {
+            let log = WindowFixture.log(&r, days: 5, id: "win_\(i)")
+            var other = log
+            other.glucose = other.glucose.map { var g = $0; g.value = .mgdL(g.value.mgdL + 1); return g }.filter { _ in Bool.random(using: &r) }
+            other.temporaryBasals = other.temporaryBasals.map { var t = $0; t.end = t.end.addingTimeInterval(3600); return t }
+            for (n, l) in [log, other].enumerated() {
+                let url = dir.appendingPathComponent("win_\(i)_\(n).csv")
+                try Data(WindowFixture.csv(l).utf8).write(to: url)
+                _ = try store.importFile(url, importer: LogCSVImporter(), options: ImportOptions(timeZone: PredictFixture.utc))
+            }
+            let whole = try store.log(for: log.patient)
+            #expect(whole.temporaryBasals.count >= log.temporaryBasals.count)
+            // Random starts, and starts a minute before and at the end of records that last, and
+            // a minute after a basal rate's start.
+            var starts = (0..<6).map { _ in SyntheticCohort.start.addingTimeInterval(Double(Int.random(in: -60...(6 * 1440), using: &r)) * 60) }
+            let ends = whole.temporaryBasals.map(\.end) + whole.boluses.compactMap(\.end)
+                + whole.exercise.map { $0.time.addingTimeInterval($0.durationMinutes * 60) }
+            starts += ends.flatMap { [$0.addingTimeInterval(-60), $0] } + whole.basalRates.map { $0.start.addingTimeInterval(60) }
+            for start in starts {
+                #expect(try store.log(for: log.patient, since: start) == whole.since(start), "patient \(i), \(start)")
+            }
+        }
+    }
+}
+
+extension HistoryWindowTests {
+    /// The records of `log` that start in `[from, to)`: one day's export.
+    static func slice(_ log: PatientLog, _ from: Date, _ to: Date) -> PatientLog {
+        var out = log
+        func keep<R: TimedRecord>(_ list: [R]) -> [R] { list.filter { $0.time >= from && $0.time < to } }
+        out.glucose = keep(log.glucose); out.boluses = keep(log.boluses); out.basalRates = keep(log.basalRates)
+        out.temporaryBasals = keep(log.temporaryBasals); out.basalInjections = keep(log.basalInjections)
+        out.carbs = keep(log.carbs); out.exercise = keep(log.exercise); out.weights = keep(log.weights)
+        out.heartRate = keep(log.heartRate)
+        return out
+    }
+
+    /// Nine nights, a day of busy records arriving each: every file of every night (predictions,
+    /// alerts, dose audits) is the one a run reading each patient's whole history writes, and the
+    /// later nights did read a window (the history the night reads starts days after the log).
+    @Test func nightsReadingAWindowWriteWhatTheWholeHistoryWrites() throws {
+        var r = SplitMix64(seed: 9)
+        let patients = [PredictFixture.patientA, try PatientID("p_b")]
+        let logs = patients.map { p in var l = WindowFixture.log(&r, days: 10); l.patient = p; return l }
+        let windowed = try NightlyBench(patients: patients), whole = try NightlyBench(patients: patients)
+        for bench in [windowed, whole] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: bench.inbox.path) {
+                try FileManager.default.removeItem(at: bench.inbox.appendingPathComponent(name))
+            }
+        }
+        for night in 2..<10 {
+            let from = night == 2 ? Date.distantPast : SyntheticCohort.start.addingTimeInterval(Double(night) * 86_400)
+            let to = SyntheticCohort.start.addingTimeInterval(Double(night + 1) * 86_400)
+            let label = String(format: "2026-01-%02d", 5 + night)
+            for bench in [windowed, whole] {
+                for log in logs {
+                    try Data(WindowFixture.csv(Self.slice(log, from, to)).utf8)
+                        .write(to: bench.inbox.appendingPathComponent("\(log.patient.rawValue)-\(night).csv"))
+                }
+                var scorer = try bench.auditingScorer(patients, night: label)
+                // A settings check makes a night read the whole history (its four weeks); this one writes nothing.
+                if bench.dir == whole.dir { scorer.settingsChecker = { _, _ in nil } }
+                #expect(try scorer.run().exitCode == 0, "night \(label)")
+            }
+        }
+        let files = try windowed.files()
+        #expect(files.count > 40)
+        #expect(try files == whole.files())
+        let store = try PatientStore(path: windowed.store)
+        let models = try ModelSet.load(windowed.models, patient: patients[0])
+        let read = try windowed.scorer().history(of: patients[0], store: store, state: store.scoringState(for: patients[0]), models: models)
+        #expect(read.glucose.first!.time > logs[0].glucose.first!.time.addingTimeInterval(5 * 86_400))
+    }
+}
