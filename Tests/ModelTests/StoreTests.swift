@@ -37,6 +37,8 @@ struct FixedLogImporter: PatientDataImporter {
         guard case let .imported(run) = first else { Issue.record("expected a first import"); return }
         #expect(run.recordsAdded == 17 && run.recordsAlreadyStored == 0)
         #expect(run.summary.recordsKept == 17)
+        // A new patient: every record is added (the kinds' counts, as the store holds them below).
+        #expect(run.recordsAddedByKind == [.glucose: 7, .basal: 2, .temporaryBasal: 1, .bolus: 2, .carbs: 1, .exercise: 1, .heartRate: 2, .weight: 1])
         let before = try snapshot(store)
         // The same bytes under another name: recognized by content hash, nothing read or added.
         let again = try store.importFile(Fixture.url("ohio/complete-copy.xml"), importer: OhioXMLImporter(), options: options)
@@ -66,7 +68,16 @@ struct FixedLogImporter: PatientDataImporter {
         let outcome = try store.importFile(Fixture.url("ohio/overlap.xml"), importer: OhioXMLImporter(), options: options)
         // overlap.xml: CGM 140 at 08:15 and the 45 g breakfast are already stored; CGM 160 at 08:40 is new.
         #expect(outcome.run.recordsAdded == 1 && outcome.run.recordsAlreadyStored == 2)
+        // Moved to the stored patient: only the new reading counts as added.
+        #expect(outcome.run.recordsAddedByKind == [.glucose: 1])
         #expect(try store.recordCounts()[.glucose] == 8)
+        // Named by the options: the same count, found among the patient's rows.
+        let (named, _) = try freshStore()
+        var options = self.options
+        options.patient = try PatientID("fx_001")
+        _ = try named.importFile(Fixture.url("ohio/complete.xml"), importer: OhioXMLImporter(), options: options)
+        let second = try named.importFile(Fixture.url("ohio/overlap.xml"), importer: OhioXMLImporter(), options: options)
+        #expect(second.run.recordsAdded == 1 && second.run.recordsAddedByKind == [.glucose: 1])
         #expect(try store.importRuns().count == 2)
     }
 

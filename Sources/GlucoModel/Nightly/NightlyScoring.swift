@@ -258,7 +258,6 @@ public struct NightlyScorer {
     /// Imports every data file of the inbox (sorted by path) not imported before.
     func importInbox(_ store: PatientStore, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
         let files = try CohortLoader.files([settings.inbox.path], onlyRecognised: false)
-        let before = try store.recordCounts()[.glucose] ?? 0
         var progress = Progress(interval: progressInterval, total: files.count, what: "inbox files", verb: "read")
         for url in files {
             progress.tick(message)
@@ -269,6 +268,7 @@ public struct NightlyScorer {
                 }
                 if case let .imported(run) = try store.importFile(url, importer: importer, options: settings.importOptions) {
                     outcome.filesImported += 1
+                    outcome.readingsImported += run.recordsAddedByKind?[.glucose] ?? 0
                     reportImport(run.summary, &outcome, message)
                 }
             } catch let error as InputError {
@@ -279,7 +279,6 @@ public struct NightlyScorer {
                 warn(&outcome, message, "import failed: \(error)")
             }
         }
-        outcome.readingsImported = (try store.recordCounts()[.glucose] ?? 0) - before
     }
 
     /// The file itself is bad: it would fail every night. Moves it out of the inbox, with the

@@ -15,6 +15,8 @@ public struct ImportRun: Sendable, Hashable {
     /// Records of this file already in the store from an overlapping file (not duplicated).
     public var recordsAlreadyStored: Int
     public var summary: ImportSummary
+    /// `recordsAdded` per kind, for an import made now (nil for a run read back from the store).
+    public var recordsAddedByKind: [RecordKind: Int]? = nil
 }
 
 /// What importing a file into the store did.
@@ -148,6 +150,7 @@ public struct PatientStore: Sendable {
         var result = try pipe.outcome().get()
         let patient = result.log.patient.rawValue
         var kept: Int, added: Int
+        var addedByKind: [RecordKind: Int] = [:]
         if pipe.closedByBuilder {
             (kept, added) = try stager?.finish(&result.summary) ?? (0, 0)
             result.summary.recordsKept = kept
@@ -170,11 +173,23 @@ public struct PatientStore: Sendable {
                     ON CONFLICT DO NOTHING
                     """, arguments: [number, provisional, runID])
                 added = db.changesCount
+                // Per kind, the moved rows that were added (looked up by key, not by scanning the patient's history).
+                addedByKind = try Self.countByKind(db, sql: """
+                    SELECT r.kind, COUNT(*) FROM records r WHERE r.patient = ?1 AND r.import_run_id = ?2 AND EXISTS (
+                        SELECT 1 FROM records m WHERE m.patient = ?3 AND m.time = r.time AND m.kind = r.kind AND m.subtype = r.subtype
+                            AND m.value = r.value AND m.import_run_id = ?2)
+                    GROUP BY r.kind
+                    """, [provisional, runID, number])
                 try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
+            } else {
+                addedByKind = try Self.countByKind(db, sql: "SELECT kind, COUNT(*) FROM records WHERE patient = ? AND import_run_id = ? GROUP BY kind",
+                                                   [number, runID])
             }
         } else {
             try db.execute(sql: "INSERT INTO patients (id, insulin_kind, number) VALUES (?, ?, ?)",
                            arguments: [patient, InsulinKind.unknown.rawValue, provisional])
+            // A new patient: its rows are this run's.
+            addedByKind = try Self.countByKind(db, sql: "SELECT kind, COUNT(*) FROM records WHERE patient = ? GROUP BY kind", [provisional])
         }
         if result.log.insulinKind != .unknown {
             try db.execute(sql: "UPDATE patients SET insulin_kind = ? WHERE id = ?", arguments: [result.log.insulinKind.rawValue, patient])
@@ -190,7 +205,16 @@ public struct PatientStore: Sendable {
                              hash, fingerprint.size, fingerprint.headHash, runID])
         return ImportRun(id: runID, patient: result.log.patient, filePath: url.path, contentHash: hash, format: format,
                          startedAt: started, finishedAt: finished, recordsAdded: added,
-                         recordsAlreadyStored: kept - added, summary: result.summary)
+                         recordsAlreadyStored: kept - added, summary: result.summary, recordsAddedByKind: addedByKind)
+    }
+
+    /// `kind, count` rows of `sql` as a dictionary.
+    static func countByKind(_ db: Database, sql: String, _ arguments: StatementArguments) throws -> [RecordKind: Int] {
+        var out: [RecordKind: Int] = [:]
+        for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+            if let kind = StoreSchema.kind(code: row[0]) { out[kind] = row[1] }
+        }
+        return out
     }
 
     /// The number (`patients.number`) of a stored patient, or nil.
