@@ -61,19 +61,22 @@ struct Predict: ParsableCommand {
         sink.write(PredictionRow.csvHeader(units: unit, intervals: true))
         var predicted = 0, rows = 0, skipped = loaded.failures.count
         for data in loaded.patients {
-            switch run.predict(data.patient, log: data.log) {
-            case let .predicted(_, patientRows):
-                predicted += 1
-                rows += patientRows.count
-                for row in patientRows { sink.write(row.csvLine(units: unit, intervals: true)) }
-                let byBase = patientRows.count(where: \.baseAlone)
-                if byBase > 0 { Console.status(PredictionRow.baseAloneNote(data.patient, count: byBase)) }
-                let atLimit = patientRows.count { $0.model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit($0.prediction) }
-                if atLimit > 0 { Console.status(PredictionRow.atLimitNote(data.patient, count: atLimit)) }
-            case let .skipped(_, reason):
+            // Written a week of rows at a time: a patient's years of predictions are never held at once.
+            var byBase = 0, atLimit = 0
+            let skip = run.predict(data.patient, log: data.log) { chunk in
+                rows += chunk.count
+                for row in chunk { sink.write(row.csvLine(units: unit, intervals: true)) }
+                byBase += chunk.count(where: \.baseAlone)
+                atLimit += chunk.count { $0.model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit($0.prediction) }
+            }
+            if let reason = skip {
                 skipped += 1
                 Console.warn("skipped patient \(reason)")
+                continue
             }
+            predicted += 1
+            if byBase > 0 { Console.status(PredictionRow.baseAloneNote(data.patient, count: byBase)) }
+            if atLimit > 0 { Console.status(PredictionRow.atLimitNote(data.patient, count: atLimit)) }
         }
         guard predicted > 0 else {
             sink.discard()

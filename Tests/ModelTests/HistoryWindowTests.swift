@@ -249,3 +249,64 @@ extension HistoryWindowTests {
         #expect(read.glucose.first!.time > logs[0].glucose.first!.time.addingTimeInterval(5 * 86_400))
     }
 }
+
+extension HistoryWindowTests {
+    /// Predictions handed over in chunks of issue moments (as `predict` writes them) are the
+    /// rows of one call, in the same order, whatever the chunk's size; no chunk holds more moments
+    /// than asked.
+    @Test func predictionsInChunksAreTheWholeRows() throws {
+        var r = SplitMix64(seed: 31)
+        for i in 0..<6 {
+            let log = WindowFixture.log(&r, days: Int.random(in: 3...5, using: &r))
+            var models = WindowFixture.models(&r, patient: log.patient)
+            if i % 2 == 1 {
+                // The trained models (intervals and all) on this patient's data.
+                models = ModelSet(patient: log.patient, models: Dictionary(uniqueKeysWithValues: PredictFixture.models.map {
+                    var m = $0; m.patient = log.patient; return ($0.horizonMinutes, m)
+                }))
+            }
+            let predictor = Predictor(models: models)
+            let whole = try predictor.predict(log)
+            #expect(whole.count > 1000)
+            for size in [1, 7, 288, 100_000] {
+                var chunks: [[PredictionRow]] = []
+                try predictor.predict(log, chunkSteps: size) { chunks.append($0) }
+                #expect(Array(chunks.joined()) == whole, "case \(i), chunks of \(size)")
+                #expect(chunks.allSatisfy { Set($0.map(\.issuedAt)).count <= size })
+                if size == 288 { #expect(chunks.count >= 3) }
+            }
+        }
+    }
+}
+
+extension HistoryWindowTests {
+    /// `glucoseKnownAt` of a range (what a chunk's feature table reads) is that range of the
+    /// whole series' values, computed here by one backward pass as the definition says.
+    @Test func glucoseKnownAtOfARangeIsTheWholeSeriesSlice() throws {
+        var r = SplitMix64(seed: 12)
+        for _ in 0..<5 {
+            var log = WindowFixture.log(&r, days: 2)
+            for _ in 0..<10 {
+                // Short gaps too, which the series fills.
+                let from = Int.random(in: 0..<(log.glucose.count - 6), using: &r)
+                log.glucose.removeSubrange(from..<(from + Int.random(in: 1...5, using: &r)))
+            }
+            let series = PatientSeries(log: log)
+            var reference = [Int](repeating: .max, count: series.count), next = Int.max
+            for i in stride(from: series.count - 1, through: 0, by: -1) {
+                switch series.glucoseFlags[i] {
+                case .measured: next = i; reference[i] = i
+                case .filled: reference[i] = next
+                case .missing: next = .max
+                }
+            }
+            let filled = series.glucoseFlags.contains(.filled)
+            #expect(filled)
+            #expect(series.glucoseKnownAt == reference)
+            for _ in 0..<50 {
+                let a = Int.random(in: 0...series.count, using: &r), b = Int.random(in: a...series.count, using: &r)
+                #expect(series.glucoseKnownAt(a..<b) == Array(reference[a..<b]))
+            }
+        }
+    }
+}

@@ -40,13 +40,14 @@ extension FeatureSet {
         var columns = Array(repeating: [Double](), count: names.count)
         var targets: [Double] = [], steps: [Int] = []
         let n = inputs.count
-        let knownAt = inputs.glucoseKnownAt
+        let first = max(0, range.lowerBound - historySteps)
+        let knownAt = inputs.glucoseKnownAt(first..<max(first, min(n, range.upperBound)))
         rows: for t in range where t >= historySteps && t < n {
             var target = Double.nan
             if t + h < n, inputs.glucoseFlags[t + h] == .measured { target = inputs.glucose[t + h] }
             if requireTarget && !target.isFinite { continue }
             // Only glucose known at t: a filled value whose gap closes after t would leak the future.
-            for k in 0..<glucoseLags where knownAt[t - k] > t { continue rows }
+            for k in 0..<glucoseLags where knownAt[t - k - first] > t { continue rows }
             let hr = inputs.heartRate[t].isFinite ? inputs.heartRate[t] : 0
             let others = [inputs.insulinOnBoard[t], inputs.insulinActivity[t], insulinEffect[t - range.lowerBound],
                           inputs.carbsOnBoard[t], inputs.carbAppearance[t], carbEffect[t - range.lowerBound],

@@ -35,14 +35,23 @@ public struct PredictionRun: Sendable {
 
     /// One patient's predictions (issue moments from `from` to `to`, inclusive).
     public func predict(_ patient: PatientID, log: PatientLog) -> PatientPrediction {
+        var rows: [PredictionRow] = []
+        if let reason = predict(patient, log: log, each: { rows += $0 }) { return .skipped(patient, reason: reason) }
+        return .predicted(patient, rows)
+    }
+
+    /// The same rows handed to `each` a week of issue moments at a time, in order (a patient's
+    /// years are not held in memory at once); returns nil, or why the patient is skipped (a whole
+    /// message starting with the patient id: then `each` was not called).
+    public func predict(_ patient: PatientID, log: PatientLog, each: ([PredictionRow]) -> Void) -> String? {
         do {
             let models = try ModelSet.load(modelsFolder, patient: patient, horizons: horizons)
-            let rows = try Predictor(models: models).predict(log, from: from, to: to)
-            return .predicted(patient, rows)
+            try Predictor(models: models).predict(log, from: from, to: to, each: each)
+            return nil
         } catch let error as PredictionError {
-            return .skipped(patient, reason: error.description)
+            return error.description
         } catch {
-            return .skipped(patient, reason: "\(patient): \(error)")
+            return "\(patient): \(error)"
         }
     }
 

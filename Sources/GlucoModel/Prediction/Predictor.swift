@@ -104,6 +104,17 @@ public struct Predictor: Sendable {
     /// Steps whose inputs are not known at that moment (a glucose gap) get no prediction, and
     /// neither does a model whose value there is not finite.
     public func predict(_ log: PatientLog, from: Date? = nil, to: Date? = nil) throws -> [PredictionRow] {
+        var rows: [PredictionRow] = []
+        try predict(log, from: from, to: to) { rows += $0 }
+        return rows
+    }
+
+    /// The same rows, handed to `each` a chunk at a time (`chunkSteps` grid steps of issue
+    /// moments, a week by default), in the same order: a prediction over years of history holds a
+    /// week of rows, not all of them. The rows of a step depend only on the series, so the chunks
+    /// together are exactly `predict(_:from:to:)`'s rows.
+    public func predict(_ log: PatientLog, from: Date? = nil, to: Date? = nil, chunkSteps: Int = 7 * 288,
+                        each: ([PredictionRow]) throws -> Void) throws {
         try check(log)
         let newest = log.glucose.last!.time
         if let from, from.timeIntervalSince(newest) > maximumDataAge {
@@ -114,6 +125,16 @@ public struct Predictor: Sendable {
         guard !steps.isEmpty else {
             throw PredictionError.nothingToPredict(models.patient, reason: "the period holds no step of the data")
         }
+        var lower = steps.lowerBound
+        while lower < steps.upperBound {
+            let upper = min(steps.upperBound, lower + max(1, chunkSteps))
+            try each(rows(series, steps: lower..<upper))
+            lower = upper
+        }
+    }
+
+    /// The rows of the issue moments `steps`, in order of issue moment, horizon and model.
+    func rows(_ series: PatientSeries, steps: Range<Int>) -> [PredictionRow] {
         var rows: [PredictionRow] = []
         for h in models.horizons {
             let model = models.models[h]!

@@ -70,13 +70,21 @@ public struct PatientSeries: Sendable {
     /// For each point, the first point at which its glucose value is known: itself when measured,
     /// the point of the reading closing the gap when filled, `Int.max` when missing. A causal
     /// computation at point `t` may read glucose at `i` only when `glucoseKnownAt[i] <= t`.
-    public var glucoseKnownAt: [Int] {
-        var known = [Int](repeating: .max, count: count)
+    public var glucoseKnownAt: [Int] { glucoseKnownAt(0..<count) }
+
+    /// `glucoseKnownAt` of the points of `range` only (point `i` at `i - range.lowerBound`): what a
+    /// feature table of a few steps reads, without a pass over the whole series.
+    public func glucoseKnownAt(_ range: Range<Int>) -> [Int] {
+        // Where the closing reading of a gap running past the range is: after its filled points.
         var next = Int.max
-        for i in stride(from: count - 1, through: 0, by: -1) {
+        var j = range.upperBound
+        while j < count, glucoseFlags[j] == .filled { j += 1 }
+        if j < count, glucoseFlags[j] == .measured { next = j }
+        var known = [Int](repeating: .max, count: range.count)
+        for i in range.reversed() {
             switch glucoseFlags[i] {
-            case .measured: next = i; known[i] = i
-            case .filled: known[i] = next
+            case .measured: next = i; known[i - range.lowerBound] = i
+            case .filled: known[i - range.lowerBound] = next
             case .missing: next = .max
             }
         }
