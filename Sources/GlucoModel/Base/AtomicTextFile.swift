@@ -8,14 +8,16 @@ public final class AtomicTextFile {
     let handle: FileHandle
     var buffer: [UInt8] = []
 
-    public init(url: URL) throws {
+    /// - Parameter temporary: the file written until `commit()` (default: a hidden name with the
+    ///   process id beside `url`).
+    public init(url: URL, temporary: URL? = nil) throws {
         self.url = url
-        temporary = url.deletingLastPathComponent()
+        self.temporary = temporary ?? url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+        guard FileManager.default.createFile(atPath: self.temporary.path, contents: nil) else {
             throw InputError(SourceLocation(file: url.path), "cannot create a file in \(url.deletingLastPathComponent().path)")
         }
-        handle = try FileHandle(forWritingTo: temporary)
+        handle = try FileHandle(forWritingTo: self.temporary)
         buffer.reserveCapacity(1 << 20)
     }
 

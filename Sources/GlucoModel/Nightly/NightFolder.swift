@@ -33,7 +33,7 @@ struct NightFolder {
     /// Writes `data` into a temporary file beside `url` and renames it over `url` (rename(2) is
     /// atomic): a reader, or a run after a crash, sees the old file or the new one, never half.
     static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + temporarySuffix)
+        let temporary = temporaryURL(url)
         try data.write(to: temporary)
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -48,16 +48,31 @@ struct NightFolder {
     /// `kept`: `lines` alone. The second column is the row's time in every per-patient file
     /// (`issued_at`, `first_issued_at`, a dose audit's `bolus_time`).
     func updatePatientFile(_ url: URL, header: String, keepingThrough kept: Date?, lines: [String]) throws {
-        var text = header + "\n"
-        if let kept, let old = try? String(contentsOf: url, encoding: .utf8) {
-            for line in old.split(separator: "\n").dropFirst() {
+        let file = try patientFile(url, header: header, keepingThrough: kept)
+        lines.forEach(file.writeLine)
+        try file.commit()
+    }
+
+    /// `updatePatientFile` with the new lines still to write: they are streamed into the file
+    /// (`writeLine`), which replaces the old one at `commit()` (nothing changes without it: the
+    /// caller `discard()`s on error). A night of years of backfilled rows is never held in memory.
+    func patientFile(_ url: URL, header: String, keepingThrough kept: Date?) throws -> AtomicTextFile {
+        let file = try AtomicTextFile(url: url, temporary: Self.temporaryURL(url))
+        file.writeLine(header)
+        if let kept, FileManager.default.fileExists(atPath: url.path) {
+            for (number, line) in LineReader(url: url) where number > 1 {
                 let fields = line.split(separator: ",", maxSplits: 2, omittingEmptySubsequences: false)
                 guard fields.count > 1, let issued = TimestampParser.iso8601(fields[1])?.instant, issued <= kept else { continue }
-                text += line + "\n"
+                file.writeLine(line)
             }
         }
-        for line in lines { text += line + "\n" }
-        try Self.writeAtomically(Data(text.utf8), to: url)
+        return file
+    }
+
+    /// The file `url` is written to before it is renamed into place (`removeLeftovers` removes
+    /// those a killed run left).
+    static func temporaryURL(_ url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + temporarySuffix)
     }
 
     /// The night's per-patient files written with another header than these (another glucose
@@ -91,26 +106,36 @@ struct NightFolder {
 
     /// Concatenates the per-patient files of `dir` (sorted by name, headers dropped) under one
     /// header into `url`, atomically.
+    /// Streamed a line at a time: the night's files are never held in memory together.
     @discardableResult
     func combine(_ dir: URL, header: String, into url: URL) throws -> [FileCount] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
             .filter { $0.hasSuffix(".csv") && !$0.hasPrefix(".") }.sorted()
-        var out = Data((header + "\n").utf8)
+        let out = try AtomicTextFile(url: url, temporary: Self.temporaryURL(url))
+        out.writeLine(header)
         var counts: [FileCount] = []
-        for name in names {
-            let data = try Data(contentsOf: dir.appendingPathComponent(name))
-            guard let firstNewline = data.firstIndex(of: 10) else { continue }
-            let body = data[(firstNewline + 1)...]
-            out.append(body)
-            var count = FileCount(patient: String(name.dropLast(4)), rows: body.reduce(0) { $0 + ($1 == 10 ? 1 : 0) })
-            if count.rows > 0 {
-                count.firstIssued = Self.issuedField(body.prefix { $0 != 10 })
-                let lastLine = body.dropLast().reversed().prefix { $0 != 10 }.reversed()
-                count.lastIssued = Self.issuedField(Data(lastLine))
+        do {
+            for name in names {
+                var count = FileCount(patient: String(name.dropLast(4)), rows: 0)
+                var sawHeader = false, last: String?
+                let reader = LineReader(url: dir.appendingPathComponent(name))
+                try reader.checkReadable()
+                for (_, line) in reader {
+                    guard sawHeader else { sawHeader = true; continue }
+                    out.writeLine(line)
+                    count.rows += 1
+                    if count.firstIssued == nil { count.firstIssued = Self.issuedField(Data(line.utf8)) }
+                    last = line
+                }
+                guard sawHeader else { continue }
+                count.lastIssued = last.flatMap { Self.issuedField(Data($0.utf8)) }
+                counts.append(count)
             }
-            counts.append(count)
+            try out.commit()
+        } catch {
+            out.discard()
+            throw error
         }
-        try Self.writeAtomically(out, to: url)
         return counts
     }
 

@@ -331,23 +331,44 @@ public struct NightlyScorer {
         // another night's state, or of an older build's) are kept as they are.
         let committed = state?.lastScoredAt
         let nightFrom = Self.nightFrom(state, night: settings.night)
-        // Issue moments strictly after it, up to the newest reading.
+        // Issue moments strictly after it, up to the newest reading. The rows go to the patient's
+        // file a week at a time (a first night over years of backfilled history holds a week of
+        // them); kept are the counts, the first issue moment and the evolved model's predictions
+        // beyond a threshold, all that alert episodes are made of (rows within the thresholds only
+        // end an episode, as a gap in the target times does too).
         let from = nightFrom.map { $0.addingTimeInterval(1) }
-        var rows: [PredictionRow] = []
-        do {
-            rows = try Predictor(models: models).predict(log, from: from, to: newest)
-        } catch PredictionError.nothingToPredict {
-            rows = []
-        }
-        let alerts = AlertEpisode.episodes(in: rows, thresholds: settings.thresholds, step: models.seriesOptions.step)
         let units = settings.units
-        try folder.updatePatientFile(folder.file(folder.predictions, patient), header: PredictionRow.csvHeader(units: units),
-                                     keepingThrough: nightFrom, lines: rows.map { $0.csvLine(units: units) })
+        let thresholds = settings.thresholds
+        let file = try folder.patientFile(folder.file(folder.predictions, patient), header: PredictionRow.csvHeader(units: units),
+                                          keepingThrough: nightFrom)
+        var excursions: [PredictionRow] = []
+        var firstIssued: Date?
+        var newRows = 0, atLimit = 0, byBase = 0
+        do {
+            try Predictor(models: models).predict(log, from: from, to: newest) { chunk in
+                firstIssued = firstIssued ?? chunk.first?.issuedAt
+                for row in chunk {
+                    file.writeLine(row.csvLine(units: units))
+                    let ge = row.model == ModelKind.ge.rawValue
+                    if ge, row.prediction.isFinite, thresholds.excursion(row.prediction) != nil { excursions.append(row) }
+                    guard committed.map({ row.issuedAt > $0 }) ?? true else { continue }
+                    newRows += 1
+                    if ge, GlucoseModel.isAtLimit(row.prediction) { atLimit += 1 }
+                    if ge, row.baseAlone { byBase += 1 }
+                }
+            }
+        } catch PredictionError.nothingToPredict {
+        } catch {
+            file.discard()
+            throw error
+        }
+        try file.commit()
+        let alerts = AlertEpisode.episodes(in: excursions, thresholds: thresholds, step: models.seriesOptions.step)
         try folder.updatePatientFile(folder.file(folder.alerts, patient), header: AlertEpisode.csvHeader(units: units),
                                      keepingThrough: nightFrom, lines: alerts.map { $0.csvLine(units: units) })
         if let auditor {
             // The boluses after `nightFrom` (all of them from the first issue moment when there is none).
-            let period = DateInterval(start: min(from ?? rows.first?.issuedAt ?? log.glucose[0].time, newest), end: newest)
+            let period = DateInterval(start: min(from ?? firstIssued ?? log.glucose[0].time, newest), end: newest)
             if let text = try auditor(patient, log, models, period) {
                 let lines = text.split(separator: "\n").map(String.init)
                 try folder.updatePatientFile(folder.file(folder.doseAudit, patient), header: lines.first ?? "",
@@ -362,22 +383,19 @@ public struct NightlyScorer {
         // The summary line counts this run's news: readings and predictions after the state, and
         // the episodes they start or extend (a prediction after the state targets a time after
         // the state plus its horizon).
-        let newRows = committed.map { c in rows.filter { $0.issuedAt > c } } ?? rows
         outcome.patientsScored += 1
         outcome.readingsScored += log.glucose.reversed().prefix { committed == nil || $0.time > committed! }.count
-        outcome.predictions += newRows.count
+        outcome.predictions += newRows
         outcome.alerts += committed.map { c in alerts.count { $0.end.timeIntervalSince(c) > Double($0.horizonMinutes * 60) } } ?? alerts.count
         let runs = SensorLimitDetector().runs(in: log.glucose.filter { committed == nil || $0.time > committed! })
         if !runs.isEmpty {
             outcome.sensorLimits.append((patient, runs))
             message("\(patient): CGM at its limits or flat in \(runs.count) runs of the new readings (alerts still raised on them)")
         }
-        let atLimit = newRows.count { $0.model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit($0.prediction) }
         if atLimit > 0 {
             outcome.modelLimits.append((patient, atLimit))
             message(PredictionRow.atLimitNote(patient, count: atLimit) + " (alerts still raised on them)")
         }
-        let byBase = newRows.count { $0.model == ModelKind.ge.rawValue && $0.baseAlone }
         if byBase > 0 {
             outcome.baseAlone.append((patient, byBase))
             message(PredictionRow.baseAloneNote(patient, count: byBase) + " (alerts raised on the ARX's values)")
