@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Measures what a long stored history costs the jobs that need only its last day: one patient whose
-# store holds H days (30 and 730 by default), then NIGHTS nights (default 8) each adding one day of
-# readings to the inbox, timed one by one; then one `dose --store` ask at the end of the log.
+# Measures what a long history costs: one patient with H days (30 and 730 by default). `predict`
+# over the whole history and the first nightly after importing it (every row scored: time and peak
+# memory); then NIGHTS nights (default 8) each adding one day of readings to the inbox, timed one by
+# one (they need only their day); then one `dose --store` ask at the end of the log.
 # With OLD_BIN=DIR (another build's release binaries), the same runs with it after, on the same data,
 # the per-night means as ratios new/old, and whether every file of both runs' nights is the same.
 # Usage: scripts/measure-history.sh [history days...]    env: NIGHTS, BIN, OLD_BIN, KEEP=DIR
@@ -71,8 +72,13 @@ run() {
   rm -rf "$w"; mkdir -p "$w/inbox"
   [ -f "$DIR/data-$h-history.csv" ] || gen $((h + NIGHTS)) "$DIR/data-$h" "$h"
   "$bin/glucomodel-train" import-data "$DIR/data-$h-history.csv" --store "$w/store.sqlite" --time-zone UTC >/dev/null 2>&1
-  "$bin/glucomodel-predict" nightly --store "$w/store.sqlite" --inbox "$w/inbox" --models "$DIR/models" --out "$w/out" \
-    --night 2000-01-01 --horizons 30,60 --time-zone UTC >/dev/null 2>&1
+  /usr/bin/time -f "%e %M" -o "$w/t" "$bin/glucomodel-predict" predict "$DIR/data-$h-history.csv" --models "$DIR/models" \
+    --out "$w/predictions.csv" --horizons 30,60 --time-zone UTC >/dev/null 2>&1
+  read -r pwall prss < "$w/t"
+  /usr/bin/time -f "%e %M" -o "$w/t" "$bin/glucomodel-predict" nightly --store "$w/store.sqlite" --inbox "$w/inbox" \
+    --models "$DIR/models" --out "$w/out" --night 2000-01-01 --horizons 30,60 --time-zone UTC >/dev/null 2>&1
+  read -r fwall frss < "$w/t"
+  echo "$label history ${h} d: predict over it ${pwall} s (${prss} KB peak); first night ${fwall} s (${frss} KB peak)"
   local total=0
   for f in $(ls "$DIR/data-$h-days" | sort); do
     cp "$DIR/data-$h-days/$f" "$w/inbox/"
@@ -95,6 +101,10 @@ for h in "${HISTORIES[@]}"; do
   if [ -n "${OLD_BIN:-}" ]; then
     run old "$OLD_BIN" "$h"
     echo "  ratio new/old, mean night at ${h} d: $(echo "scale=2; $(cat "$DIR/new-$h/mean") / $(cat "$DIR/old-$h/mean")" | bc)"
-    if diff -r "$DIR/new-$h/out" "$DIR/old-$h/out" >/dev/null; then echo "  every file of every night: the same"; else echo "  the nights' files differ"; fi
+    if diff -r "$DIR/new-$h/out" "$DIR/old-$h/out" >/dev/null && cmp -s "$DIR/new-$h/predictions.csv" "$DIR/old-$h/predictions.csv"; then
+      echo "  every file of every night, and predict's: the same"
+    else
+      echo "  the outputs differ"
+    fi
   fi
 done
