@@ -24,8 +24,9 @@ public struct TimeZoneOption: ParsableArguments {
 
     /// The instant `text` names (`TimeArgument`: ISO 8601, offset optional, local times on this clock).
     /// - Throws: `ValidationError` naming `option`.
-    public func parse(_ text: String, option: String) throws -> Date {
-        do { return try TimeArgument.parse(text, timeZone: timeZone, option: option) } catch {
+    /// - Parameter exact: refuse a local time the clock shows twice or skips (`TimeArgument.parse`).
+    public func parse(_ text: String, option: String, exact: Bool = false) throws -> Date {
+        do { return try TimeArgument.parse(text, timeZone: timeZone, option: option, exact: exact) } catch {
             throw ValidationError("\(error)")
         }
     }

@@ -37,7 +37,7 @@ struct Dose: ParsableCommand {
     @Option(help: "When the --carbs were eaten, if before --at (same forms as --at, at most 3 h before): a meal eaten at a low and asked about again, as the 'no insulin' advice says. They count as eaten then and not yet covered by insulin.")
     var carbsTime: String?
 
-    @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone. Default: the newest glucose reading.")
+    @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone (a local time the clock shows twice or skips that night needs its offset). Default: the newest glucose reading.")
     var at: String?
 
     /// The suggestion as readable text or as the flat dose JSON (docs/dosing.md).
@@ -81,7 +81,7 @@ struct Dose: ParsableCommand {
         let id = try PatientID(patient)
         // A store is read for the day before the moment asked about (the audit's --from), not for
         // the whole history; --settings-from-data reads its weeks.
-        let moment = try (audit ? from.map { try time.parse($0, option: "--from") } : at.map { try time.parse($0, option: "--at") })
+        let moment = try (audit ? from.map { try time.parse($0, option: "--from") } : at.map { try time.parse($0, option: "--at", exact: true) })
         let window = audit && moment == nil || settingsFromData ? nil : HistoryWindow(moment: moment, lookback: DoseAdvisor.memory)
         let loaded = try loadPatients(input.source(timeZone: time.zone(), window: window), patient: id,
                                       failure: { Console.write($0.description) })
@@ -119,7 +119,7 @@ struct Dose: ParsableCommand {
                 + "(glucomodel-predict settings shows the evidence)")
             settingsFile = fromData.settings
         }
-        let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time") }
+        let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time", exact: true) }
         let suggestion = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: asked), carbs: carbs ?? 0, carbsTime: eaten, at: asked,
                                              settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone())
         print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit))

@@ -244,4 +244,29 @@ enum PredictFixture {
         #expect(try TimeArgument.timeZone(named: nil) == TimeZone.current)
         #expect(throws: TimeArgument.ParseError.unknownTimeZone(name: "Mars/Base")) { try TimeArgument.timeZone(named: "Mars/Base") }
     }
+
+    /// A dose's moment in the repeated hour of a fall-back night (Madrid, 25 Oct 2026: 02:30 is
+    /// 00:30Z in CEST and 01:30Z in CET) or in a spring-forward gap (29 Mar 2026, 02:00-03:00 does
+    /// not exist) is refused with the offsets to choose from; a range's end keeps the importers'
+    /// rule (first pass; shifted forward by the gap). The offered forms name the two instants.
+    @Test func exactMomentsInDaylightSavingChangesAreRefused() throws {
+        let madrid = TimeZone(identifier: "Europe/Madrid")!
+        #expect(throws: TimeArgument.ParseError.repeatedLocalTime(option: "--at", text: "2026-10-25T02:30", zone: "Europe/Madrid",
+                                                                  first: "2026-10-25T02:30+02:00", second: "2026-10-25T02:30+01:00")) {
+            try TimeArgument.parse("2026-10-25T02:30", timeZone: madrid, option: "--at", exact: true)
+        }
+        #expect(try TimeArgument.parse("2026-10-25T02:30+02:00", timeZone: madrid, exact: true) == Fixture.date("2026-10-25T00:30:00Z"))
+        #expect(try TimeArgument.parse("2026-10-25T02:30+01:00", timeZone: madrid, exact: true) == Fixture.date("2026-10-25T01:30:00Z"))
+        #expect(try TimeArgument.parse("2026-10-25T02:30", timeZone: madrid) == Fixture.date("2026-10-25T00:30:00Z"))
+        #expect(throws: TimeArgument.ParseError.skippedLocalTime(option: "--carbs-time", text: "2026-03-29 02:30", zone: "Europe/Madrid")) {
+            try TimeArgument.parse("2026-03-29 02:30", timeZone: madrid, option: "--carbs-time", exact: true)
+        }
+        #expect(try TimeArgument.parse("2026-03-29 02:30", timeZone: madrid) == Fixture.date("2026-03-29T01:30:00Z"))
+        // Either side of the changes is unique and accepted.
+        #expect(try TimeArgument.parse("2026-10-25T03:00", timeZone: madrid, exact: true) == Fixture.date("2026-10-25T02:00:00Z"))
+        #expect(try TimeArgument.parse("2026-03-29T03:00", timeZone: madrid, exact: true) == Fixture.date("2026-03-29T01:00:00Z"))
+        let text = TimeArgument.ParseError.repeatedLocalTime(option: "--at", text: "2026-10-25T02:30", zone: "Europe/Madrid",
+                                                             first: "2026-10-25T02:30+02:00", second: "2026-10-25T02:30+01:00").description
+        #expect(text.contains("happens twice in Europe/Madrid") && text.contains("2026-10-25T02:30+01:00 (second pass)"))
+    }
 }

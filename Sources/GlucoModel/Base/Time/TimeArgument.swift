@@ -6,6 +6,10 @@ public enum TimeArgument {
     public enum ParseError: Error, CustomStringConvertible, Equatable {
         case notISO8601(option: String, text: String)
         case unknownTimeZone(name: String)
+        /// A local time the clock shows twice (the repeated hour of a fall-back night), asked for exactly.
+        case repeatedLocalTime(option: String, text: String, zone: String, first: String, second: String)
+        /// A local time the clock skips (the gap of a spring-forward night), asked for exactly.
+        case skippedLocalTime(option: String, text: String, zone: String)
 
         public var description: String {
             switch self {
@@ -13,6 +17,12 @@ public enum TimeArgument {
                 return "\(option): '\(text)' is not an ISO 8601 time; expected e.g. 2026-01-05T08:00, 2026-01-05T08:00:00Z or 2026-01-05"
             case let .unknownTimeZone(name):
                 return "unknown time zone '\(name)'; use an IANA name like Europe/Madrid or UTC"
+            case let .repeatedLocalTime(option, text, zone, first, second):
+                return "\(option): '\(text)' happens twice in \(zone) (the clock goes back an hour that night): "
+                    + "give its offset, \(first) (first pass) or \(second) (second pass)"
+            case let .skippedLocalTime(option, text, zone):
+                return "\(option): '\(text)' does not exist in \(zone) (the clock skips that hour that night): "
+                    + "give a time outside the gap, or an offset"
             }
         }
     }
@@ -26,12 +36,27 @@ public enum TimeArgument {
     }
 
     /// The instant `text` names; a local time in a daylight-saving gap is shifted forward by the
-    /// gap and a repeated hour takes its first pass, as the importers do.
-    /// - Throws: `ParseError.notISO8601` naming `option`.
-    public static func parse(_ text: String, timeZone: TimeZone, option: String = "time") throws -> Date {
+    /// gap and a repeated hour takes its first pass, as the importers do. With `exact` (a moment
+    /// a dose rests on: an hour off changes the insulin on board), such a local time is refused
+    /// instead, the message giving the offsets to choose from.
+    /// - Throws: `ParseError` naming `option`.
+    public static func parse(_ text: String, timeZone: TimeZone, option: String = "time", exact: Bool = false) throws -> Date {
         guard let written = TimestampParser.iso8601(text) else { throw ParseError.notISO8601(option: option, text: text) }
         if let instant = written.instant { return instant }
         var resolver = LocalTimeResolver(timeZone: timeZone)
+        if exact {
+            switch resolver.classify(written.local) {
+            case .unique: break
+            case .gap: throw ParseError.skippedLocalTime(option: option, text: text, zone: timeZone.identifier)
+            case let .repeated(first, second):
+                func offset(_ d: Date) -> String {
+                    let seconds = timeZone.secondsFromGMT(for: d)
+                    return String(format: "%@%02d:%02d", seconds < 0 ? "-" : "+", abs(seconds) / 3600, abs(seconds) % 3600 / 60)
+                }
+                throw ParseError.repeatedLocalTime(option: option, text: text, zone: timeZone.identifier,
+                                                   first: text + offset(first), second: text + offset(second))
+            }
+        }
         return resolver.resolve(written.local).date
     }
 }
