@@ -46,6 +46,24 @@ import Testing
         #expect(s.issues[0].description.hasSuffix("the value is empty; expected glucose in mg/dL, or Low/High (an empty cell is never read as 0)"))
     }
 
+    /// A megabyte in a glucose row's note is cut to 1000 characters, with a warning naming the
+    /// line and field; the reading and a short note are kept as written.
+    @Test func longNoteIsCutWithAWarning() throws {
+        let long = String(repeating: "é", count: 1_000_000)
+        let text = """
+            patient,time,event,value,unit,duration,type,moment,note
+            p_note,2026-01-05T08:00:00Z,glucose,120,mg/dL,,cgm,,\(long)
+            p_note,2026-01-05T08:05:00Z,glucose,121,mg/dL,,cgm,,after coffee
+            """
+        let result = try ImportSharedRulesTests().importText(text, name: "notes.csv", LogCSVImporter())
+        #expect(result.log.glucose.map(\.value.mgdL) == [120, 121])
+        #expect(result.log.glucose[0].note == String(repeating: "é", count: 1_000))
+        #expect(result.log.glucose[1].note == "after coffee")
+        #expect(result.summary.adjusted == ["note cut to 1000 characters": 1])
+        #expect(result.summary.issues.map(\.location.line) == [2] && result.summary.issues.map(\.location.field) == ["note"])
+        #expect(result.summary.issues[0].message.contains("note of 1000000 characters cut to its first 1000"))
+    }
+
     @Test func missingRequiredColumnIsAnError() throws {
         let bad = Fixture.url("csv/no_value_column.csv")
         let error = try #require(throws: InputError.self) { try LogCSVImporter().importFile(at: bad, options: Fixture.options) }

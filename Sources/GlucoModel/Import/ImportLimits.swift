@@ -37,6 +37,8 @@ public enum ImportLimits {
     public static let heartRateBPM: ClosedRange<Double> = 20...250
     /// No CGM data predates this (the first CGMs were approved in 1999): 1990-01-01T00:00Z.
     public static let earliest = Date(timeIntervalSince1970: 631_152_000)
+    /// A glucose row's free-text note (characters): longer ones are cut to this, with a warning.
+    public static let noteCharacters = 1_000
     /// In device exports, two readings (or doses) with the same value this close (s) are one record uploaded twice.
     public static let duplicateWindow: TimeInterval = 30
 }

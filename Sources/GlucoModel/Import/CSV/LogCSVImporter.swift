@@ -208,8 +208,16 @@ struct LogCSVState {
                 moment = parsed
             }
             guard let (v, censoring) = builder.glucose(value, unit: glucoseUnit, at: loc("value")) else { return }
+            var note = optional("note")
+            if let text = note, text.utf8.count > ImportLimits.noteCharacters, text.count > ImportLimits.noteCharacters {
+                // A note is a few words; megabytes in the column would ride along with every later read of the patient.
+                note = String(text.prefix(ImportLimits.noteCharacters))
+                builder.summary.issues.append(ImportIssue(.warning, loc("note"),
+                    "note of \(text.count) characters cut to its first \(ImportLimits.noteCharacters); the reading is kept"))
+                builder.summary.adjust("note cut to \(ImportLimits.noteCharacters) characters")
+            }
             builder.add(GlucoseReading(time: time, value: v, source: source, censoring: censoring, moment: moment,
-                                       note: optional("note")), at: loc("time"))
+                                       note: note), at: loc("time"))
         case "bolus":
             guard requireUnit(["u"], "U") else { return }
             let typeText = optional("type")?.lowercased() ?? "normal"
