@@ -81,6 +81,38 @@ struct FixedLogImporter: PatientDataImporter {
         #expect(try store.importRuns().count == 2)
     }
 
+    /// A later file that disagrees with stored records at the same instants is imported, its
+    /// differing records named with their lines and both values; the store reads the earlier
+    /// import's back. A finger stick beside a CGM reading is no conflict, nor is a repeated record.
+    @Test func laterFileDisagreeingWithStoredRecordsIsWarned() throws {
+        let (_, dir) = try freshStore()
+        func write(_ name: String, _ rows: [String]) throws -> URL {
+            let url = dir.appendingPathComponent(name)
+            try Data((["patient,time,event,value,unit,duration,type"] + rows).joined(separator: "\n").utf8).write(to: url)
+            return url
+        }
+        let first = try write("a.csv", ["p_conf,2026-01-05T08:00:00Z,glucose,120,mg/dL,,cgm", "p_conf,2026-01-05T08:05:00Z,glucose,125,mg/dL,,cgm",
+                                        "p_conf,2026-01-05T08:10:00Z,bolus,4,U,,normal"])
+        let second = try write("b.csv", ["p_conf,2026-01-05T08:00:00Z,glucose,118,mg/dL,,cgm", "p_conf,2026-01-05T08:00:00Z,glucose,119,mg/dL,,finger",
+                                         "p_conf,2026-01-05T08:05:00Z,glucose,125,mg/dL,,cgm", "p_conf,2026-01-05T08:10:00Z,bolus,4,U,30,square",
+                                         "p_conf,2026-01-05T08:15:00Z,glucose,130,mg/dL,,cgm"])
+        // The patient found in the file (its rows move to the stored patient), then named by the options.
+        var named = options
+        named.patient = try PatientID("p_conf")
+        for (i, options) in [options, named].enumerated() {
+            let store = try PatientStore(path: dir.appendingPathComponent("store-\(i).sqlite").path)
+            _ = try store.importFile(first, importer: LogCSVImporter(), options: options)
+            let run = try store.importFile(second, importer: LogCSVImporter(), options: options).run
+            #expect(run.summary.adjusted["record differing from one an earlier import stored (the stored one kept)"] == 2)
+            #expect(run.summary.issues.map(\.location.line) == [2, 5])
+            #expect(run.summary.issues[0].message.contains("glucose at the same instant with another value (118 here, 120 stored)"))
+            #expect(run.summary.issues[1].message.contains("this bolus"))
+            let log = try store.log(for: try PatientID("p_conf"))
+            #expect(log.glucose.map(\.value.mgdL) == [120, 119, 125, 130])
+            #expect(log.boluses.map(\.type) == [.normal])
+        }
+    }
+
     @Test func failureHalfWayLeavesTheStoreAsItWas() throws {
         let (store, dir) = try freshStore()
         _ = try store.importFile(Fixture.url("ohio/complete.xml"), importer: OhioXMLImporter(), options: options)

@@ -134,6 +134,9 @@ public struct PatientStore: Sendable {
         let runID = db.lastInsertedRowID
         let provisional = try options.patient.flatMap { try Self.patientNumber($0, db) }
             ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(number), 0) + 1 FROM patients") ?? 1
+        // What the named patient held before this file (its rows go in among them): the span in which
+        // the file's records can meet stored ones.
+        let namedSpan = try Self.span(of: provisional, db)
         let pipe = BatchPipe()
         pipe.start(importer, url: url, options: options)
         var stager: StoreStager?
@@ -165,23 +168,36 @@ public struct PatientStore: Sendable {
         }
         if let number = try Self.patientNumber(result.log.patient, db) {
             if number != provisional {
-                // An existing patient the options did not name: the records move to its number.
-                try db.execute(sql: """
+                // An existing patient the options did not name: the records move to its number. The
+                // rows added come back (`RETURNING`): counted per kind, and those within what the
+                // patient held before looked up for a stored record of the same event with another value.
+                let span = try Self.span(of: number, db)
+                var conflicts = StoredConflicts()
+                let stored = try db.makeStatement(sql: """
+                    SELECT value FROM records WHERE patient = ? AND time = ? AND kind = ? AND import_run_id != ?
+                        AND (kind != \(StoreSchema.code(.glucose)) OR subtype = ?) LIMIT 1
+                    """)
+                let moved = try Row.fetchCursor(db, sql: """
                     INSERT INTO records SELECT ?, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
                         source_file, source_line, import_run_id FROM records WHERE patient = ? AND import_run_id = ?
                         ORDER BY time, kind, subtype, value
                     ON CONFLICT DO NOTHING
+                    RETURNING kind, time, subtype, value, source_line
                     """, arguments: [number, provisional, runID])
-                added = db.changesCount
-                // Per kind, the moved rows that were added (looked up by key, not by scanning the patient's history).
-                addedByKind = try Self.countByKind(db, sql: """
-                    SELECT r.kind, COUNT(*) FROM records r WHERE r.patient = ?1 AND r.import_run_id = ?2 AND EXISTS (
-                        SELECT 1 FROM records m WHERE m.patient = ?3 AND m.time = r.time AND m.kind = r.kind AND m.subtype = r.subtype
-                            AND m.value = r.value AND m.import_run_id = ?2)
-                    GROUP BY r.kind
-                    """, [provisional, runID, number])
+                added = 0
+                while let row = try moved.next() {
+                    added += 1
+                    let code: Int = row[0], time: Double = row[1]
+                    guard let kind = StoreSchema.kind(code: code) else { continue }
+                    addedByKind[kind, default: 0] += 1
+                    guard let span, span.contains(time),
+                          let value = try Double.fetchOne(stored, arguments: [number, time, code, runID, row[2] as String]) else { continue }
+                    conflicts.note(kind, time: time, line: row[4], here: row[3], stored: value)
+                }
+                conflicts.report(into: &result.summary, file: url.path)
                 try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
             } else {
+                try Self.storedConflicts(db, patient: number, within: namedSpan, runID: runID).report(into: &result.summary, file: url.path)
                 addedByKind = try Self.countByKind(db, sql: "SELECT kind, COUNT(*) FROM records WHERE patient = ? AND import_run_id = ? GROUP BY kind",
                                                    [number, runID])
             }
@@ -206,6 +222,38 @@ public struct PatientStore: Sendable {
         return ImportRun(id: runID, patient: result.log.patient, filePath: url.path, contentHash: hash, format: format,
                          startedAt: started, finishedAt: finished, recordsAdded: added,
                          recordsAlreadyStored: kept - added, summary: result.summary, recordsAddedByKind: addedByKind)
+    }
+
+    /// The records of run `runID`, inserted among patient number `patient`'s (the options named
+    /// it), that an earlier import stored at the same instant with another value (the same event by
+    /// `TimedRecord.identity`: for glucose, the same source). Only rows within `span`, what the
+    /// patient held before, are looked at.
+    static func storedConflicts(_ db: Database, patient: Int64, within span: ClosedRange<Double>?, runID: Int64) throws -> StoredConflicts {
+        var conflicts = StoredConflicts()
+        guard let span else { return conflicts }
+        // `+r.time`: the span is a filter, not a key range, so that SQLite still finds each stored
+        // record by its exact time (it carried the range over to `m` and scanned it: quadratic).
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT r.kind, r.time, r.source_line, r.value, m.value, r.subtype FROM records r
+            JOIN records m ON m.patient = ?1 AND m.time = r.time AND m.kind = r.kind
+            WHERE r.patient = ?1 AND r.import_run_id = ?2 AND +r.time BETWEEN ?3 AND ?4 AND m.import_run_id != ?2
+                AND (r.kind != \(StoreSchema.code(.glucose)) OR m.subtype = r.subtype) AND (m.value != r.value OR m.subtype != r.subtype)
+            """, arguments: [patient, runID, span.lowerBound, span.upperBound])
+        var seen: Set<String> = []
+        while let row = try rows.next() {
+            let code: Int = row[0], time: Double = row[1]
+            guard let kind = StoreSchema.kind(code: code), seen.insert("\(code) \(time) \(row[5] as String) \(row[3] as Double)").inserted else { continue }
+            conflicts.note(kind, time: time, line: row[2], here: row[3], stored: row[4])
+        }
+        return conflicts
+    }
+
+    /// The first and last record time of patient number `patient` (two seeks of the key), nil
+    /// without records.
+    static func span(of patient: Int64, _ db: Database) throws -> ClosedRange<Double>? {
+        guard let first = try Double.fetchOne(db, sql: "SELECT MIN(time) FROM records WHERE patient = ?", arguments: [patient]),
+              let last = try Double.fetchOne(db, sql: "SELECT MAX(time) FROM records WHERE patient = ?", arguments: [patient]) else { return nil }
+        return first...last
     }
 
     /// `kind, count` rows of `sql` as a dictionary.
@@ -293,5 +341,31 @@ public struct PatientStore: Sendable {
                          finishedAt: Date(timeIntervalSince1970: row["finished_at"]),
                          recordsAdded: row["records_added"], recordsAlreadyStored: row["records_already_stored"],
                          summary: try JSONDecoder().decode(ImportSummary.self, from: Data(summaryText.utf8)))
+    }
+}
+
+/// The records of one import that an earlier import stored at the same instant with another value:
+/// the store reads the earlier one back (`PatientLog.firstAtEachInstant`), so the file's is not used.
+struct StoredConflicts {
+    var count = 0
+    /// The first three by time.
+    var examples: [(kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double)] = []
+
+    mutating func note(_ kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double) {
+        count += 1
+        examples.append((kind, time, line, here, stored))
+        examples.sort { ($0.time, $0.line ?? 0) < ($1.time, $1.line ?? 0) }
+        if examples.count > 3 { examples.removeLast() }
+    }
+
+    /// Counted in `summary.adjusted` and warned with the first three lines, both values given.
+    func report(into summary: inout ImportSummary, file: String) {
+        guard count > 0 else { return }
+        summary.adjusted["record differing from one an earlier import stored (the stored one kept)", default: 0] += count
+        for e in examples {
+            summary.issues.append(ImportIssue(.warning, SourceLocation(file: file, line: e.line),
+                "an earlier import stored this \(e.kind.rawValue) at the same instant with another value "
+                + "(\(String(format: "%g", e.here)) here, \(String(format: "%g", e.stored)) stored); the stored one is kept"))
+        }
     }
 }
