@@ -333,9 +333,8 @@ public struct NightlyScorer {
         let nightFrom = Self.nightFrom(state, night: settings.night)
         // Issue moments strictly after it, up to the newest reading. The rows go to the patient's
         // file a week at a time (a first night over years of backfilled history holds a week of
-        // them); kept are the counts, the first issue moment and the evolved model's predictions
-        // beyond a threshold, all that alert episodes are made of (rows within the thresholds only
-        // end an episode, as a gap in the target times does too).
+        // them); kept are the counts, the first issue moment and the rows alert episodes are made
+        // of (`AlertEpisode.isExcursion`).
         let from = nightFrom.map { $0.addingTimeInterval(1) }
         let units = settings.units
         let thresholds = settings.thresholds
@@ -350,7 +349,7 @@ public struct NightlyScorer {
                 for row in chunk {
                     file.writeLine(row.csvLine(units: units))
                     let ge = row.model == ModelKind.ge.rawValue
-                    if ge, row.prediction.isFinite, thresholds.excursion(row.prediction) != nil { excursions.append(row) }
+                    if AlertEpisode.isExcursion(row, thresholds) { excursions.append(row) }
                     guard committed.map({ row.issuedAt > $0 }) ?? true else { continue }
                     newRows += 1
                     if ge, GlucoseModel.isAtLimit(row.prediction) { atLimit += 1 }
@@ -421,9 +420,7 @@ extension NightlyScorer {
         }
         let reach = max(models.memory, auditor == nil ? 0 : DoseAdvisor.memory) + Self.historyMargin
         let start = (from.timeIntervalSince1970 - reach) / 3600
-        let log = try store.log(for: patient, since: Date(timeIntervalSince1970: start.rounded(.down) * 3600))
-        guard let first = log.glucose.first, first.time <= from else { return try store.log(for: patient) }
-        return log
+        return try store.log(for: patient, since: Date(timeIntervalSince1970: start.rounded(.down) * 3600), readingBy: from)
     }
 
     /// Read beyond what the models and the audit are known to need (`history(of:...)`).

@@ -59,7 +59,7 @@ public struct AlertEpisode: Sendable, Hashable {
     /// target-time order. Two predictions belong to one episode when they are of the same kind
     /// and their target times are at most `step` apart.
     public static func episodes(in rows: [PredictionRow], thresholds: AlertThresholds, step: TimeInterval = 300) -> [AlertEpisode] {
-        let ge = rows.filter { $0.model == ModelKind.ge.rawValue && $0.prediction.isFinite }
+        let ge = rows.filter { isExcursion($0, thresholds) }
         let groups = Dictionary(grouping: ge) { "\($0.patient.rawValue)|\($0.horizonMinutes)" }
         var out: [AlertEpisode] = []
         for key in groups.keys.sorted() {
@@ -80,6 +80,13 @@ public struct AlertEpisode: Sendable, Hashable {
             if let e = open { out.append(e) }
         }
         return out.sorted { ($0.patient.rawValue, $0.firstIssuedAt, $0.horizonMinutes) < ($1.patient.rawValue, $1.firstIssuedAt, $1.horizonMinutes) }
+    }
+
+    /// Whether `row` is an evolved model's prediction beyond a threshold: the rows episodes are made
+    /// of. Another row only ends an episode, as a gap in the target times does, so the episodes of
+    /// these rows alone are those of all (nightly keeps only these of a long night).
+    public static func isExcursion(_ row: PredictionRow, _ thresholds: AlertThresholds) -> Bool {
+        row.model == ModelKind.ge.rawValue && row.prediction.isFinite && thresholds.excursion(row.prediction) != nil
     }
 
     init(kind: Kind, threshold: Double, first row: PredictionRow) {

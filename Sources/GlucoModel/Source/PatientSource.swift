@@ -86,9 +86,7 @@ public struct StoreSource: PatientSource {
         guard let window, let moment = try window.moment ?? store.newestGlucoseTime(for: patient) else {
             return try store.log(for: patient)
         }
-        let log = try store.log(for: patient, since: moment.addingTimeInterval(-window.lookback))
-        guard let first = log.glucose.first, first.time <= moment else { return try store.log(for: patient) }
-        return log
+        return try store.log(for: patient, since: moment.addingTimeInterval(-window.lookback), readingBy: moment)
     }
 
     /// Reads only the patients asked for. A store of an older schema is brought up to date first

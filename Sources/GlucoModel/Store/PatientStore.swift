@@ -325,6 +325,14 @@ public struct PatientStore: Sendable {
         try db.read { db in try StoreRecords.log(for: patient, since: start, db: db) }
     }
 
+    /// `log(for:since:)` for a job at `moment`, or the whole log when that window holds no glucose
+    /// reading at or before `moment` (the job then sees how old the newest reading before it is).
+    public func log(for patient: PatientID, since start: Date, readingBy moment: Date) throws -> PatientLog {
+        let log = try log(for: patient, since: start)
+        guard let first = log.glucose.first, first.time <= moment else { return try self.log(for: patient) }
+        return log
+    }
+
     /// The time of the earliest record import run `run` added (nil when it added none: a record
     /// already stored by an earlier import belongs to that import).
     public func firstRecordTime(ofRun run: Int64) throws -> Date? {
