@@ -2,7 +2,8 @@
 # Measures what a long history costs: one patient with H days (30 and 730 by default). `predict`
 # over the whole history and the first nightly after importing it (every row scored: time and peak
 # memory); then NIGHTS nights (default 8) each adding one day of readings to the inbox, timed one by
-# one (they need only their day); then one `dose --store` ask at the end of the log.
+# one (they need only their day; the last also audits the doses and checks the settings, which read
+# four weeks); then one `dose --store` ask and one `settings --store` check at the end of the log.
 # With OLD_BIN=DIR (another build's release binaries), the same runs with it after, on the same data,
 # the per-night means as ratios new/old, and whether every file of both runs' nights is the same.
 # Usage: scripts/measure-history.sh [history days...]    env: NIGHTS, BIN, OLD_BIN, KEEP=DIR
@@ -59,6 +60,7 @@ cat > "$DIR/p1.json" <<'J'
 {"patient": "p1", "carbRatio": 12, "insulinSensitivity": 45, "target": 110, "suspendThreshold": 70,
  "maxBolus": 10, "bolusIncrement": 0.05, "insulinPeakMinutes": 75, "insulinDurationMinutes": 360}
 J
+mkdir -p "$DIR/settings" && cp "$DIR/p1.json" "$DIR/settings/"
 if [ ! -d "$DIR/models/p1" ]; then
   echo "training small models for p1 (their quality does not matter here)..."
   gen 14 "$DIR/train" 14
@@ -79,20 +81,28 @@ run() {
     --models "$DIR/models" --out "$w/out" --night 2000-01-01 --horizons 30,60 --time-zone UTC >/dev/null 2>&1
   read -r fwall frss < "$w/t"
   echo "$label history ${h} d: predict over it ${pwall} s (${prss} KB peak); first night ${fwall} s (${frss} KB peak)"
-  local total=0
-  for f in $(ls "$DIR/data-$h-days" | sort); do
+  local total=0 days check=()
+  days=$(ls "$DIR/data-$h-days" | sort)
+  for f in $days; do
     cp "$DIR/data-$h-days/$f" "$w/inbox/"
     local night=${f#p1-}; night=${night%.csv}
+    # The last night also audits the doses and checks the settings (--settings; its weekday).
+    [ "$f" = "$(echo "$days" | tail -1)" ] && check=(--settings "$DIR/settings" --settings-check-on "$(date -u -d "$night" +%A | tr 'A-Z' 'a-z')")
     /usr/bin/time -f "%e %M" -o "$w/t" "$bin/glucomodel-predict" nightly --store "$w/store.sqlite" --inbox "$w/inbox" \
-      --models "$DIR/models" --out "$w/out" --night "$night" --horizons 30,60 --time-zone UTC >/dev/null 2>&1
+      --models "$DIR/models" --out "$w/out" --night "$night" --horizons 30,60 --time-zone UTC "${check[@]}" >/dev/null 2>&1
     read -r wall rss < "$w/t"
-    total=$(echo "$total + $wall" | bc)
+    [ ${#check[@]} -eq 0 ] && total=$(echo "$total + $wall" | bc)
   done
+  local cwall=$wall crss=$rss
+  /usr/bin/time -f "%e %M" -o "$w/t" "$bin/glucomodel-predict" settings --patient p1 --store "$w/store.sqlite" \
+    --settings "$DIR/p1.json" --time-zone UTC >/dev/null 2>&1 || true
+  read -r swall srss < "$w/t"
   /usr/bin/time -f "%e %M" -o "$w/t" "$bin/glucomodel-predict" dose --patient p1 --models "$DIR/models" --store "$w/store.sqlite" \
     --settings "$DIR/p1.json" --carbs 50 --time-zone UTC >/dev/null 2>&1 || true
   read -r dwall drss < "$w/t"
-  local mean; mean=$(echo "scale=3; $total / $NIGHTS" | bc)
-  echo "$label history ${h} d: nightly mean ${mean} s a night (last night's peak ${rss} KB); dose --store ${dwall} s (${drss} KB)"
+  local mean; mean=$(echo "scale=3; $total / ($NIGHTS - 1)" | bc)
+  echo "$label history ${h} d: nightly mean ${mean} s a night; a night with a settings check ${cwall} s (${crss} KB peak)"
+  echo "$label history ${h} d: dose --store ${dwall} s (${drss} KB); settings --store ${swall} s (${srss} KB)"
   echo "$mean" > "$w/mean"
 }
 

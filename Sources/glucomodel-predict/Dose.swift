@@ -80,9 +80,10 @@ struct Dose: ParsableCommand {
     func run() throws {
         let id = try PatientID(patient)
         // A store is read for the day before the moment asked about (the audit's --from), not for
-        // the whole history; --settings-from-data reads its weeks.
+        // the whole history; --settings-from-data reads the estimate's weeks.
         let moment = try (audit ? from.map { try time.parse($0, option: "--from") } : at.map { try time.parse($0, option: "--at", exact: true) })
-        let window = audit && moment == nil || settingsFromData ? nil : HistoryWindow(moment: moment, lookback: DoseAdvisor.memory)
+        let lookback = settingsFromData ? max(DoseAdvisor.memory, SettingsEstimator.lookback()) : DoseAdvisor.memory
+        let window = audit && moment == nil ? nil : HistoryWindow(moment: moment, lookback: lookback)
         let loaded = try loadPatients(input.source(timeZone: time.zone(), window: window), patient: id,
                                       failure: { Console.write($0.description) })
         guard let log = loaded.data(for: id)?.log else {

@@ -45,7 +45,9 @@ struct Settings: ParsableCommand {
     func run() throws {
         let id = try PatientID(patient)
         let zone = try time.zone()
-        let loaded = try loadPatients(input.source(timeZone: zone), patient: id, failure: { Console.write($0.description) })
+        // A store is read for the weeks the estimate covers, not for the whole history.
+        let window = HistoryWindow(lookback: SettingsEstimator.lookback(days: days))
+        let loaded = try loadPatients(input.source(timeZone: zone, window: window), patient: id, failure: { Console.write($0.description) })
         guard let log = loaded.data(for: id)?.log else {
             throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
         }

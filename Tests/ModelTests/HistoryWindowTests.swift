@@ -137,8 +137,11 @@ enum WindowFixture {
                 do { return try Predictor(models: models).predict(l, from: cut).map { $0.csvLine(units: .mgdL) }.joined(separator: "\n") }
                 catch { return "\(error)" }
             }
-            let whole = rows(log)
+            // The whole log's series, uncut (`predict` cuts the log itself when given `from`).
+            let whole = try Predictor(models: models).predict(log).filter { $0.issuedAt >= cut }
+                .map { $0.csvLine(units: .mgdL) }.joined(separator: "\n")
             #expect(!whole.isEmpty)
+            #expect(rows(log) == whole, "case \(i)")
             #expect(rows(log.since(cut.addingTimeInterval(-models.memory))) == whole, "case \(i)")
             if rows(log.since(cut.addingTimeInterval(-7200))) != whole { shortWindowDiffered += 1 }
         }
@@ -166,6 +169,82 @@ enum WindowFixture {
                     .map { $0.csvLine(units: .mgdL) }
             }
             #expect(audit(log.since(at.addingTimeInterval(-DoseAdvisor.memory))) == audit(log), "case \(i)")
+        }
+    }
+
+    /// Settings for the estimate tests: random ratios, insulin curves up to the settings' 24-hour
+    /// limit, with or without a basal schedule.
+    static func estimateSettings(_ r: inout SplitMix64, patient: PatientID) throws -> CheckedDoseSettings {
+        let duration = [180.0, 300, 360, 480, 1440][Int.random(in: 0..<5, using: &r)]
+        let schedule: [BasalSchedule.Entry]? = Bool.random(using: &r) ? nil
+            : [.init(start: "00:00", unitsPerHour: 0.7), .init(start: "05:30", unitsPerHour: 1.1), .init(start: "21:00", unitsPerHour: 0.9)]
+        return try DoseSettings(patient: patient, carbRatio: Double(Int.random(in: 6...20, using: &r)),
+                                insulinSensitivity: Double(Int.random(in: 20...80, using: &r)), target: 110, suspendThreshold: 70,
+                                maxBolus: 15, bolusIncrement: 0.05, insulinPeakMinutes: Double(Int.random(in: 45...90, using: &r)),
+                                insulinDurationMinutes: duration, basalSchedule: schedule).checked(for: patient).get()
+    }
+
+    /// The settings estimate's 30-minute windows (their figures, kinds, blocks, scheduled rates and
+    /// bootstrap days) from the log cut at `SettingsEstimator.memory` before the first of them are
+    /// the whole log's, and so is the estimate: an estimate over the last weeks of a long history
+    /// costs the weeks. A cut two hours before the first window differs (the test can tell).
+    @Test func settingsEstimateFromTheWindowIsTheWholeLogs() throws {
+        var r = SplitMix64(seed: 2026_11_28)
+        let utc = TimeZone(identifier: "UTC")!, zone = TimeZone(identifier: "Europe/Madrid")!
+        var shortCutDiffered = 0, cases = 0
+        for i in 0..<8 {
+            var log = WindowFixture.log(&r, days: Int.random(in: 12...20, using: &r))
+            // Start the history off the half hour, so that a window grid begun at the cut would fall elsewhere.
+            log.glucose.removeFirst(Int.random(in: 1...5, using: &r))
+            let settings = try Self.estimateSettings(&r, patient: log.patient)
+            let timeZone = Bool.random(using: &r) ? utc : zone
+            for days in [2, 5, 9] {
+                cases += 1
+                let since = log.glucose.last!.time.addingTimeInterval(-Double(days) * 86_400)
+                let reach = SettingsEstimator.memory(insulinDurationMinutes: settings.insulin.durationMinutes)
+                let whole = SettingsEstimator.windows(log: log, settings: settings, timeZone: timeZone, carbModel: .standard, since: since)
+                let cut = SettingsEstimator.windows(log: log.since(since.addingTimeInterval(-reach)), settings: settings, timeZone: timeZone,
+                                                    carbModel: .standard, since: since)
+                #expect(whole.count > 20, "case \(i), \(days) days")
+                #expect(cut == whole, "case \(i), \(days) days")
+                let short = SettingsEstimator.windows(log: log.since(since.addingTimeInterval(-7200)), settings: settings, timeZone: timeZone,
+                                                      carbModel: .standard, since: since)
+                if short != whole { shortCutDiffered += 1 }
+                func text(_ e: SettingsEstimate) -> String { e.report + "\n" + e.csvLines.joined(separator: "\n") }
+                let uncut = SettingsEstimator.estimate(log: log, settings: settings, timeZone: timeZone, carbModel: .standard, days: days, cut: false)
+                #expect(text(SettingsEstimator.estimate(log: log, settings: settings, timeZone: timeZone, days: days)) == text(uncut),
+                        "case \(i), \(days) days")
+            }
+        }
+        #expect(shortCutDiffered >= cases / 2)
+    }
+
+    /// `settings --store` reads `SettingsEstimator.lookback(days:)` before the newest reading: the
+    /// estimate from the store's window is the one from the store's whole log.
+    @Test func settingsEstimateFromTheStoreWindowIsTheWholeLogs() throws {
+        var r = SplitMix64(seed: 515)
+        let dir = try PredictFixture.temporaryDirectory()
+        let path = dir.appendingPathComponent("s.sqlite").path
+        let store = try PatientStore(path: path)
+        for i in 0..<4 {
+            var log = WindowFixture.log(&r, days: Int.random(in: 10...16, using: &r), id: "est_\(i)")
+            log.glucose.removeFirst(Int.random(in: 1...5, using: &r))
+            let url = dir.appendingPathComponent("est_\(i).csv")
+            try WindowFixture.csv(log).write(to: url, atomically: true, encoding: .utf8)
+            _ = try store.importFile(url, importer: LogCSVImporter(), options: ImportOptions(timeZone: PredictFixture.utc))
+            let settings = try Self.estimateSettings(&r, patient: log.patient)
+            let whole = try store.log(for: log.patient)
+            for days in [3, 7] {
+                let source = StoreSource(path: path, window: HistoryWindow(lookback: SettingsEstimator.lookback(days: days)))
+                let windowed = try #require(try source.load(patient: log.patient).data(for: log.patient)).log
+                #expect(windowed.glucose.count < whole.glucose.count)
+                #expect(windowed.historyStart == whole.firstInstant)
+                func text(_ l: PatientLog) -> String {
+                    let e = SettingsEstimator.estimate(log: l, settings: settings, timeZone: PredictFixture.utc, carbModel: .standard, days: days, cut: false)
+                    return e.report + "\n" + e.csvLines.joined(separator: "\n")
+                }
+                #expect(text(windowed) == text(whole), "patient \(i), \(days) days")
+            }
         }
     }
 
@@ -213,8 +292,9 @@ extension HistoryWindowTests {
     }
 
     /// Nine nights, a day of busy records arriving each: every file of every night (predictions,
-    /// alerts, dose audits) is the one a run reading each patient's whole history writes, and the
-    /// later nights did read a window (the history the night reads starts days after the log).
+    /// alerts, dose audits, settings checks on three nights) is the one a run reading each
+    /// patient's whole history writes, and the later nights did read a window (the history the
+    /// night reads starts days after the log).
     @Test func nightsReadingAWindowWriteWhatTheWholeHistoryWrites() throws {
         var r = SplitMix64(seed: 9)
         let patients = [PredictFixture.patientA, try PatientID("p_b")]
@@ -235,13 +315,18 @@ extension HistoryWindowTests {
                         .write(to: bench.inbox.appendingPathComponent("\(log.patient.rawValue)-\(night).csv"))
                 }
                 var scorer = try bench.auditingScorer(patients, night: label)
-                // A settings check makes a night read the whole history (its four weeks); this one writes nothing.
-                if bench.dir == whole.dir { scorer.settingsChecker = { _, _ in nil } }
+                if [4, 7, 9].contains(night) {
+                    scorer.settingsChecker = SettingsEstimator.nightlyChecker(settingsFolder: try bench.settingsFolder(for: patients),
+                                                                             timeZone: PredictFixture.utc)
+                }
+                // A margin reaching before the history: every night reads all of it.
+                if bench.dir == whole.dir { scorer.historyMargin = 100 * 365 * 86_400 }
                 #expect(try scorer.run().exitCode == 0, "night \(label)")
             }
         }
         let files = try windowed.files()
         #expect(files.count > 40)
+        #expect(files.keys.filter { $0.contains("settings") }.count == 6)
         #expect(try files == whole.files())
         let store = try PatientStore(path: windowed.store)
         let models = try ModelSet.load(windowed.models, patient: patients[0])

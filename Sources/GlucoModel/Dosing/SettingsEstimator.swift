@@ -74,7 +74,34 @@ public enum SettingsEstimator {
     ///   - carbModel: the carbohydrate curve (the series' default).
     public static func estimate(log: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
                                 carbModel: BatemanCarbModel = .standard, days: Int? = defaultDays) -> SettingsEstimate {
-        let since = days.flatMap { d in log.glucose.last.map { $0.time.addingTimeInterval(-Double(max(1, d)) * 86_400) } }
+        estimate(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel, days: days, cut: true)
+    }
+
+    /// How far before its first window an estimate reads: the settings' insulin curve (24 hours,
+    /// the settings' limit, by default), the slowest carbohydrate curve it refits with, and a flat
+    /// line's shortest run and gap (so that a flat line across the first window is still found),
+    /// plus two steps. An estimate from `PatientLog.since(_:)` of that much before its first
+    /// window is the whole log's.
+    public static func memory(insulinDurationMinutes: Double = 24 * 60, carbModel: BatemanCarbModel = .standard) -> TimeInterval {
+        let slowest = carbSpeeds.min() ?? 1
+        let carbs = PatientSeries.horizon(BatemanCarbModel(ka: carbModel.ka * slowest, ke: carbModel.ke * slowest))
+        let flat = SensorLimitDetector()
+        return max(insulinDurationMinutes * 60, carbs * 60, flat.minimumFlatDuration + flat.maximumGap) + 2 * SeriesOptions().step
+    }
+
+    /// How far before the newest glucose reading an estimate over `days` days reads the log, for
+    /// any settings (a store reads that much of a long history: `HistoryWindow`).
+    public static func lookback(days: Int = defaultDays) -> TimeInterval {
+        Double(max(1, days)) * 86_400 + memory()
+    }
+
+    /// The estimate, from the records `memory` before its first window on when `cut` (the same
+    /// estimate as from the whole log, at the cost of the weeks it covers).
+    static func estimate(log whole: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
+                         carbModel: BatemanCarbModel, days: Int?, cut: Bool) -> SettingsEstimate {
+        let since = days.flatMap { d in whole.glucose.last.map { $0.time.addingTimeInterval(-Double(max(1, d)) * 86_400) } }
+        let reach = memory(insulinDurationMinutes: settings.insulin.durationMinutes, carbModel: carbModel)
+        let log = cut ? since.map { whole.since($0.addingTimeInterval(-reach)) } ?? whole : whole
         let readings = since.map { since in log.glucose.filter { $0.time >= since } } ?? log.glucose
         let windows = self.windows(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel, since: since)
         var out = SettingsEstimate(patient: log.patient, first: readings.first?.time, last: readings.last?.time,
@@ -137,7 +164,7 @@ public enum SettingsEstimator {
     // MARK: Windows
 
     /// One 30-minute window of the log.
-    struct Window {
+    struct Window: Equatable {
         enum Kind { case meal, correction, fasting, mixed }
         var glucoseChange: Double
         var insulinAbsorbed: Double
@@ -157,22 +184,16 @@ public enum SettingsEstimator {
                         carbModel: BatemanCarbModel, since: Date? = nil) -> [Window] {
         var options = SeriesOptions(insulinModel: settings.insulin)
         options.carbModel = carbModel
+        options.start = gridStart(log, step: options.step)
         let series = PatientSeries(log: log, options: options)
         guard series.count > 1 else { return [] }
         let net = NetInsulin(log: log, series: series, schedule: settings.basalSchedule, timeZone: timeZone,
                              dualShare: options.dualBolusImmediateShare)
         let stepMinutes = series.step / 60
-        // Absorbed (appeared) up to each point: all given so far minus what is still on board.
         let netOnBoard = PatientSeries.convolve(net.perStep, stepMinutes, settings.insulin.durationMinutes) {
             settings.insulin.fractionRemaining(after: $0)
         }
-        var absorbed = [Double](repeating: 0, count: series.count), appeared = absorbed
-        var given = 0.0, eaten = 0.0
-        for i in 0..<series.count {
-            given += net.perStep[i]; eaten += series.carbs[i]
-            absorbed[i] = given - netOnBoard[i]
-            appeared[i] = eaten - series.carbsOnBoard[i]
-        }
+        let origin = historyOrigin(log, step: series.step) ?? series.start.timeIntervalSince1970
         let schedule = settings.basalSchedule
         let programmed = log.basalRates
         var calendar = Calendar(identifier: .gregorian)
@@ -191,7 +212,11 @@ public enum SettingsEstimator {
             guard series.glucoseFlags[a] == .measured, series.glucoseFlags[b] == .measured,
                   since.map({ series.time(at: a) >= $0 }) ?? true,
                   !flatRuns.cover(series.time(at: a)), !flatRuns.cover(series.time(at: b)) else { continue }
-            let dI = absorbed[b] - absorbed[a], dC = appeared[b] - appeared[a]
+            // Absorbed (appeared) in the window: what was given (eaten) in it less the rise of what
+            // is on board; sums over the window alone, so they do not depend on where the log begins.
+            var given = 0.0, eaten = 0.0
+            for j in (a + 1)...b { given += net.perStep[j]; eaten += series.carbs[j] }
+            let dI = given - (netOnBoard[b] - netOnBoard[a]), dC = eaten - (series.carbsOnBoard[b] - series.carbsOnBoard[a])
             guard dI.isFinite, dC.isFinite else { continue }
             let onBoard = series.carbsOnBoard[a]
             let kind: Window.Kind = dC >= 1 ? .meal
@@ -204,9 +229,24 @@ public enum SettingsEstimator {
                 ?? programmed.last { $0.start <= start }?.rate.unitsPerHour ?? 0
             out.append(Window(glucoseChange: series.glucose[b] - series.glucose[a], insulinAbsorbed: dI, carbsAppeared: dC,
                               hours: Double(span) * stepMinutes / 60, kind: kind, block: block, scheduledRate: rate,
-                              day: Int(Double(a) * stepMinutes / 1440)))
+                              day: Int((start.timeIntervalSince1970 - origin) / 86_400)))
         }
         return out
+    }
+
+    /// Where the whole history's series begins (its first instant on the grid; `historyStart` for
+    /// a window of it): the windows and the bootstrap's days are counted from there.
+    static func historyOrigin(_ log: PatientLog, step: TimeInterval) -> Double? {
+        log.historyFirstInstant.map { ($0.timeIntervalSince1970 / step).rounded(.down) * step }
+    }
+
+    /// Where an estimate's series begins: the history's origin, moved on by whole days up to the
+    /// log's first instant when the log is a window of a longer history, so that its 30-minute
+    /// windows and days fall where they fall in the whole log's series.
+    static func gridStart(_ log: PatientLog, step: TimeInterval) -> Date? {
+        guard let first = log.firstInstant, let origin = historyOrigin(log, step: step) else { return nil }
+        let days = max(0, ((first.timeIntervalSince1970 - origin) / 86_400).rounded(.down))
+        return Date(timeIntervalSince1970: origin + days * 86_400)
     }
 
     // MARK: The fit

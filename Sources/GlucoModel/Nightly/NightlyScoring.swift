@@ -152,6 +152,9 @@ public struct NightlyScorer {
     public var auditor: NightlyDoseAuditor?
     /// Settings checks (see `NightlySettingsChecker`); nil: none are written (most nights).
     public var settingsChecker: NightlySettingsChecker?
+    /// How much a night reads of a patient's history beyond what the models, the audit and the
+    /// settings check are known to need (`history(of:...)`).
+    public var historyMargin: TimeInterval = 86_400
     /// Called after a patient's files are written and before its state advances (tests use it
     /// to interrupt a run at the worst moment).
     public var afterPatientFiles: ((PatientID) throws -> Void)?
@@ -408,23 +411,24 @@ extension NightlyScorer {
         state.flatMap { $0.night == night ? $0.nightFrom : $0.lastScoredAt }
     }
 
-    /// What a night reads of a patient's history: the whole log the first time and on a night
-    /// with a settings check (its four weeks), else the records from a day more than the models'
-    /// and the dose audit's memory before where the night's rows begin (`PatientLog.since`: the
-    /// same rows as from the whole log, at the cost of the night rather than of the years before it).
-    /// Also the whole log when that window holds no reading from before the night (the audit of
-    /// a bolus then sees how old the last reading was).
+    /// What a night reads of a patient's history: the whole log the first time, else the records
+    /// from a day more than the models' and the dose audit's memory before where the night's rows
+    /// begin, or than a settings check's weeks (`SettingsEstimator.lookback`) before the newest
+    /// reading on a night with one (`PatientLog.since`: the same rows and estimate as from the
+    /// whole log, at the cost of the night rather than of the years before it). Also the whole log
+    /// when that window holds no reading from before the night (the audit of a bolus then sees how
+    /// old the last reading was).
     func history(of patient: PatientID, store: PatientStore, state: ScoringState?, models: ModelSet) throws -> PatientLog {
-        guard settingsChecker == nil, let from = Self.nightFrom(state, night: settings.night) else {
+        guard let from = Self.nightFrom(state, night: settings.night) else {
             return try store.log(for: patient)
         }
-        let reach = max(models.memory, auditor == nil ? 0 : DoseAdvisor.memory) + Self.historyMargin
-        let start = (from.timeIntervalSince1970 - reach) / 3600
+        var earliest = from.timeIntervalSince1970 - max(models.memory, auditor == nil ? 0 : DoseAdvisor.memory)
+        if settingsChecker != nil, let newest = try store.newestGlucoseTime(for: patient) {
+            earliest = min(earliest, newest.timeIntervalSince1970 - SettingsEstimator.lookback())
+        }
+        let start = (earliest - historyMargin) / 3600
         return try store.log(for: patient, since: Date(timeIntervalSince1970: start.rounded(.down) * 3600), readingBy: from)
     }
-
-    /// Read beyond what the models and the audit are known to need (`history(of:...)`).
-    static let historyMargin: TimeInterval = 86_400
 }
 
 /// Carries an error of the `afterPatientFiles` hook out of the per-patient error handling.

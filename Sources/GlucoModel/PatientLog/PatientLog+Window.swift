@@ -13,13 +13,15 @@ extension PatientLog {
     /// - temporary basals, extended boluses and exercise sessions that began before `start` and end
     ///   after it, whole;
     /// - in `inputsBefore`, the kinds of inputs of the records dated before `start`, so that
-    ///   `has(_:)` answers for the whole log.
+    ///   `has(_:)` answers for the whole log;
+    /// - in `historyStart`, the whole log's first instant when it is before `start`.
     /// A job must start its window far enough back for what it reads: a row at `t` reads glucose,
     /// insulin and carbohydrates up to `ModelSet.memory` before `t`.
     /// - Complexity: O(log n) for the glucose, carbohydrate, weight and heart-rate lists (binary
     ///   search: each list is in time order), O(n) for the insulin and exercise lists.
     public func since(_ start: Date) -> PatientLog {
         var out = self
+        out.historyStart = historyStart ?? firstInstant.flatMap { $0 < start ? $0 : nil }
         out.glucose = Self.suffix(glucose, from: start)
         out.carbs = Self.suffix(carbs, from: start)
         out.weights = Self.suffix(weights, from: start)

@@ -153,8 +153,26 @@ public struct PatientLog: Sendable, Equatable {
     /// For a log cut to a window (`since(_:)`): the kinds of inputs its records held before the
     /// window. Empty for a whole log.
     public var inputsBefore: Set<RecordInputs> = []
+    /// For a log cut to a window (`since(_:)`) that left records out: the whole log's
+    /// `firstInstant`, so that what is
+    /// counted from a history's start (the settings estimate's 30-minute windows and days) is
+    /// counted from the same instant in the window. Nil for a whole log.
+    public var historyStart: Date?
 
     public init(patient: PatientID) { self.patient = patient }
+}
+
+extension PatientLog {
+    /// The first instant a record covers (weights aside): where a series of the log begins
+    /// (`PatientSeries`). Nil for a log without such records.
+    public var firstInstant: Date? {
+        [glucose.first?.time, boluses.first?.time, carbs.first?.time, basalRates.first?.start, temporaryBasals.first?.start,
+         basalInjections.first?.time, exercise.first?.time, heartRate.first?.time].compactMap { $0 }.min()
+    }
+
+    /// The first instant of the history the log belongs to: its own `firstInstant`, or for a
+    /// window, the whole log's.
+    public var historyFirstInstant: Date? { historyStart ?? firstInstant }
 }
 
 extension PatientLog {

@@ -120,7 +120,10 @@ public struct Predictor: Sendable {
         if let from, from.timeIntervalSince(newest) > maximumDataAge {
             throw PredictionError.staleData(models.patient, newest: newest, wanted: from)
         }
-        let series = PatientSeries(log: log, options: models.seriesOptions)
+        // From the models' memory before `from` on: the rows the whole log gives (`ModelSet.memory`),
+        // at the cost of the period rather than of the history before it.
+        let inputs = from.map { log.since($0.addingTimeInterval(-models.memory)) } ?? log
+        let series = PatientSeries(log: inputs, options: models.seriesOptions)
         let steps = series.steps(from: from, to: to)
         guard !steps.isEmpty else {
             throw PredictionError.nothingToPredict(models.patient, reason: "the period holds no step of the data")

@@ -88,7 +88,7 @@ public struct PatientReport: Sendable {
         }
         if !rows.isEmpty {
             // The moments the predictions were made at (`Predictor.predict` with the same period).
-            let inputs = PatientSeries(log: log, options: models.seriesOptions)
+            let inputs = PatientSeries(log: log.since(period.start.addingTimeInterval(-models.memory)), options: models.seriesOptions)
             let steps = inputs.steps(from: period.start, to: period.end.addingTimeInterval(-1))
             for model in self.models where !steps.isEmpty {
                 responses[model.horizonMinutes] = ModelResponse(model: model, table: model.features.table(inputs, steps: steps, requireTarget: false))

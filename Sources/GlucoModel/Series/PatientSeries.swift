@@ -152,7 +152,7 @@ public struct PatientSeries: Sendable {
         times += log.boluses.map { $0.end ?? $0.time }
         times += log.temporaryBasals.map(\.end)
         times += log.exercise.map { $0.time.addingTimeInterval($0.durationMinutes * 60) }
-        guard let first = times.min(), let last = times.max() else { return nil }
+        guard let first = log.firstInstant, let last = times.max() else { return nil }
         return (first, last)
     }
 }

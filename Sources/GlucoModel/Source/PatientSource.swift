@@ -56,12 +56,14 @@ public struct ExportFiles: PatientSource {
 }
 
 /// The part of a patient's history a job at one moment reads: the records from `lookback` before
-/// `moment` on (`PatientLog.since(_:)`), for a store to read a day of a long history rather than
-/// all of it. A job reading through a window gets what it would from the whole log.
+/// the patient's newest glucose reading at or before `moment` on (`PatientLog.since(_:)`), for a
+/// store to read the days of a long history a job needs rather than all of it. A job reading
+/// through a window gets what it would from the whole log.
 public struct HistoryWindow: Sendable, Hashable {
     /// The moment the job is about; nil: the patient's newest glucose reading.
     public var moment: Date?
-    /// How far before `moment` the job reads (e.g. `DoseAdvisor.memory`).
+    /// How far before the newest glucose reading at or before `moment` the job reads (e.g.
+    /// `DoseAdvisor.memory`, or `SettingsEstimator.lookback(days:)`).
     public var lookback: TimeInterval
 
     public init(moment: Date? = nil, lookback: TimeInterval) { self.moment = moment; self.lookback = lookback }
@@ -73,8 +75,7 @@ public struct StoreSource: PatientSource {
     /// Read only these patients (one shard of a job array); nil: every patient.
     public var only: Set<PatientID>?
     /// Read only this part of each patient's history; nil: all of it. The whole log is read when
-    /// the window holds no glucose reading at or before its moment (the job then sees how old the
-    /// newest one is).
+    /// the patient has no glucose reading at or before the window's moment.
     public var window: HistoryWindow?
 
     public init(path: String, only: Set<PatientID>? = nil, window: HistoryWindow? = nil) {
@@ -83,10 +84,10 @@ public struct StoreSource: PatientSource {
 
     /// `patient`'s log, through `window` when there is one.
     func log(_ patient: PatientID, _ store: PatientStore) throws -> PatientLog {
-        guard let window, let moment = try window.moment ?? store.newestGlucoseTime(for: patient) else {
+        guard let window, let newest = try store.newestGlucoseTime(for: patient, by: window.moment) else {
             return try store.log(for: patient)
         }
-        return try store.log(for: patient, since: moment.addingTimeInterval(-window.lookback), readingBy: moment)
+        return try store.log(for: patient, since: newest.addingTimeInterval(-window.lookback))
     }
 
     /// Reads only the patients asked for. A store of an older schema is brought up to date first

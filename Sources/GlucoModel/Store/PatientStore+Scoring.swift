@@ -63,15 +63,15 @@ extension PatientStore {
 }
 
 extension PatientStore {
-    /// The time of the patient's newest glucose reading, or nil without readings (one indexed
-    /// query, read from the patient's newest record backwards: nightly runs use it to skip patients
-    /// with nothing new without loading their log).
-    public func newestGlucoseTime(for patient: PatientID) throws -> Date? {
+    /// The time of the patient's newest glucose reading (at or before `moment`, when given), or nil
+    /// without readings (one indexed query, read from the patient's newest record backwards:
+    /// nightly runs use it to skip patients with nothing new without loading their log).
+    public func newestGlucoseTime(for patient: PatientID, by moment: Date? = nil) throws -> Date? {
         try db.read { db in
             try Double.fetchOne(db, sql: """
-                SELECT time FROM records WHERE patient = (SELECT number FROM patients WHERE id = ?) AND kind = ?
+                SELECT time FROM records WHERE patient = (SELECT number FROM patients WHERE id = ?) AND kind = ? AND time <= ?
                 ORDER BY time DESC LIMIT 1
-                """, arguments: [patient.rawValue, StoreSchema.code(.glucose)])
+                """, arguments: [patient.rawValue, StoreSchema.code(.glucose), (moment ?? .distantFuture).timeIntervalSince1970])
         }.map { Date(timeIntervalSince1970: $0) }
     }
 }

@@ -162,6 +162,7 @@ enum StoreRecords {
             }
         }
         var before: Set<PatientLog.RecordInputs> = []
+        var historyStart: Date?
         if let start {
             let t = start.timeIntervalSince1970
             let basal = StoreSchema.code(.basal), exercise = StoreSchema.code(.exercise)
@@ -184,6 +185,10 @@ enum StoreRecords {
             }
             if try recorded([.bolus, .basal, .temporaryBasal, .basalInjection]) { before.insert(.insulin) }
             if try recorded([.carbs]) { before.insert(.carbohydrate) }
+            // The whole log's first instant (`PatientLog.firstInstant`: weights aside).
+            let covering = RecordKind.allCases.filter { $0 != .weight }.map { String(StoreSchema.code($0)) }.joined(separator: ",")
+            historyStart = try Double.fetchOne(db, sql: "SELECT time FROM records WHERE patient = ? AND kind IN (\(covering)) ORDER BY time LIMIT 1",
+                                               arguments: [number]).map { Date(timeIntervalSince1970: $0) }
         } else {
             try read("patient = ?", [number])
         }
@@ -201,6 +206,7 @@ enum StoreRecords {
         guard let start else { return log }
         log = log.since(start)
         log.inputsBefore.formUnion(before)
+        log.historyStart = historyStart.flatMap { $0 < start ? $0 : nil }
         return log
     }
 }
