@@ -81,6 +81,53 @@ import Testing
             + "for 144 CGM readings (lines 2002-2145) and back; their times are as written"])
     }
 
+    @Test func clockLeftAnHourBehindForSixHoursIsNamed() throws {
+        // A clock an hour behind (a daylight-saving change made by hand late, or a journey) from true
+        // 2025-10-05 08:00Z for 6 h (rows 1248..<1320, lines 1250-1321): its first 12 readings land on
+        // the hour before (same instants, other values: kept first, dropped with warnings), the
+        // others an hour early, and the hour after is empty. Offset ((-55) - 65) / 2 = -60 min.
+        let times = Self.fortnight.enumerated().map { i, t in (1248..<1320).contains(i) ? t.addingTimeInterval(-3600) : t }
+        let s = try importBoth(export(times))
+        #expect(clockWarnings(s) == ["clarity.csv:1250 [Timestamp (YYYY-MM-DDThh:mm:ss)]: warning: the device clock seems to have jumped by -1 h 0 min for 72 CGM "
+            + "readings (lines 1250-1321) and back; their times are as written"])
+        // The 12 that land on readings already taken (values 140 + 7i mod 60: 24 apart) are dropped
+        // for them with a warning each, in memory as in the store (a Clarity file's duplicates are
+        // matched within an upload window; these were kept beside the first, and the patient's log
+        // then kept only the first, without a word).
+        #expect(s.skipped == ["conflicting duplicate": 12] && s.recordsKept == 4032 - 12)
+        #expect(s.warnings.filter { $0.message.contains("at the same time as clarity.csv:1238") }.count == 1)
+        // Two hours ahead for a day (a journey east, the device set forward and back): +2 h.
+        let ahead = Self.fortnight.enumerated().map { i, t in (2000..<2288).contains(i) ? t.addingTimeInterval(7200) : t }
+        #expect(clockWarnings(try importBoth(export(ahead))).map { $0.contains("jumped by +2 h 0 min for 288 CGM readings (lines 2002-2289)") } == [true])
+    }
+
+    /// Sensor gaps from 35 minutes to 10 hours (forward steps that do not come back), in time order
+    /// and newest first, whole or exported in two pieces out of order, and a 15-minute CGM missing
+    /// readings: no clock is named.
+    @Test func gapsOfMinutesToHoursGetNoClockWarning() throws {
+        var r = SplitMix64(seed: 45)
+        for case_ in 0..<6 {
+            var times: [Date] = []
+            var t = Self.t0
+            let step = case_ < 4 ? 300.0 : 900.0
+            while times.count < 2000 {
+                times.append(t)
+                let gap = Int.random(in: 0..<60, using: &r) == 0
+                t = t.addingTimeInterval(gap ? Double(Int.random(in: 7...120, using: &r)) * 300 : step + Double(Int.random(in: -20...20, using: &r)))
+            }
+            #expect(clockWarnings(try importBoth(export(times))).isEmpty, "case \(case_)")
+            #expect(clockWarnings(try importBoth(export(times.reversed()))).isEmpty, "case \(case_), newest first")
+            let cut = Int.random(in: 500..<1500, using: &r)
+            #expect(clockWarnings(try importBoth(export(Array(times[cut...]) + Array(times[..<cut])))).isEmpty, "case \(case_), pieces")
+        }
+        // Two exports that overlap, the second from 10 h before the first ends, with a 40-minute gap
+        // in its first hour: a step back and, soon after, one forward that goes nowhere near where
+        // the first export ended.
+        let first = Array(Self.fortnight[0..<1200])
+        let second = Self.fortnight[1080...].enumerated().compactMap { i, t in (6..<14).contains(i) ? nil : t }
+        #expect(clockWarnings(try importBoth(export(first + second))).isEmpty)
+    }
+
     @Test func ordinaryFilesGetNoClockWarning() throws {
         // In order; newest-first; with a 3-day gap (a forward jump that does not come back), both orders.
         #expect(clockWarnings(try importBoth(export(Self.fortnight))).isEmpty)
@@ -115,8 +162,12 @@ import Testing
         #expect(warnings([0, 0, back, back, 0, 0]).isEmpty)
         #expect(warnings([0, 0, back, back, back, 0, 0]).map(\.message)
             == ["the device clock seems to have jumped by -2 d 0 h 0 min for 3 CGM readings (lines 4-6) and back; their times are as written"])
-        // 12 h is not more than `jump`; a clock set back for the rest of the file is not named.
-        #expect(warnings([0, 0, -Self.day / 2, -Self.day / 2, -Self.day / 2, 0]).isEmpty)
+        // A step of 30 min is not more than `jump` (rows 5 min apart set back 35 min step back 30);
+        // one of 35 min is (set back 40 min: named as -40 min, ((-35) - 45) / 2); a clock set back for
+        // the rest of the file is not named.
+        #expect(warnings([0, 0, -2100, -2100, -2100, 0]).isEmpty)
+        #expect(warnings([0, 0, -2400, -2400, -2400, 0]).map(\.message)
+            == ["the device clock seems to have jumped by -40 min for 3 CGM readings (lines 4-6) and back; their times are as written"])
         #expect(warnings([0, 0, back, back, back, back]).isEmpty)
         // A single last reading 31 days ahead is named; 29 days ahead is a gap.
         #expect(warnings([0, 0, 0, 31 * Self.day]).map(\.location.line) == [5])

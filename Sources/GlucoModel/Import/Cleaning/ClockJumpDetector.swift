@@ -3,8 +3,9 @@ import Foundation
 /// Finds a CGM whose clock was set wrong, from its readings in file order, in O(1) memory (apart
 /// from at most `maxWarnings` warnings). The readings are kept as written; this only names them.
 ///
-/// - **Jump and back**: a reading more than `jump` (12 h) away from the reading before it in the
-///   file starts a run; a later reading that jumps back, the other way and again by more than
+/// - **Jump and back**: a reading more than `jump` (30 min) away from the reading before it in the
+///   file starts a run (a clock set an hour wrong at a daylight-saving change, or a few hours on a
+///   journey, as well as a day or a year); a later reading that jumps back, the other way and again by more than
 ///   `jump`, ends it when it continues the readings before the run: it is at least the run's own
 ///   span (less `slack`, 1 h) on from the reading before the run, in the direction the run went
 ///   (the device kept recording while its clock was wrong), and at most its span plus `offLimit`
@@ -19,7 +20,9 @@ import Foundation
 /// Not named: a real gap (a forward jump that does not come back), a newest-first file, a
 /// daylight-saving repeat resolved by the time zone, a clock set back for the rest of the file.
 public struct ClockJumpDetector: Sendable {
-    public static let jump: TimeInterval = 12 * 3600
+    /// Past the spacing of any CGM (5 to 15 minutes) and a missed reading or two; a forward step
+    /// this long that does not come back is a gap, not named.
+    public static let jump: TimeInterval = 30 * 60
     public static let slack: TimeInterval = 3600
     /// The readings after the run may come at most this much later than the run's span says
     /// (the device off around the time its clock was set).
@@ -36,12 +39,19 @@ public struct ClockJumpDetector: Sendable {
         var last: Double, lastLineNumber: Int?
         var lastLine: SourceLocation { SourceLocation(file: startLine.file, line: lastLineNumber, field: startLine.field) }
 
-        init(before: Double, start: Double, startLine: SourceLocation) {
-            self.before = before; self.start = start; self.startLine = startLine
+        /// Whether the file's readings ran forward in time before the run (its last step under
+        /// `jump`): a short run's own span is too short to tell.
+        var forward: Bool
+
+        init(before: Double, start: Double, startLine: SourceLocation, forward: Bool = true) {
+            self.before = before; self.start = start; self.startLine = startLine; self.forward = forward
             last = start; lastLineNumber = startLine.line
         }
         var rows = 1
     }
+
+    /// Whether the last step under `jump` went forward in time (true until one is seen).
+    private var forward = true
 
     /// The previous reading's time (only times are kept per reading: no string is copied).
     private var last: Double?
@@ -73,12 +83,15 @@ public struct ClockJumpDetector: Sendable {
         }
         guard let last else { return }
         let step = t - last
+        defer { if step != 0, abs(step) <= Self.jump { forward = step > 0 } }
         if let r = run {
             let jumpIn = r.start - r.before
             if abs(step) > Self.jump, (step > 0) != (jumpIn > 0) {
+                // The readings after the run go on from those before it, the way the file runs (the
+                // run's own way, or the file's before it when the run is too short to tell).
                 let span = r.last - r.start, on = t - r.before
                 let continues = abs(on) >= abs(span) - Self.slack && abs(on) <= abs(span) + Self.offLimit
-                    && (abs(span) <= Self.slack || (on > 0) == (span > 0))
+                    && (on > 0) == (abs(span) <= Self.slack ? r.forward : span > 0)
                 if continues && r.rows >= Self.minRows {
                     add(jumpBack: r, offset: (jumpIn - step) / 2)
                     run = nil
@@ -86,14 +99,14 @@ public struct ClockJumpDetector: Sendable {
                 }
             }
             if abs(step) > Self.jump {
-                run = Run(before: last, start: t, startLine: location)
+                run = Run(before: last, start: t, startLine: location, forward: forward)
             } else {
                 // In place: a run (a real gap that never comes back) can last to the end of the file.
                 run!.rows += 1
                 run!.last = t; run!.lastLineNumber = location.line
             }
         } else if abs(step) > Self.jump {
-            run = Run(before: last, start: t, startLine: location)
+            run = Run(before: last, start: t, startLine: location, forward: forward)
         }
     }
 

@@ -112,11 +112,16 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
         if first.record == item.record {
             summary.skipQuietly("exact duplicate")
         } else {
-            summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
-                "\(R.kind.rawValue) at the same time as \(first.location) but with value \(item.record.canonicalValue) "
-                + "instead of \(first.record.canonicalValue); kept the first (\(first.location)), dropped this one"))
+            Self.skipConflicting(item, first, &summary)
         }
         return false
+    }
+
+    /// `item` dropped for `first`, a record of the same event at the same instant with another value.
+    static func skipConflicting(_ item: Located<R>, _ first: Located<R>, _ summary: inout ImportSummary) {
+        summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
+            "\(R.kind.rawValue) at the same time as \(first.location) but with value \(item.record.canonicalValue) "
+            + "instead of \(first.record.canonicalValue); kept the first (\(first.location)), dropped this one"))
     }
 
     private mutating func keepUploadWindow(_ item: Located<R>, _ summary: inout ImportSummary) -> Bool {
@@ -129,6 +134,13 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
         for j in stride(from: recent.count - 1, through: head, by: -1)
         where PatientLogBuilder.sameUpload(recent[j].record, item.record) {
             summary.skipQuietly("duplicate")
+            return false
+        }
+        // The same event at the same instant with another value (a clock set back over readings
+        // already taken, overlapping exports that disagree): a patient's log keeps the first
+        // (`PatientLog.merging`, the store), so the import keeps it too, and says so.
+        if let first = recent[head...].last(where: { $0.record.time == t && $0.record.identity == item.record.identity }) {
+            Self.skipConflicting(item, first, &summary)
             return false
         }
         recent.append(item)
