@@ -219,6 +219,34 @@ enum WindowFixture {
         #expect(shortCutDiffered >= cases / 2)
     }
 
+    /// A pump running 0.1 U/h over the schedule absorbs 0.05 U in every 30-minute window once the
+    /// insulin curve is full: the correction threshold, give or take the last bit of the window's
+    /// sums. Every such window is a correction window, from the whole log and from any cut of it
+    /// (found by a differential test: which side of the threshold these fell on hung on rounding,
+    /// and so on records weeks before).
+    @Test func windowsAtTheCorrectionThresholdReachIt() throws {
+        var log = PatientLog(patient: try PatientID("tie"))
+        let t0 = Self.t0.addingTimeInterval(7 * 60)
+        log.glucose = (0..<(3 * 288)).map { i in
+            GlucoseReading(time: t0.addingTimeInterval(Double(i) * 300), value: .mgdL(120 + 20 * sin(Double(i) / 9)), source: .cgm)
+        }
+        log.basalRates = [BasalRate(start: t0, rate: InsulinRate(unitsPerHour: 0.9))]
+        let settings = try DoseSettings(patient: log.patient, carbRatio: 10, insulinSensitivity: 40, target: 110, suspendThreshold: 70,
+                                        maxBolus: 10, bolusIncrement: 0.05, insulinPeakMinutes: 75, insulinDurationMinutes: 180,
+                                        basalSchedule: [.init(start: "00:00", unitsPerHour: 0.8)]).checked(for: log.patient).get()
+        let utc = TimeZone(identifier: "UTC")!
+        let steady = t0.addingTimeInterval(20 * 3600)
+        let windows = SettingsEstimator.windows(log: log, settings: settings, timeZone: utc, carbModel: .standard, since: steady)
+        #expect(windows.count > 100)
+        #expect(windows.allSatisfy { abs($0.insulinAbsorbed - 0.05) < 1e-12 })
+        #expect(windows.allSatisfy { $0.kind == .correction })
+        let memory = SettingsEstimator.memory(insulinDurationMinutes: 180)
+        for hours in [0.0, 0.6, 2.5, 7.9] {
+            #expect(SettingsEstimator.windows(log: log.since(steady.addingTimeInterval(-memory - hours * 3600)), settings: settings, timeZone: utc,
+                                              carbModel: .standard, since: steady) == windows, "cut \(hours) h before")
+        }
+    }
+
     /// `settings --store` reads `SettingsEstimator.lookback(days:)` before the newest reading: the
     /// estimate from the store's window is the one from the store's whole log.
     @Test func settingsEstimateFromTheStoreWindowIsTheWholeLogs() throws {

@@ -219,9 +219,12 @@ public enum SettingsEstimator {
             let dI = given - (netOnBoard[b] - netOnBoard[a]), dC = eaten - (series.carbsOnBoard[b] - series.carbsOnBoard[a])
             guard dI.isFinite, dC.isFinite else { continue }
             let onBoard = series.carbsOnBoard[a]
-            let kind: Window.Kind = dC >= 1 ? .meal
-                : onBoard >= 2 ? .mixed
-                : dI.magnitude >= 0.05 ? .correction : .fasting
+            // A figure at a threshold counts as reaching it whatever the rounding of its sums (a pump
+            // 0.1 U/h over the schedule absorbs exactly 0.05 U in a window, give or take the last bit).
+            let reaches = { (value: Double, threshold: Double) in value >= threshold - Self.thresholdTolerance }
+            let kind: Window.Kind = reaches(dC, 1) ? .meal
+                : reaches(onBoard, 2) ? .mixed
+                : reaches(dI.magnitude, 0.05) ? .correction : .fasting
             let start = series.time(at: a)
             let hour = calendar.component(.hour, from: start)
             let block = blockStartHours.lastIndex { $0 <= hour } ?? 0
@@ -339,6 +342,11 @@ public enum SettingsEstimator {
 
     /// A curve shape whose fit's residual SD is within 5% of the best shape's is as plausible.
     public static let shapeTolerance = 0.05
+
+    /// How far below a window kind's threshold (1 g appearing, 2 g on board, 0.05 U absorbed) a
+    /// figure still reaches it: far above the rounding of the window's sums, far below anything
+    /// a meal or a dose changes.
+    static let thresholdTolerance = 1e-9
 
     /// ISF, ICR and residual SD fitted with each pair of curve shapes (ISF and ICR NaN where the
     /// fit gives no positive pair; all NaN where there is no fit).
