@@ -48,34 +48,40 @@ struct ImportData: ParsableCommand {
         let format = try reading.format(format)
         let db = try PatientStore(path: store)
         var failed = 0, done = 0, rowsSkipped = 0
-        for path in try expandingFolders(options: options) {
+        // Several files per transaction (`ImportBatchLimits.standard`), each still all or nothing;
+        // a file's lines are printed once its batch is committed.
+        try db.importFiles(try expandingFolders(options: options)) { path in
             let url = URL(fileURLWithPath: path)
-            do {
-                guard let type = try format.map(ImportFormats.named) ?? ImportFormats.detect(url),
-                      let importer = ImportFormats.importer(type) else {
-                    throw InputError(SourceLocation(file: path, line: 1),
-                                      "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", "))); name one with --format")
+            guard let type = try format.map(ImportFormats.named) ?? ImportFormats.detect(url),
+                  let importer = ImportFormats.importer(type) else {
+                throw InputError(SourceLocation(file: path, line: 1),
+                                  "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", "))); name one with --format")
+            }
+            return PreparedImport(url: url, importer: importer, options: options)
+        } committed: { results in
+            for (path, result) in results {
+                do {
+                    let outcome = try result.get()
+                    done += 1
+                    switch outcome {
+                    case let .imported(run):
+                        rowsSkipped += run.summary.rowsSkippedForProblems
+                        print("\(run.summary)")
+                        print("  patient \(run.patient): \(run.recordsAdded) records added, \(run.recordsAlreadyStored) already stored")
+                        printWarnings(run.summary)
+                    case let .alreadyImported(run):
+                        print("\(path): already imported (same content as run \(run.id), \(run.filePath)); nothing added")
+                    }
+                } catch let nothing as NothingKeptError {
+                    // A failed file, with the warnings that say why (nothing was stored).
+                    failed += 1
+                    print("\(nothing.summary)")
+                    printWarnings(nothing.summary)
+                    print("\(nothing)")
+                } catch {
+                    failed += 1
+                    print("\(error)")
                 }
-                let outcome = try db.importFile(url, importer: importer, options: options)
-                done += 1
-                switch outcome {
-                case let .imported(run):
-                    rowsSkipped += run.summary.rowsSkippedForProblems
-                    print("\(run.summary)")
-                    print("  patient \(run.patient): \(run.recordsAdded) records added, \(run.recordsAlreadyStored) already stored")
-                    printWarnings(run.summary)
-                case let .alreadyImported(run):
-                    print("\(path): already imported (same content as run \(run.id), \(run.filePath)); nothing added")
-                }
-            } catch let nothing as NothingKeptError {
-                // A failed file, with the warnings that say why (nothing was stored).
-                failed += 1
-                print("\(nothing.summary)")
-                printWarnings(nothing.summary)
-                print("\(nothing)")
-            } catch {
-                failed += 1
-                print("\(error)")
             }
         }
         // Rows skipped for a problem (with warnings) are rows that failed, as nightly counts them:

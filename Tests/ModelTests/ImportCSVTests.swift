@@ -99,4 +99,17 @@ import Testing
         #expect(try ImportFormats.detect(url) == LogCSVImporter.self)
         #expect(try ImportFormats.detect(Fixture.url("ohio/complete.xml")) == OhioXMLImporter.self)
     }
+
+    /// Format detection finds the GlucoModel CSV header without splitting the whole head: the same
+    /// line as splitting it, on random texts of newlines (LF, CR LF, CR), empty and comment lines.
+    @Test func headerLineAsSplitFindsIt() {
+        var r = SplitMix64(seed: 42)
+        let pieces = ["\n", "\r\n", "\r", "#", "# note", "", "time,event,value", "a,b", " ", "\u{2028}", "é"]
+        let accept = { (line: Substring) in !line.hasPrefix("#") && !line.isEmpty }
+        for _ in 0..<2000 {
+            let text = (0..<Int.random(in: 0...12, using: &r)).map { _ in pieces[Int.random(in: 0..<pieces.count, using: &r)] }.joined()
+            let expected = text.split(whereSeparator: \.isNewline).first(where: accept)
+            #expect(LogCSVImporter.firstLine(of: text, where: accept) == expected, "\(text.debugDescription)")
+        }
+    }
 }

@@ -129,4 +129,101 @@ struct StoreKillTests {
             }
         }
     }
+
+    /// Runs `import-data` on `files` into `store` to the end; returns its exit status and output.
+    static func importAll(_ exe: URL, files: [URL], store: String) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = exe
+        process.arguments = ["import-data"] + files.map(\.path) + ["--store", store, "--patient", "kill_b", "--time-zone", "UTC"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    /// Many small files are committed in batches: killed once a first batch is committed and the
+    /// next is under way, the store holds whole files, a first part of the list in order, and
+    /// running the same import again ends with the store of an uninterrupted import.
+    @Test func killedBatchLeavesWholeFilesAndARerunCompletes() throws {
+        guard let exe = Self.executable else {
+            print("StoreKillTests: skipped, no glucomodel-train beside \(CommandLine.arguments[0]) (run `swift build` first)")
+            return
+        }
+        var count = 250
+        for attempt in 1...3 {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-killb-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let start = Date(timeIntervalSince1970: 1_262_304_000)
+            let files = try (0..<count).map { i -> URL in
+                let url = dir.appendingPathComponent(String(format: "day%04d.csv", i))
+                try Self.writeDexcom(url, rows: 24, start: start.addingTimeInterval(Double(i) * 86_400))
+                return url
+            }
+            let store = dir.appendingPathComponent("store.sqlite").path
+            _ = try PatientStore(path: store)  // created and migrated: the next journal is the import's
+            let process = Process()
+            process.executableURL = exe
+            process.arguments = ["import-data"] + files.map(\.path) + ["--store", store, "--patient", "kill_b", "--time-zone", "UTC"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var killed = false
+            let deadline = Date().addingTimeInterval(300)
+            // The store file is written at a commit (the batches here fit SQLite's page cache): once
+            // it has grown past its size when the first batch began, and a journal is there again,
+            // the second batch is under way. (Not read with SQLite: a reader can make a commit busy.)
+            var sizeAtFirstBatch: Int?
+            while process.isRunning && Date() < deadline {
+                let journal = Self.fileSize(store + "-journal") >= 0
+                if journal, sizeAtFirstBatch == nil { sizeAtFirstBatch = Self.fileSize(store) }
+                if journal, let size = sizeAtFirstBatch, Self.fileSize(store) > size {
+                    usleep(30_000)
+                    if process.isRunning {
+                        kill(process.processIdentifier, SIGKILL)
+                        killed = true
+                    }
+                    break
+                }
+                usleep(5_000)
+            }
+            process.waitUntilExit()
+            guard killed, process.terminationReason == .uncaughtSignal else {
+                print("StoreKillTests: attempt \(attempt) finished before the kill (\(count) files); retrying with more")
+                count *= 2
+                continue
+            }
+            let reopened = try PatientStore(path: store)
+            #expect(try reopened.db.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") } == ["ok"])
+            let runs = try reopened.importRuns()
+            // Whole files, the first ones in order, and not all of them (none if the kill came
+            // while the first batch was still committing).
+            #expect(runs.count < count)
+            if runs.isEmpty { print("StoreKillTests: the kill came before the first batch was committed") }
+            #expect(runs.map(\.filePath) == files.prefix(runs.count).map(\.path))
+            #expect(runs.allSatisfy { $0.recordsAdded == 24 })
+            #expect(try reopened.recordCounts() == [.glucose: 24 * runs.count])
+
+            let (status, output) = try Self.importAll(exe, files: files, store: store)
+            #expect(status == 0)
+            #expect(output.components(separatedBy: ": already imported (same content as run").count - 1 == runs.count)
+            let reference = dir.appendingPathComponent("reference.sqlite").path
+            #expect(try Self.importAll(exe, files: files, store: reference).0 == 0)
+            let dump = { (path: String) in
+                try DatabaseQueue(path: path).read { db in
+                    (try Row.fetchAll(db, sql: "SELECT * FROM records ORDER BY patient, kind, subtype, time, value, seq").map { Array($0.databaseValues) },
+                     try Row.fetchAll(db, sql: "SELECT id, patient_id, file_path, content_hash, records_added, records_already_stored FROM import_runs ORDER BY id")
+                        .map { Array($0.databaseValues) })
+                }
+            }
+            let (records, runRows) = try dump(store), (referenceRecords, referenceRuns) = try dump(reference)
+            #expect(records == referenceRecords)
+            #expect(runRows == referenceRuns)
+            return
+        }
+        Issue.record("the import finished before every kill")
+    }
 }

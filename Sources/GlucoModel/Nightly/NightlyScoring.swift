@@ -258,28 +258,34 @@ public struct NightlyScorer {
         message("warning: " + text)
     }
 
-    /// Imports every data file of the inbox (sorted by path) not imported before.
+    /// Imports every data file of the inbox (sorted by path) not imported before, several files
+    /// per transaction (`PatientStore.importFiles`, each file all or nothing). A file is counted,
+    /// reported or quarantined once its batch is committed.
     func importInbox(_ store: PatientStore, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
         let files = try CohortLoader.files([settings.inbox.path], onlyRecognised: false)
         var progress = Progress(interval: progressInterval, total: files.count, what: "inbox files", verb: "read")
-        for url in files {
+        try store.importFiles(files) { url in
             progress.tick(message)
-            do {
-                guard let type = try ImportFormats.detect(url), let importer = ImportFormats.importer(type) else {
-                    throw InputError(SourceLocation(file: url.path, line: 1),
-                                      "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))")
+            guard let type = try ImportFormats.detect(url), let importer = ImportFormats.importer(type) else {
+                throw InputError(SourceLocation(file: url.path, line: 1),
+                                  "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))")
+            }
+            return PreparedImport(url: url, importer: importer, options: settings.importOptions)
+        } committed: { results in
+            for (url, result) in results {
+                do {
+                    if case let .imported(run) = try result.get() {
+                        outcome.filesImported += 1
+                        outcome.readingsImported += run.recordsAddedByKind?[.glucose] ?? 0
+                        reportImport(run.summary, &outcome, message)
+                    }
+                } catch let error as InputError {
+                    quarantine(url, error.description, &outcome, message)
+                } catch let nothing as NothingKeptError {
+                    quarantine(url, nothing.description, details: nothing.summary.report(warnings: 5), &outcome, message)
+                } catch {
+                    warn(&outcome, message, "import failed: \(error)")
                 }
-                if case let .imported(run) = try store.importFile(url, importer: importer, options: settings.importOptions) {
-                    outcome.filesImported += 1
-                    outcome.readingsImported += run.recordsAddedByKind?[.glucose] ?? 0
-                    reportImport(run.summary, &outcome, message)
-                }
-            } catch let error as InputError {
-                quarantine(url, error.description, &outcome, message)
-            } catch let nothing as NothingKeptError {
-                quarantine(url, nothing.description, details: nothing.summary.report(warnings: 5), &outcome, message)
-            } catch {
-                warn(&outcome, message, "import failed: \(error)")
             }
         }
     }

@@ -68,6 +68,13 @@ public struct PatientStore: Sendable {
     ///   and none kept (a failed file, with its summary), or a database error (the transaction is
     ///   rolled back). In every case the store is unchanged.
     public func importFile(_ url: URL, importer: some PatientDataImporter, options: ImportOptions) throws -> StoreImportOutcome {
+        try Self.bulkWrite(db) { db in try importOne(url, importer: importer, options: options, db: db) }
+    }
+
+    /// Imports one file on the writing connection `db`: in a transaction of its own when none is
+    /// open (`importFile`), else in a savepoint within the open one (`importFiles`, a batch). Either
+    /// is rolled back when this throws, so the file is stored entirely or not at all.
+    func importOne(_ url: URL, importer: some PatientDataImporter, options: ImportOptions, db: Database) throws -> StoreImportOutcome {
         let started = Date()
         let cannotRead = { (error: any Error) in
             InputError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
@@ -77,35 +84,37 @@ public struct PatientStore: Sendable {
         let fingerprint: FileFingerprint
         do { fingerprint = try FileFingerprint(of: url) } catch { throw cannotRead(error) }
         let hasher: BackgroundFileHash
-        if try db.read({ db in try Self.hasRun(like: fingerprint, db) }) {
+        if try Self.hasRun(like: fingerprint, db) {
             let hash: String
             do { hash = try ContentDigest.hexDigest(ofFile: url) } catch { throw cannotRead(error) }
-            if let previous = try db.read({ db in try Self.run(hash: hash, db) }) { return .alreadyImported(previous) }
+            if let previous = try Self.run(hash: hash, db) { return .alreadyImported(previous) }
             hasher = BackgroundFileHash(known: hash)
         } else {
             hasher = BackgroundFileHash(url)
         }
         defer { hasher.cancel() }
         let format = type(of: importer).formatName
-        let run: ImportRun
+        var run: ImportRun?
         do {
-            run = try Self.bulkWrite(db) { db -> ImportRun in
-                try importRecords(url, importer: importer, options: options, format: format, started: started, db: db) { db in
+            try db.inSavepoint {
+                run = try importRecords(url, importer: importer, options: options, format: format, started: started, db: db) { db in
                     let hash: String
                     do { hash = try hasher.value() } catch { throw cannotRead(error) }
                     if let previous = try Self.run(hash: hash, db) { throw ContentStoredBefore(run: previous) }
                     return (hash, fingerprint)
                 }
+                return .commit
             }
         } catch let stored as ContentStoredBefore {
             return .alreadyImported(stored.run)
         }
+        guard let run else { throw DatabaseError(message: "import returned no run") }
         return .imported(run)
     }
 
     /// Thrown inside the import's transaction to roll it back when the file's content turns out to
     /// have been imported before (a run without a fingerprint, stored before schema v4).
-    private struct ContentStoredBefore: Error { var run: ImportRun }
+    struct ContentStoredBefore: Error { var run: ImportRun }
 
     /// Whether an import run has `fingerprint` (the same size and first MiB).
     static func hasRun(like fingerprint: FileFingerprint, _ db: Database) throws -> Bool {
@@ -275,9 +284,7 @@ public struct PatientStore: Sendable {
     /// so the references hold by construction; checking them per row cost about a tenth of the insert.
     /// Both settings are per connection and restored afterwards (a killed process leaves nothing behind).
     static func bulkWrite<T>(_ queue: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
-        try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -32768")
-            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON; PRAGMA cache_size = -2000") }
+        try bulkConnection(queue) { db in
             var value: T?
             try db.inTransaction {
                 value = try body(db)
@@ -285,6 +292,16 @@ public struct PatientStore: Sendable {
             }
             guard let value else { throw DatabaseError(message: "bulk write returned nothing") }
             return value
+        }
+    }
+
+    /// Runs `body` on the writing connection with the bulk settings of `bulkWrite`, outside any
+    /// transaction (`body` opens its own: a batch of files opens one per batch).
+    static func bulkConnection<T>(_ queue: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -32768")
+            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON; PRAGMA cache_size = -2000") }
+            return try body(db)
         }
     }
 

@@ -28,11 +28,23 @@ public struct LogCSVImporter: PatientDataImporter {
     public init() {}
 
     public static func recognizes(head: String) -> Bool {
-        guard let line = head.split(whereSeparator: \.isNewline).first(where: { !$0.hasPrefix("#") && !$0.isEmpty }) else {
-            return false
-        }
+        guard let line = firstLine(of: head, where: { !$0.hasPrefix("#") && !$0.isEmpty }) else { return false }
         let names = Set(CSVRow(String(line)).fields.map { $0.lowercased() })
         return names.isSuperset(of: ["time", "event", "value"])
+    }
+
+    /// The first non-empty line of `text` that `accept`s, as `split(whereSeparator: \.isNewline)
+    /// .first(where: accept)` finds it, reading no further: the whole head was split for its header line, the most of a
+    /// small file's format detection.
+    static func firstLine(of text: String, where accept: (Substring) -> Bool) -> Substring? {
+        var rest = text[...]
+        while !rest.isEmpty {
+            let end = rest.firstIndex(where: \.isNewline) ?? rest.endIndex
+            let line = rest[..<end]
+            if !line.isEmpty && accept(line) { return line }
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
+        }
+        return nil
     }
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
