@@ -152,13 +152,8 @@ import Testing
             try Data(Self.day(&r, patient: "bp0", day: i).utf8).write(to: url)
             return url
         }
-        // Three good readings of a new patient, then a NaN that the NOT NULL column rejects: the
-        // file fails after its patient, run and three records were written.
-        var log = PatientLog(patient: try PatientID("half_way"))
-        log.glucose = (0..<4).map { i in
-            GlucoseReading(time: Fixture.date("2026-01-01T06:00:00Z").addingTimeInterval(Double(i) * 300),
-                           value: .mgdL(i == 3 ? .nan : 100 + Double(i)))
-        }
+        // The file fails after its patient, run and three records were written.
+        let failing = try FixedLogImporter.failingHalfWay("half_way", from: "2026-01-01T06:00:00Z")
         let half = dir.appendingPathComponent("half.csv")
         try Data("anything\n".utf8).write(to: half)
         let skipped = dir.appendingPathComponent("skipped.csv")
@@ -167,7 +162,7 @@ import Testing
         try Data("hello\n".utf8).write(to: noFormat)
         let items = [good[0], half, good[1], skipped, noFormat, good[2]]
         let prepare = { (url: URL) throws -> PreparedImport in
-            url == half ? PreparedImport(url: url, importer: FixedLogImporter(log: log), options: options) : try self.prepare(url)
+            url == half ? PreparedImport(url: url, importer: failing, options: options) : try self.prepare(url)
         }
         let (batched, _) = try freshStore()
         let (single, _) = try freshStore()

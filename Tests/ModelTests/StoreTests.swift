@@ -12,6 +12,16 @@ struct FixedLogImporter: PatientDataImporter {
     func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         ImportResult(log: log, summary: ImportSummary(file: url.path))
     }
+
+    /// Three good readings of `patient` from `start`, then a NaN, which SQLite stores as NULL and the
+    /// NOT NULL column rejects: the insert fails after the patient, the run and 3 records were written.
+    static func failingHalfWay(_ patient: String, from start: String) throws -> FixedLogImporter {
+        var log = PatientLog(patient: try PatientID(patient))
+        log.glucose = (0..<4).map { i in
+            GlucoseReading(time: Fixture.date(start).addingTimeInterval(Double(i) * 300), value: .mgdL(i == 3 ? .nan : 100 + Double(i)))
+        }
+        return FixedLogImporter(log: log)
+    }
 }
 
 @Suite struct StoreTests {
@@ -117,17 +127,11 @@ struct FixedLogImporter: PatientDataImporter {
         let (store, dir) = try freshStore()
         _ = try store.importFile(Fixture.url("ohio/complete.xml"), importer: OhioXMLImporter(), options: options)
         let before = try snapshot(store)
-        // Three good readings for a new patient, then a NaN, which SQLite stores as NULL and the
-        // NOT NULL column rejects: the insert fails after the patient, the run and 3 records were written.
-        var log = PatientLog(patient: try PatientID("rollback_1"))
-        log.glucose = (0..<4).map { i in
-            GlucoseReading(time: Fixture.date("2026-01-06T00:00:00Z").addingTimeInterval(Double(i) * 300),
-                           value: .mgdL(i == 3 ? .nan : 100 + Double(i)))
-        }
+        let failing = try FixedLogImporter.failingHalfWay("rollback_1", from: "2026-01-06T00:00:00Z")
         let file = dir.appendingPathComponent("half.csv")
         try Data("anything\n".utf8).write(to: file)
         #expect(throws: (any Error).self) {
-            try store.importFile(file, importer: FixedLogImporter(log: log), options: options)
+            try store.importFile(file, importer: failing, options: options)
         }
         let after = try snapshot(store)
         #expect(before.0 == after.0 && before.1 == after.1 && before.2 == after.2 && before.3 == after.3)
