@@ -120,10 +120,7 @@ public struct Predictor: Sendable {
         if let from, from.timeIntervalSince(newest) > maximumDataAge {
             throw PredictionError.staleData(models.patient, newest: newest, wanted: from)
         }
-        // From the models' memory before `from` on: the rows the whole log gives (`ModelSet.memory`),
-        // at the cost of the period rather than of the history before it.
-        let inputs = from.map { log.since($0.addingTimeInterval(-models.memory)) } ?? log
-        let series = PatientSeries(log: inputs, options: models.seriesOptions)
+        let series = self.series(log, from: from)
         let steps = series.steps(from: from, to: to)
         guard !steps.isEmpty else {
             throw PredictionError.nothingToPredict(models.patient, reason: "the period holds no step of the data")
@@ -134,6 +131,13 @@ public struct Predictor: Sendable {
             try each(rows(series, steps: lower..<upper))
             lower = upper
         }
+    }
+
+    /// The series predictions from `from` on are made from: the log from the models' memory
+    /// before `from` (`ModelSet.memory`), which gives the rows the whole log gives at the cost of
+    /// the period rather than of the history before it; the whole log without `from`.
+    public func series(_ log: PatientLog, from: Date?) -> PatientSeries {
+        PatientSeries(log: from.map { log.since($0.addingTimeInterval(-models.memory)) } ?? log, options: models.seriesOptions)
     }
 
     /// The rows of the issue moments `steps`, in order of issue moment, horizon and model.

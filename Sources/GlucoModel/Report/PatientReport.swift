@@ -87,8 +87,8 @@ public struct PatientReport: Sendable {
                          + "or beyond the range of its training days, as on a flat sensor line. Retrain the models if this recurs.")
         }
         if !rows.isEmpty {
-            // The moments the predictions were made at (`Predictor.predict` with the same period).
-            let inputs = PatientSeries(log: log.since(period.start.addingTimeInterval(-models.memory)), options: models.seriesOptions)
+            // The moments the predictions were made at, on the series they were made from.
+            let inputs = Predictor(models: models).series(log, from: period.start)
             let steps = inputs.steps(from: period.start, to: period.end.addingTimeInterval(-1))
             for model in self.models where !steps.isEmpty {
                 responses[model.horizonMinutes] = ModelResponse(model: model, table: model.features.table(inputs, steps: steps, requireTarget: false))
