@@ -68,22 +68,8 @@ public enum PatientIDScan {
     }
 
     static func csvPatient(_ url: URL, options: ImportOptions) throws -> PatientID {
-        let reader = LineReader(url: url, chunkSize: 64 << 10)
-        try reader.checkReadable()
-        var state = LogCSVState(file: url.path, options: options)
-        var lines = reader.makeIterator()
-        var row = CSVRow()
-        while let (number, bytes) = lines.nextBytes() {
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            if bytes.first == UInt8(ascii: "#"), String(decoding: bytes, as: UTF8.self).hasPrefix("#") { continue }
-            if state.columns == nil {
-                try state.readHeader(String(decoding: bytes, as: UTF8.self), line: number)
-            } else {
-                row.load(bytes)
-                state.readRow(row, line: number)
-                if let patient = state.patient { return patient }
-            }
-        }
+        let state = try LogCSVState.read(url, options: options, chunkSize: 64 << 10) { $0.patient != nil }
+        if let patient = state.patient { return patient }
         throw InputError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
     }
 

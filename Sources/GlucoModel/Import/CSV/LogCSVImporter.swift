@@ -48,23 +48,7 @@ public struct LogCSVImporter: PatientDataImporter {
     }
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
-        let reader = LineReader(url: url)
-        try reader.checkReadable()
-        var state = LogCSVState(file: url.path, options: options)
-        var lines = reader.makeIterator()
-        var row = CSVRow()
-        while let (number, bytes) = lines.nextBytes() {
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            // A comment starts with the character `#` (not `#` joined with a following mark).
-            if bytes.first == UInt8(ascii: "#"), String(decoding: bytes, as: UTF8.self).hasPrefix("#") { continue }
-            if state.columns == nil {
-                try state.readHeader(String(decoding: bytes, as: UTF8.self), line: number)
-            } else {
-                state.builder.summary.rowsRead += 1
-                row.load(bytes)
-                state.readRow(row, line: number)
-            }
-        }
+        let state = try LogCSVState.read(url, options: options)
         guard state.columns != nil else {
             throw InputError(SourceLocation(file: url.path, line: 1), "the file has no header; expected \(Self.header)")
         }
@@ -98,6 +82,31 @@ struct LogCSVState {
         builder = PatientLogBuilder(file: file, options: options)
         patient = options.patient
         fixedPatient = options.patient != nil
+    }
+
+    /// Reads `url` into a state: blank lines and comments (`#` first) skipped, the first other
+    /// line the header, every later one a row, until `done` says so after a row.
+    static func read(_ url: URL, options: ImportOptions, chunkSize: Int = 1 << 20,
+                     until done: (LogCSVState) -> Bool = { _ in false }) throws -> LogCSVState {
+        let reader = LineReader(url: url, chunkSize: chunkSize)
+        try reader.checkReadable()
+        var state = LogCSVState(file: url.path, options: options)
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        while let (number, bytes) = lines.nextBytes() {
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            // A comment starts with the character `#` (not `#` joined with a following mark).
+            if bytes.first == UInt8(ascii: "#"), String(decoding: bytes, as: UTF8.self).hasPrefix("#") { continue }
+            if state.columns == nil {
+                try state.readHeader(String(decoding: bytes, as: UTF8.self), line: number)
+            } else {
+                state.builder.summary.rowsRead += 1
+                row.load(bytes)
+                state.readRow(row, line: number)
+                if done(state) { break }
+            }
+        }
+        return state
     }
 
     mutating func readHeader(_ text: String, line: Int) throws {
