@@ -4,17 +4,7 @@ import Testing
 
 /// Nightly alerts as episodes, on predictions built by hand.
 @Suite("Alert episodes")
-struct AlertEpisodeTests {
-    static let patient = try! PatientID("p1")
-    static let t0 = Fixture.date("2026-01-15T08:00:00Z")
-
-    /// A prediction for target step `step` (5 min each from t0), issued `horizon` minutes before.
-    static func row(_ step: Int, _ prediction: Double, _ reference: Double?, horizon: Int = 30, model: String = "ge") -> PredictionRow {
-        let target = t0.addingTimeInterval(Double(step) * 300)
-        return PredictionRow(patient: patient, issuedAt: target.addingTimeInterval(-Double(horizon) * 60), targetTime: target,
-                             horizonMinutes: horizon, model: model, prediction: prediction, reference: reference)
-    }
-
+struct AlertEpisodeTests: HandPredictions {
     static func at(_ step: Int) -> Date { t0.addingTimeInterval(Double(step) * 300) }
 
     @Test func consecutivePredictionsBelowTheThresholdAreOneEpisode() {

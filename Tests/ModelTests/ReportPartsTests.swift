@@ -3,16 +3,7 @@ import Testing
 @testable import GlucoModel
 
 @Suite("Report parts")
-struct ReportPartsTests {
-    static let patient = try! PatientID("p1")
-    static let t0 = Fixture.date("2026-01-15T08:00:00Z")
-
-    static func row(_ step: Int, _ prediction: Double, _ reference: Double?, horizon: Int = 30, model: String = "ge") -> PredictionRow {
-        let target = t0.addingTimeInterval(Double(step) * 300)
-        return PredictionRow(patient: patient, issuedAt: target.addingTimeInterval(-Double(horizon) * 60), targetTime: target,
-                             horizonMinutes: horizon, model: model, prediction: prediction, reference: reference)
-    }
-
+struct ReportPartsTests: HandPredictions {
     @Test func escapesTheFiveSpecialCharacters() {
         #expect(HTML.escape("a<b>&\"c\"'d'") == "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;")
         #expect(HTML.escape("Ümlaut 5 mg/dL") == "Ümlaut 5 mg/dL")
