@@ -113,6 +113,11 @@ enum WindowFixture {
         #expect(cut.basalRates == [BasalRate(start: Self.at(7.5), end: Self.at(7.5), rate: InsulinRate(unitsPerHour: 0.8)),
                                    BasalRate(start: Self.at(9), rate: InsulinRate(unitsPerHour: 0.6))])
         #expect(cut.temporaryBasals == [log.temporaryBasals[0]])
+        // A temporary basal begun at 06:00 ends the one running since 05:00: at 07:30 none runs.
+        var replaced = log
+        replaced.temporaryBasals = [log.temporaryBasals[0], TemporaryBasal(start: Self.at(6), end: Self.at(6.5), rate: InsulinRate(unitsPerHour: 2))]
+        #expect(replaced.since(Self.at(7.5)).temporaryBasals.isEmpty)
+        #expect(replaced.since(Self.at(6.25)).temporaryBasals == [replaced.temporaryBasals[1]])
         #expect(cut.boluses == [log.boluses[1], log.boluses[2]])
         #expect(cut.exercise == [log.exercise[1]])
         #expect(cut.carbs.isEmpty && cut.has(.carbohydrate) && cut.has(.insulin))

@@ -66,6 +66,106 @@ import Testing
         #expect(abs((s.insulinOnBoard ?? .nan) - 2 * R(30)) < 1e-9)
     }
 
+    /// A square bolus of 6 U over 10:00-12:00, and a dual one (half now, half over the two hours),
+    /// asked about at 10:10: the parts still to come will be given, so they are on board in full
+    /// (dosing.md: a dose's IOB is 1 before it is given). Steps ending 10:05 and 10:10 hold what
+    /// was given so far.
+    @Test func extendedBolusStillRunningIsOnBoardInFull() {
+        var square = F.flatLog(glucose: 180, through: 10)
+        square.glucose = stride(from: -60.0, through: 10, by: 5).map { GlucoseReading(time: F.at($0), value: .mgdL(180)) }
+        square.boluses = [Bolus(time: F.at(0), end: F.at(120), dose: InsulinUnits(6), type: .square)]
+        let s = DoseAdvisor.suggest(log: square, carbs: 0, at: F.at(10), settings: F.settings(), models: nil)
+        #expect(abs((s.insulinOnBoard ?? .nan) - (0.25 * R(5) + 0.25 * R(0) + 5.5)) < 1e-9)
+        var dual = square
+        dual.boluses = [Bolus(time: F.at(0), end: F.at(120), dose: InsulinUnits(6), type: .normalDual)]
+        let d = DoseAdvisor.suggest(log: dual, carbs: 0, at: F.at(10), settings: F.settings(), models: nil)
+        #expect(abs((d.insulinOnBoard ?? .nan) - (3 * R(10) + 0.125 * R(5) + 0.125 * R(0) + 2.75)) < 1e-9)
+        // 60 g then asks 6 U + (180 - 110) / 35 U less what is on board: 2.00 U, not a second meal dose.
+        let meal = DoseAdvisor.suggest(log: square, carbs: 60, at: F.at(10), settings: F.settings(), models: nil)
+        #expect(abs((meal.standard?.unclamped ?? .nan) - (6 + 2 - (0.25 * R(5) + 0.25 * R(0) + 5.5))) < 1e-9)
+        #expect(meal.standard?.dose == 2.0)
+        // The effects' curve: a part still to come is on board until its step is given.
+        let series = PatientSeries(log: square, options: { var o = SeriesOptions(); o.start = F.at(-60); o.end = F.at(10); return o }())
+        let net = NetInsulin(log: square, series: series, schedule: nil, timeZone: TimeZone(identifier: "UTC")!, at: F.at(10))
+        let model = ExponentialInsulinModel.adultRapid
+        // 30 minutes on: the two steps given 35 and 30 minutes before, the six to 10:40 (25 ... 0), and the
+        // 16 steps after 10:40 (4.0 U) still to come.
+        let comingSoon: Double = [25.0, 20, 15, 10, 5, 0].map(R).reduce(0, +)
+        let expected = 0.25 * (R(35) + R(30) + comingSoon) + 4.0
+        #expect(abs(net.onBoard(at: series.count - 1, minutesAhead: 30, model: model).units - expected) < 1e-9)
+    }
+
+    /// A pump runs one temporary basal at a time. Loop-style: a new 30-minute temp of 2 U/h every
+    /// 5 minutes from 10:00 to 10:25 over a 1 U/h basal is 2 U/h for the half hour, 1/12 U over the
+    /// schedule in each of the steps ending 10:05 ... 10:30 (ages 25 ... 0 at 10:30), not six temps
+    /// added up. And a 0 U/h temp ended by a 3 U/h one.
+    @Test func aNewTemporaryBasalEndsTheOneRunning() {
+        var log = F.flatLog(glucose: 180, through: 30)
+        log.basalRates = [BasalRate(start: F.at(-60), rate: InsulinRate(unitsPerHour: 1))]
+        log.temporaryBasals = stride(from: 0.0, through: 25, by: 5).map {
+            TemporaryBasal(start: F.at($0), end: F.at($0 + 30), rate: InsulinRate(unitsPerHour: 2))
+        }
+        let loop = DoseAdvisor.suggest(log: log, carbs: 0, at: F.at(30), settings: F.settings(), models: nil)
+        let halfHour: Double = [25.0, 20, 15, 10, 5, 0].map(R).reduce(0, +)
+        #expect(abs((loop.insulinOnBoard ?? .nan) - halfHour / 12) < 1e-9)
+        // 0 U/h from 10:00 for an hour, replaced at 10:15 by 3 U/h to 10:30: -1/12 U in each step
+        // to 10:15, +2/12 U in each to 10:30.
+        log.temporaryBasals = [TemporaryBasal(start: F.at(0), end: F.at(60), rate: InsulinRate(unitsPerHour: 0)),
+                               TemporaryBasal(start: F.at(15), end: F.at(30), rate: InsulinRate(unitsPerHour: 3))]
+        let suspended: Double = [25.0, 20, 15].map(R).reduce(0, +), raised: Double = [10.0, 5, 0].map(R).reduce(0, +)
+        let expected = -suspended / 12 + 2 * raised / 12
+        let replaced = DoseAdvisor.suggest(log: log, carbs: 0, at: F.at(30), settings: F.settings(), models: nil)
+        #expect(abs((replaced.insulinOnBoard ?? .nan) - expected) < 1e-9)
+    }
+
+    /// Thirty seconds into a suspension of a 1 U/h schedule, 30 seconds of basal are missing, not
+    /// the five minutes of the step that holds the moment.
+    @Test func basalAfterTheMomentIsNotYetGiven() {
+        var log = F.flatLog(glucose: 180, through: 30)
+        log.basalRates = [BasalRate(start: F.at(-60), rate: InsulinRate(unitsPerHour: 1))]
+        log.temporaryBasals = [TemporaryBasal(start: F.at(30), end: F.at(60), rate: InsulinRate(unitsPerHour: 0))]
+        let s = DoseAdvisor.suggest(log: log, carbs: 0, at: F.at(30.5), settings: F.settings(), models: nil)
+        #expect(abs((s.insulinOnBoard ?? .nan) - -(1.0 / 120)) < 1e-12)
+    }
+
+    /// With no schedule in the settings and no basal in the data there is nothing to count a
+    /// temporary basal against: boluses only, as the output says (`none`).
+    @Test func withoutAScheduleTemporaryBasalsDoNotCount() {
+        var log = F.flatLog(glucose: 180, through: 90)
+        log.temporaryBasals = [TemporaryBasal(start: F.at(0), end: F.at(60), rate: InsulinRate(unitsPerHour: 2))]
+        log.boluses = [Bolus(time: F.at(60), dose: InsulinUnits(2))]
+        let s = DoseAdvisor.suggest(log: log, carbs: 0, at: F.at(90), settings: F.settings(), models: nil)
+        #expect(s.basalScheduleSource == NetInsulin.ScheduleSource.none)
+        #expect(abs((s.insulinOnBoard ?? .nan) - 2 * R(30)) < 1e-9)
+    }
+
+    /// The schedule laid out as records runs by the wall clock, as `rate(at:)` reads it, every
+    /// minute of days with a clock set forward or back (New York, Madrid, Sydney, Lord Howe's half
+    /// hour) and of an ordinary day. Worked by hand: in New York on 1 November 2026 the 01:00-02:00
+    /// hour comes twice, and so does the 01:30 entry (02:30 comes once, at 07:30Z).
+    @Test func scheduleRecordsFollowTheWallClock() throws {
+        let schedule = try BasalSchedule([.init(start: "00:00", unitsPerHour: 0.8), .init(start: "01:30", unitsPerHour: 2),
+                                          .init(start: "02:30", unitsPerHour: 1.1), .init(start: "04:00", unitsPerHour: 0.6)])
+        let york = TimeZone(identifier: "America/New_York")!
+        let records = schedule.basalRates(from: Fixture.date("2026-11-01T04:00:00Z"), to: Fixture.date("2026-11-01T08:00:00Z"), timeZone: york)
+        #expect(records.map(\.start) == ["04:00", "05:30", "06:00", "06:30", "07:30"].map { Fixture.date("2026-11-01T\($0):00Z") })
+        #expect(records.map(\.rate.unitsPerHour) == [0.8, 2, 0.8, 2, 1.1])
+        let days = [("America/New_York", "2026-11-01"), ("America/New_York", "2026-03-08"), ("Europe/Madrid", "2026-10-25"),
+                    ("Europe/Madrid", "2026-03-29"), ("Australia/Sydney", "2026-04-05"), ("Australia/Lord_Howe", "2026-04-05"),
+                    ("UTC", "2026-06-01")]
+        for (zone, day) in days {
+            let tz = TimeZone(identifier: zone)!
+            let from = Fixture.date("\(day)T00:00:00Z").addingTimeInterval(-86_400)
+            let list = schedule.basalRates(from: from, to: from.addingTimeInterval(3 * 86_400), timeZone: tz)
+            for minute in stride(from: 0.0, to: 3 * 1440, by: 1) {
+                let t = from.addingTimeInterval(minute * 60)
+                let inForce = list.last { $0.start <= t }?.rate
+                #expect(inForce == schedule.rate(at: t, timeZone: tz), "\(zone) \(t)")
+                if inForce != schedule.rate(at: t, timeZone: tz) { break }
+            }
+        }
+    }
+
     @Test func scheduleEntriesAreChecked() {
         #expect(throws: BasalScheduleProblem.self) { try BasalSchedule([.init(start: "01:00", unitsPerHour: 1)]) }
         #expect(throws: BasalScheduleProblem.self) {

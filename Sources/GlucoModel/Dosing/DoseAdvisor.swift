@@ -122,7 +122,7 @@ public enum DoseAdvisor {
         let series = PatientSeries(log: history, options: options)
         let t = series.count - 1
         let net = NetInsulin(log: history, series: series, schedule: settings.basalSchedule, timeZone: timeZone,
-                             dualShare: options.dualBolusImmediateShare)
+                             dualShare: options.dualBolusImmediateShare, at: at)
         let iob = net.onBoard(at: t, model: settings.insulin).units
         out.insulinOnBoard = iob
         out.basalScheduleSource = net.source

@@ -27,14 +27,29 @@ public struct NetInsulin: Sendable {
     public let perStep: [Double]
     /// The grid step, minutes.
     public let stepMinutes: Double
+    /// The grid point holding the moment the insulin was counted at, and the extended boluses'
+    /// parts still to be delivered then (nil and empty without a moment).
+    let momentPoint: Int?
+    let pending: [Pending]
+
+    /// The part of an extended bolus not yet delivered at the moment: `units` over the
+    /// `seconds` after it, at an even rate.
+    struct Pending: Hashable {
+        var units: Double
+        var seconds: Double
+    }
 
     /// - Parameters:
     ///   - log: the records the series was built from.
     ///   - series: gives the grid (start, step, count).
     ///   - schedule: the settings' schedule, or nil for the data's programmed basal.
     ///   - timeZone: where the schedule's times of day are local.
+    ///   - moment: the dose's moment: insulin is counted as delivered up to it (a basal's or temporary
+    ///     basal's minutes after it, in the step that holds it, are not yet given), and the parts of
+    ///     extended boluses still to come after it are on board in full (`onBoard` at its point).
+    ///     Nil: every record as delivered to the grid's end.
     public init(log: PatientLog, series: PatientSeries, schedule: BasalSchedule?, timeZone: TimeZone,
-                dualShare: Double = SeriesOptions().dualBolusImmediateShare) {
+                dualShare: Double = SeriesOptions().dualBolusImmediateShare, at moment: Date? = nil) {
         let grid = SeriesGrid(start: series.start.timeIntervalSince1970, step: series.step, count: series.count)
         var delivered = log
         delivered.basalInjections = []
@@ -54,22 +69,83 @@ public struct NetInsulin: Sendable {
         } else {
             scheduled.basalRates = log.basalRates
             source = log.basalRates.isEmpty ? .none : .data
+            // No schedule to count a temporary basal against: boluses only (a temporary basal is a
+            // change of the schedule, not insulin on top of nothing).
+            if source == .none { delivered.temporaryBasals = [] }
         }
+        var pending: [Pending] = []
+        if let moment {
+            (delivered, pending) = Self.delivered(delivered, through: moment, dualShare: dualShare)
+            scheduled = Self.delivered(scheduled, through: moment, dualShare: dualShare).log
+            momentPoint = grid.bin(moment.timeIntervalSince1970)
+        } else {
+            momentPoint = nil
+        }
+        self.pending = pending
         let given = grid.insulin(delivered, dualShare: dualShare)
         let planned = grid.insulin(scheduled, dualShare: dualShare)
         perStep = zip(given, planned).map { $0 - $1 }
         stepMinutes = series.step / 60
     }
 
+    /// `log`'s insulin as delivered through `moment`: basal rates and temporary basals end at it,
+    /// and an extended bolus running then is split into what was given (its immediate part, and
+    /// the extended part so far) and what is still to come.
+    static func delivered(_ log: PatientLog, through moment: Date, dualShare: Double) -> (log: PatientLog, pending: [Pending]) {
+        var out = log
+        let nextStarts = log.basalRates.dropFirst().map(\.start) + [Date.distantFuture]
+        out.basalRates = zip(log.basalRates, nextStarts).compactMap { rate, next in
+            guard rate.start < moment else { return nil }
+            var r = rate
+            r.end = min(rate.end ?? next, next, moment)
+            return r
+        }
+        out.temporaryBasals = log.temporaryBasals.compactMap { t in
+            guard t.start < moment else { return nil }
+            var r = t
+            r.end = min(t.end, moment)
+            return r
+        }
+        var pending: [Pending] = []
+        out.boluses = log.boluses.flatMap { bolus -> [Bolus] in
+            guard let end = bolus.end, end > moment, bolus.time <= moment, bolus.type != .normal else { return [bolus] }
+            let span = end.timeIntervalSince(bolus.time)
+            let immediate = bolus.type == .normalDual ? bolus.dose.units * dualShare : 0
+            let extended = bolus.dose.units - immediate
+            let given = extended * moment.timeIntervalSince(bolus.time) / span
+            pending.append(Pending(units: extended - given, seconds: end.timeIntervalSince(moment)))
+            var parts: [Bolus] = []
+            if immediate > 0 { var b = bolus; b.end = nil; b.type = .normal; b.dose = InsulinUnits(immediate); parts.append(b) }
+            if given > 0 { var b = bolus; b.end = moment; b.type = .square; b.dose = InsulinUnits(given); parts.append(b) }
+            return parts
+        }
+        return (out, pending)
+    }
+
     /// Net insulin on board `minutesAhead` after grid point `t`, with no new dose:
     /// `sum_{j <= t} net[j] * R((t - j) * step + minutesAhead)`, `R` the insulin model's fraction
     /// remaining. Negative when the schedule delivered more than was given (a suspension).
+    /// At the point holding the moment the insulin was counted at, the parts of extended boluses
+    /// still to be delivered are added (in full until they are given).
     public func onBoard(at t: Int, minutesAhead: Double = 0, model: ExponentialInsulinModel) -> InsulinUnits {
         guard t >= 0, t < perStep.count else { return InsulinUnits(0) }
         let reach = Int((model.durationMinutes / stepMinutes).rounded(.up))
         var sum = 0.0
         for j in max(0, t - reach)...t where perStep[j] != 0 {
             sum += perStep[j] * model.fractionRemaining(after: Double(t - j) * stepMinutes + minutesAhead)
+        }
+        // The extended boluses still running at the moment: each step's part still to come counts as
+        // given at that step's end (as the grid counts what was given), so in full until then.
+        if t == momentPoint {
+            let step = stepMinutes * 60
+            for p in pending where p.seconds > 0 {
+                var k = 1.0
+                while (k - 1) * step < p.seconds {
+                    let part = p.units * (min(p.seconds, k * step) - (k - 1) * step) / p.seconds
+                    sum += part * model.fractionRemaining(after: minutesAhead - k * stepMinutes)
+                    k += 1
+                }
+            }
         }
         return InsulinUnits(sum)
     }

@@ -28,7 +28,14 @@ extension PatientLog {
         out.heartRate = Self.suffix(heartRate, from: start)
         out.basalInjections = Self.suffix(basalInjections, from: start)
         out.boluses = boluses.filter { $0.time >= start || ($0.end ?? $0.time) > start }
-        out.temporaryBasals = temporaryBasals.filter { $0.start >= start || $0.end > start }
+        // A pump runs one temporary basal at a time, so only the last one begun before `start` (the
+        // first of those at that instant, as the merge rule keeps) can still run then: a later one
+        // ends it (`SeriesGrid.insulin`).
+        let laterTemporary = Self.suffix(temporaryBasals, from: start)
+        var last = temporaryBasals.count - laterTemporary.count - 1
+        while last > 0, temporaryBasals[last - 1].start == temporaryBasals[last].start { last -= 1 }
+        let running = last >= 0 && temporaryBasals[last].end > start ? [temporaryBasals[last]] : []
+        out.temporaryBasals = running + laterTemporary
         out.exercise = exercise.filter { $0.time >= start || $0.time.addingTimeInterval($0.durationMinutes * 60) > start }
         let later = Self.suffix(basalRates, from: start)
         if let running = basalRates[..<(basalRates.count - later.count)].last {

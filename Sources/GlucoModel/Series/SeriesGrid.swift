@@ -103,18 +103,23 @@ struct SeriesGrid {
         var out = [Double](repeating: 0, count: count)
         guard count > 0 else { return out }
         let gridEnd = t(count - 1)
+        // A pump runs one temporary basal at a time: a new one ends the one running (as a pump's
+        // own history, e.g. Nightscout's, records it); of two begun at one instant, the first.
+        let sorted = PatientLog.firstAtEachInstant(log.temporaryBasals)
+        let temps = zip(sorted, sorted.dropFirst().map { $0.start.timeIntervalSince1970 } + [.infinity]).map { tb, next in
+            (tb.start.timeIntervalSince1970, min(tb.end.timeIntervalSince1970, next), tb.rate.unitsPerHour / 3600)
+        }
         // Basal: each rate runs until its own end or the next rate's start, except where a temp basal overrides.
-        let temps = log.temporaryBasals.map { ($0.start.timeIntervalSince1970, $0.end.timeIntervalSince1970) }
         for (k, b) in log.basalRates.enumerated() {
             let a = b.start.timeIntervalSince1970
             var e = k + 1 < log.basalRates.count ? log.basalRates[k + 1].start.timeIntervalSince1970 : gridEnd
             if let end = b.end { e = min(e, end.timeIntervalSince1970) }
-            for (x, y) in Self.subtract(a, e, temps) {
+            for (x, y) in Self.subtract(a, e, temps.map { ($0.0, $0.1) }) {
                 spread(&out, from: x, to: y, perSecond: b.rate.unitsPerHour / 3600)
             }
         }
-        for tb in log.temporaryBasals {
-            spread(&out, from: tb.start.timeIntervalSince1970, to: tb.end.timeIntervalSince1970, perSecond: tb.rate.unitsPerHour / 3600)
+        for (a, b, rate) in temps {
+            spread(&out, from: a, to: b, perSecond: rate)
         }
         for bolus in log.boluses {
             let a = bolus.time.timeIntervalSince1970

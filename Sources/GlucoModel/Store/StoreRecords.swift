@@ -165,17 +165,20 @@ enum StoreRecords {
         var historyStart: Date?
         if let start {
             let t = start.timeIntervalSince1970
-            let basal = StoreSchema.code(.basal), exercise = StoreSchema.code(.exercise)
+            let basal = StoreSchema.code(.basal), exercise = StoreSchema.code(.exercise), temporary = StoreSchema.code(.temporaryBasal)
             let lasting = [RecordKind.bolus, .temporaryBasal, .exercise].map { String(StoreSchema.code($0)) }.joined(separator: ",")
             // Before `start`, the candidates `since` chooses from, every record at their instants (so
             // that the merge rule sees what it sees in the whole log): the last basal rate, and the
-            // records with an end at or after `start` (a second of slack: `since` decides exactly).
+            // records with an end at or after `start` (a second of slack: `since` decides exactly), and
+            // the last temporary basal (one that began later ends a temporary basal).
             try read("""
                 patient = ?1 AND kind = \(basal) AND time = (SELECT MAX(time) FROM records WHERE patient = ?1 AND kind = \(basal) AND time < ?2)
                 """, [number, t])
             try read("""
                 patient = ?1 AND kind IN (\(lasting)) AND time IN (SELECT time FROM records WHERE patient = ?1 AND time < ?2
                     AND (end_time >= ?2 - 1 OR (kind = \(exercise) AND time + extra * 60 >= ?2 - 1)))
+                OR patient = ?1 AND kind = \(temporary)
+                    AND time = (SELECT MAX(time) FROM records WHERE patient = ?1 AND kind = \(temporary) AND time < ?2)
                 """, [number, t])
             try read("patient = ? AND time >= ?", [number, t])
             func recorded(_ kinds: [RecordKind]) throws -> Bool {
