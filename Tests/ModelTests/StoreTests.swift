@@ -200,6 +200,16 @@ struct FixedLogImporter: PatientDataImporter {
             Issue.record("expected an import"); return
         }
         #expect(run.summary.rowsSkipped == 2 && run.summary.rowsSkippedForProblems == 0 && !run.summary.keptNothing)
+        // An exact duplicate row is dropped quietly whether the file runs oldest or newest first.
+        for (name, order) in [("p_dup_up", [0, 0, 5]), ("p_dup_down", [5, 0, 0])] {
+            let dup = dir.appendingPathComponent("\(name).csv")
+            let rows = order.map { "\(name),2026-01-05T08:\(String(format: "%02d", $0)):00Z,glucose,100,mg/dL" }
+            try Data((["patient,time,event,value,unit"] + rows).joined(separator: "\n").utf8).write(to: dup)
+            guard case let .imported(run) = try store.importFile(dup, importer: LogCSVImporter(), options: options) else {
+                Issue.record("expected an import of \(name)"); continue
+            }
+            #expect(run.summary.rowsSkipped == 1 && run.summary.rowsSkippedForProblems == 0, "\(name)")
+        }
     }
 
     @Test func sha256MatchesPublishedVectors() {

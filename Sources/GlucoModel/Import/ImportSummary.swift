@@ -49,6 +49,15 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
 
     public mutating func adjust(_ reason: String) { adjusted[reason, default: 0] += 1 }
 
+    /// Adds `other`'s skipped rows (quiet ones still quiet) and warnings.
+    mutating func addSkips(of other: ImportSummary) {
+        for (reason, n) in other.skipped { skipped[reason, default: 0] += n }
+        if let more = other.skippedQuietly {
+            skippedQuietly = (skippedQuietly ?? [:]).merging(more, uniquingKeysWith: +)
+        }
+        issues += other.issues
+    }
+
     /// Rows were skipped for a problem and none was kept: the file's times, format or patient were
     /// read wrongly (epoch seconds in a time column, another time zone, only another patient's
     /// rows), so the import failed rather than found an empty file. A file with no rows, or only

@@ -138,8 +138,7 @@ final class KindStager<R: StorableRecord>: KindStaging {
         guard reading.tracker.count > 0 else { return 0 }
         let order = reading.tracker.finish(R.kind, &summary)  // adds the clock-jump warnings
         if order == .asRead {
-            for (reason, n) in reading.early.skipped { summary.skipped[reason, default: 0] += n }
-            summary.issues += reading.early.issues
+            summary.addSkips(of: reading.early)
             return reading.keptEarly
         }
         let db = stager.db
