@@ -59,6 +59,9 @@ struct Train: ParsableCommand {
     @Option(help: "Insulin and carbohydrate curves: single (default; the series' own, the linear part's weights free), single-held (the same, the weights held so that a meal never lowers glucose and insulin never raises it), multi (those and the same amounts at several speeds, the weights held) or multi-free (the weights free: closer predictions, but its models do not advise insulin). docs/accuracy.md.")
     var curves: FeatureCurves?
 
+    @Option(name: .customLong("arx-ridge"), help: "Ridge weight of the ARX fit (the baseline and the evolved model's linear part), per row on standardised features: a number from 0 to 1 (default: \(TrainingRunConfig.defaultARXRidge)) or auto, the one of 1e-3 ... 1e-8 with the lowest RMSE on the validation days. docs/accuracy.md.")
+    var arxRidge: String?
+
     @Option(help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).")
     var seed: UInt64?
 
@@ -102,6 +105,7 @@ struct Train: ParsableCommand {
         if let generations, generations < 0 { throw ValidationError("--generations must be 0 or more") }
         if let terms, !(1...10).contains(terms) { throw ValidationError("--terms must be 1 to 10") }
         if let ensemble, !(1...100).contains(ensemble) { throw ValidationError("--ensemble must be 1 to 100") }
+        if let arxRidge, ARXRidge(text: arxRidge) == nil { throw ValidationError("--arx-ridge must be auto or a number from 0 to 1") }
         try checkImportFormat(format, option: "--format")
         let run = try runConfig()
         do {
@@ -129,6 +133,7 @@ struct Train: ParsableCommand {
         c.terms = terms
         c.ensemble = ensemble
         c.curves = curves
+        c.arxRidge = arxRidge.flatMap(ARXRidge.init(text:))?.text
         c.seed = seed
         c.threads = threads
         c.grammar = grammar
@@ -220,6 +225,7 @@ struct Train: ParsableCommand {
         if let terms = resolved.terms { options.terms = terms }
         if let ensemble = resolved.ensemble { options.ensemble = ensemble }
         if let curves = resolved.curves { options.curves = curves }
+        if let ridge = resolved.arxRidge.flatMap(ARXRidge.init(text:)) { options.arxRidge = ridge }
         let defaultData = merged.store == nil && merged.data?.isEmpty ?? true
         if defaultData, !FileManager.default.fileExists(atPath: "datasets") {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")

@@ -17,7 +17,7 @@ import Testing
             {"version": 1, "data": ["a.csv", "b"], "format": "csv",
              "columns": {"time": "date", "patient": "id", "glucose": "CGM"}, "glucose-units": "mmol/L",
              "date-order": "dmy", "time-zone": "Europe/Madrid", "horizons": [30, 90], "out": "runs/x",
-             "population": 50, "generations": 3, "terms": 2, "curves": "single", "seed": 42, "threads": 2, "grammar": "glucose-directed",
+             "population": 50, "generations": 3, "terms": 2, "curves": "single", "arx-ridge": "auto", "seed": 42, "threads": 2, "grammar": "glucose-directed",
              "fitness": "clarke", "base": "none", "shards": 4, "task-id": 1, "retrain": true,
              "keep-sensor-limits": true, "per-patient": false, "units": "mmol"}
             """)
@@ -26,10 +26,12 @@ import Testing
         #expect(c.timeZone == "Europe/Madrid" && c.horizons == [30, 90] && c.out == "runs/x")
         #expect(c.population == 50 && c.generations == 3 && c.terms == 2 && c.curves == .single && c.seed == 42 && c.threads == 2 && c.grammar == "glucose-directed")
         #expect(c.fitness == .clarke && c.base == ModelBase.none && c.shards == "4" && c.taskID == 1 && c.shard == nil)
+        #expect(c.arxRidge == "auto")
         #expect(c.retrain == true && c.keepSensorLimits == true && c.perPatient == false && c.units == .mmolL)
         // The command-line form of columns, a single data path, and null (the default) are read too.
-        let d = try parse(#"{"columns": "time=t,bolus=ins", "data": "one.xml", "seed": null, "shards": "auto"}"#)
+        let d = try parse(#"{"columns": "time=t,bolus=ins", "data": "one.xml", "seed": null, "shards": "auto", "arx-ridge": 1e-5}"#)
         #expect(d.columns == [.time: "t", .bolus: "ins"] && d.data == ["one.xml"] && d.seed == nil && d.shards == "auto")
+        #expect(d.arxRidge == "1e-05" && ARXRidge(text: d.arxRidge!) == .fixed(1e-5))
     }
 
     @Test func theWrittenFileReadsBackTheSame() throws {
@@ -42,6 +44,7 @@ import Testing
         c.fitness = .nsga2
         c.shards = "3"
         c.perPatient = true
+        c.arxRidge = "auto"
         let resolved = c.resolved(machineTimeZone: TimeZone(identifier: "Asia/Tokyo")!)
         let back = try parse(resolved.json)
         #expect(back == resolved)
@@ -56,7 +59,7 @@ import Testing
         #expect(r.data == ["datasets"] && r.store == nil && r.format == nil && r.columns == nil && r.glucoseUnits == nil)
         #expect(r.timeZone == "America/Chicago" && r.horizons == [30, 60, 90, 120] && r.out == "out/train")
         #expect(r.population == TrainingOptions.defaultEvolution.populationSize && r.generations == TrainingOptions.defaultEvolution.generations)
-        #expect(r.terms == 3 && r.curves == .single)
+        #expect(r.terms == 3 && r.curves == .single && r.arxRidge == "0.001")
         #expect(r.seed == 1 && r.threads == nil && r.grammar == "glucose-symbolic" && r.fitness == .rmse && r.base == .arx)
         #expect(r.retrain == false && r.keepSensorLimits == false && r.perPatient == false && r.units == .mgdL)
         // A store drops the default data; mapped columns bring the csv format and mg/dL.
@@ -99,6 +102,8 @@ import Testing
         #expect(error(#"{"horizons": [30, 7.5]}"#)?.issue.message == "expected a list of whole minutes from 1 to 1440 like [30, 60], got 7.5")
         #expect(error(#"{"fitness": "rsme"}"#)?.issue.message == "expected rmse, mae, clarke, nsga2, got 'rsme'")
         #expect(error(#"{"curves": "several"}"#)?.issue.message == "expected single, single-held, multi, multi-free, got 'several'")
+        #expect(error(#"{"arx-ridge": "small"}"#)?.issue.message == #"expected "auto" or a ridge weight from 0 to 1, got 'small'"#)
+        #expect(error(#"{"arx-ridge": 2}"#)?.issue.location.field == "arx-ridge")
         #expect(error(#"{"time-zone": "Mars/Base"}"#)?.issue.message == "expected an IANA time zone name like Europe/Madrid, got 'Mars/Base'")
         #expect(error(#"{"retrain": "yes"}"#)?.issue.message == "expected true or false, got 'yes'")
         #expect(error(#"{"shard": "4/4"}"#)?.issue.location.field == "shard")

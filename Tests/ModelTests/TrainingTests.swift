@@ -27,6 +27,36 @@ import Testing
         }
     }
 
+    /// Two nearly collinear inputs whose difference carries the target (as the lags of glucose
+    /// carry its rate of change): the default ridge shrinks the difference, so the choice on the
+    /// validation rows takes a smaller one, and its validation RMSE is the lowest of the candidates'.
+    @Test func arxRidgeIsChosenOnTheValidationRows() throws {
+        var random = SplitMix64(seed: 11)
+        func table(_ n: Int) -> FeatureTable {
+            var a: [Double] = [], b: [Double] = [], y: [Double] = []
+            for _ in 0..<n {
+                let level = Double(random.next() % 10_000) / 50, step = Double(Int(random.next() % 2001) - 1000) / 1000
+                a.append(level); b.append(level - step)
+                y.append(level + 20 * step + Double(Int(random.next() % 201) - 100) / 1000)
+            }
+            return FeatureTable(names: ["G0", "G1"], columns: [a, b], targets: y, steps: Array(0..<n))
+        }
+        let train = table(600), validation = table(200)
+        func rmse(_ m: ARXModel) -> Double {
+            let e = zip(m.predict(validation), validation.targets).map { ($0 - $1) * ($0 - $1) }
+            return (e.reduce(0, +) / Double(e.count)).squareRoot()
+        }
+        let chosen = try ARXModel.fit(train, choosingRidgeOn: validation)
+        let byDefault = try ARXModel.fit(train)
+        #expect(chosen.ridge < ARXModel.defaultRidge)
+        #expect(rmse(chosen) < 0.9 * rmse(byDefault))
+        for ridge in ARXModel.ridgeCandidates {
+            #expect(rmse(chosen) <= rmse(try ARXModel.fit(train, ridge: ridge)), "\(ridge)")
+        }
+        // Only the default offered: the default's fit.
+        #expect(try ARXModel.fit(train, choosingRidgeOn: validation, ridges: [ARXModel.defaultRidge]) == byDefault)
+    }
+
     @Test func shardsPartitionACohortExactly() throws {
         let ids = try (0..<23).map { try PatientID(String(format: "p%02d", ($0 * 7) % 23)) }
         for n in 1...6 {

@@ -47,9 +47,31 @@ public struct ARXModel: Codable, Hashable, Sendable {
     /// Ridge weight per row on standardised features (the coefficients are in original units).
     public var ridge: Double
 
+    /// The ridge weight a fit uses unless told otherwise.
+    public static let defaultRidge = 1e-3
+    /// The weights `fit(_:choosingRidgeOn:signs:)` chooses among, from the default down.
+    public static let ridgeCandidates = [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
+
+    /// The fit to `table` whose ridge, of `ridges`, gives the lowest RMSE on `validation`'s rows
+    /// with finite targets (of equals, the first). The lags of glucose are nearly collinear, so the
+    /// default ridge also shrinks their differences (the rate of change); how much a person's data
+    /// bears is for the validation days to say.
+    public static func fit(_ table: FeatureTable, choosingRidgeOn validation: FeatureTable,
+                           ridges: [Double] = ridgeCandidates, signs: [CoefficientSign]? = nil) throws -> ARXModel {
+        var best: (model: ARXModel, rmse: Double)?
+        for ridge in ridges {
+            let model = try fit(table, ridge: ridge, signs: signs)
+            let errors = zip(model.predict(validation), validation.targets).filter { $0.1.isFinite }.map { ($0.0 - $0.1) * ($0.0 - $0.1) }
+            let rmse = errors.isEmpty ? 0 : (errors.reduce(0, +) / Double(errors.count)).squareRoot()
+            if best == nil || rmse < best!.rmse { best = (model, rmse) }
+        }
+        guard let best else { return try fit(table, signs: signs) }
+        return best.model
+    }
+
     /// Fits the model to the rows of `table` with finite targets, each coefficient held to its
     /// sign in `signs` (one per column; nil: all free).
-    public static func fit(_ table: FeatureTable, ridge: Double = 1e-3, signs: [CoefficientSign]? = nil) throws -> ARXModel {
+    public static func fit(_ table: FeatureTable, ridge: Double = defaultRidge, signs: [CoefficientSign]? = nil) throws -> ARXModel {
         let rows = table.targets.indices.filter { table.targets[$0].isFinite }
         let p = table.columns.count
         // Standardise columns so the ridge weighs each feature alike; undo afterwards.

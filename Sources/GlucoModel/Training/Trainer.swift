@@ -84,7 +84,12 @@ public struct PatientTrainer: Sendable {
         let features = options.features(horizonMinutes: h, stepMinutes: stepMinutes)
         let table = features.table(series, steps: 0..<series.count, requireTarget: true)
         let ranges = try splitRows(table, horizon: h)
-        let arx = try ARXModel.fit(table.rows(ranges.train), signs: options.curves.holdsWeightSigns ? features.weightSigns : nil)
+        let signs = options.curves.holdsWeightSigns ? features.weightSigns : nil
+        let arx: ARXModel
+        switch options.arxRidge {
+        case let .fixed(ridge): arx = try ARXModel.fit(table.rows(ranges.train), ridge: ridge, signs: signs)
+        case .auto: arx = try ARXModel.fit(table.rows(ranges.train), choosingRidgeOn: table.rows(ranges.validation), signs: signs)
+        }
         let linear = arx.linearValues(table)
         let residual = options.base == .arx ? zip(table.targets, linear).map { $0 - $1 } : table.targets
         timings.preparation = seconds(clock.now - start)

@@ -86,6 +86,9 @@ public struct TrainingOptions: Sendable {
     /// less for 7, so free single stays the default (docs/accuracy.md, "Held weights with the
     /// series' own curves").
     public var curves = TrainingOptions.defaultCurves
+    /// The ARX fit's ridge weight (`--arx-ridge`): the default, another, or chosen on the
+    /// validation days (docs/accuracy.md, "The ARX's ridge").
+    public var arxRidge = ARXRidge.fixed(ARXModel.defaultRidge)
     public static let defaultCurves = FeatureCurves.single
 
     public init(grammar: GrammarSource, evolution: EvolutionParameters = TrainingOptions.defaultEvolution) {
@@ -130,7 +133,28 @@ public struct TrainingOptions: Sendable {
                    "\(glucoseLags)", "\(series.step)", "\(series.maxFilledGap)", "\(series.insulinModel)",
                    "\(series.carbModel)", "\(validationFraction)", "\(testFraction)", "\(candidates)"].joined(separator: "|")
               + (keepSensorLimits ? "|keep-sensor-limits" : "") + (terms != 1 ? "|terms=\(terms)" : "") + curves.fingerprintKey
-              + (ensemble != 1 ? "|ensemble=\(ensemble)" : ""))
+              + (ensemble != 1 ? "|ensemble=\(ensemble)" : "") + (arxRidge != .fixed(ARXModel.defaultRidge) ? "|arx-ridge=\(arxRidge.text)" : ""))
+    }
+}
+
+/// The ARX fit's ridge weight (`--arx-ridge`), per row on standardised features: a number, or
+/// `auto`, the one of `ARXModel.ridgeCandidates` with the lowest validation RMSE.
+public enum ARXRidge: Hashable, Sendable {
+    case fixed(Double)
+    case auto
+
+    /// `auto`, or a number from 0 to 1.
+    public init?(text: String) {
+        if text == "auto" { self = .auto; return }
+        guard let v = Double(text), v.isFinite, (0...1).contains(v) else { return nil }
+        self = .fixed(v)
+    }
+
+    public var text: String {
+        switch self {
+        case .auto: return "auto"
+        case let .fixed(v): return String(format: "%g", v)
+        }
     }
 }
 

@@ -30,6 +30,8 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public var terms: Int?
     public var ensemble: Int?
     public var curves: FeatureCurves?
+    /// `auto` or a number (`ARXRidge`).
+    public var arxRidge: String?
     public var seed: UInt64?
     public var threads: Int?
     public var grammar: String?
@@ -47,7 +49,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
 
     /// The keys, in the order a resolved file lists them.
     public static let keys = ["version", "data", "store", "format", "columns", "glucose-units", "date-order", "time-zone",
-                              "horizons", "out", "population", "generations", "terms", "ensemble", "curves", "seed", "threads", "grammar", "fitness", "base",
+                              "horizons", "out", "population", "generations", "terms", "ensemble", "curves", "arx-ridge", "seed", "threads", "grammar", "fitness", "base",
                               "shard", "shards", "task-id", "retrain", "keep-sensor-limits", "per-patient", "units"]
 
     // MARK: Defaults
@@ -62,6 +64,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public static var defaultTerms: Int { TrainingOptions.defaultTerms }
     public static var defaultEnsemble: Int { TrainingOptions.defaultEnsemble }
     public static var defaultCurves: FeatureCurves { TrainingOptions.defaultCurves }
+    public static var defaultARXRidge: String { ARXRidge.fixed(ARXModel.defaultRidge).text }
 
     /// This configuration with every option `other` sets taking the place of this one's (the
     /// command line over the file). The source (`data`, `store`) and the sharding (`shard`,
@@ -75,7 +78,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
         }
         func take<T>(_ path: WritableKeyPath<TrainingRunConfig, T?>) { if let v = other[keyPath: path] { c[keyPath: path] = v } }
         take(\.format); take(\.columns); take(\.glucoseUnits); take(\.dateOrder); take(\.timeZone); take(\.horizons)
-        take(\.out); take(\.population); take(\.generations); take(\.terms); take(\.ensemble); take(\.curves); take(\.seed); take(\.threads); take(\.grammar)
+        take(\.out); take(\.population); take(\.generations); take(\.terms); take(\.ensemble); take(\.curves); take(\.arxRidge); take(\.seed); take(\.threads); take(\.grammar)
         take(\.fitness); take(\.base); take(\.retrain); take(\.keepSensorLimits); take(\.perPatient); take(\.units)
         return c
     }
@@ -101,6 +104,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
         c.terms = c.terms ?? Self.defaultTerms
         c.ensemble = c.ensemble ?? Self.defaultEnsemble
         c.curves = c.curves ?? Self.defaultCurves
+        c.arxRidge = c.arxRidge ?? Self.defaultARXRidge
         c.seed = c.seed ?? Self.defaultSeed
         c.grammar = c.grammar ?? Self.defaultGrammar
         c.fitness = c.fitness ?? .rmse
@@ -256,6 +260,15 @@ extension TrainingRunConfig {
         case "terms": terms = try integer(1...10, "a number of evolved terms, 1 to 10")
         case "ensemble": ensemble = try integer(1...100, "a number of searches, 1 to 100")
         case "curves": curves = try named(FeatureCurves.init(rawValue:), FeatureCurves.allCases.map(\.rawValue).joined(separator: ", "))
+        case "arx-ridge":
+            let text: String
+            switch value {
+            case let .string(s): text = s
+            case let .number(v): text = String(format: "%g", v)
+            default: throw bad("\"auto\" or a ridge weight from 0 to 1")
+            }
+            guard let ridge = ARXRidge(text: text) else { throw bad("\"auto\" or a ridge weight from 0 to 1") }
+            arxRidge = ridge.text
         case "seed":
             switch value {
             case let .number(v) where v == v.rounded() && v >= 0 && v <= 9_007_199_254_740_992: seed = UInt64(v)
@@ -307,7 +320,8 @@ extension TrainingRunConfig {
             ("time-zone", opt(timeZone)),
             ("horizons", horizons.map { "[" + $0.map(String.init).joined(separator: ", ") + "]" } ?? "null"),
             ("out", opt(out)), ("population", num(population)), ("generations", num(generations)), ("terms", num(terms)),
-            ("ensemble", num(ensemble)), ("curves", opt(curves?.rawValue)), ("seed", seedText),
+            ("ensemble", num(ensemble)), ("curves", opt(curves?.rawValue)),
+            ("arx-ridge", arxRidge.map { $0 == "auto" ? q($0) : $0 } ?? "null"), ("seed", seedText),
             ("threads", num(threads)), ("grammar", opt(grammar)), ("fitness", opt(fitness?.rawValue)), ("base", opt(base?.rawValue)),
             ("shard", opt(shard)), ("shards", shardsText), ("task-id", num(taskID)), ("retrain", flag(retrain)),
             ("keep-sensor-limits", flag(keepSensorLimits)), ("per-patient", flag(perPatient)), ("units", opt(units?.rawValue)),
