@@ -60,6 +60,7 @@ import Testing
         expected.terms = 3  // the default, written out
         expected.ensemble = 3
         expected.curves = .single
+        expected.arxRidge = "0.001"
         expected.seed = 1
         expected.threads = 1
         expected.grammar = "glucose-symbolic"
