@@ -219,6 +219,13 @@ import Testing
         #expect(free.reasons.first?.message.contains("multi-free") == true)
         let held = suggest([model(carb1Weight: 2)], carbs: 20)
         #expect(!held.reasonCodes.contains("model_unavailable") && held.modelDose != nil)
+        // Nor does a model whose ARX was fitted with another ridge (`--arx-ridge`): the formula.
+        var ridged = model(carb1Weight: 2)
+        ridged.arx.ridge = 1e-5
+        let other = suggest([ridged], carbs: 20)
+        #expect(other.decision == .bolus(units: 4, basis: .standardFormula))
+        #expect(other.reasonCodes == ["model_unavailable"])
+        #expect(other.reasons.first?.message.contains("--arx-ridge 1e-05") == true)
         // With the series' own curves only (`--curves single`, the default, free) a broken sign
         // does not take the model away: those are the models the trials dosed well with.
         var single = F.model("0", horizon: 60, features: FeatureSet(horizonMinutes: 60))

@@ -45,7 +45,7 @@ enum DoseFixture {
         let program = try! Program(infix: expression, variables: VariableNames(f.names))
         return GlucoseModel(
             patient: patient, horizonMinutes: horizon, features: f, base: .none,
-            arx: ARXModel(featureNames: f.names, intercept: 0, coefficients: Array(repeating: 0, count: f.names.count), ridge: 0),
+            arx: ARXModel(featureNames: f.names, intercept: 0, coefficients: Array(repeating: 0, count: f.names.count), ridge: ARXModel.defaultRidge),
             expression: expression, program: program, intercept: 0, slope: 1, selection: "hand-made",
             grammar: GrammarReference(name: "test", hash: "0"), seed: 1, evolution: EvolutionParameters(),
             fitness: .rmse, settings: "", training: TrainingWindow(trainFrom: t0, trainTo: t0, validationFrom: t0, validationTo: t0),

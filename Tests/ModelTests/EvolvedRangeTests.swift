@@ -71,7 +71,7 @@ import GrammarEvolution
         var m = Self.model()
         m.features = DoseFixture.features(horizon: 30)
         m.arx = ARXModel(featureNames: m.features.names, intercept: 10,
-                         coefficients: m.features.names.map { $0 == "G0" ? 0.9 : 0 }, ridge: 0)
+                         coefficients: m.features.names.map { $0 == "G0" ? 0.9 : 0 }, ridge: ARXModel.defaultRidge)
         m.program = try! Program(infix: "100 / (G0 - G1)", variables: VariableNames(m.features.names))
         let log = DoseFixture.flatLog(glucose: 150, through: 90)
         let s = DoseAdvisor.suggest(log: log, carbs: 0, at: DoseFixture.at(90), settings: DoseFixture.settings(),

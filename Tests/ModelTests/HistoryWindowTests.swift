@@ -79,7 +79,7 @@ enum WindowFixture {
             model.patient = patient
             model.base = .arx
             model.arx = ARXModel(featureNames: f.names, intercept: 5,
-                                 coefficients: f.names.map { _ in Double(Int.random(in: -100...100, using: &r)) / 100 }, ridge: 0)
+                                 coefficients: f.names.map { _ in Double(Int.random(in: -100...100, using: &r)) / 100 }, ridge: ARXModel.defaultRidge)
             return model
         }
         return ModelSet(patient: patient, models: Dictionary(uniqueKeysWithValues: list.map { ($0.horizonMinutes, $0) }))

@@ -273,10 +273,11 @@ public enum DoseAdvisor {
     static func trajectory(_ models: ModelSet?, series: PatientSeries, at: Date,
                            notes: inout [DoseNote]) -> (points: [(minutes: Double, glucose: GlucoseValue)], featureTime: Date?) {
         guard let models else { notes.append(.modelUnavailable("no model given")); return ([], nil) }
-        if let h = models.horizons.first(where: { models.models[$0].map { !$0.mayAnchorADose } ?? false }) {
-            notes.append(.modelUnavailable("the \(h)-minute model lets a meal lower glucose or insulin raise it "
-                                           + "(trained with --curves multi-free), so it does not advise insulin"))
-            return ([], nil)
+        for h in models.horizons {
+            if let problem = models.models[h]?.doseAnchorProblem {
+                notes.append(.modelUnavailable("the \(h)-minute model \(problem), so it does not advise insulin"))
+                return ([], nil)
+            }
         }
         // The models read their inputs at the newest step with a reading, up to three steps before
         // `at`'s (the step ending at or after `at`): a reading less than 15 minutes old (older is

@@ -139,14 +139,25 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
         return zip(features.weightSigns, arx.coefficients).allSatisfy { $0.admits($1) }
     }
 
-    /// Whether the model's trajectory may anchor a dose (`DoseAdvisor`): not when it reads the
-    /// curves at several speeds with weights that break their signs (`--curves multi-free`). Free,
-    /// those trade a meal against its insulin across ten columns and predicted falls from 470
-    /// mg/dL after a meal eaten without insulin (docs/accuracy.md). Single-curve models may, held
-    /// or free: the default's free ones are the models the closed-loop trials dosed with.
-    public var mayAnchorADose: Bool {
-        (features.carbCurves.isEmpty && features.insulinCurves.isEmpty) || weightsKeepTheirSigns
+    /// Why the model's trajectory may not anchor a dose (`DoseAdvisor`), or nil when it may:
+    /// - it reads the curves at several speeds with weights that break their signs (`--curves
+    ///   multi-free`). Free, those trade a meal against its insulin across ten columns and
+    ///   predicted falls from 470 mg/dL after a meal eaten without insulin. Single-curve models
+    ///   may, held or free: the default's free ones are the models the closed-loop trials dosed with;
+    /// - its ARX was fitted with another ridge than the default (`--arx-ridge`): closer on average,
+    ///   such models dosed worse in the closed-loop check (docs/accuracy.md, "The ARX's ridge").
+    public var doseAnchorProblem: String? {
+        if !(features.carbCurves.isEmpty && features.insulinCurves.isEmpty), !weightsKeepTheirSigns {
+            return "lets a meal lower glucose or insulin raise it (trained with --curves multi-free)"
+        }
+        if base == .arx, arx.ridge != ARXModel.defaultRidge {
+            return "was trained with --arx-ridge \(ARXRidge.fixed(arx.ridge).text), whose dose advice the closed-loop trial has not borne out"
+        }
+        return nil
     }
+
+    /// Whether the model's trajectory may anchor a dose (`doseAnchorProblem` is nil).
+    public var mayAnchorADose: Bool { doseAnchorProblem == nil }
 
     /// The variables the model reads (its expression and, with an ARX base, every feature).
     public var inputsUsed: Set<String> {
