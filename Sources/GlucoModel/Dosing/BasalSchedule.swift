@@ -82,19 +82,21 @@ public struct BasalSchedule: Hashable, Sendable, Codable {
         // A clock set back repeats its last hour (or however long): from that moment the schedule
         // runs again by the wall clock, as `rate(at:)` reads it.
         var transition = timeZone.nextDaylightSavingTimeTransition(after: calendar.startOfDay(for: start))
+        var repeated = false
         while let x = transition, x < end {
             let back = timeZone.secondsFromGMT(for: x.addingTimeInterval(-1)) - timeZone.secondsFromGMT(for: x)
             if back > 0 {
+                repeated = true
                 out.append(BasalRate(start: x, rate: rate(at: x, timeZone: timeZone)))
                 let c = calendar.dateComponents([.hour, .minute], from: x)
                 let local = (c.hour ?? 0) * 60 + (c.minute ?? 0)
                 for (k, minute) in starts.enumerated() where minute > local && minute < local + back / 60 {
                     out.append(BasalRate(start: x.addingTimeInterval(Double(minute - local) * 60), rate: rates[k]))
                 }
-                out.sort { $0.start < $1.start }
             }
             transition = timeZone.nextDaylightSavingTimeTransition(after: x)
         }
+        if repeated { out.sort { $0.start < $1.start } }
         // Keep the record in force at `start` and every later one before `end`.
         let firstInForce = out.lastIndex { $0.start <= start } ?? 0
         var kept = Array(out[firstInForce...].filter { $0.start < end })

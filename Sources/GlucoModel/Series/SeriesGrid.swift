@@ -109,12 +109,13 @@ struct SeriesGrid {
         let temps = zip(sorted, sorted.dropFirst().map { $0.start.timeIntervalSince1970 } + [.infinity]).map { tb, next in
             (tb.start.timeIntervalSince1970, min(tb.end.timeIntervalSince1970, next), tb.rate.unitsPerHour / 3600)
         }
+        let holes = temps.map { ($0.0, $0.1) }
         // Basal: each rate runs until its own end or the next rate's start, except where a temp basal overrides.
         for (k, b) in log.basalRates.enumerated() {
             let a = b.start.timeIntervalSince1970
             var e = k + 1 < log.basalRates.count ? log.basalRates[k + 1].start.timeIntervalSince1970 : gridEnd
             if let end = b.end { e = min(e, end.timeIntervalSince1970) }
-            for (x, y) in Self.subtract(a, e, temps.map { ($0.0, $0.1) }) {
+            for (x, y) in Self.subtract(a, e, holes) {
                 spread(&out, from: x, to: y, perSecond: b.rate.unitsPerHour / 3600)
             }
         }
