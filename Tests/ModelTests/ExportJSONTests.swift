@@ -19,7 +19,8 @@ struct ExportJSONTests {
         ])
         #expect(r.summary.rowsRead == 7)
         #expect(r.summary.skipped == ["not a number": 1, "duplicate": 1])
-        #expect(r.summary.adjusted == ["newest-first rows reversed": 1])
+        // The glucose rows, newest first: e5, e3 (a meter reading), e1b, e1, e0 (e2 is not a number).
+        #expect(r.summary.adjusted == ["newest-first rows reversed": 5])
         #expect(r.log.otherRecords == ["Nightscout cal": 1])
         // The "abc" element starts on line 5 (line 1 is "[").
         #expect(r.summary.issues.first?.location == SourceLocation(file: "nightscout_entries.json", line: 5, field: "sgv"))

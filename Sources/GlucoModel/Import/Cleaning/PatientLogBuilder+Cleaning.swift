@@ -11,8 +11,8 @@ public enum DuplicatePolicy: Sendable {
     /// Device and cloud exports (Dexcom, LibreView, Nightscout, Tidepool): the same reading or dose
     /// uploaded twice (same value within `ImportLimits.duplicateWindow`; same record at the same
     /// instant for basal, temp basal, exercise, weight and heart rate) is kept once and counted as
-    /// `duplicate`. A file wholly newest-first is reversed (counted once as `newest-first rows
-    /// reversed`); other rows out of order are counted as `row out of time order (sorted)`.
+    /// `duplicate`. A file wholly newest-first is reversed (its rows of the kind counted as
+    /// `newest-first rows reversed`); other rows out of order are counted as `row out of time order (sorted)`.
     case uploadWindow
 }
 

@@ -4,7 +4,7 @@ import Foundation
 /// from one entry per identity), and the order cleaning must use:
 /// - `.asRead`: the records are already in time order;
 /// - `.reversed`: under `.uploadWindow`, a list of more than two records, wholly newest-first
-///   (never increasing) with at least one row out of order, is read backwards (counted once as
+///   (never increasing) with at least one row out of order, is read backwards (its rows counted as
 ///   `newest-first rows reversed`);
 /// - `.sorted`: otherwise a stable sort by time (file order kept among equal times); rows earlier
 ///   than the latest one before them are counted: per identity under `.sameInstant`
@@ -64,7 +64,7 @@ public struct TimeOrderTracker: Sendable {
             return issue
         }
         if !perIdentity, outOfOrder > 0, count > 2, nonIncreasing {
-            summary.adjust("newest-first rows reversed")
+            summary.adjusted["newest-first rows reversed", default: 0] += count
             return .reversed
         }
         if outOfOrder > 0 {
