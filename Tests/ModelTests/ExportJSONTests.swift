@@ -86,6 +86,36 @@ struct ExportJSONTests {
         #expect(r.summary.rowsRead == 14 && r.summary.recordsKept == 11)
     }
 
+    /// Tidepool keeps every reading in mmol/L, converted from the device's whole mg/dL. Read back,
+    /// each is the whole number again (35 of 363 were off in their last bit), so the same readings give
+    /// the same log as in mg/dL, and 40 minutes at 400 mg/dL are a run at the sensor's ceiling.
+    @Test func tidepoolMmolFromWholeMgdLReadsBackWhole() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tidepool-mmol-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let values = Array(39...401) + Array(repeating: 400, count: 8)
+        let start = utc("2026-03-01T00:00:00Z")
+        let time = { (i: Int) in ISO8601DateFormatter().string(from: start.addingTimeInterval(Double(i) * 300)) }
+        // The shortest decimal that reads back as the same Double, as Tidepool's JSON writes it.
+        let mmol = values.enumerated().map { i, v in
+            #"{"type": "cbg", "units": "mmol/L", "value": \#(Double(v) / 18.01559), "time": "\#(time(i))"}"#
+        }
+        let mgdl = values.enumerated().map { i, v in
+            #"{"type": "cbg", "units": "mg/dL", "value": \#(v), "time": "\#(time(i))"}"#
+        }
+        let files = try [("mmol.json", mmol), ("mgdl.json", mgdl)].map { name, rows in
+            let url = dir.appendingPathComponent(name)
+            try Data(("[\n" + rows.joined(separator: ",\n") + "\n]\n").utf8).write(to: url)
+            return url
+        }
+        let read = try files.map { try TidepoolImporter().importFile(at: $0, options: ExportFixtures.options("UTC")).log.glucose }
+        #expect(read[0].map(\.value.mgdL) == values.map(Double.init))
+        #expect(read[0] == read[1])
+        let ceiling = SensorLimitDetector().runs(in: read[0]).filter { $0.kind == .ceiling }
+        // 400, 401 and the eight 400s: 45 minutes at or above 400.
+        #expect(ceiling.count == 1 && ceiling.first?.readings == 10)
+    }
+
     @Test func samePatientInTwoFormatsGivesTheSameRecords() throws {
         let dexcom = try DexcomClarityImporter().importFile(at: ExportFixtures.url("same_dexcom.csv"), options: ExportFixtures.options("UTC"))
         let ns = try NightscoutImporter().importFile(at: ExportFixtures.url("same_nightscout.json"), options: ExportFixtures.options("UTC"))

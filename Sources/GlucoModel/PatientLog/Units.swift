@@ -1,13 +1,20 @@
 /// A blood glucose concentration. Stored in mg/dL; mmol/L converts with the molar
-/// mass of glucose (180.1559 g/mol: 1 mmol/L = 18.01559 mg/dL), both ways, exactly
-/// up to floating-point rounding.
+/// mass of glucose (180.1559 g/mol: 1 mmol/L = 18.01559 mg/dL), both ways. mmol/L read in is
+/// rounded to a millionth of a mg/dL, far below any meter's resolution, so that a value an export
+/// converted from whole mg/dL comes back whole: Tidepool stores every reading in mmol/L, and its
+/// 400 mg/dL (22.2029919...) would otherwise read back as 399.99999999999994, below the sensor's
+/// ceiling, and one reading in ten would differ in its last bit from the same reading in mg/dL.
 public struct GlucoseValue: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     public static let mgdLPerMmolL = 18.01559
 
     public let mgdL: Double
 
     public init(mgdL: Double) { self.mgdL = mgdL }
-    public init(mmolL: Double) { self.mgdL = mmolL * GlucoseValue.mgdLPerMmolL }
+    public init(mmolL: Double) {
+        let mgdL = mmolL * GlucoseValue.mgdLPerMmolL
+        // An implausible magnitude (refused later) keeps the plain product.
+        self.mgdL = abs(mgdL) < 1e9 ? (mgdL * 1e6).rounded() / 1e6 : mgdL
+    }
 
     public static func mgdL(_ v: Double) -> GlucoseValue { GlucoseValue(mgdL: v) }
     public static func mmolL(_ v: Double) -> GlucoseValue { GlucoseValue(mmolL: v) }
