@@ -192,3 +192,78 @@ struct FuzzImportTests {
         #expect(run.failures.isEmpty, "\(run.failures.prefix(5).joined(separator: "\n"))")
     }
 }
+
+/// A file read while it is still being written (an inbox polled during an upload) ends inside a
+/// row. Whatever the byte it ends at, what is read must be records the whole file holds: a value
+/// cut short (106 mg/dL to 10, 9.1 U to 9) must never be read as a value.
+@Suite("A CSV file cut short at every byte")
+struct CutFileTests {
+    static let cases: [(any PatientDataImporter, String, ImportOptions)] = [
+        (DexcomClarityImporter(), "same_dexcom.csv", ExportFixtures.options("UTC")),
+        (DexcomClarityImporter(), "dexcom_mmol.csv", ExportFixtures.options("Europe/Madrid")),
+        (LibreViewImporter(), "libre_us_mgdl.csv", ExportFixtures.options("America/New_York")),
+        (MappedCSVImporter(), "glupredkit.csv", ImportMappedCSVTests.options()),
+        (LogCSVImporter(), "csv/log.csv", ExportFixtures.options("UTC")),
+    ]
+
+    /// The records of a log that a cut can only lose (a glucose note cut short is still its reading).
+    static func records(_ log: PatientLog) -> (glucose: [GlucoseReading], boluses: [Bolus], carbs: [CarbIntake], other: [String]) {
+        (log.glucose.map { var g = $0; g.note = nil; return g }, log.boluses, log.carbs,
+         log.basalInjections.map { "\($0)" } + log.exercise.map { "\($0)" } + log.temporaryBasals.map { "\($0)" })
+    }
+
+    @Test(arguments: 0..<5)
+    func everyPrefixReadsOnlyRecordsOfTheWholeFile(index: Int) throws {
+        let (importer, name, options) = Self.cases[index]
+        let bytes = try Data(contentsOf: FuzzRun.fixtureURL(name))
+        #expect(bytes.last == 0x0A)
+        let whole = Self.records(try importer.importFile(at: FuzzRun.fixtureURL(name), options: options).log)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent((name as NSString).lastPathComponent)
+        var read = 0, cutRows = 0
+        for length in 1..<bytes.count {
+            try bytes.prefix(length).write(to: url)
+            guard let result = try? importer.importFile(at: url, options: options) else { continue }
+            read += 1
+            cutRows += result.summary.skipped[PatientLogBuilder.cutLastRow] ?? 0
+            let part = Self.records(result.log)
+            #expect(part.glucose.allSatisfy(whole.glucose.contains), "\(name) cut at byte \(length): \(part.glucose.filter { !whole.glucose.contains($0) })")
+            #expect(part.boluses.allSatisfy(whole.boluses.contains), "\(name) cut at byte \(length): \(part.boluses.filter { !whole.boluses.contains($0) })")
+            #expect(part.carbs.allSatisfy(whole.carbs.contains), "\(name) cut at byte \(length): \(part.carbs.filter { !whole.carbs.contains($0) })")
+            #expect(part.other.allSatisfy(whole.other.contains), "\(name) cut at byte \(length)")
+        }
+        // Most prefixes end inside a data row and still read the rows before it.
+        #expect(read > bytes.count / 2 && cutRows > 0, "\(name): \(read) of \(bytes.count) prefixes read, \(cutRows) rows left out as cut")
+    }
+
+    /// The reproducer of the nightly audit: a Clarity export cut inside its last reading (106 to
+    /// 10) and a row cut inside an insulin dose (9.1 to 9). Each is left out with a warning naming
+    /// its line; complete, the same file reads both, and a complete last row without a line break
+    /// (its last field not a number) is read.
+    @Test func dexcomCutInsideAValueIsLeftOutWithAWarning() throws {
+        let header = "Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,Patient Info,Device Info,Source Device ID,"
+            + "Glucose Value (mg/dL),Insulin Value (u),Carb Value (grams),Duration (hh:mm:ss),Glucose Rate of Change (mg/dL/min),"
+            + "Transmitter Time (Long Integer),Transmitter ID"
+        let rows = ["1,2026-10-21T08:05:00,EGV,,,,Android G6,104,,,,,,", "2,2026-10-21T08:10:00,EGV,,,,Android G6,106,,,,,,",
+                    "3,2026-10-21T08:12:00,Insulin,Fast-Acting,,,Android G6,,9.1,,,,,"]
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cut-dexcom-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("child.csv")
+        let read = { (text: String) in
+            try Data(text.utf8).write(to: url)
+            return try DexcomClarityImporter().importFile(at: url, options: ExportFixtures.options("UTC"))
+        }
+        let glucose = try read(([header] + rows.prefix(2)).joined(separator: "\n").replacingOccurrences(of: ",106,,,,,,", with: ",10"))
+        #expect(glucose.log.glucose.map(\.value.mgdL) == [104])
+        #expect(glucose.summary.skipped == [PatientLogBuilder.cutLastRow: 1])
+        #expect(glucose.summary.issues.first?.location == SourceLocation(file: "child.csv", line: 3))
+        let insulin = try read(([header] + rows).joined(separator: "\n").replacingOccurrences(of: ",9.1,,,,,", with: ",9"))
+        #expect(insulin.log.boluses.isEmpty && insulin.summary.skipped == [PatientLogBuilder.cutLastRow: 1])
+        let whole = try read(([header] + rows).joined(separator: "\n"))
+        #expect(whole.log.glucose.map(\.value.mgdL) == [104, 106] && whole.log.boluses.map(\.dose.units) == [9.1])
+        #expect(whole.summary.skipped.isEmpty)
+    }
+}

@@ -73,6 +73,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 continue
             }
             b.summary.rowsRead += 1
+            if b.skipCutLastRow(row, header: c.count, endedInsideLine: lines.endedInsideLine, line: number) { continue }
             if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
                 continue

@@ -106,6 +106,7 @@ public struct LibreViewImporter: PatientDataImporter {
             guard number > headerLine, !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) else { continue }
             b.summary.rowsRead += 1
             row.load(bytes)
+            if b.skipCutLastRow(row, header: c.names.count, endedInsideLine: lines.endedInsideLine, line: number) { continue }
             if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
                 continue

@@ -40,6 +40,9 @@ public struct LineReader: Sequence {
         var start = 0
         var eof = false
         var lineNumber = 0
+        /// Set when the line just returned is the file's last and no line break follows it (a
+        /// file still being written, or cut short, ends so; many hand-made files too).
+        public private(set) var endedInsideLine = false
 
         init(url: URL, chunkSize: Int) {
             handle = try? FileHandle(forReadingFrom: url)
@@ -68,6 +71,7 @@ public struct LineReader: Sequence {
                     if buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
                     let range = start..<end
                     start = buffer.count
+                    endedInsideLine = true
                     return emit(range)
                 }
                 refill()

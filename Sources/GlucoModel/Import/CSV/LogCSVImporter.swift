@@ -102,7 +102,9 @@ struct LogCSVState {
             } else {
                 state.builder.summary.rowsRead += 1
                 row.load(bytes)
-                state.readRow(row, line: number)
+                if !state.builder.skipCutLastRow(row, header: state.columnCount, endedInsideLine: lines.endedInsideLine, line: number) {
+                    state.readRow(row, line: number)
+                }
                 if done(state) { break }
             }
         }

@@ -116,6 +116,11 @@ struct MappedCSVReader {
                 continue
             }
             row.load(bytes)
+            if lines.endedInsideLine, row.count > 0, row.count < columnCount || row.number(row.count - 1) != nil {
+                skipRow(PatientLogBuilder.cutLastRow, line: number, field: nil,
+                        PatientLogBuilder.cutLastRowMessage(fields: row.count, header: columnCount))
+                continue
+            }
             try readRow(row, line: number)
         }
         guard headerLine > 0 else {
@@ -197,7 +202,7 @@ struct MappedCSVReader {
 
     /// Skips a row whose patient is unknown, in the summary of the patient of the rows before it
     /// (or, before any patient, in `orphans`).
-    mutating func skipRow(_ reason: String, line: Int, field: String, _ message: String) {
+    mutating func skipRow(_ reason: String, line: Int, field: String?, _ message: String) {
         if let last = lastPatient, let i = index[last.id] ?? (patients.isEmpty ? nil : 0) {
             patients[i].builder.summary.rowsRead += 1
             patients[i].builder.skip(reason, line: line, field: field, message)

@@ -86,6 +86,27 @@ public struct PatientLogBuilder: Sendable {
         skip(reason, at: location(line, field), message)
     }
 
+    /// Skips the file's last row when the file ends inside it (`LineReader.Iterator.endedInsideLine`:
+    /// no line break after it) and the row may have been cut short there: it has fewer fields than
+    /// the header, or its last field is a number (106 mg/dL cut to 10 reads as a number). A file
+    /// still being written, or cut short, ends so. The whole file, once delivered, is another file
+    /// and is read in full. (A GlucoModel CSV row may leave out its trailing fields, but not as the
+    /// last line of a file without a final line break: cut inside `rations`, `4,` would read as 4 g.)
+    /// Returns whether the row was skipped.
+    public mutating func skipCutLastRow(_ row: CSVRow, header: Int, endedInsideLine: Bool, line: Int) -> Bool {
+        guard endedInsideLine, row.count > 0, row.count < header || row.number(row.count - 1) != nil else { return false }
+        skip(Self.cutLastRow, line: line, field: nil, Self.cutLastRowMessage(fields: row.count, header: header))
+        return true
+    }
+
+    static func cutLastRowMessage(fields: Int, header: Int) -> String {
+        "the file ends inside this row (no line break after it, "
+            + (fields < header ? "\(fields) of the header's \(header) fields" : "a number last") + "): it may be cut short "
+            + "(a file still being written, or truncated), so it is left out; end the file with a line break if it is complete"
+    }
+
+    public static let cutLastRow = "last row cut short"
+
     /// Skips a row silently apart from the count (expected rows such as a preamble).
     public mutating func skipQuietly(_ reason: String) { summary.skipQuietly(reason) }
 
