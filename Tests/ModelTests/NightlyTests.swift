@@ -319,6 +319,48 @@ struct Interrupted: Error {}
         }
     }
 
+    /// `log`'s records from `days` (whole days from `PredictFixture.day0`): one delivery of a feed.
+    static func slice(_ log: PatientLog, days: Range<Int>) -> PatientLog {
+        let start = PredictFixture.day0.addingTimeInterval(Double(days.lowerBound) * 86_400)
+        let end = PredictFixture.day0.addingTimeInterval(Double(days.upperBound) * 86_400)
+        var out = PatientLog(patient: log.patient)
+        out.glucose = log.glucose.filter { $0.time >= start && $0.time < end }
+        out.carbs = log.carbs.filter { $0.time >= start && $0.time < end }
+        out.boluses = log.boluses.filter { $0.time >= start && $0.time < end }
+        out.basalRates = log.basalRates.filter { $0.start >= start && $0.start < end }
+        return out
+    }
+
+    /// Audit 38, finding 1: files delivered in another order than time (the newer days first, or a
+    /// delayed upload filling a gap) were imported by the night's second run and never scored: every
+    /// reading was older than the state, so the patient counted as up to date, and the night lost
+    /// the first days' predictions, alerts and dose audits without a warning. Now records imported
+    /// since the state are news in its night: two polls leave every file of the night as one run
+    /// over the same data does. Finding 4: the runs' counts add up to the one run's.
+    @Test(arguments: [[0..<3, 4..<6], [3..<6]])
+    func filesDeliveredOutOfOrderEqualOneRun(firstPoll: [Range<Int>]) throws {
+        let pB = try PatientID("p_b")
+        let full = [PredictFixture.log(PredictFixture.patientA, days: 6), PredictFixture.log(pB, days: 6, offset: -60)]
+        let patients = [PredictFixture.patientA, pB]
+        let once = try Self.bench(full)
+        let single = try once.auditingScorer(patients).run()
+        #expect(single.exitCode == 0)
+        let secondPoll = [0..<6].flatMap { all in all.filter { day in !firstPoll.contains { $0.contains(day) } } }
+        let twice = try Self.bench(full.flatMap { log in firstPoll.map { Self.slice(log, days: $0) } })
+        let first = try twice.auditingScorer(patients).run()
+        for log in full { try twice.addFile("\(log.patient.rawValue)-late.csv", Self.slice(log, days: secondPoll.min()!..<secondPoll.max()! + 1)) }
+        let second = try twice.auditingScorer(patients).run()
+        #expect(first.exitCode == 0 && second.exitCode == 0)
+        #expect(second.patientsScored == 2 && second.readingsImported == secondPoll.count * 288 * 2)
+        #expect(try twice.files() == once.files(), "first poll: days \(firstPoll)")
+        #expect(try twice.states() == once.states())
+        #expect(first.readingsScored + second.readingsScored == single.readingsScored)
+        #expect(first.predictions + second.predictions == single.predictions)
+        // A third poll with nothing new touches nothing.
+        let third = try twice.auditingScorer(patients).run()
+        #expect(third.patientsScored == 0 && third.patientsUpToDate == 2 && third.predictions == 0)
+    }
+
     /// A night whose patient another night has advanced since (its label given again) keeps its
     /// rows and adds the new ones: nothing of the other night is scored into it again.
     @Test func aNightRunAgainAfterAnotherNightOnlyAddsTheNewRows() throws {
@@ -452,6 +494,24 @@ struct Interrupted: Error {}
         let junk = try #require(warnings.range(of: "junk.csv")), junk2 = try #require(warnings.range(of: "junk2.csv"))
         #expect(junk.lowerBound < junk2.lowerBound)
         #expect(warnings.components(separatedBy: "p_nomodel: no trained model").count == 2)
+    }
+
+    /// Audit 38, finding 3: a run killed while scoring, after its import had moved a bad file to
+    /// quarantine, left no record of it: the rerun found the file gone, and the night's summary had
+    /// no warnings. The import's warnings are in the summary before any patient is scored.
+    @Test func aRunKilledWhileScoringKeepsTheImportsWarnings() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        try Data("this is not an export\n".utf8).write(to: bench.inbox.appendingPathComponent("junk.csv"))
+        var scorer = bench.scorer()
+        scorer.afterPatientFiles = { _ in throw Interrupted() }
+        #expect(throws: Interrupted.self) { try scorer.run() }
+        let summaryPath = "/\(NightlyBench.night)/summary.json"
+        let killed = String(decoding: try #require(bench.files()[summaryPath]), as: UTF8.self)
+        #expect(killed.contains("junk.csv") && killed.contains("quarantine"))
+        let rerun = try bench.scorer().run()
+        #expect(rerun.patientsScored == 1 && rerun.warnings.isEmpty)
+        let summary = String(decoding: try #require(bench.files()[summaryPath]), as: UTF8.self)
+        #expect(summary.contains("junk.csv") && summary.contains("\"predictions\": \(rerun.predictions)"))
     }
 
     /// Issue #12: a named pipe in the inbox blocked the run forever while holding the lock.

@@ -69,6 +69,19 @@ struct NightFolder {
         return file
     }
 
+    /// How many rows of the per-patient file `url` were issued after `after` (nil: any time) and
+    /// at or before `through` (0 when there is no such file).
+    static func rowCount(_ url: URL, after: Date?, through: Date) -> Int {
+        guard FileManager.default.fileExists(atPath: url.path) else { return 0 }
+        var count = 0
+        for (number, line) in LineReader(url: url) where number > 1 {
+            let fields = line.split(separator: ",", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count > 1, let issued = TimestampParser.iso8601(fields[1])?.instant else { continue }
+            if issued <= through, after.map({ issued > $0 }) ?? true { count += 1 }
+        }
+        return count
+    }
+
     /// The file `url` is written to before it is renamed into place (`removeLeftovers` removes
     /// those a killed run left).
     static func temporaryURL(_ url: URL) -> URL {

@@ -208,6 +208,12 @@ public struct NightlyScorer {
             outcome.failure = .unusableStore(settings.storePath, "\(error)")
             return outcome
         }
+        // The import's warnings (a file quarantined, rows skipped) are recorded in the night's
+        // summary now: the files are moved and imported, so a run killed while scoring would
+        // leave no other trace of them.
+        if !outcome.warnings.isEmpty {
+            try? folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units)
+        }
         let withModels = Set(ModelSet.patients(in: settings.modelsFolder))
         let patients: [PatientID]
         do { patients = try store.patients() } catch {
@@ -320,14 +326,24 @@ public struct NightlyScorer {
     func score(_ patient: PatientID, store: PatientStore, folder: NightFolder,
                _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
         let state = try store.scoringState(for: patient)
-        if let last = state?.lastScoredAt, let stored = try store.newestGlucoseTime(for: patient), stored <= last {
+        // Read before the log: a file imported after it is news for the next run.
+        let latestRun = try store.newestImportRun(for: patient)
+        // In the night its state was written by, a patient with records imported since is scored
+        // again even when they are all older than the state (a delayed upload, files delivered out
+        // of order, a newest-first file delivered cut short and then whole): the night's rows are
+        // scored again with them, as one run over the same data would. In a later night they are
+        // not: an earlier night's rows are never rewritten.
+        let importedSince = state.map { s in
+            s.night == settings.night && latestRun.map { run in s.lastRunID.map { run > $0 } ?? false } ?? false
+        } ?? false
+        if !importedSince, let last = state?.lastScoredAt, let stored = try store.newestGlucoseTime(for: patient), stored <= last {
             outcome.patientsUpToDate += 1
             return
         }
         let models = try ModelSet.load(settings.modelsFolder, patient: patient, horizons: settings.horizons)
         let log = try history(of: patient, store: store, state: state, models: models)
         guard let newest = log.glucose.last?.time else { throw PredictionError.noGlucose(patient) }
-        if let last = state?.lastScoredAt, newest <= last {
+        if !importedSince, let last = state?.lastScoredAt, newest <= last {
             outcome.patientsUpToDate += 1
             return
         }
@@ -347,11 +363,14 @@ public struct NightlyScorer {
         let from = nightFrom.map { $0.addingTimeInterval(1) }
         let units = settings.units
         let thresholds = settings.thresholds
-        let file = try folder.patientFile(folder.file(folder.predictions, patient), header: PredictionRow.csvHeader(units: units),
-                                          keepingThrough: nightFrom)
+        let predictionsURL = folder.file(folder.predictions, patient)
+        // The rows an earlier run of the night wrote up to the state: those this run writes beyond
+        // them there are news too (a gap an upload filled).
+        let earlierRows = committed.map { NightFolder.rowCount(predictionsURL, after: nightFrom, through: $0) } ?? 0
+        let file = try folder.patientFile(predictionsURL, header: PredictionRow.csvHeader(units: units), keepingThrough: nightFrom)
         var excursions: [PredictionRow] = []
         var firstIssued: Date?
-        var newRows = 0, atLimit = 0, byBase = 0
+        var newRows = 0, rowsToState = 0, atLimit = 0, byBase = 0
         do {
             try Predictor(models: models).predict(log, from: from, to: newest) { chunk in
                 firstIssued = firstIssued ?? chunk.first?.issuedAt
@@ -359,7 +378,10 @@ public struct NightlyScorer {
                     file.writeLine(row.csvLine(units: units))
                     let ge = row.model == ModelKind.ge.rawValue
                     if AlertEpisode.isExcursion(row, thresholds) { excursions.append(row) }
-                    guard committed.map({ row.issuedAt > $0 }) ?? true else { continue }
+                    guard committed.map({ row.issuedAt > $0 }) ?? true else {
+                        rowsToState += 1
+                        continue
+                    }
                     newRows += 1
                     if ge, GlucoseModel.isAtLimit(row.prediction) { atLimit += 1 }
                     if ge, row.baseAlone { byBase += 1 }
@@ -387,13 +409,18 @@ public struct NightlyScorer {
             try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.settingsCheck, patient))
         }
         do { try afterPatientFiles?(patient) } catch { throw NightlyInterruption(underlying: error) }
-        try store.advanceScoring(for: patient, to: newest, night: settings.night, nightFrom: nightFrom)
-        // The summary line counts this run's news: readings and predictions after the state, and
-        // the episodes they start or extend (a prediction after the state targets a time after
-        // the state plus its horizon).
+        try store.advanceScoring(for: patient, to: newest, night: settings.night, nightFrom: nightFrom, lastRunID: latestRun)
+        // The summary line counts this run's news: the night's readings imported since the state
+        // (all after it, for a state of an older build), predictions after the state and those
+        // beyond the earlier runs' rows before it, and the episodes the predictions after the
+        // state start or extend (such a prediction targets a time after the state plus its horizon).
         outcome.patientsScored += 1
-        outcome.readingsScored += log.glucose.reversed().prefix { committed == nil || $0.time > committed! }.count
-        outcome.predictions += newRows
+        if state == nil || state?.lastRunID != nil {
+            outcome.readingsScored += try store.glucoseCount(for: patient, after: nightFrom, importedAfter: state?.lastRunID)
+        } else {
+            outcome.readingsScored += log.glucose.reversed().prefix { $0.time > committed! }.count
+        }
+        outcome.predictions += newRows + max(0, rowsToState - earlierRows)
         outcome.alerts += committed.map { c in alerts.count { $0.end.timeIntervalSince(c) > Double($0.horizonMinutes * 60) } } ?? alerts.count
         let runs = SensorLimitDetector().runs(in: log.glucose.filter { committed == nil || $0.time > committed! })
         if !runs.isEmpty {

@@ -14,8 +14,9 @@ import GRDB
 ///   `patient` is `patients.number`, `kind` is `code(_:)`, `seq` orders records of one instant by import.
 ///   `source_file` is `''` in rows written since the import names its file once, in `import_runs.file_path`
 ///   (reached through `import_run_id`); older rows keep their own path and read back unchanged.
-/// - `scoring_state(patient_id, last_scored_at, updated_at, night, night_from)` (v2; the last two
-///   v5): how far nightly scoring got, and which night's files hold the rows up to there.
+/// - `scoring_state(patient_id, last_scored_at, updated_at, night, night_from, last_run_id)` (v2;
+///   `night` and `night_from` v5, `last_run_id` v6): how far nightly scoring got, which night's
+///   files hold the rows up to there, and the newest import run it had read.
 /// Times are seconds since 1970 UTC.
 enum StoreSchema {
     static var migrator: DatabaseMigrator {
@@ -126,6 +127,16 @@ enum StoreSchema {
             try db.execute(sql: """
                 ALTER TABLE scoring_state ADD COLUMN night TEXT;
                 ALTER TABLE scoring_state ADD COLUMN night_from REAL;
+                """)
+        }
+        // v6: the newest import run whose records the state's last advance had read (`last_run_id`,
+        // NULL in older states), so a run of the same night sees records imported since even when
+        // they are all older than the state (a delayed upload, files delivered out of order), and
+        // an index to find a patient's newest run.
+        m.registerMigration("v6-scoring-runs") { db in
+            try db.execute(sql: """
+                ALTER TABLE scoring_state ADD COLUMN last_run_id INTEGER;
+                CREATE INDEX import_runs_patient ON import_runs(patient_id, id);
                 """)
         }
         return m
