@@ -14,10 +14,14 @@ public final class AtomicTextFile {
         self.url = url
         self.temporary = temporary ?? url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        guard FileManager.default.createFile(atPath: self.temporary.path, contents: nil) else {
-            throw InputError(SourceLocation(file: url.path), "cannot create a file in \(url.deletingLastPathComponent().path)")
+        // open(2) itself, not `FileManager.createFile`: that writes the empty file atomically through
+        // a `.dat.nosync*` file of its own, which a process killed at that moment leaves behind.
+        let descriptor = open(self.temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else {
+            throw InputError(SourceLocation(file: url.path),
+                             "cannot create a file in \(url.deletingLastPathComponent().path): \(String(cString: strerror(errno)))")
         }
-        handle = try FileHandle(forWritingTo: self.temporary)
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         buffer.reserveCapacity(1 << 20)
     }
 
