@@ -135,7 +135,7 @@ import Testing
         #expect(resumed == (try lines(straightStats)))
     }
 
-    @Test func resumingWithAnotherGrammarOrParametersIsAnError() throws {
+    @Test func resumingWithAnotherGrammarParametersOrContextIsAnError() throws {
         let checkpoint = temporaryURL("checkpoint.json")
         defer { try? FileManager.default.removeItem(at: checkpoint) }
         let p = parameters { $0.generations = 1 }
@@ -149,6 +149,15 @@ import Testing
         #expect(throws: EvolutionError.self) {
             try Evolution(grammar: grammar, fitness: data, parameters: p).run(resumingFrom: temporaryURL("missing.json"))
         }
+        // The caller's context (its data, its options), and a run that would have stopped before
+        // the checkpoint's generation.
+        #expect {
+            try Evolution(grammar: grammar, fitness: data, parameters: p,
+                          outputs: EvolutionOutputs(checkpointContext: "other data")).run(resumingFrom: checkpoint)
+        } throws: { ($0 as? EvolutionError).map { if case .checkpointMismatch(_, "context", "", "other data") = $0 { true } else { false } } ?? false }
+        #expect { try Evolution(grammar: grammar, fitness: data, parameters: parameters { $0.generations = 0 }).run(resumingFrom: checkpoint) }
+            throws: { ($0 as? EvolutionError).map { if case .checkpointMismatch(_, "generation", "1", _) = $0 { true } else { false } } ?? false }
+        #expect(try Evolution(grammar: grammar, fitness: data, parameters: p).run(resumingFrom: checkpoint).statistics.count == 2)
     }
 
     @Test func findsProductPlusSine() throws {

@@ -253,6 +253,36 @@ import Testing
         #expect(try GlucoseModel.encoder.encode(afresh.model) == GlucoseModel.encoder.encode(whole))
     }
 
+    /// Audit 38 (reproducibility), finding 1: a checkpoint left by a killed run was resumed by a
+    /// run with other data (the export had gained days) or options (--fitness, --curves ...): the
+    /// model was neither the old run's nor a fresh one's; other search settings (--seed,
+    /// --population) failed the patient on every run. A checkpoint now resumes only its own run;
+    /// any other starts afresh, to the model a fresh run trains.
+    @Test func aCheckpointOfOtherDataOrOptionsStartsAfresh() throws {
+        let longer = SyntheticCohort.data(SyntheticCohort.patient("s-moved", days: 6, seed: 16))
+        var shorter = longer
+        shorter.log = longer.log.recorded(through: try #require(longer.log.glucose.first?.time).addingTimeInterval(5 * 86_400))
+        let options = try SyntheticCohort.options(generations: 6, population: 20)
+        let grammar = try Grammar(text: options.grammar.text)
+        let folder = temporaryFolder("moved")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let checkpoint = folder.appendingPathComponent("s-moved-h030.json")
+        var stopped = options
+        stopped.evolution.generations = 3
+        var mae = stopped
+        mae.fitness = .mae
+        var otherSeed = stopped
+        otherSeed.evolution.seed += 1
+        let fresh = try PatientTrainer(data: longer, options: options, grammar: grammar).train(horizon: 30)
+        for (data, before) in [(shorter, stopped), (longer, mae), (longer, otherSeed)] {
+            _ = try PatientTrainer(data: data, options: before, grammar: grammar).train(horizon: 30, checkpoint: checkpoint)
+            let resumed = try PatientTrainer(data: longer, options: options, grammar: grammar).train(horizon: 30, checkpoint: checkpoint)
+            // Generations 0-6 of each search, none from the checkpoint.
+            #expect(resumed.timings.generations == 7 * options.ensemble && fresh.timings.generations == 7 * options.ensemble)
+            #expect(try GlucoseModel.encoder.encode(resumed.model) == GlucoseModel.encoder.encode(fresh.model))
+        }
+    }
+
     @Test func noModelExplodesJustBeyondItsTrainingData() throws {
         // Searches over a few seeds on a synthetic patient: some candidates grow more than
         // 100-fold when the features are stretched by half their span (exponentials of glucose,

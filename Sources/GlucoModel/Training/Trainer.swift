@@ -114,6 +114,13 @@ public struct PatientTrainer: Sendable {
         var choices: [Choice] = []
         var selectionTime = Duration.zero
         let extrapolation = Extrapolation(table: dataTable, rows: ranges.train)
+        // A checkpoint resumes only the run it was written by: the same options and the same data
+        // (not: more days in the export since a killed run, another --fitness or --curves, ...).
+        // More generations continue the same search (fewer than the checkpoint's: the engine's
+        // `checkpointMismatch`), so they are left out.
+        var resumable = options
+        resumable.evolution.generations = 0
+        let context = resumable.fingerprint + "|data=" + Self.dataFingerprint(table, ranges: ranges)
         for k in 0..<searches {
             var parameters = options.evolution.member(k, of: searches)
             parameters.threads = threads
@@ -123,18 +130,21 @@ public struct PatientTrainer: Sendable {
                 grammar: grammar, variables: VariableNames(table.names), fitness: fitness, validation: validation,
                 parameters: parameters, seeds: seeds,
                 outputs: EvolutionOutputs(statisticsURL: statistics.map { Self.searchURL($0, search: k) },
-                                          checkpointURL: memberCheckpoint, checkpointInterval: 5))
+                                          checkpointURL: memberCheckpoint, checkpointInterval: 5, checkpointContext: context))
             let resume = memberCheckpoint.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
             let evolved = clock.now
             let report = progress.map { report in { (s: GenerationStatistics) in var s = s; s.generation += k * generations; report(s) } }
             let result: EvolutionResult
             do {
                 result = try evolution.run(resumingFrom: resume, progress: report)
-            } catch EvolutionError.checkpointUnreadable where resume != nil {
+            } catch let error as EvolutionError where resume != nil {
                 // A checkpoint only saves time. One that cannot be read (a disk that filled while
-                // it was written, a hand edit) starts the search afresh: the same seed gives the
-                // same model. (One from other options is an error: `checkpointMismatch`.)
-                result = try evolution.run(resumingFrom: nil, progress: report)
+                // it was written, a hand edit) or was written by a run with other options or data
+                // starts the search afresh: the model is the one a fresh run of this command trains.
+                switch error {
+                case .checkpointUnreadable, .checkpointMismatch: result = try evolution.run(resumingFrom: nil, progress: report)
+                default: throw error
+                }
             }
             timings.evolution += seconds(clock.now - evolved)
             timings.generations += result.statistics.count
@@ -221,6 +231,23 @@ public struct PatientTrainer: Sendable {
     }
 
     struct Ranges { var train: Range<Int>, validation: Range<Int>, test: Range<Int> }
+
+    /// A fingerprint of the rows a search is fitted and chosen on: every feature value and target,
+    /// and the split (FNV-1a over their bits).
+    static func dataFingerprint(_ table: FeatureTable, ranges: Ranges) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ word: UInt64) {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                h ^= (word >> UInt64(shift)) & 0xff
+                h = h &* 0x0000_0100_0000_01b3
+            }
+        }
+        for column in table.columns { mix(UInt64(column.count)); column.forEach { mix($0.bitPattern) } }
+        table.targets.forEach { mix($0.bitPattern) }
+        for range in [ranges.train, ranges.validation, ranges.test] { mix(UInt64(range.lowerBound)); mix(UInt64(range.upperBound)) }
+        let text = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
 
     /// Where search `k` of an ensemble keeps its checkpoint or statistics: search 0 at `url`, the
     /// others beside it (`adult_001-h030.json`, `adult_001-h030-s2.json`, ...).

@@ -21,6 +21,8 @@ struct CheckpointFile: Codable {
     var version = 1
     var grammarFingerprint: String
     var parametersFingerprint: String
+    /// `EvolutionOutputs.checkpointContext` (absent in older checkpoints: read as "").
+    var context: String?
     var generation: Int
     var random: [String]
     var population: [Saved]
@@ -37,7 +39,7 @@ extension Evolution {
         }
         let file = CheckpointFile(
             grammarFingerprint: mapper.grammar.fingerprint, parametersFingerprint: parameters.fingerprint,
-            generation: generation, random: random.state.map { String($0, radix: 16) },
+            context: outputs.checkpointContext, generation: generation, random: random.state.map { String($0, radix: 16) },
             population: population.map(save), best: best.map(save), statistics: statistics)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -77,6 +79,15 @@ extension Evolution {
         }
         if file.parametersFingerprint != parameters.fingerprint {
             throw EvolutionError.checkpointMismatch(path: url.path, field: "parameters", checkpoint: file.parametersFingerprint, current: parameters.fingerprint)
+        }
+        if file.context ?? "" != outputs.checkpointContext {
+            throw EvolutionError.checkpointMismatch(path: url.path, field: "context", checkpoint: file.context ?? "",
+                                                    current: outputs.checkpointContext)
+        }
+        // A run of fewer generations than the checkpoint's is another run (it would have stopped earlier).
+        if file.generation > parameters.generations {
+            throw EvolutionError.checkpointMismatch(path: url.path, field: "generation", checkpoint: "\(file.generation)",
+                                                    current: "at most \(parameters.generations)")
         }
         guard let state = RandomSource(state: file.random.compactMap { UInt64($0, radix: 16) }) else {
             throw EvolutionError.checkpointUnreadable(path: url.path, reason: "field 'random': expected four hex words, not all zero")

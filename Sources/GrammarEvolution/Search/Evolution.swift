@@ -9,11 +9,16 @@ public struct EvolutionOutputs: Sendable {
     /// Checkpoint file, rewritten atomically every `checkpointInterval` generations and at the end.
     public var checkpointURL: URL?
     public var checkpointInterval: Int
+    /// What the fitness depends on beyond the grammar and the parameters (its data, the caller's
+    /// options), as a fingerprint written into the checkpoint: one written with another context is
+    /// not resumed (`EvolutionError.checkpointMismatch`, field `context`).
+    public var checkpointContext: String
 
-    public init(statisticsURL: URL? = nil, checkpointURL: URL? = nil, checkpointInterval: Int = 10) {
+    public init(statisticsURL: URL? = nil, checkpointURL: URL? = nil, checkpointInterval: Int = 10, checkpointContext: String = "") {
         self.statisticsURL = statisticsURL
         self.checkpointURL = checkpointURL
         self.checkpointInterval = max(1, checkpointInterval)
+        self.checkpointContext = checkpointContext
     }
 }
 
