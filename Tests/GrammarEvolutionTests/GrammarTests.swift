@@ -32,6 +32,17 @@ import Testing
         #expect(q[2] == [.terminal("G1")] && q[13] == [.terminal("G12")])
     }
 
+    /// Audit 38: a grammar file with Windows line ends (CRLF) was refused as having no rules
+    /// (Swift holds "\r\n" as one character, so splitting at "\n" found one line).
+    @Test func windowsLineEndsReadAsLines() throws {
+        let text = "# comment\n<e> ::= <e> '+' <v>\n      | <v>\n<v> ::= x[0..1]\n"
+        let unix = try Grammar(text: text)
+        let windows = try Grammar(text: text.replacingOccurrences(of: "\n", with: "\r\n"))
+        #expect(windows.rules.map(\.name) == ["e", "v"])
+        #expect(windows.rules.map { $0.productions.map(\.line) } == [[2, 3], [4, 4]])
+        #expect(windows.fingerprint == unix.fingerprint)
+    }
+
     @Test func expandsSeveralRangesInOneTerminal() throws {
         let g = try Grammar(text: "<l> ::= lag(x[0..1],[1..2])")
         #expect(g.rules[0].productions.map(\.symbols) == [

@@ -90,6 +90,16 @@ import Testing
         let unknown = error("{\n  \"horizons\": [30],\n  \"populaton\": 5\n}")
         #expect(unknown?.issue.location == SourceLocation(file: "exp.json", line: 3, field: "populaton"))
         #expect(unknown?.issue.message.hasPrefix("unknown option 'populaton'; the options are version, data, store,") == true)
+        // Audit 38: 9007199254740993 is read as a Double, 9007199254740992: it trained that seed.
+        // From 2^52 a seed must be a string (exact); below it every whole number is.
+        for big in ["9007199254740993", "4503599627370496", "4503599627370496.5"] {
+            #expect(error("{\"seed\": \(big)}")?.issue.location.field == "seed", "\(big)")
+        }
+        #expect(try parse(#"{"seed": "9007199254740993"}"#).seed == 9_007_199_254_740_993)
+        #expect(try parse(#"{"seed": 4503599627370495}"#).seed == 4_503_599_627_370_495)
+        var written = TrainingRunConfig()
+        written.seed = 4_503_599_627_370_496
+        #expect(written.resolved(machineTimeZone: TimeZone(identifier: "UTC")!).json.contains(#""seed": "4503599627370496""#))
         let twice = error("{\"seed\": 1,\n\"seed\": 2}")
         #expect(twice?.issue.location == SourceLocation(file: "exp.json", line: 2, field: "seed"))
         #expect(twice?.issue.message == "'seed' is given twice (first at line 1)")

@@ -15,6 +15,8 @@ import Foundation
 public struct TrainingRunConfig: Sendable, Equatable {
     /// The version of the file (raised when a key changes meaning or goes away).
     public static let version = 1
+    /// Seeds below it are exact as JSON numbers (every Double below 2^52 with no fraction is a whole number).
+    static let exactSeeds = 4_503_599_627_370_496.0
 
     public var data: [String]?
     public var store: String?
@@ -271,9 +273,12 @@ extension TrainingRunConfig {
             arxRidge = ridge.text
         case "seed":
             switch value {
-            case let .number(v) where v == v.rounded() && v >= 0 && v <= 9_007_199_254_740_992: seed = UInt64(v)
+            // A JSON number is read as a Double: from 2^52 on it has no fractions and rounds odd
+            // numbers (9007199254740993 would train seed ...992, 4503599627370496.5 seed ...496), so a
+            // seed that large must be a string, which is exact.
+            case let .number(v) where v == v.rounded() && v >= 0 && v < Self.exactSeeds: seed = UInt64(v)
             case let .string(s) where UInt64(s) != nil: seed = UInt64(s)
-            default: throw bad("a whole number from 0 (as a string above 2^53)")
+            default: throw bad("a whole number from 0, as a string from 2^52 (4503599627370496) on")
             }
         case "threads": threads = try integer(1...4096, "a thread count of 1 or more")
         case "grammar": grammar = try string()
@@ -310,7 +315,7 @@ extension TrainingRunConfig {
         let mapped = columns.map { m in
             "{" + m.keys.sorted().map { "\(q($0.rawValue)): \(q(m[$0]!))" }.joined(separator: ", ") + "}"
         } ?? "null"
-        let seedText = seed.map { $0 <= 9_007_199_254_740_992 ? String($0) : q(String($0)) } ?? "null"
+        let seedText = seed.map { Double($0) < Self.exactSeeds ? String($0) : q(String($0)) } ?? "null"
         let shardsText = shards.map { Int($0).map(String.init) ?? q($0) } ?? "null"
         let values: [(String, String)] = [
             ("version", String(Self.version)),

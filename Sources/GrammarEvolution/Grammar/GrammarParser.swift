@@ -28,7 +28,9 @@ struct GrammarParser {
     func parse() throws -> [Grammar.Rule] {
         var raw: [RawRule] = []
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // `isNewline`, not "\n": a Swift string holds a CRLF line end as one character, "\r\n", so a
+        // file written on Windows would be one line.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
             let content = Self.stripComment(String(line)).trimmingSpaces()
             if content.isEmpty { continue }
