@@ -84,6 +84,12 @@ import Testing
         #expect(c.seed == 9 && c.horizons == [30] && c.retrain == false)
         #expect(c.shard == "0/2" && c.shards == nil && c.taskID == nil)
         #expect(file.overridden(by: TrainingRunConfig()) == file)
+        // Audit 38: a task's config.json keeps `shards`; --task-id alone picks the task again (it
+        // was refused: "--task-id needs --shards N").
+        var task = TrainingRunConfig()
+        task.taskID = 0
+        let again = file.overridden(by: task)
+        #expect(again.shards == "4" && again.taskID == 0 && again.shard == nil)
     }
 
     @Test func badFilesNameTheLineAndTheKey() throws {

@@ -75,8 +75,12 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public func overridden(by other: TrainingRunConfig) -> TrainingRunConfig {
         var c = self
         if other.data?.isEmpty == false || other.store != nil { c.data = other.data; c.store = other.store }
-        if other.shard != nil || other.shards != nil || other.taskID != nil {
+        if other.shard != nil || other.shards != nil {
             c.shard = other.shard; c.shards = other.shards; c.taskID = other.taskID
+        } else if other.taskID != nil {
+            // A task id alone picks a task of the file's job array (`shards`): a task's own
+            // config.json keeps the array, never its task (see `resolved`).
+            c.taskID = other.taskID
         }
         func take<T>(_ path: WritableKeyPath<TrainingRunConfig, T?>) { if let v = other[keyPath: path] { c[keyPath: path] = v } }
         take(\.format); take(\.columns); take(\.glucoseUnits); take(\.dateOrder); take(\.timeZone); take(\.horizons)
