@@ -273,6 +273,18 @@ struct Interrupted: Error {}
         return bench
     }
 
+    /// Six days of p_a and p_b (p_b with lows) scored by one audited run: the reference the
+    /// tests of several runs of a night compare with.
+    static func sixDaysInOneRun() throws -> (full: [PatientLog], patients: [PatientID], once: NightlyBench, single: NightlyOutcome) {
+        let pB = try PatientID("p_b")
+        let full = [PredictFixture.log(PredictFixture.patientA, days: 6), PredictFixture.log(pB, days: 6, offset: -60)]
+        let patients = [PredictFixture.patientA, pB]
+        let once = try Self.bench(full)
+        let single = try once.auditingScorer(patients).run()
+        #expect(single.exitCode == 0)
+        return (full, patients, once, single)
+    }
+
     /// Finding 4 (audit of nightly): a second run of the night appended to the patient's files,
     /// so a low episode spanning the runs became two alert rows, rows issued in the last hour
     /// before the first run's newest reading kept an empty reference for ever, and `confirmed` was
@@ -280,12 +292,8 @@ struct Interrupted: Error {}
     /// where the night started: two runs (and an interrupted one, resumed) leave every file of the
     /// night as one run over the same data does.
     @Test func severalRunsOfTheNightEqualOneRun() throws {
-        let pB = try PatientID("p_b")
-        let full = [PredictFixture.log(PredictFixture.patientA, days: 6), PredictFixture.log(pB, days: 6, offset: -60)]
-        let patients = [PredictFixture.patientA, pB]
-        let once = try Self.bench(full)
-        let single = try once.auditingScorer(patients).run()
-        #expect(single.exitCode == 0)
+        let (full, patients, once, single) = try Self.sixDaysInOneRun()
+        let pB = patients[1]
         let reference = try once.files()
         // Cut the data in the middle of one of p_b's low episodes (12 or more predictions, one issue
         // moment 5 minutes after the other), 15 minutes after its first alert.
@@ -339,12 +347,7 @@ struct Interrupted: Error {}
     /// over the same data does. Finding 4: the runs' counts add up to the one run's.
     @Test(arguments: [[0..<3, 4..<6], [3..<6]])
     func filesDeliveredOutOfOrderEqualOneRun(firstPoll: [Range<Int>]) throws {
-        let pB = try PatientID("p_b")
-        let full = [PredictFixture.log(PredictFixture.patientA, days: 6), PredictFixture.log(pB, days: 6, offset: -60)]
-        let patients = [PredictFixture.patientA, pB]
-        let once = try Self.bench(full)
-        let single = try once.auditingScorer(patients).run()
-        #expect(single.exitCode == 0)
+        let (full, patients, once, single) = try Self.sixDaysInOneRun()
         let secondPoll = [0..<6].flatMap { all in all.filter { day in !firstPoll.contains { $0.contains(day) } } }
         let twice = try Self.bench(full.flatMap { log in firstPoll.map { Self.slice(log, days: $0) } })
         let first = try twice.auditingScorer(patients).run()
