@@ -139,16 +139,8 @@ struct Report: ParsableCommand {
 
     /// The dose-audit section from the patient's settings file, or nil when none was given.
     func doseAudit(_ patientData: PatientData, _ models: ModelSet, _ period: DateInterval) throws -> ReportDoseAudit? {
-        guard let url = settingsFile(patientData) else { return nil }
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            return ReportDoseAudit(rows: [], note: "No dose settings file for this patient (\(url.path)).")
-        }
-        switch try DoseSettings.load(url).checked(for: patientData.patient) {
-        case let .success(checked):
-            let rows = DoseAudit.run(log: patientData.log, models: models, settings: checked, period: period)
-            return ReportDoseAudit(audit: rows, settings: checked, units: units.unit)
-        case let .failure(refusal):
-            return ReportDoseAudit(rows: [], note: "No audit: \(refusal)")
+        try settingsFile(patientData).map {
+            try ReportDoseAudit.load(settings: $0, log: patientData.log, models: models, period: period, units: units.unit)
         }
     }
 }

@@ -175,6 +175,43 @@ struct ReportPatientTests {
         for text in ["45 g", "4.0 U", "4.5 U", "45 g / 10 g/U", "142", "within 1 U"] { #expect(section.contains(text), "\(text)") }
     }
 
+    /// Before: without a usable settings file the audit was empty, and the page said "No meals or
+    /// corrections in this period" of a period with meal boluses.
+    @Test func withoutUsableSettingsTheAuditSaysWhyAndCountsTheMealsLeftOut() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = ReportFixture.data.log, period = ReportFixture.period
+        // Independently: the period's boluses with carbohydrates entered or logged within 15 minutes.
+        let meals = log.boluses.count { b in
+            period.contains(b.time) && ((b.carbInput?.grams ?? 0) > 0 || log.carbs.contains { abs($0.time.timeIntervalSince(b.time)) <= 900 })
+        }
+        #expect(meals > 1)
+        func settings(_ patient: String, isf: Double) throws -> URL {
+            let url = dir.appendingPathComponent("\(patient)-\(isf).json")
+            let s = DoseSettings(patient: try PatientID(patient), carbRatio: 10, insulinSensitivity: isf, target: 110,
+                                 suspendThreshold: 70, maxBolus: 10, bolusIncrement: 0.05)
+            try s.jsonText().write(to: url, atomically: true, encoding: .utf8)
+            return url
+        }
+        let cases = [(dir.appendingPathComponent("adolescent_003.json"), "No dose audit: no dose settings file for this patient"),
+                     (try settings("adolescent_003", isf: 0.5), "No dose audit: settings not usable: setting &#39;insulinSensitivity&#39; = 0.5 is outside"),
+                     (try settings("child_999", isf: 40), "No dose audit: the settings belong to patient child_999, not to adolescent_003")]
+        for (url, reason) in cases {
+            var report = ReportFixture.report
+            report.doseAudit = try ReportDoseAudit.load(settings: url, log: log, models: ReportFixture.models, period: period)
+            for id in ["dose-summary", "dose-audit"] {
+                let section = report.html.section(id)
+                #expect(section.contains(reason), "\(id): \(section)")
+                #expect(section.contains("\(meals) meal boluses in this period not audited."), "\(id): \(section)")
+                #expect(!section.contains("No meals or corrections"), "\(id): \(section)")
+            }
+        }
+        // With usable settings, every one of those boluses is audited.
+        let audited = try ReportDoseAudit.load(settings: try settings("adolescent_003", isf: 40), log: log,
+                                               models: ReportFixture.models, period: period)
+        #expect(audited.withheld == nil && audited.rows.count == meals)
+    }
+
     @Test func writesAtomicallyAndReadsBack() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).html")
         defer { try? FileManager.default.removeItem(at: url) }

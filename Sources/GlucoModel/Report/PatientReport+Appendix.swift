@@ -99,7 +99,9 @@ extension PatientReport {
             return HTML.section(id: "dose-audit", title: "Dose audit", HTML.paragraph("No dose settings given: no dose audit."))
         }
         var s = audit.note.map { HTML.paragraph($0, cssClass: "muted") } ?? ""
-        if audit.rows.isEmpty {
+        if let why = audit.withheldText {
+            s += HTML.paragraph(why, cssClass: "note")
+        } else if audit.rows.isEmpty {
             s += HTML.paragraph("No meals or corrections in this period.")
         } else {
             let rows: [[HTMLCell]] = audit.rows.map { r in

@@ -63,6 +63,9 @@ extension PatientReport {
         guard let audit = doseAudit else {
             return HTML.section(id: "dose-summary", title: "Dose advice", HTML.paragraph("No dose settings given: no dose advice."))
         }
+        if let why = audit.withheldText {
+            return HTML.section(id: "dose-summary", title: "Dose advice", HTML.paragraph(why, cssClass: "note"))
+        }
         var s = audit.note.map { HTML.paragraph($0, cssClass: "muted") } ?? ""
         let rows = audit.rows
         guard !rows.isEmpty else {

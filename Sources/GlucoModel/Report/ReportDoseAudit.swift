@@ -46,6 +46,26 @@ public struct ReportDoseAudit: Sendable {
     public var rows: [Row]
     /// A line above the table, e.g. the settings used.
     public var note: String?
+    /// Why no bolus was audited (no settings file for the patient, settings refused), when none
+    /// was: the page then gives the reason, where an empty audit would read as a period without
+    /// meals or corrections.
+    public var withheld: String?
+    /// The meal boluses of the period left unaudited when `withheld`.
+    public var unaudited = 0
 
     public init(rows: [Row], note: String? = nil) { self.rows = rows; self.note = note }
+
+    /// No audit, for `reason` (e.g. the settings' refusal), of `unaudited` meal boluses.
+    public init(withheld reason: String, unaudited: Int) {
+        self.init(rows: [])
+        withheld = reason
+        self.unaudited = unaudited
+    }
+
+    /// The page's sentence when the audit was withheld: the reason and the boluses it leaves out.
+    var withheldText: String? {
+        withheld.map { why in
+            "No dose audit: \(why)." + (unaudited > 0 ? " \(unaudited) meal bolus\(unaudited == 1 ? "" : "es") in this period not audited." : "")
+        }
+    }
 }

@@ -1,0 +1,26 @@
+import Foundation
+
+extension ReportDoseAudit {
+    /// The dose-audit section from the patient's settings file: every meal bolus of `period`
+    /// audited with them, or no audit and why (no such file; settings for another patient, or with
+    /// a setting missing or implausible) with the number of meal boluses that leaves unaudited.
+    /// - Parameters:
+    ///   - url: the patient's settings file (`DoseSettings`), which need not exist.
+    ///   - models: the patient's models, for the model-based suggestions.
+    ///   - units: the unit the settings' glucose figures are printed in.
+    /// - Throws: the settings file's `InputError` when it exists but cannot be read.
+    public static func load(settings url: URL, log: PatientLog, models: ModelSet, period: DateInterval,
+                            units: GlucoseUnit = .mgdL) throws -> ReportDoseAudit {
+        let unaudited = DoseAudit.mealBoluses(log, period: period).count
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            return ReportDoseAudit(withheld: "no dose settings file for this patient (\(url.path))", unaudited: unaudited)
+        }
+        switch try DoseSettings.load(url).checked(for: log.patient) {
+        case let .success(checked):
+            let rows = DoseAudit.run(log: log, models: models, settings: checked, period: period)
+            return ReportDoseAudit(audit: rows, settings: checked, units: units)
+        case let .failure(refusal):
+            return ReportDoseAudit(withheld: refusal.description(units: units), unaudited: unaudited)
+        }
+    }
+}
