@@ -215,6 +215,30 @@ struct KnownPerson {
         #expect(none.csvLines.allSatisfy { !$0.contains("nan") && !$0.contains("inf") })
     }
 
+    /// Before: a CGM-only export (no insulin or carbohydrate records) read every window as fasting
+    /// and moved each basal block toward "the estimate", from glucose that boluses and meals moved.
+    @Test func aLogWithoutInsulinRecordsChangesNothing() {
+        let person = KnownPerson()
+        var log = person.log()
+        (log.boluses, log.basalRates, log.carbs) = ([], [], [])
+        let settings = try! person.settings.checked(for: log.patient).get()
+        let e = SettingsEstimator.estimate(log: log, settings: settings, timeZone: KnownPerson.utc)
+        let reason = "no change: the data has no insulin records (boluses or basal), so fasting, meal and correction windows cannot be told apart"
+        #expect(e.carbRatio.suggested == 10 && e.insulinSensitivity.suggested == 40)
+        #expect(e.carbRatio.reason == reason && e.insulinSensitivity.reason == reason)
+        // The schedule is 1 U/h all day: each block's current rate, kept.
+        #expect(e.basal.map(\.startHour) == [0, 6, 12, 18])
+        #expect(e.basal.allSatisfy { $0.current == 1 && $0.suggested == 1 && $0.periods == 0 && $0.reason == reason })
+        #expect(e.windows == 0 && e.used == 0 && e.deviation == nil)
+        // The lows still count (the report prints them), and the suggested file keeps every rate.
+        #expect(e.below70 != nil)
+        let file = SettingsEstimator.settingsFromData(person.settings, log: log, timeZone: KnownPerson.utc)
+        #expect(file?.settings.basalSchedule?.allSatisfy { $0.unitsPerHour == 1 } == true && file?.settings.carbRatio == 10)
+        // Basal records alone are insulin records: the estimate runs.
+        log.basalRates = person.log().basalRates
+        #expect(SettingsEstimator.estimate(log: log, settings: settings, timeZone: KnownPerson.utc).windows > 0)
+    }
+
     /// Before: 14 days of a CGM stuck at 120 mg/dL fitted "deviation 0.0" and moved the basal.
     /// A flat line is the sensor, not the person: its windows are left out.
     @Test func aStuckSensorsFlatLineIsNoEvidence() {

@@ -40,6 +40,9 @@ import LinearAlgebra
 ///    insulin from a log full of lows is more likely wrong (rebounds and rescue carbohydrates look
 ///    like a missing basal) than right, and the harm of being wrong is a worse low.
 ///
+/// A log with glucose but no insulin records (a CGM-only export) changes nothing, and every
+/// reason says why: with no insulin or carbohydrate known, every window would read as fasting.
+///
 /// Limits: the curves are the toolkit's, not the person's; meals that were not logged and exercise
 /// are only partly screened out by the robust refit; the basal blocks see the insulin need where
 /// glucose moved, not the hour before, as Autotune shifts it.
@@ -103,7 +106,7 @@ public enum SettingsEstimator {
         let reach = memory(insulinDurationMinutes: settings.insulin.durationMinutes, carbModel: carbModel)
         let log = cut ? since.map { whole.since($0.addingTimeInterval(-reach)) } ?? whole : whole
         let readings = since.map { since in log.glucose.filter { $0.time >= since } } ?? log.glucose
-        let windows = self.windows(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel, since: since)
+        let windows = whole.has(.insulin) ? self.windows(log: log, settings: settings, timeZone: timeZone, carbModel: carbModel, since: since) : []
         var out = SettingsEstimate(patient: log.patient, first: readings.first?.time, last: readings.last?.time,
                                    windows: windows.count, used: 0, deviation: nil,
                                    carbRatio: .init(current: settings.carbRatio, periods: windows.count { $0.kind == .meal }),
@@ -115,6 +118,7 @@ public enum SettingsEstimator {
             out.below70 = metrics.tbrLevel1 + metrics.tbrLevel2
             out.below54 = metrics.tbrLevel2
         }
+        guard readings.isEmpty || whole.has(.insulin) else { return unchanged(out, settings: settings, reason: noInsulinReason) }
         let hold = out.lowsHoldMoreInsulin ? out.lowsReason : nil
         let fit = fitEffects(windows)
         out.used = fit?.used ?? 0
@@ -157,6 +161,28 @@ public enum SettingsEstimator {
             }
             decideBasal(&block, holdingIncrease: hold)
             out.basal.append(block)
+        }
+        return out
+    }
+
+    /// Why nothing changes when the log has no insulin records at all (a CGM-only export): every
+    /// window would read as fasting, with no insulin acting and no carbohydrate appearing, and a
+    /// fall of glucose that boluses made would ask for less basal.
+    static let noInsulinReason = "no change: the data has no insulin records (boluses or basal), "
+        + "so fasting, meal and correction windows cannot be told apart"
+
+    /// `out` with every setting kept at its current value (the basal blocks at the schedule's
+    /// mean rates) for `reason`.
+    static func unchanged(_ out: SettingsEstimate, settings: CheckedDoseSettings, reason: String) -> SettingsEstimate {
+        var out = out
+        out.carbRatio.reason = reason
+        out.insulinSensitivity.reason = reason
+        out.basal = blockStartHours.enumerated().map { b, hour in
+            let end = b + 1 < blockStartHours.count ? blockStartHours[b + 1] : 24
+            var block = SettingsEstimate.Basal(startHour: hour, endHour: end,
+                                               current: settings.basalSchedule.map { meanRate($0, fromHour: hour, toHour: end) }, periods: 0)
+            block.reason = reason
+            return block
         }
         return out
     }
