@@ -93,7 +93,7 @@ struct Report: ParsableCommand {
                 entries.append(CohortReport.Entry(report: report, file: file))
                 report.notes.forEach { Console.write("\(patientData.patient): \($0)") }
             } catch {
-                failures.append((patientData.patient.rawValue, "\(error)"))
+                failures.append((patientData.patient.rawValue, ReportErrorText.describe(error)))
                 Console.write("\(error)")
             }
         }

@@ -289,4 +289,45 @@ struct ReportCohortTests {
         let withoutNamespace = html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")
         #expect(!withoutNamespace.contains("http"))
     }
+
+    /// Before: the index and the report printed whole paths ("No report adult_003: /.../Dr Jane Doe
+    /// (jane.doe@clinic.example)/models/adult_003/h060.json: ..."): a folder may name a person.
+    @Test func filesAreNamedWithoutTheirFolders() throws {
+        let root = try PredictFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("Dr Jane Doe (jane.doe@clinic.example)")
+        let models = folder.appendingPathComponent("models"), patient = try PatientID("p_a")
+        try FileManager.default.createDirectory(at: models.appendingPathComponent("p_a"), withIntermediateDirectories: true)
+        // No model yet, then a model file cut short, then a settings file cut short.
+        var failures: [(subject: String, reason: String)] = []
+        for step in 0..<3 {
+            do {
+                switch step {
+                case 0: _ = try ModelSet.load(models, patient: patient)
+                case 1:
+                    try Data("{\"schema\": ".utf8).write(to: models.appendingPathComponent("p_a/h030.json"))
+                    _ = try ModelSet.load(models, patient: patient)
+                default:
+                    let settings = folder.appendingPathComponent("p_a.json")
+                    try Data("{\"patient\": \"p_a\",".utf8).write(to: settings)
+                    _ = try DoseSettings.load(settings)
+                }
+                Issue.record("step \(step) loaded")
+            } catch {
+                #expect("\(error)".contains(folder.path), "the terminal keeps the path: \(error)")
+                failures.append(("p_a", ReportErrorText.describe(error)))
+            }
+        }
+        #expect(failures[0].reason == "p_a: no trained model (looked in p_a)" && failures[1].reason.hasPrefix("h030.json: ")
+                && failures[2].reason.hasPrefix("p_a.json:1: "), "\(failures.map(\.reason))")
+        let index = CohortReport(entries: [], failures: failures).html
+        // No settings file for the patient: named by the file's name in the report.
+        var report = ReportFixture.report
+        report.doseAudit = try ReportDoseAudit.load(settings: folder.appendingPathComponent("adolescent_003.json"), log: ReportFixture.data.log,
+                                                    models: ReportFixture.models, period: ReportFixture.period)
+        #expect(report.html.section("dose-summary").contains("no dose settings file for this patient (adolescent_003.json)"))
+        for html in [index, report.html] {
+            #expect(!html.contains("Jane") && !html.contains("jane.doe") && !html.contains(root.path))
+        }
+    }
 }

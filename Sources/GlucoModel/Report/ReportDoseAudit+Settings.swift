@@ -13,7 +13,8 @@ extension ReportDoseAudit {
                             units: GlucoseUnit = .mgdL) throws -> ReportDoseAudit {
         let unaudited = DoseAudit.mealBoluses(log, period: period).count
         guard FileManager.default.fileExists(atPath: url.path) else {
-            return ReportDoseAudit(withheld: "no dose settings file for this patient (\(url.path))", unaudited: unaudited)
+            // The file's name only: its folders may name a person (`ReportErrorText`).
+            return ReportDoseAudit(withheld: "no dose settings file for this patient (\(url.lastPathComponent))", unaudited: unaudited)
         }
         switch try DoseSettings.load(url).checked(for: log.patient) {
         case let .success(checked):
