@@ -140,7 +140,8 @@ struct Report: ParsableCommand {
     /// The dose-audit section from the patient's settings file, or nil when none was given.
     func doseAudit(_ patientData: PatientData, _ models: ModelSet, _ period: DateInterval) throws -> ReportDoseAudit? {
         try settingsFile(patientData).map {
-            try ReportDoseAudit.load(settings: $0, log: patientData.log, models: models, period: period, units: units.unit)
+            try ReportDoseAudit.load(settings: $0, log: patientData.log, models: models, period: period, units: units.unit,
+                                     timeZone: zone)
         }
     }
 }

@@ -165,6 +165,21 @@ struct ReportClinicianTests {
         let coded = report.html.section("dose-summary")
         #expect(coded.contains("<td>glucose 41 below 70</td><td class=\"num\">2</td>") && !coded.contains("glucose 52"))
     }
+
+    /// Before: "newest glucose reading (2026-01-05T11:30:00Z) is 60 minutes old" in a report on
+    /// Madrid's clock, where every other time on the page reads an hour later.
+    @Test func doseReasonsGiveTheirTimesOnTheReportsClock() {
+        var log = DoseFixture.flatLog(through: 90)  // readings 10:00-11:30 UTC
+        let bolus = DoseFixture.at(150)  // 12:30 UTC: the newest reading is an hour old
+        log.carbs = [CarbIntake(time: bolus, amount: Carbohydrate(grams: 40))]
+        log.boluses = [Bolus(time: bolus, dose: InsulinUnits(4))]
+        let rows = DoseAudit.run(log: log, models: nil, settings: DoseFixture.checked())
+        let madrid = ReportDoseAudit(audit: rows, settings: DoseFixture.checked(), clock: ReportClock(timeZone: TimeZone(identifier: "Europe/Madrid")!))
+        // 11:30 UTC is 12:30 in Madrid in January (CET, UTC+1).
+        #expect(madrid.rows.count == 1 && madrid.rows[0].reasons.contains { $0.hasPrefix("newest glucose reading (2026-01-05 12:30) is 60 minutes old") },
+                "\(madrid.rows.map(\.reasons))")
+        #expect(!madrid.rows[0].reasons.joined().contains("T11:30:00Z"))
+    }
 }
 
 @Suite("Cohort index")

@@ -66,17 +66,19 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
 
     public var description: String { description(units: .mgdL) }
 
-    /// The message with its glucose values in `units`. Settings problems quote the settings file,
-    /// which is in mg/dL, and stay so.
-    public func description(units: GlucoseUnit) -> String {
+    /// The message with its glucose values in `units` and its times by `time` (ISO 8601 UTC by
+    /// default; a report gives its own clock, so that a time reads as every other on the page).
+    /// Settings problems quote the settings file, which is in mg/dL, and stay so.
+    public func description(units: GlucoseUnit, time: ((Date) -> String)? = nil) -> String {
+        let time = time ?? { $0.iso8601 }
         func g(_ mgdL: Double) -> String {
             units == .mgdL ? "\(mgdL.rounded()) mg/dL" : units.withUnit(mgdL)
         }
         switch self {
         case .noGlucose: return "no glucose reading before the moment of the suggestion"
         case let .staleGlucose(newest, age):
-            return "newest glucose reading (\(newest.iso8601)) is \(Int(age)) minutes old; 15 minutes or older is too old to dose on"
-        case let .futureGlucose(newest): return "newest glucose reading (\(newest.iso8601)) is dated in the future"
+            return "newest glucose reading (\(time(newest))) is \(Int(age)) minutes old; 15 minutes or older is too old to dose on"
+        case let .futureGlucose(newest): return "newest glucose reading (\(time(newest))) is dated in the future"
         case let .recentGap(missing, window):
             return "\(missing) glucose reading(s) missing in the last \(window) minutes: the recent trend is unknown"
         case let .flatSensor(value, minutes):
@@ -91,7 +93,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             return "the 80% interval of the glucose predicted at \(h) min reaches down to \(g(lower)), below the suspend threshold \(g(t)): a low is possible; no insulin; watch for a low"
         case let .invalidCarbs(c): return "carbohydrates \(c) g: expected a number from 0 to 300"
         case let .invalidCarbsTime(eaten, at):
-            return "carbohydrates eaten at \(eaten.iso8601): expected at or before the moment of the suggestion (\(at.iso8601)) and at most \(Int(DoseGuards.carbsTimeReach / 60)) minutes before it"
+            return "carbohydrates eaten at \(time(eaten)): expected at or before the moment of the suggestion (\(time(at))) and at most \(Int(DoseGuards.carbsTimeReach / 60)) minutes before it"
         case let .wrongPatient(expected, found, source):
             return "the \(source) belong to patient \(found), not to \(expected) whose data this is"
         }

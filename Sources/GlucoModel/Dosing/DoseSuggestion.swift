@@ -105,8 +105,10 @@ public struct DoseReason: Hashable, Sendable, Codable {
         self.refusal = refusal
     }
 
-    /// The message with its glucose values in `units`.
-    public func message(units: GlucoseUnit) -> String { refusal?.description(units: units) ?? message }
+    /// The message with its glucose values in `units` and its times by `time` (ISO 8601 UTC by default).
+    public func message(units: GlucoseUnit, time: ((Date) -> String)? = nil) -> String {
+        refusal?.description(units: units, time: time) ?? message
+    }
 
     enum CodingKeys: String, CodingKey { case code, message }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 extension ReportDoseAudit {
     /// The report's view of a retrospective dose audit (`DoseAudit.run`) made with `settings`;
-    /// the settings' glucose figures are printed in `units`.
-    public init(audit: [DoseAuditRow], settings: CheckedDoseSettings, units: GlucoseUnit = .mgdL) {
+    /// the settings' glucose figures are printed in `units`, the reasons' times on `clock`.
+    public init(audit: [DoseAuditRow], settings: CheckedDoseSettings, units: GlucoseUnit = .mgdL, clock: ReportClock = .utc) {
         let u = units.rawValue
         let note = "Settings: carb ratio \(String(format: "%g", settings.carbRatio)) g/U, "
             + "sensitivity \(units.format(settings.insulinSensitivity, mgdLDecimals: 1)) \(u)/U, target \(units.format(settings.target)) \(u), "
@@ -24,7 +24,7 @@ extension ReportDoseAudit {
             return Row(time: row.bolusTime, carbs: Carbohydrate(grams: row.carbs), given: InsulinUnits(row.doseGiven),
                        suggested: s.decision.units.map(InsulinUnits.init), advice: Advice(s.decision), formula: formula,
                        glucoseAfter2h: row.glucoseAfter2h.map(GlucoseValue.init(mgdL:)), lowAfter: row.lowFollowed ?? false,
-                       reasons: s.reasons.map { $0.message(units: units) }, reasonCodes: s.reasons.map(\.code))
+                       reasons: s.reasons.map { $0.message(units: units, time: clock.dateTime) }, reasonCodes: s.reasons.map(\.code))
         }
         self.init(rows: rows, note: note)
     }

@@ -8,9 +8,10 @@ extension ReportDoseAudit {
     ///   - url: the patient's settings file (`DoseSettings`), which need not exist.
     ///   - models: the patient's models, for the model-based suggestions.
     ///   - units: the unit the settings' glucose figures are printed in.
+    ///   - timeZone: the report's clock, on which the reasons give their times.
     /// - Throws: the settings file's `InputError` when it exists but cannot be read.
     public static func load(settings url: URL, log: PatientLog, models: ModelSet, period: DateInterval,
-                            units: GlucoseUnit = .mgdL) throws -> ReportDoseAudit {
+                            units: GlucoseUnit = .mgdL, timeZone: TimeZone = .gmt) throws -> ReportDoseAudit {
         let unaudited = DoseAudit.mealBoluses(log, period: period).count
         guard FileManager.default.fileExists(atPath: url.path) else {
             // The file's name only: its folders may name a person (`ReportErrorText`).
@@ -19,7 +20,7 @@ extension ReportDoseAudit {
         switch try DoseSettings.load(url).checked(for: log.patient) {
         case let .success(checked):
             let rows = DoseAudit.run(log: log, models: models, settings: checked, period: period)
-            return ReportDoseAudit(audit: rows, settings: checked, units: units)
+            return ReportDoseAudit(audit: rows, settings: checked, units: units, clock: ReportClock(timeZone: timeZone))
         case let .failure(refusal):
             return ReportDoseAudit(withheld: refusal.description(units: units), unaudited: unaudited)
         }
