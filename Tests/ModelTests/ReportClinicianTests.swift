@@ -180,6 +180,25 @@ struct ReportClinicianTests {
                 "\(madrid.rows.map(\.reasons))")
         #expect(!madrid.rows[0].reasons.joined().contains("T11:30:00Z"))
     }
+
+    /// Before: "CV 36.0% (target <= 36%: NOT met)" for a CV of 36.03: a verdict printed next to a
+    /// rounded number is made on the number printed, on page 1 and in the appendix.
+    @Test func targetVerdictsAgreeWithTheNumbersPrinted() {
+        var report = ReportFixture.report
+        report.metrics.cv = 36.03              // prints 36.0: met (<= 36)
+        report.metrics.tir = 70.04             // prints 70.0: not met (> 70)
+        report.metrics.tbrLevel2 = 0.96        // prints 1.0: not met (< 1)
+        report.metrics.tbrLevel1 = 3.0 - 0.96  // below 70 in all 3.0: met (< 4)
+        let html = report.html
+        let summary = String(html[html.range(of: "<header id=\"summary\"")!.lowerBound..<html.range(of: "</header>")!.upperBound])
+        #expect(summary.contains("CV 36.0% (target &lt;= 36%: met)"), "\(summary)")
+        #expect(summary.contains("70.0% (target &gt; 70%: NOT met)"))
+        #expect(summary.contains("below 54: 1.0% (target &lt; 1%: NOT met)"))
+        let statistics = html.section("statistics"), appendix = html.section("metrics")
+        #expect(statistics.contains("<td>Glucose variability (CV)</td><td class=\"num\">36.0%</td><td>&lt;= 36%</td><td class=\"ok\">"), "\(statistics)")
+        #expect(statistics.contains("<td class=\"num\">1.0%</td><td>&lt; 1%</td><td class=\"bad\">"))
+        #expect(appendix.contains("<td class=\"num\">36.0 %</td><td>&lt;= 36%</td><td class=\"ok\">"), "\(appendix)")
+    }
 }
 
 @Suite("Cohort index")

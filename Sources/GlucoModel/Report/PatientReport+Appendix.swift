@@ -8,7 +8,8 @@ extension PatientReport {
     var metricsSection: String {
         let rows: [[HTMLCell]] = metrics.rows(units: units).map { row in
             let value = row.value.isNaN ? "n/a" : formatNumber(row.value, decimals: row.decimals) + (row.unit.isEmpty ? "" : " " + row.unit)
-            return [HTMLCell(row.label), .number(value), HTMLCell(row.target?.description ?? ""), metText(row.met)]
+            return [HTMLCell(row.label), .number(value), HTMLCell(row.target?.description ?? ""),
+                    metText(row.target?.isMet(by: shown(row.value, row.decimals)))]
         }
         return HTML.section(id: "metrics", title: "CGM metrics (2019 consensus targets)",
                             HTML.table(header: ["Metric", "Value", "Target", "Met"], rows: rows))

@@ -37,6 +37,13 @@ extension PatientReport {
         }
     }
 
+    /// `value` as the page prints it, with `decimals` decimals: a verdict printed next to a rounded
+    /// number is made on that number, so that "CV 36.0% (target <= 36%)" reads met, never "NOT met"
+    /// for a 36.03 the page does not show.
+    func shown(_ value: Double, _ decimals: Int = 1) -> Double {
+        value.isFinite ? Double(formatNumber(value, decimals: decimals)) ?? value : value
+    }
+
     /// A glucose in the report's unit with the unit: `142 mg/dL` / `7.9 mmol/L`.
     func glucose(_ mgdL: Double, _ mgdLDecimals: Int = 0) -> String { units.withUnit(mgdL, mgdLDecimals: mgdLDecimals) }
 
@@ -61,9 +68,9 @@ extension PatientReport {
         func met(_ m: Bool?) -> String { m.map { $0 ? "met" : "NOT met" } ?? "n/a" }
         let ranges = units.consensusRanges
         let lowTotal = metrics.tbrLevel1 + metrics.tbrLevel2
-        items.append("Time in range \(ranges[2]) \(units.rawValue): \(formatPercent(metrics.tir)) (target > 70%: \(met(metrics.tir.isNaN ? nil : metrics.tir > 70)))")
-        items.append("Time below \(units.format(70)) \(units.rawValue): \(formatPercent(lowTotal)) (target < 4%: \(met(lowTotal.isNaN ? nil : lowTotal < 4))); below \(units.format(54)): \(formatPercent(metrics.tbrLevel2)) (target < 1%: \(met(metrics.tbrLevel2.isNaN ? nil : metrics.tbrLevel2 < 1))); hypo episodes: \(metrics.hypoLevel1.count)")
-        items.append("Mean glucose \(glucose(metrics.mean)), GMI \(HTML.number(metrics.gmi, 1))%, CV \(HTML.number(metrics.cv))% (target <= 36%: \(met(metrics.cv.isNaN ? nil : metrics.cv <= 36)))")
+        items.append("Time in range \(ranges[2]) \(units.rawValue): \(formatPercent(metrics.tir)) (target > 70%: \(met(metrics.tir.isNaN ? nil : shown(metrics.tir) > 70)))")
+        items.append("Time below \(units.format(70)) \(units.rawValue): \(formatPercent(lowTotal)) (target < 4%: \(met(lowTotal.isNaN ? nil : shown(lowTotal) < 4))); below \(units.format(54)): \(formatPercent(metrics.tbrLevel2)) (target < 1%: \(met(metrics.tbrLevel2.isNaN ? nil : shown(metrics.tbrLevel2) < 1))); hypo episodes: \(metrics.hypoLevel1.count)")
+        items.append("Mean glucose \(glucose(metrics.mean)), GMI \(HTML.number(metrics.gmi, 1))%, CV \(HTML.number(metrics.cv))% (target <= 36%: \(met(metrics.cv.isNaN ? nil : shown(metrics.cv) <= 36)))")
         let test = headlineTest
         if let h = models.first?.horizonMinutes, let ge = test.first(where: { $0.model == Self.evolvedModel }) {
             let others = test.filter { $0.model != Self.evolvedModel }.map { "\(modelName($0.model)) \(units.format($0.rmse, mgdLDecimals: 1))" }
@@ -100,15 +107,15 @@ extension PatientReport {
         let m = metrics
         let rows: [[HTMLCell]] = [
             row("Days / CGM active", "\(HTML.number(m.days)) d / \(formatPercent(m.percentActive))", ">= 14 d, >= 70%",
-                m.days.isNaN ? nil : m.days >= 14 - 1e-9 && m.percentActive >= 70),
+                m.days.isNaN ? nil : shown(m.days) >= 14 && shown(m.percentActive) >= 70),
             row("Mean glucose", glucose(m.mean), "", nil),
             row("GMI", HTML.number(m.gmi, 1) + "%", "", nil),
-            row("Glucose variability (CV)", formatPercent(m.cv), "<= 36%", m.cv.isNaN ? nil : m.cv <= 36),
-            row("Very low \(ranges[0])", formatPercent(m.tbrLevel2), "< 1%", m.tbrLevel2.isNaN ? nil : m.tbrLevel2 < 1),
-            row("Low \(ranges[1])", formatPercent(m.tbrLevel1), "< 4% (with very low)", m.tbrLevel2.isNaN ? nil : m.tbrLevel1 + m.tbrLevel2 < 4),
-            row("In range \(ranges[2])", formatPercent(m.tir), "> 70%", m.tir.isNaN ? nil : m.tir > 70),
-            row("High \(ranges[3])", formatPercent(m.tarLevel1), "< 25% (with very high)", m.tarLevel1.isNaN ? nil : m.tarLevel1 + m.tarLevel2 < 25),
-            row("Very high \(ranges[4])", formatPercent(m.tarLevel2), "< 5%", m.tarLevel2.isNaN ? nil : m.tarLevel2 < 5),
+            row("Glucose variability (CV)", formatPercent(m.cv), "<= 36%", m.cv.isNaN ? nil : shown(m.cv) <= 36),
+            row("Very low \(ranges[0])", formatPercent(m.tbrLevel2), "< 1%", m.tbrLevel2.isNaN ? nil : shown(m.tbrLevel2) < 1),
+            row("Low \(ranges[1])", formatPercent(m.tbrLevel1), "< 4% (with very low)", m.tbrLevel2.isNaN ? nil : shown(m.tbrLevel1 + m.tbrLevel2) < 4),
+            row("In range \(ranges[2])", formatPercent(m.tir), "> 70%", m.tir.isNaN ? nil : shown(m.tir) > 70),
+            row("High \(ranges[3])", formatPercent(m.tarLevel1), "< 25% (with very high)", m.tarLevel1.isNaN ? nil : shown(m.tarLevel1 + m.tarLevel2) < 25),
+            row("Very high \(ranges[4])", formatPercent(m.tarLevel2), "< 5%", m.tarLevel2.isNaN ? nil : shown(m.tarLevel2) < 5),
             row("GRI (risk index)", HTML.number(m.gri), "lower is better", nil),
         ]
         return HTML.section(id: "statistics", title: "Statistics and targets (glucose in \(units.rawValue))",
