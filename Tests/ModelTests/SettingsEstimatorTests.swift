@@ -162,6 +162,49 @@ struct KnownPerson {
         #expect(!e.lowsHoldMoreInsulin)
     }
 
+    /// Audit 38 (report): a person always high (36% of readings above 250) was advised less insulin on
+    /// every setting. The same person and doses 110 mg/dL higher: the same fit, but no step toward
+    /// less insulin, and steps toward more still go.
+    @Test func highsBeyondTheTargetsHoldEveryStepTowardLessInsulin() {
+        var high = KnownPerson()
+        high.offset = 110
+        let readings = high.log().glucose.map(\.value.mgdL)
+        let above180 = 100 * Double(readings.count { $0 > 180 }) / Double(readings.count)
+        let above250 = 100 * Double(readings.count { $0 > 250 }) / Double(readings.count)
+        #expect(above250 >= 5, "the test needs highs beyond the target: \(above250)%")
+        var current = high.settings
+        current.carbRatio = 5             // the estimate (10) asks for less insulin per gram: 5 -> 6
+        current.insulinSensitivity = 20   // and per mg/dL: 20 -> 24
+        current.basalSchedule = [.init(start: "00:00", unitsPerHour: 1.5)]  // the need is 1.15 U/h: down
+        let normal = KnownPerson().estimate(current: current), held = high.estimate(current: current)
+        #expect(!normal.highsHoldLessInsulin && held.highsHoldLessInsulin && !held.lowsHoldMoreInsulin)
+        #expect(abs(held.above180! - above180) < 1e-9 && abs(held.above250! - above250) < 1e-9)
+        #expect(abs(held.carbRatio.estimate! - normal.carbRatio.estimate!) < 1e-9)
+        #expect(normal.carbRatio.suggested == 6 && normal.insulinSensitivity.suggested == 24)
+        #expect(held.carbRatio.suggested == 5 && held.insulinSensitivity.suggested == 20)
+        #expect(held.carbRatio.reason.hasPrefix("no step toward less insulin: \(SettingsEstimate.number(above180, 1))% of the log's readings"))
+        let informed = normal.basal.indices.filter { normal.basal[$0].periods >= SettingsEstimator.minimumFastingWindows }
+        #expect(!informed.isEmpty)
+        for b in informed {
+            #expect(normal.basal[b].suggested! < 1.5)
+            #expect(held.basal[b].suggested == 1.5 && held.basal[b].reason == held.carbRatio.reason)
+        }
+        #expect(held.report.contains("no setting steps toward less insulin"))
+        // Steps toward more insulin still go: a ratio and a sensitivity twice the truth move down by 20%.
+        current.carbRatio = 20
+        current.insulinSensitivity = 80
+        let more = high.estimate(current: current)
+        #expect(more.carbRatio.suggested == 16 && more.insulinSensitivity.suggested == 64)
+        // Either target alone holds: 5% above 250, or 25% above 180; both lows and highs: neither way.
+        var e = more
+        (e.above180, e.above250) = (20, 5)
+        #expect(e.highsHoldLessInsulin)
+        (e.above180, e.above250) = (25, 0)
+        #expect(e.highsHoldLessInsulin)
+        (e.above180, e.above250) = (24.9, 4.9)
+        #expect(!e.highsHoldLessInsulin)
+    }
+
     /// The estimate reads the last 28 days: four weeks of lows before them hold nothing, while the
     /// whole log's lows would hold every step toward more insulin.
     @Test func theEstimateReadsTheLastFourWeeks() throws {

@@ -53,6 +53,8 @@ public struct SettingsEstimate: Sendable {
     public var basal: [Basal]
     /// The log's readings below 70 and below 54 mg/dL, percent (CGMMetrics' TBR; nil without readings).
     public var below70: Double? = nil, below54: Double? = nil
+    /// The log's readings above 180 and above 250 mg/dL, percent (CGMMetrics' TAR; nil without readings).
+    public var above180: Double? = nil, above250: Double? = nil
 
     /// Lows beyond the consensus targets (under 4% of readings below 70 mg/dL and under 1% below 54):
     /// no setting then steps toward more insulin (`SettingsEstimator`, "Lows first").
@@ -66,6 +68,20 @@ public struct SettingsEstimate: Sendable {
         "no step toward more insulin: \(Self.number(below70, 1))% of the log's readings are below 70 mg/dL (3.9 mmol/L) and "
             + "\(Self.number(below54, 1))% below 54 mg/dL (3.0 mmol/L) (targets: under "
             + "\(Self.number(SettingsEstimator.lowTargets.below70))% and under \(Self.number(SettingsEstimator.lowTargets.below54))%)"
+    }
+
+    /// Highs beyond the consensus targets (under 25% of readings above 180 mg/dL and under 5% above
+    /// 250): no setting then steps toward less insulin (`SettingsEstimator`, "Highs first").
+    public var highsHoldLessInsulin: Bool {
+        (above180.map { $0 >= SettingsEstimator.highTargets.above180 } ?? false)
+            || (above250.map { $0 >= SettingsEstimator.highTargets.above250 } ?? false)
+    }
+
+    /// Why a step toward less insulin was held: the log's highs against their targets.
+    var highsReason: String {
+        "no step toward less insulin: \(Self.number(above180, 1))% of the log's readings are above 180 mg/dL (10.0 mmol/L) and "
+            + "\(Self.number(above250, 1))% above 250 mg/dL (13.9 mmol/L) (targets: under "
+            + "\(Self.number(SettingsEstimator.highTargets.above180))% and under \(Self.number(SettingsEstimator.highTargets.above250))%)"
     }
 
     /// `settings` with the suggested carb ratio, insulin sensitivity and basal schedule (blocks
@@ -168,6 +184,11 @@ extension SettingsEstimate {
             lines.append("Lows in the log: \(Self.number(below70, 1))% of readings below 70 mg/dL (3.9 mmol/L), "
                 + "\(Self.number(below54, 1))% below 54 mg/dL (3.0 mmol/L)"
                 + (lowsHoldMoreInsulin ? " (beyond the consensus targets: no setting steps toward more insulin)" : ""))
+        }
+        if let above180, let above250 {
+            lines.append("Highs in the log: \(Self.number(above180, 1))% of readings above 180 mg/dL (10.0 mmol/L), "
+                + "\(Self.number(above250, 1))% above 250 mg/dL (13.9 mmol/L)"
+                + (highsHoldLessInsulin ? " (beyond the consensus targets: no setting steps toward less insulin)" : ""))
         }
         let header = ["setting", "current", "suggested", "change", "estimate (95% band)", "evidence"]
         var table = [header]

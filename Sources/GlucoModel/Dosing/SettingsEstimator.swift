@@ -39,6 +39,12 @@ import LinearAlgebra
 ///    basal) and the reason says so; steps toward less insulin still go. A fit that asks for more
 ///    insulin from a log full of lows is more likely wrong (rebounds and rescue carbohydrates look
 ///    like a missing basal) than right, and the harm of being wrong is a worse low.
+/// 5. **Highs first**: likewise, when the log's highs are beyond the consensus targets (25% of
+///    readings above 180 mg/dL, or 5% above 250), no setting steps toward less insulin (a higher
+///    ICR or ISF, a lower basal). Above about 180 mg/dL the kidneys clear glucose, a fall the fit
+///    credits to insulin: in a log that stays high it reads each unit as stronger and each basal
+///    as more than needed, and suggests less insulin to the person whose highs call for more. A log
+///    beyond both targets steps neither way.
 ///
 /// A log with glucose but no insulin records (a CGM-only export) changes nothing, and every
 /// reason says why: with no insulin or carbohydrate known, every window would read as fasting.
@@ -64,6 +70,9 @@ public enum SettingsEstimator {
     /// The consensus targets for lows (Battelino et al. 2019; CGMMetrics), percent of readings:
     /// at or beyond either, no setting steps toward more insulin.
     public static let lowTargets = (below70: 4.0, below54: 1.0)
+    /// The consensus targets for highs, percent of readings: at or beyond either, no setting steps
+    /// toward less insulin ("Highs first").
+    public static let highTargets = (above180: 25.0, above250: 5.0)
     /// The days of the log an estimate reads by default: the last four weeks, twice the consensus's
     /// 14 days of CGM (Battelino et al. 2019), so that each basal block has its fasting hours, and
     /// recent enough that settings changed or lows of months ago do not steer it.
@@ -117,9 +126,12 @@ public enum SettingsEstimator {
             let metrics = CGMMetrics(readings: readings)
             out.below70 = metrics.tbrLevel1 + metrics.tbrLevel2
             out.below54 = metrics.tbrLevel2
+            out.above180 = metrics.tarLevel1 + metrics.tarLevel2
+            out.above250 = metrics.tarLevel2
         }
         guard readings.isEmpty || whole.has(.insulin) else { return unchanged(out, settings: settings, reason: noInsulinReason) }
         let hold = out.lowsHoldMoreInsulin ? out.lowsReason : nil
+        let holdLess = out.highsHoldLessInsulin ? out.highsReason : nil
         let fit = fitEffects(windows)
         out.used = fit?.used ?? 0
         out.deviation = fit?.residualSD
@@ -139,8 +151,9 @@ public enum SettingsEstimator {
         }
         // A lower ratio or sensitivity means more insulin per gram or per mg/dL.
         decide(&out.insulinSensitivity, minimum: minimumCorrectionWindows, kind: "correction",
-               limits: DoseLimits.insulinSensitivity, holdingDecrease: hold)
-        decide(&out.carbRatio, minimum: minimumMealWindows, kind: "meal", limits: DoseLimits.carbRatio, holdingDecrease: hold)
+               limits: DoseLimits.insulinSensitivity, holdingDecrease: hold, holdingIncrease: holdLess)
+        decide(&out.carbRatio, minimum: minimumMealWindows, kind: "meal", limits: DoseLimits.carbRatio,
+               holdingDecrease: hold, holdingIncrease: holdLess)
 
         // Basal per block, with the ISF and ICR the suggestion keeps.
         let isf = out.insulinSensitivity.suggested, csf = isf / out.carbRatio.suggested
@@ -159,7 +172,7 @@ public enum SettingsEstimator {
                 block.estimate = max(0, current + mean / isf)
                 block.band = (max(0, current + (mean - half) / isf), max(0, current + (mean + half) / isf))
             }
-            decideBasal(&block, holdingIncrease: hold)
+            decideBasal(&block, holdingIncrease: hold, holdingDecrease: holdLess)
             out.basal.append(block)
         }
         return out
@@ -405,8 +418,11 @@ public enum SettingsEstimator {
     // MARK: Decisions
 
     /// - Parameter holdingDecrease: the reason a lower value (more insulin) is not suggested, if it is not.
+    /// - Parameters:
+    ///   - holdingDecrease: the reason a lower value (more insulin) is not suggested, if it is not.
+    ///   - holdingIncrease: the reason a higher value (less insulin) is not suggested, if it is not.
     static func decide(_ p: inout SettingsEstimate.Parameter, minimum: Int, kind: String, limits: ClosedRange<Double>,
-                       holdingDecrease: String? = nil) {
+                       holdingDecrease: String? = nil, holdingIncrease: String? = nil) {
         p.suggested = p.current
         guard p.periods >= minimum else {
             p.reason = "too little evidence: \(p.periods) \(kind) windows, at least \(minimum) needed"; return
@@ -425,12 +441,15 @@ public enum SettingsEstimator {
         }
         let step = boundedStep(from: p.current, toward: estimate, limits: limits)
         if step < p.current, let holdingDecrease { p.reason = holdingDecrease; return }
+        if step > p.current, let holdingIncrease { p.reason = holdingIncrease; return }
         p.suggested = step
         p.reason = p.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
     }
 
-    /// - Parameter holdingIncrease: the reason a higher rate (more insulin) is not suggested, if it is not.
-    static func decideBasal(_ block: inout SettingsEstimate.Basal, holdingIncrease: String? = nil) {
+    /// - Parameters:
+    ///   - holdingIncrease: the reason a higher rate (more insulin) is not suggested, if it is not.
+    ///   - holdingDecrease: the reason a lower rate (less insulin) is not suggested, if it is not.
+    static func decideBasal(_ block: inout SettingsEstimate.Basal, holdingIncrease: String? = nil, holdingDecrease: String? = nil) {
         block.suggested = block.current
         guard let current = block.current else { block.reason = "no scheduled basal known"; return }
         guard block.periods >= minimumFastingWindows else {
@@ -440,6 +459,7 @@ public enum SettingsEstimator {
         if current == 0 { block.reason = "a zero basal is not scaled"; return }
         let step = boundedStep(from: current, toward: estimate, limits: 0...ImportLimits.basalUnitsPerHour.upperBound)
         if step > current, let holdingIncrease { block.reason = holdingIncrease; return }
+        if step < current, let holdingDecrease { block.reason = holdingDecrease; return }
         block.suggested = step
         block.reason = block.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
     }
