@@ -199,6 +199,18 @@ struct ReportClinicianTests {
         #expect(statistics.contains("<td class=\"num\">1.0%</td><td>&lt; 1%</td><td class=\"bad\">"))
         #expect(appendix.contains("<td class=\"num\">36.0 %</td><td>&lt;= 36%</td><td class=\"ok\">"), "\(appendix)")
     }
+
+    /// Before: "1 runs of 30-minute predictions below 70".
+    @Test func oneRunOfPredictedLowsIsSingular() throws {
+        var report = ReportFixture.report
+        let h = try #require(report.chartHorizon)
+        let lows = report.predictedEpisodes.filter { $0.kind == .low && $0.horizonMinutes == h }
+        try #require(!lows.isEmpty, "the fixture's period has a predicted low")
+        report.predictedEpisodes = [lows[0]]
+        #expect(report.html.section("predicted-lows").contains(">1 run of \(h)-minute predictions below 70 mg/dL"))
+        report.predictedEpisodes = []
+        #expect(report.html.section("predicted-lows").contains(">0 runs of \(h)-minute predictions below 70 mg/dL"))
+    }
 }
 
 @Suite("Cohort index")

@@ -231,6 +231,9 @@ struct ReportPatientTests {
         #expect(html.contains("carbohydrate records"))
         for id in ReportPatientTests.sections { #expect(!html.section(id).isEmpty, "section \(id) missing") }
         #expect(html.section("accuracy").contains("No predictions with a measured reference"))
+        // Before: "all horizons: 0 lows (0 seen in the CGM), 0 highs (0 seen in the CGM)", read as none predicted.
+        let episodes = html.section("predicted-episodes")
+        #expect(episodes.contains("No predictions in this period") && !episodes.contains("0 lows"), "\(episodes)")
         #expect(html.section("daily").contains("<svg") && !html.section("daily").contains("stroke-dasharray=\"4,3\""))
     }
 

@@ -74,6 +74,11 @@ extension PatientReport {
     static let episodeRows = 60
 
     var episodeSection: String {
+        // Without predictions, counts of zero would read as a period the model saw no low in.
+        guard chartHorizon != nil else {
+            return HTML.section(id: "predicted-episodes", title: "Predicted lows and highs",
+                                HTML.paragraph("No predictions in this period (the note under the header says why): no predicted lows or highs to list.", cssClass: "note"))
+        }
         let lows = predictedEpisodes.filter { $0.kind == .low }, highs = predictedEpisodes.filter { $0.kind == .high }
         var s = HTML.paragraph("Runs of the evolved model's predictions below \(glucose(PredictedEpisode.lowThreshold)) (lows) or above \(glucose(PredictedEpisode.highThreshold)) (highs), all horizons: \(lows.count) lows (\(lows.filter { $0.confirmed() == true }.count) seen in the CGM), \(highs.count) highs (\(highs.filter { $0.confirmed() == true }.count) seen in the CGM).", cssClass: "muted")
         if predictedEpisodes.isEmpty {
