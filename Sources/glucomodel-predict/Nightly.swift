@@ -84,7 +84,8 @@ struct Nightly: ParsableCommand {
         settings.horizons = horizons?.minutes
         settings.units = units.unit
         let auditor = self.settings.map {
-            DoseAudit.nightlyAuditor(settingsFolder: URL(fileURLWithPath: $0), lowThreshold: thresholds.low, units: units.unit)
+            DoseAudit.nightlyAuditor(settingsFolder: URL(fileURLWithPath: $0), lowThreshold: thresholds.low, units: units.unit,
+                                     timeZone: zone)
         }
         var scorer = NightlyScorer(settings: settings, auditor: auditor)
         if let folder = self.settings, let day = settingsCheckOn, day.matches(night: settings.night) {

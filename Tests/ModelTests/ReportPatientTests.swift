@@ -212,6 +212,36 @@ struct ReportPatientTests {
         #expect(audited.withheld == nil && audited.rows.count == meals)
     }
 
+    /// The helper that fixed the report's audit noticed: the report and the nightly run audited
+    /// with the settings' basal schedule on UTC's clock whatever the time zone, so net insulin on
+    /// board ran the schedule hours off. Both now audit on their clock, as `dose --audit` does.
+    @Test func theDoseAuditRunsTheBasalScheduleOnTheReportsClock() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("audit-clock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = DoseSettings(patient: try PatientID("adolescent_003"), carbRatio: 10, insulinSensitivity: 40, target: 110,
+                             suspendThreshold: 70, maxBolus: 10, bolusIncrement: 0.05,
+                             basalSchedule: [.init(start: "00:00", unitsPerHour: 0.3), .init(start: "06:00", unitsPerHour: 2.0),
+                                             .init(start: "11:00", unitsPerHour: 0.3), .init(start: "17:00", unitsPerHour: 2.0),
+                                             .init(start: "21:00", unitsPerHour: 0.3)])
+        let url = dir.appendingPathComponent("adolescent_003.json")
+        try s.jsonText().write(to: url, atomically: true, encoding: .utf8)
+        let log = ReportFixture.data.log
+        let period = try ReportPeriod.resolve(log: log, from: nil, to: nil, days: 14)
+        let zone = try #require(TimeZone(identifier: "Asia/Kolkata"))
+        let checked = try s.checked(for: log.patient).get()
+        let local = DoseAudit.run(log: log, models: ReportFixture.models, settings: checked, period: period, timeZone: zone)
+        let utc = DoseAudit.run(log: log, models: ReportFixture.models, settings: checked, period: period)
+        let lines = { (rows: [DoseAuditRow]) in rows.map { $0.csvLine(units: .mgdL) } }
+        #expect(!local.isEmpty && lines(local) != lines(utc), "the schedule's hours must matter here")
+        let report = try ReportDoseAudit.load(settings: url, log: log, models: ReportFixture.models, period: period, timeZone: zone)
+        let expected = ReportDoseAudit(audit: local, settings: checked, clock: ReportClock(timeZone: zone))
+        #expect(report.rows.map(\.formula) == expected.rows.map(\.formula) && report.rows.map(\.suggested) == expected.rows.map(\.suggested))
+        let nightly = DoseAudit.nightlyAuditor(settingsFolder: dir, timeZone: zone)
+        let text = try #require(try nightly(log.patient, log, ReportFixture.models, period))
+        #expect(text == ([DoseAuditRow.csvHeader(units: .mgdL)] + local.map { $0.csvLine(units: .mgdL) }).joined(separator: "\n") + "\n")
+    }
+
     @Test func writesAtomicallyAndReadsBack() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).html")
         defer { try? FileManager.default.removeItem(at: url) }

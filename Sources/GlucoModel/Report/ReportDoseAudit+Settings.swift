@@ -8,7 +8,8 @@ extension ReportDoseAudit {
     ///   - url: the patient's settings file (`DoseSettings`), which need not exist.
     ///   - models: the patient's models, for the model-based suggestions.
     ///   - units: the unit the settings' glucose figures are printed in.
-    ///   - timeZone: the report's clock, on which the reasons give their times.
+    ///   - timeZone: the report's clock: the settings' basal schedule runs on it, and the reasons give
+    ///     their times on it.
     /// - Throws: the settings file's `InputError` when it exists but cannot be read.
     public static func load(settings url: URL, log: PatientLog, models: ModelSet, period: DateInterval,
                             units: GlucoseUnit = .mgdL, timeZone: TimeZone = .gmt) throws -> ReportDoseAudit {
@@ -19,7 +20,8 @@ extension ReportDoseAudit {
         }
         switch try DoseSettings.load(url).checked(for: log.patient) {
         case let .success(checked):
-            let rows = DoseAudit.run(log: log, models: models, settings: checked, period: period)
+            // On the report's clock: the settings' basal schedule is by the wall clock (net insulin on board).
+            let rows = DoseAudit.run(log: log, models: models, settings: checked, period: period, timeZone: timeZone)
             return ReportDoseAudit(audit: rows, settings: checked, units: units, clock: ReportClock(timeZone: timeZone))
         case let .failure(refusal):
             return ReportDoseAudit(withheld: refusal.description(units: units), unaudited: unaudited)
