@@ -119,5 +119,11 @@ import Testing
         // 60 g / 10 + (150 - 110) / 35 - IOB 0 = 7.10 U, as worked out above.
         #expect(first.formula == "60 g / 10 + (150 - 110) / 35 - IOB 0.00 = 7.10 U")
         #expect(section.note?.contains("carb ratio 10 g/U") == true)
+        // Audit 38: a net IOB a hair below zero printed "- IOB -0.00".
+        var tiny = rows
+        tiny[0].suggestion.standard?.insulinOnBoard = -0.001
+        #expect(ReportDoseAudit(audit: tiny, settings: F.checked()).rows[0].formula == "60 g / 10 + (150 - 110) / 35 - IOB 0.00 = 7.10 U")
+        tiny[0].suggestion.standard?.insulinOnBoard = -0.5
+        #expect(ReportDoseAudit(audit: tiny, settings: F.checked()).rows[0].formula.contains("- IOB -0.50 ="))
     }
 }

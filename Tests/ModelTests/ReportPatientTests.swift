@@ -193,7 +193,15 @@ struct ReportPatientTests {
             try s.jsonText().write(to: url, atomically: true, encoding: .utf8)
             return url
         }
-        let cases = [(dir.appendingPathComponent("adolescent_003.json"), "No dose audit: no dose settings file for this patient"),
+        // Audit 38: a file that cannot be read withheld the whole report (exit 1, no page).
+        let broken = dir.appendingPathComponent("adolescent_003-broken.json")
+        try Data("{ \"patient\": \"adolescent_003\", \"carbRatio\": 10,".utf8).write(to: broken)
+        let misspelt = dir.appendingPathComponent("adolescent_003-misspelt.json")
+        try Data(#"{"patient": "adolescent_003", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10, "maxInsulinOnboard": 5}"#.utf8)
+            .write(to: misspelt)
+        let cases = [(broken, "No dose audit: the settings file cannot be read: adolescent_003-broken.json"),
+                     (misspelt, "No dose audit: the settings file cannot be read: adolescent_003-misspelt.json"),
+                     (dir.appendingPathComponent("adolescent_003.json"), "No dose audit: no dose settings file for this patient"),
                      (try settings("adolescent_003", isf: 0.5), "No dose audit: settings not usable: setting &#39;insulinSensitivity&#39; = 0.5 is outside"),
                      (try settings("child_999", isf: 40), "No dose audit: the settings belong to patient child_999, not to adolescent_003")]
         for (url, reason) in cases {

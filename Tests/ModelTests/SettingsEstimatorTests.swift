@@ -205,6 +205,20 @@ struct KnownPerson {
         #expect(!e.highsHoldLessInsulin)
     }
 
+    /// Audit 38 (report): an ISF at its plausible limit (10 mg/dL/U) with the estimate beyond it read
+    /// "10.0 -> 10.0, +0%, a bounded step toward the estimate"; it says it is at the limit.
+    @Test func aSettingAtItsLimitSaysSo() {
+        var p = SettingsEstimate.Parameter(current: 10, periods: 40)
+        p.estimate = 6
+        p.band = (5, 7)
+        SettingsEstimator.decide(&p, minimum: 24, kind: "correction", limits: DoseLimits.insulinSensitivity)
+        #expect(p.suggested == 10 && p.reason == SettingsEstimator.atLimitReason)
+        var block = SettingsEstimate.Basal(startHour: 0, endHour: 6, current: 1, periods: 12)
+        block.estimate = 1.1
+        SettingsEstimator.decideBasal(&block)
+        #expect(block.suggested == 1.1 && block.reason == "the estimate")
+    }
+
     /// The estimate reads the last 28 days: four weeks of lows before them hold nothing, while the
     /// whole log's lows would hold every step toward more insulin.
     @Test func theEstimateReadsTheLastFourWeeks() throws {

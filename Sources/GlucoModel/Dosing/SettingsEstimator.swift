@@ -442,6 +442,7 @@ public enum SettingsEstimator {
         let step = boundedStep(from: p.current, toward: estimate, limits: limits)
         if step < p.current, let holdingDecrease { p.reason = holdingDecrease; return }
         if step > p.current, let holdingIncrease { p.reason = holdingIncrease; return }
+        if step == p.current { p.reason = atLimitReason; return }
         p.suggested = step
         p.reason = p.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
     }
@@ -460,9 +461,14 @@ public enum SettingsEstimator {
         let step = boundedStep(from: current, toward: estimate, limits: 0...ImportLimits.basalUnitsPerHour.upperBound)
         if step > current, let holdingIncrease { block.reason = holdingIncrease; return }
         if step < current, let holdingDecrease { block.reason = holdingDecrease; return }
+        if step == current { block.reason = atLimitReason; return }
         block.suggested = step
         block.reason = block.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
     }
+
+    /// Why a setting outside its band does not move: it is already at the limit of plausible values
+    /// (`DoseLimits`) on the estimate's side (it read "a bounded step toward the estimate", +0%).
+    static let atLimitReason = "no change: the setting is already at the limit of plausible values toward the estimate"
 
     /// `estimate` clamped to `current·(1 ± maxStep)` and to `limits`.
     public static func boundedStep(from current: Double, toward estimate: Double, limits: ClosedRange<Double>) -> Double {

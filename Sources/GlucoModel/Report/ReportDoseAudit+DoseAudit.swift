@@ -18,8 +18,10 @@ extension ReportDoseAudit {
                 let target = units == .mgdL ? String(format: "%g", settings.target) : units.format(settings.target)
                 let isf = units == .mgdL ? String(format: "%g", settings.insulinSensitivity)
                     : formatNumber(units.convert(settings.insulinSensitivity), decimals: 2)
+                // Rounded to the cent first (and + 0, which turns -0 into 0): a net IOB of -0.001 U read "-0.00".
+                let iob = (standard.insulinOnBoard * 100).rounded() / 100 + 0
                 formula = String(format: "%.0f g / %g + (%@ - %@) / %@ - IOB %.2f = %.2f U", row.carbs, settings.carbRatio,
-                                 g, target, isf, standard.insulinOnBoard, standard.dose)
+                                 g, target, isf, iob, standard.dose)
             }
             return Row(time: row.bolusTime, carbs: Carbohydrate(grams: row.carbs), given: InsulinUnits(row.doseGiven),
                        suggested: s.decision.units.map(InsulinUnits.init), advice: Advice(s.decision), formula: formula,

@@ -10,7 +10,6 @@ extension ReportDoseAudit {
     ///   - units: the unit the settings' glucose figures are printed in.
     ///   - timeZone: the report's clock: the settings' basal schedule runs on it, and the reasons give
     ///     their times on it.
-    /// - Throws: the settings file's `InputError` when it exists but cannot be read.
     public static func load(settings url: URL, log: PatientLog, models: ModelSet, period: DateInterval,
                             units: GlucoseUnit = .mgdL, timeZone: TimeZone = .gmt) throws -> ReportDoseAudit {
         let unaudited = DoseAudit.mealBoluses(log, period: period).count
@@ -18,7 +17,13 @@ extension ReportDoseAudit {
             // The file's name only: its folders may name a person (`ReportErrorText`).
             return ReportDoseAudit(withheld: "no dose settings file for this patient (\(url.lastPathComponent))", unaudited: unaudited)
         }
-        switch try DoseSettings.load(url).checked(for: log.patient) {
+        // A file that cannot be read (broken JSON, a misspelt key) withholds the audit, not the
+        // report: the settings feed only the dose sections.
+        let settings: DoseSettings
+        do { settings = try DoseSettings.load(url) } catch {
+            return ReportDoseAudit(withheld: "the settings file cannot be read: \(ReportErrorText.describe(error))", unaudited: unaudited)
+        }
+        switch settings.checked(for: log.patient) {
         case let .success(checked):
             // On the report's clock: the settings' basal schedule is by the wall clock (net insulin on board).
             let rows = DoseAudit.run(log: log, models: models, settings: checked, period: period, timeZone: timeZone)
