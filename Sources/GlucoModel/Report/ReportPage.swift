@@ -81,6 +81,10 @@ enum ReportPage {
       .charts > figure { flex: 1 1 0; min-width: 0; }
       .days { grid-template-columns: repeat(2, minmax(0, 1fr)); }
       footer { margin-top: 10px; font-size: 9px; }
+      /* Letter is wider and 18 mm shorter than A4: a full-width AGP grew taller as the page shrank,
+         and page 1 with its notes (sensor limits, models trained on this period) overflowed. */
+      .note { font-size: 9.5px; padding: 2px 6px; margin: 3px 0; }
+      #agp svg { max-height: 72mm; width: auto; display: block; margin: 0 auto; }
     }
     """
 }
