@@ -117,6 +117,18 @@ struct KnownPerson {
         #expect(SettingsEstimator.boundedStep(from: 2.2, toward: 1, limits: DoseLimits.carbRatio) == 2)
     }
 
+    /// In every block with the evidence for a basal, `normal` moves it (`moves`) and `held` keeps
+    /// `current`, with the reason its ratio was held for.
+    static func expectBasalHeld(_ normal: SettingsEstimate, _ held: SettingsEstimate, at current: Double,
+                                moves: (Double) -> Bool) {
+        let informed = normal.basal.indices.filter { normal.basal[$0].periods >= SettingsEstimator.minimumFastingWindows }
+        #expect(!informed.isEmpty)
+        for b in informed {
+            #expect(moves(normal.basal[b].suggested!))
+            #expect(held.basal[b].suggested == current && held.basal[b].reason == held.carbRatio.reason)
+        }
+    }
+
     @Test func lowsBeyondTheTargetsHoldEveryStepTowardMoreInsulin() {
         // The same person and doses with every reading 35 mg/dL lower: each window's change, so the
         // fit, is the same; only the lows differ.
@@ -139,12 +151,7 @@ struct KnownPerson {
         #expect(held.carbRatio.suggested == 20 && held.insulinSensitivity.suggested == 60)
         #expect(held.carbRatio.reason.hasPrefix("no step toward more insulin: \(SettingsEstimate.number(below70, 1))% of the log's readings"))
         // The basal lacks 0.15 U/h: the blocks that see it would raise it, and hold it here.
-        let informed = normal.basal.indices.filter { normal.basal[$0].periods >= SettingsEstimator.minimumFastingWindows }
-        #expect(!informed.isEmpty)
-        for b in informed {
-            #expect(normal.basal[b].suggested! > 1.1)
-            #expect(held.basal[b].suggested == 1 && held.basal[b].reason == held.carbRatio.reason)
-        }
+        Self.expectBasalHeld(normal, held, at: 1) { $0 > 1.1 }
         #expect(held.suggestedSettings(from: current, timeZone: KnownPerson.utc).basalSchedule?.allSatisfy { $0.unitsPerHour == 1 } == true)
         #expect(held.report.contains("no setting steps toward more insulin"))
         // Steps toward less insulin still go: a ratio and a sensitivity half the truth move up by 20%.
@@ -153,13 +160,9 @@ struct KnownPerson {
         let less = low.estimate(current: current)
         #expect(less.carbRatio.suggested == 6 && less.insulinSensitivity.suggested == 24)
         // Either target alone holds: 1% below 54 with few readings below 70, or 4% below 70.
-        var e = less
-        (e.below70, e.below54) = (1.5, 1.0)
-        #expect(e.lowsHoldMoreInsulin)
-        (e.below70, e.below54) = (4.0, 0.0)
-        #expect(e.lowsHoldMoreInsulin)
-        (e.below70, e.below54) = (3.9, 0.9)
-        #expect(!e.lowsHoldMoreInsulin)
+        let targets = SettingsEstimator.lowTargets
+        #expect(SettingsEstimate.beyond((1.5, 1.0), targets) && SettingsEstimate.beyond((4.0, 0.0), targets))
+        #expect(!SettingsEstimate.beyond((3.9, 0.9), targets) && !SettingsEstimate.beyond((nil, nil), targets))
     }
 
     /// Audit 38 (report): a person always high (36% of readings above 250) was advised less insulin on
@@ -183,26 +186,17 @@ struct KnownPerson {
         #expect(normal.carbRatio.suggested == 6 && normal.insulinSensitivity.suggested == 24)
         #expect(held.carbRatio.suggested == 5 && held.insulinSensitivity.suggested == 20)
         #expect(held.carbRatio.reason.hasPrefix("no step toward less insulin: \(SettingsEstimate.number(above180, 1))% of the log's readings"))
-        let informed = normal.basal.indices.filter { normal.basal[$0].periods >= SettingsEstimator.minimumFastingWindows }
-        #expect(!informed.isEmpty)
-        for b in informed {
-            #expect(normal.basal[b].suggested! < 1.5)
-            #expect(held.basal[b].suggested == 1.5 && held.basal[b].reason == held.carbRatio.reason)
-        }
+        Self.expectBasalHeld(normal, held, at: 1.5) { $0 < 1.5 }
         #expect(held.report.contains("no setting steps toward less insulin"))
         // Steps toward more insulin still go: a ratio and a sensitivity twice the truth move down by 20%.
         current.carbRatio = 20
         current.insulinSensitivity = 80
         let more = high.estimate(current: current)
         #expect(more.carbRatio.suggested == 16 && more.insulinSensitivity.suggested == 64)
-        // Either target alone holds: 5% above 250, or 25% above 180; both lows and highs: neither way.
-        var e = more
-        (e.above180, e.above250) = (20, 5)
-        #expect(e.highsHoldLessInsulin)
-        (e.above180, e.above250) = (25, 0)
-        #expect(e.highsHoldLessInsulin)
-        (e.above180, e.above250) = (24.9, 4.9)
-        #expect(!e.highsHoldLessInsulin)
+        // Either target alone holds: 5% above 250, or 25% above 180.
+        let targets = SettingsEstimator.highTargets
+        #expect(SettingsEstimate.beyond((20, 5), targets) && SettingsEstimate.beyond((25, 0), targets))
+        #expect(!SettingsEstimate.beyond((24.9, 4.9), targets))
     }
 
     /// Audit 38 (report): an ISF at its plausible limit (10 mg/dL/U) with the estimate beyond it read
