@@ -275,6 +275,27 @@ struct ReportPatientTests {
         #expect(html.section("daily").contains("<svg") && !html.section("daily").contains("stroke-dasharray=\"4,3\""))
     }
 
+    /// Audit 38: an expression that explodes beyond its training data (an older model file) predicts
+    /// the clamp, 10 or 600 mg/dL; the report listed such 10s as predicted lows without a word. It
+    /// now says how many are at the limit, and that they are no basis for insulin.
+    @Test func predictionsAtTheModelsLimitAreCountedInANote() throws {
+        var models = ReportFixture.models
+        var m = models.models[30]!
+        m.base = .none
+        (m.intercept, m.slope) = (0, 1)
+        m.expression = "1e6 * G0"  // far beyond any glucose: every prediction is clamped to 10 or 600 mg/dL
+        m.program = try Program(infix: m.expression, variables: VariableNames(m.features.names))
+        m.evolvedRange = nil
+        models.models[30] = m
+        let report = try PatientReport(log: ReportFixture.data.log, models: models, period: ReportFixture.period)
+        let rows = try Predictor(models: models).predict(ReportFixture.data.log, from: ReportFixture.period.start,
+                                                         to: ReportFixture.period.end.addingTimeInterval(-1))
+        let clamped = rows.count { $0.model == "ge" && $0.horizonMinutes == 30 && ($0.prediction == 10 || $0.prediction == 600) }
+        #expect(clamped > 0)
+        #expect(report.notes.contains { $0.hasPrefix("Some predictions are at the limit of what a model may predict (\(clamped) at 30 minutes)") })
+        #expect(!ReportFixture.report.notes.contains { $0.contains("at the limit of what a model") })
+    }
+
     /// Where the evolved expression is beyond its training range, the predictions are the ARX's and
     /// the report says how many: here `1 / (G0 - G1)` with a recorded range of -1...1, so every
     /// moment the glucose moved less than 1/3 mg/dL in 5 minutes (or not at all).

@@ -80,6 +80,15 @@ public struct PatientReport: Sendable {
             notes.append("The models were trained and selected on data up to \(clock.dateTime(seenUntil)); "
                          + "accuracy on the part of this period before then is optimistic.")
         }
+        // Audit 38: a prediction clamped at the model's limit was listed as a real predicted low.
+        let atLimit = Dictionary(grouping: rows.filter { $0.model == Self.evolvedModel && GlucoseModel.isAtLimit($0.prediction) },
+                                 by: \.horizonMinutes)
+        if !atLimit.isEmpty {
+            let counts = atLimit.keys.sorted().map { "\(atLimit[$0]!.count) at \($0) minutes" }.joined(separator: ", ")
+            notes.append("Some predictions are at the limit of what a model may predict (\(counts)): the model was evaluated "
+                         + "beyond its training data there, and those values (and the lows or highs they make) are no basis for "
+                         + "insulin. Retrain the models.")
+        }
         let byBase = Dictionary(grouping: rows.filter { $0.model == Self.evolvedModel && $0.baseAlone }, by: \.horizonMinutes)
         if !byBase.isEmpty {
             let counts = byBase.keys.sorted().map { "\(byBase[$0]!.count) at \($0) minutes" }.joined(separator: ", ")
