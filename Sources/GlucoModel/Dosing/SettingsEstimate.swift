@@ -62,31 +62,25 @@ public struct SettingsEstimate: Sendable {
 
     /// Why a step toward more insulin was held: the log's lows against their targets.
     var lowsReason: String {
-        Self.holdReason("more", "below", (below70, below54), ("70 mg/dL (3.9 mmol/L)", "54 mg/dL (3.0 mmol/L)"), SettingsEstimator.lowTargets)
+        "no step toward more insulin: \(Self.number(below70, 1))% of the log's readings are below 70 mg/dL (3.9 mmol/L) and "
+            + "\(Self.number(below54, 1))% below 54 mg/dL (3.0 mmol/L) (targets: under "
+            + "\(Self.number(SettingsEstimator.lowTargets.below70))% and under \(Self.number(SettingsEstimator.lowTargets.below54))%)"
     }
 
-    /// Highs beyond the consensus targets (under 25% of readings above 180 mg/dL and under 5% above
-    /// 250): no setting then steps toward less insulin (`SettingsEstimator`, "Highs first").
-    public var highsHoldLessInsulin: Bool { Self.beyond((above180, above250), SettingsEstimator.highTargets) }
+    /// Half the log's readings or more above 180 mg/dL: no setting then steps toward less insulin
+    /// (`SettingsEstimator`, "Highs first").
+    public var highsHoldLessInsulin: Bool { above180.map { $0 >= SettingsEstimator.mostlyHigh } ?? false }
 
-    /// Why a step toward less insulin was held: the log's highs against their targets.
+    /// Why a step toward less insulin was held: the log's highs.
     var highsReason: String {
-        Self.holdReason("less", "above", (above180, above250), ("180 mg/dL (10.0 mmol/L)", "250 mg/dL (13.9 mmol/L)"),
-                        SettingsEstimator.highTargets)
+        "no step toward less insulin: \(Self.number(above180, 1))% of the log's readings are above 180 mg/dL (10.0 mmol/L) and "
+            + "\(Self.number(above250, 1))% above 250 mg/dL (13.9 mmol/L) (from \(Self.number(SettingsEstimator.mostlyHigh))% above 180, "
+            + "the kidneys' clearance of high glucose reads as insulin working)"
     }
 
     /// Whether either share of readings (level 1, level 2) is at or beyond its target.
     static func beyond(_ shares: (Double?, Double?), _ targets: (Double, Double)) -> Bool {
         (shares.0.map { $0 >= targets.0 } ?? false) || (shares.1.map { $0 >= targets.1 } ?? false)
-    }
-
-    /// "no step toward `more` insulin: 13.4% of the log's readings are below 70 mg/dL (3.9 mmol/L)
-    /// and 2.9% below 54 mg/dL (3.0 mmol/L) (targets: under 4% and under 1%)", in both units since
-    /// the report may be in either.
-    static func holdReason(_ more: String, _ side: String, _ shares: (Double?, Double?), _ levels: (String, String),
-                           _ targets: (Double, Double)) -> String {
-        "no step toward \(more) insulin: \(number(shares.0, 1))% of the log's readings are \(side) \(levels.0) and "
-            + "\(number(shares.1, 1))% \(side) \(levels.1) (targets: under \(number(targets.0))% and under \(number(targets.1))%)"
     }
 
     /// `settings` with the suggested carb ratio, insulin sensitivity and basal schedule (blocks
@@ -193,7 +187,7 @@ extension SettingsEstimate {
         if let above180, let above250 {
             lines.append("Highs in the log: \(Self.number(above180, 1))% of readings above 180 mg/dL (10.0 mmol/L), "
                 + "\(Self.number(above250, 1))% above 250 mg/dL (13.9 mmol/L)"
-                + (highsHoldLessInsulin ? " (beyond the consensus targets: no setting steps toward less insulin)" : ""))
+                + (highsHoldLessInsulin ? " (mostly above range: no setting steps toward less insulin)" : ""))
         }
         let header = ["setting", "current", "suggested", "change", "estimate (95% band)", "evidence"]
         var table = [header]
