@@ -71,7 +71,7 @@ public enum SettingsEstimator {
     public static let lowTargets = (below70: 4.0, below54: 1.0)
     /// Percent of readings above 180 mg/dL at and beyond which no setting steps toward less insulin
     /// ("Highs first"): a log mostly above range. (At the consensus targets, 25% above 180 or 5%
-    /// above 250, the rule held steps for 2 of 15 simulated patients whose logs also had lows, and
+    /// above 250, the rule held steps for 3 of 15 simulated patients whose logs also had lows, and
     /// their trial days were no better: docs/settings.md.)
     public static let mostlyHigh = 50.0
     /// The days of the log an estimate reads by default: the last four weeks, twice the consensus's

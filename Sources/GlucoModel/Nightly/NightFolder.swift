@@ -48,7 +48,7 @@ struct NightFolder {
     /// `kept`: `lines` alone. The second column is the row's time in every per-patient file
     /// (`issued_at`, `first_issued_at`, a dose audit's `bolus_time`).
     func updatePatientFile(_ url: URL, header: String, keepingThrough kept: Date?, lines: [String]) throws {
-        let file = try patientFile(url, header: header, keepingThrough: kept)
+        let file = try patientFile(url, header: header, keepingThrough: kept).file
         lines.forEach(file.writeLine)
         try file.commit()
     }
@@ -56,30 +56,25 @@ struct NightFolder {
     /// `updatePatientFile` with the new lines still to write: they are streamed into the file
     /// (`writeLine`), which replaces the old one at `commit()` (nothing changes without it: the
     /// caller `discard()`s on error). A night of years of backfilled rows is never held in memory.
-    func patientFile(_ url: URL, header: String, keepingThrough kept: Date?) throws -> AtomicTextFile {
+    /// `replaced`: how many of the old rows after `kept` were issued at or before `counting` (0
+    /// without it), read in the same pass.
+    func patientFile(_ url: URL, header: String, keepingThrough kept: Date?,
+                     counting: Date? = nil) throws -> (file: AtomicTextFile, replaced: Int) {
         let file = try AtomicTextFile(url: url, temporary: Self.temporaryURL(url))
         file.writeLine(header)
-        if let kept, FileManager.default.fileExists(atPath: url.path) {
+        var replaced = 0
+        if kept != nil || counting != nil, FileManager.default.fileExists(atPath: url.path) {
             for (number, line) in LineReader(url: url) where number > 1 {
                 let fields = line.split(separator: ",", maxSplits: 2, omittingEmptySubsequences: false)
-                guard fields.count > 1, let issued = TimestampParser.iso8601(fields[1])?.instant, issued <= kept else { continue }
-                file.writeLine(line)
+                guard fields.count > 1, let issued = TimestampParser.iso8601(fields[1])?.instant else { continue }
+                if let kept, issued <= kept {
+                    file.writeLine(line)
+                } else if let counting, issued <= counting {
+                    replaced += 1
+                }
             }
         }
-        return file
-    }
-
-    /// How many rows of the per-patient file `url` were issued after `after` (nil: any time) and
-    /// at or before `through` (0 when there is no such file).
-    static func rowCount(_ url: URL, after: Date?, through: Date) -> Int {
-        guard FileManager.default.fileExists(atPath: url.path) else { return 0 }
-        var count = 0
-        for (number, line) in LineReader(url: url) where number > 1 {
-            let fields = line.split(separator: ",", maxSplits: 2, omittingEmptySubsequences: false)
-            guard fields.count > 1, let issued = TimestampParser.iso8601(fields[1])?.instant else { continue }
-            if issued <= through, after.map({ issued > $0 }) ?? true { count += 1 }
-        }
-        return count
+        return (file, replaced)
     }
 
     /// The file `url` is written to before it is renamed into place (`removeLeftovers` removes

@@ -363,11 +363,11 @@ public struct NightlyScorer {
         let from = nightFrom.map { $0.addingTimeInterval(1) }
         let units = settings.units
         let thresholds = settings.thresholds
-        let predictionsURL = folder.file(folder.predictions, patient)
-        // The rows an earlier run of the night wrote up to the state: those this run writes beyond
-        // them there are news too (a gap an upload filled).
-        let earlierRows = committed.map { NightFolder.rowCount(predictionsURL, after: nightFrom, through: $0) } ?? 0
-        let file = try folder.patientFile(predictionsURL, header: PredictionRow.csvHeader(units: units), keepingThrough: nightFrom)
+        // `earlierRows`: the rows an earlier run of the night wrote up to the state; those this run
+        // writes beyond them there are news too (a gap an upload filled).
+        let (file, earlierRows) = try folder.patientFile(folder.file(folder.predictions, patient),
+                                                         header: PredictionRow.csvHeader(units: units),
+                                                         keepingThrough: nightFrom, counting: committed)
         var excursions: [PredictionRow] = []
         var firstIssued: Date?
         var newRows = 0, rowsToState = 0, atLimit = 0, byBase = 0

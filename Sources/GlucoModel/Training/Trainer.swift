@@ -235,18 +235,11 @@ public struct PatientTrainer: Sendable {
     /// A fingerprint of the rows a search is fitted and chosen on: every feature value and target,
     /// and the split (FNV-1a over their bits).
     static func dataFingerprint(_ table: FeatureTable, ranges: Ranges) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ word: UInt64) {
-            for shift in stride(from: 0, to: 64, by: 8) {
-                h ^= (word >> UInt64(shift)) & 0xff
-                h = h &* 0x0000_0100_0000_01b3
-            }
-        }
-        for column in table.columns { mix(UInt64(column.count)); column.forEach { mix($0.bitPattern) } }
-        table.targets.forEach { mix($0.bitPattern) }
-        for range in [ranges.train, ranges.validation, ranges.test] { mix(UInt64(range.lowerBound)); mix(UInt64(range.upperBound)) }
-        let text = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - text.count) + text
+        var h = FNV1a()
+        for column in table.columns { h.add(UInt64(column.count)); column.forEach { h.add($0.bitPattern) } }
+        table.targets.forEach { h.add($0.bitPattern) }
+        for range in [ranges.train, ranges.validation, ranges.test] { h.add(UInt64(range.lowerBound)); h.add(UInt64(range.upperBound)) }
+        return h.hex
     }
 
     /// Where search `k` of an ensemble keeps its checkpoint or statistics: search 0 at `url`, the

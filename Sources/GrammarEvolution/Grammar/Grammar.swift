@@ -148,20 +148,40 @@ public struct Grammar: Sendable {
     }
 }
 
-/// 64-bit FNV-1a: a stable (process-independent) hash for fingerprints of grammars and settings (not cryptographic).
-public enum FNV1a {
+/// 64-bit FNV-1a: a stable (process-independent) hash for fingerprints of grammars, settings and
+/// data (not cryptographic). `hash(_:)` and `hex(_:)` hash a text; a value fed byte by byte or a
+/// word at a time (`add`) hashes anything else.
+public struct FNV1a: Sendable {
+    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    public init() {}
+
+    public mutating func add(byte: UInt8) {
+        value ^= UInt64(byte)
+        value = value &* 0x0000_0100_0000_01b3
+    }
+
+    /// The word's eight bytes, least significant first.
+    public mutating func add(_ word: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { add(byte: UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+    }
+
+    /// `value` as 16 hex digits.
+    public var hex: String {
+        let s = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
     public static func hash(_ text: String) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            h ^= UInt64(byte)
-            h = h &* 0x0000_0100_0000_01b3
-        }
-        return h
+        var h = FNV1a()
+        for byte in text.utf8 { h.add(byte: byte) }
+        return h.value
     }
 
     public static func hex(_ text: String) -> String {
-        let s = String(hash(text), radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
+        var h = FNV1a()
+        for byte in text.utf8 { h.add(byte: byte) }
+        return h.hex
     }
 }
 

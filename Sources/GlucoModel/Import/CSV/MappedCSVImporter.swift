@@ -116,7 +116,7 @@ struct MappedCSVReader {
                 continue
             }
             row.load(bytes)
-            if lines.endedInsideLine, row.count > 0, row.count < columnCount || row.number(row.count - 1) != nil {
+            if PatientLogBuilder.mayBeCut(row, header: columnCount, endedInsideLine: lines.endedInsideLine) {
                 skipRow(PatientLogBuilder.cutLastRow, line: number, field: nil,
                         PatientLogBuilder.cutLastRowMessage(fields: row.count, header: columnCount))
                 continue

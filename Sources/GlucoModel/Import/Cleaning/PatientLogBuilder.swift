@@ -94,9 +94,15 @@ public struct PatientLogBuilder: Sendable {
     /// last line of a file without a final line break: cut inside `rations`, `4,` would read as 4 g.)
     /// Returns whether the row was skipped.
     public mutating func skipCutLastRow(_ row: CSVRow, header: Int, endedInsideLine: Bool, line: Int) -> Bool {
-        guard endedInsideLine, row.count > 0, row.count < header || row.number(row.count - 1) != nil else { return false }
+        guard Self.mayBeCut(row, header: header, endedInsideLine: endedInsideLine) else { return false }
         skip(Self.cutLastRow, line: line, field: nil, Self.cutLastRowMessage(fields: row.count, header: header))
         return true
+    }
+
+    /// Whether `row`, the file's last with no line break after it, may have been cut short there
+    /// (`skipCutLastRow`).
+    static func mayBeCut(_ row: CSVRow, header: Int, endedInsideLine: Bool) -> Bool {
+        endedInsideLine && row.count > 0 && (row.count < header || row.number(row.count - 1) != nil)
     }
 
     static func cutLastRowMessage(fields: Int, header: Int) -> String {
