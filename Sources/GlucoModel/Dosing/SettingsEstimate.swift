@@ -46,6 +46,9 @@ public struct SettingsEstimate: Sendable {
     public var first: Date?, last: Date?
     /// 30-minute windows with glucose at both ends, and those the final fit kept.
     public var windows: Int, used: Int
+    /// Boluses in the days read with no carbohydrates logged near them and larger than the glucose
+    /// called for, read as meals not logged: their windows are left out (`SettingsEstimator`).
+    public var unloggedMeals = 0
     /// The residual standard deviation of the fit, mg/dL per window: the fitted deviation.
     public var deviation: Double?
     public var carbRatio: Parameter
@@ -172,6 +175,13 @@ extension SettingsEstimate {
         }
     }
 
+    /// What the estimate says of boluses read as unlogged meals, if any.
+    public var unloggedMealsText: String? {
+        guard unloggedMeals > 0 else { return nil }
+        return "\(unloggedMeals) bolus\(unloggedMeals == 1 ? "" : "es") without carbohydrates logged and larger than the glucose called for: "
+            + "read as meals not logged, the hours after \(unloggedMeals == 1 ? "it" : "them") left out"
+    }
+
     /// The table as text: current / suggested / change / evidence.
     public var report: String {
         let f = ISO8601DateFormatter()
@@ -179,6 +189,7 @@ extension SettingsEstimate {
             + (first.map { " (\(f.string(from: $0))" } ?? "") + (last.map { " to \(f.string(from: $0)))" } ?? "")]
         lines.append("\(windows) windows of 30 minutes with glucose at both ends; \(used) in the fit; fitted deviation "
             + (deviation.map { String(format: "%.1f mg/dL per window", $0) } ?? "none (no fit)"))
+        if let unlogged = unloggedMealsText { lines.append(unlogged) }
         if let below70, let below54 {
             lines.append("Lows in the log: \(Self.number(below70, 1))% of readings below 70 mg/dL (3.9 mmol/L), "
                 + "\(Self.number(below54, 1))% below 54 mg/dL (3.0 mmol/L)"

@@ -47,6 +47,8 @@ import LinearAlgebra
 ///
 /// A log with glucose but no insulin records (a CGM-only export) changes nothing, and every
 /// reason says why: with no insulin or carbohydrate known, every window would read as fasting.
+/// Days read without carbohydrate records (meals not logged) keep the ratio and the sensitivity,
+/// with the reason: a meal's bolus would read as a correction; the basal blocks still go.
 ///
 /// Limits: the curves are the toolkit's, not the person's; meals that were not logged and exercise
 /// are only partly screened out by the robust refit; the basal blocks see the insulin need where
@@ -123,6 +125,8 @@ public enum SettingsEstimator {
                                    insulinSensitivity: .init(current: settings.insulinSensitivity,
                                                              periods: windows.count { $0.kind == .correction }),
                                    basal: [])
+        out.unloggedMeals = UnloggedMeals(log: log, settings: settings, carbModel: carbModel).boluses
+            .count { b in since.map { b.time >= $0 } ?? true }
         if !readings.isEmpty {
             let metrics = CGMMetrics(readings: readings)
             out.below70 = metrics.tbrLevel1 + metrics.tbrLevel2
@@ -155,6 +159,12 @@ public enum SettingsEstimator {
                limits: DoseLimits.insulinSensitivity, holdingDecrease: hold, holdingIncrease: holdLess)
         decide(&out.carbRatio, minimum: minimumMealWindows, kind: "meal", limits: DoseLimits.carbRatio,
                holdingDecrease: hold, holdingIncrease: holdLess)
+        if !readings.isEmpty, !log.carbs.contains(where: { c in since.map { c.time >= $0 } ?? true }) {
+            for p in [\SettingsEstimate.carbRatio, \.insulinSensitivity] {
+                out[keyPath: p].suggested = out[keyPath: p].current
+                out[keyPath: p].reason = noCarbsReason
+            }
+        }
 
         // Basal per block, with the ISF and ICR the suggestion keeps.
         let isf = out.insulinSensitivity.suggested, csf = isf / out.carbRatio.suggested
@@ -184,6 +194,13 @@ public enum SettingsEstimator {
     /// fall of glucose that boluses made would ask for less basal.
     static let noInsulinReason = "no change: the data has no insulin records (boluses or basal), "
         + "so fasting, meal and correction windows cannot be told apart"
+
+    /// Why the ratio and the sensitivity do not change when the days read hold no carbohydrate
+    /// records (meals not logged): a meal's bolus reads as a correction that glucose defied. (The
+    /// fit has then no carbohydrate term and gives no estimate; the basal blocks, from fasting
+    /// windows hours after any bolus, still go.)
+    static let noCarbsReason = "no change: the days read have no carbohydrate records (meals not logged), "
+        + "so a meal's bolus cannot be told from a correction"
 
     /// `out` with every setting kept at its current value (the basal blocks at the schedule's
     /// mean rates) for `reason`.
@@ -244,6 +261,9 @@ public enum SettingsEstimator {
         // one is left out (a CGM stuck at 120 mg/dL for 14 days fitted "deviation 0" and moved
         // the basal). Runs at the floor or ceiling stay: real lows and highs the lows rule reads.
         let flatRuns = SensorLimitDetector().runs(in: log.glucose).filter { $0.kind == .flat }
+        // A bolus without carbohydrates larger than a correction is a meal not logged: the
+        // windows while it would appear are left out too (`UnloggedMeals`).
+        let unlogged = UnloggedMeals(log: log, settings: settings, carbModel: carbModel)
         var out: [Window] = []
         var a = 0
         while a + span < series.count {
@@ -251,7 +271,8 @@ public enum SettingsEstimator {
             defer { a = b }
             guard series.glucoseFlags[a] == .measured, series.glucoseFlags[b] == .measured,
                   since.map({ series.time(at: a) >= $0 }) ?? true,
-                  !flatRuns.cover(series.time(at: a)), !flatRuns.cover(series.time(at: b)) else { continue }
+                  !flatRuns.cover(series.time(at: a)), !flatRuns.cover(series.time(at: b)),
+                  !unlogged.cover(series.time(at: a), series.time(at: b)) else { continue }
             // Absorbed (appeared) in the window: what was given (eaten) in it less the rise of what
             // is on board; sums over the window alone, so they do not depend on where the log begins.
             var given = 0.0, eaten = 0.0

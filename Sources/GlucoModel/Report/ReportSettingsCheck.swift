@@ -34,7 +34,8 @@ public struct ReportSettingsCheck: Sendable {
         }
         note = "From \(estimate.windows) windows of 30 minutes (\(estimate.used) in the fit; fitted deviation "
             + (estimate.deviation.map { units.format($0, mgdLDecimals: 1) + " \(units.rawValue)" } ?? "none")
-            + "). Each suggestion moves at most 20% from the current setting; 95% bands from whole days resampled and "
+            + ")" + (estimate.unloggedMealsText.map { "; " + $0 } ?? "")
+            + ". Each suggestion moves at most 20% from the current setting; 95% bands from whole days resampled and "
             + "other insulin and carbohydrate curve shapes. Advice for review, never applied to a dose unless asked (docs/settings.md)."
     }
 }
