@@ -22,7 +22,7 @@ import GrammarEvolution
         process.executableURL = exe
         process.arguments = arguments
         if let stdout {
-            FileManager.default.createFile(atPath: stdout.path, contents: nil)
+            try #require(FileManager.default.createFile(atPath: stdout.path, contents: nil), "cannot create \(stdout.path)")
             process.standardOutput = try FileHandle(forWritingTo: stdout)
         } else {
             process.standardOutput = FileHandle.nullDevice
