@@ -28,12 +28,13 @@ import LinearAlgebra
 ///    carbohydrate appearing or on board, under 0.05 U of net insulin absorbed) the rise not
 ///    explained by insulin and carbohydrates, `r = (ΔG + ISF·ΔI − CSF·ΔC)/T` mg/dL/h, with the
 ///    suggested ISF and ICR, is insulin the basal lacked:
-///    `need = scheduled + mean(r)/ISF` U/h.
+///    `need = scheduled + mean(r)/ISF` U/h; its 95% band from the mean's standard error with the
+///    windows of a day taken together (fasting windows on 3 days or more).
 /// 3. **Bounded step**: a setting moves toward its estimate by at most ±20% of its value per run
 ///    (Autotune's caps keep one odd week from swinging it), then into `DoseLimits`. Too little
 ///    evidence (fewer periods than the minimum, an estimate not positive, or a 95% band wider than
 ///    ±50% of the estimate) leaves the setting unchanged and says why; so does a band that holds
-///    the current setting (the data agree with it).
+///    the current setting (the data agree with it). The basal blocks follow the same rules.
 /// 4. **Lows first**: when the log's lows are beyond the consensus targets (4% of readings below
 ///    70 mg/dL, or 1% below 54), no setting steps toward more insulin (a lower ICR or ISF, a higher
 ///    basal) and the reason says so; steps toward less insulin still go. A fit that asks for more
@@ -64,6 +65,8 @@ public enum SettingsEstimator {
     public static let minimumCorrectionWindows = 24
     /// Least fasting windows in a block for its basal (three hours).
     public static let minimumFastingWindows = 6
+    /// Least days with fasting windows in a block for its basal (its band is of days).
+    public static let minimumFastingDays = 3
     /// A band wider than ±50% of the estimate is too little evidence.
     public static let widestBand = 0.5
     /// Local start hours of the basal blocks.
@@ -175,13 +178,11 @@ public enum SettingsEstimator {
             let current = fasting.isEmpty ? settings.basalSchedule.map { meanRate($0, fromHour: hour, toHour: end) } ?? nil
                                           : fasting.map(\.scheduledRate).reduce(0, +) / Double(fasting.count)
             var block = SettingsEstimate.Basal(startHour: hour, endHour: end, current: current, periods: fasting.count)
-            if let current, rates.count >= 2 {
+            if let current, let half = halfBand(rates, days: fasting.map(\.day)) {
                 let mean = rates.reduce(0, +) / Double(rates.count)
-                let sd = (rates.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(rates.count - 1)).squareRoot()
-                let half = 1.96 * sd / Double(rates.count).squareRoot()
                 block.drift = mean
-                block.estimate = max(0, current + mean / isf)
-                block.band = (max(0, current + (mean - half) / isf), max(0, current + (mean + half) / isf))
+                block.estimate = current + mean / isf
+                block.band = (current + (mean - half) / isf, current + (mean + half) / isf)
             }
             decideBasal(&block, holdingIncrease: hold, holdingDecrease: holdLess)
             out.basal.append(block)
@@ -449,24 +450,45 @@ public enum SettingsEstimator {
         guard p.periods >= minimum else {
             p.reason = "too little evidence: \(p.periods) \(kind) windows, at least \(minimum) needed"; return
         }
-        guard let estimate = p.estimate, estimate.isFinite, estimate > 0 else {
-            p.reason = "too little evidence: the fit gives no positive estimate"; return
-        }
-        guard let band = p.band else {
-            p.reason = "too little evidence: no positive estimate on some of the days drawn or curve shapes tried"; return
-        }
-        if (band.high - band.low) / 2 > widestBand * estimate {
-            p.reason = "too little evidence: the 95% band is wider than ±\(Int(widestBand * 100))% of the estimate"; return
-        }
-        if band.low <= p.current, p.current <= band.high {
-            p.reason = "no change: the current setting is within the 95% band"; return
-        }
-        let step = boundedStep(from: p.current, toward: estimate, limits: limits)
+        if let problem = evidenceProblem(estimate: p.estimate, band: p.band, current: p.current) { p.reason = problem; return }
+        let step = boundedStep(from: p.current, toward: p.estimate!, limits: limits)
         if step < p.current, let holdingDecrease { p.reason = holdingDecrease; return }
         if step > p.current, let holdingIncrease { p.reason = holdingIncrease; return }
         if step == p.current { p.reason = atLimitReason; return }
         p.suggested = step
-        p.reason = p.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
+        p.reason = p.suggested == p.estimate ? "the estimate" : "a bounded step toward the estimate"
+    }
+
+    /// Why an estimate is no ground for a change, if it is not: not positive, no band (some day
+    /// sample or curve shape without a positive estimate), a band wider than ±50% of the
+    /// estimate, or a band that holds the current setting (the data agree with it).
+    static func evidenceProblem(estimate: Double?, band: (low: Double, high: Double)?, current: Double) -> String? {
+        guard let estimate, estimate.isFinite, estimate > 0 else { return "too little evidence: the fit gives no positive estimate" }
+        guard let band else { return "too little evidence: no positive estimate on some of the days drawn or curve shapes tried" }
+        if (band.high - band.low) / 2 > widestBand * estimate {
+            return "too little evidence: the 95% band is wider than ±\(Int(widestBand * 100))% of the estimate"
+        }
+        if band.low <= current, current <= band.high { return "no change: the current setting is within the 95% band" }
+        return nil
+    }
+
+    /// Half the 95% band of the mean of `rates` (one per fasting window), with the windows of a
+    /// day taken together (a cluster-robust standard error: the windows of one night are not
+    /// independent, and read as independent they gave bands a fraction as wide); nil with fewer
+    /// than `minimumFastingDays` days.
+    static func halfBand(_ rates: [Double], days: [Int]) -> Double? {
+        let groups = Dictionary(grouping: zip(days, rates), by: \.0)
+        guard groups.count >= minimumFastingDays else { return nil }
+        let mean = rates.reduce(0, +) / Double(rates.count)
+        let d = Double(groups.count), n = Double(rates.count)
+        // Σ over days of (Σ over its windows of the deviation)², in a fixed order of days.
+        let sum = groups.keys.sorted().map { (day: Int) -> Double in
+            let s = groups[day]!.map { $0.1 - mean }.reduce(0, +)
+            return s * s
+        }.reduce(0, +)
+        let variance = d / (d - 1) * sum / (n * n)
+        guard variance.isFinite else { return nil }
+        return 1.96 * variance.squareRoot()
     }
 
     /// - Parameters:
@@ -478,8 +500,12 @@ public enum SettingsEstimator {
         guard block.periods >= minimumFastingWindows else {
             block.reason = "too little evidence: \(block.periods) fasting windows, at least \(minimumFastingWindows) needed"; return
         }
-        guard let estimate = block.estimate, estimate.isFinite else { block.reason = "too little evidence"; return }
         if current == 0 { block.reason = "a zero basal is not scaled"; return }
+        guard block.estimate != nil else {
+            block.reason = "too little evidence: fasting windows on fewer than \(minimumFastingDays) days"; return
+        }
+        if let problem = evidenceProblem(estimate: block.estimate, band: block.band, current: current) { block.reason = problem; return }
+        let estimate = block.estimate!
         let step = boundedStep(from: current, toward: estimate, limits: 0...ImportLimits.basalUnitsPerHour.upperBound)
         if step > current, let holdingIncrease { block.reason = holdingIncrease; return }
         if step < current, let holdingDecrease { block.reason = holdingDecrease; return }
