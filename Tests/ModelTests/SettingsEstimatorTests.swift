@@ -394,6 +394,50 @@ struct KnownPerson {
         #expect(read.after == 200 * 60)
     }
 
+    /// Audit 39 (settings): boluses exported in another file (the pump's basal records alone) read
+    /// every window as fasting or basal: 13 of 17 simulated histories without their boluses had
+    /// basal blocks cut, 15 by the full 20%. Days read with no bolus change nothing, with the reason.
+    @Test func daysWithoutBolusRecordsChangeNothing() {
+        let person = KnownPerson()
+        var log = person.log()
+        log.boluses = []
+        var current = person.settings
+        current.basalSchedule = [.init(start: "00:00", unitsPerHour: 1.5)]
+        let e = SettingsEstimator.estimate(log: log, settings: try! current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        let reason = "no change: the days read have no bolus records (are they in another file?), so meals and corrections cannot be read"
+        #expect(e.carbRatio.reason == reason && e.insulinSensitivity.reason == reason)
+        #expect(e.basal.allSatisfy { $0.suggested == 1.5 && $0.reason == reason })
+        #expect(e.carbRatio.suggested == 10 && e.insulinSensitivity.suggested == 40)
+    }
+
+    /// Audit 39 (settings): a settings file without `basalSchedule` (the basal is the pump's
+    /// programme in the data) got one in the suggested file, each 6-hour block at its mean
+    /// programmed rate: a pump programmed 0.6 U/h at 00-04 and 1.6 at 04-09 was written 0.99 at
+    /// 00-06 (+65% where it was right), and `dose --settings-from-data` dosed by it. And with no
+    /// schedule anywhere, a Loop export's temporary basals were read as nothing.
+    @Test func aSettingsFileWithoutScheduleKeepsThePumpsProgramme() {
+        let person = KnownPerson()        // the programme (1 U/h) lacks 0.15 U/h
+        var current = person.settings
+        current.basalSchedule = nil
+        let log = person.log()
+        let e = SettingsEstimator.estimate(log: log, settings: try! current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        // The estimate still shows what the basal lacks, for review; nothing is suggested.
+        #expect(e.basal.contains { ($0.estimate ?? 0) > 1.1 })
+        #expect(e.basal.allSatisfy { $0.suggested == $0.current })
+        #expect(e.basal.contains { $0.reason.hasPrefix("not written: the settings file has no basalSchedule") })
+        #expect(e.suggestedSettings(from: current, timeZone: KnownPerson.utc).basalSchedule == nil)
+        // The ratio and the sensitivity still go (the ISF 30 below the person's 40 moves up).
+        current.insulinSensitivity = 30
+        let isf = SettingsEstimator.estimate(log: log, settings: try! current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        #expect(isf.insulinSensitivity.suggested == 36)
+        // No schedule in the file or the data, and temporary basals: nothing can be counted.
+        var loop = log
+        loop.temporaryBasals = loop.basalRates.map { TemporaryBasal(start: $0.start, end: $0.start.addingTimeInterval(1800), rate: InsulinRate(unitsPerHour: 2)) }
+        loop.basalRates = []
+        let none = SettingsEstimator.estimate(log: loop, settings: try! current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        #expect(none.insulinSensitivity.suggested == 30 && none.insulinSensitivity.reason.hasPrefix("no change: neither the settings file nor the data has a basal schedule"))
+    }
+
     /// Before: 14 days of a CGM stuck at 120 mg/dL fitted "deviation 0.0" and moved the basal.
     /// A flat line is the sensor, not the person: its windows are left out.
     @Test func aStuckSensorsFlatLineIsNoEvidence() {

@@ -95,24 +95,22 @@ public struct SettingsEstimate: Sendable {
         if insulinSensitivity.suggested != insulinSensitivity.current {
             out.insulinSensitivity = Self.round(insulinSensitivity.suggested, decimals: 1)
         }
-        let current = settings.basalSchedule.flatMap { try? BasalSchedule($0) }
+        // A file without a schedule leaves the basal to the pump's programme in the data: none is
+        // written (one of the blocks' mean rates would replace the programme's own steps).
+        guard let current = settings.basalSchedule.flatMap({ try? BasalSchedule($0) }) else { return out }
         // Every current entry and every block start, each scaled by its block's suggestion.
         var starts = Set(basal.map { $0.startHour * 60 })
-        if let current { starts.formUnion(current.starts) }
-        guard current != nil || basal.contains(where: { $0.suggested != nil }) else { return out }
+        starts.formUnion(current.starts)
         var entries: [BasalSchedule.Entry] = []
         for minute in starts.sorted() {
             guard let block = basal.last(where: { $0.startHour * 60 <= minute }) else { continue }
-            let scheduled = current.map { $0.rates[($0.starts.lastIndex { $0 <= minute }) ?? 0].unitsPerHour }
-            let rate: Double?
-            switch (scheduled, block.current, block.suggested) {
-            case let (s?, c?, g?) where c > 0: rate = g == c ? s : s * g / c
-            case let (s?, _, _): rate = s
-            case let (nil, _, g?): rate = g
-            default: rate = nil
+            let scheduled = current.rates[(current.starts.lastIndex { $0 <= minute }) ?? 0].unitsPerHour
+            let rate: Double
+            switch (block.current, block.suggested) {
+            case let (c?, g?) where c > 0: rate = g == c ? scheduled : scheduled * g / c
+            default: rate = scheduled
             }
-            guard let rate else { continue }
-            let unchanged = scheduled.map { $0 == rate } ?? false
+            let unchanged = scheduled == rate
             entries.append(.init(start: String(format: "%02d:%02d", minute / 60, minute % 60),
                                  unitsPerHour: unchanged ? rate : Self.round(rate, decimals: 2)))
         }
