@@ -94,9 +94,12 @@ struct KnownPerson {
         let informed = e.basal.filter { $0.periods >= SettingsEstimator.minimumFastingWindows }
         #expect(!informed.isEmpty)
         for block in informed {
-            #expect(block.band!.low <= 1.15 && 1.15 <= block.band!.high, "basal \(block.startHour) h band \(block.band!)")
+            #expect(abs(block.estimate! / 1.15 - 1) < 0.03, "basal \(block.startHour) h estimate \(block.estimate!)")
             #expect(block.suggested! > 1.1 && block.suggested! < 1.2)
         }
+        // Each a 95% band: all but one of them hold the truth (about one in twenty misses it).
+        #expect(informed.count { $0.band!.low <= 1.15 && 1.15 <= $0.band!.high } >= informed.count - 1,
+                "\(informed.map { ($0.startHour, $0.band!) })")
     }
 
     @Test func aWrongSettingMovesTowardTheTruthAtMostTwentyPercent() {
@@ -392,6 +395,23 @@ struct KnownPerson {
         #expect(SettingsEstimator.UnloggedMeals(log: probe, settings: settings, carbModel: .standard).boluses.count == 1)
         // The standard curve has 95% of a meal appeared 3 h 20 min after it.
         #expect(read.after == 200 * 60)
+    }
+
+    /// Audit 39 (settings): a dawn rise the night's basal missed showed in the windows before
+    /// breakfast, and raised the morning's block every week a clinician adopted the check (1.0 ->
+    /// 2.3 U/h in five weeks on a generated person whose basal at 09-12 was right). A window's
+    /// rise is the basal delivered about the insulin curve's peak before (75 minutes here).
+    @Test func aWindowShowsTheBasalOfAboutAPeakBefore() {
+        let person = KnownPerson()
+        let log = person.log()
+        let settings = try! person.settings.checked(for: log.patient).get()
+        let windows = SettingsEstimator.windows(log: log, settings: settings, timeZone: KnownPerson.utc, carbModel: .standard)
+        // Windows start on the hour and half past (day0 is midnight UTC): index i starts at i/2 hours.
+        func block(at hours: Double) -> Int { windows[Int(hours * 2)].block }
+        #expect(block(at: 6.5) == 0 && block(at: 7) == 0)     // 06:30 and 07:00 show 05:15 and 05:45
+        #expect(block(at: 7.5) == 1 && block(at: 2) == 0)     // 07:30 shows 06:15; 02:00 shows 00:45
+        #expect(block(at: 13) == 1 && block(at: 13.5) == 2)   // 13:00 shows 11:45, 13:30 12:15
+        #expect(block(at: 1) == 3 && block(at: 24 + 1) == 3)  // 01:00 shows 23:45 of the night before
     }
 
     /// Audit 39 (settings): boluses exported in another file (the pump's basal records alone) read

@@ -261,9 +261,10 @@ public enum SettingsEstimator {
         var carbsAppeared: Double
         var hours: Double
         var kind: Kind
-        /// Index into `blockStartHours` of the window's start.
+        /// Index into `blockStartHours` of the basal the window shows: at its start less the
+        /// insulin curve's peak.
         var block: Int
-        /// The scheduled basal at the window's start, U/h.
+        /// The scheduled basal then, U/h.
         var scheduledRate: Double
         /// Days from the first grid point: the unit the bootstrap draws.
         var day: Int
@@ -320,10 +321,15 @@ public enum SettingsEstimator {
                 : reaches(onBoard, 2) ? .mixed
                 : reaches(dI.magnitude, 0.05) ? .correction : .fasting
             let start = series.time(at: a)
-            let hour = calendar.component(.hour, from: start)
+            // The basal a window's glucose shows is the one delivered about the insulin curve's peak
+            // before (Autotune likewise moves basal need to the hours before): read with the
+            // window's own hour, a rise before breakfast from a dawn the night's basal missed
+            // raised the morning's block every week (1.0 -> 2.3 U/h in five weeks where 1.0 was right).
+            let delivered = start.addingTimeInterval(-settings.insulin.peakMinutes * 60)
+            let hour = calendar.component(.hour, from: delivered)
             let block = blockStartHours.lastIndex { $0 <= hour } ?? 0
-            let rate = schedule?.rate(at: start, timeZone: timeZone).unitsPerHour
-                ?? programmed.last { $0.start <= start }?.rate.unitsPerHour ?? 0
+            let rate = schedule?.rate(at: delivered, timeZone: timeZone).unitsPerHour
+                ?? programmed.last { $0.start <= delivered }?.rate.unitsPerHour ?? 0
             out.append(Window(glucoseChange: series.glucose[b] - series.glucose[a], insulinAbsorbed: dI, carbsAppeared: dC,
                               hours: Double(span) * stepMinutes / 60, kind: kind, block: block, scheduledRate: rate,
                               day: Int((start.timeIntervalSince1970 - origin) / 86_400)))
