@@ -74,6 +74,9 @@ struct Report: ParsableCommand {
             guard let patientData = loaded.data(for: id) else {
                 throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
             }
+            var read = loaded.read
+            read.add(settingsFile(patientData).map { [$0.path] } ?? [], role: "the settings file")
+            try read.check(output: URL(fileURLWithPath: out), option: "--out")
             let report = try makeReport(patientData, modelsURL)
             try report.write(to: URL(fileURLWithPath: out))
             report.notes.forEach { Console.write("\(id): \($0)") }

@@ -12,8 +12,8 @@ struct Settings: ParsableCommand {
             carbohydrates appeared) to the last --days days of the log, and prints per setting the current value, the suggestion (at \
             most 20% from the current value per run), the change and the evidence: windows of each kind, the \
             estimate and its 95% band, the fitted deviation. Too little evidence keeps the current value and says \
-            so. With --out, writes the suggested settings file (same format; never over --settings). Advice for a \
-            clinician: see docs/settings.md.
+            so. With --out, writes the suggested settings file (same format; never over --settings or a data file read). \
+            Advice for a clinician: see docs/settings.md.
             """)
 
     @Option(help: "Patient id.")
@@ -24,7 +24,7 @@ struct Settings: ParsableCommand {
     @Option(help: "The current settings JSON file (docs/dosing.md).")
     var settings: String
 
-    @Option(help: "Write the suggested settings file here (never over --settings).")
+    @Option(help: "Write the suggested settings file here (never over --settings or the data).")
     var out: String?
 
     enum Format: String, CaseIterable, ExpressibleByArgument { case text, csv }
@@ -52,6 +52,11 @@ struct Settings: ParsableCommand {
             throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
         }
         let settingsURL = URL(fileURLWithPath: settings)
+        if let out {
+            var read = loaded.read
+            read.add([settings], role: "the current settings file")
+            try read.check(output: URL(fileURLWithPath: out), option: "--out")
+        }
         let current = try DoseSettings.load(settingsURL)
         let checked: CheckedDoseSettings
         switch current.checked(for: id) {

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import GlucoModel
 import GrammarEvolution
 import EvaluatorBenchmarking
 
@@ -38,6 +40,11 @@ struct BenchEval: ParsableCommand {
     }
 
     func benchmark() throws {
+        if let path = writeValues {
+            var read = ReadFiles([expressions], role: "the expressions file")
+            read.add(data.map { [$0] } ?? [], role: "the data file")
+            try read.check(output: URL(fileURLWithPath: path), option: "--write-values")
+        }
         let table = try data.map { try DataTable<Double>(csvFile: $0) }
             ?? EvaluatorBenchmark.randomTable(rows: rows ?? 0, columns: columns, seed: seed)
         if let count = generateExpressions {

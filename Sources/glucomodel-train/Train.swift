@@ -231,6 +231,9 @@ struct Train: ParsableCommand {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")
         }
         let output = URL(fileURLWithPath: out)
+        var read = ReadFiles(resolved.data ?? [], role: "the data")
+        read.add(resolved.store.map { [$0] } ?? [], role: "the store")
+        try read.check(output: output, option: "--out")
         let request = try shardRequest(merged)
         let shard: Shard?
         do { shard = try request.resolve(output: output) } catch let error as ValidationError { throw error } catch {

@@ -201,10 +201,7 @@ extension DoseSettings {
     /// Writes the settings atomically to `url`, never over `original` (the file they were read
     /// from): the clinician's settings stay as they are.
     public func write(to url: URL, notOver original: URL) throws {
-        let target = url.standardizedFileURL.resolvingSymlinksInPath().path
-        guard target != original.standardizedFileURL.resolvingSymlinksInPath().path else {
-            throw InputError(SourceLocation(file: url.path), "refusing to write suggested settings over the current settings file")
-        }
+        try ReadFiles([original.path], role: "the current settings file").check(output: url)
         let file = try AtomicTextFile(url: url)
         file.writeLine(try jsonText())
         try file.commit()

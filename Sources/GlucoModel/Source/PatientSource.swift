@@ -23,9 +23,13 @@ public struct LoadedPatients: Sendable {
     public var failures: [InputError]
     /// Patients the source holds that were not asked for (so an unknown patient's message can list them).
     public var others: [PatientID]
+    /// Every file the source read (those it failed on too): a command's output may replace none.
+    public var read: ReadFiles
 
-    public init(patients: [PatientData], summaries: [ImportSummary] = [], failures: [InputError] = [], others: [PatientID] = []) {
+    public init(patients: [PatientData], summaries: [ImportSummary] = [], failures: [InputError] = [], others: [PatientID] = [],
+                read: ReadFiles = ReadFiles()) {
         self.patients = patients; self.summaries = summaries; self.failures = failures; self.others = others
+        self.read = read
     }
 
     /// Every patient the source holds, asked for or not, sorted.
@@ -48,10 +52,12 @@ public struct ExportFiles: PatientSource {
 
     /// Every file is read even for one patient: a file says whose it is only once read.
     public func load(patient: PatientID?) throws -> LoadedPatients {
-        let loaded = CohortLoader.load(try CohortLoader.files(paths, options: options), options: options, format: format)
+        let files = try CohortLoader.files(paths, options: options)
+        let loaded = CohortLoader.load(files, options: options, format: format)
         return LoadedPatients(patients: loaded.patients.filter { patient == nil || $0.patient == patient },
                               summaries: loaded.summaries, failures: loaded.failures,
-                              others: loaded.patients.map(\.patient).filter { patient != nil && $0 != patient })
+                              others: loaded.patients.map(\.patient).filter { patient != nil && $0 != patient },
+                              read: ReadFiles(files.map(\.path), role: "the data file"))
     }
 }
 
@@ -111,7 +117,7 @@ public struct StoreSource: PatientSource {
                     if let first = try store.firstRecordTime(ofRun: run.id) { testStart = min(testStart ?? first, first) }
                 }
                 return PatientData(patient: id, log: try log(id, store), testStart: testStart, files: own.map(\.filePath))
-            }, others: ids.filter { !wanted($0) })
+            }, others: ids.filter { !wanted($0) }, read: ReadFiles([path], role: "the store"))
         } catch let error as InputError {
             throw error
         } catch {
