@@ -92,11 +92,7 @@ struct Dose: ParsableCommand {
         var settingsFile = try DoseSettings.load(URL(fileURLWithPath: settings))
         let modelSet = try models.map { try ModelSet.load(URL(fileURLWithPath: $0), patient: id) }
         if audit {
-            let checked: CheckedDoseSettings
-            switch settingsFile.checked(for: id) {
-            case let .success(s): checked = s
-            case let .failure(refusal): throw ValidationError("\(settings): [\(refusal.code)] \(refusal.description)")
-            }
+            let checked = try settingsFile.checked(for: id, file: settings)
             let lower = try from.map { try time.parse($0, option: "--from") } ?? .distantPast
             let upper = try to.map { try time.parse($0, option: "--to") } ?? .distantFuture
             guard lower <= upper else { throw ValidationError("--from is after --to") }

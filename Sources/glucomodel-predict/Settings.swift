@@ -58,11 +58,7 @@ struct Settings: ParsableCommand {
             try read.check(output: URL(fileURLWithPath: out), option: "--out")
         }
         let current = try DoseSettings.load(settingsURL)
-        let checked: CheckedDoseSettings
-        switch current.checked(for: id) {
-        case let .success(s): checked = s
-        case let .failure(refusal): throw ValidationError("\(settings): [\(refusal.code)] \(refusal.description)")
-        }
+        let checked = try current.checked(for: id, file: settings)
         let estimate = SettingsEstimator.estimate(log: log, settings: checked, timeZone: zone, days: days)
         if let out {
             try estimate.suggestedSettings(from: current, timeZone: zone).write(to: URL(fileURLWithPath: out), notOver: settingsURL)

@@ -305,6 +305,27 @@ import GrammarEvolution
         #expect(r.status == 3)
     }
 
+    /// Audit 39: settings that `settings` and `dose --audit` cannot work with (a setting outside
+    /// its limits, another patient's file) exited 64 and printed the usage, as a wrong command line
+    /// does. They are bad input: 1, the file and every problem named, no usage. `dose` refuses (3).
+    @Test func unusableSettingsAreBadInputNotAUsageError() throws {
+        let cases = [
+            (#"{"patient": "p_a", "carbRatio": 10, "insulinSensitivity": 2.2, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#,
+             "settings not usable: setting 'insulinSensitivity' = 2.2 is outside the plausible limits 10.0-500.0"),
+            (#"{"patient": "p_b", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#,
+             "the settings belong to patient p_b, not to p_a whose data this is")]
+        for (json, problem) in cases {
+            let (_, data, settings) = try Self.doseFiles(json)
+            let common = ["--patient", "p_a", "--data", data.path, "--settings", settings.path]
+            for command in [["settings"], ["dose", "--audit"]] {
+                let r = try Self.run("glucomodel-predict", command + common)
+                #expect(r.status == 1 && r.stderr.contains("\(settings.path): error: \(problem)") && !r.stderr.contains("Usage"),
+                        "\(command): \(r.stderr)")
+            }
+            #expect(try Self.run("glucomodel-predict", ["dose"] + common + ["--carbs", "30"]).status == 3)
+        }
+    }
+
     /// Before: `--carbs nan` reached the advisor and the JSON encoder failed (exit 1, no JSON);
     /// data without a glucose reading was a usage error (64); a misspelt limit was ignored.
     @Test func doseRefusesNonNumberCarbsDataWithoutGlucoseAndUnknownSettings() throws {

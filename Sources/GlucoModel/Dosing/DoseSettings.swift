@@ -188,6 +188,17 @@ extension DoseSettings {
             bolusIncrement: inc, insulin: ExponentialInsulinModel(peakMinutes: peak, durationMinutes: duration),
             basalSchedule: schedule, maxInsulinOnBoard: maxIOB))
     }
+
+    /// The settings checked for `patient` (`checked(for:)`), for a command that cannot work
+    /// without them (`settings`, `dose --audit`): a file naming another patient, or with a setting
+    /// missing or implausible, is bad input, as a file that cannot be read is, not a wrong command line.
+    /// - Throws: `InputError` naming `file` and every problem.
+    public func checked(for patient: PatientID, file: String) throws -> CheckedDoseSettings {
+        switch checked(for: patient) {
+        case let .success(settings): return settings
+        case let .failure(refusal): throw InputError(SourceLocation(file: file), refusal.description)
+        }
+    }
 }
 
 extension DoseSettings {
