@@ -149,6 +149,46 @@ import Testing
         #expect(refusals(s) == [.settings([.outOfLimits(field, value: value, limits: limits)])])
     }
 
+    /// Audit 39 F7: an insulin curve written in hours (a pump's "active insulin time 6 h" as 6
+    /// minutes) passed (0 < peak < duration/2, duration at most 24 h): 15 minutes after a 3.1 U
+    /// bolus the dose read no insulin on board and advised a correction on top. Refused now, each
+    /// value with its limits and the hint that it reads as hours.
+    @Test func anInsulinCurveWrittenInHoursIsRefusedWithAHint() {
+        var settings = F.settings()
+        settings.insulinPeakMinutes = 1.25
+        settings.insulinDurationMinutes = 6
+        let list = refusals(suggest(F.flatLog(), settings: settings))
+        #expect(list == [.settings([.outOfLimits("insulinDurationMinutes", value: 6, limits: 180...1440),
+                                    .outOfLimits("insulinPeakMinutes", value: 1.25, limits: 25...720)])])
+        let text = list.first?.description ?? ""
+        #expect(text.contains("setting 'insulinDurationMinutes' = 6.0 is outside the plausible limits 180.0-1440.0 "
+                              + "(it looks like hours: the file takes minutes, 6.0 h is 360 minutes)"), "\(text)")
+        #expect(text.contains("setting 'insulinPeakMinutes' = 1.25 is outside the plausible limits 25.0-720.0 "
+                              + "(it looks like hours: the file takes minutes, 1.25 h is 75 minutes)"), "\(text)")
+        // A value no hour count explains gets no hint.
+        settings.insulinDurationMinutes = 100
+        settings.insulinPeakMinutes = 75
+        let other = refusals(suggest(F.flatLog(), settings: settings)).first?.description ?? ""
+        #expect(other.contains("'insulinDurationMinutes' = 100.0 is outside") && !other.contains("hours"), "\(other)")
+    }
+
+    /// The duration is 3 to 24 h; the peak from 25 minutes to below half the duration. Loop's
+    /// curves (6 h peaking at 75, 65 or 55 minutes; inhaled Afrezza 5 h at 29) pass.
+    @Test(arguments: [(179.0, 75.0, false), (180.0, 75.0, true), (1440.0, 719.0, true), (1441.0, 75.0, false),
+                      (360.0, 24.9, false), (360.0, 25.0, true), (360.0, 179.5, true), (360.0, 180.0, false), (360.0, 200.0, false),
+                      (360.0, 75.0, true), (360.0, 65.0, true), (360.0, 55.0, true), (300.0, 29.0, true)])
+    func insulinCurveLimits(_ duration: Double, _ peak: Double, _ accepted: Bool) {
+        var settings = F.settings()
+        settings.insulinDurationMinutes = duration
+        settings.insulinPeakMinutes = peak
+        let result = settings.checked(for: F.patient)
+        #expect(((try? result.get()) != nil) == accepted, "\(duration)/\(peak): \(result)")
+        if duration == 360, peak == 180 {
+            #expect(refusals(suggest(F.flatLog(), settings: settings))
+                    == [.settings([.inconsistent("insulinPeakMinutes 180.0 is not below half of insulinDurationMinutes 360.0")])])
+        }
+    }
+
     @Test func targetBelowSuspendIsInconsistent() {
         var settings = F.settings()
         settings.target = 90

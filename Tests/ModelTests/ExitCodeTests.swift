@@ -313,7 +313,9 @@ import GrammarEvolution
             (#"{"patient": "p_a", "carbRatio": 10, "insulinSensitivity": 2.2, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#,
              "settings not usable: setting 'insulinSensitivity' = 2.2 is outside the plausible limits 10.0-500.0"),
             (#"{"patient": "p_b", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#,
-             "the settings belong to patient p_b, not to p_a whose data this is")]
+             "the settings belong to patient p_b, not to p_a whose data this is"),
+            (#"{"patient": "p_a", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10, "insulinPeakMinutes": 75, "insulinDurationMinutes": 6}"#,
+             "settings not usable: setting 'insulinDurationMinutes' = 6.0 is outside the plausible limits 180.0-1440.0 (it looks like hours")]
         for (json, problem) in cases {
             let (_, data, settings) = try Self.doseFiles(json)
             let common = ["--patient", "p_a", "--data", data.path, "--settings", settings.path]

@@ -140,7 +140,11 @@ import GrammarEvolution
             .deletingLastPathComponent().appendingPathComponent("datasets/settings")
         let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).filter { $0.pathExtension == "json" }
         #expect(files.count >= 6)
-        for file in files { #expect(try DoseSettings.load(file).carbRatio != nil) }
+        for file in files {
+            // Read, and usable for dosing (their insulin curves within the limits, 360 minutes peaking at 65 or 75).
+            let settings = try DoseSettings.load(file)
+            #expect(settings.patient.map { (try? settings.checked(for: $0).get()) != nil } == true, "\(file.lastPathComponent)")
+        }
         let full = DoseSettings(patient: try PatientID("p1"), carbRatio: 10, insulinSensitivity: 40, target: 110, suspendThreshold: 70,
                                 maxBolus: 8, bolusIncrement: 0.05, insulinPeakMinutes: 75, insulinDurationMinutes: 360,
                                 basalSchedule: [.init(start: "00:00", unitsPerHour: 0.8)], maxInsulinOnBoard: 6)

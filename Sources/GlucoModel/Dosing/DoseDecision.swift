@@ -14,11 +14,23 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             switch self {
             case let .missing(name): return "setting '\(name)' is missing"
             case let .outOfLimits(name, value, limits):
-                // 1 mmol/L = 18.016 mg/dL: an ISF of 2.5 is almost surely mmol/L per U.
-                let hint = name == "insulinSensitivity" && value > 0 && value * 18 >= limits.lowerBound && value < limits.lowerBound
-                    ? " (it looks like mmol/L per U: the file takes mg/dL per U, \(value) mmol/L is about \(Int((value * 18.016).rounded())) mg/dL)" : ""
-                return "setting '\(name)' = \(value) is outside the plausible limits \(limits.lowerBound)-\(limits.upperBound)" + hint
+                return "setting '\(name)' = \(value) is outside the plausible limits \(limits.lowerBound)-\(limits.upperBound)"
+                    + Self.unitHint(name, value, limits)
             case let .inconsistent(text): return text
+            }
+        }
+
+        /// What a value below its limits most likely is in another unit, when that reads as plausible.
+        static func unitHint(_ name: String, _ value: Double, _ limits: ClosedRange<Double>) -> String {
+            guard value > 0, value < limits.lowerBound else { return "" }
+            switch name {
+            case "insulinSensitivity" where value * 18 >= limits.lowerBound:
+                // 1 mmol/L = 18.016 mg/dL: an ISF of 2.5 is almost surely mmol/L per U.
+                return " (it looks like mmol/L per U: the file takes mg/dL per U, \(value) mmol/L is about \(Int((value * 18.016).rounded())) mg/dL)"
+            case "insulinDurationMinutes" where limits.contains(value * 60), "insulinPeakMinutes" where limits.contains(value * 60):
+                // A pump shows the insulin's action in hours ("active insulin time 6 h").
+                return " (it looks like hours: the file takes minutes, \(value) h is \(Int((value * 60).rounded())) minutes)"
+            default: return ""
             }
         }
     }

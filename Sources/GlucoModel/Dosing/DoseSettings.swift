@@ -121,6 +121,17 @@ public enum DoseLimits {
     public static let bolusIncrement: ClosedRange<Double> = 0.001...1
     /// OpenAPS caps max IOB at a few times the largest bolus; 0 forbids any dose.
     public static let maxInsulinOnBoard: ClosedRange<Double> = 0...60
+    /// Duration of insulin action, minutes: 3 to 24 h. Three hours is OpenAPS's floor for any
+    /// curve (oref0 raises a shorter one to 3 h, and to 5 h for the exponential curves used here);
+    /// Loop's curves last 5 h (inhaled Afrezza) or 6 h, and a pump's bolus calculator offers 2-8 h.
+    /// A curve shorter than its insulin counts a bolus as gone while it still acts, and the next
+    /// dose stacks on it: 6 "minutes" (a pump's 6 h) read no insulin on board 15 minutes after a
+    /// 3.1 U bolus and advised a correction (audit 39).
+    public static let insulinDurationMinutes: ClosedRange<Double> = 180...1440
+    /// Peak of the insulin curve, minutes: from 25, below every real insulin's (Loop's fastest,
+    /// inhaled Afrezza, peaks at 29; OpenAPS takes a custom peak from 35), up to below half the
+    /// duration, which the curve needs (`ExponentialInsulinModel`) and is checked with it.
+    public static let insulinPeakMinutes: ClosedRange<Double> = 25...720
 }
 
 /// Settings that passed every check, with no optional left.
@@ -166,12 +177,13 @@ extension DoseSettings {
         let sus = need("suspendThreshold", suspendThreshold, DoseLimits.suspendThreshold)
         let maxB = need("maxBolus", maxBolus, DoseLimits.maxBolus)
         let inc = need("bolusIncrement", bolusIncrement ?? 0.05, DoseLimits.bolusIncrement)
-        let peak = insulinPeakMinutes ?? 75, duration = insulinDurationMinutes ?? 360
-        if !(peak > 0 && duration > 2 * peak && duration <= 24 * 60) {
-            // The peak's upper limit is half the duration; a duration below 2 minutes or not a
-            // number has no valid peak, so the limits fall back to 1...720 rather than trap.
-            let half = duration.isFinite && duration >= 2 ? min(duration, 24 * 60) / 2 : 720
-            problems.append(.outOfLimits("insulinPeakMinutes/insulinDurationMinutes", value: peak, limits: 1...half))
+        let duration = need("insulinDurationMinutes", insulinDurationMinutes ?? 360, DoseLimits.insulinDurationMinutes)
+        // The peak is below half the duration; without a usable duration, below half the longest.
+        let peakLimits = DoseLimits.insulinPeakMinutes.lowerBound...(duration.isFinite ? duration / 2 : DoseLimits.insulinPeakMinutes.upperBound)
+        var peak = need("insulinPeakMinutes", insulinPeakMinutes ?? 75, peakLimits)
+        if duration.isFinite, peak == peakLimits.upperBound {
+            problems.append(.inconsistent("insulinPeakMinutes \(peak) is not below half of insulinDurationMinutes \(duration)"))
+            peak = .nan
         }
         var schedule: BasalSchedule?
         if let entries = basalSchedule {
