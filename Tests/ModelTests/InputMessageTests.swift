@@ -118,6 +118,23 @@ import GrammarEvolution
         #expect(!other.issue.message.contains("did you mean"))
     }
 
+    /// Audit 39: a pump's carb-ratio schedule read "wrong type: Expected to decode Double but found
+    /// an array instead", with no hint that the file holds one ratio.
+    @Test func aScheduleWhereTheFileHoldsOneNumberSaysSo() throws {
+        let error = try #require(throws: InputError.self) {
+            try load("{\"patient\": \"p1\", \"target\": 110,\n\"carbRatio\": [{\"start\": \"00:00\", \"value\": 10},\n {\"start\": \"12:00\", \"value\": 8}]}")
+        }
+        #expect(error.issue.location.line == 2 && error.issue.location.field == "carbRatio")
+        #expect(error.issue.message == "'carbRatio' is a list of 2 values, a schedule by time of day? "
+                + "The settings hold one carb ratio (g/U) for the whole day, a number such as \"carbRatio\": 10")
+        let isf = try #require(throws: InputError.self) { try load("{\"insulinSensitivity\": [40]}") }
+        #expect(isf.issue.message.hasPrefix("'insulinSensitivity' is a list of 1 value, a schedule by time of day? "
+                                            + "The settings hold one insulin sensitivity (mg/dL per U) for the whole day"))
+        // Another wrong type keeps the decoder's words, with the file and field.
+        let text = try #require(throws: InputError.self) { try load("{\"carbRatio\": \"10\"}") }
+        #expect(text.issue.location.field == "carbRatio" && text.issue.message.hasPrefix("wrong type"))
+    }
+
     @Test func aBasalEntrysKeysAreChecked() throws {
         let error = try #require(throws: InputError.self) {
             try load("{\"patient\": \"p1\",\n \"basalSchedule\": [{\"start\": \"00:00\", \"unitsPerHour\": 0.8},\n {\"start\": \"06:00\", \"rate\": 1}]}")

@@ -72,6 +72,14 @@ extension DoseSettings {
     static let keys = ["patient", "carbRatio", "insulinSensitivity", "target", "suspendThreshold", "maxBolus",
                        "bolusIncrement", "insulinPeakMinutes", "insulinDurationMinutes", "basalSchedule", "maxInsulinOnBoard"]
     static let basalEntryKeys = ["start", "unitsPerHour"]
+    /// The settings that are one number for the whole day: what each is, and an example.
+    static let numbers: [String: (what: String, example: String)] = [
+        "carbRatio": ("carb ratio (g/U)", "10"), "insulinSensitivity": ("insulin sensitivity (mg/dL per U)", "40"),
+        "target": ("correction target (mg/dL)", "110"), "suspendThreshold": ("suspend threshold (mg/dL)", "70"),
+        "maxBolus": ("largest bolus (U)", "8"), "bolusIncrement": ("bolus increment (U)", "0.05"),
+        "insulinPeakMinutes": ("insulin peak (minutes)", "75"), "insulinDurationMinutes": ("insulin duration (minutes)", "360"),
+        "maxInsulinOnBoard": ("most insulin on board (U)", "6"),
+    ]
 
     /// Refuses a key the settings do not have and a key given twice, naming its line. A decoder
     /// would skip a misspelt `maxInsulinOnboard` (the limit silently gone) and keep one of two
@@ -98,6 +106,13 @@ extension DoseSettings {
         var seen: [String: Int] = [:]
         for (key, line, value) in members {
             try check(key, among: keys, seen: &seen, line: line, field: key)
+            // A pump's schedule of ratios (or sensitivities, or targets) by time of day: the file
+            // holds one, and the decoder's "expected Double, found an array" did not say so.
+            if case let .array(values) = value, let number = numbers[key] {
+                throw InputError(SourceLocation(file: file, line: line, field: key),
+                                 "'\(key)' is a list of \(values.count) value\(values.count == 1 ? "" : "s"), a schedule by time of day? "
+                                 + "The settings hold one \(number.what) for the whole day, a number such as \"\(key)\": \(number.example)")
+            }
             guard key == "basalSchedule", case let .array(entries) = value else { continue }
             for (i, entry) in entries.enumerated() {
                 guard case let .object(pairs) = entry else { continue }  // the decoder names a wrong type
