@@ -37,7 +37,7 @@ struct Report: ParsableCommand {
     @Option(help: "Days before the end of the data the report covers, when --from is not given.")
     var days = ReportPeriod.defaultDays
 
-    @Option(help: "Dose settings: a <patient>.json file, or a folder of them, for the dose-audit section.")
+    @Option(help: "Dose settings: a <patient>.json file, or a folder of them, for the dose-audit and settings-check sections.")
     var settings: String?
 
     @OptionGroup var time: TimeZoneOption
@@ -117,17 +117,11 @@ struct Report: ParsableCommand {
         var report = try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
                                        doseAudit: try doseAudit(patientData, modelSet, period), keepSensorLimits: keepSensorLimits)
         report.units = units.unit
-        report.settingsCheck = try settingsCheck(patientData, period)
+        report.settingsCheck = settingsFile(patientData).map {
+            ReportSettingsCheck.load(settings: $0, log: patientData.log, period: period, units: units.unit, timeZone: zone)
+        }
         report.paper = PaperSize(name: paper) ?? .a4
         return report
-    }
-
-    /// The settings the data up to the period's end support, when the patient's settings file is usable.
-    func settingsCheck(_ patientData: PatientData, _ period: DateInterval) throws -> ReportSettingsCheck? {
-        guard let url = settingsFile(patientData), FileManager.default.fileExists(atPath: url.path),
-              let fromData = SettingsEstimator.settingsFromData(try DoseSettings.load(url), log: patientData.log.recorded(through: period.end),
-                                                                timeZone: zone) else { return nil }
-        return ReportSettingsCheck(fromData.estimate, units: units.unit)
     }
 
     /// The patient's settings file: --settings itself, or <patient>.json in it when it is a folder.

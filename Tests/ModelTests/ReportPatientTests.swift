@@ -176,7 +176,8 @@ struct ReportPatientTests {
     }
 
     /// Before: without a usable settings file the audit was empty, and the page said "No meals or
-    /// corrections in this period" of a period with meal boluses.
+    /// corrections in this period" of a period with meal boluses. Audit 39: the settings check,
+    /// "Settings the data supports", was left out without a word; it gives the same reason.
     @Test func withoutUsableSettingsTheAuditSaysWhyAndCountsTheMealsLeftOut() throws {
         let dir = try PredictFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -213,11 +214,37 @@ struct ReportPatientTests {
                 #expect(section.contains("\(meals) meal boluses in this period not audited."), "\(id): \(section)")
                 #expect(!section.contains("No meals or corrections"), "\(id): \(section)")
             }
+            report.settingsCheck = ReportSettingsCheck.load(settings: url, log: log, period: period)
+            let check = report.html.section("settings-check")
+            #expect(check.contains("Settings the data supports") && !check.contains("<table"), "\(check)")
+            #expect(check.contains(reason.replacingOccurrences(of: "No dose audit:", with: "No settings check:")), "\(check)")
         }
-        // With usable settings, every one of those boluses is audited.
-        let audited = try ReportDoseAudit.load(settings: try settings("adolescent_003", isf: 40), log: log,
-                                               models: ReportFixture.models, period: period)
+        // With usable settings, every one of those boluses is audited, and the settings are checked.
+        let usable = try settings("adolescent_003", isf: 40)
+        let audited = try ReportDoseAudit.load(settings: usable, log: log, models: ReportFixture.models, period: period)
         #expect(audited.withheld == nil && audited.rows.count == meals)
+        let check = ReportSettingsCheck.load(settings: usable, log: log, period: period)
+        #expect(check.withheld == nil && check.rows.map(\.setting).prefix(2) == ["carbRatio (g/U)", "insulinSensitivity (mg/dL/U)"])
+        #expect(check.rows.prefix(2).map(\.current) == ["10.0", "40.0"])
+    }
+
+    /// Audit 38's fix withheld the dose audit for a settings file that cannot be read, but the
+    /// settings check still read it and failed the whole report (exit 1, no page).
+    @Test func aSettingsFileThatCannotBeReadWithholdsItsSectionsNotTheReport() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 4)).utf8).write(to: data)
+        let settings = dir.appendingPathComponent("p_a.json")
+        try Data("{ \"patient\": \"p_a\", \"carbRatio\": 10,".utf8).write(to: settings)
+        let out = dir.appendingPathComponent("report.html")
+        let r = try ExitCodeTests.run("glucomodel-predict", ["report", "--patient", "p_a", "--models", models.path, "--data", data.path,
+                                                             "--settings", settings.path, "--out", out.path, "--time-zone", "UTC"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let html = try String(contentsOf: out, encoding: .utf8)
+        #expect(html.section("dose-audit").contains("No dose audit: the settings file cannot be read: p_a.json"))
+        #expect(html.section("settings-check").contains("No settings check: the settings file cannot be read: p_a.json"))
     }
 
     /// The helper that fixed the report's audit noticed: the report and the nightly run audited

@@ -15,6 +15,17 @@ public struct ReportSettingsCheck: Sendable {
 
     public var rows: [Row]
     public var note: String
+    /// Why there is no check (no settings file for the patient, one that cannot be read or used),
+    /// when there is none: the page says so, as the dose audit does, where a missing section
+    /// would read as a report made without settings.
+    public var withheld: String?
+
+    /// No check, for `reason`.
+    public init(withheld reason: String) {
+        rows = []
+        note = ""
+        withheld = reason
+    }
 
     public init(_ estimate: SettingsEstimate, units: GlucoseUnit = .mgdL) {
         func value(_ v: Double?, glucose: Bool, decimals: Int) -> String {
@@ -40,9 +51,33 @@ public struct ReportSettingsCheck: Sendable {
     }
 }
 
+extension ReportSettingsCheck {
+    /// The section from the patient's settings file: the settings the log up to the period's end
+    /// supports (`SettingsEstimator`, its default days), or no check and why.
+    /// - Parameters:
+    ///   - url: the patient's settings file (`DoseSettings`), which need not exist.
+    ///   - units: the unit the ISF and a refusal's glucose figures are printed in.
+    ///   - timeZone: the clock of the estimate's 6-hour basal blocks and the settings' schedule.
+    public static func load(settings url: URL, log: PatientLog, period: DateInterval, units: GlucoseUnit = .mgdL,
+                            timeZone: TimeZone = .gmt) -> ReportSettingsCheck {
+        switch ReportSettingsFile(url, patient: log.patient, units: units) {
+        case let .usable(checked):
+            let estimate = SettingsEstimator.estimate(log: log.recorded(through: period.end), settings: checked, timeZone: timeZone,
+                                                      days: SettingsEstimator.defaultDays)
+            return ReportSettingsCheck(estimate, units: units)
+        case let .unusable(why):
+            return ReportSettingsCheck(withheld: why)
+        }
+    }
+}
+
 extension PatientReport {
     var settingsSection: String {
         guard let check = settingsCheck else { return "" }
+        if let why = check.withheld {
+            return HTML.section(id: "settings-check", title: "Settings the data supports",
+                                HTML.paragraph("No settings check: \(why).", cssClass: "note"))
+        }
         let rows: [[HTMLCell]] = check.rows.map { r in
             [HTMLCell(r.setting), .number(r.current), .number(r.suggested), .number(r.change), HTMLCell(r.estimate), HTMLCell(r.evidence)]
         }
