@@ -181,7 +181,6 @@ struct KnownPerson {
         var current = high.settings
         current.carbRatio = 5             // the estimate (10) asks for less insulin per gram: 5 -> 6
         current.insulinSensitivity = 20   // and per mg/dL: 20 -> 24
-        current.basalSchedule = [.init(start: "00:00", unitsPerHour: 1.5)]  // the need is 1.15 U/h: down
         let normal = KnownPerson().estimate(current: current), held = high.estimate(current: current)
         #expect(!normal.highsHoldLessInsulin && held.highsHoldLessInsulin && !held.lowsHoldMoreInsulin)
         #expect(abs(held.above180! - above180) < 1e-9 && abs(held.above250! - above250) < 1e-9)
@@ -189,7 +188,14 @@ struct KnownPerson {
         #expect(normal.carbRatio.suggested == 6 && normal.insulinSensitivity.suggested == 24)
         #expect(held.carbRatio.suggested == 5 && held.insulinSensitivity.suggested == 20)
         #expect(held.carbRatio.reason.hasPrefix("no step toward less insulin: \(SettingsEstimate.number(above180, 1))% of the log's readings"))
-        Self.expectBasalHeld(normal, held, at: 1.5) { $0 < 1.5 }
+        // The basal lacks 0.15 U/h: a step toward more insulin, which goes.
+        #expect(held.basal.contains { $0.suggested! > 1.1 })
+        // A basal block's step down is held like the ratio's (the known person's basal cannot be
+        // too high without lows: a schedule above the pump's programme is no estimate, below).
+        var block = SettingsEstimate.Basal(startHour: 0, endHour: 6, current: 1.5, periods: 40)
+        (block.estimate, block.band) = (1.15, (1.1, 1.2))
+        SettingsEstimator.decideBasal(&block, holdingDecrease: held.carbRatio.reason)
+        #expect(block.suggested == 1.5 && block.reason == held.carbRatio.reason)
         #expect(held.report.contains("no setting steps toward less insulin"))
         // Steps toward more insulin still go: a ratio and a sensitivity twice the truth move down by 20%.
         current.carbRatio = 20
@@ -414,6 +420,28 @@ struct KnownPerson {
         #expect(block(at: 1) == 3 && block(at: 24 + 1) == 3)  // 01:00 shows 23:45 of the night before
     }
 
+    /// Audit 39 (settings): a settings file out of date with the pump (0.8 U/h against a pump
+    /// running 1.0) read the difference as insulin missing every hour: 4 of 205 fasting windows
+    /// left, 315 windows of nothing but that difference fed to the ISF fit as corrections, and no
+    /// word that the file and the pump disagree. It now changes nothing and says so.
+    @Test func aScheduleThatIsNotThePumpsChangesNothing() {
+        let person = KnownPerson()        // the pump runs 1 U/h all day
+        var current = person.settings
+        current.basalSchedule = [.init(start: "00:00", unitsPerHour: 1), .init(start: "06:00", unitsPerHour: 0.8)]
+        let log = person.log()
+        let e = SettingsEstimator.estimate(log: log, settings: try! current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        // 0.8 against 1.0 from 06:00 to midnight: three quarters of the time.
+        let reason = "no change: the settings' basal schedule differs from the pump's programme in the data 75% of the time "
+            + "(at 06:00 the pump ran 1 U/h, the file says 0.8); bring the file up to date with the pump"
+        #expect(e.insulinSensitivity.reason == reason && e.carbRatio.reason == reason, "\(e.insulinSensitivity.reason)")
+        #expect(e.basal.allSatisfy { $0.suggested == $0.current && $0.reason == reason })
+        // Within 0.05 U/h (or 5%) the schedule is the pump's: the estimate runs.
+        current.basalSchedule = [.init(start: "00:00", unitsPerHour: 1.04)]
+        let near = SettingsEstimator.estimate(log: log, settings: try! current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        #expect(!near.insulinSensitivity.reason.hasPrefix("no change: the settings' basal schedule"))
+        #expect(abs(near.insulinSensitivity.estimate! / 40 - 1) < 0.03)
+    }
+
     /// Audit 39 (settings): boluses exported in another file (the pump's basal records alone) read
     /// every window as fasting or basal: 13 of 17 simulated histories without their boluses had
     /// basal blocks cut, 15 by the full 20%. Days read with no bolus change nothing, with the reason.
@@ -485,7 +513,11 @@ struct KnownPerson {
         var current = person.settings
         current.carbRatio = 12
         current.basalSchedule = [.init(start: "00:00", unitsPerHour: 0.8), .init(start: "08:00", unitsPerHour: 1.2)]
-        let e = person.estimate(current: current)
+        // The pump's programme is the file's (an export without basal records: the schedule ran).
+        var log = person.log()
+        log.basalRates = []
+        let e = SettingsEstimator.estimate(log: log, settings: try current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        #expect(e.basal.contains { $0.suggested != $0.current })
         let suggested = e.suggestedSettings(from: current, timeZone: KnownPerson.utc)
         #expect(suggested.carbRatio == (e.carbRatio.suggested * 10).rounded() / 10)
         #expect(suggested.target == 120 && suggested.maxBolus == 15 && suggested.patient == current.patient)

@@ -145,6 +145,10 @@ public enum SettingsEstimator {
         if settings.basalSchedule == nil, log.basalRates.isEmpty, log.temporaryBasals.contains(where: { read($0.start) }) {
             return unchanged(out, settings: settings, reason: noScheduleReason)
         }
+        if let schedule = settings.basalSchedule, let first = out.first, let last = out.last,
+           let reason = ProgrammeMismatch(log: log, schedule: schedule, timeZone: timeZone, from: first, to: last).reason(timeZone: timeZone) {
+            return unchanged(out, settings: settings, reason: reason)
+        }
         let hold = out.lowsHoldMoreInsulin ? out.lowsReason : nil
         let holdLess = out.highsHoldLessInsulin ? out.highsReason : nil
         let fit = fitEffects(windows)
