@@ -53,6 +53,31 @@ import Testing
         #expect(abs(s.curve!.glucose(bolus: InsulinUnits(0), atMinute: 30).mgdL - 162.5) < 1e-9)
     }
 
+    /// Audit 39 (docs): on a CGM-only export, `dose` gave a model-based dose from models trained
+    /// with insulin (1.45 U beside the formula's 0.60 U, with no reason), where `predict` refuses the
+    /// same data: the model reads the export's missing boluses as no insulin at all. Now the formula's
+    /// dose, with the reason naming the input, as dosing.md says of incomplete inputs.
+    @Test func aModelTrainedWithInsulinGivesNoDoseOnDataWithoutInsulin() {
+        var trainedWithInsulin = model("G0 - 35 - 10 * IOB", horizon: 60)
+        trainedWithInsulin.absentRecords = nil
+        // Flat 180, nothing logged: the formula's 0 + (180 - 110) / 35 - 0 = 2 U.
+        let s = suggest([trainedWithInsulin])
+        #expect(s.decision == .bolus(units: 2, basis: .standardFormula))
+        #expect(s.modelDose == nil)
+        #expect(s.reasonCodes == ["model_unavailable"])
+        #expect(s.reasons.map(\.message) == ["no model-based dose: the 60-minute model uses IOB, but the data has no insulin "
+                                             + "records; the standard formula's dose is shown"])
+        // The same model where the log holds insulin records (a programmed basal of 0 U/h: nothing on
+        // board, IOB 0): it predicts 180 - 35 = 145 mg/dL at 60 min and asks (145 - 110) / 35 = 1 U.
+        var withBasal = F.flatLog()
+        withBasal.basalRates = [BasalRate(start: F.at(0), rate: InsulinRate(unitsPerHour: 0))]
+        #expect(suggest([trainedWithInsulin], log: withBasal).decision == .bolus(units: 1, basis: .model))
+        // A model trained without insulin records reads the CGM-only log as its own kind of data: 1 U.
+        var trainedWithout = trainedWithInsulin
+        trainedWithout.absentRecords = ["insulin"]
+        #expect(suggest([trainedWithout]).decision == .bolus(units: 1, basis: .model))
+    }
+
     @Test func formulaMethodGivesTheFormulaBesideTheModel() {
         let s = suggest([model("G0 - 35", horizon: 60)], method: .formula)
         #expect(s.decision == .bolus(units: 2, basis: .standardFormula))

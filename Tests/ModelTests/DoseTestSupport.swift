@@ -39,17 +39,22 @@ enum DoseFixture {
         FeatureSet(horizonMinutes: horizon, insulin: .adultRapid, carbs: fastCarbs)
     }
 
-    /// A model predicting `expression` alone (base none, intercept 0, slope 1).
+    /// A model predicting `expression` alone (base none, intercept 0, slope 1), trained, like the
+    /// flat logs here, on data without insulin or carbohydrate records (`absentRecords`): it reads
+    /// them as zero on such a log. A model trained with them gives no dose there
+    /// (`DoseModelTests.aModelTrainedWithInsulinGivesNoDoseOnDataWithoutInsulin`).
     static func model(_ expression: String, horizon: Int, features: FeatureSet? = nil) -> GlucoseModel {
         let f = features ?? self.features(horizon: horizon)
         let program = try! Program(infix: expression, variables: VariableNames(f.names))
-        return GlucoseModel(
+        var model = GlucoseModel(
             patient: patient, horizonMinutes: horizon, features: f, base: .none,
             arx: ARXModel(featureNames: f.names, intercept: 0, coefficients: Array(repeating: 0, count: f.names.count), ridge: ARXModel.defaultRidge),
             expression: expression, program: program, intercept: 0, slope: 1, selection: "hand-made",
             grammar: GrammarReference(name: "test", hash: "0"), seed: 1, evolution: EvolutionParameters(),
             fitness: .rmse, settings: "", training: TrainingWindow(trainFrom: t0, trainTo: t0, validationFrom: t0, validationTo: t0),
             metrics: [])
+        model.absentRecords = PatientLog.RecordInputs.allCases.map(\.rawValue)
+        return model
     }
 
     static func models(_ list: [GlucoseModel]) -> ModelSet {

@@ -99,14 +99,20 @@ import GrammarEvolution
     @Test func aCurveColumnNeedsItsRecords() throws {
         let curves = FeatureSet.multiSpeed(insulin: .adultRapid, carbs: .standard)
         let f = FeatureSet(horizonMinutes: 30, carbCurves: curves.carbs, insulinCurves: curves.insulin)
-        let insulinOnly = F.models([F.model("G0 - 2 * INS2", horizon: 30, features: f)])
-        #expect(throws: PredictionError.missingInput(F.patient, horizon: 30, input: "INS2", records: "insulin")) {
+        // Models trained on data with insulin and carbohydrate records (`absentRecords` nil).
+        func trained(_ expression: String) -> GlucoseModel {
+            var model = F.model(expression, horizon: 30, features: f)
+            model.absentRecords = nil
+            return model
+        }
+        let insulinOnly = F.models([trained("G0 - 2 * INS2")])
+        #expect(throws: PredictionError.missingInput(F.patient, MissingInput(horizon: 30, input: "INS2", records: .insulin))) {
             try Predictor(models: insulinOnly).predict(F.flatLog())
         }
         var log = F.flatLog()
         log.basalRates = [BasalRate(start: F.at(-120), rate: InsulinRate(unitsPerHour: 1))]
-        let carbsToo = F.models([F.model("G0 - 2 * INS2 + 0.1 * CARB3", horizon: 30, features: f)])
-        #expect(throws: PredictionError.missingInput(F.patient, horizon: 30, input: "CARB3", records: "carbohydrate")) {
+        let carbsToo = F.models([trained("G0 - 2 * INS2 + 0.1 * CARB3")])
+        #expect(throws: PredictionError.missingInput(F.patient, MissingInput(horizon: 30, input: "CARB3", records: .carbohydrate))) {
             try Predictor(models: carbsToo).predict(log)
         }
     }

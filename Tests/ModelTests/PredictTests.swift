@@ -162,10 +162,10 @@ enum PredictFixture {
         let model = models.models[30]!
         let input = try #require(model.features.insulinInputs.first(where: model.inputsUsed.contains))
         let log = PredictFixture.log(PredictFixture.patientA, days: 1, insulin: false)
-        #expect(throws: PredictionError.missingInput(PredictFixture.patientA, horizon: 30, input: input, records: "insulin")) {
+        #expect(throws: PredictionError.missingInput(PredictFixture.patientA, MissingInput(horizon: 30, input: input, records: .insulin))) {
             try Predictor(models: models).predict(log)
         }
-        #expect(PredictionError.missingInput(PredictFixture.patientA, horizon: 30, input: "IOB", records: "insulin").description
+        #expect(PredictionError.missingInput(PredictFixture.patientA, MissingInput(horizon: 30, input: "IOB", records: .insulin)).description
             == "p_a: the 30-minute model uses IOB, but the data has no insulin records")
     }
 

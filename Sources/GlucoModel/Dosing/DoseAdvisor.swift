@@ -133,7 +133,7 @@ public enum DoseAdvisor {
         }
 
         var notes: [DoseNote] = []
-        let anchors = trajectory(models, series: series, at: at, notes: &notes)
+        let anchors = trajectory(models, history: history, series: series, at: at, notes: &notes)
         out.featureTime = anchors.featureTime
         let effects = effects(glucose: glucose, settings: settings, series: series, net: net, carbModel: options.carbModel)
         let curve = PredictedCurve(effects: effects, anchors: anchors.points, plannedCarbs: Carbohydrate(grams: eaten == nil ? carbs : 0))
@@ -269,8 +269,9 @@ public enum DoseAdvisor {
     static let maximumAnchorSteps = 3
 
     /// The models' predictions with no new meal or bolus, as `(minutes after at, glucose)`;
-    /// empty (with a note) when there is no model or its inputs cannot be computed.
-    static func trajectory(_ models: ModelSet?, series: PatientSeries, at: Date,
+    /// empty (with a note) when there is no model, `history` has no records of an input a model
+    /// reads (`ModelSet.missingInput(in:)`, what `predict` refuses) or its inputs cannot be computed.
+    static func trajectory(_ models: ModelSet?, history: PatientLog, series: PatientSeries, at: Date,
                            notes: inout [DoseNote]) -> (points: [(minutes: Double, glucose: GlucoseValue)], featureTime: Date?) {
         guard let models else { notes.append(.modelUnavailable("no model given")); return ([], nil) }
         for h in models.horizons {
@@ -278,6 +279,12 @@ public enum DoseAdvisor {
                 notes.append(.modelUnavailable("the \(h)-minute model \(problem), so it does not advise insulin"))
                 return ([], nil)
             }
+        }
+        // A CGM-only export read by a model fitted with insulin: its inputs say no insulin was
+        // given, where the log only lacks the records.
+        if let missing = models.missingInput(in: history) {
+            notes.append(.modelUnavailable("\(missing)"))
+            return ([], nil)
         }
         // The models read their inputs at the newest step with a reading, up to three steps before
         // `at`'s (the step ending at or after `at`): a reading less than 15 minutes old (older is

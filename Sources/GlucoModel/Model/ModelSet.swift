@@ -62,6 +62,24 @@ public struct ModelSet: Sendable {
         return reach + 2 * options.step
     }
 
+    /// The first input a model reads whose kind of record the log holds none of (`PatientLog.has`),
+    /// unless the model's training data held none either (`GlucoseModel.absentRecords`): a model
+    /// fitted with insulin reads a CGM-only export's missing boluses as no insulin at all. Nil when
+    /// the log holds every input the models read. `Predictor.check` refuses such data and
+    /// `DoseAdvisor` gives no model-based dose on it.
+    public func missingInput(in log: PatientLog) -> MissingInput? {
+        for h in horizons {
+            let model = models[h]!, used = model.inputsUsed
+            for kind in PatientLog.RecordInputs.allCases where !log.has(kind) && !(model.absentRecords ?? []).contains(kind.rawValue) {
+                let inputs = kind == .insulin ? model.features.insulinInputs : model.features.carbInputs
+                if let input = inputs.first(where: used.contains) {
+                    return MissingInput(horizon: h, input: input, records: kind)
+                }
+            }
+        }
+        return nil
+    }
+
     /// Series options matching the models (their insulin and carbohydrate curves and grid step).
     public var seriesOptions: SeriesOptions {
         let any = models[horizons[0]]!
@@ -70,13 +88,23 @@ public struct ModelSet: Sendable {
     }
 }
 
+/// An input a patient's model reads that the data holds no records for (`ModelSet.missingInput(in:)`).
+public struct MissingInput: Sendable, Equatable, CustomStringConvertible {
+    public var horizon: Int
+    /// The feature the model reads (`IOB`, `INS`, `COB`...).
+    public var input: String
+    public var records: PatientLog.RecordInputs
+
+    public var description: String { "the \(horizon)-minute model uses \(input), but the data has no \(records.rawValue) records" }
+}
+
 /// Why a patient gets no predictions (never a wrong number instead).
 public enum PredictionError: Error, CustomStringConvertible, Equatable {
     case noModel(PatientID, folder: String)
     /// Models exist (`available`, their horizons), but none for `horizon`.
     case noModelForHorizon(PatientID, horizon: Int, available: [Int] = [])
     /// The model reads an input the data has no records for.
-    case missingInput(PatientID, horizon: Int, input: String, records: String)
+    case missingInput(PatientID, MissingInput)
     case noGlucose(PatientID)
     /// The newest reading is older than allowed at the moment predictions are wanted for.
     case staleData(PatientID, newest: Date, wanted: Date)
@@ -90,8 +118,7 @@ public enum PredictionError: Error, CustomStringConvertible, Equatable {
         case let .noModelForHorizon(p, h, available):
             return "\(p): no model for the \(h)-minute horizon"
                 + (available.isEmpty ? "" : " (models for \(available.map(String.init).joined(separator: ", ")) minutes)")
-        case let .missingInput(p, h, input, records):
-            return "\(p): the \(h)-minute model uses \(input), but the data has no \(records) records"
+        case let .missingInput(p, missing): return "\(p): \(missing)"
         case let .noGlucose(p): return "\(p): no glucose readings"
         case let .staleData(p, newest, wanted):
             return "\(p): newest glucose reading is from \(newest.iso8601), too old to predict at \(wanted.iso8601)"

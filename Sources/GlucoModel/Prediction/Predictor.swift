@@ -86,18 +86,10 @@ public struct Predictor: Sendable {
     public init(models: ModelSet) { self.models = models }
 
     /// Refuses data the models cannot use: no glucose, or no records of an input a model reads
-    /// (unless its training data had none either: `GlucoseModel.absentRecords`).
+    /// (`ModelSet.missingInput(in:)`).
     public func check(_ log: PatientLog) throws {
         guard !log.glucose.isEmpty else { throw PredictionError.noGlucose(models.patient) }
-        for h in models.horizons {
-            let model = models.models[h]!, used = model.inputsUsed
-            for kind in PatientLog.RecordInputs.allCases where !log.has(kind) && !(model.absentRecords ?? []).contains(kind.rawValue) {
-                let inputs = kind == .insulin ? model.features.insulinInputs : model.features.carbInputs
-                if let input = inputs.first(where: used.contains) {
-                    throw PredictionError.missingInput(models.patient, horizon: h, input: input, records: kind.rawValue)
-                }
-            }
-        }
+        if let missing = models.missingInput(in: log) { throw PredictionError.missingInput(models.patient, missing) }
     }
 
     /// Predictions for every step from `from` to `to` (inclusive; default: the whole log).
