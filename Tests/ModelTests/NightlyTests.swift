@@ -579,6 +579,65 @@ struct Interrupted: Error {}
     }
 }
 
+extension NightlyDoseAuditTests {
+    /// Audit 39 (docs): a settings file with an implausible setting stopped its patient's scoring,
+    /// not only its audit: the night's prediction and alert files were written but the scoring
+    /// state never advanced, the summary line left the patient out, and every later night scored
+    /// its whole history again into that night's folder. Now it is a warning naming the file and
+    /// the setting, and the patient is scored, night after night, as a run without --settings scores it.
+    @Test func aBadSettingsFileStopsTheAuditNotTheScoring() throws {
+        let p = [PredictFixture.patientA]
+        let bad = try NightlyBench(patients: p), plain = try NightlyBench(patients: p)
+        let folder = try bad.settingsFolder(for: p)
+        let file = folder.appendingPathComponent("p_a.json")
+        let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+        try Data(text.replacingOccurrences(of: "\"carbRatio\": 12", with: "\"carbRatio\": 200").utf8).write(to: file)
+        func scorer(_ bench: NightlyBench, _ night: String) -> NightlyScorer {
+            var scorer = bench.scorer(night)
+            if bench.dir == bad.dir {
+                scorer.auditor = DoseAudit.nightlyAuditor(settingsFolder: folder)
+                scorer.settingsChecker = SettingsEstimator.nightlyChecker(settingsFolder: folder, timeZone: PredictFixture.utc)
+            }
+            return scorer
+        }
+        let nights = ["2026-01-10", "2026-01-11"]
+        // Night 1: days 0-4; night 2: day 5 comes in.
+        var outcomes: [[NightlyOutcome]] = [[], []]
+        var states: [[PatientID: Date]] = [[:], [:]]
+        for (i, bench) in [bad, plain].enumerated() {
+            outcomes[i].append(try scorer(bench, nights[0]).run())
+            states[i] = try bench.states()
+            try bench.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
+            outcomes[i].append(try scorer(bench, nights[1]).run())
+        }
+        // Scored up to the newest reading each night: day 0 + 5 days - 5 min, then + 6 days - 5 min.
+        let night1End = PredictFixture.day0.addingTimeInterval(5 * 86_400 - 300)
+        #expect(states[0] == [PredictFixture.patientA: night1End] && states[1] == states[0])
+        #expect(try bad.states() == [PredictFixture.patientA: night1End.addingTimeInterval(86_400)])
+        for (b, p) in zip(outcomes[0], outcomes[1]) {
+            #expect(b.patientsScored == 1 && b.predictions == p.predictions && b.readingsScored == p.readingsScored
+                && b.alerts == p.alerts)
+            // Done with warnings (2): one for the audit, one for the settings check, each naming the file and the setting.
+            #expect(b.exitCode == 2 && p.exitCode == 0)
+            #expect(b.warnings.count == 2 && b.warnings.allSatisfy { $0.hasPrefix("p_a: no ") && $0.contains("p_a.json") && $0.contains("'carbRatio' = 200") })
+        }
+        let badFiles = try bad.files(), plainFiles = try plain.files()
+        for night in nights {
+            for kind in ["predictions", "alerts"] {
+                let path = "/\(night)/\(kind)/p_a.csv"
+                #expect(badFiles[path] != nil && badFiles[path] == plainFiles[path], "\(path)")
+            }
+            #expect(badFiles["/\(night)/dose-audit/p_a.csv"] == nil && badFiles["/\(night)/settings-check/p_a.csv"] == nil)
+        }
+        // Night 2 holds day 5's 288 issue moments only, from the step after night 1's state (it held
+        // the whole history again).
+        let night2 = String(decoding: try #require(badFiles["/\(nights[1])/predictions/p_a.csv"]), as: UTF8.self)
+            .split(separator: "\n").dropFirst()
+        let issued = Set(night2.map { String($0.split(separator: ",")[1]) })
+        #expect(issued.min() == PredictionCSV.iso8601(night1End.addingTimeInterval(300)) && issued.count == 288)
+    }
+}
+
 extension NightlyBench {
     /// A settings folder with a plausible settings file for each of `patients`.
     func settingsFolder(for patients: [PatientID]) throws -> URL {

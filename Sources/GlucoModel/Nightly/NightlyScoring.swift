@@ -396,17 +396,30 @@ public struct NightlyScorer {
         let alerts = AlertEpisode.episodes(in: excursions, thresholds: thresholds, step: models.seriesOptions.step)
         try folder.updatePatientFile(folder.file(folder.alerts, patient), header: AlertEpisode.csvHeader(units: units),
                                      keepingThrough: nightFrom, lines: alerts.map { $0.csvLine(units: units) })
+        // A settings file the audit or the check cannot use (broken, implausible) is a warning of the
+        // patient's, who is scored as without one: its state advances with its predictions, so the
+        // next night does not score them again.
         if let auditor {
             // The boluses after `nightFrom` (all of them from the first issue moment when there is none).
             let period = DateInterval(start: min(from ?? firstIssued ?? log.glucose[0].time, newest), end: newest)
-            if let text = try auditor(patient, log, models, period) {
+            let text: String?
+            do { text = try auditor(patient, log, models, period) } catch {
+                text = nil
+                warn(&outcome, message, "\(patient): no dose audit: \(error)")
+            }
+            if let text {
                 let lines = text.split(separator: "\n").map(String.init)
                 try folder.updatePatientFile(folder.file(folder.doseAudit, patient), header: lines.first ?? "",
                                              keepingThrough: nightFrom, lines: Array(lines.dropFirst()))
             }
         }
-        if let settingsChecker, let text = try settingsChecker(patient, log) {
-            try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.settingsCheck, patient))
+        if let settingsChecker {
+            let text: String?
+            do { text = try settingsChecker(patient, log) } catch {
+                text = nil
+                warn(&outcome, message, "\(patient): no settings check: \(error)")
+            }
+            if let text { try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.settingsCheck, patient)) }
         }
         do { try afterPatientFiles?(patient) } catch { throw NightlyInterruption(underlying: error) }
         try store.advanceScoring(for: patient, to: newest, night: settings.night, nightFrom: nightFrom, lastRunID: latestRun)

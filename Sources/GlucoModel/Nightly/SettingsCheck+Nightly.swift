@@ -28,13 +28,7 @@ extension SettingsEstimator {
     /// without a file. A file with a bad setting is an error naming it (a warning of the night).
     public static func nightlyChecker(settingsFolder: URL, timeZone: TimeZone) -> NightlySettingsChecker {
         { patient, log in
-            let url = settingsFolder.appendingPathComponent("\(patient.rawValue).json")
-            guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-            let checked: CheckedDoseSettings
-            switch try DoseSettings.load(url).checked(for: patient) {
-            case let .success(s): checked = s
-            case let .failure(refusal): throw InputError(SourceLocation(file: url.path), "[\(refusal.code)] \(refusal.description)")
-            }
+            guard let checked = try CheckedDoseSettings.nightly(in: settingsFolder, for: patient) else { return nil }
             let e = estimate(log: log, settings: checked, timeZone: timeZone)
             return ([SettingsEstimate.csvHeader] + e.csvLines).joined(separator: "\n") + "\n"
         }
