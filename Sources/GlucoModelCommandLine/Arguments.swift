@@ -8,3 +8,16 @@ extension FeatureCurves: ExpressibleByArgument {}
 extension DateOrder: ExpressibleByArgument {}
 extension DoseMethod: ExpressibleByArgument {}
 extension CGMMetricsReport.Format: ExpressibleByArgument {}
+
+/// Reads a number option (`@Option(transform: DecimalArgument.read)`) as every data and settings
+/// file's number is read (`NumberText`): decimal only, finite. ArgumentParser's own `Double` reads
+/// hexadecimal (`--carbs 0x10` was 16 g, `0x1p4` too), `nan` and `inf`; those are refused here, and
+/// the error names the option and the value. Whole-number options (`Int`) read decimal digits only.
+public enum DecimalArgument {
+    @Sendable public static func read(_ text: String) throws -> Double {
+        guard let value = NumberText.read(text) else {
+            throw ValidationError("expected a decimal number (hexadecimal, nan and inf are refused)")
+        }
+        return value
+    }
+}

@@ -31,7 +31,7 @@ struct Dose: ParsableCommand {
     @Option(help: "Settings JSON file (docs/dosing.md; examples in datasets/settings/).")
     var settings: String
 
-    @Option(help: "Planned carbohydrates in grams (0 for a correction only).")
+    @Option(help: "Planned carbohydrates in grams (0 for a correction only).", transform: DecimalArgument.read)
     var carbs: Double?
 
     @Option(help: "When the --carbs were eaten, if before --at (same forms as --at, at most 3 h before): a meal eaten at a low and asked about again, as the 'no insulin' advice says. They count as eaten then and not yet covered by insulin.")
@@ -71,8 +71,7 @@ struct Dose: ParsableCommand {
             if carbs != nil || at != nil || carbsTime != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--carbs-time/--at") }
             if settingsFromData { throw ValidationError("--settings-from-data goes with a suggestion, not --audit") }
         } else {
-            guard let carbs else { throw ValidationError("--carbs is required (0 for a correction only)") }
-            guard carbs.isFinite else { throw ValidationError("--carbs: expected grams (0 for a correction only), got \(carbs)") }
+            guard carbs != nil else { throw ValidationError("--carbs is required (0 for a correction only)") }
             if from != nil || to != nil { throw ValidationError("--from/--to go with --audit") }
         }
     }

@@ -14,7 +14,7 @@ struct Metrics: ParsableCommand {
 
     @OptionGroup var input: DataArguments
 
-    @Option(help: "Days before the last reading to cover.")
+    @Option(help: "Days before the last reading to cover (default: 14).", transform: DecimalArgument.read)
     var days: Double = 14
 
     @Option(help: "Output: table, csv or json.")
@@ -28,7 +28,7 @@ struct Metrics: ParsableCommand {
     @OptionGroup var units: GlucoseUnitsOption
 
     func validate() throws {
-        guard days > 0, days.isFinite else { throw ValidationError("--days must be a positive number of days") }
+        guard days > 0 else { throw ValidationError("--days must be a positive number of days") }
         _ = try input.reading.format(inputFormat, option: "--input-format")
         if input.data.isEmpty, input.store == nil { throw ValidationError("give DATA files or folders, or --store FILE") }
     }

@@ -39,10 +39,10 @@ struct Nightly: ParsableCommand {
     @Option(help: "On nights falling on this day (monday ... sunday), patients with a settings file also get the settings the last 28 days of their log support, in settings-check/<patient>.csv (docs/settings.md). Default: never.")
     var settingsCheckOn: Weekday?
 
-    @Option(help: "Alert when a prediction is below this, in --units (default: 70 mg/dL, 3.9 mmol/L).")
+    @Option(help: "Alert when a prediction is below this, in --units (default: 70 mg/dL, 3.9 mmol/L).", transform: DecimalArgument.read)
     var low: Double?
 
-    @Option(help: "Alert when a prediction is above this, in --units (default: 250 mg/dL, 13.9 mmol/L).")
+    @Option(help: "Alert when a prediction is above this, in --units (default: 250 mg/dL, 13.9 mmol/L).", transform: DecimalArgument.read)
     var high: Double?
 
     @Option(help: "Horizons in minutes, comma-separated (default: every horizon with a model).")
@@ -62,9 +62,6 @@ struct Nightly: ParsableCommand {
         if let night, !NightlySettings.isNightLabel(night) { throw ValidationError("--night: expected YYYY-MM-DD, got '\(night)'") }
         if settingsCheckOn != nil, settings == nil { throw ValidationError("--settings-check-on needs --settings (the folder of settings files)") }
         let t = thresholds
-        for (name, value) in [("--low", t.low), ("--high", t.high)] where !value.isFinite {
-            throw ValidationError("\(name): expected a glucose value, got \(value)")
-        }
         // A threshold outside what a CGM reads is a unit mix-up (70 read as mmol/L is 1261 mg/dL).
         // Checked before the order: `--units mmol/L --low 70` is that slip, not a low above the default high.
         for (name, value, given) in [("--low", t.low, low), ("--high", t.high, high)] where given != nil && !(20...600).contains(value) {

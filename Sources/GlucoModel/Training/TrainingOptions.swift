@@ -143,10 +143,10 @@ public enum ARXRidge: Hashable, Sendable {
     case fixed(Double)
     case auto
 
-    /// `auto`, or a number from 0 to 1.
+    /// `auto`, or a decimal number from 0 to 1 (`NumberText`: not `0x1p-10`).
     public init?(text: String) {
         if text == "auto" { self = .auto; return }
-        guard let v = Double(text), v.isFinite, (0...1).contains(v) else { return nil }
+        guard let v = NumberText.read(text), (0...1).contains(v) else { return nil }
         self = .fixed(v)
     }
 

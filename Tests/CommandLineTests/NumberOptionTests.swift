@@ -1,0 +1,55 @@
+import ArgumentParser
+import Testing
+@testable import glucomodel_predict
+@testable import glucomodel_train
+
+/// Audit 39 (docs): the command line read numbers as `Double(String)` does, so `dose --carbs 0x10`
+/// was 16 g, `--carbs 0x1p4` 16 g, `nightly --low 0x40` 64 mg/dL and `metrics --days 0x10` 16 days,
+/// while README.md says hexadecimal is refused (as the data files refuse it). Every number option
+/// now reads as the files do (`NumberText`).
+@Suite struct NumberOptionTests {
+    static let dose = ["--patient", "p_a", "--settings", "s.json", "--data", "p_a.csv"]
+    static let nightly = ["--store", "s.sqlite", "--inbox", "in", "--models", "m", "--out", "o"]
+
+    /// Decimal text, as the files take it: the value it says.
+    @Test func decimalNumbersAreRead() throws {
+        #expect(try Dose.parse(Self.dose + ["--carbs", "16"]).carbs == 16)
+        #expect(try Dose.parse(Self.dose + ["--carbs", "1.6e1"]).carbs == 16)
+        #expect(try Dose.parse(Self.dose + ["--carbs", "0"]).carbs == 0)
+        let night = try Nightly.parse(Self.nightly + ["--low", "64.5", "--high", "+300"])
+        #expect(night.thresholds.low == 64.5 && night.thresholds.high == 300)
+        #expect(try Metrics.parse(["a.csv", "--days", "7.5"]).days == 7.5)
+        #expect(try Metrics.parse(["a.csv"]).days == 14)
+        _ = try glucomodel_train.Train.parse(["--data", "datasets", "--arx-ridge", "1e-4"])
+        // 0x1p-10 is 0.00098, a ridge weight within 0-1: it was read.
+        #expect(throws: (any Error).self) { try glucomodel_train.Train.parse(["--data", "datasets", "--arx-ridge", "0x1p-10"]) }
+    }
+
+    @Test(arguments: ["0x10", "0X10", "0x1p4", "0x1.8p1", "nan", "NaN", "inf", "infinity", "1e999", "16g", "1_6"])
+    func hexadecimalAndNonFiniteNumbersAreRefused(_ text: String) {
+        let cases: [(option: String, parse: () throws -> Void, message: (any Error) -> String)] = [
+            ("--carbs", { _ = try Dose.parse(Self.dose + ["--carbs", text]) }, { Dose.message(for: $0) }),
+            ("--low", { _ = try Nightly.parse(Self.nightly + ["--low", text]) }, { Nightly.message(for: $0) }),
+            ("--high", { _ = try Nightly.parse(Self.nightly + ["--high", text]) }, { Nightly.message(for: $0) }),
+            ("--days", { _ = try Metrics.parse(["a.csv", "--days", text]) }, { Metrics.message(for: $0) }),
+        ]
+        for c in cases {
+            do {
+                try c.parse()
+                Issue.record("\(c.option) \(text) was read")
+            } catch {
+                let message = c.message(error)
+                #expect(message.contains("'\(text)'") && message.contains(c.option)
+                        && message.contains("expected a decimal number (hexadecimal, nan and inf are refused)"), "\(message)")
+            }
+        }
+        #expect(throws: (any Error).self) { try glucomodel_train.Train.parse(["--data", "datasets", "--arx-ridge", text]) }
+    }
+
+    /// A value starting with a minus (`-0x10`, `-inf`) reads as an option: no value, refused too.
+    @Test(arguments: ["-0x10", "-inf"])
+    func aValueLikeAnOptionIsNoNumber(_ text: String) {
+        #expect(throws: (any Error).self) { try Dose.parse(Self.dose + ["--carbs", text]) }
+        #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--days", text]) }
+    }
+}
