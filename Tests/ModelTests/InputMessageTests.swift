@@ -86,6 +86,54 @@ import GrammarEvolution
         options.patient = try PatientID("p_7")
         #expect(try NightscoutImporter().importFile(at: url, options: options).log.patient.rawValue == "p_7")
     }
+
+    /// A Nightscout file (which names no patient) called `<stem>.json`.
+    func nightscoutFile(_ stem: String) throws -> URL {
+        let url = temporaryFolder("file-name-id").appendingPathComponent("\(stem).json")
+        try Data(#"[{"type": "sgv", "sgv": 120, "date": 1767600000000}]"#.utf8).write(to: url)
+        return url
+    }
+
+    /// Audit 39 (docs): a file name that is no id as it stands was rewritten into one: `John
+    /// Smith.csv` became the patient `John_Smith`, `x y z.csv` `x_y_z`, `_x.csv` `x`, so a person's
+    /// name went into every output as a pseudonymous id. README.md: "A file name that is no usable id
+    /// is an error asking for `--patient`"; the import and the shard's scan now say so.
+    @Test(arguments: ["John Smith", "x y z", "_x", "Jürgen_1", "a+b", "-p1", "..p1", String(repeating: "a", count: 65)])
+    func aFileNameThatIsNoIdAsItStandsAsksForThePatientOption(_ stem: String) throws {
+        let url = try nightscoutFile(stem)
+        let error = try #require(throws: InputError.self) { try NightscoutImporter().importFile(at: url, options: Fixture.options) }
+        #expect(error.issue.message.hasPrefix("the file does not name its patient, and its name is no usable id as it stands (patient id"))
+        #expect(error.issue.message.hasSuffix("give a pseudonymous id with the patient option (--patient)"))
+        #expect(throws: InputError.self) { try PatientIDScan.patient(of: url, options: Fixture.options) }
+        var options = Fixture.options
+        options.patient = try PatientID("p_7")
+        #expect(try NightscoutImporter().importFile(at: url, options: options).log.patient.rawValue == "p_7")
+    }
+
+    /// A file name that is an id as it stands (the bundled data's, the fixtures') is the id, unchanged.
+    @Test(arguments: ["p1", "adolescent_003-ws-training", "child_003", "nightscout_both", "P_07.v2", "559"])
+    func aFileNameThatIsAnIdIsKept(_ stem: String) throws {
+        let url = try nightscoutFile(stem)
+        let r = try NightscoutImporter().importFile(at: url, options: Fixture.options)
+        #expect(r.log.patient.rawValue == stem)
+        #expect(r.summary.warnings.contains { $0.message.contains("using id '\(stem)' from the file name") })
+        #expect(try PatientIDScan.patient(of: url, options: Fixture.options).rawValue == stem)
+    }
+
+    /// The names a Dexcom preamble gives are taken out of its file name as whole words, with their
+    /// separator; a name left inside a word, or nothing left, asks for the patient option.
+    @Test func preambleNamesAreTakenOutAsWords() throws {
+        let names = ["Jacinta", "Quintanilla"]
+        func id(_ file: String) throws -> String { try PatientLogBuilder.patientID(fromFileName: file, scrub: names).rawValue }
+        #expect(try id("Clarity_Export_Quintanilla_Jacinta_2026-11-20.csv") == "Clarity_Export_2026-11-20")
+        #expect(try id("quintanilla-JACINTA-2026.csv") == "2026")
+        #expect(try id("Clarity_Export_2026.csv") == "Clarity_Export_2026")
+        for file in ["Jacinta Quintanilla.csv", "Quintanilla_Jacinta.csv", "Clarity_Export_JacintaQ_2026.csv",
+                     "Clarity Export 2026.csv", "_Jacinta_x.csv"] {
+            let error = #expect(throws: InputError.self, "\(file)") { try id(file) }
+            #expect(error?.issue.message.contains("--patient") == true)
+        }
+    }
 }
 
 /// A settings file's keys: a misspelt limit or a key given twice is refused, naming the line.

@@ -55,11 +55,11 @@ extension PatientLogBuilder {
         }
     }
 
-    /// Builds the log with `options.patient`, else an id made from the file name: its stem with every
-    /// character outside `[A-Za-z0-9._-]` replaced by `_` and any `scrub` text (names read from a
-    /// preamble) removed, from the file name in the summary and issues too (with a warning saying so).
-    /// - Throws: `InputError` when the file does not name the patient and its name is no
-    ///   usable id either (an e-mail address, `..`): the message asks for the patient option.
+    /// Builds the log with `options.patient`, else the id its file name is (`patientID(fromFileName:scrub:)`:
+    /// any `scrub` text, names read from a preamble, taken out), with a warning saying so; the names
+    /// are removed from the file name in the summary and issues too.
+    /// - Throws: `InputError` when the file does not name the patient and its name is no usable id
+    ///   as it stands (`John Smith.csv`, an e-mail address, `..`): the message asks for the patient option.
     public mutating func build(scrub: [String] = []) throws -> ImportResult {
         let names = scrub.filter { $0.count >= 2 }
         let patient = try options.patient ?? patientFromFileName(scrub: names)
@@ -76,35 +76,6 @@ extension PatientLogBuilder {
             }
         }
         return result
-    }
-
-    /// The id a file that names no patient gets: its stem with every `scrub` text (of at least two
-    /// characters) removed, characters outside `[A-Za-z0-9._-]` replaced by `_`, runs of `_` made
-    /// one, `_` and `.` trimmed at the ends, at most 64 characters; `patient` when nothing is left.
-    /// - Throws: `InputError` when the name looks like an e-mail address (checked before the
-    ///   cleaning, which would turn name@example.com into name_example.com) or the cleaned name
-    ///   breaks the id rule: the message asks for the patient option.
-    static func patientID(fromFileName file: String, scrub: [String]) throws -> PatientID {
-        var stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        for word in scrub where word.count >= 2 { stem = stem.replacingOccurrences(of: word, with: "", options: .caseInsensitive) }
-        if PatientID.looksLikeEmail(stem) {
-            throw InputError(SourceLocation(file: file), "the file does not name its patient, and its name looks like an e-mail address; "
-                + "give a pseudonymous id with the patient option (--patient)")
-        }
-        var cleaned = String(stem.unicodeScalars.map { s -> Character in
-            s.isASCII && (CharacterSet.alphanumerics.contains(s) || "-_.".unicodeScalars.contains(s)) ? Character(s) : "_"
-        })
-        while cleaned.contains("__") { cleaned = cleaned.replacingOccurrences(of: "__", with: "_") }
-        cleaned = String(cleaned.trimmingCharacters(in: CharacterSet(charactersIn: "_.")).prefix(64))
-        if cleaned.isEmpty { return fallbackPatient }
-        do { return try PatientID(cleaned) } catch {
-            throw InputError(SourceLocation(file: file), "the file does not name its patient, and its name is no usable id (\(error)); "
-                + "give a pseudonymous id with the patient option (--patient)")
-        }
-    }
-
-    static var fallbackPatient: PatientID {
-        do { return try PatientID("patient") } catch { preconditionFailure("'patient' is a valid id") }
     }
 
     private mutating func patientFromFileName(scrub: [String]) throws -> PatientID {
