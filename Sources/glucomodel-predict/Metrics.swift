@@ -9,7 +9,8 @@ struct Metrics: ParsableCommand {
         abstract: "CGM metrics (time in ranges, mean, GMI, CV, LBGI/HBGI, GRI, MODD, CONGA...) per patient for the last days of the data.",
         discussion: """
             The period ends one reading interval after each patient's last reading and covers --days days \
-            (or less when the data is shorter). Formulas: specs/cgm-metrics.md (2019 consensus on time in range).
+            (or less when the data is shorter). Formulas: the 2019 International Consensus on Time in Range \
+            (Battelino et al., Diabetes Care 2019) and the iglu package's; docs/predict-and-nightly.md.
             """)
 
     @OptionGroup var input: DataArguments

@@ -39,10 +39,10 @@ struct Nightly: ParsableCommand {
     @Option(help: "On nights falling on this day (monday ... sunday), patients with a settings file also get the settings the last 28 days of their log support, in settings-check/<patient>.csv (docs/settings.md). Default: never.")
     var settingsCheckOn: Weekday?
 
-    @Option(help: "Alert when a prediction is below this, in --units (default: 70 mg/dL, 3.9 mmol/L).", transform: DecimalArgument.read)
+    @Option(help: "Alert when a prediction is below this, in --units (default: 70 mg/dL, 3.89 mmol/L).", transform: DecimalArgument.read)
     var low: Double?
 
-    @Option(help: "Alert when a prediction is above this, in --units (default: 250 mg/dL, 13.9 mmol/L).", transform: DecimalArgument.read)
+    @Option(help: "Alert when a prediction is above this, in --units (default: 250 mg/dL, 13.88 mmol/L).", transform: DecimalArgument.read)
     var high: Double?
 
     @Option(help: "Horizons in minutes, comma-separated (default: every horizon with a model).")
