@@ -85,7 +85,7 @@ struct Predict: ParsableCommand {
             throw ExitCode(RunStatus.failure.rawValue)
         }
         try sink.commit()
-        Console.status("\(rows) predictions for \(predicted) of \(loaded.patients.count) patients" + (out.map { " written to \($0)" } ?? ""))
+        Console.status("\(Plural.of(rows, "prediction")) for \(predicted) of \(Plural.of(loaded.patients.count, "patient"))" + (out.map { " written to \($0)" } ?? ""))
         if skipped > 0 { throw ExitCode(RunStatus.partial.rawValue) }
     }
 }

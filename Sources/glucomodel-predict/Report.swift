@@ -105,7 +105,7 @@ struct Report: ParsableCommand {
         }
         try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone), units: units.unit)
             .write(to: folder.appendingPathComponent("index.html"))
-        print("Wrote \(entries.count) reports and index.html to \(folder.path)")
+        print("Wrote \(Plural.of(entries.count, "report")) and index.html to \(folder.path)")
         let status = RunStatus.of(done: entries.count, failed: failures.count + loaded.failures.count)
         if status != .success { throw ExitCode(status.rawValue) }
     }

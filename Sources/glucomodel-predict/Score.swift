@@ -58,7 +58,8 @@ struct Score: ParsableCommand {
         if warnings > maxWarnings {
             // Every row not scored is counted, and the lines of the first thousand named.
             let shown = lines.map(String.init).joined(separator: ", ")
-            Console.write("... \(warnings - maxWarnings) more warnings; \(warnings) rows not scored in all, at lines \(shown)"
+            Console.write("... \(Plural.of(warnings - maxWarnings, "more warning")); "
+                + "\(Plural.of(warnings, "row")) not scored in all, at lines \(shown)"
                 + (warnings > lines.count ? " and \(warnings - lines.count) more" : ""))
         }
         if out == nil { Console.write(summary.report) } else { print(summary.report) }

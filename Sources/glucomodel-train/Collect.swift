@@ -31,7 +31,7 @@ struct Collect: ParsableCommand {
         let rows = CohortResults.collect(folder)
         try CohortResults.write(rows, to: folder)
         print(ResultsTable.summary(rows))
-        print("\n\(Set(rows.map(\.patient)).count) patients. Results: \(out)/results.csv")
+        print("\n\(Plural.of(Set(rows.map(\.patient)).count, "patient")). Results: \(out)/results.csv")
         let completeness: CohortCompleteness
         do { completeness = try CohortCompleteness.check(folder) } catch { throw ValidationError("\(error)") }
         for line in completeness.lines { Console.warn(line) }

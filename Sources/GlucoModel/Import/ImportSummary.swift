@@ -73,7 +73,7 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
         // The builder keeps the first `PatientLogBuilder.maxIssuesPerReason` warnings of a reason;
         // the summary line counts every row.
         let capped = rowsSkippedForProblems > issues.count ? " (the first of each kind; the summary line counts every row)" : ""
-        if shown.count < issues.count { lines.append("... and \(issues.count - shown.count) more warnings" + capped + more) }
+        if shown.count < issues.count { lines.append("... and \(Plural.of(issues.count - shown.count, "more warning"))" + capped + more) }
         return lines
     }
 

@@ -126,14 +126,15 @@ public struct NightlyOutcome: Sendable {
 
     public var summaryLine: String {
         if let failure { return "nightly failed: \(failure)" }
-        return "nightly: \(patientsScored) patients scored (\(patientsUpToDate) up to date), \(readingsImported) readings imported, "
-            + "\(readingsScored) readings scored, \(predictions) predictions, \(alerts) alert episodes "
+        return "nightly: \(Plural.of(patientsScored, "patient")) scored (\(patientsUpToDate) up to date), "
+            + "\(Plural.of(readingsImported, "reading")) imported, \(Plural.of(readingsScored, "reading")) scored, "
+            + "\(Plural.of(predictions, "prediction")), \(Plural.of(alerts, "alert episode")) "
             + "(low < \(PredictionCSV.glucose(thresholds.low, units, mgdLDecimals: 1)), "
             + "high > \(PredictionCSV.glucose(thresholds.high, units, mgdLDecimals: 1)) \(units.rawValue)), "
-            + (sensorLimits.isEmpty ? "" : "sensor limits in \(sensorLimits.map { "\($0.patient) (\($0.runs.count) runs)" }.joined(separator: ", ")), ")
+            + (sensorLimits.isEmpty ? "" : "sensor limits in \(sensorLimits.map { "\($0.patient) (\(Plural.of($0.runs.count, "run")))" }.joined(separator: ", ")), ")
             + (modelLimits.isEmpty ? "" : "predictions at a model's limit in \(modelLimits.map { "\($0.patient) (\($0.predictions))" }.joined(separator: ", ")), ")
             + (baseAlone.isEmpty ? "" : "predictions by ARX alone in \(baseAlone.map { "\($0.patient) (\($0.predictions))" }.joined(separator: ", ")), ")
-            + "\(warnings.count) warnings"
+            + Plural.of(warnings.count, "warning")
     }
 }
 

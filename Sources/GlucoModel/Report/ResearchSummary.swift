@@ -93,7 +93,7 @@ public struct ResearchSummary: Sendable {
         let horizons = Set(results.map(\.horizonMinutes)).sorted()
         let patients = Set(results.map(\.patient)).count
         var s = "<header id=\"summary\">\n<h1>Research summary</h1>\n"
-        s += HTML.paragraph("\(patients) patients, horizons \(horizons.map { "\($0)" }.joined(separator: ", ")) min; test days only. Glucose errors in \(units.rawValue).", cssClass: "period")
+        s += HTML.paragraph("\(Plural.of(patients, "patient")), horizons \(horizons.map { "\($0)" }.joined(separator: ", ")) min; test days only. Glucose errors in \(units.rawValue).", cssClass: "period")
         s += "</header>\n"
         s += HTML.section(id: "by-horizon", title: "Accuracy per horizon and model (median [min-max] across patients)", horizonTable(horizons) + rmseDots(horizons))
         s += HTML.section(id: "traces", title: "Predicted against measured", traces())

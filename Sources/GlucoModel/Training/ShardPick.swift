@@ -29,7 +29,7 @@ public struct ShardPick: Sendable {
             let picked = CohortShardFiles(all, shard: shard, options: exports.options, format: exports.format)
             patients = picked.patients
             cohortPatients = picked.cohortPatients
-            summary = "\(picked.patients.count) of \(picked.cohortPatients) patients, \(picked.files.count) of \(all.count) files"
+            summary = "\(picked.patients.count) of \(Plural.of(picked.cohortPatients, "patient")), \(picked.files.count) of \(Plural.of(all.count, "file"))"
             narrowed = ExportFiles(paths: picked.files.map(\.path), options: exports.options, format: exports.format)
             files = picked
         case let store as StoreSource:
@@ -39,7 +39,7 @@ public struct ShardPick: Sendable {
             }
             patients = shard.select(ids)
             cohortPatients = Set(ids).count
-            summary = "\(patients.count) of \(cohortPatients) patients of store \(store.path)"
+            summary = "\(patients.count) of \(Plural.of(cohortPatients, "patient")) of store \(store.path)"
             narrowed = StoreSource(path: store.path, only: Set(patients))
             files = nil
         default:
@@ -47,7 +47,7 @@ public struct ShardPick: Sendable {
             let all = try source.load()
             patients = shard.select(all.patients.map(\.patient))
             cohortPatients = all.patients.count
-            summary = "\(patients.count) of \(cohortPatients) patients"
+            summary = "\(patients.count) of \(Plural.of(cohortPatients, "patient"))"
             let mine = Set(patients)
             narrowed = LoadedSource(loaded: LoadedPatients(patients: all.patients.filter { mine.contains($0.patient) },
                                                            summaries: all.summaries, failures: all.failures))

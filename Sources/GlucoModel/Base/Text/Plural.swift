@@ -1,0 +1,7 @@
+/// A count with its noun for the lines people read: `1 patient`, `2 patients` (never `1 patients`).
+public enum Plural {
+    /// `n` and `singular`, or `plural` (default: `singular` + "s") when `n` is not 1.
+    public static func of(_ n: Int, _ singular: String, plural: String? = nil) -> String {
+        "\(n) " + (n == 1 ? singular : plural ?? singular + "s")
+    }
+}
