@@ -45,7 +45,7 @@ import Testing
         let folder = temporaryFolder("store-check")
         _ = try PatientStore(path: folder.appendingPathComponent("new.sqlite").path)
         let empty = folder.appendingPathComponent("empty.sqlite").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        try #require(FileManager.default.createFile(atPath: empty, contents: Data()))
         _ = try PatientStore(path: empty)
         _ = try PatientStore(path: empty)  // and reopened
         #expect(try Self.tables(empty).contains("records"))
