@@ -245,6 +245,12 @@ struct KnownPerson {
         #expect(negative.suggested == 0.836 && negative.reason == "too little evidence: the fit gives no positive estimate")
         let few = decided(nil, nil)
         #expect(few.suggested == 0.836 && few.reason == "too little evidence: fasting windows on fewer than 3 days")
+        // A change that rounds to none reads "+0%" (it read "-0%").
+        var row = SettingsEstimate.Row(setting: "basal", unit: "U/h", current: 0.722, suggested: 0.721, periods: 32,
+                                       periodKind: "fasting", reason: "")
+        #expect(row.changeText == "+0%")
+        row.suggested = 0.689
+        #expect(row.changeText == "-5%")
         let moves = decided(0.95, (0.9, 1.0))
         #expect(moves.suggested == 0.95 && moves.reason == "the estimate")
         // The band of days, by hand: rates 1 and 3 (day 0), 2 (day 1), 6 (day 2); mean 3; the days'
@@ -305,6 +311,14 @@ struct KnownPerson {
         // A setting left as it is keeps its exact value in the suggested file (not rounded to 14.4).
         #expect(e.suggestedSettings(from: current, timeZone: KnownPerson.utc).carbRatio == 14.37)
         #expect(e.carbRatio.reason.hasPrefix("too little evidence"))
+        // Audit 39: three days with meals enough for an ICR: a band of three days drawn is no band.
+        person.days = 3
+        current.carbRatio = 20
+        let three = person.estimate(current: current)
+        #expect(three.carbRatio.periods >= SettingsEstimator.minimumMealWindows)
+        #expect(three.carbRatio.suggested == 20 && three.carbRatio.reason == "too little evidence: windows on 3 days, at least 5 needed")
+        person.days = 5
+        #expect(!person.estimate(current: current).carbRatio.reason.hasPrefix("too little evidence: windows on"))
         // A log with no glucose: no windows, nothing changes, no NaN anywhere.
         let empty = PatientLog(patient: try! PatientID("known"))
         let none = SettingsEstimator.estimate(log: empty, settings: try! person.settings.checked(for: empty.patient).get(),

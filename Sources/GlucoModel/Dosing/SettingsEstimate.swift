@@ -144,6 +144,15 @@ extension SettingsEstimate {
             guard let current, let suggested, current > 0 else { return nil }
             return (suggested / current - 1) * 100
         }
+
+        /// The change as printed: a whole percent with its sign, "+0%" for a change that rounds to
+        /// none (it printed "-0%"); nil without one.
+        public var changeText: String? {
+            changePercent.map { p in
+                let whole = p.rounded()
+                return whole == 0 ? "+0%" : String(format: "%+.0f%%", whole)
+            }
+        }
     }
 
     public var rows: [Row] {
@@ -205,7 +214,7 @@ extension SettingsEstimate {
                 Self.number(e) + (r.bandLow.map { " (\(Self.number($0))-\(Self.number(r.bandHigh)))" } ?? "")
             } ?? "-"
             table.append(["\(r.setting) \(r.unit)", Self.number(r.current, nil: "-"), Self.number(r.suggested, nil: "-"),
-                          r.changePercent.map { String(format: "%+.0f%%", $0) } ?? "-", band,
+                          r.changeText ?? "-", band,
                           "\(r.periods) \(r.periodKind) windows; \(r.reason)"])
         }
         let widths = header.indices.map { c in table.map { $0[c].count }.max() ?? 0 }

@@ -65,6 +65,8 @@ public enum SettingsEstimator {
     public static let minimumCorrectionWindows = 24
     /// Least fasting windows in a block for its basal (three hours).
     public static let minimumFastingWindows = 6
+    /// Least days with windows for an ICR or an ISF (their band draws whole days).
+    public static let minimumDays = 5
     /// Least days with fasting windows in a block for its basal (its band is of days).
     public static let minimumFastingDays = 3
     /// A band wider than ±50% of the estimate is too little evidence.
@@ -173,6 +175,16 @@ public enum SettingsEstimator {
                limits: DoseLimits.insulinSensitivity, holdingDecrease: hold, holdingIncrease: holdLess)
         decide(&out.carbRatio, minimum: minimumMealWindows, kind: "meal", limits: DoseLimits.carbRatio,
                holdingDecrease: hold, holdingIncrease: holdLess)
+        // A band of days drawn from one or two days is no band (a 2-day log stepped the ICR -20%
+        // with a "95% band" of 9.80-9.85).
+        let days = Set(windows.map(\.day)).count
+        if days < minimumDays {
+            for p in [\SettingsEstimate.carbRatio, \.insulinSensitivity] where out[keyPath: p].suggested != out[keyPath: p].current
+                || !out[keyPath: p].reason.hasPrefix("too little evidence") {
+                out[keyPath: p].suggested = out[keyPath: p].current
+                out[keyPath: p].reason = "too little evidence: windows on \(days) day\(days == 1 ? "" : "s"), at least \(minimumDays) needed"
+            }
+        }
         if !readings.isEmpty, !log.carbs.contains(where: { read($0.time) }) {
             for p in [\SettingsEstimate.carbRatio, \.insulinSensitivity] {
                 out[keyPath: p].suggested = out[keyPath: p].current

@@ -39,7 +39,7 @@ public struct ReportSettingsCheck: Sendable {
             let band = r.bandLow.map { "\(value($0, glucose: glucose, decimals: decimals))-\(value(r.bandHigh, glucose: glucose, decimals: decimals))" }
             return Row(setting: "\(r.setting) (\(unit))", current: value(r.current, glucose: glucose, decimals: decimals),
                        suggested: value(r.suggested, glucose: glucose, decimals: decimals),
-                       change: r.changePercent.map { String(format: "%+.0f%%", $0) } ?? "-",
+                       change: r.changeText ?? "-",
                        estimate: value(r.estimate, glucose: glucose, decimals: decimals) + (band.map { " (\($0))" } ?? ""),
                        evidence: "\(r.periods) \(r.periodKind) windows; \(r.reason)")
         }
