@@ -110,7 +110,7 @@ extension DoseSettings {
             // holds one, and the decoder's "expected Double, found an array" did not say so.
             if case let .array(values) = value, let number = numbers[key] {
                 throw InputError(SourceLocation(file: file, line: line, field: key),
-                                 "'\(key)' is a list of \(values.count) value\(values.count == 1 ? "" : "s"), a schedule by time of day? "
+                                 "'\(key)' is a list of \(Plural.of(values.count, "value")), a schedule by time of day? "
                                  + "The settings hold one \(number.what) for the whole day, a number such as \"\(key)\": \(number.example)")
             }
             guard key == "basalSchedule", case let .array(entries) = value else { continue }

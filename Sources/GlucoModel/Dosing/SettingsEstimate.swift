@@ -185,7 +185,7 @@ extension SettingsEstimate {
     /// What the estimate says of boluses read as unlogged meals, if any.
     public var unloggedMealsText: String? {
         guard unloggedMeals > 0 else { return nil }
-        return "\(unloggedMeals) bolus\(unloggedMeals == 1 ? "" : "es") without carbohydrates logged and larger than the glucose called for: "
+        return "\(Plural.of(unloggedMeals, "bolus", plural: "boluses")) without carbohydrates logged and larger than the glucose called for: "
             + "read as meals not logged, the hours after \(unloggedMeals == 1 ? "it" : "them") left out"
     }
 

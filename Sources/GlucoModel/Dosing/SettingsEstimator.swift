@@ -182,7 +182,7 @@ public enum SettingsEstimator {
             for p in [\SettingsEstimate.carbRatio, \.insulinSensitivity] where out[keyPath: p].suggested != out[keyPath: p].current
                 || !out[keyPath: p].reason.hasPrefix("too little evidence") {
                 out[keyPath: p].suggested = out[keyPath: p].current
-                out[keyPath: p].reason = "too little evidence: windows on \(days) day\(days == 1 ? "" : "s"), at least \(minimumDays) needed"
+                out[keyPath: p].reason = "too little evidence: windows on \(Plural.of(days, "day")), at least \(minimumDays) needed"
             }
         }
         if !readings.isEmpty, !log.carbs.contains(where: { read($0.time) }) {

@@ -43,7 +43,7 @@ extension PatientReport {
         let lows = predictedEpisodes.filter { $0.kind == .low && $0.horizonMinutes == h }
         let confirmed = lows.count(where: { $0.confirmed() == true }), missed = lows.count(where: { $0.confirmed() == false })
         let threshold = units.format(PredictedEpisode.lowThreshold)
-        var s = HTML.paragraph("\(lows.count) run\(lows.count == 1 ? "" : "s") of \(h)-minute predictions below \(threshold) \(units.rawValue) in this period: \(confirmed) confirmed by the CGM (a reading below \(threshold) during the run), \(missed) not confirmed, \(lows.count - confirmed - missed) without CGM readings. CGM hypo episodes (below \(threshold) for 15 min or more): \(metrics.hypoLevel1.count).", cssClass: "glance-line")
+        var s = HTML.paragraph("\(Plural.of(lows.count, "run")) of \(h)-minute predictions below \(threshold) \(units.rawValue) in this period: \(confirmed) confirmed by the CGM (a reading below \(threshold) during the run), \(missed) not confirmed, \(lows.count - confirmed - missed) without CGM readings. CGM hypo episodes (below \(threshold) for 15 min or more): \(metrics.hypoLevel1.count).", cssClass: "glance-line")
         if !lows.isEmpty {
             let rows: [[HTMLCell]] = lows.suffix(Self.lowRows).map { e in
                 let seen = e.confirmed()

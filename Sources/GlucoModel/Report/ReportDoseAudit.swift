@@ -65,7 +65,7 @@ public struct ReportDoseAudit: Sendable {
     /// The page's sentence when the audit was withheld: the reason and the boluses it leaves out.
     var withheldText: String? {
         withheld.map { why in
-            "No dose audit: \(why)." + (unaudited > 0 ? " \(unaudited) meal bolus\(unaudited == 1 ? "" : "es") in this period not audited." : "")
+            "No dose audit: \(why)." + (unaudited > 0 ? " \(Plural.of(unaudited, "meal bolus", plural: "meal boluses")) in this period not audited." : "")
         }
     }
 }
