@@ -51,9 +51,11 @@ import LinearAlgebra
 /// Days read without carbohydrate records (meals not logged) keep the ratio and the sensitivity,
 /// with the reason: a meal's bolus would read as a correction; the basal blocks still go.
 ///
-/// Limits: the curves are the toolkit's, not the person's; meals that were not logged and exercise
-/// are only partly screened out by the robust refit; the basal blocks see the insulin need where
-/// glucose moved, not the hour before, as Autotune shifts it.
+/// Meals not logged but bolused are screened out (`UnloggedMeals`); so is a window's basal read at
+/// the insulin curve's peak before it (as Autotune moves basal need to the hours before).
+///
+/// Limits: the curves are the toolkit's, not the person's; meals neither logged nor bolused and
+/// exercise are only partly screened out by the robust refit; a 6-hour block holds one rate.
 public enum SettingsEstimator {
     /// Length of a window, minutes.
     public static let windowMinutes = 30.0
