@@ -456,6 +456,27 @@ struct KnownPerson {
         #expect(abs(near.insulinSensitivity.estimate! / 40 - 1) < 0.03)
     }
 
+    /// Audit 39 (settings): every bolus recorded twice a minute apart (two exports merged) halved
+    /// both estimates (ICR 4.99 and ISF 19.2 for 10 and 40) and stepped both toward more insulin,
+    /// with tight bands. Over 10% of the boluses read repeating the dose before within 5 minutes
+    /// changes nothing, with the reason.
+    @Test func bolusesRecordedTwiceChangeNothing() {
+        let person = KnownPerson()
+        var log = person.log()
+        #expect(SettingsEstimator.twinBoluses(log.boluses) == 0)
+        let n = log.boluses.count
+        log.boluses = log.boluses.flatMap { [$0, Bolus(time: $0.time.addingTimeInterval(60), dose: $0.dose)] }
+        #expect(SettingsEstimator.twinBoluses(log.boluses) == n)
+        let e = SettingsEstimator.estimate(log: log, settings: try! person.settings.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        let reason = "no change: \(n) boluses of \(2 * n) repeat the dose before within 5 minutes: is the insulin recorded twice (two exports merged)?"
+        #expect(e.carbRatio.reason == reason && e.insulinSensitivity.reason == reason && e.basal.allSatisfy { $0.reason == reason })
+        #expect(e.carbRatio.suggested == 10 && e.insulinSensitivity.suggested == 40)
+        // By hand: 2 U twice a minute apart is one twin; 2 U ten minutes on, and 3 U after it, are not.
+        let t = KnownPerson.day0
+        let four = [(0.0, 2.0), (60, 2), (660, 2), (680, 3)].map { Bolus(time: t.addingTimeInterval($0.0), dose: InsulinUnits($0.1)) }
+        #expect(SettingsEstimator.twinBoluses(four) == 1)
+    }
+
     /// Audit 39 (settings): boluses exported in another file (the pump's basal records alone) read
     /// every window as fasting or basal: 13 of 17 simulated histories without their boluses had
     /// basal blocks cut, 15 by the full 20%. Days read with no bolus change nothing, with the reason.

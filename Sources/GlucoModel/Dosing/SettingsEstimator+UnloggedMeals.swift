@@ -59,3 +59,21 @@ extension SettingsEstimator {
         }
     }
 }
+
+extension SettingsEstimator {
+    /// Boluses recorded twice: the same dose again within `within` of a bolus (two exports merged,
+    /// the pump's record and an app's a minute apart). Read as given twice, they halved both the
+    /// ISF and the ICR estimates of a generated person and stepped both toward more insulin.
+    static func twinBoluses(_ boluses: [Bolus], within: TimeInterval = 5 * 60) -> Int {
+        var twins = 0
+        for (i, b) in boluses.enumerated() where i > 0 {
+            var j = i - 1
+            while j >= 0, b.time.timeIntervalSince(boluses[j].time) <= within {
+                if abs(boluses[j].dose.units - b.dose.units) < 0.005 { twins += 1; break }
+                j -= 1
+            }
+        }
+        return twins
+    }
+}
+

@@ -71,6 +71,9 @@ public enum SettingsEstimator {
     public static let minimumDays = 5
     /// Least days with fasting windows in a block for its basal (its band is of days).
     public static let minimumFastingDays = 3
+    /// Beyond this share of the boluses read repeating the dose before within 5 minutes, the
+    /// insulin is taken to be recorded twice and nothing changes.
+    public static let maximumTwinShare = 0.1
     /// A band wider than ±50% of the estimate is too little evidence.
     public static let widestBand = 0.5
     /// Local start hours of the basal blocks.
@@ -145,6 +148,12 @@ public enum SettingsEstimator {
         let read = { (t: Date) in since.map { t >= $0 } ?? true }
         guard readings.isEmpty || log.boluses.contains(where: { read($0.time) }) else {
             return unchanged(out, settings: settings, reason: noBolusesReason)
+        }
+        let given = log.boluses.filter { read($0.time) }
+        let twins = twinBoluses(given)
+        if Double(twins) > maximumTwinShare * Double(given.count) {
+            return unchanged(out, settings: settings, reason: "no change: \(Plural.of(twins, "bolus", plural: "boluses")) of "
+                + "\(given.count) repeat the dose before within 5 minutes: is the insulin recorded twice (two exports merged)?")
         }
         if settings.basalSchedule == nil, log.basalRates.isEmpty, log.temporaryBasals.contains(where: { read($0.start) }) {
             return unchanged(out, settings: settings, reason: noScheduleReason)
