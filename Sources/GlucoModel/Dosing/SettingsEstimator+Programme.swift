@@ -22,6 +22,7 @@ extension SettingsEstimator {
             var t = since
             let rates = log.basalRates
             var i = 0
+            let step = SeriesOptions().step
             while t < end {
                 while i + 1 < rates.count, rates[i + 1].start <= t { i += 1 }
                 if i < rates.count, rates[i].start <= t, rates[i].end.map({ t < $0 }) ?? true {
@@ -32,7 +33,7 @@ extension SettingsEstimator {
                         if first == nil { first = (t, programmed, scheduled) }
                     }
                 }
-                t = t.addingTimeInterval(SeriesOptions().step)
+                t = t.addingTimeInterval(step)
             }
             share = known > 0 ? Double(differ) / Double(known) : 0
         }

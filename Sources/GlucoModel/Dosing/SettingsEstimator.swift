@@ -135,8 +135,9 @@ public enum SettingsEstimator {
                                    insulinSensitivity: .init(current: settings.insulinSensitivity,
                                                              periods: windows.count { $0.kind == .correction }),
                                    basal: [])
-        out.unloggedMeals = UnloggedMeals(log: log, settings: settings, carbModel: carbModel).boluses
-            .count { b in since.map { b.time >= $0 } ?? true }
+        // In the days read.
+        let read = { (t: Date) in since.map { t >= $0 } ?? true }
+        out.unloggedMeals = UnloggedMeals(log: log, settings: settings, carbModel: carbModel).boluses.count { read($0.time) }
         if !readings.isEmpty {
             let metrics = CGMMetrics(readings: readings)
             out.below70 = metrics.tbrLevel1 + metrics.tbrLevel2
@@ -145,7 +146,6 @@ public enum SettingsEstimator {
             out.above250 = metrics.tarLevel2
         }
         guard readings.isEmpty || whole.has(.insulin) else { return unchanged(out, settings: settings, reason: noInsulinReason) }
-        let read = { (t: Date) in since.map { t >= $0 } ?? true }
         guard readings.isEmpty || log.boluses.contains(where: { read($0.time) }) else {
             return unchanged(out, settings: settings, reason: noBolusesReason)
         }
@@ -188,20 +188,19 @@ public enum SettingsEstimator {
                holdingDecrease: hold, holdingIncrease: holdLess)
         // A band of days drawn from one or two days is no band (a 2-day log stepped the ICR -20%
         // with a "95% band" of 9.80-9.85).
+        func keepRatioAndSensitivity(_ reason: String, unlessLittleEvidence: Bool = false) {
+            for p in [\SettingsEstimate.carbRatio, \.insulinSensitivity] where !unlessLittleEvidence
+                || out[keyPath: p].suggested != out[keyPath: p].current || !out[keyPath: p].reason.hasPrefix("too little evidence") {
+                out[keyPath: p].suggested = out[keyPath: p].current
+                out[keyPath: p].reason = reason
+            }
+        }
         let days = Set(windows.map(\.day)).count
         if days < minimumDays {
-            for p in [\SettingsEstimate.carbRatio, \.insulinSensitivity] where out[keyPath: p].suggested != out[keyPath: p].current
-                || !out[keyPath: p].reason.hasPrefix("too little evidence") {
-                out[keyPath: p].suggested = out[keyPath: p].current
-                out[keyPath: p].reason = "too little evidence: windows on \(Plural.of(days, "day")), at least \(minimumDays) needed"
-            }
+            keepRatioAndSensitivity("too little evidence: windows on \(Plural.of(days, "day")), at least \(minimumDays) needed",
+                                    unlessLittleEvidence: true)
         }
-        if !readings.isEmpty, !log.carbs.contains(where: { read($0.time) }) {
-            for p in [\SettingsEstimate.carbRatio, \.insulinSensitivity] {
-                out[keyPath: p].suggested = out[keyPath: p].current
-                out[keyPath: p].reason = noCarbsReason
-            }
-        }
+        if !readings.isEmpty, !log.carbs.contains(where: { read($0.time) }) { keepRatioAndSensitivity(noCarbsReason) }
 
         // Basal per block, with the ISF and ICR the suggestion keeps.
         let isf = out.insulinSensitivity.suggested, csf = isf / out.carbRatio.suggested
