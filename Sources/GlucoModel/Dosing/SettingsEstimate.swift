@@ -41,9 +41,30 @@ public struct SettingsEstimate: Sendable {
         }
     }
 
+    /// The daily long-acting dose of a person on injections (`SettingsEstimator.Injections`).
+    public struct LongActing: Sendable {
+        /// The usual daily dose in the days read, U/day (nil: none found).
+        public var current: Double?
+        /// Fasting windows of the whole day.
+        public var periods: Int
+        /// The mean rise not explained by boluses and carbohydrates in those windows, mg/dL/h.
+        public var drift: Double?
+        public var estimate: Double?
+        public var band: (low: Double, high: Double)?
+        /// To half a unit, toward the current dose.
+        public var suggested: Double?
+        public var reason = ""
+
+        public init(current: Double?, periods: Int) {
+            self.current = current; self.periods = periods; suggested = current
+        }
+    }
+
     public var patient: PatientID
     /// The first and last glucose reading used.
     public var first: Date?, last: Date?
+    /// Where the blocks' hours are local: the text gives the first and last reading's times there.
+    public var timeZone: TimeZone = .gmt
     /// 30-minute windows with glucose at both ends, and those the final fit kept.
     public var windows: Int, used: Int
     /// Boluses in the days read with no carbohydrates logged near them and larger than the glucose
@@ -53,7 +74,11 @@ public struct SettingsEstimate: Sendable {
     public var deviation: Double?
     public var carbRatio: Parameter
     public var insulinSensitivity: Parameter
+    /// The basal blocks; none for a person on injections, whose basal is `longActing`.
     public var basal: [Basal]
+    /// The long-acting dose, for a person on injections (basal injections and no pump basal in
+    /// the days read); nil otherwise.
+    public var longActing: LongActing? = nil
     /// The log's readings below 70 and below 54 mg/dL, percent (CGMMetrics' TBR; nil without readings).
     public var below70: Double? = nil, below54: Double? = nil
     /// The log's readings above 180 and above 250 mg/dL, percent (CGMMetrics' TAR; nil without readings).
@@ -167,6 +192,11 @@ extension SettingsEstimate {
                            current: b.current, suggested: b.suggested, estimate: b.estimate, bandLow: b.band?.low,
                            bandHigh: b.band?.high, periods: b.periods, periodKind: "fasting", reason: b.reason))
         }
+        if let d = longActing {
+            out.append(Row(setting: "basalInjections", unit: "U/day", current: d.current, suggested: d.suggested,
+                           estimate: d.estimate, bandLow: d.band?.low, bandHigh: d.band?.high, periods: d.periods,
+                           periodKind: "fasting", reason: d.reason))
+        }
         return out
     }
 
@@ -192,6 +222,7 @@ extension SettingsEstimate {
     /// The table as text: current / suggested / change / evidence.
     public var report: String {
         let f = ISO8601DateFormatter()
+        f.timeZone = timeZone
         var lines = ["Settings the data supports for \(patient.rawValue)"
             + (first.map { " (\(f.string(from: $0))" } ?? "") + (last.map { " to \(f.string(from: $0)))" } ?? "")]
         lines.append("\(windows) windows of 30 minutes with glucose at both ends; \(used) in the fit; fitted deviation "

@@ -29,7 +29,8 @@ import LinearAlgebra
 ///    explained by insulin and carbohydrates, `r = (ΔG + ISF·ΔI − CSF·ΔC)/T` mg/dL/h, with the
 ///    suggested ISF and ICR, is insulin the basal lacked:
 ///    `need = scheduled + mean(r)/ISF` U/h; its 95% band from the mean's standard error with the
-///    windows of a day taken together (fasting windows on 3 days or more).
+///    windows of a day taken together (fasting windows on 3 days or more). A person on
+///    injections has one daily long-acting dose instead (`Injections`).
 /// 3. **Bounded step**: a setting moves toward its estimate by at most ±20% of its value per run
 ///    (Autotune's caps keep one odd week from swinging it), then into `DoseLimits`. Too little
 ///    evidence (fewer periods than the minimum, an estimate not positive, or a 95% band wider than
@@ -135,9 +136,15 @@ public enum SettingsEstimator {
                                    insulinSensitivity: .init(current: settings.insulinSensitivity,
                                                              periods: windows.count { $0.kind == .correction }),
                                    basal: [])
+        out.timeZone = timeZone
         // In the days read.
         let read = { (t: Date) in since.map { t >= $0 } ?? true }
         out.unloggedMeals = UnloggedMeals(log: log, settings: settings, carbModel: carbModel).boluses.count { read($0.time) }
+        // A person on injections: one daily long-acting dose instead of the basal blocks.
+        if let first = out.first, let last = out.last, Injections.onInjections(log, read: read) {
+            out.longActing = .init(current: Injections.dailyDose(log.basalInjections, from: first, to: last, timeZone: timeZone),
+                                   periods: 0)
+        }
         if !readings.isEmpty {
             let metrics = CGMMetrics(readings: readings)
             out.below70 = metrics.tbrLevel1 + metrics.tbrLevel2
@@ -204,6 +211,11 @@ public enum SettingsEstimator {
 
         // Basal per block, with the ISF and ICR the suggestion keeps.
         let isf = out.insulinSensitivity.suggested, csf = isf / out.carbRatio.suggested
+        if let dose = out.longActing {
+            out.longActing = Injections.estimate(current: dose.current, windows: windows, isf: isf, csf: csf,
+                                                 holdingIncrease: hold, holdingDecrease: holdLess)
+            return out
+        }
         for (b, hour) in blockStartHours.enumerated() {
             let end = b + 1 < blockStartHours.count ? blockStartHours[b + 1] : 24
             let fasting = windows.filter { $0.kind == .fasting && $0.block == b }
@@ -267,7 +279,8 @@ public enum SettingsEstimator {
         var out = out
         out.carbRatio.reason = reason
         out.insulinSensitivity.reason = reason
-        out.basal = blockStartHours.enumerated().map { b, hour in
+        out.longActing?.reason = reason
+        out.basal = out.longActing != nil ? [] : blockStartHours.enumerated().map { b, hour in
             let end = b + 1 < blockStartHours.count ? blockStartHours[b + 1] : 24
             var block = SettingsEstimate.Basal(startHour: hour, endHour: end,
                                                current: settings.basalSchedule.map { meanRate($0, fromHour: hour, toHour: end) }, periods: 0)
@@ -559,23 +572,38 @@ public enum SettingsEstimator {
     ///   - holdingIncrease: the reason a higher rate (more insulin) is not suggested, if it is not.
     ///   - holdingDecrease: the reason a lower rate (less insulin) is not suggested, if it is not.
     static func decideBasal(_ block: inout SettingsEstimate.Basal, holdingIncrease: String? = nil, holdingDecrease: String? = nil) {
-        block.suggested = block.current
-        guard let current = block.current else { block.reason = "no scheduled basal known"; return }
-        guard block.periods >= minimumFastingWindows else {
-            block.reason = "too little evidence: \(block.periods) fasting windows, at least \(minimumFastingWindows) needed"; return
+        (block.suggested, block.reason) = decideRate(current: block.current, periods: block.periods, estimate: block.estimate,
+                                                     band: block.band, limits: 0...ImportLimits.basalUnitsPerHour.upperBound,
+                                                     holdingIncrease: holdingIncrease, holdingDecrease: holdingDecrease)
+    }
+
+    /// The suggestion for a basal rate (or a long-acting dose) and why: the current value unless
+    /// the evidence holds (enough fasting windows, on enough days, a band that excludes it), else a
+    /// bounded step toward the estimate, rounded toward the current value to `roundedTo` if given.
+    static func decideRate(current: Double?, periods: Int, estimate: Double?, band: (low: Double, high: Double)?,
+                           limits: ClosedRange<Double>, roundedTo increment: Double? = nil,
+                           holdingIncrease: String?, holdingDecrease: String?) -> (suggested: Double?, reason: String) {
+        guard let current else { return (nil, "no scheduled basal known") }
+        guard periods >= minimumFastingWindows else {
+            return (current, "too little evidence: \(periods) fasting windows, at least \(minimumFastingWindows) needed")
         }
-        if current == 0 { block.reason = "a zero basal is not scaled"; return }
-        guard block.estimate != nil else {
-            block.reason = "too little evidence: fasting windows on fewer than \(minimumFastingDays) days"; return
+        if current == 0 { return (current, "a zero basal is not scaled") }
+        guard let estimate else {
+            return (current, "too little evidence: fasting windows on fewer than \(minimumFastingDays) days")
         }
-        if let problem = evidenceProblem(estimate: block.estimate, band: block.band, current: current) { block.reason = problem; return }
-        let estimate = block.estimate!
-        let step = boundedStep(from: current, toward: estimate, limits: 0...ImportLimits.basalUnitsPerHour.upperBound)
-        if step > current, let holdingIncrease { block.reason = holdingIncrease; return }
-        if step < current, let holdingDecrease { block.reason = holdingDecrease; return }
-        if step == current { block.reason = atLimitReason; return }
-        block.suggested = step
-        block.reason = block.suggested == estimate ? "the estimate" : "a bounded step toward the estimate"
+        if let problem = evidenceProblem(estimate: estimate, band: band, current: current) { return (current, problem) }
+        var step = boundedStep(from: current, toward: estimate, limits: limits)
+        let bounded = step != estimate
+        if let increment {
+            let rounded = (step / increment).rounded(step > current ? .down : .up) * increment
+            if rounded == current { return (current, "no change: the step rounds to none (\(SettingsEstimate.number(increment)) U steps)") }
+            step = rounded
+        }
+        if step > current, let holdingIncrease { return (current, holdingIncrease) }
+        if step < current, let holdingDecrease { return (current, holdingDecrease) }
+        if step == current { return (current, atLimitReason) }
+        if !bounded, step != estimate { return (step, "the estimate, rounded toward the current value") }
+        return (step, bounded ? "a bounded step toward the estimate" : "the estimate")
     }
 
     /// Why a setting outside its band does not move: it is already at the limit of plausible values
