@@ -121,7 +121,7 @@ enum WindowFixture {
         #expect(cut.boluses == [log.boluses[1], log.boluses[2]])
         #expect(cut.exercise == [log.exercise[1]])
         #expect(cut.carbs.isEmpty && cut.has(.carbohydrate) && cut.has(.insulin))
-        #expect(cut.inputsBefore == [.insulin, .carbohydrate])
+        #expect(cut.inputsBefore == [.insulin, .carbohydrate, .basal, .bolus])
         // Without a rate before the start, none is made up; a log without earlier inputs has none before.
         let early = log.since(Self.at(-1))
         #expect(early == log)

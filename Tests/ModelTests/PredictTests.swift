@@ -192,11 +192,68 @@ enum PredictFixture {
         #expect(try GlucoseModel.read(from: url).absentRecords == ["insulin", "carbohydrate"])
         model.absentRecords = ["meals"]
         try model.write(to: url)
-        #expect(throws: ModelFileError.invalidField(url.path, field: "absentRecords", reason: "'meals'; expected insulin or carbohydrate")) {
+        #expect(throws: ModelFileError.invalidField(url.path, field: "absentRecords", reason: "'meals'; expected insulin, carbohydrate, basal or bolus")) {
             try GlucoseModel.read(from: url)
         }
         // Trained with both, a model still refuses data without one of them (the test above).
         #expect(PredictFixture.models[0].absentRecords == nil)
+        // Trained on boluses alone, the file says so; and predicts on such data.
+        var bolusesAlone = PredictFixture.log(PredictFixture.patientA, days: 4)
+        bolusesAlone.basalRates = []
+        let trained = try PatientTrainer(data: PatientData(patient: PredictFixture.patientA, log: bolusesAlone, testStart: nil, files: []),
+                                         options: options, grammar: grammar).train(horizon: 30).model
+        #expect(trained.absentRecords == ["basal"])
+        // The first model above, trained without insulin at all, lists neither basal nor bolus.
+        #expect(!(try Predictor(models: ModelSet(patient: PredictFixture.patientA, models: [30: trained])).predict(bolusesAlone)).isEmpty)
+    }
+
+    /// Before: an export of boluses alone (the pump's basal in another file) was read as no basal
+    /// by models trained with it: the bundled adolescent_003's predicted 22 mg/dL high at 30
+    /// minutes and 52 at 120, and `dose` gave 1 U more for 50 g, without a word.
+    @Test func aModelTrainedWithBasalRefusesDataWithBolusesAlone() throws {
+        let models = PredictFixture.modelSet()
+        let model = models.models[30]!
+        let input = try #require(model.features.insulinInputs.first(where: model.inputsUsed.contains))
+        var log = PredictFixture.log(PredictFixture.patientA, days: 1)
+        log.basalRates = []
+        #expect(log.has(.insulin) && !log.has(.basal))
+        let missing = MissingInput(horizon: 30, input: input, records: .basal)
+        #expect(throws: PredictionError.missingInput(PredictFixture.patientA, missing)) { try Predictor(models: models).predict(log) }
+        #expect(missing.description.hasSuffix("but the data has no basal records (basal rates or long-acting injections), "
+            + "which its training data had: are they in another file?"))
+        // A temporary basal or a long-acting injection is basal insulin recorded.
+        var temporary = log
+        temporary.temporaryBasals = [TemporaryBasal(start: log.glucose[0].time, end: log.glucose[12].time, rate: InsulinRate(unitsPerHour: 0))]
+        #expect(models.missingInput(in: temporary) == nil)
+        var pens = log
+        pens.basalInjections = [BasalInjection(time: log.glucose[0].time, dose: InsulinUnits(20))]
+        #expect(models.missingInput(in: pens) == nil)
+        // A window after the basal records still has them (before it).
+        let whole = PredictFixture.log(PredictFixture.patientA, days: 2)
+        var late = whole
+        late.basalRates = [whole.basalRates[0]]
+        #expect(late.since(whole.glucose[400].time).basalRates.count == 1 && late.since(whole.glucose[400].time).has(.basal))
+        var ended = whole
+        ended.basalRates = [BasalRate(start: whole.glucose[0].time, end: whole.glucose[10].time, rate: InsulinRate(unitsPerHour: 0.8))]
+        #expect(ended.since(whole.glucose[400].time).has(.basal))
+        // Trained on boluses alone, a model reads such data as its own; trained without any
+        // insulin, no basal goes without saying.
+        var bolusesAlone = models
+        bolusesAlone.models[30]!.absentRecords = ["basal"]
+        bolusesAlone.models[60]?.absentRecords = ["basal"]
+        #expect(bolusesAlone.missingInput(in: log) == nil)
+        var noInsulin = model
+        noInsulin.absentRecords = ["insulin"]
+        #expect(noInsulin.trainedWithout(.basal) && noInsulin.trainedWithout(.bolus) && !model.trainedWithout(.basal))
+        // The pump's basal alone (boluses in another file): refused likewise.
+        var basalAlone = PredictFixture.log(PredictFixture.patientA, days: 1)
+        basalAlone.boluses = []
+        #expect(throws: PredictionError.missingInput(PredictFixture.patientA, MissingInput(horizon: 30, input: input, records: .bolus))) {
+            try Predictor(models: models).predict(basalAlone)
+        }
+        #expect(MissingInput(horizon: 30, input: "IOB", records: .bolus).description
+            == "the 30-minute model uses IOB, but the data has no bolus records, which its training data had: are they in another file?")
+        #expect(whole.since(whole.glucose[400].time).inputsBefore.contains(.bolus))
     }
 
     @Test func staleDataIsRefused() throws {

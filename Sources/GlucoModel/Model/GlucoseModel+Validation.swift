@@ -88,7 +88,8 @@ extension GlucoseModel {
             throw fail("evolvedRange", "\(range); expected finite numbers within ±\(limit)")
         }
         if let absent = absentRecords, let bad = absent.first(where: { !PatientLog.RecordInputs.allCases.map(\.rawValue).contains($0) }) {
-            throw fail("absentRecords", "'\(bad)'; expected \(PatientLog.RecordInputs.allCases.map(\.rawValue).joined(separator: " or "))")
+            let kinds = PatientLog.RecordInputs.allCases.map(\.rawValue)
+            throw fail("absentRecords", "'\(bad)'; expected \(kinds.dropLast().joined(separator: ", ")) or \(kinds.last!)")
         }
         if let searches, !(2...100).contains(searches) { throw fail("searches", "\(searches); expected 2 to 100 (absent for one search)") }
         var checked = self

@@ -54,9 +54,18 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// based model predicts by its base alone (`prediction(row:)`).
     public var evolvedRange: ClosedRange<Double>? = nil
     /// The kinds of record the training data held none of (`PatientLog.RecordInputs`: "insulin",
-    /// "carbohydrate"): the model was fitted with those inputs at zero, so data without them is
-    /// data like its own (a CGM-only export). Absent when it had both, and in older files.
+    /// "carbohydrate", "basal", "bolus"): the model was fitted with those inputs at zero, so data
+    /// without them is data like its own (a CGM-only export). "basal" and "bolus" are written only
+    /// beside other insulin records; no insulin at all implies neither. Absent when it had every
+    /// kind, and in older files (which a log without basal or bolus records is then refused by).
     public var absentRecords: [String]? = nil
+
+    /// Whether the training data held no records of `kind` (`absentRecords`).
+    public func trainedWithout(_ kind: PatientLog.RecordInputs) -> Bool {
+        let absent = absentRecords ?? []
+        return absent.contains(kind.rawValue)
+            || ((kind == .basal || kind == .bolus) && absent.contains(PatientLog.RecordInputs.insulin.rawValue))
+    }
 
     /// Predictions are clamped to this range (mg/dL): a value outside it is certainly wrong,
     /// and clamping only moves it towards any real glucose.

@@ -63,15 +63,17 @@ public struct ModelSet: Sendable {
     }
 
     /// The first input a model reads whose kind of record the log holds none of (`PatientLog.has`),
-    /// unless the model's training data held none either (`GlucoseModel.absentRecords`): a model
-    /// fitted with insulin reads a CGM-only export's missing boluses as no insulin at all. Nil when
-    /// the log holds every input the models read. `Predictor.check` refuses such data and
-    /// `DoseAdvisor` gives no model-based dose on it.
+    /// unless the model's training data held none either (`GlucoseModel.trainedWithout`): a model
+    /// fitted with insulin reads a CGM-only export's missing boluses as no insulin at all, one
+    /// fitted with a pump's basal reads an export of boluses alone as no basal, and one fitted with
+    /// boluses reads the pump's basal alone as no bolus. Nil when the log
+    /// holds every input the models read. `Predictor.check` refuses such data and `DoseAdvisor`
+    /// gives no model-based dose on it.
     public func missingInput(in log: PatientLog) -> MissingInput? {
         for h in horizons {
             let model = models[h]!, used = model.inputsUsed
-            for kind in PatientLog.RecordInputs.allCases where !log.has(kind) && !(model.absentRecords ?? []).contains(kind.rawValue) {
-                let inputs = kind == .insulin ? model.features.insulinInputs : model.features.carbInputs
+            for kind in PatientLog.RecordInputs.allCases where !log.has(kind) && !model.trainedWithout(kind) {
+                let inputs = kind == .carbohydrate ? model.features.carbInputs : model.features.insulinInputs
                 if let input = inputs.first(where: used.contains) {
                     return MissingInput(horizon: h, input: input, records: kind)
                 }
@@ -95,7 +97,11 @@ public struct MissingInput: Sendable, Equatable, CustomStringConvertible {
     public var input: String
     public var records: PatientLog.RecordInputs
 
-    public var description: String { "the \(horizon)-minute model uses \(input), but the data has no \(records.rawValue) records" }
+    public var description: String {
+        "the \(horizon)-minute model uses \(input), but the data has no \(records.rawValue) records"
+            + (records == .basal ? " (basal rates or long-acting injections), which its training data had: are they in another file?"
+                : records == .bolus ? ", which its training data had: are they in another file?" : "")
+    }
 }
 
 /// Why a patient gets no predictions (never a wrong number instead).

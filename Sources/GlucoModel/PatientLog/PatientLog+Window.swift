@@ -48,6 +48,10 @@ extension PatientLog {
             || before(basalRates.first?.start) {
             out.inputsBefore.insert(.insulin)
         }
+        if before(basalInjections.first?.time) || before(temporaryBasals.first?.start) || before(basalRates.first?.start) {
+            out.inputsBefore.insert(.basal)
+        }
+        if before(boluses.first?.time) { out.inputsBefore.insert(.bolus) }
         if before(carbs.first?.time) { out.inputsBefore.insert(.carbohydrate) }
         return out
     }

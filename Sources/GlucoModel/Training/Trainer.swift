@@ -174,7 +174,11 @@ public struct PatientTrainer: Sendable {
             metrics: [])
         if searches > 1 { model.searches = searches }
         model.evolvedRange = model.evolvedValues(table, rows: [ranges.train, ranges.validation])
-        let absent = PatientLog.RecordInputs.allCases.filter { !data.log.has($0) }.map(\.rawValue)
+        // No basal and no bolus go without saying when there is no insulin at all (CGM-only files
+        // stay as they were).
+        let absent = PatientLog.RecordInputs.allCases
+            .filter { !data.log.has($0) && (data.log.has(.insulin) || $0 == .insulin || $0 == .carbohydrate) }
+            .map(\.rawValue)
         if !absent.isEmpty { model.absentRecords = absent }
         let kinds = ModelKind.allCases
         let predictions: [[Double]] = kinds.map { kind in
