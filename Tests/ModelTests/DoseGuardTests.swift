@@ -51,6 +51,33 @@ import Testing
         #expect(!suggest(checked, at: 182).reasonCodes.contains("flat_sensor"))
     }
 
+    /// Before: the bundled adolescent_003 with its boluses left out of the file (the pump's basal
+    /// in it) got 3 U by the formula and 5.05 U by the model for 50 g, its whole data 0 and 2.6:
+    /// the missing boluses read as no insulin on board.
+    @Test func basalRecordsWithoutAnyBolusAreRefused() {
+        var pump = F.flatLog()
+        pump.basalRates = [BasalRate(start: F.at(-600), rate: InsulinRate(unitsPerHour: 0.8))]
+        let s = suggest(pump)
+        #expect(refusals(s) == [.noBolusRecords])
+        #expect(s.reasons.first?.message == "the data has basal records but no bolus at all: are the boluses in another file? "
+            + "Without them the insulin on board is unknown")
+        // So are long-acting injections without a rapid one.
+        var pens = F.flatLog()
+        pens.basalInjections = [BasalInjection(time: F.at(-600), dose: InsulinUnits(20))]
+        #expect(refusals(suggest(pens)) == [.noBolusRecords])
+        // One bolus, even hours before (or after: the export is whole), and the formula doses:
+        // 20/10 + (180 - 110)/35 - 0 = 4 U.
+        pump.boluses = [Bolus(time: F.at(-600), dose: InsulinUnits(2))]
+        #expect(suggest(pump).decision == .bolus(units: 4, basis: .standardFormula))
+        // A window of a longer history knows its earlier boluses (`inputsBefore`).
+        var window = F.flatLog()
+        window.basalRates = pump.basalRates
+        window.inputsBefore = [.insulin, .basal, .bolus]
+        #expect(suggest(window).decision == .bolus(units: 4, basis: .standardFormula))
+        // No insulin record at all (a CGM-only export) is dosed by the formula, as before.
+        #expect(suggest(F.flatLog()).decision == .bolus(units: 4, basis: .standardFormula))
+    }
+
     @Test func readingDatedAfterTheMomentIsFuture() {
         // The log holds a reading at 11:30; "now" is 11:25.
         let s = suggest(F.flatLog(), at: 85)

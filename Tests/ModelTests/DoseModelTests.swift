@@ -67,10 +67,12 @@ import Testing
         #expect(s.reasonCodes == ["model_unavailable"])
         #expect(s.reasons.map(\.message) == ["no model-based dose: the 60-minute model uses IOB, but the data has no insulin "
                                              + "records; the standard formula's dose is shown"])
-        // The same model where the log holds insulin records (a programmed basal of 0 U/h: nothing on
-        // board, IOB 0): it predicts 180 - 35 = 145 mg/dL at 60 min and asks (145 - 110) / 35 = 1 U.
+        // The same model where the log holds insulin records (a programmed basal of 0 U/h and a
+        // bolus absorbed 11 hours before: nothing on board, IOB 0): it predicts 180 - 35 = 145 mg/dL
+        // at 60 min and asks (145 - 110) / 35 = 1 U.
         var withBasal = F.flatLog()
         withBasal.basalRates = [BasalRate(start: F.at(0), rate: InsulinRate(unitsPerHour: 0))]
+        withBasal.boluses = [Bolus(time: F.at(-600), dose: InsulinUnits(1))]
         #expect(suggest([trainedWithInsulin], log: withBasal).decision == .bolus(units: 1, basis: .model))
         // A model trained without insulin records reads the CGM-only log as its own kind of data: 1 U.
         var trainedWithout = trainedWithInsulin

@@ -7,6 +7,10 @@ enum DoseFixture {
     static let t0 = Fixture.date("2026-01-05T10:00:00Z")
     static func at(_ minutes: Double) -> Date { t0.addingTimeInterval(minutes * 60) }
     static let patient = try! PatientID("dose_p1")
+    /// A bolus absorbed long before the moments asked about (11 hours before 11:30 for a 6-hour
+    /// curve): a log of a pump's basal holds its boluses too (`DoseGuards.insulinRecordsRefusal`),
+    /// and this one is no longer on board.
+    static let absorbedBolus = Bolus(time: at(-600), dose: InsulinUnits(1))
 
     /// A complete, valid settings file: ICR 10 g/U, ISF 35 mg/dL/U, target 110, suspend 70,
     /// max bolus 10 U, increment 0.05 U.

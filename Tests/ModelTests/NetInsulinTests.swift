@@ -30,7 +30,7 @@ import Testing
         #expect(abs((s.insulinOnBoard ?? .nan) - expectedWithSuspension) < 1e-9)
         // The scheduled basal itself is not on board: without the suspension and the bolus, zero.
         var plain = log()
-        plain.temporaryBasals = []; plain.boluses = []
+        plain.temporaryBasals = []; plain.boluses = [F.absorbedBolus]
         let p = DoseAdvisor.suggest(log: plain, carbs: 0, at: F.at(90), settings: F.settings(), models: nil)
         #expect(abs(p.insulinOnBoard ?? .nan) < 1e-12)
     }
@@ -102,6 +102,7 @@ import Testing
     @Test func aNewTemporaryBasalEndsTheOneRunning() {
         var log = F.flatLog(glucose: 180, through: 30)
         log.basalRates = [BasalRate(start: F.at(-60), rate: InsulinRate(unitsPerHour: 1))]
+        log.boluses = [F.absorbedBolus]
         log.temporaryBasals = stride(from: 0.0, through: 25, by: 5).map {
             TemporaryBasal(start: F.at($0), end: F.at($0 + 30), rate: InsulinRate(unitsPerHour: 2))
         }
@@ -123,6 +124,7 @@ import Testing
     @Test func basalAfterTheMomentIsNotYetGiven() {
         var log = F.flatLog(glucose: 180, through: 30)
         log.basalRates = [BasalRate(start: F.at(-60), rate: InsulinRate(unitsPerHour: 1))]
+        log.boluses = [F.absorbedBolus]
         log.temporaryBasals = [TemporaryBasal(start: F.at(30), end: F.at(60), rate: InsulinRate(unitsPerHour: 0))]
         let s = DoseAdvisor.suggest(log: log, carbs: 0, at: F.at(30.5), settings: F.settings(), models: nil)
         #expect(abs((s.insulinOnBoard ?? .nan) - -(1.0 / 120)) < 1e-12)

@@ -100,6 +100,7 @@ public enum DoseAdvisor {
         }
         if let r = DoseGuards.carbRefusal(carbs) { refusals.append(r) }
         if let r = DoseGuards.carbsTimeRefusal(carbsTime, at: at) { refusals.append(r) }
+        if let r = DoseGuards.insulinRecordsRefusal(log) { refusals.append(r) }
         // Carbohydrates eaten before `at` are in the log from then on; eaten at `at`, they are planned.
         let eaten = carbsTime.flatMap { $0 < at && carbs > 0 ? $0 : nil }
         out.carbsTime = eaten

@@ -58,6 +58,9 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     case invalidCarbsTime(eaten: Date, at: Date)
     /// The settings (or models) belong to another patient than the data.
     case wrongPatient(expected: PatientID, found: PatientID, source: String)
+    /// The data holds basal records (a pump's rates or long-acting injections) and no bolus at
+    /// all: the boluses are in another file, and the insulin on board cannot be known.
+    case noBolusRecords
 
     public var code: String {
         switch self {
@@ -73,6 +76,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .invalidCarbs: return "invalid_carbs"
         case .invalidCarbsTime: return "invalid_carbs_time"
         case .wrongPatient: return "wrong_patient"
+        case .noBolusRecords: return "no_bolus_records"
         }
     }
 
@@ -108,6 +112,9 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             return "carbohydrates eaten at \(time(eaten)): expected at or before the moment of the suggestion (\(time(at))) and at most \(Int(DoseGuards.carbsTimeReach / 60)) minutes before it"
         case let .wrongPatient(expected, found, source):
             return "the \(source) belong to patient \(found), not to \(expected) whose data this is"
+        case .noBolusRecords:
+            return "the data has basal records but no bolus at all: are the boluses in another file? "
+                + "Without them the insulin on board is unknown"
         }
     }
 }

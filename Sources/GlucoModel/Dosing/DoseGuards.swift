@@ -28,6 +28,16 @@ public enum DoseGuards {
         return eaten <= at && at.timeIntervalSince(eaten) <= carbsTimeReach ? nil : .invalidCarbsTime(eaten: eaten, at: at)
     }
 
+    /// The refusal for a log with basal records (a pump's rates, long-acting injections) and no
+    /// bolus at all, before its window either (`PatientLog.has`): an export whose boluses are in
+    /// another file. Read as none, the missing boluses made the insulin on board 0: the bundled
+    /// adolescent_003 without its boluses got 3 U by the formula and 5.05 U by the model for 50 g
+    /// where its whole data gave 0 and 2.6. A log without any insulin record (a CGM-only export)
+    /// is not refused here: the formula doses it with nothing on board, as the docs say.
+    public static func insulinRecordsRefusal(_ log: PatientLog) -> DoseRefusal? {
+        log.has(.basal) && !log.has(.bolus) ? .noBolusRecords : nil
+    }
+
     /// The refusal for planned carbohydrates outside `carbLimits` (or not a number), if any.
     public static func carbRefusal(_ grams: Double) -> DoseRefusal? {
         carbLimits.contains(grams) ? nil : .invalidCarbs(grams)
