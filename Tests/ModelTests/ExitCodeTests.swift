@@ -207,7 +207,7 @@ import GrammarEvolution
             .write(to: mixed)
         r = try Self.run("glucomodel-train", ["import-data", mixed.path, "--store", store], stdout: out)
         #expect(r.status == 2)
-        #expect(try String(contentsOf: out, encoding: .utf8).contains("1 records kept, 1 skipped"))
+        #expect(try String(contentsOf: out, encoding: .utf8).contains("1 record kept, 1 skipped"))
         let clean = dir.appendingPathComponent("p_c.csv")
         try Data("patient,time,event,value,unit\np_c,2026-01-05T08:00:00Z,glucose,120,mg/dL\n".utf8).write(to: clean)
         #expect(try Self.run("glucomodel-train", ["import-data", clean.path, "--store", store], stdout: out).status == 0)

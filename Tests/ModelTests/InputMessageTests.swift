@@ -72,7 +72,7 @@ import GrammarEvolution
         #expect(issue.description == "a\\u{1B}.csv:2: warning: '\\u{9B}31m' is not a number")
         var summary = ImportSummary(file: "b\u{1B}]0;title\u{7}.csv")
         summary.rowsRead = 1
-        #expect(summary.description.hasPrefix("b\\u{1B}]0;title\\u{7}.csv: 1 rows read"))
+        #expect(summary.description.hasPrefix("b\\u{1B}]0;title\\u{7}.csv: 1 row read"))
     }
 
     /// Before: a Dexcom export named like an e-mail address became the patient name_example.com.

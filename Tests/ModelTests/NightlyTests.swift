@@ -430,7 +430,7 @@ struct Interrupted: Error {}
         #expect(outcome.exitCode == 2 && outcome.filesQuarantined == 1 && outcome.patientsScored == 1)
         let warning = try #require(outcome.warnings.first { $0.contains("epoch.csv") })
         #expect(warning.hasPrefix("import failed: ") && warning.contains("no records kept"))
-        #expect(warning.contains("1 rows read, 0 records kept, 1 skipped (1 bad time)"))
+        #expect(warning.contains("1 row read, 0 records kept, 1 skipped (1 bad time)"))
         #expect(warning.contains("epoch.csv:2 [time]: warning: '1768435200' is not a valid time"))
         let reason = try String(contentsOf: bench.out.appendingPathComponent("quarantine/epoch.csv.reason.txt"), encoding: .utf8)
         #expect(reason.contains("no records kept") && reason.contains("epoch.csv:2 [time]"))

@@ -84,7 +84,7 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
     }
 
     public var description: String {
-        var s = "\(file): \(rowsRead) rows read, \(recordsKept) records kept, \(rowsSkipped) skipped"
+        var s = "\(file): \(Plural.of(rowsRead, "row")) read, \(Plural.of(recordsKept, "record")) kept, \(rowsSkipped) skipped"
         let reasons = skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         if !reasons.isEmpty { s += " (" + reasons.joined(separator: ", ") + ")" }
         let adj = adjusted.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
