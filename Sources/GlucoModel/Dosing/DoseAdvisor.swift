@@ -21,8 +21,8 @@ public enum DoseMethod: String, Sendable, Codable, CaseIterable {
 ///    usable model, the effects alone.
 /// 5. `noInsulin` when glucose now, or any point of the curve without a bolus, is below the
 ///    suspend threshold, or the lower bound of a model's 80% interval at its horizon (the curve
-///    without a bolus there, minus the model's half-width for the glucose now) is (uncertainty.md:
-///    a low that is possible, not only likely); else Loop's rule (`LoopDoseRule`) gives the
+///    without a bolus there, minus the model's half-width for the glucose now) is (docs/accuracy.md,
+///    "Prediction intervals": a low that is possible, not only likely); else Loop's rule (`LoopDoseRule`) gives the
 ///    model-based dose.
 /// 6. Both doses are capped so net insulin on board stays within the optional max IOB, clamped to
 ///    `[0, maxBolus]` and rounded down to the increment. The suggestion is the model-based dose

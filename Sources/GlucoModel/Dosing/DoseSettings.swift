@@ -126,7 +126,7 @@ extension DoseSettings {
     }
 }
 
-/// Plausible limits for settings, from Loop's guardrails (`../shared/specs/dosing.md`).
+/// Plausible limits for settings, from Loop's guardrails (docs/dosing.md, "Settings file").
 public enum DoseLimits {
     public static let suspendThreshold: ClosedRange<Double> = 67...110
     public static let correctionTarget: ClosedRange<Double> = 87...180

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The standard bolus calculator (`../shared/specs/dosing.md`):
+/// The standard bolus calculator (docs/dosing.md):
 /// `bolus = carbs/ICR + (BG - target)/ISF - IOB`, never below 0, at most `maxBolus`,
 /// rounded down to the pump's increment.
 ///

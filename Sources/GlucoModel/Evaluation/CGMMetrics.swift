@@ -1,6 +1,6 @@
 import Foundation
 
-/// The CGM metrics of a clinician report (`specs/cgm-metrics.md`): 2019 International Consensus
+/// The CGM metrics of a clinician report (docs/report.md): 2019 International Consensus
 /// on Time in Range (Battelino et al., Diabetes Care 2019) and the iglu package's formulas.
 ///
 /// Ranges (mg/dL), as fractions of the readings: TBR level 2 `G < 54`; TBR level 1 `54 <= G < 70`

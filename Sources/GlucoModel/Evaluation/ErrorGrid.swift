@@ -15,7 +15,8 @@ public enum ErrorGridZone: String, CaseIterable, Comparable, Sendable, Codable, 
     public static func < (l: ErrorGridZone, r: ErrorGridZone) -> Bool { l.severity < r.severity }
 }
 
-/// The error grids this project scores predictions on (rules: `specs/error-grids.md`).
+/// The error grids this project scores predictions on (Clarke et al., Diabetes Care 1987;
+/// Parkes et al., Diabetes Care 2000, with the vertices of Pfützner et al. 2013).
 public enum ErrorGrid: String, CaseIterable, Sendable, Codable, CustomStringConvertible {
     case clarke
     case parkesType1 = "parkes_type1"

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Predictions scored as a hypoglycaemia alarm "glucose below `threshold` within the horizon"
-/// against what the CGM showed (uncertainty.md, "Alerts").
+/// against what the CGM showed (docs/accuracy.md, "Hypoglycaemia alarms").
 ///
 /// - A row is a prediction issued at grid step `s` for `h` minutes ahead (`k = h / step` steps).
 ///   Its alarm fires when the prediction is below the threshold.

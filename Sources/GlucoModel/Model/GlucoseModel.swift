@@ -242,7 +242,7 @@ public struct SplitMetrics: Codable, Hashable, Sendable {
     public var alarmSpecificity: Double? = nil
     public var alarmLeadMinutes: Double? = nil
     public var falseAlarmsPerDay: Double? = nil
-    /// The same alarm on the lower bound of the 80% interval (uncertainty.md: an alert when the
+    /// The same alarm on the lower bound of the 80% interval (docs/accuracy.md: an alert when the
     /// lower bound is below 70), for the evolved model's rows of a model with intervals.
     public var lower80AlarmSensitivity: Double? = nil
     public var lower80AlarmSpecificity: Double? = nil

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Split-conformal prediction intervals of one model (uncertainty.md; Lei et al. 2018):
+/// Split-conformal prediction intervals of one model (docs/accuracy.md, "Prediction intervals"; Lei et al. 2018):
 /// `prediction ± q`, with `q` from the absolute residuals on calibration rows never used for
 /// fitting (the validation days).
 ///
@@ -12,7 +12,7 @@ import Foundation
 /// Errors are not exchangeable across glucose levels (larger when glucose is high and moving), so
 /// the half-widths are conditional on the glucose **at the moment of prediction** (`G0`), in the
 /// bands `< 70`, `70-180` and `> 180` mg/dL. The trainer's intervals are *normalised* conformal
-/// (uncertainty.md): each band has a scale `s`, the mean absolute residual of its rows on the
+/// (Papadopoulos et al. 2008; Lei et al. 2018): each band has a scale `s`, the mean absolute residual of its rows on the
 /// training days (fitted there, so independent of the calibration rows), and one quantile `q` of
 /// the scaled validation residuals `|r|/s` over all bands gives each band `q·s`. Every validation
 /// row then informs every band, where a band of its own would have a few hours of lows or highs.

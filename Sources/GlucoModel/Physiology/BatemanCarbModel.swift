@@ -1,6 +1,6 @@
 import Foundation
 
-/// Carbohydrate absorption as a Bateman function (glucose-models.md): a meal of `D` grams
+/// Carbohydrate absorption as a Bateman function (docs/accuracy.md, "Levers"): a meal of `D` grams
 /// passes a gut compartment (rate `ka`, per minute) into an absorption compartment (rate `ke`)
 /// whose content follows
 ///

@@ -3,7 +3,7 @@ import Foundation
 /// A clinician's report for one patient over one period, computed from their log and their
 /// trained models; `html` renders it as one self-contained page (see `PatientReport+HTML`).
 ///
-/// What it holds: the consensus CGM metrics and AGP (`specs/cgm-metrics.md`), the
+/// What it holds: the consensus CGM metrics and AGP (`CGMMetrics`), the
 /// time-in-ranges bar, a chart per day with the shortest horizon's evolved-model predictions,
 /// the accuracy of every model and baseline on the period, the error grids, the predicted lows
 /// and highs, an optional dose audit, and each horizon's model in readable form.

@@ -28,7 +28,7 @@ extension ErrorGrid {
         return plot.render()
     }
 
-    /// The lines of `specs/error-grids.md`; the C line `y = x + 110` and the A lines run to the axis end.
+    /// The lines of Clarke et al. 1987 (`ErrorGrid.clarke`); the C line `y = x + 110` and the A lines run to the axis end.
     func drawClarke(_ plot: inout SVGPlot, _ top: Double) {
         let lines: [[(Double, Double)]] = [
             [(0, 70), (175.0 / 3, 70), (top / 1.2, top)],
