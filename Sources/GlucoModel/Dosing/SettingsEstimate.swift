@@ -20,11 +20,13 @@ public struct SettingsEstimate: Sendable {
         }
     }
 
-    /// The basal of one time-of-day block.
+    /// The basal of one time-of-day block, U/h; or, as `longActing`, the whole day's long-acting
+    /// dose of a person on injections, U/day (hours 0-24; `SettingsEstimator.Injections`).
     public struct Basal: Sendable {
         /// Local hours `[startHour, endHour)`.
         public var startHour: Int, endHour: Int
-        /// The mean scheduled rate over the block's fasting windows (or the schedule's), U/h.
+        /// The mean scheduled rate over the block's fasting windows (or the schedule's), U/h; the
+        /// usual daily dose for `longActing`.
         public var current: Double?
         /// Fasting windows in the block.
         public var periods: Int
@@ -38,25 +40,6 @@ public struct SettingsEstimate: Sendable {
         public init(startHour: Int, endHour: Int, current: Double?, periods: Int) {
             self.startHour = startHour; self.endHour = endHour; self.current = current; self.periods = periods
             suggested = current
-        }
-    }
-
-    /// The daily long-acting dose of a person on injections (`SettingsEstimator.Injections`).
-    public struct LongActing: Sendable {
-        /// The usual daily dose in the days read, U/day (nil: none found).
-        public var current: Double?
-        /// Fasting windows of the whole day.
-        public var periods: Int
-        /// The mean rise not explained by boluses and carbohydrates in those windows, mg/dL/h.
-        public var drift: Double?
-        public var estimate: Double?
-        public var band: (low: Double, high: Double)?
-        /// To half a unit, toward the current dose.
-        public var suggested: Double?
-        public var reason = ""
-
-        public init(current: Double?, periods: Int) {
-            self.current = current; self.periods = periods; suggested = current
         }
     }
 
@@ -76,9 +59,9 @@ public struct SettingsEstimate: Sendable {
     public var insulinSensitivity: Parameter
     /// The basal blocks; none for a person on injections, whose basal is `longActing`.
     public var basal: [Basal]
-    /// The long-acting dose, for a person on injections (basal injections and no pump basal in
-    /// the days read); nil otherwise.
-    public var longActing: LongActing? = nil
+    /// The long-acting dose (U/day), for a person on injections (basal injections and no pump
+    /// basal in the days read); nil otherwise.
+    public var longActing: Basal? = nil
     /// The log's readings below 70 and below 54 mg/dL, percent (CGMMetrics' TBR; nil without readings).
     public var below70: Double? = nil, below54: Double? = nil
     /// The log's readings above 180 and above 250 mg/dL, percent (CGMMetrics' TAR; nil without readings).

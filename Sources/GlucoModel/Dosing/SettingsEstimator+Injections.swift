@@ -46,9 +46,9 @@ extension SettingsEstimator {
         /// The row for the dose `current` from the fasting windows of the whole day, with the
         /// suggested ISF and CSF; `holding…` as for a basal block.
         static func estimate(current: Double?, windows: [Window], isf: Double, csf: Double,
-                             holdingIncrease: String?, holdingDecrease: String?) -> SettingsEstimate.LongActing {
+                             holdingIncrease: String?, holdingDecrease: String?) -> SettingsEstimate.Basal {
             let fasting = windows.filter { $0.kind == .fasting }
-            var dose = SettingsEstimate.LongActing(current: current, periods: fasting.count)
+            var dose = SettingsEstimate.Basal(startHour: 0, endHour: 24, current: current, periods: fasting.count)
             let rates = fasting.map { ($0.glucoseChange + isf * $0.insulinAbsorbed - csf * $0.carbsAppeared) / $0.hours }
             if let current, let half = halfBand(rates, days: fasting.map(\.day)) {
                 let mean = rates.reduce(0, +) / Double(rates.count)

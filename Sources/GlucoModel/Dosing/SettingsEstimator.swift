@@ -142,7 +142,8 @@ public enum SettingsEstimator {
         out.unloggedMeals = UnloggedMeals(log: log, settings: settings, carbModel: carbModel).boluses.count { read($0.time) }
         // A person on injections: one daily long-acting dose instead of the basal blocks.
         if let first = out.first, let last = out.last, Injections.onInjections(log, read: read) {
-            out.longActing = .init(current: Injections.dailyDose(log.basalInjections, from: first, to: last, timeZone: timeZone),
+            out.longActing = .init(startHour: 0, endHour: 24,
+                                   current: Injections.dailyDose(log.basalInjections, from: first, to: last, timeZone: timeZone),
                                    periods: 0)
         }
         if !readings.isEmpty {
