@@ -2,7 +2,8 @@ import ArgumentParser
 import GlucoModel
 
 /// Prediction horizons given as minutes, comma-separated (`30,60,90,120`): whole minutes from 1
-/// to 1440 (`GlucoseModel.horizonRange`, what a model file may hold).
+/// to 1440 (`GlucoseModel.horizonRange`, what a model file may hold). A horizon given twice counts
+/// once (`TrainingOptions.distinct`), as `predict` has always read it.
 /// The one parser of every `--horizons` option.
 public struct HorizonList: ExpressibleByArgument, Sendable, Equatable, CustomStringConvertible {
     public var minutes: [Int]
@@ -11,7 +12,7 @@ public struct HorizonList: ExpressibleByArgument, Sendable, Equatable, CustomStr
         let values = argument.split(separator: ",", omittingEmptySubsequences: false)
             .map { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !values.isEmpty, values.allSatisfy({ GlucoseModel.horizonRange.contains($0 ?? 0) }) else { return nil }
-        minutes = values.compactMap { $0 }
+        minutes = TrainingOptions.distinct(values.compactMap { $0 })
     }
 
     public var description: String { minutes.map(String.init).joined(separator: ",") }

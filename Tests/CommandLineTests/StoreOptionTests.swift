@@ -126,6 +126,10 @@ import Testing
         // Before: 1445 trained a model that no reader accepts (a model file holds 1 to 1440 minutes).
         #expect(HorizonList(argument: "1445") == nil && HorizonList(argument: "1440")?.minutes == [1440])
         #expect(HorizonList(argument: "abc") == nil)
+        // A horizon given twice is one horizon (before: train ran two jobs of it at once, which raced
+        // for one checkpoint: "cannot write .../checkpoints/p-h030.json", exit 2).
+        #expect(HorizonList(argument: "30,60,30,60")?.minutes == [30, 60])
+        #expect(try glucomodel_train.Train.parse(["d", "--horizons", "60,30,60"]).runConfig().horizons == [60, 30])
         #expect(throws: (any Error).self) { try Predict.parse(["a.csv", "--models", "m", "--horizons", "-5"]) }
         #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--time-zone", "Mars/Olympus"]) }
         let predict = try Predict.parse(["a.csv", "--models", "m", "--time-zone", "Europe/Madrid", "--from", "2026-01-05T08:00"])

@@ -34,6 +34,10 @@ import Testing
         #expect(d.arxRidge == "1e-05" && ARXRidge(text: d.arxRidge!) == .fixed(1e-5))
     }
 
+    @Test func aHorizonListedTwiceIsOneHorizon() throws {
+        #expect(try parse(#"{"horizons": [30, 30, 90, 30]}"#).horizons == [30, 90])
+    }
+
     @Test func theWrittenFileReadsBackTheSame() throws {
         var c = TrainingRunConfig()
         c.data = ["x \"quoted\".csv"]

@@ -344,6 +344,19 @@ import Testing
         #expect(short.hasSuffix("; the validation period runs from 1991-01-01T00:00:00Z to 1991-01-01T03:00:00Z"))
     }
 
+    @Test func aHorizonGivenTwiceIsTrainedOnce() throws {
+        // Before: two jobs of one horizon ran at once on two threads and raced for the same checkpoint
+        // and model file; one failed ("cannot write .../checkpoints/s-twice-h030.json").
+        let out = temporaryFolder("twice")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let patient = SyntheticCohort.data(SyntheticCohort.patient("s-twice", days: 5, seed: 21))
+        let options = try SyntheticCohort.options(horizons: [30, 30])
+        let outcome = try CohortTrainer(options: options, settings: CohortRunSettings(output: out, threads: 2)).run([patient])
+        #expect(outcome.failures.isEmpty, "\(outcome.failures)")
+        #expect(outcome.trained.map(\.horizon) == [30] && outcome.failedModels == 0)
+        #expect(Set(outcome.results.map(\.horizonMinutes)) == [30])
+    }
+
     @Test func badInputIsAClearMessagePerPatient() throws {
         let out = temporaryFolder("bad")
         defer { try? FileManager.default.removeItem(at: out) }

@@ -78,6 +78,8 @@ public struct CohortTrainer: Sendable {
     public let settings: CohortRunSettings
 
     public init(options: TrainingOptions, settings: CohortRunSettings) throws {
+        var options = options
+        options.horizons = TrainingOptions.distinct(options.horizons)
         self.options = options
         self.settings = settings
         grammar = try Grammar(text: options.grammar.text, source: options.grammar.name).validated()

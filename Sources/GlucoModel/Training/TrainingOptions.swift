@@ -36,6 +36,8 @@ public struct GrammarSource: Sendable, Hashable {
 
 /// Everything that decides a training run, besides the data.
 public struct TrainingOptions: Sendable {
+    /// Each horizon once (`distinct`): a cohort run trains one job per patient and horizon, and two
+    /// jobs of the same horizon would share, and race for, one checkpoint and one model file.
     public var horizons: [Int] = [30, 60, 90, 120]
     public var grammar: GrammarSource
     public var evolution: EvolutionParameters
@@ -233,5 +235,13 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
             let each = zip(names, lines).map { "line \($1): '\($0)'" }.joined(separator: ", ")
             return "\(grammar): the grammar names variables the data does not have (\(each)); the variables are \(features.joined(separator: " "))"
         }
+    }
+}
+
+extension TrainingOptions {
+    /// `horizons` with each horizon once, in the order first given (`30,60,30` is 30 and 60).
+    public static func distinct(_ horizons: [Int]) -> [Int] {
+        var seen = Set<Int>()
+        return horizons.filter { seen.insert($0).inserted }
     }
 }

@@ -254,12 +254,12 @@ extension TrainingRunConfig {
             timeZone = name
         case "horizons":
             guard case let .array(items) = value, !items.isEmpty else { throw bad("a list of positive minutes like [30, 60]") }
-            horizons = try items.map { item in
+            horizons = TrainingOptions.distinct(try items.map { item in
                 guard case let .number(v) = item, v == v.rounded(), v >= 1, v <= 24 * 60 else {
                     throw badNumber("a list of whole minutes from 1 to 1440 like [30, 60]", item)
                 }
                 return Int(v)
-            }
+            })
         case "out": out = try string()
         case "population": population = try integer(2...10_000_000, "a population of 2 or more")
         case "generations": generations = try integer(0...10_000_000, "a number of generations, 0 or more")
