@@ -10,8 +10,9 @@ struct Collect: ParsableCommand {
         abstract: "Rebuild results.csv from the models in an output folder and print the summary table.",
         discussion: """
         For a sharded run (--shards or --shard), also checks the shards' reports in OUT/shards/: shards
-        that never reported or did not finish, patients that failed, and models that are missing are
-        listed on standard error. Exit status: 0 when nothing is missing, 2 when something is (results.csv
+        that never reported or did not finish, patients that failed, models that are missing (at every
+        horizon any shard trained) and models trained with other options than the rest are listed on
+        standard error. Exit status: 0 when nothing is missing, 2 when something is (results.csv
         is still rebuilt from the models there are), 1 when there is no model at all.
         """)
 
@@ -41,7 +42,9 @@ struct Collect: ParsableCommand {
         }
         if !completeness.isComplete {
             let c = completeness
+            let mixed = c.otherOptions.map(\.models.count).reduce(0, +)
             Console.warn("incomplete: \(c.missingModels.count) models missing, \(c.failures.count) failures, "
+                         + (mixed > 0 ? "\(mixed) models trained with other options, " : "")
                          + "\(c.missingShards.count + c.unfinishedShards.count) of \(c.shardCount ?? 1) shards not finished")
             throw ExitCode(RunStatus.partial.rawValue)
         }

@@ -171,4 +171,36 @@ import Testing
         #expect(!c.isComplete)
         #expect(c.lines.contains("missing: a at 30 min"))
     }
+
+    @Test func collectFindsShardsRunWithOtherOptionsOrHorizons() throws {
+        // Before: shard 1 resubmitted with --horizons 30 and other --generations left collect
+        // saying nothing (exit 0): b had no 60-min model and its 30-min model was of another run.
+        let out = temporaryFolder("mixed-options")
+        defer { try? FileManager.default.removeItem(at: out) }
+        try ShardLedger.settle(2, in: out)
+        let a = try PatientID("a"), b = try PatientID("b"), c = try PatientID("c")
+        try ShardLedger.write(ShardReport(shard: Shard("0/2"), patients: [a, c], horizons: [30, 60], finished: true), in: out)
+        try ShardLedger.write(ShardReport(shard: Shard("1/2"), patients: [b], horizons: [30], finished: true), in: out)
+        let files = CohortRunSettings(output: out)
+        func write(_ p: PatientID, _ h: Int, generations: Int, settings: String) throws {
+            var m = ModelFileValidationTests.model()
+            m.patient = p; m.horizonMinutes = h; m.features = FeatureSet(horizonMinutes: h)
+            m.evolution.generations = generations; m.settings = settings
+            try FileManager.default.createDirectory(at: files.modelURL(p, h).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try m.write(to: files.modelURL(p, h))
+        }
+        for p in [a, c] { for h in [30, 60] { try write(p, h, generations: 100, settings: "s100") } }
+        try write(b, 30, generations: 20, settings: "s20")
+        let check = try CohortCompleteness.check(out)
+        #expect(!check.isComplete)
+        #expect(check.missingModels.map { "\($0.patient) \($0.horizon)" } == ["b 60"])
+        #expect(check.otherOptions.count == 1 && check.otherOptions[0].models.map { "\($0.patient) \($0.horizon)" } == ["b 30"])
+        let line = check.lines.first { $0.hasPrefix("trained with other options") } ?? ""
+        #expect(line.contains("1 model with population 200, 20 generations") && line.contains("the rest with population 200, 100 generations")
+                && line.hasSuffix(": b at 30 min"), "\(line)")
+        // Every model alike and every horizon there: complete.
+        try write(b, 30, generations: 100, settings: "s100")
+        try write(b, 60, generations: 100, settings: "s100")
+        #expect(try CohortCompleteness.check(out).isComplete)
+    }
 }
