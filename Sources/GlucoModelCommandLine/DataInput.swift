@@ -147,6 +147,18 @@ public func reportImportWarnings(_ summaries: [ImportSummary], limit: Int = 5) {
     }
 }
 
+/// Names the files in the folders of `paths` that no importer recognises and that are therefore not
+/// read (`CohortLoader.unrecognised`): the first `limit`, then how many more. Without it, an export
+/// of a format or language GlucoModel does not read, or an empty file, left its patient out of a
+/// cohort without a word.
+public func reportUnrecognisedFiles(_ paths: [String], options: ImportOptions, excluding: URL? = nil, limit: Int = 5) {
+    let files = CohortLoader.unrecognised(paths, options: options, excluding: excluding)
+    guard !files.isEmpty else { return }
+    let names = files.prefix(limit).map(\.path).joined(separator: ", ") + (files.count > limit ? " and \(files.count - limit) more" : "")
+    Console.warn("not read: \(Plural.of(files.count, "file")) in the data folders \(files.count == 1 ? "is" : "are") in none of the known formats "
+                 + "(name a file as DATA to see why): \(names)")
+}
+
 /// Checks an option naming an import format (`ImportFormats.names`).
 /// - Throws: `ValidationError` naming `option` and the known formats.
 public func checkImportFormat(_ name: String?, option: String) throws {

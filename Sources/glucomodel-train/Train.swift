@@ -273,6 +273,7 @@ struct Train: ParsableCommand {
             loaded = try source.load()
         }
         reportImportWarnings(loaded.summaries)
+        reportUnrecognisedFiles(resolved.data ?? [], options: importOptions, excluding: output)
         failures += loaded.failures.map { (subject: "skipped file", message: "\($0)") }
         let settings = CohortRunSettings(output: output, threads: threadCount, shard: shard ?? .whole, retrain: resolved.retrain ?? false)
         let trainer = try reporting { try CohortTrainer(options: options, settings: settings) }

@@ -60,6 +60,23 @@ import GrammarEvolution
         #expect(r.status == 64)
     }
 
+    /// Before: a data folder's exports that no importer recognises (an empty file, another device's
+    /// CSV) were left out without a word, their patients missing from the cohort. Now they are named;
+    /// a settings file beside the exports is not.
+    @Test func trainNamesTheFilesOfAFolderItCannotRead() throws {
+        let (data, out) = try Self.emptyDataFolderAndOutput()
+        try Data().write(to: data.appendingPathComponent("empty.csv"))
+        try Data("Index,Date,Time,Sensor Glucose (mg/dL)\n1,2026/10/20,00:00:00,120\n".utf8).write(to: data.appendingPathComponent("carelink.csv"))
+        try Data(#"{"patient": "p", "carbRatio": 10, "insulinSensitivity": 40}"#.utf8).write(to: data.appendingPathComponent("p-settings.json"))
+        let r = try Self.run("glucomodel-train", [data.path, "--out", out.path, "--threads", "1"])
+        #expect(r.status == 1)
+        let carelink = data.appendingPathComponent("carelink.csv").resolvingSymlinksInPath().path
+        let empty = data.appendingPathComponent("empty.csv").resolvingSymlinksInPath().path
+        #expect(r.stderr.contains("not read: 2 files in the data folders are in none of the known formats (name a file as DATA to see why): \(carelink), \(empty)\n"),
+                "\(r.stderr)")
+        #expect(!r.stderr.contains("settings"), "\(r.stderr)")
+    }
+
     /// Finding 10: bench-eval's settings (`--rows 0`, `--threads 0`, an unknown operator) exited 1;
     /// they are usage errors (64).
     @Test func benchEvalSettingsAreUsageErrors() throws {

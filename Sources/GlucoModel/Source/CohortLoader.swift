@@ -19,16 +19,7 @@ public enum CohortLoader {
                 throw InputError(SourceLocation(file: path), "no such file or folder")
             }
             if isDir.boolValue {
-                // Resolved first: the enumerator does not descend into a folder named through a symbolic link.
-                let folder = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-                let e = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
-                while let url = e?.nextObject() as? URL {
-                    // Named pipes, devices and sockets would block or never end: never opened.
-                    if dataExtensions.contains(url.pathExtension.lowercased()), isRegularFile(url.path),
-                       !onlyRecognised || ImportFormats.isReadable(url, options: options) {
-                        out.append(url)
-                    }
-                }
+                out += candidates(inFolder: path).filter { !onlyRecognised || ImportFormats.isReadable($0, options: options) }
             } else {
                 guard isRegularFile(path) else {
                     throw InputError(SourceLocation(file: path), "not a regular file (a pipe, device or socket); give a data file")
@@ -37,6 +28,47 @@ public enum CohortLoader {
             }
         }
         return out.sorted { $0.path < $1.path }
+    }
+
+    /// The regular files with a data extension (`dataExtensions`) in `path` and its subfolders.
+    static func candidates(inFolder path: String) -> [URL] {
+        // Resolved first: the enumerator does not descend into a folder named through a symbolic link.
+        let folder = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let e = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        var out: [URL] = []
+        while let url = e?.nextObject() as? URL {
+            // Named pipes, devices and sockets would block or never end: never opened.
+            if dataExtensions.contains(url.pathExtension.lowercased()), isRegularFile(url.path) { out.append(url) }
+        }
+        return out
+    }
+
+    /// The files with a data extension in the folders of `paths` that `files(_:)` leaves out because
+    /// no importer recognises them: an export of a format or a language GlucoModel does not read, an
+    /// empty or cut-short file. A command names them, so that no patient goes missing without a word.
+    /// Not counted: GlucoModel's settings files (a JSON object with `carbRatio`, docs/dosing.md) and
+    /// the files under `excluding` (an output folder inside the data folder). Sorted.
+    public static func unrecognised(_ paths: [String], options: ImportOptions = ImportOptions(), excluding: URL? = nil) -> [URL] {
+        let skip = excluding.map { $0.resolvingSymlinksInPath().standardizedFileURL.path + "/" }
+        var out: [URL] = []
+        for path in paths {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { continue }
+            for url in candidates(inFolder: path) where !ImportFormats.isReadable(url, options: options) && !isSettingsFile(url) {
+                if let skip, url.standardizedFileURL.path.hasPrefix(skip) { continue }
+                out.append(url)
+            }
+        }
+        return out.sorted { $0.path < $1.path }
+    }
+
+    /// Whether `url` begins like a settings file (`docs/dosing.md`): a JSON object with a
+    /// `carbRatio` key in its first `ImportFormats.headBytes`.
+    static func isSettingsFile(_ url: URL) -> Bool {
+        guard url.pathExtension.lowercased() == "json", let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        let head = String(decoding: (try? handle.read(upToCount: ImportFormats.headBytes)) ?? Data(), as: UTF8.self)
+        return head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }.first == "{" && head.contains("\"carbRatio\"")
     }
 
     /// Whether `path` is a regular file (following symbolic links), checked without opening it.
