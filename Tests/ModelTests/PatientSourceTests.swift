@@ -35,6 +35,31 @@ import Testing
         return path
     }
 
+    @Test func aCopyOfAFileThatFailedIsStillRead() throws {
+        // An export renamed to a pseudonymous id beside the original, whose name is no id. Before:
+        // the original (sorted first) failed, and the copy was "same content as Jane Doe.csv; not
+        // read again", so p_renamed was trained by nobody (a store made of the folder had it).
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let export = """
+            Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,Patient Info,Device Info,Source Device ID,Glucose Value (mg/dL),Insulin Value (u),Carb Value (grams),Duration (hh:mm:ss),Glucose Rate of Change (mg/dL/min),Transmitter Time (Long Integer),Transmitter ID
+            1,2026-02-01T08:00:00,EGV,,,,iOS G6,110,,,,,,
+            2,2026-02-01T08:05:00,EGV,,,,iOS G6,114,,,,,,
+
+            """
+        for name in ["Jane Doe.csv", "p_renamed.csv"] { try Data(export.utf8).write(to: dir.appendingPathComponent(name)) }
+        let loaded = try ExportFiles(paths: [dir.path], options: Fixture.options).load()
+        #expect(loaded.patients.map(\.patient.rawValue) == ["p_renamed"])
+        #expect(loaded.patients.first?.log.glucose.map(\.value.mgdL) == [110, 114])
+        #expect(loaded.failures.count == 1 && loaded.failures[0].description.contains("Jane Doe.csv"), "\(loaded.failures)")
+        // A second copy of the file that was read is still passed over.
+        try Data(export.utf8).write(to: dir.appendingPathComponent("q_again.csv"))
+        let again = try ExportFiles(paths: [dir.path], options: Fixture.options).load()
+        #expect(again.patients.map(\.patient.rawValue) == ["p_renamed"])
+        #expect(again.summaries.contains { $0.issues.contains { $0.message.contains("same content as") } })
+    }
+
     @Test(arguments: overlapFixtures)
     func storeAndFilesGiveEqualLogs(_ names: [String]) throws {
         let paths = names.map { Fixture.url($0).path }

@@ -90,16 +90,18 @@ public enum CohortLoader {
         var seen: [String: String] = [:]
         for url in urls {
             do {
-                if let digest = try? ContentDigest.hexDigest(ofFile: url) {
-                    if let first = seen[digest] {
-                        var summary = ImportSummary(file: url.path)
-                        summary.issues.append(ImportIssue(.warning, SourceLocation(file: url.path), "same content as \(first); not read again"))
-                        summaries.append(summary)
-                        continue
-                    }
-                    seen[digest] = url.path
+                let digest = try? ContentDigest.hexDigest(ofFile: url)
+                if let digest, let first = seen[digest] {
+                    var summary = ImportSummary(file: url.path)
+                    summary.issues.append(ImportIssue(.warning, SourceLocation(file: url.path), "same content as \(first); not read again"))
+                    summaries.append(summary)
+                    continue
                 }
-                for result in try ImportFormats.importPatients(at: url, format: format, options: options) {
+                let results = try ImportFormats.importPatients(at: url, format: format, options: options)
+                // Only a file that was read counts as seen: a copy of one that failed (an export
+                // renamed to a pseudonymous id beside the original, whose name is no id) is read.
+                if let digest { seen[digest] = url.path }
+                for result in results {
                     summaries.append(result.summary)
                     let id = result.log.patient
                     var data = byPatient[id] ?? PatientData(patient: id, log: PatientLog(patient: id), testStart: nil, files: [])
