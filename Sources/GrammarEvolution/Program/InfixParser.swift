@@ -43,6 +43,8 @@ extension Program {
     ///
     /// Grammar: `+ -` < `* /` < unary minus; calls `aq(a, b)`, `pdiv(a, b)`, `min`, `max`,
     /// `sin`, `cos`, `exp`, `log`, `sqrt`, `square`; `lag(name, k)` reads `name` k rows back.
+    /// Parentheses and calls nest at most `maximumNesting` (256) deep; deeper text is an
+    /// `ExpressionParseError`, so hostile text cannot exhaust the thread's stack.
     public init(infix text: String, variables: VariableNames = .indexed) throws {
         var parser = InfixParser(tokens: InfixLexer.tokens(text), text: text, variables: variables)
         let instructions = try parser.parseAll()
@@ -50,7 +52,15 @@ extension Program {
     }
 }
 
+extension Program {
+    /// How deep parentheses and calls may nest in infix text (`Program(infix:variables:)`). The
+    /// parser recurses once per level, about 2 KB of stack in a debug build; a grammar's
+    /// phenotypes nest a level or two per derivation level, far less than this.
+    public static let maximumNesting = 256
+}
+
 /// A recursive-descent parser over `InfixToken`s, emitting postfix instructions.
+/// It recurses only into parentheses and calls, at most `Program.maximumNesting` deep.
 struct InfixParser {
     let tokens: [InfixToken]
     /// The text the tokens came from, for error messages (`""` when they came from a phenotype).
@@ -58,6 +68,8 @@ struct InfixParser {
     let variables: VariableNames
     var pos = 0
     var out: [Instruction] = []
+    /// Parentheses and calls open around the current token.
+    var nesting = 0
 
     init(tokens: [InfixToken], text: String, variables: VariableNames) {
         self.tokens = tokens
@@ -106,15 +118,27 @@ struct InfixParser {
         }
     }
 
+    /// Signs before a primary, applied innermost first (a minus before a constant folds into it);
+    /// a loop, not recursion, so a long run of signs needs no stack.
     mutating func parseUnary() throws {
-        if accept("-") {
-            try parseUnary()
-            if case let .constant(c)? = out.last { out[out.count - 1] = .constant(-c) } else { out.append(.operation(.neg)) }
-        } else if accept("+") {
-            try parseUnary()
-        } else {
-            try parsePrimary()
+        var minuses = 0
+        while true {
+            if accept("-") { minuses += 1 } else if !accept("+") { break }
         }
+        try parsePrimary()
+        for _ in 0..<minuses {
+            if case let .constant(c)? = out.last { out[out.count - 1] = .constant(-c) } else { out.append(.operation(.neg)) }
+        }
+    }
+
+    /// `body` one nesting level deeper (inside parentheses or a call's arguments).
+    mutating func nested(_ body: (inout InfixParser) throws -> Void) throws {
+        guard nesting < Program.maximumNesting else {
+            throw error("parentheses and calls nest deeper than \(Program.maximumNesting) levels")
+        }
+        nesting += 1
+        try body(&self)
+        nesting -= 1
     }
 
     mutating func parsePrimary() throws {
@@ -122,7 +146,7 @@ struct InfixParser {
         switch tokens[pos].kind {
         case .symbol("("):
             pos += 1
-            try parseSum()
+            try nested { try $0.parseSum() }
             try expect(")")
         case .number, .badNumber:
             out.append(.constant(try parseNumber()))
@@ -175,10 +199,12 @@ struct InfixParser {
             pos = start
             throw error("unknown function '\(name)'")
         }
-        try parseSum()
-        if op.arity == 2 {
-            try expect(",")
-            try parseSum()
+        try nested { parser in
+            try parser.parseSum()
+            if op.arity == 2 {
+                try parser.expect(",")
+                try parser.parseSum()
+            }
         }
         try expect(")")
         out.append(.operation(op))

@@ -1,0 +1,34 @@
+import Testing
+@testable import GrammarEvolution
+
+/// Inputs deep enough to exhaust a thread's stack in a recursive parser or search: each must
+/// give a value or a Swift error, never a crash.
+@Suite struct DeepInputTests {
+    @Test func deepParenthesesAreAnErrorNotACrash() throws {
+        func nested(_ n: Int, _ open: String) -> String {
+            String(repeating: open, count: n) + "x0" + String(repeating: ")", count: n)
+        }
+        let limit = Program.maximumNesting
+        #expect(try Program(infix: nested(limit, "(")).instructions == [.variable(0)])
+        #expect(try Program(infix: nested(limit, "sin(")).nodeCount == limit + 1)
+        for text in [nested(limit + 1, "("), nested(limit + 1, "sin("), nested(100_000, "("), nested(100_000, "aq(1, ")] {
+            do {
+                _ = try Program(infix: text)
+                Issue.record("\(text.count) characters nested too deep were parsed")
+            } catch let e as ExpressionParseError {
+                #expect(e.message.contains("nest deeper than \(limit) levels"))
+            }
+        }
+    }
+
+    @Test func longRunsOfSignsNeedNoStack() throws {
+        // n minus signs before 3 are (-1)^n * 3; before a variable, n negations.
+        #expect(try Program(infix: String(repeating: "-", count: 100_000) + "3").instructions == [.constant(3)])
+        #expect(try Program(infix: String(repeating: "-", count: 100_001) + "3").instructions == [.constant(-3)])
+        #expect(try Program(infix: String(repeating: "- +", count: 3) + "x0").instructions
+            == [.variable(0), .operation(.neg), .operation(.neg), .operation(.neg)])
+        let p = try Program(infix: String(repeating: "-", count: 50_001) + "x0")
+        #expect(p.nodeCount == 50_002)
+        #expect(p.evaluate { _, _ in 2 } == -2)
+    }
+}
