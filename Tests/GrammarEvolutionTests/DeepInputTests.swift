@@ -31,4 +31,18 @@ import Testing
         #expect(p.nodeCount == 50_002)
         #expect(p.evaluate { _, _ in 2 } == -2)
     }
+
+    @Test func derivesALongSeedWithoutRecursion() throws {
+        // x0 + x0 + ... + x0 (n terms) through <e> ::= x0 + <e> | x0 is alternative 0 n-1 times,
+        // then alternative 1: a derivation n levels deep.
+        let n = 5_000
+        let m = try Mapper(grammar: Grammar(text: "<e> ::= x0 + <e> | x0"), maxDepth: n + 1)
+        let text = Array(repeating: "x0", count: n).joined(separator: " + ")
+        let codons = try #require(m.codons(deriving: text))
+        #expect(codons == Array(repeating: 0, count: n - 1) + [1])
+        #expect(m.map(codons).phenotype.map(m.text) == text)
+        // One level too few: not derivable, found out by backtracking through every level.
+        let shallow = try Mapper(grammar: Grammar(text: "<e> ::= x0 + <e> | x0"), maxDepth: n - 1)
+        #expect(shallow.codons(deriving: text) == nil)
+    }
 }
