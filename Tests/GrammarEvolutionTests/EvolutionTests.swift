@@ -201,5 +201,21 @@ import Testing
         #expect(throws: EvolutionError.badParameter(field: "populationSize", expected: "at least 2")) {
             try Evolution(grammar: grammar, fitness: data, parameters: parameters { $0.populationSize = 1 })
         }
+        // An infinite tail fraction passed and then trapped making the tail's length as an Int.
+        for fraction in [Double.infinity, 1e300, .nan, -1] {
+            #expect(throws: EvolutionError.badParameter(field: "tailFraction", expected: "between 0 and 100")) {
+                try Evolution(grammar: grammar, fitness: data, parameters: parameters { $0.tailFraction = fraction })
+            }
+        }
+    }
+
+    @Test func theLargestWrapLimitMapsLikeNoLimit() throws {
+        // maxWraps = Int.max passed validate() and overflowed computing the codon limit. Codon 0
+        // always picks `<e> + x0`, so the tree grows until it is deeper than maxDepth.
+        let mapper = try Mapper(grammar: Grammar(text: "<e> ::= <e> + x0 | x0"), maxWraps: Int.max, maxDepth: 5)
+        #expect(mapper.map([0]).invalidReason == .tooDeep)
+        #expect(mapper.map([0, 0, 1]).program == (try Program(infix: "x0 + x0 + x0")))
+        let run = try Evolution(grammar: grammar, fitness: data, parameters: parameters { $0.maxWraps = Int.max; $0.generations = 2 }).run()
+        #expect(run.best.isValid)
     }
 }

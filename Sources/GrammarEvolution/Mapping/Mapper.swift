@@ -71,7 +71,8 @@ public struct Mapper: Sendable {
         guard !genome.isEmpty else {
             return MappingResult(phenotype: nil, usedCodons: 0, depth: 0, invalidReason: .emptyGenome)
         }
-        let limit = genome.count * (maxWraps + 1)
+        // Saturates: a huge `maxWraps` means no limit, not an overflow (depth still bounds the tree).
+        let limit = maxWraps >= Int.max / genome.count - 1 ? Int.max : genome.count * (maxWraps + 1)
         var symbolStack: [Int32] = [GrammarTables.kindRule]
         var depthStack: [Int32] = [1]
         symbolStack.reserveCapacity(64)

@@ -41,7 +41,8 @@ public struct EvolutionParameters: Sendable, Codable, Equatable {
     public var genomeLength = 300
     /// Deepest derivation tree built by sensible initialisation.
     public var maxInitialDepth = 6
-    /// Random codons appended after the recorded choices of a sensible genome, as a fraction of them.
+    /// Random codons appended after the recorded choices of a sensible genome, as a fraction of
+    /// them (0 to 100).
     public var tailFraction = 0.5
     public var maxWraps = 5
     /// Deepest derivation tree (rule nodes) a genome may map to; deeper is invalid.
@@ -69,7 +70,8 @@ public struct EvolutionParameters: Sendable, Codable, Equatable {
         try check(elitism >= 0 && elitism < populationSize, "elitism", "0 up to populationSize - 1")
         try check(genomeLength >= 1, "genomeLength", "at least 1")
         try check(maxInitialDepth >= 1 && maxInitialDepth <= maxDepth, "maxInitialDepth", "between 1 and maxDepth")
-        try check(tailFraction >= 0, "tailFraction", "0 or more")
+        // The tail is `tailFraction` times the recorded codons, made as an Int.
+        try check(tailFraction >= 0 && tailFraction <= 100, "tailFraction", "between 0 and 100")
         try check(maxWraps >= 0, "maxWraps", "0 or more")
         try check(maxDepth >= 1, "maxDepth", "at least 1")
         try check(threads >= 1, "threads", "at least 1")
