@@ -116,6 +116,7 @@ import Testing
         } catch let error as GrammarError {
             let message = "\(error)"
             #expect(message.contains("grammar:2:") && message.contains("grammar:3:") && message.contains("2 error"))
+            #expect(message.hasPrefix("the grammar has 2 error(s):\n"))   // one space when it has no file
         }
         #expect(throws: GrammarError.self) { try Mapper(grammar: g) }
     }

@@ -199,7 +199,7 @@ public enum GrammarError: Error, CustomStringConvertible, Equatable {
             return "\(source ?? "grammar"):\(line): \(message)"
         case let .invalid(source, report):
             let lines = report.errors.map { "  \(source ?? "grammar"):\($0.line.map(String.init) ?? "-"): \($0.message)" }
-            return "the grammar \(source ?? "") has \(report.errors.count) error(s):\n" + lines.joined(separator: "\n")
+            return "the grammar\(source.map { " \($0)" } ?? "") has \(report.errors.count) error(s):\n" + lines.joined(separator: "\n")
         case let .unreadable(path, reason):
             return "cannot read grammar file \(path): \(reason)"
         }
