@@ -2,8 +2,10 @@ import Foundation
 import GrammarEvolution
 
 extension DataTable {
-    /// Reads a headerless CSV of numbers: one row per line, fields separated by commas, the same
-    /// number of fields on every line; blank lines are skipped. Columns are named `x0, x1, ...`.
+    /// Reads a headerless CSV of numbers: one row per line (LF or CRLF), fields separated by
+    /// commas, the same number of fields on every line; blank lines are skipped. Every field is a
+    /// finite decimal number (`1.5`, `-2e-3`; not `nan`, `inf` or hexadecimal `0x10`). Columns are
+    /// named `x0, x1, ...`.
     /// - Throws: `DataTableError` naming the file, line and field of the first problem.
     public init(csvFile path: String) throws(DataTableError) {
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -12,7 +14,8 @@ extension DataTable {
         let text = String(decoding: data, as: UTF8.self)
         var columns: [[Double]] = []
         var lineNumber = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // `isNewline`, not "\n": a Swift string holds a CRLF line end as one character.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
             let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty { continue }
@@ -23,7 +26,7 @@ extension DataTable {
             }
             for (f, field) in fields.enumerated() {
                 let s = field.trimmingCharacters(in: .whitespaces)
-                guard let v = Double(s) else {
+                guard s.allSatisfy({ "0123456789+-.eE".contains($0) }), let v = Double(s), v.isFinite else {
                     throw .notANumber(file: path, line: lineNumber, field: f + 1, text: s)
                 }
                 columns[f].append(v)

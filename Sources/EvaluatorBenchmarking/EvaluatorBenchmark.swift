@@ -11,6 +11,8 @@ public enum BenchmarkSettingsError: Error, Equatable, CustomStringConvertible {
     case notPositive(option: String, value: Int)
     case nodeRange(minimum: Int, maximum: Int)
     case unknownOperator(String)
+    /// The largest lag of the expressions reaches back past every row: nothing to evaluate.
+    case lagBeyondRows(lag: Int, rows: Int)
 
     public var description: String {
         switch self {
@@ -19,6 +21,8 @@ public enum BenchmarkSettingsError: Error, Equatable, CustomStringConvertible {
             return "--min-nodes (\(minimum)) must be at least 1 and at most --max-nodes (\(maximum))"
         case let .unknownOperator(name):
             return "unknown operator '\(name)'; expected a comma-separated list of + - * / pdiv aq min max sin cos exp log sqrt square neg"
+        case let .lagBeyondRows(lag, rows):
+            return "an expression reads lag \(lag), which reaches back past all \(rows) rows; expected lags below \(rows)"
         }
     }
 }
@@ -95,6 +99,8 @@ public enum EvaluatorBenchmark {
                            repeats: Int, referenceRows: Int = 10_000) throws(BenchmarkSettingsError) -> EvaluatorBenchmarkReport {
         guard threads > 0 else { throw .notPositive(option: "--threads", value: threads) }
         guard repeats > 0 else { throw .notPositive(option: "--repeat", value: repeats) }
+        let lag = programs.map(\.maximumLag).max() ?? 0
+        guard lag < table.rowCount else { throw .lagBeyondRows(lag: lag, rows: table.rowCount) }
         switch precision {
         case .float: return run(programs, table: table.converted(to: Float.self), threads: threads, repeats: repeats, referenceRows: referenceRows)
         case .double: return run(programs, table: table, threads: threads, repeats: repeats, referenceRows: referenceRows)
@@ -158,6 +164,7 @@ public enum EvaluatorBenchmark {
 
     /// Writes each program's values on the first `rows` evaluable rows as CSV: a header of
     /// `e1, e2, ...`, then one line per row, one column per program, shortest round-trip text.
+    /// - Precondition: every lag is below `table.rowCount` (`ExpressionFile.load(_:columns:rows:)` checks it).
     public static func writeValues(_ programs: [Program], table: DataTable<Double>, precision: Precision,
                                    rows: Int = 1000, to path: String) throws(ExpressionFileError) {
         let start = programs.map(\.maximumLag).max() ?? 0

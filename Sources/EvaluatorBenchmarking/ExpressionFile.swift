@@ -8,6 +8,8 @@ public enum ExpressionFileError: Error, Equatable, CustomStringConvertible {
     case empty(file: String)
     case syntax(file: String, line: Int, column: Int, message: String)
     case unknownColumn(file: String, line: Int, variable: Int, columns: Int)
+    /// A lag that reaches back past every row of the data: no row could be evaluated.
+    case lagBeyondRows(file: String, line: Int, lag: Int, rows: Int)
 
     public var description: String {
         switch self {
@@ -17,19 +19,23 @@ public enum ExpressionFileError: Error, Equatable, CustomStringConvertible {
         case let .syntax(file, line, column, message): return "\(file):\(line):\(column): \(message)"
         case let .unknownColumn(file, line, variable, columns):
             return "\(file):\(line): x\(variable) is not a column; the data has x0...x\(columns - 1)"
+        case let .lagBeyondRows(file, line, lag, rows):
+            return "\(file):\(line): lag \(lag) reaches back past all \(rows) rows of the data; expected a lag below \(rows)"
         }
     }
 }
 
 /// Files of infix expressions, one per line, over `x0, x1, ...`.
 public enum ExpressionFile {
-    /// Parses `text`: blank lines and lines starting with `#` are skipped.
+    /// Parses `text`: one expression per line (LF or CRLF); blank lines and lines starting with
+    /// `#` are skipped.
     /// - Parameters:
     ///   - columns: when given, expressions may only read `x0 ..< x<columns>`.
+    ///   - rows: when given, lags must be below it (a row must be left to evaluate).
     ///   - file: the name used in errors.
-    public static func parse(_ text: String, file: String, columns: Int? = nil) throws(ExpressionFileError) -> [Program] {
+    public static func parse(_ text: String, file: String, columns: Int? = nil, rows: Int? = nil) throws(ExpressionFileError) -> [Program] {
         var programs: [Program] = []
-        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (n, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let program: Program
@@ -43,15 +49,18 @@ public enum ExpressionFile {
             if let columns, let used = program.columnsUsed.max(), used >= columns {
                 throw .unknownColumn(file: file, line: n + 1, variable: used, columns: columns)
             }
+            if let rows, program.maximumLag >= rows {
+                throw .lagBeyondRows(file: file, line: n + 1, lag: program.maximumLag, rows: rows)
+            }
             programs.append(program)
         }
         guard !programs.isEmpty else { throw .empty(file: file) }
         return programs
     }
 
-    public static func load(_ path: String, columns: Int? = nil) throws(ExpressionFileError) -> [Program] {
+    public static func load(_ path: String, columns: Int? = nil, rows: Int? = nil) throws(ExpressionFileError) -> [Program] {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(file: path) }
-        return try parse(String(decoding: data, as: UTF8.self), file: path, columns: columns)
+        return try parse(String(decoding: data, as: UTF8.self), file: path, columns: columns, rows: rows)
     }
 
     public static func write(_ programs: [Program], to path: String) throws(ExpressionFileError) {

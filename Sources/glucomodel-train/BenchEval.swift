@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+import GlucoModelCommandLine
 import GrammarEvolution
 import EvaluatorBenchmarking
 
@@ -37,6 +38,13 @@ struct BenchEval: ParsableCommand {
     func run() throws {
         // A setting no benchmark can run with (--rows 0, --threads 0, an unknown operator) is a usage error.
         do { try benchmark() } catch let error as BenchmarkSettingsError { throw ValidationError(error.description) }
+        // A file that cannot be used: its name, line and field, with the file's control characters escaped.
+        catch let error as ExpressionFileError { try fail(error) } catch let error as DataTableError { try fail(error) }
+    }
+
+    func fail(_ error: any Error) throws -> Never {
+        Console.write("Error: \(error)")
+        throw ExitCode(RunStatus.failure.rawValue)
     }
 
     func benchmark() throws {
@@ -53,7 +61,7 @@ struct BenchEval: ParsableCommand {
                 operations: EvaluatorBenchmark.operations(operators), columns: table.columnCount, seed: seed)
             try ExpressionFile.write(generated, to: expressions)
         }
-        let programs = try ExpressionFile.load(expressions, columns: table.columnCount)
+        let programs = try ExpressionFile.load(expressions, columns: table.columnCount, rows: table.rowCount)
         let report = try EvaluatorBenchmark.run(programs, table: table, precision: precision, threads: threads, repeats: repeats)
         print(report.text)
         if let path = writeValues {

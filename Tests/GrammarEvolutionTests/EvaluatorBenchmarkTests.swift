@@ -17,6 +17,48 @@ import EvaluatorBenchmarking
         #expect(try ExpressionFile.parse("# c\n\nx0 + sin(x1)\n", file: "e.txt", columns: 2).count == 1)
     }
 
+    @Test func windowsLineEndsReadAsLines() throws {
+        // A CRLF file was one line: "x0 + x1\r\nx0 * 2" failed at the second x0, reported on line 1.
+        let programs = try ExpressionFile.parse("# c\r\nx0 + x1\r\n\r\nx0 * 2\r\n", file: "e.txt", columns: 2)
+        #expect(programs == [try Program(infix: "x0 + x1"), try Program(infix: "x0 * 2")])
+        #expect(throws: ExpressionFileError.syntax(file: "e.txt", line: 3, column: 6, message: "unexpected '*'")) {
+            try ExpressionFile.parse("x0\r\nx1\r\nx0 * * x1\r\n", file: "e.txt")
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("crlf-\(UUID().uuidString).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "1,2\r\n3,4.5\r\n\r\n-6,7e-1\r\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let table = try DataTable<Double>(csvFile: path)
+        #expect(table.rowCount == 3 && table.columnCount == 2)
+        #expect(Array(table.column(0)) == [1, 3, -6] && Array(table.column(1)) == [2, 4.5, 0.7])
+        try "1,2\r\n3\r\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: DataTableError.fieldCount(file: path, line: 2, expected: 2, found: 1)) { try DataTable<Double>(csvFile: path) }
+    }
+
+    @Test func dataFieldsAreFiniteDecimalNumbers() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("numbers-\(UUID().uuidString).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for field in ["nan", "inf", "-infinity", "0x10", "1e999", ""] {
+            try "1,2\n3,\(field)\n".write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: DataTableError.notANumber(file: path, line: 2, field: 2, text: field)) { try DataTable<Double>(csvFile: path) }
+        }
+    }
+
+    @Test func lagsMustLeaveARowToEvaluate() throws {
+        // lag(x1, 10) on 10 rows left no row and trapped in the evaluator ("rows outside the table").
+        #expect(throws: ExpressionFileError.lagBeyondRows(file: "e.txt", line: 2, lag: 10, rows: 10)) {
+            try ExpressionFile.parse("x0\nlag(x1, 10) + x0\n", file: "e.txt", columns: 2, rows: 10)
+        }
+        #expect(try ExpressionFile.parse("x0\nlag(x1, 9)\n", file: "e.txt", columns: 2, rows: 10).count == 2)
+        let table = try EvaluatorBenchmark.randomTable(rows: 10, columns: 2, seed: 1)
+        let lagged = try Program(infix: "lag(x1, 10)")
+        #expect(throws: BenchmarkSettingsError.lagBeyondRows(lag: 10, rows: 10)) {
+            try EvaluatorBenchmark.run([lagged], table: table, precision: .double, threads: 1, repeats: 1)
+        }
+        // lag 9 leaves row 9: one value, x1 of row 0.
+        let report = try EvaluatorBenchmark.run([try Program(infix: "lag(x1, 9)")], table: table, precision: .double, threads: 1, repeats: 1)
+        #expect(report.rows == 1)
+    }
+
     @Test func settingsAreValidated() throws {
         #expect(throws: BenchmarkSettingsError.notPositive(option: "--rows", value: 0)) {
             try EvaluatorBenchmark.randomTable(rows: 0, columns: 8, seed: 1)
