@@ -50,7 +50,9 @@ public struct ScaledPrediction: Sendable, Equatable {
 ///
 /// **Rows**: the concatenation of `rows` (training and validation sets are row ranges of one
 /// table). A program whose `maximumLag` exceeds the first row of a range, which reads a column
-/// the table lacks, or whose values or error are not finite, gets `.infinity`.
+/// the table lacks, or whose values or error are not finite, gets `.infinity`; so does one whose
+/// values are so large that their sum of squares overflows (beyond about 1e154): rescale data of
+/// such magnitude before the search.
 ///
 /// Deterministic: each program is scored by one thread with the same sequence of operations,
 /// whatever `threads` is. `init` restricts OpenBLAS to one thread (parallelism is across programs).

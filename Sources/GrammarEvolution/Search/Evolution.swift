@@ -24,7 +24,9 @@ public struct EvolutionOutputs: Sendable {
 
 /// What a run found.
 public struct EvolutionResult: Sendable {
-    /// Best individual seen in any generation (smallest error, then smallest program).
+    /// Best individual seen in any generation (smallest error, then smallest program). Invalid
+    /// (`program` nil, `fitness` infinite) when no genome ever mapped to a program the fitness
+    /// could score, e.g. a grammar whose every phenotype fails to compile.
     public var best: Individual
     /// Non-dominated individuals of the final population on (error, size), distinct programs,
     /// by increasing error. This is the NSGA-II result; it is also filled for tournament runs.
