@@ -333,6 +333,26 @@ import Testing
         #expect(TrainingError.tooFewDays(try PatientID("p1"), have: 0.04, need: 2).description.hasPrefix("p1: 0.0 days"))
     }
 
+    /// Before: a patient whose CGM sat at one value for most days read "1.6 days of training data;
+    /// at least 2.0 needed", not why (audit 40: simglucose's adolescent_007 at the floor 4 of 6 days).
+    @Test func tooFewDaysSaysWhichReadingsWereLeftOut() throws {
+        var log = PredictFixture.log(PredictFixture.patientA, days: 3)
+        // The first two days flat at 40 mg/dL (a sensor stuck at its floor): 576 readings left out.
+        for i in 0..<576 { log.glucose[i].value = .mgdL(40) }
+        let options = TrainingOptions(grammar: try GrammarSource.bundled("glucose-directed"))
+        let grammar = try Grammar(text: options.grammar.text, source: options.grammar.name)
+        let data = PatientData(patient: PredictFixture.patientA, log: log, testStart: nil, files: [])
+        do {
+            _ = try PatientTrainer(data: data, options: options, grammar: grammar)
+            Issue.record("trained on a day of readings")
+        } catch let error as TrainingError {
+            guard case let .tooFewDays(_, _, _, leftOut) = error else { Issue.record("\(error)"); return }
+            #expect(leftOut == 576)
+            #expect(error.description.hasSuffix("needed (576 readings at the sensor's floor or ceiling or in flat lines were left out; "
+                + "--keep-sensor-limits keeps them)"), "\(error)")
+        }
+    }
+
     /// Before: a stray reading of 1991 before 14 days of 2026 said only "0 usable training rows".
     @Test func tooFewRowsNamesTheSplitsPeriod() throws {
         let p = try PatientID("p1"), start = Date(timeIntervalSince1970: 662_688_000)  // 1991-01-01; 22 x 365 days on (6 leap days): 2012-12-26

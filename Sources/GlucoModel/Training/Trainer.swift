@@ -52,18 +52,24 @@ public struct PatientTrainer: Sendable {
         let runs = SensorLimitDetector().runs(in: data.log.glucose)
         sensorLimitRuns = runs
         var data = data
+        var leftOut = 0
         if !options.keepSensorLimits && !runs.isEmpty {
             let readings = data.log.glucose.count
             data.log.glucose.removeAll { $0.source == .cgm && runs.cover($0.time) }
             guard !data.log.glucose.isEmpty else {
                 throw TrainingError.onlySensorLimitRuns(data.patient, readings: readings, runs: runs.count)
             }
+            leftOut = readings - data.log.glucose.count
         }
         self.data = data
         self.options = options
         self.grammar = grammar
         series = PatientSeries(log: data.log, options: options.series)
-        splits = try DataSplits.make(for: data, series: series, options: options)
+        do {
+            splits = try DataSplits.make(for: data, series: series, options: options)
+        } catch let TrainingError.tooFewDays(p, have, need, _) where leftOut > 0 {
+            throw TrainingError.tooFewDays(p, have: have, need: need, leftOut: leftOut)
+        }
     }
 
     /// Evolves the model for horizon `h` minutes, selects it on the validation days and

@@ -201,7 +201,9 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
     case noGlucose(PatientID)
     /// Every reading is at the sensor's limits or in a flat line (`SensorLimitRun`), removed before training.
     case onlySensorLimitRuns(PatientID, readings: Int, runs: Int)
-    case tooFewDays(PatientID, have: Double, need: Double)
+    /// Too few days before the validation period; `leftOut` readings were removed as sensor-limit
+    /// runs (a patient at the sensor's floor 4 of 6 days read "1.6 days" without a word of why).
+    case tooFewDays(PatientID, have: Double, need: Double, leftOut: Int = 0)
     case horizonNotOnGrid(horizon: Int, stepMinutes: Int)
     /// Too few rows in a split; `period` is the split's days (a stray record years from the rest
     /// of the data stretches the periods so that the data falls in one of them).
@@ -220,9 +222,11 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
         case let .onlySensorLimitRuns(p, readings, runs):
             return "\(p): all \(readings) glucose readings are in \(runs == 1 ? "a run" : "\(runs) runs") at the sensor's floor or ceiling or flat lines "
                 + "(a stuck or failed sensor), which training leaves out; nothing to learn from (--keep-sensor-limits keeps them)"
-        case let .tooFewDays(p, have, need):
+        case let .tooFewDays(p, have, need, leftOut):
             // Rounded down, so that 1.97 days reads "1.9 ... at least 2.0", not "2.0 ... at least 2.0".
             return "\(p): \(String(format: "%.1f", (have * 10).rounded(.down) / 10)) days of training data; at least \(String(format: "%.1f", need)) needed"
+                + (leftOut > 0 ? " (\(Plural.of(leftOut, "reading")) at the sensor's floor or ceiling or in flat lines were left out; "
+                    + "--keep-sensor-limits keeps them)" : "")
         case let .horizonNotOnGrid(h, step):
             return "horizon \(h) min is not a positive multiple of the \(step)-minute grid"
         case let .tooFewRows(p, h, split, rows, need, period):
