@@ -17,8 +17,18 @@ import Testing
                 Issue.record("\(text.count) characters nested too deep were parsed")
             } catch let e as ExpressionParseError {
                 #expect(e.message.contains("nest deeper than \(limit) levels"))
+                // The message shows the text near the problem, not all of it (it repeated 200 kB).
+                #expect(e.description.count < e.message.count + 200, "\(e.description.count) characters")
             }
         }
+        // Where the problem is: a stray ")" at character 301 shows the 60 characters before it.
+        let long = String(repeating: "x0+", count: 100) + ")"
+        let error = try #require(throws: ExpressionParseError.self) { try Program(infix: long) }
+        let near = String(Array(long)[max(0, error.offset - 60)..<min(long.count, error.offset + 60)])
+        #expect(error.description.hasSuffix("of '...\(near)'") || error.description.hasSuffix("of '...\(near)...'"),
+                "\(error.description)")
+        // A short text is shown whole.
+        #expect(ExpressionParseError(message: "m", offset: 2, text: "x0 + (").description == "m at character 3 of 'x0 + ('")
     }
 
     @Test func longRunsOfSignsNeedNoStack() throws {

@@ -4,7 +4,21 @@ public struct ExpressionParseError: Error, Equatable, CustomStringConvertible {
     public var offset: Int
     public var text: String
 
-    public var description: String { "\(message) at character \(offset + 1) of '\(text)'" }
+    public var description: String { "\(message) at character \(offset + 1) of '\(excerpt)'" }
+
+    /// Characters of a long text shown either side of the offset (a 200 kB expression file's
+    /// message repeated all of it).
+    public static let excerptReach = 60
+
+    /// The text, or for a long one the `excerptReach` characters either side of the offset with
+    /// "..." for the rest.
+    var excerpt: String {
+        let chars = Array(text)
+        guard chars.count > 2 * Self.excerptReach + 20 else { return text }
+        let at = min(max(0, offset), chars.count)
+        let from = max(0, at - Self.excerptReach), to = min(chars.count, at + Self.excerptReach)
+        return (from > 0 ? "..." : "") + String(chars[from..<to]) + (to < chars.count ? "..." : "")
+    }
 }
 
 /// How variable names in infix text map to column indices.
