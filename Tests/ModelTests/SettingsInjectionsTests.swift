@@ -61,6 +61,10 @@ import Testing
         let held = SettingsEstimator.Injections.estimate(current: 10, windows: [], isf: 40, csf: 4,
                                                          holdingIncrease: "held", holdingDecrease: nil)
         #expect(held.suggested == 10 && held.reason.hasPrefix("too little evidence: 0 fasting windows"))
+        // Injections only outside the readings: no dose to start from, and the reason says so.
+        let unknown = SettingsEstimator.Injections.estimate(current: nil, windows: [], isf: 40, csf: 4,
+                                                            holdingIncrease: nil, holdingDecrease: nil)
+        #expect(unknown.suggested == nil && unknown.reason == SettingsEstimator.Injections.noDoseReason)
     }
 
     @Test func theUsualDailyDoseIsTheMedianOfWholeDays() {

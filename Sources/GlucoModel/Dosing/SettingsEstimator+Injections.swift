@@ -17,6 +17,9 @@ extension SettingsEstimator {
         /// A pen doses in half units.
         static let doseStep = 0.5
 
+        /// Why there is no row to suggest from: the injections fall outside the readings read.
+        static let noDoseReason = "no long-acting dose known: no injection between the first and last reading read"
+
         /// Whether the days read hold long-acting injections and no pump basal (programmed or
         /// temporary): the person is on injections.
         static func onInjections(_ log: PatientLog, read: (Date) -> Bool) -> Bool {
@@ -60,6 +63,7 @@ extension SettingsEstimator {
                                                        band: dose.band, limits: 0...(24 * ImportLimits.basalUnitsPerHour.upperBound),
                                                        roundedTo: doseStep, holdingIncrease: holdingIncrease,
                                                        holdingDecrease: holdingDecrease)
+            if current == nil { dose.reason = noDoseReason }
             return dose
         }
     }
