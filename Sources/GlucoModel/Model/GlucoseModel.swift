@@ -63,8 +63,7 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// Whether the training data held no records of `kind` (`absentRecords`).
     public func trainedWithout(_ kind: PatientLog.RecordInputs) -> Bool {
         let absent = absentRecords ?? []
-        return absent.contains(kind.rawValue)
-            || ((kind == .basal || kind == .bolus) && absent.contains(PatientLog.RecordInputs.insulin.rawValue))
+        return absent.contains(kind.rawValue) || (kind.isPartOfInsulin && absent.contains(PatientLog.RecordInputs.insulin.rawValue))
     }
 
     /// Predictions are clamped to this range (mg/dL): a value outside it is certainly wrong,

@@ -44,14 +44,11 @@ extension PatientLog {
             out.basalRates = later
         }
         let before = { (time: Date?) in time.map { $0 < start } ?? false }
-        if before(boluses.first?.time) || before(basalInjections.first?.time) || before(temporaryBasals.first?.start)
-            || before(basalRates.first?.start) {
-            out.inputsBefore.insert(.insulin)
-        }
         if before(basalInjections.first?.time) || before(temporaryBasals.first?.start) || before(basalRates.first?.start) {
             out.inputsBefore.insert(.basal)
         }
         if before(boluses.first?.time) { out.inputsBefore.insert(.bolus) }
+        if !out.inputsBefore.isDisjoint(with: [.basal, .bolus]) { out.inputsBefore.insert(.insulin) }
         if before(carbs.first?.time) { out.inputsBefore.insert(.carbohydrate) }
         return out
     }

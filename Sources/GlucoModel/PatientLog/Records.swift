@@ -189,6 +189,10 @@ extension PatientLog {
         /// Boluses: the insulin an export of the pump's basal alone lacks (the same models
         /// predicted 11 mg/dL high at 30 minutes, and dosed 5.05 U for 50 g where 2.6 was right).
         case bolus
+
+        /// Basal and bolus are parts of insulin: data without insulin has neither, so a model
+        /// trained without insulin was trained without them (`GlucoseModel.trainedWithout`).
+        public var isPartOfInsulin: Bool { self == .basal || self == .bolus }
     }
 
     /// Whether the log holds any record of `kind` (or held one before its window: `since(_:)`).

@@ -186,9 +186,9 @@ enum StoreRecords {
                 return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM records WHERE patient = ? AND time < ? AND kind IN (\(codes)))",
                                          arguments: [number, t]) ?? false
             }
-            if try recorded([.bolus, .basal, .temporaryBasal, .basalInjection]) { before.insert(.insulin) }
             if try recorded([.basal, .temporaryBasal, .basalInjection]) { before.insert(.basal) }
             if try recorded([.bolus]) { before.insert(.bolus) }
+            if !before.isDisjoint(with: [.basal, .bolus]) { before.insert(.insulin) }
             if try recorded([.carbs]) { before.insert(.carbohydrate) }
             // The whole log's first instant (`PatientLog.firstInstant`: weights aside).
             let covering = RecordKind.allCases.filter { $0 != .weight }.map { String(StoreSchema.code($0)) }.joined(separator: ",")

@@ -183,7 +183,7 @@ public struct PatientTrainer: Sendable {
         // No basal and no bolus go without saying when there is no insulin at all (CGM-only files
         // stay as they were).
         let absent = PatientLog.RecordInputs.allCases
-            .filter { !data.log.has($0) && (data.log.has(.insulin) || $0 == .insulin || $0 == .carbohydrate) }
+            .filter { !data.log.has($0) && (!$0.isPartOfInsulin || data.log.has(.insulin)) }
             .map(\.rawValue)
         if !absent.isEmpty { model.absentRecords = absent }
         let kinds = ModelKind.allCases
