@@ -37,6 +37,9 @@ struct Dose: ParsableCommand {
     @Option(help: "When the --carbs were eaten, if before --at (same forms as --at, at most 3 h before): a meal eaten at a low and asked about again, as the 'no insulin' advice says. They count as eaten then and not yet covered by insulin.")
     var carbsTime: String?
 
+    @Option(name: .customLong("insulin-on-board"), help: "Units of insulin on board now, as you know them (a pen's memory), for data with no insulin record at all (a CGM-only export), which is refused without it: 0 when no insulin was taken within the insulin's duration (6 h by default). Counted as given now.", transform: DecimalArgument.read)
+    var insulinOnBoard: Double?
+
     @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone (a local time the clock shows twice or skips that night needs its offset). Default: the newest glucose reading.")
     var at: String?
 
@@ -70,6 +73,7 @@ struct Dose: ParsableCommand {
         if audit {
             if carbs != nil || at != nil || carbsTime != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--carbs-time/--at") }
             if settingsFromData { throw ValidationError("--settings-from-data goes with a suggestion, not --audit") }
+            if insulinOnBoard != nil { throw ValidationError("--insulin-on-board goes with a suggestion, not --audit") }
         } else {
             guard carbs != nil else { throw ValidationError("--carbs is required (0 for a correction only)") }
             if from != nil || to != nil { throw ValidationError("--from/--to go with --audit") }
@@ -117,7 +121,8 @@ struct Dose: ParsableCommand {
         }
         let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time", exact: true) }
         let suggestion = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: asked), carbs: carbs ?? 0, carbsTime: eaten, at: asked,
-                                             settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone())
+                                             settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone(),
+                                             statedInsulinOnBoard: insulinOnBoard)
         print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit))
         // A refusal is not a success (3); `no_insulin` is a decision (0).
         if case .refused = suggestion.decision { throw ExitCode(RunStatus.doseRefused.rawValue) }

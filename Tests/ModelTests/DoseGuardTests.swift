@@ -55,14 +55,14 @@ import Testing
     /// in it) got 3 U by the formula and 5.05 U by the model for 50 g, its whole data 0 and 2.6:
     /// the missing boluses read as no insulin on board.
     @Test func basalRecordsWithoutAnyBolusAreRefused() {
-        var pump = F.flatLog()
+        var pump = F.flatLog(insulinRecords: false)
         pump.basalRates = [BasalRate(start: F.at(-600), rate: InsulinRate(unitsPerHour: 0.8))]
         let s = suggest(pump)
         #expect(refusals(s) == [.noBolusRecords])
         #expect(s.reasons.first?.message == "the data has basal records but no bolus at all: are the boluses in another file? "
             + "Without them the insulin on board is unknown")
         // So are long-acting injections without a rapid one.
-        var pens = F.flatLog()
+        var pens = F.flatLog(insulinRecords: false)
         pens.basalInjections = [BasalInjection(time: F.at(-600), dose: InsulinUnits(20))]
         #expect(refusals(suggest(pens)) == [.noBolusRecords])
         // One bolus, even hours before (or after: the export is whole), and the formula doses:
@@ -70,12 +70,61 @@ import Testing
         pump.boluses = [Bolus(time: F.at(-600), dose: InsulinUnits(2))]
         #expect(suggest(pump).decision == .bolus(units: 4, basis: .standardFormula))
         // A window of a longer history knows its earlier boluses (`inputsBefore`).
-        var window = F.flatLog()
+        var window = F.flatLog(insulinRecords: false)
         window.basalRates = pump.basalRates
         window.inputsBefore = [.insulin, .basal, .bolus]
         #expect(suggest(window).decision == .bolus(units: 4, basis: .standardFormula))
-        // No insulin record at all (a CGM-only export) is dosed by the formula, as before.
-        #expect(suggest(F.flatLog()).decision == .bolus(units: 4, basis: .standardFormula))
+    }
+
+    /// Before: a CGM-only export (Dexcom Clarity's, LibreView's, with nothing logged) was dosed by
+    /// the formula with nothing on board, whatever the person had injected an hour before.
+    @Test func aCGMOnlyExportIsRefusedUnlessTheInsulinOnBoardIsStated() {
+        let cgmOnly = F.flatLog(insulinRecords: false)
+        let s = suggest(cgmOnly)
+        #expect(refusals(s) == [.noInsulinRecords(durationMinutes: 360)])
+        #expect(s.reasons.map(\.code) == ["no_insulin_records"])
+        #expect(s.reasons.first?.message == "the data has no insulin records (boluses, basal or injections): the insulin on "
+            + "board is unknown, and read as none a dose would stack on it. Are they in another file? Otherwise state the "
+            + "units on board (0 when no insulin was taken in the last 6 h)")
+        // The hours named are the settings' insulin duration.
+        var longer = F.settings()
+        longer.insulinDurationMinutes = 480
+        longer.insulinPeakMinutes = 75
+        #expect(refusals(suggest(cgmOnly, settings: longer)) == [.noInsulinRecords(durationMinutes: 480)])
+        // Stated: nothing on board gives the formula's 20/10 + (180 - 110)/35 - 0 = 4 U, with a note.
+        let none = DoseAdvisor.suggest(log: cgmOnly, carbs: 20, at: F.at(90), settings: F.settings(), models: nil,
+                                       statedInsulinOnBoard: 0)
+        #expect(none.decision == .bolus(units: 4, basis: .standardFormula))
+        #expect(none.reasonCodes == ["stated_iob", "model_unavailable"])
+        // 1.5 U on board: 4 - 1.5 = 2.5 U, and the insulin on board reported is the stated one.
+        let some = DoseAdvisor.suggest(log: cgmOnly, carbs: 20, at: F.at(90), settings: F.settings(), models: nil,
+                                       statedInsulinOnBoard: 1.5)
+        #expect(some.decision == .bolus(units: 2.5, basis: .standardFormula))
+        #expect(some.insulinOnBoard == 1.5)
+        // Its effect is all to come, as a bolus given now: without a meal, 3 U on board at 180 mg/dL
+        // take the curve to 180 - 35 * 3 = 75 in the end (0 U: the insulin on board covers it);
+        // 4 U to 40, below the suspend threshold 70: no insulin, at the first minute below.
+        func stated(_ units: Double) -> DoseSuggestion {
+            DoseAdvisor.suggest(log: cgmOnly, carbs: 0, at: F.at(90), settings: F.settings(), models: nil, statedInsulinOnBoard: units)
+        }
+        #expect(stated(3).decision == .bolus(units: 0, basis: .standardFormula))
+        guard case .noInsulin(.predictedBelowSuspend(let minute, let predicted, 70)) = stated(4).decision else {
+            Issue.record("expected no insulin for a predicted low, got \(stated(4).decision)"); return
+        }
+        #expect(abs(predicted - (180 - 35 * 4 * (1 - F.insulinRemaining(Double(minute))))) < 1e-6)
+        #expect(predicted < 70 && 180 - 35 * 4 * (1 - F.insulinRemaining(Double(minute - 5))) >= 70)
+        // Stated beside insulin records, or outside 0-100 U: refused, with the reason.
+        #expect(refusals(DoseAdvisor.suggest(log: F.flatLog(), carbs: 20, at: F.at(90), settings: F.settings(), models: nil,
+                                             statedInsulinOnBoard: 0)) == [.statedInsulinOnBoardWithRecords])
+        for bad in [-1, 101, Double.nan] {
+            let r = refusals(DoseAdvisor.suggest(log: cgmOnly, carbs: 20, at: F.at(90), settings: F.settings(), models: nil,
+                                                 statedInsulinOnBoard: bad))
+            #expect(r.map(\.code) == ["invalid_stated_iob"])
+        }
+        // A window of a longer history knows the insulin records before it.
+        var window = cgmOnly
+        window.inputsBefore = [.insulin, .bolus]
+        #expect(suggest(window).decision == .bolus(units: 4, basis: .standardFormula))
     }
 
     @Test func readingDatedAfterTheMomentIsFuture() {
@@ -85,8 +134,9 @@ import Testing
     }
 
     @Test func noReadingAtAllIsRefused() {
-        let s = suggest(PatientLog(patient: F.patient))
-        #expect(refusals(s) == [.noGlucose])
+        var log = PatientLog(patient: F.patient)
+        log.boluses = [F.absorbedBolus]
+        #expect(refusals(suggest(log)) == [.noGlucose])
     }
 
     @Test func gapInTheLast30MinutesIsRefusedOlderGapIsNot() {
@@ -107,6 +157,7 @@ import Testing
         var log = PatientLog(patient: F.patient)
         log.glucose = stride(from: through - 360, through: through, by: every).filter { !skipping.contains($0) }
             .enumerated().map { GlucoseReading(time: F.at($1), value: .mgdL(180 + Double($0 % 2))) }
+        log.boluses = [F.absorbedBolus]
         return log
     }
 

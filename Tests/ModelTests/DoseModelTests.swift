@@ -12,9 +12,11 @@ import Testing
     typealias F = DoseFixture
 
     func suggest(_ models: [GlucoseModel], log: PatientLog = F.flatLog(), carbs: Double = 0,
-                 settings: DoseSettings = F.settings(), method: DoseMethod = .model) -> DoseSuggestion {
+                 settings: DoseSettings = F.settings(), method: DoseMethod = .model,
+                 statedInsulinOnBoard: Double? = nil) -> DoseSuggestion {
         DoseAdvisor.suggest(log: log, carbs: carbs, at: F.at(90), settings: settings,
-                            models: models.isEmpty ? nil : F.models(models), method: method)
+                            models: models.isEmpty ? nil : F.models(models), method: method,
+                            statedInsulinOnBoard: statedInsulinOnBoard)
     }
 
     /// A model of `expression` at `horizon` minutes with the toolkit's own features.
@@ -60,13 +62,15 @@ import Testing
     @Test func aModelTrainedWithInsulinGivesNoDoseOnDataWithoutInsulin() {
         var trainedWithInsulin = model("G0 - 35 - 10 * IOB", horizon: 60)
         trainedWithInsulin.absentRecords = nil
-        // Flat 180, nothing logged: the formula's 0 + (180 - 110) / 35 - 0 = 2 U.
-        let s = suggest([trainedWithInsulin])
+        // Flat 180, nothing logged, nothing on board as the person says: the formula's
+        // 0 + (180 - 110) / 35 - 0 = 2 U. (Without the statement the log is refused: DoseGuardTests.)
+        let cgmOnly = F.flatLog(insulinRecords: false)
+        let s = suggest([trainedWithInsulin], log: cgmOnly, statedInsulinOnBoard: 0)
         #expect(s.decision == .bolus(units: 2, basis: .standardFormula))
         #expect(s.modelDose == nil)
-        #expect(s.reasonCodes == ["model_unavailable"])
-        #expect(s.reasons.map(\.message) == ["no model-based dose: the 60-minute model uses IOB, but the data has no insulin "
-                                             + "records; the standard formula's dose is shown"])
+        #expect(s.reasonCodes == ["stated_iob", "model_unavailable"])
+        #expect(s.reasons.map(\.message).last == "no model-based dose: the 60-minute model uses IOB, but the data has no insulin "
+                                                 + "records; the standard formula's dose is shown")
         // The same model where the log holds insulin records (a programmed basal of 0 U/h and a
         // bolus absorbed 11 hours before: nothing on board, IOB 0): it predicts 180 - 35 = 145 mg/dL
         // at 60 min and asks (145 - 110) / 35 = 1 U.
@@ -77,7 +81,7 @@ import Testing
         // A model trained without insulin records reads the CGM-only log as its own kind of data: 1 U.
         var trainedWithout = trainedWithInsulin
         trainedWithout.absentRecords = ["insulin"]
-        #expect(suggest([trainedWithout]).decision == .bolus(units: 1, basis: .model))
+        #expect(suggest([trainedWithout], log: cgmOnly, statedInsulinOnBoard: 0).decision == .bolus(units: 1, basis: .model))
     }
 
     @Test func formulaMethodGivesTheFormulaBesideTheModel() {

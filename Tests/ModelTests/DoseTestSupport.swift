@@ -8,8 +8,8 @@ enum DoseFixture {
     static func at(_ minutes: Double) -> Date { t0.addingTimeInterval(minutes * 60) }
     static let patient = try! PatientID("dose_p1")
     /// A bolus absorbed long before the moments asked about (11 hours before 11:30 for a 6-hour
-    /// curve): a log of a pump's basal holds its boluses too (`DoseGuards.insulinRecordsRefusal`),
-    /// and this one is no longer on board.
+    /// curve): a log holds insulin records (`DoseGuards.insulinRecordsRefusal` refuses a CGM-only
+    /// one, and a pump's basal without its boluses), and this one is no longer on board.
     static let absorbedBolus = Bolus(time: at(-600), dose: InsulinUnits(1))
 
     /// A complete, valid settings file: ICR 10 g/U, ISF 35 mg/dL/U, target 110, suspend 70,
@@ -24,11 +24,14 @@ enum DoseFixture {
         return s
     }
 
-    /// CGM readings every 5 minutes from 10:00 through `through` minutes, all `glucose` mg/dL.
-    static func flatLog(glucose: Double = 180, through: Double = 90, skipping: Set<Double> = []) -> PatientLog {
+    /// CGM readings every 5 minutes from 10:00 through `through` minutes, all `glucose` mg/dL,
+    /// and `absorbedBolus` (none when not `insulinRecords`: a CGM-only export).
+    static func flatLog(glucose: Double = 180, through: Double = 90, skipping: Set<Double> = [],
+                        insulinRecords: Bool = true) -> PatientLog {
         var log = PatientLog(patient: patient)
         log.glucose = stride(from: 0.0, through: through, by: 5).filter { !skipping.contains($0) }
             .map { GlucoseReading(time: at($0), value: .mgdL(glucose)) }
+        if insulinRecords { log.boluses = [absorbedBolus] }
         return log
     }
 

@@ -322,6 +322,31 @@ import GrammarEvolution
         #expect(r.status == 3)
     }
 
+    /// A CGM-only export (glucose and meals, no insulin record) is refused (3, `no_insulin_records`)
+    /// unless `--insulin-on-board` states what is on board; stated beside insulin records it is
+    /// refused too, and with `--audit` it is a usage error (64).
+    @Test func cgmOnlyDataNeedsTheInsulinOnBoardStated() throws {
+        let json = #"{"patient": "p_a", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#
+        let (dir, withInsulin, settings) = try Self.doseFiles(json)
+        let cgmOnly = dir.appendingPathComponent("p_a-cgm.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1, insulin: false)).utf8).write(to: cgmOnly)
+        let common = ["dose", "--patient", "p_a", "--settings", settings.path, "--carbs", "30", "--format", "json"]
+        let out = dir.appendingPathComponent("out.json")
+        var r = try Self.run("glucomodel-predict", common + ["--data", cgmOnly.path], stdout: out)
+        var printed = try String(contentsOf: out, encoding: .utf8)
+        #expect(r.status == 3 && printed.contains("\"no_insulin_records\""), "\(printed) \(r.stderr)")
+        r = try Self.run("glucomodel-predict", common + ["--data", cgmOnly.path, "--insulin-on-board", "1.5"], stdout: out)
+        printed = try String(contentsOf: out, encoding: .utf8)
+        #expect(r.status == 0 && printed.contains("\"stated_iob\"") && printed.contains("\"net_iob_units\" : 1.5"),
+                "\(printed) \(r.stderr)")
+        r = try Self.run("glucomodel-predict", common + ["--data", withInsulin.path, "--insulin-on-board", "0"], stdout: out)
+        printed = try String(contentsOf: out, encoding: .utf8)
+        #expect(r.status == 3 && printed.contains("\"stated_iob_with_records\""), "\(printed) \(r.stderr)")
+        r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_a", "--data", cgmOnly.path, "--settings", settings.path,
+                                                "--audit", "--insulin-on-board", "0"])
+        #expect(r.status == 64 && r.stderr.contains("--insulin-on-board goes with a suggestion, not --audit"), "\(r.stderr)")
+    }
+
     /// Audit 39: settings that `settings` and `dose --audit` cannot work with (a setting outside
     /// its limits, another patient's file) exited 64 and printed the usage, as a wrong command line
     /// does. They are bad input: 1, the file and every problem named, no usage. `dose` refuses (3).

@@ -68,23 +68,29 @@ public enum DoseAdvisor {
     ///     it, so a meal on board with none is outside what they saw. Nil: eaten now.
     ///   - models: the patient's models, or nil for the standard formula only.
     ///   - timeZone: where the settings' basal schedule times are local.
+    ///   - statedInsulinOnBoard: the insulin on board (U) as the person knows it (a pen's memory),
+    ///     for data without any insulin record (a CGM-only export), which is refused without it
+    ///     (`DoseGuards.insulinRecordsRefusal`). It counts as given at `at` (its effect still all
+    ///     to come: the timing is unknown, the total is not) and a note says so.
     public static func suggest(log: PatientLog, carbs: Double, carbsTime: Date? = nil, at: Date, settings: DoseSettings,
-                               models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt) -> DoseSuggestion {
+                               models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt,
+                               statedInsulinOnBoard: Double? = nil) -> DoseSuggestion {
         suggest(log: log, carbs: carbs, carbsTime: carbsTime, at: at, settings: settings.checked(for: log.patient), models: models,
-                method: method, timeZone: timeZone)
+                method: method, timeZone: timeZone, statedInsulinOnBoard: statedInsulinOnBoard)
     }
 
     /// A suggestion from settings already checked (e.g. once for a whole audit).
     public static func suggest(log: PatientLog, carbs: Double, carbsTime: Date? = nil, at: Date, settings: CheckedDoseSettings,
-                               models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt) -> DoseSuggestion {
+                               models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt,
+                               statedInsulinOnBoard: Double? = nil) -> DoseSuggestion {
         let checked: Result<CheckedDoseSettings, DoseRefusal> = settings.patient == log.patient
             ? .success(settings) : .failure(.wrongPatient(expected: log.patient, found: settings.patient, source: "settings"))
         return suggest(log: log, carbs: carbs, carbsTime: carbsTime, at: at, settings: checked, models: models, method: method,
-                       timeZone: timeZone)
+                       timeZone: timeZone, statedInsulinOnBoard: statedInsulinOnBoard)
     }
 
     static func suggest(log: PatientLog, carbs: Double, carbsTime: Date?, at: Date, settings checked: Result<CheckedDoseSettings, DoseRefusal>,
-                        models: ModelSet?, method: DoseMethod, timeZone: TimeZone) -> DoseSuggestion {
+                        models: ModelSet?, method: DoseMethod, timeZone: TimeZone, statedInsulinOnBoard stated: Double?) -> DoseSuggestion {
         let models = models.flatMap { $0.models.isEmpty ? nil : $0 }
         var out = DoseSuggestion(patient: log.patient, at: at, method: method, decision: .refused([]), reasons: [],
                                  carbs: carbs, predictions: [])
@@ -100,7 +106,8 @@ public enum DoseAdvisor {
         }
         if let r = DoseGuards.carbRefusal(carbs) { refusals.append(r) }
         if let r = DoseGuards.carbsTimeRefusal(carbsTime, at: at) { refusals.append(r) }
-        if let r = DoseGuards.insulinRecordsRefusal(log) { refusals.append(r) }
+        let duration = (settings?.insulin ?? SeriesOptions().insulinModel).durationMinutes
+        if let r = DoseGuards.insulinRecordsRefusal(log, statedInsulinOnBoard: stated, durationMinutes: duration) { refusals.append(r) }
         // Carbohydrates eaten before `at` are in the log from then on; eaten at `at`, they are planned.
         let eaten = carbsTime.flatMap { $0 < at && carbs > 0 ? $0 : nil }
         out.carbsTime = eaten
@@ -124,7 +131,7 @@ public enum DoseAdvisor {
         let t = series.count - 1
         let net = NetInsulin(log: history, series: series, schedule: settings.basalSchedule, timeZone: timeZone,
                              dualShare: options.dualBolusImmediateShare, at: at)
-        let iob = net.onBoard(at: t, model: settings.insulin).units
+        let iob = net.onBoard(at: t, model: settings.insulin).units + (stated ?? 0)
         out.insulinOnBoard = iob
         out.basalScheduleSource = net.source
         let standard = StandardBolus(carbs: carbs, glucose: glucose, insulinOnBoard: iob, settings: settings)
@@ -134,9 +141,11 @@ public enum DoseAdvisor {
         }
 
         var notes: [DoseNote] = []
+        if let stated { notes.append(.insulinOnBoardStated(units: stated)) }
         let anchors = trajectory(models, history: history, series: series, at: at, notes: &notes)
         out.featureTime = anchors.featureTime
-        let effects = effects(glucose: glucose, settings: settings, series: series, net: net, carbModel: options.carbModel)
+        let effects = effects(glucose: glucose, settings: settings, series: series, net: net, carbModel: options.carbModel,
+                              stated: stated ?? 0)
         let curve = PredictedCurve(effects: effects, anchors: anchors.points, plannedCarbs: Carbohydrate(grams: eaten == nil ? carbs : 0))
         guard curve.isFinite else {
             // A model value that is not finite (never a dose on it): the formula with the reason.
@@ -328,9 +337,10 @@ public enum DoseAdvisor {
     }
 
     /// The curve's inputs: glucose now, the settings' ISF and ICR and insulin curve, the net
-    /// insulin and the carbohydrates still on board at each future minute.
+    /// insulin (with the `stated` units, as if given now) and the carbohydrates still on board at
+    /// each future minute.
     static func effects(glucose: Double, settings: CheckedDoseSettings, series: PatientSeries, net: NetInsulin,
-                        carbModel: BatemanCarbModel) -> PredictedCurve.Effects {
+                        carbModel: BatemanCarbModel, stated: Double = 0) -> PredictedCurve.Effects {
         let t = series.count - 1, stepMinutes = series.step / 60
         let insulin = settings.insulin
         let carbReach = Int((PatientSeries.horizon(carbModel) / stepMinutes).rounded(.up))
@@ -340,7 +350,9 @@ public enum DoseAdvisor {
         return PredictedCurve.Effects(
             glucose: .mgdL(glucose), insulinSensitivity: settings.insulinSensitivity, carbRatio: settings.carbRatio,
             insulin: insulin, carbs: carbModel,
-            insulinOnBoard: { net.onBoard(at: t, minutesAhead: $0, model: insulin) },
+            insulinOnBoard: { tau in
+                InsulinUnits(net.onBoard(at: t, minutesAhead: tau, model: insulin).units + stated * insulin.fractionRemaining(after: tau))
+            },
             carbsOnBoard: { tau in Carbohydrate(grams: meals.reduce(0) { $0 + $1.grams * carbModel.fractionRemaining(after: $1.ago + tau) }) })
     }
 

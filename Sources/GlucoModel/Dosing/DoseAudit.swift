@@ -86,6 +86,9 @@ public enum DoseAudit {
                            timeZone: TimeZone = .gmt) -> [DoseAuditRow] {
         mealBoluses(log, period: period).map { meal in
             var history = DoseAdvisor.history(log, at: meal.bolus.time, inclusive: false)
+            // The bolus audited is a record of the data: its insulin is not in another file, though
+            // none came before the first one (`DoseGuards.insulinRecordsRefusal`).
+            history.inputsBefore.formUnion([.insulin, .bolus])
             let matched = Set(meal.intakes)
             history.carbs.removeAll { matched.contains($0) }
             let suggestion = DoseAdvisor.suggest(log: history, carbs: meal.carbs, at: meal.bolus.time,

@@ -61,6 +61,14 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// The data holds basal records (a pump's rates or long-acting injections) and no bolus at
     /// all: the boluses are in another file, and the insulin on board cannot be known.
     case noBolusRecords
+    /// The data holds no insulin record at all (a CGM-only export) and no insulin on board was
+    /// stated: the insulin on board is unknown, and read as none a dose would stack on it.
+    case noInsulinRecords(durationMinutes: Double)
+    /// A stated insulin on board that is negative, not a number, or above `DoseGuards.statedInsulinOnBoardLimit`.
+    case invalidStatedInsulinOnBoard(Double)
+    /// Insulin on board was stated for data that has insulin records: they give it, and two
+    /// answers to one question cannot both be used.
+    case statedInsulinOnBoardWithRecords
 
     public var code: String {
         switch self {
@@ -77,6 +85,9 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .invalidCarbsTime: return "invalid_carbs_time"
         case .wrongPatient: return "wrong_patient"
         case .noBolusRecords: return "no_bolus_records"
+        case .noInsulinRecords: return "no_insulin_records"
+        case .invalidStatedInsulinOnBoard: return "invalid_stated_iob"
+        case .statedInsulinOnBoardWithRecords: return "stated_iob_with_records"
         }
     }
 
@@ -115,6 +126,15 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .noBolusRecords:
             return "the data has basal records but no bolus at all: are the boluses in another file? "
                 + "Without them the insulin on board is unknown"
+        case let .noInsulinRecords(duration):
+            return "the data has no insulin records (boluses, basal or injections): the insulin on board is unknown, "
+                + "and read as none a dose would stack on it. Are they in another file? Otherwise state the units "
+                + "on board (0 when no insulin was taken in the last \(Int(duration / 60)) h)"
+        case let .invalidStatedInsulinOnBoard(u):
+            return "stated insulin on board \(u) U: expected a number of units from 0 to \(Int(DoseGuards.statedInsulinOnBoardLimit))"
+        case .statedInsulinOnBoardWithRecords:
+            return "insulin on board was stated, but the data has insulin records, from which it is computed: "
+                + "state it only for data without them"
         }
     }
 }

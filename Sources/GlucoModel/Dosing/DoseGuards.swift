@@ -28,14 +28,29 @@ public enum DoseGuards {
         return eaten <= at && at.timeIntervalSince(eaten) <= carbsTimeReach ? nil : .invalidCarbsTime(eaten: eaten, at: at)
     }
 
-    /// The refusal for a log with basal records (a pump's rates, long-acting injections) and no
-    /// bolus at all, before its window either (`PatientLog.has`): an export whose boluses are in
-    /// another file. Read as none, the missing boluses made the insulin on board 0: the bundled
-    /// adolescent_003 without its boluses got 3 U by the formula and 5.05 U by the model for 50 g
-    /// where its whole data gave 0 and 2.6. A log without any insulin record (a CGM-only export)
-    /// is not refused here: the formula doses it with nothing on board, as the docs say.
-    public static func insulinRecordsRefusal(_ log: PatientLog) -> DoseRefusal? {
-        log.has(.basal) && !log.has(.bolus) ? .noBolusRecords : nil
+    /// The most insulin on board a person may state (U) for data without insulin records.
+    public static let statedInsulinOnBoardLimit: Double = 100
+
+    /// The refusal for what the log's insulin records leave unknown, if any (`PatientLog.has`,
+    /// which a window answers from the records before it too):
+    /// - basal records (a pump's rates, long-acting injections) and no bolus at all: an export
+    ///   whose boluses are in another file (`noBolusRecords`). Read as none, the missing boluses
+    ///   made the insulin on board 0: the bundled adolescent_003 without its boluses got 3 U by
+    ///   the formula and 5.05 U by the model for 50 g where its whole data gave 0 and 2.6.
+    /// - no insulin record at all (a CGM-only export), unless the person states the insulin on
+    ///   board (`noInsulinRecords`): every person with type 1 diabetes takes insulin, so a log
+    ///   without any lacks the records, not the insulin, and a dose on "nothing on board" stacks.
+    /// - a stated insulin on board beside insulin records (`statedInsulinOnBoardWithRecords`), or
+    ///   one that is not a number of units from 0 to `statedInsulinOnBoardLimit`.
+    public static func insulinRecordsRefusal(_ log: PatientLog, statedInsulinOnBoard stated: Double?,
+                                             durationMinutes: Double) -> DoseRefusal? {
+        let records = log.has(.insulin)
+        if let stated {
+            if !(0...statedInsulinOnBoardLimit).contains(stated) { return .invalidStatedInsulinOnBoard(stated) }
+            return records ? .statedInsulinOnBoardWithRecords : nil
+        }
+        if !records { return .noInsulinRecords(durationMinutes: durationMinutes) }
+        return log.has(.basal) && !log.has(.bolus) ? .noBolusRecords : nil
     }
 
     /// The refusal for planned carbohydrates outside `carbLimits` (or not a number), if any.

@@ -59,6 +59,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// (glucose now, carbohydrates still on board, insulin) below the suspend threshold, so the
     /// dose was raised only to `limit`, the most that keeps it above.
     case raiseLimitedBySuspend(formula: Double, limit: Double, threshold: Double)
+    /// The insulin on board was stated by the person (the data has no insulin record), and counts
+    /// as given at the moment of the suggestion.
+    case insulinOnBoardStated(units: Double)
 
     public var code: String {
         switch self {
@@ -69,6 +72,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .limitedByFormulaAfterMeal: return "limited_by_formula_after_meal"
         case .raisedToFormulaAtMeal: return "raised_to_formula_at_meal"
         case .raiseLimitedBySuspend: return "raise_limited_by_suspend"
+        case .insulinOnBoardStated: return "stated_iob"
         }
     }
 
@@ -86,6 +90,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%.0f mg/dL) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g)
         case let .raiseLimitedBySuspend(f, limit, threshold):
             return String(format: "%.2f U, the formula's at the meal, would take glucose below the suspend threshold (%.0f mg/dL) by the settings' effects of the carbohydrates still on board and the insulin: raised only to %.2f U, the most that keeps it above", f, threshold, limit)
+        case let .insulinOnBoardStated(u):
+            return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }
     }
 }
