@@ -134,6 +134,7 @@ public enum DoseAdvisor {
         let iob = net.onBoard(at: t, model: settings.insulin).units + (stated ?? 0)
         out.insulinOnBoard = iob
         out.basalScheduleSource = net.source
+        out.statedInsulinOnBoard = stated
         let standard = StandardBolus(carbs: carbs, glucose: glucose, insulinOnBoard: iob, settings: settings)
         out.standard = standard
         if glucose < settings.suspendThreshold {

@@ -28,7 +28,9 @@ extension DoseSuggestion {
             let age = at.timeIntervalSince(glucoseTime) / 60
             lines.append("glucose now: \(g(glucose)) at \(glucoseTime.iso8601) (\(String(format: "%.0f", age)) min before)")
         }
-        if let insulinOnBoard {
+        if let stated = statedInsulinOnBoard {
+            lines.append("insulin on board: \(u(stated)), as stated (the data has no insulin records), counted as given now")
+        } else if let insulinOnBoard {
             let schedule: String
             switch basalScheduleSource {
             case .settings?: schedule = "net of the settings' basal schedule"

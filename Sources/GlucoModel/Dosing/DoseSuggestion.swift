@@ -149,6 +149,8 @@ public struct DoseSuggestion: Hashable, Sendable {
     public var insulinOnBoard: Double?
     /// Where the scheduled basal came from (settings, the data's programmed basal, or none).
     public var basalScheduleSource: NetInsulin.ScheduleSource?
+    /// The insulin on board the person stated, for data without insulin records (then `insulinOnBoard`).
+    public var statedInsulinOnBoard: Double?
     /// The settings used, when they passed their checks.
     public var settings: CheckedDoseSettings?
     /// The standard formula's parts and dose.
