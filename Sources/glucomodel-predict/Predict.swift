@@ -55,7 +55,11 @@ struct Predict: ParsableCommand {
     func run() throws {
         let (start, end) = try period()
         let loaded = try loadPatients(try input.source(timeZone: time.zone(), format: format))
-        if let out { try loaded.read.check(output: URL(fileURLWithPath: out), option: "--out") }
+        if let out {
+            var read = loaded.read
+            read.add(modelsIn: URL(fileURLWithPath: models))
+            try read.check(outputFile: URL(fileURLWithPath: out), option: "--out")
+        }
         let run = PredictionRun(modelsFolder: URL(fileURLWithPath: models), horizons: horizons?.minutes, from: start, to: end)
         let sink = try PredictLineSink(path: out)
         let unit = units.unit

@@ -75,8 +75,9 @@ struct Report: ParsableCommand {
                 throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
             }
             var read = loaded.read
+            read.add(modelsIn: modelsURL)
             read.add(settingsFile(patientData).map { [$0.path] } ?? [], role: "the settings file")
-            try read.check(output: URL(fileURLWithPath: out), option: "--out")
+            try read.check(outputFile: URL(fileURLWithPath: out), option: "--out")
             let report = try makeReport(patientData, modelsURL)
             try report.write(to: URL(fileURLWithPath: out))
             report.notes.forEach { Console.write("\(id): \($0)") }
@@ -84,11 +85,17 @@ struct Report: ParsableCommand {
             return
         }
         let folder = URL(fileURLWithPath: outDir!)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let withModels = Set(ModelSet.patients(in: modelsURL))
+        let reported = loaded.patients.filter { withModels.contains($0.patient) && (patient == nil || patient == $0.patient.rawValue) }
+        // Every page it writes is checked before the first is made: none replaces a file read.
+        var read = loaded.read
+        read.add(modelsIn: modelsURL)
+        read.add(reported.compactMap { settingsFile($0)?.path }, role: "the settings file")
+        try read.check(outputFolder: folder, writing: ["index.html"] + reported.map { CohortReport.fileName(for: $0.patient) },
+                       option: "--out-dir")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var entries: [CohortReport.Entry] = [], failures: [(subject: String, reason: String)] = []
-        for patientData in loaded.patients where withModels.contains(patientData.patient) {
-            if let patient, patient != patientData.patient.rawValue { continue }
+        for patientData in reported {
             do {
                 let report = try makeReport(patientData, modelsURL)
                 let file = CohortReport.fileName(for: patientData.patient)

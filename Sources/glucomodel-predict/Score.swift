@@ -37,7 +37,7 @@ struct Score: ParsableCommand {
         }
         let summary: PairScoreSummary
         if let out {
-            try ReadFiles([pairs], role: "the pairs file").check(output: URL(fileURLWithPath: out), option: "--out")
+            try ReadFiles([pairs], role: "the pairs file").check(outputFile: URL(fileURLWithPath: out), option: "--out")
             let file = try AtomicTextFile(url: URL(fileURLWithPath: out))
             do {
                 summary = try PairScoring.score(csv: URL(fileURLWithPath: pairs), units: units.unit, writeLine: file.writeLine, warning: warn)

@@ -55,7 +55,7 @@ struct Settings: ParsableCommand {
         if let out {
             var read = loaded.read
             read.add([settings], role: "the current settings file")
-            try read.check(output: URL(fileURLWithPath: out), option: "--out")
+            try read.check(outputFile: URL(fileURLWithPath: out), option: "--out")
         }
         let current = try DoseSettings.load(settingsURL)
         let checked = try current.checked(for: id, file: settings)

@@ -48,10 +48,11 @@ struct BenchEval: ParsableCommand {
     }
 
     func benchmark() throws {
+        if generateExpressions != nil { try ReadFiles().check(outputFile: URL(fileURLWithPath: expressions), option: "--expressions") }
         if let path = writeValues {
             var read = ReadFiles([expressions], role: "the expressions file")
             read.add(data.map { [$0] } ?? [], role: "the data file")
-            try read.check(output: URL(fileURLWithPath: path), option: "--write-values")
+            try read.check(outputFile: URL(fileURLWithPath: path), option: "--write-values")
         }
         let table = try data.map { try DataTable<Double>(csvFile: $0) }
             ?? EvaluatorBenchmark.randomTable(rows: rows ?? 0, columns: columns, seed: seed)

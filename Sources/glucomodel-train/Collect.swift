@@ -29,6 +29,7 @@ struct Collect: ParsableCommand {
         }) else {
             throw ValidationError("\(out) has no models/ folder or config.json: give the --out folder the trainer wrote to")
         }
+        try ReadFiles().check(outputFolder: folder, writing: ["results.csv"], option: "--out")
         let rows = CohortResults.collect(folder)
         try CohortResults.write(rows, to: folder)
         print(ResultsTable.summary(rows))

@@ -233,7 +233,9 @@ struct Train: ParsableCommand {
         let output = URL(fileURLWithPath: out)
         var read = ReadFiles(resolved.data ?? [], role: "the data")
         read.add(resolved.store.map { [$0] } ?? [], role: "the store")
-        try read.check(output: output, option: "--out")
+        // The files found in data folders too (a folder that cannot be listed is an error when read, below).
+        if let files = try? ExportFiles(paths: resolved.data ?? [], options: importOptions).files() { read.add(files) }
+        try read.check(outputFolder: output, writing: CohortRunSettings.written, option: "--out")
         let request = try shardRequest(merged)
         let shard: Shard?
         do { shard = try request.resolve(output: output) } catch let error as ValidationError { throw error } catch {

@@ -100,4 +100,62 @@ import Testing
         #expect(r.status == 1 && r.stderr.contains("refusing to write over the data file"), "\(r.stderr)")
         #expect(try String(contentsOf: table, encoding: .utf8) == "0.5,1\n0.25,2\n")
     }
+
+    /// Audit 41: `predict --out` and `report --out` replaced the model file they read (exit 0);
+    /// `report --out-dir` replaced a data file named like a page it writes (`index.html`).
+    @Test func predictAndReportNeverWriteOverTheirModels() throws {
+        let (dir, data, _) = try ExitCodeTests.doseFiles("{}")
+        let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let model = URL(fileURLWithPath: try #require(ModelSet.files(in: models).first))
+        let before = try Data(contentsOf: model)
+        let spelt = models.path + "/../models/p_a/" + model.lastPathComponent
+        var r = try ExitCodeTests.run("glucomodel-predict", ["predict", data.path, "--models", dir.path, "--out", spelt])
+        #expect(r.status == 1 && r.stderr.contains("refusing to write over the model file \(model.path), which this command reads; give --out another name"),
+                "\(r.stderr)")
+        r = try ExitCodeTests.run("glucomodel-predict", ["report", "--patient", "p_a", "--models", models.path, "--data", data.path,
+                                                         "--out", model.path])
+        #expect(r.status == 1 && r.stderr.contains("refusing to write over the model file"), "\(r.stderr)")
+        #expect(try Data(contentsOf: model) == before)
+        // A data file named like the cohort's index page: nothing is written, not even the patient's page.
+        let page = dir.appendingPathComponent("index.html")
+        try FileManager.default.copyItem(at: data, to: page)
+        r = try ExitCodeTests.run("glucomodel-predict", ["report", "--models", models.path, "--data", page.path, "--out-dir", dir.path])
+        #expect(r.status == 1 && r.stderr.contains("\(page.path): error: refusing to write over the data file"), "\(r.stderr)")
+        #expect(try Data(contentsOf: page) == Data(contentsOf: data))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("p_a.html").path))
+    }
+
+    /// A folder where a file goes, a file where a folder goes, a folder that does not exist: each
+    /// named before the work, not a Foundation error after it.
+    @Test func outputPlacesAreNamedBeforeTheWork() throws {
+        let (dir, data, _) = try ExitCodeTests.doseFiles("{}")
+        let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        var r = try ExitCodeTests.run("glucomodel-predict", ["predict", data.path, "--models", models.path, "--out", models.path])
+        #expect(r.status == 1 && r.stderr.contains("\(models.path): error: is a folder; give --out a file name"), "\(r.stderr)")
+        let lost = dir.appendingPathComponent("nope/r.html")
+        r = try ExitCodeTests.run("glucomodel-predict", ["report", "--patient", "p_a", "--models", models.path, "--data", data.path,
+                                                         "--out", lost.path])
+        #expect(r.status == 1 && r.stderr.contains("\(lost.path): error: the folder \(dir.path)/nope does not exist"), "\(r.stderr)")
+        r = try ExitCodeTests.run("glucomodel-predict", ["report", "--models", models.path, "--data", data.path, "--out-dir", data.path])
+        #expect(r.status == 1 && r.stderr.contains("refusing to write over the data file, which this command reads; give --out-dir another name"),
+                "\(r.stderr)")
+        let notes = try Self.file("notes.txt", in: dir)
+        r = try ExitCodeTests.run("glucomodel-predict", ["report", "--models", models.path, "--data", data.path, "--out-dir", notes.path])
+        #expect(r.status == 1 && r.stderr.contains("\(notes.path): error: is a file, not a folder; give --out-dir a folder"), "\(r.stderr)")
+        #expect(try String(contentsOf: notes, encoding: .utf8) == "x\n")
+    }
+
+    /// `train --out R` with a data file `R/results.csv`: the results replaced it (exit 0).
+    @Test func trainNeverWritesOverADataFileNamedLikeItsOutputs() throws {
+        let (dir, data, _) = try ExitCodeTests.doseFiles("{}")
+        let results = try Self.file("run/results.csv", in: dir, try String(contentsOf: data, encoding: .utf8))
+        let r = try ExitCodeTests.run("glucomodel-train", [dir.appendingPathComponent("run").path, "--out", dir.appendingPathComponent("run").path,
+                                                           "--threads", "1"])
+        // The data folder is the output folder: refused as before; named inside it, the file is.
+        #expect(r.status == 1 && r.stderr.contains("refusing to write over the data"), "\(r.stderr)")
+        let named = try ExitCodeTests.run("glucomodel-train", [results.path, "--out", dir.appendingPathComponent("run").path, "--threads", "1"])
+        #expect(named.status == 1 && named.stderr.contains("\(results.path): error: refusing to write over the data"), "\(named.stderr)")
+        #expect(try Data(contentsOf: results) == Data(contentsOf: data))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("run/config.json").path))
+    }
 }

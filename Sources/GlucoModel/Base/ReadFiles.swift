@@ -8,6 +8,9 @@ public struct ReadFiles: Sendable, Hashable {
         /// What the file is to the command, for the message: "the data file", "the store".
         public var role: String
         public var path: String
+        /// A folder whose every file the command takes (an inbox): nothing it writes may be
+        /// inside it, nor it inside a folder the command writes.
+        public var whole = false
     }
 
     public private(set) var files: [File] = []
@@ -23,14 +26,19 @@ public struct ReadFiles: Sendable, Hashable {
 
     public mutating func add(_ other: ReadFiles) { files += other.files }
 
+    /// `path`, a folder whose every file the command takes (`File.whole`), as `role`.
+    public mutating func add(folder path: String, role: String) {
+        files.append(File(role: role, path: path, whole: true))
+    }
+
     /// Refuses `output` when it is one of the files, however it is named (`./`, `../`, a
-    /// symbolic link, a hard link: the same device and inode). A file that does not exist yet
-    /// replaces nothing.
+    /// symbolic link, a hard link: the same device and inode; a file not made yet: the same path,
+    /// its folder's links resolved, `ReadFiles.resolved`).
     /// - Parameter option: the option naming `output`, for the message ("--out"), if any.
     /// - Throws: `InputError` naming `output`, the file it would replace and its role.
     public func check(output: URL, option: String? = nil) throws {
-        guard let target = Self.identity(output.path) else { return }
-        for file in files where Self.identity(file.path) == target {
+        let target = Self.identity(output.path), path = target == nil ? Self.resolved(output.path) : ""
+        for file in files where target.map({ Self.identity(file.path) == $0 }) ?? (Self.resolved(file.path) == path) {
             // The file's own name when the output is spelt otherwise (`./`, a link).
             throw InputError(SourceLocation(file: output.path),
                              "refusing to write over \(file.role)\(file.path == output.path ? "" : " \(file.path)"), which this command reads"

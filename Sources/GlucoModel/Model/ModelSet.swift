@@ -37,6 +37,16 @@ public struct ModelSet: Sendable {
         return ModelSet(patient: patient, models: models)
     }
 
+    /// Every model file in a models folder (`<patient>/h030.json`...), as `load` finds them.
+    public static func files(in folder: URL) -> [String] {
+        let root = modelsRoot(folder)
+        return patients(in: folder).flatMap { patient -> [String] in
+            let dir = root.appendingPathComponent(patient.rawValue)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+            return names.filter { $0.hasSuffix(".json") && $0.hasPrefix("h") }.sorted().map { dir.appendingPathComponent($0).path }
+        }
+    }
+
     /// The patients that have a model folder.
     public static func patients(in folder: URL) -> [PatientID] {
         let root = modelsRoot(folder)
@@ -135,4 +145,9 @@ public enum PredictionError: Error, CustomStringConvertible, Equatable {
             return "no data for patient \(p) in \(source); patients found: \(list)"
         }
     }
+}
+
+extension ReadFiles {
+    /// The model files of a models folder (`ModelSet.files(in:)`), which no output may replace.
+    public mutating func add(modelsIn folder: URL) { add(ModelSet.files(in: folder), role: "the model file") }
 }

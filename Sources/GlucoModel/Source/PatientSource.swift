@@ -50,6 +50,12 @@ public struct ExportFiles: PatientSource {
         self.paths = paths; self.options = options; self.format = format
     }
 
+    /// The files `load` reads (those found in folders too), listed without reading them: a
+    /// command checks where it writes before it reads.
+    public func files() throws -> ReadFiles {
+        ReadFiles(try CohortLoader.files(paths, options: options).map(\.path), role: "the data file")
+    }
+
     /// Every file is read even for one patient: a file says whose it is only once read.
     public func load(patient: PatientID?) throws -> LoadedPatients {
         let files = try CohortLoader.files(paths, options: options)

@@ -26,6 +26,11 @@ public struct CohortRunSettings: Sendable {
         self.output = output; self.threads = max(1, threads); self.shard = shard; self.retrain = retrain
     }
 
+    /// What a training run writes directly in `output` (above; with `config.json`, the run's options,
+    /// `summary.html` and `shards/`, a job array's reports): no file it reads may be one of them.
+    public static let written = ["models", "checkpoints", "statistics", "timings", "predictions", "results.csv",
+                                 "config.json", "summary.html", "shards"]
+
     func modelURL(_ p: PatientID, _ h: Int) -> URL {
         output.appendingPathComponent("models").appendingPathComponent(GlucoseModel.relativePath(patient: p, horizonMinutes: h))
     }
