@@ -142,7 +142,31 @@ import Testing
         let notes = try Self.file("notes.txt", in: dir)
         r = try ExitCodeTests.run("glucomodel-predict", ["report", "--models", models.path, "--data", data.path, "--out-dir", notes.path])
         #expect(r.status == 1 && r.stderr.contains("\(notes.path): error: is a file, not a folder; give --out-dir a folder"), "\(r.stderr)")
+        r = try ExitCodeTests.run("glucomodel-train", ["import-data", data.path, "--store", dir.path])
+        #expect(r.status == 1 && r.stderr.contains("a folder, not a store file"), "\(r.stderr)")
         #expect(try String(contentsOf: notes, encoding: .utf8) == "x\n")
+    }
+
+    /// `nightly --out` in its inbox: the next night imported the night's files as data, failed,
+    /// and moved them to the quarantine (itself in the inbox, so quarantined again every night).
+    @Test func nightlyNeverWritesInsideItsInbox() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let inboxBefore = try FileManager.default.contentsOfDirectory(atPath: bench.inbox.path)
+        let common = ["nightly", "--store", bench.store, "--inbox", bench.inbox.path, "--models", bench.models.path,
+                      "--night", NightlyBench.night, "--time-zone", "UTC"]
+        // Nightly prints its summary line, a failure too, on standard output.
+        let printed = bench.dir.appendingPathComponent("stdout.txt")
+        var r = try ExitCodeTests.run("glucomodel-predict", common + ["--out", bench.inbox.path + "/./"], stdout: printed)
+        var line = try String(contentsOf: printed, encoding: .utf8)
+        #expect(r.status == 1 && line.contains("refusing to write inside the inbox \(bench.inbox.path), every file of which this command reads; "
+                                                   + "give --out a folder outside it"), "\(line)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bench.inbox.path) == inboxBefore)
+        r = try ExitCodeTests.run("glucomodel-predict", common + ["--out", bench.store], stdout: printed)
+        line = try String(contentsOf: printed, encoding: .utf8)
+        #expect(r.status == 1 && line.contains("refusing to write over the store"), "\(line)")
+        #expect(!FileManager.default.fileExists(atPath: bench.store + ".lock"))
+        r = try ExitCodeTests.run("glucomodel-predict", common + ["--out", bench.out.path])
+        #expect(r.status == 0, "\(r.stderr)")
     }
 
     /// `train --out R` with a data file `R/results.csv`: the results replaced it (exit 0).

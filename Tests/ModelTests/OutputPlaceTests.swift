@@ -96,4 +96,45 @@ import Testing
         #expect(Self.message { try read.check(outputFile: URL(fileURLWithPath: dir.path + "/models/../models/p_a/" + model.lastPathComponent)) }?
             .contains("refusing to write over the model file \(model.path)") == true)
     }
+
+    @Test func aStoreIsAFileInAFolderThatExists() throws {
+        let dir = temporaryFolder("store-place")
+        #expect(throws: StoreFileError.folder(dir.path)) { try PatientStore(path: dir.path) }
+        let lost = dir.appendingPathComponent("nope/s.sqlite").path
+        #expect(throws: StoreFileError.noFolder(lost, dir.appendingPathComponent("nope").path)) { try PatientStore(path: lost) }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("nope").path))
+    }
+
+    /// Nightly checks where it writes before it takes the lock or imports a file: an `--out` in
+    /// its inbox would have the next night quarantine (move) this night's files.
+    @Test func nightlyNeverWritesInsideItsInbox() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let before = try FileManager.default.contentsOfDirectory(atPath: bench.inbox.path)
+        for out in [bench.inbox, bench.inbox.appendingPathComponent("nights")] {
+            var settings = bench.scorer().settings
+            settings.output = out
+            let outcome = try NightlyScorer(settings: settings).run()
+            #expect(outcome.exitCode == 1)
+            #expect(outcome.summaryLine.contains("refusing to write inside the inbox \(bench.inbox.path)"), "\(outcome.summaryLine)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: bench.inbox.path) == before)
+            #expect(!FileManager.default.fileExists(atPath: bench.store) && !FileManager.default.fileExists(atPath: bench.store + ".lock"))
+        }
+        // The inbox as the output's quarantine folder.
+        var settings = bench.scorer().settings
+        settings.output = bench.dir
+        settings.inbox = bench.dir.appendingPathComponent("quarantine")
+        try FileManager.default.createDirectory(at: settings.inbox, withIntermediateDirectories: true)
+        let outcome = try NightlyScorer(settings: settings).run()
+        #expect(outcome.exitCode == 1 && outcome.summaryLine.contains("refusing to write"), "\(outcome.summaryLine)")
+        // A store that is a folder is the store's problem, not a locked store (75).
+        settings = bench.scorer().settings
+        settings.storePath = bench.inbox.path
+        let folder = try NightlyScorer(settings: settings).run()
+        #expect(folder.exitCode == 1 && folder.summaryLine.contains("a folder, not a store file"), "\(folder.summaryLine)")
+        settings.storePath = bench.dir.appendingPathComponent("nope/s.sqlite").path
+        let lost = try NightlyScorer(settings: settings).run()
+        #expect(lost.exitCode == 1 && lost.summaryLine.contains("does not exist"), "\(lost.summaryLine)")
+        // Elsewhere, the night runs.
+        #expect(try bench.scorer().run().exitCode == 0)
+    }
 }

@@ -55,6 +55,8 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
     case unusableStore(String, String)
     case missingFolder(String, String)
     case cannotWrite(String, String)
+    /// `--out` would write over or into what the night reads (`ReadFiles.check(outputFolder:)`'s message).
+    case outputOverInput(String)
     /// The night's files were written with another header (another `--units`, or an older version).
     case otherHeader(path: String, found: String, expected: String)
 
@@ -64,6 +66,7 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
         case let .unusableStore(path, why): return "cannot use the store \(path): \(why)"
         case let .missingFolder(role, path): return "the \(role) folder \(path) does not exist"
         case let .cannotWrite(path, why): return "cannot write \(path): \(why)"
+        case let .outputOverInput(message): return message
         case let .otherHeader(path, found, expected):
             return "\(path) was written with the header '\(found)', not '\(expected)' (another glucose unit?); "
                 + "run the night with the units it was started in, or write to another output folder"
@@ -175,8 +178,27 @@ public struct NightlyScorer {
         var outcome = NightlyOutcome()
         outcome.thresholds = settings.thresholds
         outcome.units = settings.units
+        // Before anything is written (the lock file, the night's folder, a quarantined file): the
+        // night's files and the quarantine are never inside the inbox (they would be imported or
+        // quarantined the next night), nor over the store or a model.
+        var read = ReadFiles([settings.storePath], role: "the store")
+        read.add(folder: settings.inbox.path, role: "the inbox")
+        read.add(modelsIn: settings.modelsFolder)
+        do {
+            try read.check(outputFolder: settings.output, writing: [settings.night, "quarantine"], option: "--out")
+            try StoreFileCheck.checkHeader(settings.storePath)
+        } catch let error as StoreFileError {
+            outcome.failure = .unusableStore(settings.storePath, "\(error)")
+            return outcome
+        } catch {
+            outcome.failure = .outputOverInput("\(error)")
+            return outcome
+        }
         let lock: StoreLock
-        do { lock = try StoreLock(storePath: settings.storePath) } catch {
+        do { lock = try StoreLock(storePath: settings.storePath) } catch let error as StoreLock.LockError where error != .busy(settings.storePath + ".lock") {
+            outcome.failure = .unusableStore(settings.storePath, "\(error)")
+            return outcome
+        } catch {
             outcome.failure = .busy("\(error)")
             return outcome
         }

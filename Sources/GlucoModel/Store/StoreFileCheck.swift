@@ -9,6 +9,12 @@ public enum StoreFileError: Error, Equatable, CustomStringConvertible {
     case foreignDatabase(String, tables: [String])
     /// A GlucoModel store upgraded by a newer build: its schema has steps this build does not know.
     case newerSchema(String, unknown: [String])
+    /// A folder where the store file is expected.
+    case folder(String)
+    /// A new store in a folder that does not exist (the folder is given).
+    case noFolder(String, String)
+    /// A new store in a folder this process may not write in (the folder and the reason).
+    case cannotCreate(String, String, String)
 
     public var description: String {
         switch self {
@@ -20,6 +26,12 @@ public enum StoreFileError: Error, Equatable, CustomStringConvertible {
         case let .newerSchema(p, unknown):
             return "\(p): the store's schema is newer than this build knows (\(unknown.joined(separator: ", "))); "
                 + "it is left untouched: use the GlucoModel build that wrote it"
+        case let .folder(p):
+            return "\(p): a folder, not a store file; give the store's file name (a new one makes a new store)"
+        case let .noFolder(p, folder):
+            return "\(p): the folder \(folder) does not exist; make it, or give the store in a folder that does"
+        case let .cannotCreate(p, folder, why):
+            return "\(p): cannot make the store in \(folder): \(why)"
         }
     }
 }
@@ -31,8 +43,19 @@ enum StoreFileCheck {
     /// Tables of a GlucoModel store (any schema version) and those SQLite and GRDB add.
     static let knownTables: Set<String> = ["patients", "import_runs", "records", "scoring_state", "grdb_migrations", "sqlite_sequence"]
 
-    /// A missing or empty file is a new store; otherwise it must start with SQLite's header.
+    /// A missing or empty file is a new store (in a folder that exists); otherwise it must start
+    /// with SQLite's header.
     static func checkHeader(_ path: String) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+            if isFolder.boolValue { throw StoreFileError.folder(path) }
+        } else {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw StoreFileError.noFolder(path, folder)
+            }
+            if access(folder, W_OK | X_OK) != 0 { throw StoreFileError.cannotCreate(path, folder, String(cString: strerror(errno))) }
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else { return }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: header.count)) ?? Data()
