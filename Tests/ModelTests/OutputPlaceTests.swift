@@ -134,6 +134,12 @@ import Testing
         settings.storePath = bench.dir.appendingPathComponent("nope/s.sqlite").path
         let lost = try NightlyScorer(settings: settings).run()
         #expect(lost.exitCode == 1 && lost.summaryLine.contains("does not exist"), "\(lost.summaryLine)")
+        // The night's folder among the patients' model folders (a patient without models to a report).
+        settings = bench.scorer().settings
+        settings.output = bench.models
+        let models = try NightlyScorer(settings: settings).run()
+        #expect(models.exitCode == 1 && models.summaryLine.contains("refusing to write inside the models folder \(bench.models.path)"),
+                "\(models.summaryLine)")
         // Elsewhere, the night runs.
         #expect(try bench.scorer().run().exitCode == 0)
     }

@@ -184,6 +184,8 @@ public struct NightlyScorer {
         var read = ReadFiles([settings.storePath], role: "the store")
         read.add(folder: settings.inbox.path, role: "the inbox")
         read.add(modelsIn: settings.modelsFolder)
+        // A night's folder among the patients' model folders would be a patient without models.
+        read.add(folder: ModelSet.modelsRoot(settings.modelsFolder).path, role: "the models folder")
         do {
             try read.check(outputFolder: settings.output, writing: [settings.night, "quarantine"], option: "--out")
             try StoreFileCheck.checkHeader(settings.storePath)
