@@ -101,8 +101,8 @@ import Testing
                                        statedInsulinOnBoard: 1.5)
         #expect(some.decision == .bolus(units: 2.5, basis: .standardFormula))
         #expect(some.insulinOnBoard == 1.5)
-        #expect(some.report().contains("insulin on board: 1.50 U, as stated (the data has no insulin records), counted as given now"))
-        #expect(!some.report().contains("net insulin on board"))
+        #expect(some.report(units: .mgdL).contains("insulin on board: 1.50 U, as stated (the data has no insulin records), counted as given now"))
+        #expect(!some.report(units: .mgdL).contains("net insulin on board"))
         // Its effect is all to come, as a bolus given now: without a meal, 3 U on board at 180 mg/dL
         // take the curve to 180 - 35 * 3 = 75 in the end (0 U: the insulin on board covers it);
         // 4 U to 40, below the suspend threshold 70: no insulin, at the first minute below.
