@@ -107,7 +107,7 @@ import GrammarEvolution
         }
         let insulinOnly = F.models([trained("G0 - 2 * INS2")])
         #expect(throws: PredictionError.missingInput(F.patient, MissingInput(horizon: 30, input: "INS2", records: .insulin))) {
-            try Predictor(models: insulinOnly).predict(F.flatLog())
+            try Predictor(models: insulinOnly).predict(F.flatLog(insulinRecords: false))
         }
         var log = F.flatLog()
         log.basalRates = [BasalRate(start: F.at(-120), rate: InsulinRate(unitsPerHour: 1))]
