@@ -174,4 +174,30 @@ import Testing
         #expect(t.ruleMinDepth == (0..<count).map { count - $0 })
         #expect(Self.found(t) == Reference(tablesOf: t))
     }
+
+    /// 20,000 rules in one cycle, each also finishing: every production naming a rule is
+    /// recursive, and the depth-first search holds the whole cycle at once (a recursive search
+    /// would need 20,000 stack frames). Built without parsing and not compared with the
+    /// reference, both quadratic in the rules.
+    @Test func aCycleOfManyRules() {
+        let count = 20_000
+        func rule(_ r: Int, _ productions: [[Grammar.Symbol]]) -> Grammar.Rule {
+            Grammar.Rule(name: "r\(r)", line: r + 1, productions: productions.map { Grammar.Production(symbols: $0, line: r + 1) })
+        }
+        let cycle = (0..<count).map { r in
+            rule(r, [[.terminal("("), .nonTerminal((r + 1) % count), .terminal(")")], [.terminal("x\(r % 10)")]])
+        }
+        let t = GrammarTables(rules: cycle)
+        #expect(t.productionRecursive == Array((0..<count).map { _ in [true, false] }.joined()))
+        #expect(t.ruleMinDepth == Array(repeating: 1, count: count))
+        #expect(t.ruleMinLength == Array(repeating: 2, count: count))
+        // A chain finishing only at its end: depths and lengths grow against the rules' order.
+        let chain = (0..<count).map { r in
+            rule(r, r == count - 1 ? [[.terminal("z")]] : [[.terminal("a"), .nonTerminal(r + 1)]])
+        }
+        let c = GrammarTables(rules: chain)
+        #expect(c.ruleMinDepth == (0..<count).map { count - $0 })
+        #expect(c.ruleMinLength == (0..<count).map { count - $0 })
+        #expect(!c.productionRecursive.contains(true))
+    }
 }
