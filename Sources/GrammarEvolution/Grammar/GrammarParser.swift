@@ -27,6 +27,9 @@ struct GrammarParser {
 
     func parse() throws -> [Grammar.Rule] {
         var raw: [RawRule] = []
+        // Rule name -> index in `raw` (then in `names`): a search of the list per name made loading
+        // a generated grammar of thousands of rules quadratic.
+        var defined: [String: Int] = [:]
         var lineNumber = 0
         // `isNewline`, not "\n": a Swift string holds a CRLF line end as one character, "\r\n", so a
         // file written on Windows would be one line.
@@ -40,9 +43,10 @@ struct GrammarParser {
                     throw error(lineNumber, "the left side of '::=' must be one rule name like <expr>, found '\(lhs)'")
                 }
                 let name = String(lhs.dropFirst().dropLast())
-                if let previous = raw.first(where: { $0.name == name }) {
-                    throw error(lineNumber, "rule <\(name)> is defined twice (first on line \(previous.line)); merge the alternatives into one rule")
+                if let previous = defined[name] {
+                    throw error(lineNumber, "rule <\(name)> is defined twice (first on line \(raw[previous].line)); merge the alternatives into one rule")
                 }
+                defined[name] = raw.count
                 raw.append(RawRule(name: name, line: lineNumber, pieces: [(String(content[range.upperBound...]), lineNumber)]))
             } else if let last = raw.last, content.hasPrefix("|") || last.pieces.last!.text.trimmingSpaces().hasSuffix("|") {
                 raw[raw.count - 1].pieces.append((content, lineNumber))
@@ -69,9 +73,10 @@ struct GrammarParser {
                         case let .terminal(t): resolved.append(.terminal(t))
                         case let .codonValue(c): resolved.append(.codonValue(c))
                         case let .nonTerminal(name, refLine):
-                            if let i = names.firstIndex(of: name) {
+                            if let i = defined[name] {
                                 resolved.append(.nonTerminal(i))
                             } else {
+                                defined[name] = names.count
                                 names.append(name)
                                 undefinedLines[name] = refLine
                                 resolved.append(.nonTerminal(names.count - 1))

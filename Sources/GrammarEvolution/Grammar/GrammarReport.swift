@@ -50,9 +50,9 @@ extension Grammar {
     /// (warning), and each rule's minimum depth.
     public func check() -> GrammarReport {
         var issues: [GrammarReport.Issue] = []
-        for rule in rules where !rule.isDefined {
+        for (index, rule) in rules.enumerated() where !rule.isDefined {
             for user in rules {
-                for p in user.productions where p.symbols.contains(.nonTerminal(ruleIndex(named: rule.name)!)) {
+                for p in user.productions where p.symbols.contains(.nonTerminal(index)) {
                     issues.append(.init(severity: .error, kind: .undefinedRule, rule: rule.name, line: p.line,
                                         message: "rule <\(user.name)> uses <\(rule.name)>, which is never defined"))
                 }
