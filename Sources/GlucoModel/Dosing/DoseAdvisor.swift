@@ -341,7 +341,7 @@ public enum DoseAdvisor {
     /// insulin (with the `stated` units, as if given now) and the carbohydrates still on board at
     /// each future minute.
     static func effects(glucose: Double, settings: CheckedDoseSettings, series: PatientSeries, net: NetInsulin,
-                        carbModel: BatemanCarbModel, stated: Double = 0) -> PredictedCurve.Effects {
+                        carbModel: BatemanCarbModel, stated: Double) -> PredictedCurve.Effects {
         let t = series.count - 1, stepMinutes = series.step / 60
         let insulin = settings.insulin
         let carbReach = Int((PatientSeries.horizon(carbModel) / stepMinutes).rounded(.up))

@@ -20,9 +20,8 @@ public struct ModelSet: Sendable {
     /// - Throws: `PredictionError.noModel` when the patient has none; `ModelFileError` for a bad file.
     public static func load(_ folder: URL, patient: PatientID, horizons: [Int]? = nil) throws -> ModelSet {
         let dir = modelsRoot(folder).appendingPathComponent(patient.rawValue)
-        let files = (try? FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)) ?? []
         var models: [Int: GlucoseModel] = [:], found: [Int] = []
-        for url in files where url.pathExtension == "json" && url.lastPathComponent.hasPrefix("h") {
+        for url in modelFiles(in: dir) {
             let model = try GlucoseModel.read(from: url)
             guard model.patient == patient else {
                 throw ModelFileError.malformed(url.path, "model belongs to patient \(model.patient), not \(patient)")
@@ -37,14 +36,17 @@ public struct ModelSet: Sendable {
         return ModelSet(patient: patient, models: models)
     }
 
+    /// The model files of one patient's folder (`h030.json`...), in name order; none when it
+    /// cannot be listed.
+    static func modelFiles(in dir: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") && $0.hasPrefix("h") }.sorted().map { dir.appendingPathComponent($0) }
+    }
+
     /// Every model file in a models folder (`<patient>/h030.json`...), as `load` finds them.
     public static func files(in folder: URL) -> [String] {
         let root = modelsRoot(folder)
-        return patients(in: folder).flatMap { patient -> [String] in
-            let dir = root.appendingPathComponent(patient.rawValue)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-            return names.filter { $0.hasSuffix(".json") && $0.hasPrefix("h") }.sorted().map { dir.appendingPathComponent($0).path }
-        }
+        return patients(in: folder).flatMap { modelFiles(in: root.appendingPathComponent($0.rawValue)).map(\.path) }
     }
 
     /// The patients that have a model folder.
