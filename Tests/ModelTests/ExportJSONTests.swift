@@ -154,6 +154,54 @@ struct ExportJSONTests {
         #expect(throws: InputError.self) { try ImportFormats.importFile(at: other, options: ExportFixtures.options("UTC")) }
     }
 
+    /// Audit 42: a JSON string that is not a number was quoted twice (`''abc'' is not a number`):
+    /// `brief` quoted it and the shared field check quoted it again. Now once, as a CSV cell's
+    /// text is (`'abc' is not a number`), in Tidepool and Nightscout alike; a non-string value is
+    /// written as JSON, and an activity's duration names its `value`, not "an object".
+    @Test func jsonValuesInWarningsAreQuotedOnce() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quotes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tidepool = dir.appendingPathComponent("tp.json"), nightscout = dir.appendingPathComponent("ns.json")
+        try Data("""
+            [
+            {"type": "cbg", "time": "2026-01-05T08:00:00.000Z", "value": "abc", "units": "mmol/L"},
+            {"type": "bolus", "subType": "normal", "time": "2026-01-05T08:10:00.000Z", "normal": "x"},
+            {"type": "food", "time": "2026-01-05T08:15:00.000Z", "nutrition": {"carbohydrate": {"net": [1]}}},
+            {"type": "physicalActivity", "time": "2026-01-05T08:20:00.000Z", "duration": {"value": "long", "units": "minutes"}},
+            {"type": "smbg", "time": "2026-01-05T08:25:00.000Z", "value": null},
+            {"type": "cbg", "time": "2026-01-05T08:30:00.000Z", "value": 6.5}
+            ]
+            """.utf8).write(to: tidepool)
+        try Data("""
+            [
+            {"type": "sgv", "sgv": "abc", "date": 1767600000000},
+            {"type": "sgv", "sgv": true, "date": 1767600300000},
+            {"type": "sgv", "sgv": 120, "date": 1767600600000}
+            ]
+            """.utf8).write(to: nightscout)
+        var options = ExportFixtures.options("UTC")
+        options.patient = try PatientID("p_q")
+        let tp = try TidepoolImporter().importFile(at: tidepool, options: options)
+        #expect(tp.summary.issues.map(\.description) == [
+            "tp.json:2 [value]: warning: 'abc' is not a number; expected glucose in mmol/L, or Low/High",
+            "tp.json:3 [normal]: warning: 'x' is not a number; expected U (use '.' for decimals)",
+            "tp.json:4 [nutrition.carbohydrate.net]: warning: '[...]' is not a number; expected g (use '.' for decimals)",
+            "tp.json:5 [duration.value]: warning: 'long' is not a number; expected min (use '.' for decimals)",
+            "tp.json:6 [value]: warning: 'null' is not a number; expected glucose in mmol/L, or Low/High",
+        ])
+        let ns = try NightscoutImporter().importFile(at: nightscout, options: options)
+        #expect(ns.summary.issues.map(\.description) == [
+            "ns.json:2 [sgv]: warning: 'abc' is not a number; expected glucose in mg/dL, or Low/High",
+            "ns.json:3 [sgv]: warning: 'true' is not a number; expected glucose in mg/dL, or Low/High",
+        ])
+        // As a CSV cell's text is quoted by the same check.
+        let csv = dir.appendingPathComponent("p_q.csv")
+        try Data("patient,time,event,value,unit\np_q,2026-01-05T08:00:00Z,glucose,abc,mg/dL\n".utf8).write(to: csv)
+        let log = try ImportFormats.importFile(at: csv, options: options)
+        #expect(log.summary.issues.map(\.description) == ["\(csv.path):2 [value]: warning: 'abc' is not a number; expected glucose in mg/dL, or Low/High (use '.' for decimals)"])
+    }
+
     @Test func truncatedJSONIsAnErrorNamingTheLine() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("trunc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

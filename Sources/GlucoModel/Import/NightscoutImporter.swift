@@ -103,9 +103,9 @@ public struct NightscoutImporter: PatientDataImporter {
             b.addCensored(c, time: t, source: type == "sgv" ? .cgm : .fingerStick, at: b.location(line, "date"))
             return
         }
-        // `brief` (number formatting) only for the message of a value that is not a number.
+        // `text` (number formatting) only for the message of a value that is not a number.
         let g0 = raw.numeric
-        if let g = b.glucose(g0, text: g0 == nil ? raw.brief : "", unit: .mgdL, line: line, field: type) {
+        if let g = b.glucose(g0, text: g0 == nil ? raw.text : "", unit: .mgdL, line: line, field: type) {
             b.add(GlucoseReading(time: t, value: g, source: type == "sgv" ? .cgm : .fingerStick), line: line, field: "date")
         }
     }
@@ -115,7 +115,7 @@ public struct NightscoutImporter: PatientDataImporter {
         guard let v = r[key], v != .null else { return nil }
         let n = v.numeric
         if n == 0 { return nil }
-        return b.value(n, text: n == nil ? v.brief : "", in: range, unit: unit, reason: "value out of range", line: line, field: key)
+        return b.value(n, text: n == nil ? v.text : "", in: range, unit: unit, reason: "value out of range", line: line, field: key)
     }
 
     func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [Date]) {
@@ -134,7 +134,7 @@ public struct NightscoutImporter: PatientDataImporter {
                        "Temp Basal has no absolute or rate; expected U/h (percent-only temp basals cannot be resolved without the profile)")
                 return
             }
-            guard let rate = b.value(rateValue.numeric, text: rateValue.brief, in: ImportLimits.basalUnitsPerHour, unit: "U/h",
+            guard let rate = b.value(rateValue.numeric, text: rateValue.text, in: ImportLimits.basalUnitsPerHour, unit: "U/h",
                                      reason: "value out of range", line: line, field: "absolute") else { return }
             b.add(TemporaryBasal(start: t, end: t.addingTimeInterval(d * 60), rate: InsulinRate(unitsPerHour: rate)), line: line, field: "created_at")
             return
@@ -142,7 +142,7 @@ public struct NightscoutImporter: PatientDataImporter {
         if type == "BG Check", let gv = r["glucose"] {
             let units = (r["units"]?.string ?? "mg/dl").lowercased()
             let unit: GlucoseUnit = units.hasPrefix("mmol") ? .mmolL : .mgdL
-            if let g = b.glucose(gv.numeric, text: gv.brief, unit: unit, line: line, field: "glucose") {
+            if let g = b.glucose(gv.numeric, text: gv.text, unit: unit, line: line, field: "glucose") {
                 b.add(GlucoseReading(time: t, value: g, source: .fingerStick), line: line, field: "created_at")
             }
             return

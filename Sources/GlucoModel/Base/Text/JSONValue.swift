@@ -26,7 +26,19 @@ public enum JSONValue: Equatable, Sendable {
         }
     }
 
-    /// A short text of the value for messages.
+    /// The value as written, for a message that quotes it (`'abc' is not a number`, as a CSV
+    /// cell's text): a string's own characters without quotes, else its JSON (`null`, `true`,
+    /// `[...]`, `{...}`). `brief` quotes a string itself: never both.
+    public var text: String {
+        switch self {
+        case let .string(s): return s
+        case .array: return "[...]"
+        case .object: return "{...}"
+        default: return brief
+        }
+    }
+
+    /// A short text of the value for messages that do not quote it (a string in single quotes).
     public var brief: String {
         switch self {
         case .null: return "null"
