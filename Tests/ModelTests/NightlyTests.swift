@@ -359,9 +359,18 @@ struct Interrupted: Error {}
         #expect(try twice.states() == once.states())
         #expect(first.readingsScored + second.readingsScored == single.readingsScored)
         #expect(first.predictions + second.predictions == single.predictions)
+        // Audit 42: the alert episodes likewise. The second poll's episodes in the days it filled
+        // (all before the state) were not counted: the predictions' count took the rows beyond
+        // the earlier runs', the alerts' only episodes the predictions after the state reach.
+        // The single run's count is the rows of its alert files, counted here from the files.
+        let alertRows = try once.files().filter { $0.key.contains("/alerts/") }
+            .map { String(decoding: $0.value, as: UTF8.self).split(separator: "\n").count - 1 }.reduce(0, +)
+        #expect(single.alerts == alertRows && alertRows > 0)
+        #expect(second.alerts > 0, "first poll: days \(firstPoll)")
+        #expect(first.alerts + second.alerts == single.alerts, "first poll: days \(firstPoll)")
         // A third poll with nothing new touches nothing.
         let third = try twice.auditingScorer(patients).run()
-        #expect(third.patientsScored == 0 && third.patientsUpToDate == 2 && third.predictions == 0)
+        #expect(third.patientsScored == 0 && third.patientsUpToDate == 2 && third.predictions == 0 && third.alerts == 0)
     }
 
     /// A night whose patient another night has advanced since (its label given again) keeps its

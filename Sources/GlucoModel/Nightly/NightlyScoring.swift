@@ -419,8 +419,13 @@ public struct NightlyScorer {
         }
         try file.commit()
         let alerts = AlertEpisode.episodes(in: excursions, thresholds: thresholds, step: models.seriesOptions.step)
-        try folder.updatePatientFile(folder.file(folder.alerts, patient), header: AlertEpisode.csvHeader(units: units),
-                                     keepingThrough: nightFrom, lines: alerts.map { $0.csvLine(units: units) })
+        // `earlierAlerts`: the episodes earlier runs of the night wrote (all first issued by the
+        // state), counted as `earlierRows` is for the predictions.
+        let (alertFile, earlierAlerts) = try folder.patientFile(folder.file(folder.alerts, patient),
+                                                                header: AlertEpisode.csvHeader(units: units),
+                                                                keepingThrough: nightFrom, counting: committed)
+        alerts.forEach { alertFile.writeLine($0.csvLine(units: units)) }
+        try alertFile.commit()
         // A settings file the audit or the check cannot use (broken, implausible) is a warning of the
         // patient's, who is scored as without one: its state advances with its predictions, so the
         // next night does not score them again.
@@ -451,7 +456,9 @@ public struct NightlyScorer {
         // The summary line counts this run's news: the night's readings imported since the state
         // (all after it, for a state of an older build), predictions after the state and those
         // beyond the earlier runs' rows before it, and the episodes the predictions after the
-        // state start or extend (such a prediction targets a time after the state plus its horizon).
+        // state start or extend (such a prediction targets a time after the state plus its horizon)
+        // and those first issued by the state beyond the earlier runs' episodes (in a gap an
+        // upload filled, as for the predictions).
         outcome.patientsScored += 1
         if state == nil || state?.lastRunID != nil {
             outcome.readingsScored += try store.glucoseCount(for: patient, after: nightFrom, importedAfter: state?.lastRunID)
@@ -459,7 +466,10 @@ public struct NightlyScorer {
             outcome.readingsScored += log.glucose.reversed().prefix { $0.time > committed! }.count
         }
         outcome.predictions += newRows + max(0, rowsToState - earlierRows)
-        outcome.alerts += committed.map { c in alerts.count { $0.end.timeIntervalSince(c) > Double($0.horizonMinutes * 60) } } ?? alerts.count
+        outcome.alerts += committed.map { c in
+            alerts.count { $0.end.timeIntervalSince(c) > Double($0.horizonMinutes * 60) }
+                + max(0, alerts.count { $0.firstIssuedAt <= c } - earlierAlerts)
+        } ?? alerts.count
         let runs = SensorLimitDetector().runs(in: log.glucose.filter { committed == nil || $0.time > committed! })
         if !runs.isEmpty {
             outcome.sensorLimits.append((patient, runs))
