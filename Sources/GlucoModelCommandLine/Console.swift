@@ -14,10 +14,3 @@ public enum Console {
         FileHandle.standardError.write(Data((TerminalText.escaped(text, keepingLines: true) + "\n").utf8))
     }
 }
-
-extension Console {
-    /// "1 patient", "2 patients": a count with its noun, plural by adding "s" unless told.
-    public static func count(_ n: Int, _ noun: String, plural: String? = nil) -> String {
-        "\(n) \(n == 1 ? noun : plural ?? noun + "s")"
-    }
-}

@@ -85,7 +85,7 @@ struct Predict: ParsableCommand {
         }
         guard predicted > 0 else {
             sink.discard()
-            Console.status("no patient could be predicted (\(Console.count(loaded.patients.count, "patient")) in the data)")
+            Console.status("no patient could be predicted (\(Plural.of(loaded.patients.count, "patient")) in the data)")
             throw ExitCode(RunStatus.failure.rawValue)
         }
         try sink.commit()

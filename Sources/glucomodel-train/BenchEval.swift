@@ -67,7 +67,7 @@ struct BenchEval: ParsableCommand {
         print(report.text)
         if let path = writeValues {
             try EvaluatorBenchmark.writeValues(programs, table: table, precision: precision, to: path)
-            print("values of the first \(Swift.min(1000, report.rows)) rows written to \(path)")
+            print("values of the first \(Plural.of(Swift.min(1000, report.rows), "row")) written to \(path)")
         }
     }
 }

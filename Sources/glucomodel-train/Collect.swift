@@ -41,12 +41,8 @@ struct Collect: ParsableCommand {
             Console.warn("no model in \(out)/models")
             throw ExitCode(RunStatus.failure.rawValue)
         }
-        if !completeness.isComplete {
-            let c = completeness
-            let mixed = c.otherOptions.map(\.models.count).reduce(0, +)
-            Console.warn("incomplete: \(c.missingModels.count) models missing, \(c.failures.count) failures, "
-                         + (mixed > 0 ? "\(mixed) models trained with other options, " : "")
-                         + "\(c.missingShards.count + c.unfinishedShards.count) of \(c.shardCount ?? 1) shards not finished")
+        if let closing = completeness.closingLine {
+            Console.warn(closing)
             throw ExitCode(RunStatus.partial.rawValue)
         }
     }

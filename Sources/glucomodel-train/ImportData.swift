@@ -67,7 +67,7 @@ struct ImportData: ParsableCommand {
                     case let .imported(run):
                         rowsSkipped += run.summary.rowsSkippedForProblems
                         print("\(run.summary)")
-                        print("  patient \(run.patient): \(run.recordsAdded) records added, \(run.recordsAlreadyStored) already stored")
+                        print("  " + run.storedLine)
                         printWarnings(run.summary)
                     case let .alreadyImported(run):
                         print("\(path): already imported (same content as run \(run.id), \(run.filePath)); nothing added")

@@ -283,7 +283,7 @@ struct Train: ParsableCommand {
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
             try resolved.write(to: output.appendingPathComponent("config.json"))
         }
-        Console.status("Training \(Console.count(loaded.patients.count, "patient")) (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(options.evolution.generations) generations, seed \(seed), \(Console.count(threadCount, "thread"))")
+        Console.status("Training \(Plural.of(loaded.patients.count, "patient")) (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(Plural.of(options.evolution.generations, "generation")), seed \(seed), \(Plural.of(threadCount, "thread"))")
         let progress = ProgressLine()
         let outcome = trainer.run(loaded.patients) { progress.show($0) }
         progress.end()

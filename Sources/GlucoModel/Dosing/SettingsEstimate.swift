@@ -208,7 +208,7 @@ extension SettingsEstimate {
         f.timeZone = timeZone
         var lines = ["Settings the data supports for \(patient.rawValue)"
             + (first.map { " (\(f.string(from: $0))" } ?? "") + (last.map { " to \(f.string(from: $0)))" } ?? "")]
-        lines.append("\(windows) windows of 30 minutes with glucose at both ends; \(used) in the fit; fitted deviation "
+        lines.append("\(Plural.of(windows, "window")) of 30 minutes with glucose at both ends; \(used) in the fit; fitted deviation "
             + (deviation.map { String(format: "%.1f mg/dL per window", $0) } ?? "none (no fit)"))
         if let unlogged = unloggedMealsText { lines.append(unlogged) }
         if let below70, let below54 {
@@ -229,7 +229,7 @@ extension SettingsEstimate {
             } ?? "-"
             table.append(["\(r.setting) \(r.unit)", Self.number(r.current, nil: "-"), Self.number(r.suggested, nil: "-"),
                           r.changeText ?? "-", band,
-                          "\(r.periods) \(r.periodKind) windows; \(r.reason)"])
+                          "\(Plural.of(r.periods, "\(r.periodKind) window")); \(r.reason)"])
         }
         let widths = header.indices.map { c in table.map { $0[c].count }.max() ?? 0 }
         for row in table {

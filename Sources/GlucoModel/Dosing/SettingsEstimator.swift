@@ -526,7 +526,7 @@ public enum SettingsEstimator {
                        holdingDecrease: String? = nil, holdingIncrease: String? = nil) {
         p.suggested = p.current
         guard p.periods >= minimum else {
-            p.reason = "too little evidence: \(p.periods) \(kind) windows, at least \(minimum) needed"; return
+            p.reason = "too little evidence: \(Plural.of(p.periods, "\(kind) window")), at least \(minimum) needed"; return
         }
         if let problem = evidenceProblem(estimate: p.estimate, band: p.band, current: p.current) { p.reason = problem; return }
         let step = boundedStep(from: p.current, toward: p.estimate!, limits: limits)
@@ -586,7 +586,7 @@ public enum SettingsEstimator {
                            holdingIncrease: String?, holdingDecrease: String?) -> (suggested: Double?, reason: String) {
         guard let current else { return (nil, "no scheduled basal known") }
         guard periods >= minimumFastingWindows else {
-            return (current, "too little evidence: \(periods) fasting windows, at least \(minimumFastingWindows) needed")
+            return (current, "too little evidence: \(Plural.of(periods, "fasting window")), at least \(minimumFastingWindows) needed")
         }
         if current == 0 { return (current, "a zero basal is not scaled") }
         guard let estimate else {

@@ -26,13 +26,13 @@ public struct PairScoreSummary: Sendable {
     /// The text the `score` command prints: RMSE, MAE and bias in `units` (two decimals in mg/dL,
     /// three in mmol/L), MARD in percent (the same in both units).
     public var report: String {
-        var lines = ["\(file): \(rows) rows, \(clarke.scored) scored, \(clarke.unscored) unscored"
+        var lines = ["\(file): \(Plural.of(rows, "row")), \(clarke.scored) scored, \(clarke.unscored) unscored"
             + " (\(missingRows) with a missing value, \(unparseableRows) with unparseable numbers, \(implausibleRows) with implausible values)"]
         for counts in [clarke, parkesType1, parkesType2] { lines.append(counts.summaryLine) }
         func g(_ v: Double) -> String { formatNumber(units.convert(v), decimals: units.decimals(mgdL: 2)) + " " + units.rawValue }
         lines.append("RMSE \(g(accuracy.rmse))  MAE \(g(accuracy.mae))"
             + "  MARD \(formatPercent(accuracy.mard))  bias \(g(accuracy.meanBias))"
-            + " (\(accuracy.count) scored pairs)")
+            + " (\(Plural.of(accuracy.count, "scored pair")))")
         return lines.joined(separator: "\n")
     }
 }

@@ -126,7 +126,7 @@ public struct NothingKeptError: Error, Sendable, CustomStringConvertible {
     public var error: InputError {
         let reasons = summary.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         return InputError(SourceLocation(file: summary.file),
-                          "no records kept: \(summary.rowsSkipped) rows skipped (\(reasons)) and none kept; nothing imported. "
+                          "no records kept: \(Plural.of(summary.rowsSkipped, "row")) skipped (\(reasons)) and none kept; nothing imported. "
                             + "Fix the file or the options (time zone, format, patient) as the warnings say, and import it again")
     }
 

@@ -473,7 +473,7 @@ public struct NightlyScorer {
         let runs = SensorLimitDetector().runs(in: log.glucose.filter { committed == nil || $0.time > committed! })
         if !runs.isEmpty {
             outcome.sensorLimits.append((patient, runs))
-            message("\(patient): CGM at its limits or flat in \(runs.count) runs of the new readings (alerts still raised on them)")
+            message("\(patient): CGM at its limits or flat in \(Plural.of(runs.count, "run")) of the new readings (alerts still raised on them)")
         }
         if atLimit > 0 {
             outcome.modelLimits.append((patient, atLimit))

@@ -23,14 +23,14 @@ public struct PredictionRow: Sendable, Equatable {
 
     /// What `predict` and `nightly` say of a patient's `count` rows predicted by an ARX base alone.
     public static func baseAloneNote(_ patient: PatientID, count: Int) -> String {
-        "\(patient): \(count) predictions by the model's ARX base alone: its evolved expression was not finite or "
+        "\(patient): \(Plural.of(count, "prediction")) by the model's ARX base alone: its evolved expression was not finite or "
             + "beyond the range of its training days at those inputs"
     }
 
     /// What `predict` and `nightly` say of a patient's `count` evolved-model rows at the clamp
     /// (`GlucoseModel.isAtLimit`: 10 or 600 mg/dL).
     public static func atLimitNote(_ patient: PatientID, count: Int) -> String {
-        "\(patient): \(count) predictions at the limit of what a model may predict (10 or 600 mg/dL): a model "
+        "\(patient): \(Plural.of(count, "prediction")) at the limit of what a model may predict (10 or 600 mg/dL): a model "
             + "evaluated beyond its training data; retrain it (glucomodel-train)"
     }
 

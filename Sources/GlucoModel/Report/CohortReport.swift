@@ -58,7 +58,7 @@ public struct CohortReport: Sendable {
             if days < 14 - 1e-9 || !(percentActive >= 70) {
                 out.append("data: \(formatNumber(days, decimals: 1)) d, \(formatPercent(percentActive)) active")
             }
-            if sensorLimitRuns > 0 { out.append("sensor limits: \(sensorLimitRuns) runs, \(formatPercent(sensorLimitPercent)) of readings") }
+            if sensorLimitRuns > 0 { out.append("sensor limits: \(Plural.of(sensorLimitRuns, "run")), \(formatPercent(sensorLimitPercent)) of readings") }
             return out
         }
     }

@@ -165,7 +165,7 @@ extension PatientReport {
                 ("Grammar", "\(m.grammar.name) (hash \(m.grammar.hash))"),
                 ("Evolution", "fitness \(m.fitness.rawValue), population \(m.evolution.populationSize)"
                     + (m.searches.map { " shared by \($0) searches (the model is their mean)" } ?? "")
-                    + ", \(m.evolution.generations) generations, seed \(m.seed)"),
+                    + ", \(Plural.of(m.evolution.generations, "generation")), seed \(m.seed)"),
                 ("Training", "\(clock.date(w.trainFrom)) to \(clock.date(w.trainTo)); validation \(clock.date(w.validationFrom)) to \(clock.date(w.validationTo))"
                     + (w.testFrom.map { "; test \(clock.date($0)) to \(w.testTo.map(clock.date) ?? "end")" } ?? "")),
             ]

@@ -89,7 +89,7 @@ extension PatientReport {
         let runs = sensorLimitRuns
         guard !runs.isEmpty else { return "" }
         let hours = runs.reduce(0) { $0 + $1.duration } / 3600
-        var text = "Sensor limits: \(runs.count) runs of CGM readings at the sensor's floor or ceiling or flat-lined "
+        var text = "Sensor limits: \(Plural.of(runs.count, "run")) of CGM readings at the sensor's floor or ceiling or flat-lined "
             + "(\(formatNumber(hours, decimals: 1)) h, \(formatPercent(metrics.sensorLimitPercent)) of readings). "
             + "They are counted in the statistics below (check them: a stuck sensor reads as a low or a high), "
             + (keepSensorLimits ? "and scored in the prediction accuracy." : "but left out of the prediction accuracy.")

@@ -79,10 +79,10 @@ extension PatientReport {
         let lower = suggested.count(where: { r in r.given.map { r.suggested!.units < $0.units - 0.05 } ?? false })
         let lows = rows.count(where: \.lowAfter)
         s += "<ul class=\"glance\">\n"
-        s += "<li>\(rows.count) meal or correction boluses audited: a dose suggested for \(suggested.count), "
+        s += "<li>\(Plural.of(rows.count, "meal or correction bolus", plural: "meal or correction boluses")) audited: a dose suggested for \(suggested.count), "
             + "no insulin advised for \(noInsulin) (glucose low or predicted low), no advice for \(refused) (data or settings refused).</li>\n"
         s += "<li>Of the doses suggested: more than given for \(higher), less for \(lower), about the same (within 0.05 U) for \(suggested.count - higher - lower).</li>\n"
-        s += "<li>A low (below \(HTML.escape(glucose(70)))) followed \(lows) of the \(rows.count) boluses.</li>\n</ul>\n"
+        s += "<li>A low (below \(HTML.escape(glucose(70)))) followed \(lows) of the \(rows.count == 1 ? "1 bolus" : "\(rows.count) boluses").</li>\n</ul>\n"
         // Each kind of reason once (by code when known, else by its text), with the first
         // bolus's wording as the example and how many boluses it applied to.
         var counts: [String: Int] = [:], example: [String: String] = [:], order: [String] = []

@@ -17,6 +17,11 @@ public struct ImportRun: Sendable, Hashable {
     public var summary: ImportSummary
     /// `recordsAdded` per kind, for an import made now (nil for a run read back from the store).
     public var recordsAddedByKind: [RecordKind: Int]? = nil
+
+    /// What `import-data` prints under the file's summary: `patient p_017: 1 record added, 0 already stored`.
+    public var storedLine: String {
+        "patient \(patient): \(Plural.of(recordsAdded, "record")) added, \(recordsAlreadyStored) already stored"
+    }
 }
 
 /// What importing a file into the store did.

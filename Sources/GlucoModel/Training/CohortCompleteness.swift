@@ -70,6 +70,16 @@ public struct CohortCompleteness: Sendable {
             + "grammar \(model.grammar.name) (settings \(model.settings))"
     }
 
+    /// The line `collect` ends an incomplete run with: `incomplete: 1 model missing, 2 failures,
+    /// 1 of 4 shards not finished`; nil when complete.
+    public var closingLine: String? {
+        guard !isComplete else { return nil }
+        let mixed = otherOptions.map(\.models.count).reduce(0, +)
+        return "incomplete: \(Plural.of(missingModels.count, "model")) missing, \(Plural.of(failures.count, "failure")), "
+            + (mixed > 0 ? "\(Plural.of(mixed, "model")) trained with other options, " : "")
+            + "\(missingShards.count + unfinishedShards.count) of \(Plural.of(shardCount ?? 1, "shard")) not finished"
+    }
+
     /// A readable account, one finding per line; empty when complete.
     public var lines: [String] {
         guard let n = shardCount else { return [] }

@@ -143,7 +143,8 @@ public enum ResultsTable {
                 let n = runs.count(where: { $0.kind == k })
                 return n == 0 ? nil : "\(n) \(k.rawValue)"
             }
-            lines.append("  ! \(patient): \(runs.count) runs (\(kinds.joined(separator: ", "))), \(String(format: "%.1f", hours)) h, \(runs.readingCount) readings")
+            lines.append("  ! \(patient): \(Plural.of(runs.count, "run")) (\(kinds.joined(separator: ", "))), \(String(format: "%.1f", hours)) h, "
+                         + Plural.of(runs.readingCount, "reading"))
         }
         return lines
     }

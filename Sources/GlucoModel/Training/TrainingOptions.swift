@@ -232,7 +232,7 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
         case let .tooFewRows(p, h, split, rows, need, period):
             let days = period.map { "; the \(split) period runs from \($0.start.iso8601) to \($0.end.iso8601)"
                 + ($0.duration > 366 * 86_400 ? " (a stray record far from the rest of the data?)" : "") } ?? ""
-            return "\(p) at \(h) min: \(rows) usable \(split) rows (glucose with 1 h of history and a measured target); at least \(need) needed" + days
+            return "\(p) at \(h) min: \(Plural.of(rows, "usable \(split) row")) (glucose with 1 h of history and a measured target); at least \(need) needed" + days
         case let .populationTooSmall(population, searches):
             return "population \(population) shared by \(searches) searches leaves fewer than 2 each; give a population of at least \(2 * max(1, searches)) or fewer searches"
         case let .grammarUnknownVariables(grammar, names, lines, features):

@@ -123,7 +123,7 @@ public struct ClockJumpDetector: Sendable {
         if moreWarnings > 0 {
             let first = warnings.first?.location ?? SourceLocation(file: "")
             warnings.append(ImportIssue(.warning, SourceLocation(file: first.file),
-                "... and \(moreWarnings) more device clock jumps"))
+                "... and \(Plural.of(moreWarnings, "more device clock jump"))"))
             moreWarnings = 0
         }
         return warnings
