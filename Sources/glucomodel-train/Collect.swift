@@ -30,9 +30,10 @@ struct Collect: ParsableCommand {
             throw ValidationError("\(out) has no models/ folder or config.json: give the --out folder the trainer wrote to")
         }
         try ReadFiles().check(outputFolder: folder, writing: ["results.csv"], option: "--out")
+        let units = try CohortResults.units(of: folder)
         let rows = CohortResults.collect(folder)
         try CohortResults.write(rows, to: folder)
-        print(ResultsTable.summary(rows))
+        print(ResultsTable.summary(rows, units: units))
         print("\n\(Plural.of(Set(rows.map(\.patient)).count, "patient")). Results: \(out)/results.csv")
         let completeness: CohortCompleteness
         do { completeness = try CohortCompleteness.check(folder) } catch { throw ValidationError("\(error)") }

@@ -179,6 +179,15 @@ public enum CohortResults {
         return rows
     }
 
+    /// The unit a run's table and summary are in: the `units` its `config.json` records (every
+    /// shard's run writes it), mg/dL when there is none (the trainer's default).
+    /// - Throws: `InputError` naming `config.json` when it cannot be read.
+    public static func units(of output: URL) throws -> GlucoseUnit {
+        let config = output.appendingPathComponent("config.json")
+        guard FileManager.default.fileExists(atPath: config.path) else { return .mgdL }
+        return try TrainingRunConfig.load(config).units ?? .mgdL
+    }
+
     /// Writes `output/results.csv` atomically.
     public static func write(_ rows: [ResultRow], to output: URL) throws {
         try Data(ResultsTable.csv(rows).utf8).write(to: output.appendingPathComponent("results.csv"), options: .atomic)
