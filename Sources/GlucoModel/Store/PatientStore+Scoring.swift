@@ -57,7 +57,7 @@ extension PatientStore {
     /// again in the same night) records the newer run.
     public func advanceScoring(for patient: PatientID, to lastScoredAt: Date, night: String? = nil, nightFrom: Date? = nil,
                                lastRunID: Int64? = nil, at now: Date = Date()) throws {
-        try db.write { db in
+        try StoreFileError.refusingReadOnly(db.path) { try db.write { db in
             try db.execute(sql: """
                 INSERT INTO scoring_state (patient_id, last_scored_at, updated_at, night, night_from, last_run_id) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(patient_id) DO UPDATE SET last_scored_at = excluded.last_scored_at, updated_at = excluded.updated_at,
@@ -67,7 +67,7 @@ extension PatientStore {
                         AND coalesce(excluded.last_run_id, -1) > coalesce(scoring_state.last_run_id, -1))
                 """, arguments: [patient.rawValue, lastScoredAt.timeIntervalSince1970, now.timeIntervalSince1970,
                                  night, nightFrom?.timeIntervalSince1970, lastRunID])
-        }
+        } }
     }
 
     /// The patient's newest import run that added records (runs are numbered in the order they

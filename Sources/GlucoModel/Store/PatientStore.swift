@@ -54,12 +54,16 @@ public struct PatientStore: Sendable {
         db = try DatabaseQueue(path: path)
         let migrator = StoreSchema.migrator
         try db.read { db in try StoreFileCheck.checkSchema(db, path: path, known: migrator.migrations) }
-        try db.writeWithoutTransaction { db in
-            // A new store's pages are 16 KiB (SQLite's default is 4 KiB): fewer page splits and
-            // B-tree levels for the bulk inserts. Only possible before the first table is created.
-            if try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 { try db.execute(sql: "PRAGMA page_size = 16384") }
+        // A store that cannot be written is read as it is (only a new store, or an older schema,
+        // needs writing here).
+        try StoreFileError.refusingReadOnly(path) {
+            try db.writeWithoutTransaction { db in
+                // A new store's pages are 16 KiB (SQLite's default is 4 KiB): fewer page splits and
+                // B-tree levels for the bulk inserts. Only possible before the first table is created.
+                if try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 { try db.execute(sql: "PRAGMA page_size = 16384") }
+            }
+            try migrator.migrate(db)
         }
-        try migrator.migrate(db)
     }
 
     /// Imports `url` with `importer`, unless a file with the same content was imported before.
@@ -302,11 +306,15 @@ public struct PatientStore: Sendable {
 
     /// Runs `body` on the writing connection with the bulk settings of `bulkWrite`, outside any
     /// transaction (`body` opens its own: a batch of files opens one per batch).
+    /// - Throws: `StoreFileError.readOnly` when SQLite cannot write the store (what `body` began is
+    ///   rolled back).
     static func bulkConnection<T>(_ queue: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
-        try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -32768")
-            defer { try? db.execute(sql: "PRAGMA foreign_keys = ON; PRAGMA cache_size = -2000") }
-            return try body(db)
+        try StoreFileError.refusingReadOnly(queue.path) {
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -32768")
+                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON; PRAGMA cache_size = -2000") }
+                return try body(db)
+            }
         }
     }
 

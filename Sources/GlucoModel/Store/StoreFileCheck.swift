@@ -15,6 +15,9 @@ public enum StoreFileError: Error, Equatable, CustomStringConvertible {
     case noFolder(String, String)
     /// A new store in a folder this process may not write in (the folder and the reason).
     case cannotCreate(String, String, String)
+    /// A store SQLite opened for reading only (a read-only file, file system or attribute): found
+    /// at the first write, which SQLite refuses (`SQLITE_READONLY`), so the store is unchanged.
+    case readOnly(String)
 
     public var description: String {
         switch self {
@@ -32,7 +35,23 @@ public enum StoreFileError: Error, Equatable, CustomStringConvertible {
             return "\(p): the folder \(folder) does not exist; make it, or give the store in a folder that does"
         case let .cannotCreate(p, folder, why):
             return "\(p): cannot make the store in \(folder): \(why)"
+        case let .readOnly(p):
+            return "\(p): the store file is read-only: nothing can be written to it, and it is left unchanged; "
+                + "make it writable, or give another store file"
         }
+    }
+
+    /// `body`, with SQLite's refusal to write (`SQLITE_READONLY` and its extended codes) turned
+    /// into `readOnly(path)`. Permissions cannot tell beforehand: root may open a file of mode 444
+    /// for writing, and an immutable file or a read-only mount refuses whatever the mode says.
+    static func refusingReadOnly<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as DatabaseError where isReadOnly(error) {
+            throw readOnly(path)
+        }
+    }
+
+    static func isReadOnly(_ error: any Error) -> Bool {
+        (error as? DatabaseError)?.resultCode == .SQLITE_READONLY
     }
 }
 

@@ -105,6 +105,8 @@ extension PatientStore {
                         let file = try prepare(items[end])
                         return try importOne(file.url, importer: file.importer, options: file.options, db: db)
                     }
+                    // A store SQLite cannot write fails every file alike: the run stops with it.
+                    if case let .failure(error) = result, StoreFileError.isReadOnly(error) { throw Stopped(underlying: error) }
                     results.append(result)
                     end += 1
                     // An error SQLite answered by rolling back the whole transaction: the files

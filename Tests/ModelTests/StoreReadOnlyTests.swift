@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Audit 42: `import-data` into a store file that cannot be written printed SQLite's
+/// "SQLite error 8: attempt to write a readonly database - while executing `INSERT INTO
+/// import_runs ...`" once per file. Now the import stops at the first write with one error that
+/// names the store file and says it is read-only (exit 1, as for other places a command cannot
+/// write), the store unchanged; reading a read-only store still works.
+///
+/// The file is made read-only for real: `chmod 444` for a user, and, as root (whom file modes do
+/// not stop), the immutable attribute (`chattr +i`), which SQLite cannot open for writing either.
+@Suite(.serialized, .enabled(if: ReadOnlyFile.canMakeReadOnly)) struct StoreReadOnlyTests {
+    /// A store holding day 0 of p_a, made read-only, and a file of day 1 to import into it.
+    static func readOnlyStore() throws -> (dir: URL, store: URL, day1: URL, bytes: Data) {
+        let dir = try PredictFixture.temporaryDirectory()
+        let store = dir.appendingPathComponent("cohort.sqlite")
+        let day0 = dir.appendingPathComponent("p_a-day0.csv"), day1 = dir.appendingPathComponent("p_a-day1.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: day0)
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, firstDay: 1, days: 1)).utf8).write(to: day1)
+        var options = ImportOptions()
+        options.timeZone = PredictFixture.utc
+        _ = try PatientStore(path: store.path).importFile(day0, importer: LogCSVImporter(), options: options)
+        #expect(ReadOnlyFile.setReadOnly(store, true))
+        return (dir, store, day1, try Data(contentsOf: store))
+    }
+
+    static func cleanUp(_ dir: URL, _ store: URL) {
+        ReadOnlyFile.setReadOnly(store, false)
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    @Test func importIntoAReadOnlyStoreNamesTheFile() throws {
+        let (dir, store, day1, bytes) = try Self.readOnlyStore()
+        defer { Self.cleanUp(dir, store) }
+        var options = ImportOptions()
+        options.timeZone = PredictFixture.utc
+        // Reading works.
+        let db = try PatientStore(path: store.path)
+        #expect(try db.patients() == [PredictFixture.patientA])
+        #expect(try db.log(for: PredictFixture.patientA).glucose.count == 288)
+        let expected = StoreFileError.readOnly(store.path)
+        #expect(expected.description == "\(store.path): the store file is read-only: nothing can be written to it, and it is left unchanged; "
+                + "make it writable, or give another store file")
+        // One file, and a batch: the same error, thrown (not one file's failure), nothing written.
+        #expect(throws: expected) { try db.importFile(day1, importer: LogCSVImporter(), options: options) }
+        var committed = 0
+        #expect(throws: expected) {
+            try db.importFiles([day1, day1]) { PreparedImport(url: $0, importer: LogCSVImporter(), options: options) } committed: { _ in committed += 1 }
+        }
+        #expect(committed == 0)
+        #expect(try Data(contentsOf: store) == bytes)
+        #expect(try db.log(for: PredictFixture.patientA).glucose.count == 288)
+    }
+
+    /// As a user runs it: one line naming the store, exit 1, no SQLite message, the store as it was.
+    @Test func importDataSaysTheStoreIsReadOnly() throws {
+        let (dir, store, day1, bytes) = try Self.readOnlyStore()
+        defer { Self.cleanUp(dir, store) }
+        let stdout = dir.appendingPathComponent("stdout.txt")
+        let r = try ExitCodeTests.run("glucomodel-train", ["import-data", day1.path, day1.path, "--store", store.path, "--time-zone", "UTC"],
+                                      stdout: stdout)
+        #expect(r.status == 1)
+        #expect(r.stderr == "Error: \(StoreFileError.readOnly(store.path))\n", "\(r.stderr)")
+        #expect(try String(contentsOf: stdout, encoding: .utf8) == "")
+        #expect(try Data(contentsOf: store) == bytes)
+        // A reader of the store still works on it.
+        let metrics = try ExitCodeTests.run("glucomodel-predict", ["metrics", "--store", store.path, "--time-zone", "UTC"])
+        #expect(metrics.status == 0, "\(metrics.stderr)")
+    }
+}
+
+/// Making a file read-only for this process, for real.
+enum ReadOnlyFile {
+    static let isRoot = geteuid() == 0
+
+    /// Makes `url` read-only for this process; false when it cannot be (root without chattr).
+    @discardableResult
+    static func setReadOnly(_ url: URL, _ on: Bool) -> Bool {
+        guard isRoot else { return chmod(url.path, on ? 0o444 : 0o644) == 0 }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        process.arguments = [on ? "+i" : "-i", url.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    static let canMakeReadOnly: Bool = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("readonly-probe-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: url.path, contents: Data("x".utf8)) else { return false }
+        defer { setReadOnly(url, false); try? FileManager.default.removeItem(at: url) }
+        return setReadOnly(url, true) && access(url.path, W_OK) != 0
+    }()
+}
