@@ -47,6 +47,7 @@ struct ImportData: ParsableCommand {
         if let patient { options.patient = try parsePatient(patient) }
         let format = try reading.format(format)
         let db = try PatientStore(path: store)
+        try db.requireWritable()
         var failed = 0, done = 0, rowsSkipped = 0
         // Several files per transaction (`ImportBatchLimits.standard`), each still all or nothing;
         // a file's lines are printed once its batch is committed.

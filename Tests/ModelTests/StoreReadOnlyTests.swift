@@ -70,6 +70,33 @@ import Testing
     }
 }
 
+extension StoreReadOnlyTests {
+    /// A night on a read-only store wrote the night's files, then could not record the scoring
+    /// state (a warning per patient), so the next night would score them again; with files in the
+    /// inbox its first write failed after the night's folder was made. It stops before any work,
+    /// naming the store, with an empty inbox and with a file in it (left in the inbox).
+    @Test(arguments: [false, true]) func aNightOnAReadOnlyStoreStopsBeforeAnyWork(newFile: Bool) throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        #expect(try bench.scorer().run().exitCode == 0)
+        let newName = "p_a-day5.csv"
+        if newFile {
+            try bench.addFile(newName, NightlyTests.slice(PredictFixture.log(PredictFixture.patientA, days: 6), days: 5..<6))
+        }
+        let store = URL(fileURLWithPath: bench.store)
+        let before = try bench.files(), bytes = try Data(contentsOf: store)
+        #expect(ReadOnlyFile.setReadOnly(store, true))
+        defer { Self.cleanUp(bench.dir, store) }
+        let outcome = try bench.scorer("2026-01-11").run()
+        #expect(outcome.exitCode == 1)
+        #expect(outcome.summaryLine.contains("\(StoreFileError.readOnly(bench.store))"), "\(outcome.summaryLine)")
+        #expect(outcome.warnings.isEmpty)
+        #expect(try bench.files() == before)
+        #expect(!FileManager.default.fileExists(atPath: bench.out.appendingPathComponent("2026-01-11").path))
+        #expect(try Data(contentsOf: store) == bytes)
+        #expect(FileManager.default.fileExists(atPath: bench.inbox.appendingPathComponent(newName).path) == newFile)
+    }
+}
+
 /// Making a file read-only for this process, for real.
 enum ReadOnlyFile {
     static let isRoot = geteuid() == 0

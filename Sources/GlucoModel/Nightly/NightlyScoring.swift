@@ -206,7 +206,12 @@ public struct NightlyScorer {
         }
         defer { lock.release() }
         let store: PatientStore
-        do { store = try PatientStore(path: settings.storePath) } catch {
+        do {
+            store = try PatientStore(path: settings.storePath)
+            // A store that cannot be written would take the night's files but not the scoring
+            // state: the next night would score them again.
+            try store.requireWritable()
+        } catch {
             outcome.failure = .unusableStore(settings.storePath, "\(error)")
             return outcome
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// One import of one file, as the store remembers it.
 public struct ImportRun: Sendable, Hashable {
@@ -64,6 +65,15 @@ public struct PatientStore: Sendable {
             }
             try migrator.migrate(db)
         }
+    }
+
+    /// Throws `StoreFileError.readOnly` when SQLite opened the store for reading only (a file,
+    /// mount or attribute that refuses writing), which every write would then meet: for a command
+    /// that writes to check before any work. File modes cannot tell (root opens a 444 file for
+    /// writing, and may); SQLite's own open can.
+    public func requireWritable() throws(StoreFileError) {
+        let readOnly = (try? db.read { db in sqlite3_db_readonly(db.sqliteConnection, "main") == 1 }) ?? false
+        if readOnly { throw .readOnly(db.path) }
     }
 
     /// Imports `url` with `importer`, unless a file with the same content was imported before.
