@@ -170,7 +170,10 @@ struct ExportJSONTests {
             {"type": "food", "time": "2026-01-05T08:15:00.000Z", "nutrition": {"carbohydrate": {"net": [1]}}},
             {"type": "physicalActivity", "time": "2026-01-05T08:20:00.000Z", "duration": {"value": "long", "units": "minutes"}},
             {"type": "smbg", "time": "2026-01-05T08:25:00.000Z", "value": null},
-            {"type": "cbg", "time": "2026-01-05T08:30:00.000Z", "value": 6.5}
+            {"type": "cbg", "time": "2026-01-05T08:30:00.000Z", "value": 6.5},
+            {"type": "cbg", "time": "2026-01-05T08:35:00.000Z", "units": "mg/dL"},
+            {"type": "food", "time": "2026-01-05T08:40:00.000Z", "nutrition": {"carbohydrate": {}}},
+            {"type": "bolus", "subType": "normal", "time": "2026-01-05T08:45:00.000Z"}
             ]
             """.utf8).write(to: tidepool)
         try Data("""
@@ -189,6 +192,10 @@ struct ExportJSONTests {
             "tp.json:4 [nutrition.carbohydrate.net]: warning: '[...]' is not a number; expected g (use '.' for decimals)",
             "tp.json:5 [duration.value]: warning: 'long' is not a number; expected min (use '.' for decimals)",
             "tp.json:6 [value]: warning: 'null' is not a number; expected glucose in mmol/L, or Low/High",
+            // A key that is absent is missing, as a CSV's field is (it printed "'missing' is not a number").
+            "tp.json:8 [value]: warning: the field is missing; expected glucose in mg/dL",
+            "tp.json:9 [nutrition.carbohydrate.net]: warning: the field is missing; expected g",
+            "tp.json:10 [normal]: warning: the field is missing; expected U",
         ])
         let ns = try NightscoutImporter().importFile(at: nightscout, options: options)
         #expect(ns.summary.issues.map(\.description) == [

@@ -43,7 +43,7 @@ public struct TidepoolImporter: PatientDataImporter {
 
     func time(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder) -> Date? {
         guard case let .string(s)? = r["time"], let w = TimestampParser.iso8601(s) else {
-            b.skip("no time", line: line, field: "time", "time is \(r["time"]?.brief ?? "missing"); expected ISO 8601 UTC, e.g. 2026-03-01T08:00:00.000Z")
+            b.skip("no time", line: line, field: "time", "time is \(r["time"]?.brief); expected ISO 8601 UTC, e.g. 2026-03-01T08:00:00.000Z")
             return nil
         }
         if let instant = w.instant { return instant }
@@ -55,7 +55,7 @@ public struct TidepoolImporter: PatientDataImporter {
 
     func number(_ r: JSONValue, _ key: String, _ range: ClosedRange<Double>, _ unit: String, line: Int, _ b: inout PatientLogBuilder) -> Double? {
         let v = r[key], n = v?.number
-        return b.value(n, text: n == nil ? v?.text ?? "missing" : "", in: range, unit: unit, reason: "value out of range", line: line, field: key)
+        return b.value(n, text: n == nil ? v?.text : "", in: range, unit: unit, reason: "value out of range", line: line, field: key)
     }
 
     /// `duration` in ms, as minutes.
@@ -73,14 +73,14 @@ public struct TidepoolImporter: PatientDataImporter {
         case "cbg", "smbg":
             let unit: GlucoseUnit = Self.isMilligrams(r["units"]?.string) ? .mgdL : .mmolL
             let v = r["value"], n = v?.number
-            if let g = b.glucose(n, text: n == nil ? v?.text ?? "missing" : "", unit: unit, line: line, field: "value") {
+            if let g = b.glucose(n, text: n == nil ? v?.text : "", unit: unit, line: line, field: "value") {
                 b.add(GlucoseReading(time: t, value: g, source: type == "cbg" ? .cgm : .fingerStick), line: line, field: "time")
             }
         case "bolus": bolus(r, time: t, line: line, &b)
         case "basal": basal(r, time: t, line: line, &b)
         case "food":
             let net = r["nutrition"]?["carbohydrate"]?["net"]
-            if let g = b.value(net?.number, text: net?.text ?? "missing", in: ImportLimits.carbGrams, unit: "g",
+            if let g = b.value(net?.number, text: net?.text, in: ImportLimits.carbGrams, unit: "g",
                                reason: "value out of range", line: line, field: "nutrition.carbohydrate.net") {
                 b.add(CarbIntake(time: t, amount: Carbohydrate(grams: g)), line: line, field: "time")
             }
@@ -151,7 +151,7 @@ public struct TidepoolImporter: PatientDataImporter {
         default: scale = 1
         }
         let raw = d?["value"]?.number ?? d?.number
-        guard let minutes = b.value(raw.map { $0 * scale }, text: (d?["value"] ?? d)?.text ?? "missing", in: ImportLimits.exerciseMinutes, unit: "min",
+        guard let minutes = b.value(raw.map { $0 * scale }, text: (d?["value"] ?? d)?.text, in: ImportLimits.exerciseMinutes, unit: "min",
                                     reason: "value out of range", line: line, field: "duration.value") else { return }
         let intensity: Double
         switch r["reportedIntensity"]?.string?.lowercased() {

@@ -44,10 +44,15 @@ extension PatientLogBuilder {
         return v
     }
 
-    /// An already parsed number (`nil` when `text` did not parse) within `range`; nil (row skipped) otherwise.
-    public mutating func value(_ v: Double?, text: String, in range: ClosedRange<Double>, expected: String,
+    /// An already parsed number (`nil` when `text` did not parse, `text` nil when the field is
+    /// absent) within `range`; nil (row skipped) otherwise.
+    public mutating func value(_ v: Double?, text: String?, in range: ClosedRange<Double>, expected: String,
                                reason: String = "out of range", at location: SourceLocation) -> Double? {
         guard let v else {
+            guard let text else {
+                skip("missing field", at: location, "the field is missing; expected \(expected)")
+                return nil
+            }
             skip("not a number", at: location, "'\(text.prefix(40))' is not a number; expected \(expected) (use '.' for decimals)")
             return nil
         }
@@ -60,7 +65,7 @@ extension PatientLogBuilder {
     }
 
     /// `value(_:text:in:expected:reason:at:)` at a line and field.
-    public mutating func value(_ v: Double?, text: String, in range: ClosedRange<Double>, unit: String,
+    public mutating func value(_ v: Double?, text: String?, in range: ClosedRange<Double>, unit: String,
                                reason: String, line: Int?, field: String) -> Double? {
         // A value in range needs no `SourceLocation` (made only for the warning).
         if let v, range.contains(v) { return v }
@@ -68,9 +73,13 @@ extension PatientLogBuilder {
     }
 
     /// A glucose value in `unit` within `ImportLimits.glucoseMgdL` (nil: row skipped).
-    public mutating func glucose(_ v: Double?, text: String, unit: GlucoseUnit, reason: String = "out of range",
+    public mutating func glucose(_ v: Double?, text: String?, unit: GlucoseUnit, reason: String = "out of range",
                                  at location: SourceLocation) -> GlucoseValue? {
         guard let v else {
+            guard let text else {
+                skip("missing field", at: location, "the field is missing; expected glucose in \(unit.rawValue)")
+                return nil
+            }
             skip("not a number", at: location, "'\(text.prefix(40))' is not a number; expected glucose in \(unit.rawValue), or Low/High")
             return nil
         }
@@ -85,7 +94,7 @@ extension PatientLogBuilder {
     }
 
     /// `glucose(_:text:unit:reason:at:)` at a line and field, counted as `glucose out of range`.
-    public mutating func glucose(_ v: Double?, text: String, unit: GlucoseUnit, line: Int?, field: String) -> GlucoseValue? {
+    public mutating func glucose(_ v: Double?, text: String?, unit: GlucoseUnit, line: Int?, field: String) -> GlucoseValue? {
         // A value in range needs no `SourceLocation` (made only for the warning).
         if let v, case let value = unit.value(v), ImportLimits.glucoseMgdL.contains(value.mgdL) {
             countGlucose(v, unit: unit)
