@@ -17,9 +17,16 @@ let hostCPUFlags: Set<Substring> = {
     return Set(line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == ":" }))
     #endif
 }()
+// AVX-512 hosts (GE_AVX512): 1 KB batches instead of 4 KB (_BatchBuffers), measured faster on
+// the Intel Xeon (Sapphire Rapids class) this was tuned on; other hosts keep 4 KB, measured best on
+// an AMD EPYC with AVX2. Vectors stay 256-bit there (LLVM's tuning for these CPUs): 512-bit loops
+// (-Xcc -mprefer-vector-width=512) were faster still but changed the sign of some NaN results
+// (docs/evaluator.md, "On another CPU").
+let avx512Settings: [SwiftSetting] = [.define("GE_AVX512", .when(configuration: .release))]
 let evaluatorSettings: [SwiftSetting] = portableBuild ? [] : [
     .unsafeFlags(["-target-cpu", "native"], .when(configuration: .release)),
 ] + (hostCPUFlags.contains("fma") ? [.define("GE_FMA", .when(configuration: .release))] : [])
+  + (hostCPUFlags.contains("avx512f") ? avx512Settings : [])
 
 let package = Package(
     name: "GlucoModel",

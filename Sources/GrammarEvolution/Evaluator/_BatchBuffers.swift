@@ -9,8 +9,15 @@
 final class _BatchBuffers<Scalar: EvaluatorScalar> {
     /// Rows per batch: 4 KB per buffer (1024 Float, 512 Double), so that a program's few
     /// buffers stay in L1/L2 cache while the per-step dispatch is amortised over many rows
-    /// (measured 2-4% faster than 256 rows on the bench-eval workload).
+    /// (measured 2-4% faster than 256 rows on the bench-eval workload, AMD EPYC with AVX2).
+    /// 1 KB on AVX-512 hosts (`GE_AVX512`, Package.swift): on the Intel Xeon measured (48 KB L1)
+    /// 1 KB was 6-25 % faster than 4 KB (docs/evaluator.md). Results do not depend on the batch
+    /// size.
+    #if GE_AVX512
+    @usableFromInline static var batchSize: Int { 1024 / MemoryLayout<Scalar>.stride }
+    #else
     @usableFromInline static var batchSize: Int { 4096 / MemoryLayout<Scalar>.stride }
+    #endif
 
     private var base: UnsafeMutableRawPointer
     private var slots: Int
@@ -128,14 +135,24 @@ final class _BatchBuffers<Scalar: EvaluatorScalar> {
     @inline(__always)
     static func unary(_ op: Operation, _ d: UnsafeMutablePointer<Scalar>, _ a: UnsafePointer<Scalar>, _ n: Int) {
         switch op {
-        case .sin: Scalar._vectorSin(a, d, n)
-        case .cos: Scalar._vectorCos(a, d, n)
-        case .exp: Scalar._vectorExp(a, d, n)
-        case .log: Scalar._vectorLog(a, d, n)
+        case .sin, .cos, .exp, .log: transcendental(op, d, a, n)
         case .sqrt: for i in 0..<n { d[i] = a[i].magnitude.squareRoot() }
         case .square: for i in 0..<n { let x = a[i]; d[i] = x * x }
         case .neg: for i in 0..<n { d[i] = -a[i] }
         default: preconditionFailure("\(op) is binary")
+        }
+    }
+
+    /// `sin cos exp log` over a batch, out of line: inlined, their dozens of polynomial
+    /// coefficients were reloaded into vector registers after every call in `run`'s step loop.
+    @inline(never)
+    static func transcendental(_ op: Operation, _ d: UnsafeMutablePointer<Scalar>, _ a: UnsafePointer<Scalar>, _ n: Int) {
+        switch op {
+        case .sin: Scalar._vectorSin(a, d, n)
+        case .cos: Scalar._vectorCos(a, d, n)
+        case .exp: Scalar._vectorExp(a, d, n)
+        case .log: Scalar._vectorLog(a, d, n)
+        default: preconditionFailure("\(op) is not transcendental")
         }
     }
 }
