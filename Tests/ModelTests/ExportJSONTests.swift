@@ -173,7 +173,10 @@ struct ExportJSONTests {
             {"type": "cbg", "time": "2026-01-05T08:30:00.000Z", "value": 6.5},
             {"type": "cbg", "time": "2026-01-05T08:35:00.000Z", "units": "mg/dL"},
             {"type": "food", "time": "2026-01-05T08:40:00.000Z", "nutrition": {"carbohydrate": {}}},
-            {"type": "bolus", "subType": "normal", "time": "2026-01-05T08:45:00.000Z"}
+            {"type": "bolus", "subType": "normal", "time": "2026-01-05T08:45:00.000Z"},
+            {"type": "cbg", "value": 6.5},
+            {"type": "cbg", "time": 1767600000, "value": 6.5},
+            {"type": "cbg", "time": "yesterday", "value": 6.5}
             ]
             """.utf8).write(to: tidepool)
         try Data("""
@@ -196,6 +199,10 @@ struct ExportJSONTests {
             "tp.json:8 [value]: warning: the field is missing; expected glucose in mg/dL",
             "tp.json:9 [nutrition.carbohydrate.net]: warning: the field is missing; expected g",
             "tp.json:10 [normal]: warning: the field is missing; expected U",
+            // A time absent or not a time: said as such (it printed "time is nil", "time is Optional(...)").
+            "tp.json:11 [time]: warning: the field is missing; expected ISO 8601 UTC, e.g. 2026-03-01T08:00:00.000Z",
+            "tp.json:12 [time]: warning: time is 1767600000; expected ISO 8601 UTC, e.g. 2026-03-01T08:00:00.000Z",
+            "tp.json:13 [time]: warning: time is 'yesterday'; expected ISO 8601 UTC, e.g. 2026-03-01T08:00:00.000Z",
         ])
         let ns = try NightscoutImporter().importFile(at: nightscout, options: options)
         #expect(ns.summary.issues.map(\.description) == [

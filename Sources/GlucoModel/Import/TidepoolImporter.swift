@@ -43,7 +43,8 @@ public struct TidepoolImporter: PatientDataImporter {
 
     func time(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder) -> Date? {
         guard case let .string(s)? = r["time"], let w = TimestampParser.iso8601(s) else {
-            b.skip("no time", line: line, field: "time", "time is \(r["time"]?.brief); expected ISO 8601 UTC, e.g. 2026-03-01T08:00:00.000Z")
+            let found = r["time"].map { "time is \($0.brief)" } ?? "the field is missing"
+            b.skip("no time", line: line, field: "time", "\(found); expected ISO 8601 UTC, e.g. 2026-03-01T08:00:00.000Z")
             return nil
         }
         if let instant = w.instant { return instant }

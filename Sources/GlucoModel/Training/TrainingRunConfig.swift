@@ -177,12 +177,8 @@ extension TrainingRunConfig {
 
     private mutating func set(_ key: String, _ value: JSONValue, at: SourceLocation) throws {
         if value == .null { return }
-        func shown(_ v: JSONValue) -> String {
-            if case let .number(n) = v, n == n.rounded(), abs(n) < 1e15 { return String(Int(n)) }
-            return v.brief
-        }
         func bad(_ expected: String, _ got: JSONValue? = nil) -> InputError {
-            InputError(at, "expected \(expected), got \(shown(got ?? value))")
+            InputError(at, "expected \(expected), got \((got ?? value).brief)")
         }
         // Where a number is expected, "200" is text to JSON: say so, not that 200 is out of range.
         func badNumber(_ expected: String, _ got: JSONValue? = nil) -> InputError {

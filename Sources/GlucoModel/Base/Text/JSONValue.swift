@@ -38,12 +38,13 @@ public enum JSONValue: Equatable, Sendable {
         }
     }
 
-    /// A short text of the value for messages that do not quote it (a string in single quotes).
+    /// A short text of the value for messages that do not quote it (a string in single quotes, a
+    /// whole number as written: `7`, not `7.0`).
     public var brief: String {
         switch self {
         case .null: return "null"
         case let .bool(b): return String(b)
-        case let .number(v): return String(v)
+        case let .number(v): return v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
         case let .string(s): return "'" + String(s.prefix(40)) + "'"
         case .array: return "an array"
         case .object: return "an object"
