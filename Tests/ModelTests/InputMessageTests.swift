@@ -194,6 +194,28 @@ import GrammarEvolution
         #expect(twice.issue.message == "'unitsPerHour' is given twice")
     }
 
+    /// Audit 46: a basal entry without its rate read "not valid settings JSON: DecodingError.keyNotFound:
+    /// Key 'unitsPerHour' not found in keyed decoding container. Path: basalSchedule[0]. ..." with no
+    /// field, a wrong type named "basalSchedule.Index 0.unitsPerHour", and a byte that is not UTF-8
+    /// gave "[]" and no line.
+    @Test func aBasalEntrysMissingOrNullOrMistypedValueNamesItsField() throws {
+        let missing = try #require(throws: InputError.self) { try load("{\"basalSchedule\": [{\"start\": \"00:00\"}]}") }
+        #expect(missing.issue.location.field == "basalSchedule[0].unitsPerHour")
+        #expect(missing.issue.message == "missing; a basalSchedule entry is {\"start\": \"HH:mm\", \"unitsPerHour\": 0.8}")
+        let null = try #require(throws: InputError.self) { try load("{\"basalSchedule\": [{\"start\": \"00:00\", \"unitsPerHour\": 1}, null]}") }
+        #expect(null.issue.location.field == "basalSchedule[1]" && null.issue.message.hasPrefix("null; "))
+        let text = try #require(throws: InputError.self) { try load("{\"basalSchedule\": [{\"start\": 0, \"unitsPerHour\": 1}]}") }
+        #expect(text.issue.location.field == "basalSchedule[0].start" && text.issue.message.hasPrefix("wrong type"))
+        let url = temporaryFolder("settings-keys").appendingPathComponent("latin1.json")
+        try Data(Array("{\"patient\": \"p1\",\n\"target\": 110,\n\"basalSchedule\": [{\"start\": \"00:00 ".utf8) + [0xE9]
+                 + Array("\", \"unitsPerHour\": 1}]}".utf8)).write(to: url)
+        let bytes = try #require(throws: InputError.self) { try DoseSettings.load(url) }
+        #expect(bytes.issue.location.line == 3 && bytes.issue.location.field == nil)
+        #expect(bytes.issue.message == "not UTF-8 text at line 3; save the file as UTF-8")
+        let id = try #require(throws: InputError.self) { try load("{\"patient\": \"../p1\"}") }
+        #expect(id.issue.location.field == "patient" && !id.issue.message.hasPrefix("not valid settings JSON"))
+    }
+
     @Test func aFileThatIsNotAnObjectIsRefused() throws {
         let error = try #require(throws: InputError.self) { try load("[1, 2]") }
         #expect(error.issue.message.hasPrefix("expected a JSON object of settings"))

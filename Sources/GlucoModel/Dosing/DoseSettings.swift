@@ -55,12 +55,27 @@ public struct DoseSettings: Codable, Hashable, Sendable {
                              "not valid JSON at line \(syntax.line), column \(syntax.column): \(syntax.message)")
         }
         try checkKeys(Array(data), file: url.path)
+        /// `basalSchedule[0].start`, as the key checks name it; nil for the whole file.
+        func field(_ keys: [any CodingKey]) -> String? {
+            keys.isEmpty ? nil : keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
+        }
         do { return try JSONDecoder().decode(DoseSettings.self, from: data) } catch let DecodingError.typeMismatch(_, ctx) {
-            throw InputError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
-                              "wrong type: \(ctx.debugDescription)")
+            throw InputError(SourceLocation(file: url.path, field: field(ctx.codingPath)), "wrong type: \(ctx.debugDescription)")
+        } catch let DecodingError.keyNotFound(key, ctx) {
+            // Only a basal entry has required keys: every setting may be absent (a refusal later).
+            throw InputError(SourceLocation(file: url.path, field: field(ctx.codingPath + [key])),
+                             "missing; a basalSchedule entry is {\"start\": \"HH:mm\", \"unitsPerHour\": 0.8}")
+        } catch let DecodingError.valueNotFound(_, ctx) {
+            throw InputError(SourceLocation(file: url.path, field: field(ctx.codingPath)),
+                             "null; a basalSchedule entry is {\"start\": \"HH:mm\", \"unitsPerHour\": 0.8}")
         } catch let DecodingError.dataCorrupted(ctx) {
-            throw InputError(SourceLocation(file: url.path, field: ctx.codingPath.map(\.stringValue).joined(separator: ".")),
-                              "not valid settings JSON: \(ctx.debugDescription)")
+            // The syntax check passed, so bytes that are not UTF-8 (or a lone \uD800 escape) are left.
+            if ctx.codingPath.isEmpty, let line = try? UTF8Check.firstInvalidLine(in: url) {
+                throw InputError(SourceLocation(file: url.path, line: line), "not UTF-8 text at line \(line); save the file as UTF-8")
+            }
+            throw InputError(SourceLocation(file: url.path, field: field(ctx.codingPath)), "not valid settings JSON: \(ctx.debugDescription)")
+        } catch let error as PatientID.InvalidID {
+            throw InputError(SourceLocation(file: url.path, field: "patient"), error.description)
         } catch {
             throw InputError(SourceLocation(file: url.path), "not valid settings JSON: \(error)")
         }
