@@ -42,6 +42,13 @@ import GrammarEvolution
         #expect(error.issue.message.hasPrefix("not valid JSON at line 4, column 3"))
         #expect(JSONSyntax.problem(in: Array("{\"a\": [1, 2,]}".utf8))?.column == 13)
         #expect(JSONSyntax.problem(in: Array("{\"a\": 1}".utf8)) == nil)
+        // Audit 46: a file saved with a BOM (Windows Notepad) read "column 1: expected a value".
+        try Data([0xEF, 0xBB, 0xBF] + Array("{\"patient\": \"p1\"}".utf8)).write(to: url)
+        let bom = try #require(throws: InputError.self) { try DoseSettings.load(url) }
+        #expect(bom.issue.message == "not valid JSON at line 1, column 1: a byte order mark (BOM) before the JSON, "
+                + "which JSON does not allow: save the file as UTF-8 without BOM")
+        #expect(JSONSyntax.problem(in: [0xFF, 0xFE] + Array("{\"a\": 1}".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })?.message
+                == "UTF-16 text: save the file as UTF-8")
     }
 
     @Test func isfInMmolGetsAHint() {

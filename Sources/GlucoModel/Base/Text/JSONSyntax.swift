@@ -3,6 +3,13 @@ public enum JSONSyntax {
     /// The first syntax error of `bytes`: 1-based line and column (in characters) and what was
     /// expected there; nil when the text is valid JSON.
     public static func problem(in bytes: [UInt8]) -> (line: Int, column: Int, message: String)? {
+        // Invisible in an editor, where "column 1: expected a value" pointed at a visible '{'.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            return (1, 1, "a byte order mark (BOM) before the JSON, which JSON does not allow: save the file as UTF-8 without BOM")
+        }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            return (1, 1, "UTF-16 text: save the file as UTF-8")
+        }
         do {
             _ = try JSONParser.parse(bytes)
             return nil
