@@ -155,6 +155,26 @@ enum PredictFixture {
                 == "\(PredictFixture.patientA): no model for the 90-minute horizon (models for 30, 60 minutes)")
     }
 
+    /// Audit 46: a second file of one horizon (a copy kept as `h030.orig.json` before editing
+    /// `h030.json`, or `h060.json` copied over `h030.json`) was loaded silently and the later in name
+    /// order won: the edit was ignored, or the 30-minute predictions were gone, with exit 0.
+    @Test func twoModelFilesOfOneHorizonAreRefusedNamingBoth() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let folder = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let patientFolder = folder.appendingPathComponent(PredictFixture.patientA.rawValue)
+        let edited = patientFolder.appendingPathComponent("h030.json"), copy = patientFolder.appendingPathComponent("h030.orig.json")
+        try FileManager.default.copyItem(at: edited, to: copy)
+        #expect(throws: ModelFileError.invalidField(copy.path, field: "horizonMinutes", reason: "30, the horizon of \(edited.path) too; "
+                                                    + "a patient has one model file per horizon: move the other out of the folder")) {
+            try ModelSet.load(folder, patient: PredictFixture.patientA)
+        }
+        try FileManager.default.removeItem(at: copy)
+        #expect(try ModelSet.load(folder, patient: PredictFixture.patientA).horizons == [30, 60])
+        try FileManager.default.removeItem(at: edited)
+        try FileManager.default.copyItem(at: patientFolder.appendingPathComponent("h060.json"), to: edited)
+        #expect(throws: ModelFileError.self) { try ModelSet.load(folder, patient: PredictFixture.patientA) }
+    }
+
     @Test func modelReadingInsulinRefusesDataWithoutInsulin() throws {
         let models = PredictFixture.modelSet()
         // An ARX base reads every feature whose coefficient is not zero; insulin varied in training.

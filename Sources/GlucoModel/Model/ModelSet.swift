@@ -20,18 +20,24 @@ public struct ModelSet: Sendable {
     /// - Throws: `PredictionError.noModel` when the patient has none; `ModelFileError` for a bad file.
     public static func load(_ folder: URL, patient: PatientID, horizons: [Int]? = nil) throws -> ModelSet {
         let dir = modelsRoot(folder).appendingPathComponent(patient.rawValue)
-        var models: [Int: GlucoseModel] = [:], found: [Int] = []
+        var models: [Int: GlucoseModel] = [:], found: [Int: URL] = [:]
         for url in modelFiles(in: dir) {
             let model = try GlucoseModel.read(from: url)
             guard model.patient == patient else {
                 throw ModelFileError.malformed(url.path, "model belongs to patient \(model.patient), not \(patient)")
             }
-            found.append(model.horizonMinutes)
+            // Two files of one horizon (a kept copy `h030.orig.json`, a file copied over another):
+            // the later in name order replaced the other without a word, the edited file or the copy.
+            if let other = found[model.horizonMinutes] {
+                throw ModelFileError.invalidField(url.path, field: "horizonMinutes", reason: "\(model.horizonMinutes), the horizon of "
+                    + "\(other.path) too; a patient has one model file per horizon: move the other out of the folder")
+            }
+            found[model.horizonMinutes] = url
             if horizons == nil || horizons!.contains(model.horizonMinutes) { models[model.horizonMinutes] = model }
         }
         guard !found.isEmpty else { throw PredictionError.noModel(patient, folder: dir.path) }
         if let horizons, let missing = horizons.first(where: { models[$0] == nil }) {
-            throw PredictionError.noModelForHorizon(patient, horizon: missing, available: found.sorted())
+            throw PredictionError.noModelForHorizon(patient, horizon: missing, available: found.keys.sorted())
         }
         return ModelSet(patient: patient, models: models)
     }
