@@ -51,6 +51,22 @@ import GrammarEvolution
                 == "UTF-16 text: save the file as UTF-8")
     }
 
+    /// Audit 46: `"bolusIncrement": .05` (or `5.`, `020`, `1e-400`) passed the syntax check and the
+    /// decoder refused it: "not valid settings JSON: The given data was not valid JSON.", no line.
+    @Test func aNumberJSONDoesNotAllowGivesItsLine() throws {
+        let url = temporaryFolder("settings").appendingPathComponent("p1.json")
+        for (number, why) in [(".05", "is not a JSON number"), ("5.", "is not a JSON number"), ("020", "is not a JSON number"),
+                              ("-.5", "is not a JSON number"), ("1e-400", "is too small for a number")] {
+            try Data("{\n  \"patient\": \"p1\",\n  \"bolusIncrement\": \(number)\n}\n".utf8).write(to: url)
+            let error = try #require(throws: InputError.self) { try DoseSettings.load(url) }
+            #expect(error.issue.location.line == 3, "\(number)")
+            #expect(error.issue.message.hasPrefix("not valid JSON at line 3, column 21: '\(number)' \(why)"), "\(number)")
+        }
+        for number in ["0", "-0", "0.05", "20", "1E1", "10.0e+0", "2e-1", "5e-324", "0e5"] {
+            #expect(JSONSyntax.problem(in: Array("{\"a\": \(number)}".utf8)) == nil, "\(number)")
+        }
+    }
+
     @Test func isfInMmolGetsAHint() {
         let problem = DoseRefusal.SettingProblem.outOfLimits("insulinSensitivity", value: 2.5, limits: DoseLimits.insulinSensitivity)
         #expect(problem.description.contains("looks like mmol/L per U") && problem.description.contains("45 mg/dL"))

@@ -158,7 +158,35 @@ public struct JSONParser {
         guard bytes[start] != 0x2B, let v = NumberText.read(bytes: bytes[start..<i]) else {
             throw Failure(offset: start, message: "'\(text)' is not a number")
         }
+        // Foundation's decoder, which reads the file next, refuses any other form (.5, 5., 020) and
+        // a number that rounds to 0 (1e-400) with "The given data was not valid JSON": no line, no field.
+        guard Self.isJSONNumber(bytes[start..<i]) else {
+            throw Failure(offset: start, message: "'\(text)' is not a JSON number (digits before and after a point, no leading zeros: 0.5, 20)")
+        }
+        guard v != 0 || !bytes[start..<i].prefix(while: { $0 != 0x65 && $0 != 0x45 }).contains(where: { $0 >= 0x31 && $0 <= 0x39 }) else {
+            throw Failure(offset: start, message: "'\(text)' is too small for a number (below 1e-308)")
+        }
         return v
+    }
+
+    /// RFC 8259's number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    static func isJSONNumber(_ text: ArraySlice<UInt8>) -> Bool {
+        var k = text.startIndex
+        func digits() -> Int {
+            let from = k
+            while k < text.endIndex, text[k] >= 0x30, text[k] <= 0x39 { k += 1 }
+            return k - from
+        }
+        if k < text.endIndex, text[k] == 0x2D { k += 1 }
+        guard k < text.endIndex else { return false }
+        if text[k] == 0x30 { k += 1 } else if digits() == 0 { return false }
+        if k < text.endIndex, text[k] == 0x2E { k += 1; guard digits() > 0 else { return false } }
+        if k < text.endIndex, text[k] == 0x65 || text[k] == 0x45 {
+            k += 1
+            if k < text.endIndex, text[k] == 0x2B || text[k] == 0x2D { k += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return k == text.endIndex
     }
 
     mutating func string() throws(Failure) -> String {
