@@ -38,6 +38,28 @@ import Testing
         #expect(try String(contentsOf: data, encoding: .utf8) == "x\n")
     }
 
+    /// Audit 46: `settings --store s.sqlite --out s.sqlite-wal` wrote the suggested settings over the
+    /// store's write-ahead log (a store in WAL mode: the commits not yet checkpointed lost), and
+    /// `--out s.sqlite.lock` replaced the lock a running night holds; both exited 0.
+    @Test func theStoresJournalAndLockAreTheStoreToo() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let read = ReadFiles(store: store)
+        for companion in ["-wal", "-shm", "-journal", ".lock"] {
+            #expect(throws: InputError.self, "\(companion)") {
+                try read.check(output: URL(fileURLWithPath: dir.path + "/./s.sqlite" + companion), option: "--out")
+            }
+        }
+        #expect(throws: InputError.self) { try read.check(output: URL(fileURLWithPath: store), option: "--out") }
+        try read.check(output: dir.appendingPathComponent("s.sqlite.json"), option: "--out")
+        let (_, data, settings) = try ExitCodeTests.doseFiles(
+            #"{"patient": "p_a", "carbRatio": 10, "insulinSensitivity": 40, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#)
+        #expect(try ExitCodeTests.run("glucomodel-train", ["import-data", data.path, "--store", store]).status == 0)
+        let r = try ExitCodeTests.run("glucomodel-predict", ["settings", "--patient", "p_a", "--store", store, "--settings", settings.path,
+                                                             "--time-zone", "UTC", "--out", store + "-wal"])
+        #expect(r.status == 1 && r.stderr.contains("\(store)-wal: error: refusing to write over the store's SQLite journal, which this command reads"), "\(r.stderr)")
+    }
+
     /// The audit's reproducer (`repro.sh out`), and a file found in a `--data` folder.
     @Test func settingsNeverWritesOverItsData() throws {
         let (dir, data, settings) = try ExitCodeTests.doseFiles(

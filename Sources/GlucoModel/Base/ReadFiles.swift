@@ -20,6 +20,16 @@ public struct ReadFiles: Sendable, Hashable {
     /// `paths`, each `role` ("the data file").
     public init(_ paths: [String], role: String) { add(paths, role: role) }
 
+    /// The store at `path` and the files beside it that are the store too: SQLite's write-ahead
+    /// log, shared memory and journal (`-wal`, `-shm`, `-journal`: another file written over one
+    /// loses the commits not yet in the store file) and its lock (`.lock`, `StoreLock`: replaced,
+    /// a second night would run beside the first).
+    public init(store path: String) {
+        add([path], role: "the store")
+        add(["-wal", "-shm", "-journal"].map { path + $0 }, role: "the store's SQLite journal")
+        add([path + ".lock"], role: "the store's lock file")
+    }
+
     public mutating func add(_ paths: [String], role: String) {
         files += paths.map { File(role: role, path: $0) }
     }

@@ -123,7 +123,7 @@ public struct StoreSource: PatientSource {
                     if let first = try store.firstRecordTime(ofRun: run.id) { testStart = min(testStart ?? first, first) }
                 }
                 return PatientData(patient: id, log: try log(id, store), testStart: testStart, files: own.map(\.filePath))
-            }, others: ids.filter { !wanted($0) }, read: ReadFiles([path], role: "the store"))
+            }, others: ids.filter { !wanted($0) }, read: ReadFiles(store: path))
         } catch let error as InputError {
             throw error
         } catch {
