@@ -57,6 +57,51 @@ import Testing
         #expect(abs((assumed.insulinOnBoard ?? .nan) - expectedWithSuspension) < 1e-9)
     }
 
+    /// A settings schedule far from the pump's programme in the data makes the net insulin on board
+    /// depend on which is right: refused (audit 46: a rate typed 50 U/h for 0.5 gave -101.86 U on
+    /// board and the 10 U maximum bolus for 40 g at 91 mg/dL). A file a little out of date is dosed.
+    @Test func aScheduleFarFromThePumpsProgrammeIsRefused() throws {
+        var settings = F.settings()
+        // The pump ran 1 U/h from 09:00; a file saying 2 U/h leaves 1/12 U short in each of the 30
+        // steps ending 09:05 ... 11:30 (145 ... 0 minutes old), beside the suspension and the bolus.
+        let perUnitPerHour = (1.0 / 12) * (0...29).map { R(Double($0) * 5) }.reduce(0, +)
+        settings.basalSchedule = [.init(start: "00:00", unitsPerHour: 2)]
+        let far = DoseAdvisor.suggest(log: log(), carbs: 40, at: F.at(90), settings: settings, models: nil)
+        guard case let .refused(reasons) = far.decision, reasons.count == 1,
+              case let .basalScheduleMismatch(bySettings, byProgramme, effect) = reasons[0] else {
+            Issue.record("expected a basal_schedule_mismatch refusal, got \(far.decision)"); return
+        }
+        #expect(abs(bySettings - (expectedWithSuspension - perUnitPerHour)) < 1e-9)
+        #expect(abs(byProgramme - expectedWithSuspension) < 1e-9)
+        #expect(abs(effect - 35 * perUnitPerHour) < 1e-9 && effect > DoseGuards.basalMismatchEffectLimit)
+        #expect(reasons[0].code == "basal_schedule_mismatch")
+        #expect(far.report.contains("[basal_schedule_mismatch] the settings' basal schedule and the pump's programmed basal"))
+        // 1.2 U/h: a fifth of that difference (under 40 mg/dL at an ISF of 35), dosed from the file's schedule.
+        settings.basalSchedule = [.init(start: "00:00", unitsPerHour: 1.2)]
+        let near = DoseAdvisor.suggest(log: log(), carbs: 40, at: F.at(90), settings: settings, models: nil)
+        #expect(35 * 0.2 * perUnitPerHour < DoseGuards.basalMismatchEffectLimit)
+        #expect(near.decision.units != nil, "\(near.decision)")
+        #expect(abs((near.insulinOnBoard ?? .nan) - (expectedWithSuspension - 0.2 * perUnitPerHour)) < 1e-9)
+        // At an ISF of 200 that fifth moves glucose more than 40 mg/dL, but a schedule a fifth from the
+        // programme is a step the settings check may suggest (dose --settings-from-data): dosed.
+        settings.insulinSensitivity = 200
+        #expect(200 * 0.2 * perUnitPerHour > DoseGuards.basalMismatchEffectLimit)
+        let sensitive = DoseAdvisor.suggest(log: log(), carbs: 40, at: F.at(90), settings: settings, models: nil)
+        #expect(sensitive.decision.units != nil, "\(sensitive.decision)")
+        // 1.5 U/h, half again the programme: refused at that ISF.
+        settings.basalSchedule = [.init(start: "00:00", unitsPerHour: 1.5)]
+        let half = DoseAdvisor.suggest(log: log(), carbs: 40, at: F.at(90), settings: settings, models: nil)
+        #expect(half.reasons.map(\.code) == ["basal_schedule_mismatch"], "\(half.decision)")
+        settings.insulinSensitivity = 35
+        // Without the pump's basal records (nor the suspension) there is no programme to disagree
+        // with: the schedule is taken to have run, and only the bolus is on board.
+        var noBasal = log()
+        noBasal.basalRates = []; noBasal.temporaryBasals = []
+        settings.basalSchedule = [.init(start: "00:00", unitsPerHour: 50)]
+        let assumed = DoseAdvisor.suggest(log: noBasal, carbs: 40, at: F.at(90), settings: settings, models: nil)
+        #expect(assumed.decision.units != nil && abs((assumed.insulinOnBoard ?? .nan) - 2 * R(30)) < 1e-9, "\(assumed.decision)")
+    }
+
     @Test func basalInjectionsAndNoBasalCountNeitherWay() {
         var log = F.flatLog(glucose: 180, through: 90)
         log.basalInjections = [BasalInjection(time: F.at(0), dose: InsulinUnits(20))]

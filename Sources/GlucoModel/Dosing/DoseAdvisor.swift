@@ -140,6 +140,21 @@ public enum DoseAdvisor {
         if glucose < settings.suspendThreshold {
             return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: [])
         }
+        if net.source == .settings, !history.basalRates.isEmpty, let none = try? BasalSchedule([.init(start: "00:00", unitsPerHour: 0)]) {
+            // The net insulin on board had the file no schedule (the pump's programme in the data:
+            // the file may be out of date with it), and the programme's own delivery weighted alike.
+            func onBoard(_ log: PatientLog, _ schedule: BasalSchedule?) -> Double {
+                NetInsulin(log: log, series: series, schedule: schedule, timeZone: timeZone,
+                           dualShare: options.dualBolusImmediateShare, at: at).onBoard(at: t, model: settings.insulin).units
+            }
+            var programmeOnly = PatientLog(patient: history.patient)
+            programmeOnly.basalRates = history.basalRates
+            if let r = DoseGuards.basalScheduleRefusal(settingsIOB: iob, programmeIOB: onBoard(history, nil),
+                                                       programmeOnBoard: onBoard(programmeOnly, none),
+                                                       insulinSensitivity: settings.insulinSensitivity) {
+                return finish(out, .refused([r]), notes: [])
+            }
+        }
 
         var notes: [DoseNote] = []
         if let stated { notes.append(.insulinOnBoardStated(units: stated)) }

@@ -69,6 +69,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// Insulin on board was stated for data that has insulin records: they give it, and two
     /// answers to one question cannot both be used.
     case statedInsulinOnBoardWithRecords
+    /// The settings' basal schedule and the pump's programmed basal in the data give net insulin
+    /// on board (U) that differ by more than `DoseGuards.basalMismatchEffectLimit` of glucose (mg/dL,
+    /// the difference times the ISF): one of them is wrong, and which decides the dose.
+    case basalScheduleMismatch(settings: Double, programme: Double, effect: Double)
 
     public var code: String {
         switch self {
@@ -88,6 +92,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .noInsulinRecords: return "no_insulin_records"
         case .invalidStatedInsulinOnBoard: return "invalid_stated_iob"
         case .statedInsulinOnBoardWithRecords: return "stated_iob_with_records"
+        case .basalScheduleMismatch: return "basal_schedule_mismatch"
         }
     }
 
@@ -135,6 +140,12 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .statedInsulinOnBoardWithRecords:
             return "insulin on board was stated, but the data has insulin records, from which it is computed: "
                 + "state it only for data without them"
+        case let .basalScheduleMismatch(settings, programme, effect):
+            return String(format: "the settings' basal schedule and the pump's programmed basal in the data disagree: net insulin "
+                + "on board is %.2f U by the settings' schedule and %.2f U by the pump's programme, a difference of %@ in glucose "
+                + "(more than %@): one of them is wrong, and which decides the dose. Bring the settings file up to date with "
+                + "the pump ('glucomodel-predict settings' shows where they differ)",
+                settings, programme, g(effect), g(DoseGuards.basalMismatchEffectLimit))
         }
     }
 }

@@ -53,6 +53,29 @@ public enum DoseGuards {
         return log.has(.basal) && !log.has(.bolus) ? .noBolusRecords : nil
     }
 
+    /// The largest effect on glucose (mg/dL, `ISF x` the difference in net insulin on board) that
+    /// the settings' basal schedule and the pump's programmed basal in the data may disagree by:
+    /// the distance from a 110 mg/dL target to a 70 mg/dL low. A file out of date with the pump by
+    /// 0.1 U/h stays within it (about 0.3 U, 14 mg/dL at an ISF of 50); a rate typed as 50 U/h for
+    /// 0.5 gave -101.86 U on board and the 10 U maximum bolus for 40 g at 91 mg/dL.
+    public static let basalMismatchEffectLimit: Double = 40
+    /// A schedule at most this far from the programme (relative, in the insulin on board each
+    /// gives) is not refused, whatever the effect: a step the settings check suggests (at most 20%,
+    /// `dose --settings-from-data`) moves the basal that way on purpose, before the pump is set.
+    public static let basalMismatchShare: Double = 0.25
+
+    /// The refusal for net insulin on board that depends on which basal schedule is right (the
+    /// settings', `settingsIOB`, or the pump's programme in the data, `programmeIOB`), if any:
+    /// when they differ by more than `basalMismatchEffectLimit` of glucose and by more than
+    /// `basalMismatchShare` of `programmeOnBoard`, the programme's own insulin on board (its
+    /// delivery weighted as the net insulin is).
+    public static func basalScheduleRefusal(settingsIOB: Double, programmeIOB: Double, programmeOnBoard: Double,
+                                            insulinSensitivity: Double) -> DoseRefusal? {
+        let difference = abs(settingsIOB - programmeIOB), effect = difference * insulinSensitivity
+        guard effect > basalMismatchEffectLimit, difference > basalMismatchShare * programmeOnBoard else { return nil }
+        return .basalScheduleMismatch(settings: settingsIOB, programme: programmeIOB, effect: effect)
+    }
+
     /// The refusal for planned carbohydrates outside `carbLimits` (or not a number), if any.
     public static func carbRefusal(_ grams: Double) -> DoseRefusal? {
         carbLimits.contains(grams) ? nil : .invalidCarbs(grams)
