@@ -47,6 +47,26 @@ import GrammarEvolution
         #expect(try Self.read(object) == m)
     }
 
+    /// The expression people read (the report's appendix) is the program that runs: an expression
+    /// edited alone (or a program edited alone) is refused, naming the field; the same expression
+    /// written otherwise (spacing, parentheses) is read.
+    @Test func anExpressionThatIsNotTheProgramIsRefused() throws {
+        let object = try Self.json(Self.model())
+        #expect(object["expression"] as? String == "G0 + 0.5 * IOB")
+        #expect(throws: ModelFileError.invalidField("h030.json", field: "expression", reason: "'G0 + 2 * IOB' is not the program, "
+            + "which is what runs ('G0 + 0.5 * IOB'); the two are written together: edit neither by hand, or retrain "
+            + "(glucomodel-train --retrain)").self) {
+            try Self.decode(Self.setting(object, ["expression"], "G0 + 2 * IOB"))
+        }
+        #expect(throws: ModelFileError.self) { try Self.decode(Self.setting(object, ["program"], ["x0", 2, "x12", "mul", "add"])) }
+        #expect(throws: ModelFileError.self) { try Self.decode(Self.setting(object, ["expression"], "not an expression (")) }
+        #expect(try Self.decode(Self.setting(object, ["expression"], "G0+(0.5*IOB)")).program == Self.model().program)
+    }
+
+    static func decode(_ object: [String: Any]) throws -> GlucoseModel {
+        try GlucoseModel.decode(JSONSerialization.data(withJSONObject: object), path: "h030.json")
+    }
+
     /// A version-1 file (program as `{"instructions": [{"variable": {"_0": 0}}, ...]}`) is still read.
     @Test func readsVersionOneFiles() throws {
         var object = try Self.json(Self.model())
@@ -54,6 +74,7 @@ import GrammarEvolution
         object["program"] = ["instructions": [["variable": ["_0": 0]], ["constant": ["_0": 0.5]],
                                               ["lagged": ["column": 12, "lag": 1]], ["operation": ["_0": 2]],
                                               ["operation": ["_0": 0]]]]
+        object["expression"] = "G0 + 0.5 * lag(IOB, 1)"  // the text written with that program
         let m = try Self.read(object)
         #expect(m.program.instructions == [.variable(0), .constant(0.5), .lagged(column: 12, lag: 1),
                                            .operation(.mul), .operation(.add)])

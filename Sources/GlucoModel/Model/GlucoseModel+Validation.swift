@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// Limits a model file must respect before a single prediction is made from it. A file edited
 /// by hand, cut short by a disk or written by another tool is refused with its field named,
@@ -82,6 +83,13 @@ extension GlucoseModel {
         guard arx.ridge.isFinite, arx.ridge >= 0 else { throw fail("arx.ridge", "\(arx.ridge); expected 0 or more") }
         do { try program.check(columns: names.count, maximumLag: maximumLags) } catch {
             throw fail("program", error.description)
+        }
+        // The expression is what people read (the report's appendix, review); the program is what
+        // runs. A hand edit of one without the other showed a model that was not the one predicting.
+        let variables = VariableNames(names), runs = program.infix(variables)
+        if expression != runs, (try? Program(infix: expression, variables: variables))?.infix(variables) != runs {
+            throw fail("expression", "'\(expression.prefix(80))' is not the program, which is what runs ('\(runs.prefix(80))'); "
+                + "the two are written together: edit neither by hand, or retrain (glucomodel-train --retrain)")
         }
         if let problem = intervals?.problem() { throw fail(problem.field, problem.reason) }
         if let range = evolvedRange, !(range.lowerBound.magnitude <= limit && range.upperBound.magnitude <= limit) {
