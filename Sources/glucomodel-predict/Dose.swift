@@ -31,13 +31,14 @@ struct Dose: ParsableCommand {
     @Option(help: "Settings JSON file (docs/dosing.md; examples in datasets/settings/).")
     var settings: String
 
-    @Option(help: "Planned carbohydrates in grams (0 for a correction only).", transform: DecimalArgument.read)
+    // `.unconditional`: `--carbs -5` is a number the dose refuses (invalid_carbs), not a missing value.
+    @Option(parsing: .unconditional, help: "Planned carbohydrates in grams (0 for a correction only).", transform: DecimalArgument.read)
     var carbs: Double?
 
     @Option(help: "When the --carbs were eaten, if before --at (same forms as --at, at most 3 h before): a meal eaten at a low and asked about again, as the 'no insulin' advice says. They count as eaten then and not yet covered by insulin.")
     var carbsTime: String?
 
-    @Option(name: .customLong("insulin-on-board"), help: "Units of insulin on board now, as you know them (a pen's memory), for data with no insulin record at all (a CGM-only export), which is refused without it: 0 when no insulin was taken within the insulin's duration (6 h by default). Counted as given now.", transform: DecimalArgument.read)
+    @Option(name: .customLong("insulin-on-board"), parsing: .unconditional, help: "Units of insulin on board now, as you know them (a pen's memory), for data with no insulin record at all (a CGM-only export), which is refused without it: 0 when no insulin was taken within the insulin's duration (6 h by default). Counted as given now.", transform: DecimalArgument.read)
     var insulinOnBoard: Double?
 
     @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone (a local time the clock shows twice or skips that night needs its offset). Default: the newest glucose reading.")

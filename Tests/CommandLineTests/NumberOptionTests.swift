@@ -47,9 +47,27 @@ import Testing
     }
 
     /// A value starting with a minus (`-0x10`, `-inf`) reads as an option: no value, refused too.
+    /// The dose's own numbers take it as their value, so that it is named as the number it is not.
     @Test(arguments: ["-0x10", "-inf"])
     func aValueLikeAnOptionIsNoNumber(_ text: String) {
-        #expect(throws: (any Error).self) { try Dose.parse(Self.dose + ["--carbs", text]) }
+        for option in ["--carbs", "--insulin-on-board"] {
+            do {
+                _ = try Dose.parse(Self.dose + [option, text])
+                Issue.record("\(option) \(text) was read")
+            } catch {
+                let message = Dose.message(for: error)
+                #expect(message.contains("'\(text)'") && message.contains(option) && message.contains("expected a decimal number"), "\(message)")
+            }
+        }
         #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--days", text]) }
+    }
+
+    /// A negative dose number is read as itself (the dose then refuses it, invalid_carbs or
+    /// invalid_stated_iob, as DoseGuardTests show); ArgumentParser said 'Missing value for --carbs'.
+    @Test func negativeDoseNumbersAreReadAsNumbers() throws {
+        #expect(try Dose.parse(Self.dose + ["--carbs", "-5"]).carbs == -5)
+        #expect(try Dose.parse(Self.dose + ["--carbs", "0", "--insulin-on-board", "-1.5"]).insulinOnBoard == -1.5)
+        // The option after it is still an option.
+        #expect(try Dose.parse(Self.dose + ["--carbs", "-5", "--format", "json"]).format == .json)
     }
 }
