@@ -232,7 +232,7 @@ struct Train: ParsableCommand {
         }
         let output = URL(fileURLWithPath: out)
         var read = ReadFiles(resolved.data ?? [], role: "the data")
-        read.add(resolved.store.map { [$0] } ?? [], role: "the store")
+        if let store = resolved.store { read.add(store: store) }
         // The files found in data folders too (a folder that cannot be listed is an error when read, below).
         if let files = try? ExportFiles(paths: resolved.data ?? [], options: importOptions).files() { read.add(files) }
         try read.check(outputFolder: output, writing: CohortRunSettings.written, option: "--out")

@@ -24,7 +24,10 @@ public struct ReadFiles: Sendable, Hashable {
     /// log, shared memory and journal (`-wal`, `-shm`, `-journal`: another file written over one
     /// loses the commits not yet in the store file) and its lock (`.lock`, `StoreLock`: replaced,
     /// a second night would run beside the first).
-    public init(store path: String) {
+    public init(store path: String) { add(store: path) }
+
+    /// Adds the store at `path` and its companions (`init(store:)`).
+    public mutating func add(store path: String) {
         add([path], role: "the store")
         add(["-wal", "-shm", "-journal"].map { path + $0 }, role: "the store's SQLite journal")
         add([path + ".lock"], role: "the store's lock file")

@@ -56,9 +56,7 @@ public struct DoseSettings: Codable, Hashable, Sendable {
         }
         try checkKeys(Array(data), file: url.path)
         /// `basalSchedule[0].start`, as the key checks name it; nil for the whole file.
-        func field(_ keys: [any CodingKey]) -> String? {
-            keys.isEmpty ? nil : keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
-        }
+        func field(_ keys: [any CodingKey]) -> String? { keys.isEmpty ? nil : keys.fieldPath }
         do { return try JSONDecoder().decode(DoseSettings.self, from: data) } catch let DecodingError.typeMismatch(_, ctx) {
             throw InputError(SourceLocation(file: url.path, field: field(ctx.codingPath)), "wrong type: \(ctx.debugDescription)")
         } catch let DecodingError.keyNotFound(key, ctx) {

@@ -366,19 +366,16 @@ public enum ModelFileError: Error, CustomStringConvertible, Equatable {
 
     /// A decoding error as the path of the field and what was wrong, without Swift's internals.
     static func describe(_ error: any Error) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }.description
-        }
         switch error as? DecodingError {
-        case let .keyNotFound(key, c)?: return "field \(path(c.codingPath + [key])) is missing"
-        case let .typeMismatch(_, c)?: return "field \(path(c.codingPath)): wrong type (\(c.debugDescription))"
-        case let .valueNotFound(_, c)?: return "field \(path(c.codingPath)) is null"
+        case let .keyNotFound(key, c)?: return "field \((c.codingPath + [key]).fieldPath) is missing"
+        case let .typeMismatch(_, c)?: return "field \(c.codingPath.fieldPath): wrong type (\(c.debugDescription))"
+        case let .valueNotFound(_, c)?: return "field \(c.codingPath.fieldPath) is null"
         case let .dataCorrupted(c)?:
             // The text passed the syntax check, so the decoder refused a number its field cannot
             // hold; Foundation on Linux says neither which nor where.
             return c.codingPath.isEmpty
                 ? "a number its field cannot hold: a fraction where a whole number belongs (as horizonMinutes or lags), or beyond the range of a Double (as 1e-400)"
-                : "field \(path(c.codingPath)): \(c.debugDescription)"
+                : "field \(c.codingPath.fieldPath): \(c.debugDescription)"
         default: return "\(error)"
         }
     }

@@ -181,7 +181,7 @@ public struct NightlyScorer {
         // Before anything is written (the lock file, the night's folder, a quarantined file): the
         // night's files and the quarantine are never inside the inbox (they would be imported or
         // quarantined the next night), nor over the store or a model.
-        var read = ReadFiles([settings.storePath], role: "the store")
+        var read = ReadFiles(store: settings.storePath)
         read.add(folder: settings.inbox.path, role: "the inbox")
         read.add(modelsIn: settings.modelsFolder)
         // A night's folder among the patients' model folders would be a patient without models.
