@@ -73,6 +73,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// on board (U) that differ by more than `DoseGuards.basalMismatchEffectLimit` of glucose (mg/dL,
     /// the difference times the ISF): one of them is wrong, and which decides the dose.
     case basalScheduleMismatch(settings: Double, programme: Double, effect: Double)
+    /// The source held an insulin record (`skipped`, the newest of `count`) dated within the
+    /// insulin's action before the moment, which the import skipped (its amount not a number or
+    /// out of range): insulin was most likely given, in an amount nobody knows
+    /// (`DoseGuards.skippedInsulinRefusal`).
+    case skippedInsulinRecord(SkippedInsulin, count: Int, durationMinutes: Double)
 
     public var code: String {
         switch self {
@@ -93,6 +98,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .invalidStatedInsulinOnBoard: return "invalid_stated_iob"
         case .statedInsulinOnBoardWithRecords: return "stated_iob_with_records"
         case .basalScheduleMismatch: return "basal_schedule_mismatch"
+        case .skippedInsulinRecord: return "skipped_insulin_record"
         }
     }
 
@@ -146,6 +152,18 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "(more than %@): one of them is wrong, and which decides the dose. Bring the settings file up to date with "
                 + "the pump ('glucomodel-predict settings' shows where they differ)",
                 settings, programme, g(effect), g(DoseGuards.basalMismatchEffectLimit))
+        case let .skippedInsulinRecord(skipped, count, duration):
+            let what = switch skipped.kind {
+            case .basal: "a basal rate"
+            case .temporaryBasal: "a temporary basal"
+            case .basalInjection: "a basal injection"
+            default: "a bolus"
+            }
+            let others = count > 1 ? " (and \(Plural.of(count - 1, "other")) in that time)" : ""
+            return "\(what) at \(time(skipped.time)) (\(skipped.location)) was skipped at import (a value unreadable or "
+                + "implausible: the import's warning names it)\(others), within the insulin's \(Plural.of(Int((duration / 60).rounded(.up)), "hour")) of action: "
+                + "the insulin on board is unknown, and a dose on the rest could stack on it. Correct the record in the file "
+                + "and import it again"
         }
     }
 }

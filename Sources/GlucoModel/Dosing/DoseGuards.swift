@@ -53,6 +53,30 @@ public enum DoseGuards {
         return log.has(.basal) && !log.has(.bolus) ? .noBolusRecords : nil
     }
 
+    /// The refusal for insulin records the import skipped (`PatientLog.skippedInsulin`) that bear
+    /// on the insulin on board at `at`, if any: a bolus or temporary basal dated within the
+    /// insulin's action (`durationMinutes`) before `at`, or a basal rate dated at or before `at`
+    /// whose successor (the next basal rate kept) began after the action's start (with none, one of
+    /// the last `DoseAdvisor.historySpan`), so that the rate in force then is unknown. One the log holds after all (`PatientLog.holdsRecord(like:)`: a
+    /// corrected file imported again) does not count. Basal injections do not: net insulin on
+    /// board leaves them out (`NetInsulin`), as the schedule of a person on injections.
+    public static func skippedInsulinRefusal(_ log: PatientLog, at: Date, durationMinutes: Double) -> DoseRefusal? {
+        let start = at.addingTimeInterval(-durationMinutes * 60)
+        let bearing = log.skippedInsulin.filter { s in
+            guard s.time <= at, !log.holdsRecord(like: s) else { return false }
+            switch s.kind {
+            case .bolus, .temporaryBasal: return s.time >= start
+            case .basal:
+                let next = log.basalRates.first { $0.start > s.time }
+                // With no rate kept after it, a day back at most: the dose reads a day of history.
+                return next.map { $0.start > start } ?? (s.time >= at.addingTimeInterval(-DoseAdvisor.historySpan))
+            default: return false
+            }
+        }
+        guard let newest = bearing.max(by: { $0.time < $1.time }) else { return nil }
+        return .skippedInsulinRecord(newest, count: bearing.count, durationMinutes: durationMinutes)
+    }
+
     /// The largest effect on glucose (mg/dL, `ISF x` the difference in net insulin on board) that
     /// the settings' basal schedule and the pump's programmed basal in the data may disagree by:
     /// the distance from a 110 mg/dL target to a 70 mg/dL low. A file out of date with the pump by
@@ -173,6 +197,26 @@ extension PatientLog {
         log.exercise = exercise.filter { keep($0.time) }
         log.weights = weights.filter { keep($0.time) }
         log.heartRate = heartRate.filter { keep($0.time) }
+        log.skippedInsulin = skippedInsulin.filter { keep($0.time) }
         return log
+    }
+}
+
+extension PatientLog {
+    /// Whether a kept record of `skipped`'s kind is within `ImportLimits.duplicateWindow` of its
+    /// time: the record was read after all (a corrected file imported again, or the export wrote
+    /// the dose twice and one copy was readable), so it is not missing.
+    public func holdsRecord(like skipped: SkippedInsulin) -> Bool {
+        let window = ImportLimits.duplicateWindow
+        func near(_ times: some Collection<Date>) -> Bool {
+            times.contains { abs($0.timeIntervalSince(skipped.time)) <= window }
+        }
+        switch skipped.kind {
+        case .bolus: return near(boluses.lazy.map(\.time))
+        case .basal: return near(basalRates.lazy.map(\.start))
+        case .temporaryBasal: return near(temporaryBasals.lazy.map(\.start))
+        case .basalInjection: return near(basalInjections.lazy.map(\.time))
+        default: return false
+        }
     }
 }

@@ -114,13 +114,20 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 }
             } else if row.equals(c.eventType, "Insulin") {
                 let fast = row.equals(c.subtype, "Fast-Acting")
+                let mark = b.skipMark
+                // A dose of unknown subtype counts as a bolus: the insulin on board around it is unknown.
+                let skipped = { (b: inout PatientLogBuilder) in
+                    b.noteSkippedInsulin(fast || !row.equals(c.subtype, "Long-Acting") ? .bolus : .basalInjection, time: time,
+                                         since: mark, amounts: [row.text(c.insulin)], at: b.location(number, "Insulin Value (u)"))
+                }
                 guard fast || row.equals(c.subtype, "Long-Acting") else {
                     b.skip("unknown insulin subtype", line: number, field: "Event Subtype",
                            "'\(row.text(c.subtype).prefix(40))' is not an insulin subtype; expected Fast-Acting or Long-Acting")
+                    skipped(&b)
                     continue
                 }
                 guard let u = b.value(row.number(c.insulin), text: row.text(c.insulin), in: ImportLimits.doseUnits, unit: "U",
-                                      reason: "insulin out of range", line: number, field: "Insulin Value (u)") else { continue }
+                                      reason: "insulin out of range", line: number, field: "Insulin Value (u)") else { skipped(&b); continue }
                 if fast {
                     b.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), line: number, field: Self.timestampField)
                 } else {

@@ -16,6 +16,10 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
     /// copies of a kept row, another patient's rows the patient option leaves out), by reason.
     /// Nil when there were none, and in summaries stored before it was counted.
     public var skippedQuietly: [String: Int]?
+    /// Of the skipped rows, the insulin records with a readable time (`SkippedInsulin`), every one
+    /// (the warnings stop at the first 100 of a reason; a dose near any of these is refused). Nil
+    /// when there were none, and in summaries stored before they were kept.
+    public var skippedInsulin: [SkippedInsulin]?
 
     public init(file: String) { self.file = file }
 
@@ -55,6 +59,7 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
         if let more = other.skippedQuietly {
             skippedQuietly = (skippedQuietly ?? [:]).merging(more, uniquingKeysWith: +)
         }
+        if let more = other.skippedInsulin { skippedInsulin = (skippedInsulin ?? []) + more }
         issues += other.issues
     }
 

@@ -156,6 +156,7 @@ public struct LibreViewImporter: PatientDataImporter {
             return b.value(row.number(i), text: row.text(i), in: range, unit: unit,
                            reason: "value out of range", line: line, field: c.names[i])
         }
+        var mark = b.skipMark
         if let u = amount(c.rapid, ImportLimits.doseUnits, "U", &b) {
             b.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), at: at)
         } else if row.isEmpty(c.rapid) {
@@ -165,11 +166,19 @@ public struct LibreViewImporter: PatientDataImporter {
             let total = parts.reduce(0, +)
             if !parts.isEmpty, ImportLimits.doseUnits.contains(total) {
                 b.add(Bolus(time: time, dose: InsulinUnits(total), kind: .rapid), at: at)
+            } else if total > ImportLimits.doseUnits.upperBound {
+                b.skip("value out of range", line: line, field: "Meal Insulin (units)",
+                       "the bolus's parts add up to \(PatientLogBuilder.format(total)) U, outside the plausible range 0.001...100 for one bolus; skipped")
             }
         }
+        b.noteSkippedInsulin(.bolus, time: time, since: mark, amounts: [row.isEmpty(c.rapid) ? nil : row.text(c.rapid)],
+                             at: b.location(line, row.isEmpty(c.rapid) ? "Meal Insulin (units)" : "Rapid-Acting Insulin (units)"))
+        mark = b.skipMark
         if let u = amount(c.long, ImportLimits.doseUnits, "U", &b) {
             b.add(BasalInjection(time: time, dose: InsulinUnits(u)), at: at)
         }
+        b.noteSkippedInsulin(.basalInjection, time: time, since: mark, amounts: [row.isEmpty(c.long) ? nil : row.text(c.long)],
+                             at: b.location(line, "Long-Acting Insulin (units)"))
         if let g = amount(c.carbGrams, ImportLimits.carbGrams, "g", &b) {
             b.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), at: at)
         } else if row.isEmpty(c.carbGrams), let r = amount(c.carbServings, ImportLimits.carbRations, "servings", &b) {

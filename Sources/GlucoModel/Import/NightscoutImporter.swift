@@ -123,6 +123,8 @@ public struct NightscoutImporter: PatientDataImporter {
         guard let t = time(r, msKeys: Self.treatmentMsKeys, isoKeys: Self.treatmentIsoKeys, line: line, &b),
               b.acceptTime(t, line: line, field: "created_at") else { return }
         if type == "Temp Basal" {
+            let mark = b.skipMark
+            defer { b.noteSkippedInsulin(.temporaryBasal, time: t, since: mark, at: b.location(line, "absolute")) }
             guard let d = r["duration"]?.numeric, ImportLimits.durationMinutes.contains(d) else {
                 b.skip("temp basal without duration", line: line, field: "duration",
                        "Temp Basal has duration \(r["duration"]?.brief ?? "missing"); expected minutes, 0-10080")
@@ -147,7 +149,9 @@ public struct NightscoutImporter: PatientDataImporter {
             }
             return
         }
+        let mark = b.skipMark
         let insulin = amount(r, "insulin", ImportLimits.doseUnits, "U", line: line, &b)
+        b.noteSkippedInsulin(.bolus, time: t, since: mark, at: b.location(line, "insulin"))
         let carbs = amount(r, "carbs", ImportLimits.carbGrams, "g", line: line, &b)
         if let insulin {
             var bolus = Bolus(time: t, dose: InsulinUnits(insulin), kind: .rapid, carbInput: carbs.map { Carbohydrate(grams: $0) })

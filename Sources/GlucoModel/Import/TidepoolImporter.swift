@@ -77,8 +77,16 @@ public struct TidepoolImporter: PatientDataImporter {
             if let g = b.glucose(n, text: n == nil ? v?.text : "", unit: unit, line: line, field: "value") {
                 b.add(GlucoseReading(time: t, value: g, source: type == "cbg" ? .cgm : .fingerStick), line: line, field: "time")
             }
-        case "bolus": bolus(r, time: t, line: line, &b)
-        case "basal": basal(r, time: t, line: line, &b)
+        case "bolus":
+            let mark = b.skipMark
+            bolus(r, time: t, line: line, &b)
+            b.noteSkippedInsulin(.bolus, time: t, since: mark, amounts: [r["normal"]?.text, r["extended"]?.text],
+                                 at: b.location(line, r["normal"] == nil && r["extended"] != nil ? "extended" : "normal"))
+        case "basal":
+            let mark = b.skipMark
+            basal(r, time: t, line: line, &b)
+            b.noteSkippedInsulin(r["deliveryType"]?.string == "scheduled" ? .basal : .temporaryBasal, time: t, since: mark,
+                                 at: b.location(line, "rate"))
         case "food":
             let net = r["nutrition"]?["carbohydrate"]?["net"]
             if let g = b.value(net?.number, text: net?.text, in: ImportLimits.carbGrams, unit: "g",

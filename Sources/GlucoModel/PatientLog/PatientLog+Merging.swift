@@ -32,6 +32,7 @@ extension PatientLog {
         m.exercise = all(\.exercise)
         m.weights = all(\.weights)
         m.heartRate = all(\.heartRate)
+        m.skippedInsulin = SkippedInsulin.ordered(logs.flatMap(\.skippedInsulin))
         for other in logs.dropFirst() {
             for (k, v) in other.otherRecords { m.otherRecords[k, default: 0] += v }
             if other.insulinKind != .unknown { m.insulinKind = other.insulinKind }

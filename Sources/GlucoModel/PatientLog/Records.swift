@@ -158,6 +158,8 @@ public struct PatientLog: Sendable, Equatable {
     /// counted from a history's start (the settings estimate's 30-minute windows and days) is
     /// counted from the same instant in the window. Nil for a whole log.
     public var historyStart: Date?
+    /// Insulin records the source held that the import skipped (`SkippedInsulin`), in time order.
+    public var skippedInsulin: [SkippedInsulin] = []
 
     public init(patient: PatientID) { self.patient = patient }
 }

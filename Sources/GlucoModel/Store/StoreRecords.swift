@@ -147,10 +147,16 @@ enum StoreRecords {
         }
         let number: Int64 = row["number"]
         log.insulinKind = InsulinKind(rawValue: row["insulin_kind"]) ?? .unknown
-        for row in try Row.fetchAll(db, sql: "SELECT other_records FROM import_runs WHERE patient_id = ?", arguments: [patient.rawValue]) {
+        /// Of a run's summary, the insulin records its file held and the import skipped.
+        struct Skipped: Decodable { var skippedInsulin: [SkippedInsulin]? }
+        var skipped: [SkippedInsulin] = []
+        for row in try Row.fetchAll(db, sql: "SELECT other_records, summary FROM import_runs WHERE patient_id = ? ORDER BY id",
+                                    arguments: [patient.rawValue]) {
             let counts = try JSONDecoder().decode([String: Int].self, from: Data((row["other_records"] as String).utf8))
             log.otherRecords.merge(counts, uniquingKeysWith: +)
+            skipped += try JSONDecoder().decode(Skipped.self, from: Data((row["summary"] as String).utf8)).skippedInsulin ?? []
         }
+        log.skippedInsulin = SkippedInsulin.ordered(skipped)
         // Passes over the patient's rows in key order (time first), each kind's list in (time, seq) order.
         var lists = RecordLists()
         func read(_ sql: String, _ arguments: StatementArguments) throws {

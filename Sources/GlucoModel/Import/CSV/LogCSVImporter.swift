@@ -242,6 +242,8 @@ struct LogCSVState {
             builder.add(GlucoseReading(time: time, value: v, source: source, censoring: censoring, moment: moment,
                                        note: note), at: loc("time"))
         case "bolus":
+            let mark = builder.skipMark
+            defer { builder.noteSkippedInsulin(.bolus, time: time, since: mark, amounts: [value], at: loc("value")) }
             guard requireUnit(["u"], "U") else { return }
             let typeText = optional("type")?.lowercased() ?? "normal"
             let type: BolusType
@@ -263,6 +265,8 @@ struct LogCSVState {
             guard let u = builder.number(value, at: loc("value"), expected: "insulin dose in U", range: ImportLimits.doseUnits) else { return }
             builder.add(Bolus(time: time, end: end, dose: InsulinUnits(u), type: type), at: loc("time"))
         case "basal", "temp_basal":
+            let mark = builder.skipMark
+            defer { builder.noteSkippedInsulin(event == "basal" ? .basal : .temporaryBasal, time: time, since: mark, at: loc("value")) }
             guard requireUnit(["u/h"], "U/h") else { return }
             var end: Date?
             if optional("duration") != nil {
@@ -279,6 +283,8 @@ struct LogCSVState {
                 builder.add(TemporaryBasal(start: time, end: end, rate: rate), at: loc("time"))
             }
         case "basal_injection":
+            let mark = builder.skipMark
+            defer { builder.noteSkippedInsulin(.basalInjection, time: time, since: mark, amounts: [value], at: loc("value")) }
             guard requireUnit(["u"], "U"),
                   let u = builder.number(value, at: loc("value"), expected: "insulin dose in U", range: ImportLimits.doseUnits) else { return }
             builder.add(BasalInjection(time: time, dose: InsulinUnits(u)), at: loc("time"))

@@ -248,16 +248,24 @@ struct MappedCSVReader {
                 patient.builder.add(GlucoseReading(time: time, value: value, source: field == .glucose ? .cgm : .fingerStick,
                                                    censoring: censoring), at: at)
             case .bolus:
+                let mark = patient.builder.skipMark
                 guard let u = patient.builder.number(row.text(i), at: loc, expected: "bolus insulin in U", range: ImportLimits.doseUnits)
-                else { continue }
+                else {
+                    patient.builder.noteSkippedInsulin(.bolus, time: time, since: mark, amounts: [row.text(i)], at: loc)
+                    continue
+                }
                 patient.builder.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), at: at)
             case .carbs:
                 guard let g = patient.builder.number(row.text(i), at: loc, expected: "carbohydrates in g", range: ImportLimits.carbGrams)
                 else { continue }
                 patient.builder.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), at: at)
             case .basal:
+                let mark = patient.builder.skipMark
                 guard let r = patient.builder.number(row.text(i), at: loc, expected: "basal rate in U/h", range: ImportLimits.basalUnitsPerHour)
-                else { continue }
+                else {
+                    patient.builder.noteSkippedInsulin(.basal, time: time, since: mark, at: loc)
+                    continue
+                }
                 if let last = patient.lastBasal, last.rate == r, last.time <= time { continue }
                 patient.lastBasal = (time, r)
                 patient.builder.add(BasalRate(start: time, rate: InsulinRate(unitsPerHour: r)), at: at)

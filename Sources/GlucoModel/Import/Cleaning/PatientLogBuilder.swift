@@ -113,6 +113,24 @@ public struct PatientLogBuilder: Sendable {
 
     public static let cutLastRow = "last row cut short"
 
+    /// The rows skipped so far: taken before an insulin row is read, for `noteSkippedInsulin`.
+    public var skipMark: Int { summary.rowsSkipped }
+
+    /// Keeps an insulin record of `kind` dated `time` as a `SkippedInsulin` when its row was
+    /// skipped since `mark` (`skipMark`, taken before the row was read) and its time is one an
+    /// import keeps (not in the future, not before 1990). `amounts` are the row's amount fields as
+    /// written: when each reads as 0 the record is no dose (a cancelled bolus) and is not kept.
+    /// Call it once the row is read, whichever way it ended (a `defer` does).
+    public mutating func noteSkippedInsulin(_ kind: RecordKind, time: Date, since mark: Int, amounts: [String?] = [],
+                                            at location: SourceLocation) {
+        guard summary.rowsSkipped > mark, time <= options.now, time >= ImportLimits.earliest else { return }
+        let texts = amounts.compactMap { $0 }
+        if !texts.isEmpty, texts.allSatisfy({ NumberText.read(bytes: $0.trimmingSpaces().utf8) == 0 }) { return }
+        var list = summary.skippedInsulin.take() ?? []  // appended in place: a file of bad rows stays linear
+        list.append(SkippedInsulin(kind: kind, time: time, location: location))
+        summary.skippedInsulin = list
+    }
+
     /// Skips a row silently apart from the count (expected rows such as a preamble).
     public mutating func skipQuietly(_ reason: String) { summary.skipQuietly(reason) }
 
@@ -319,6 +337,7 @@ public struct PatientLogBuilder: Sendable {
             var log = PatientLog(patient: patient)
             log.otherRecords = otherRecords
             log.insulinKind = insulinKind
+            log.skippedInsulin = SkippedInsulin.ordered(summary.skippedInsulin ?? [])
             return ImportResult(log: log, summary: summary)
         }
         var summary = self.summary
@@ -341,6 +360,7 @@ public struct PatientLogBuilder: Sendable {
         log.heartRate = take(heartRate)
         log.otherRecords = otherRecords
         log.insulinKind = insulinKind
+        log.skippedInsulin = SkippedInsulin.ordered(summary.skippedInsulin ?? [])
         summary.recordsKept = log.recordCount
         return ImportResult(log: log, summary: summary, sourceLines: lines)
     }

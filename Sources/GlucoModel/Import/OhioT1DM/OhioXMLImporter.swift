@@ -194,12 +194,17 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
             builder.add(GlucoseReading(time: t, value: v, source: section == "finger_stick" ? .fingerStick : .cgm,
                                        censoring: censoring), at: loc("ts"))
         case "basal":
-            guard let t = time("ts"),
-                  let r = builder.number(a["value"], at: loc("value"), expected: "basal rate in U/h",
+            guard let t = time("ts") else { return }
+            let mark = builder.skipMark
+            defer { builder.noteSkippedInsulin(.basal, time: t, since: mark, at: loc("value")) }
+            guard let r = builder.number(a["value"], at: loc("value"), expected: "basal rate in U/h",
                                          range: ImportLimits.basalUnitsPerHour) else { return }
             builder.add(BasalRate(start: t, rate: InsulinRate(unitsPerHour: r)), at: loc("ts"))
         case "temp_basal":
-            guard let start = time("ts_begin"), let end = time("ts_end"),
+            guard let start = time("ts_begin") else { return }
+            let mark = builder.skipMark
+            defer { builder.noteSkippedInsulin(.temporaryBasal, time: start, since: mark, at: loc("value")) }
+            guard let end = time("ts_end"),
                   let r = builder.number(a["value"], at: loc("value"), expected: "temporary basal rate in U/h (0 = suspended)",
                                          range: ImportLimits.basalUnitsPerHour) else { return }
             guard end >= start else {
@@ -233,7 +238,10 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
     func readBolus(_ a: [String: String], line: Int, time: (String) -> Date?) {
         let file = self.file
         let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
-        guard let start = time("ts_begin"), let end = time("ts_end"),
+        guard let start = time("ts_begin") else { return }
+        let mark = builder.skipMark
+        defer { builder.noteSkippedInsulin(.bolus, time: start, since: mark, amounts: [a["dose"]], at: loc("dose")) }
+        guard let end = time("ts_end"),
               let dose = builder.number(a["dose"], at: loc("dose"), expected: "insulin dose in U", range: ImportLimits.doseUnits)
         else { return }
         let typeText = (a["type"] ?? "normal").lowercased()

@@ -1,0 +1,26 @@
+import Foundation
+
+/// An insulin record the source held at a known time that the import skipped: its amount was not
+/// a number, out of range (a 1000 U or -3 U bolus), or another of its fields could not be read.
+/// The insulin was most likely given, in an amount nobody knows, so the insulin on board around
+/// it is unknown: a dose near it is refused (`DoseGuards.skippedInsulinRefusal`). A record of
+/// 0 U (a cancelled bolus) is no dose and is not one of these.
+public struct SkippedInsulin: Hashable, Sendable, Codable {
+    /// `.bolus`, `.basal`, `.temporaryBasal` or `.basalInjection`.
+    public var kind: RecordKind
+    public var time: Date
+    /// Where the record was read (the field that failed, when one did).
+    public var location: SourceLocation
+
+    public init(kind: RecordKind, time: Date, location: SourceLocation) {
+        self.kind = kind; self.time = time; self.location = location
+    }
+}
+
+extension SkippedInsulin {
+    /// `records` in time order, one per kind and source place.
+    static func ordered(_ records: [SkippedInsulin]) -> [SkippedInsulin] {
+        var seen = Set<SkippedInsulin>()
+        return records.filter { seen.insert($0).inserted }.sorted { $0.time < $1.time }
+    }
+}

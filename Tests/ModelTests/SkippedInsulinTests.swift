@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// An insulin record the import skips (a 1000 U, -3 U or unreadable bolus, a 75 U/h basal) is kept
+/// as a `SkippedInsulin` by every importer and by the store, and a dose within the insulin's action
+/// after it is refused (`skipped_insulin_record`). Before, the record was a warning at import and
+/// the dose was computed on the rest of the data as if no insulin had been given then.
+@Suite struct SkippedInsulinTests {
+    static let utc = ExportFixtures.utc
+
+    /// Writes `text` to `name` in a new temporary folder.
+    static func file(_ text: String, name: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skipped-insulin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    static func importText(_ text: String, name: String, _ importer: any PatientDataImporter,
+                           options: ImportOptions = ExportFixtures.options("UTC")) throws -> ImportResult {
+        let url = try file(text, name: name)
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        return try importer.importFile(at: url, options: options)
+    }
+
+    /// What each test file holds, in its own format: glucose, a 1 U bolus at 08:00 (kept), an
+    /// unreadable or implausible bolus at 09:00 on `line` (skipped and kept as skipped), and a 0 U
+    /// bolus at 10:00 where the format writes one (a cancelled bolus: skipped, not insulin given).
+    static func expectOneSkippedBolus(_ r: ImportResult, day: String = "2026-01-05", line: Int, field: String,
+                                      sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(r.log.boluses.map(\.dose.units) == [1], sourceLocation: sourceLocation)
+        #expect(r.log.skippedInsulin.map(\.kind) == [.bolus], sourceLocation: sourceLocation)
+        #expect(r.log.skippedInsulin.map(\.time) == [utc("\(day)T09:00:00Z")], sourceLocation: sourceLocation)
+        #expect(r.log.skippedInsulin.first?.location.line == line, sourceLocation: sourceLocation)
+        #expect(r.log.skippedInsulin.first?.location.field == field, sourceLocation: sourceLocation)
+        #expect(r.summary.skippedInsulin == r.log.skippedInsulin, sourceLocation: sourceLocation)
+    }
+
+    @Test func theGlucoModelCSVKeepsSkippedBolusesAndBasalsButNotCancelledOnes() throws {
+        let csv = """
+        patient,time,event,value,unit
+        p0,2026-01-05T08:00:00Z,glucose,120,mg/dL
+        p0,2026-01-05T08:05:00Z,glucose,125,mg/dL
+        p0,2026-01-05T08:10:00Z,glucose,130,mg/dL
+        p0,2026-01-05T08:00:00Z,bolus,1,U
+        p0,2026-01-05T09:00:00Z,bolus,1000,U
+        p0,2026-01-05T10:00:00Z,bolus,0,U
+        p0,2026-01-05T10:30:00Z,basal,75,U/h
+        p0,2026-01-05T11:00:00Z,temp_basal,0.5,U/h
+        p0,2026-01-05T11:30:00Z,bolus,two,U
+        p0,2030-01-05T11:30:00Z,bolus,500,U
+        """
+        let r = try Self.importText(csv, name: "p0.csv", LogCSVImporter())
+        #expect(r.log.boluses.map(\.dose.units) == [1])
+        // 1000 U (line 6), 75 U/h (line 8), a temp basal without its duration (line 9), 'two' (line 10);
+        // not the 0 U bolus (line 7) nor the bolus dated after the import (line 11: its time is not one).
+        #expect(r.log.skippedInsulin.map(\.kind) == [.bolus, .basal, .temporaryBasal, .bolus])
+        #expect(r.log.skippedInsulin.map(\.location.line) == [6, 8, 9, 10])
+        #expect(r.log.skippedInsulin.map(\.time) == ["09:00", "10:30", "11:00", "11:30"].map { Self.utc("2026-01-05T\($0):00Z") })
+        // 1000 U, 0 U, 75 U/h and the future 500 U (its amount is checked before its time).
+        #expect(r.summary.skipped == ["out of range": 4, "not a number": 1, "missing field": 1])
+    }
+
+    @Test func ohioXML() throws {
+        let xml = """
+        <patient id="p0" weight="70" insulin_type="rapid-acting">
+        <glucose_level>
+        <event ts="05-01-2026 08:00:00" value="120"/>
+        <event ts="05-01-2026 08:05:00" value="125"/>
+        <event ts="05-01-2026 08:10:00" value="130"/>
+        </glucose_level>
+        <bolus>
+        <event ts_begin="05-01-2026 08:00:00" ts_end="05-01-2026 08:00:00" type="normal" dose="1"/>
+        <event ts_begin="05-01-2026 09:00:00" ts_end="05-01-2026 09:00:00" type="normal" dose="-3"/>
+        <event ts_begin="05-01-2026 10:00:00" ts_end="05-01-2026 10:00:00" type="normal" dose="0"/>
+        </bolus>
+        </patient>
+        """
+        Self.expectOneSkippedBolus(try Self.importText(xml, name: "p0.xml", OhioXMLImporter()), line: 9, field: "dose")
+    }
+
+    @Test func dexcomClarity() throws {
+        let header = "Index,Timestamp (YYYY-MM-DDThh:mm:ss),Event Type,Event Subtype,Patient Info,Device Info,Source Device ID,"
+            + "Glucose Value (mg/dL),Insulin Value (u),Carb Value (grams)"
+        let rows = ["1,2026-01-05T08:00:00,EGV,,,,G6,120,,", "2,2026-01-05T08:05:00,EGV,,,,G6,125,,",
+                    "3,2026-01-05T08:10:00,EGV,,,,G6,130,,", "4,2026-01-05T08:00:00,Insulin,Fast-Acting,,,,,1,",
+                    "5,2026-01-05T09:00:00,Insulin,Fast-Acting,,,,,abc,", "6,2026-01-05T10:00:00,Insulin,Fast-Acting,,,,,0,"]
+        let r = try Self.importText(([header] + rows).joined(separator: "\n") + "\n", name: "p0.csv", DexcomClarityImporter())
+        Self.expectOneSkippedBolus(r, line: 6, field: "Insulin Value (u)")
+    }
+
+    @Test func libreView() throws {
+        let names = ["Device", "Serial Number", "Device Timestamp", "Record Type", "Historic Glucose mg/dL", "Scan Glucose mg/dL",
+                     "Non-numeric Rapid-Acting Insulin", "Rapid-Acting Insulin (units)", "Non-numeric Food", "Carbohydrates (grams)",
+                     "Carbohydrates (servings)", "Non-numeric Long-Acting Insulin", "Long-Acting Insulin (units)", "Notes",
+                     "Strip Glucose mg/dL", "Ketone mmol/L", "Meal Insulin (units)", "Correction Insulin (units)",
+                     "User Change Insulin (units)"]
+        func row(_ time: String, _ type: Int, _ cells: [String: String]) -> String {
+            var fields = Array(repeating: "", count: names.count)
+            fields[0] = "FreeStyle LibreLink"; fields[1] = "X1"; fields[2] = "01-15-2026 \(time)"; fields[3] = String(type)
+            for (name, value) in cells { fields[names.firstIndex(of: name)!] = value }
+            return fields.joined(separator: ",")
+        }
+        let lines = ["Glucose Data,Generated on,01-20-2026 10:15 AM UTC,Generated by,x", names.joined(separator: ","),
+                     row("08:00 AM", 0, ["Historic Glucose mg/dL": "120"]), row("08:15 AM", 0, ["Historic Glucose mg/dL": "125"]),
+                     row("08:30 AM", 0, ["Historic Glucose mg/dL": "130"]),
+                     row("08:00 AM", 4, ["Rapid-Acting Insulin (units)": "1"]),
+                     row("09:00 AM", 4, ["Rapid-Acting Insulin (units)": "150"]),
+                     row("10:00 AM", 4, ["Rapid-Acting Insulin (units)": "0"]),
+                     // Parts that add up to more than one bolus can be (80 + 30 U): before, dropped without a word.
+                     row("11:00 AM", 4, ["Meal Insulin (units)": "80", "Correction Insulin (units)": "30"])]
+        let r = try Self.importText(lines.joined(separator: "\n") + "\n", name: "p0.csv", LibreViewImporter(),
+                                    options: ExportFixtures.options("UTC", order: .monthDayYear))
+        #expect(r.log.boluses.map(\.dose.units) == [1])
+        #expect(r.log.skippedInsulin.map(\.time) == [Self.utc("2026-01-15T09:00:00Z"), Self.utc("2026-01-15T11:00:00Z")])
+        #expect(r.log.skippedInsulin.map(\.location.line) == [7, 9])
+        #expect(r.log.skippedInsulin.map(\.location.field) == ["Rapid-Acting Insulin (units)", "Meal Insulin (units)"])
+        #expect(r.summary.issues.contains { $0.message.hasPrefix("the bolus's parts add up to 110 U, outside the plausible range") })
+    }
+
+    @Test func nightscout() throws {
+        let ms = { (t: String) in Int(Self.utc("2026-01-05T\(t):00Z").timeIntervalSince1970 * 1000) }
+        let json = """
+        {"entries": [
+          {"type": "sgv", "sgv": 120, "date": \(ms("08:00"))},
+          {"type": "sgv", "sgv": 125, "date": \(ms("08:05"))},
+          {"type": "sgv", "sgv": 130, "date": \(ms("08:10"))}
+         ],
+         "treatments": [
+          {"eventType": "Correction Bolus", "created_at": "2026-01-05T08:00:00Z", "insulin": 1},
+          {"eventType": "Correction Bolus", "created_at": "2026-01-05T09:00:00Z", "insulin": "lots"},
+          {"eventType": "Correction Bolus", "created_at": "2026-01-05T10:00:00Z", "insulin": 0}
+         ]
+        }
+        """
+        Self.expectOneSkippedBolus(try Self.importText(json, name: "p0.json", NightscoutImporter()), line: 8, field: "insulin")
+    }
+
+    @Test func tidepool() throws {
+        let json = """
+        [
+        {"type": "cbg", "units": "mg/dL", "value": 120, "time": "2026-01-05T08:00:00.000Z"},
+        {"type": "cbg", "units": "mg/dL", "value": 125, "time": "2026-01-05T08:05:00.000Z"},
+        {"type": "cbg", "units": "mg/dL", "value": 130, "time": "2026-01-05T08:10:00.000Z"},
+        {"type": "bolus", "subType": "normal", "normal": 1, "time": "2026-01-05T08:00:00.000Z"},
+        {"type": "bolus", "subType": "normal", "normal": 1000, "time": "2026-01-05T09:00:00.000Z"},
+        {"type": "bolus", "subType": "dual/square", "normal": 0, "extended": 0, "duration": 3600000, "time": "2026-01-05T10:00:00.000Z"}
+        ]
+        """
+        Self.expectOneSkippedBolus(try Self.importText(json, name: "p0.json", TidepoolImporter()), line: 6, field: "normal")
+    }
+
+    @Test func mappedCSV() throws {
+        let csv = """
+        date,id,CGM,insulin,carbs
+        2026-01-05T08:00:00Z,p0,120,1,
+        2026-01-05T08:05:00Z,p0,125,,
+        2026-01-05T08:10:00Z,p0,130,,
+        2026-01-05T09:00:00Z,p0,131,-3,
+        2026-01-05T10:00:00Z,p0,132,0,
+        """
+        var options = ExportFixtures.options("UTC")
+        options.columns = ImportMappedCSVTests.mapping
+        Self.expectOneSkippedBolus(try Self.importText(csv, name: "p0.csv", MappedCSVImporter(), options: options), line: 5, field: "insulin")
+    }
+
+    /// The store keeps them with the import's summary and gives them back with the log; a
+    /// corrected file imported later holds the record, and the dose guard no longer counts it.
+    @Test func theStoreKeepsThemAndACorrectedFileSettlesThem() throws {
+        let rows = { (bolus: String) in
+            "patient,time,event,value,unit\n" + (0..<3).map { "p0,2026-01-05T08:0\($0 * 5):00Z,glucose,12\($0),mg/dL\n" }.joined()
+                + "p0,2026-01-05T08:00:00Z,bolus,1,U\np0,2026-01-05T09:00:00Z,bolus,\(bolus),U\n"
+        }
+        let bad = try Self.file(rows("1000"), name: "p0.csv")
+        let dir = bad.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
+        _ = try store.importFile(bad, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+        let p0 = try PatientID("p0")
+        let log = try store.log(for: p0)
+        #expect(log.skippedInsulin.map(\.time) == [Self.utc("2026-01-05T09:00:00Z")])
+        #expect(log.skippedInsulin.first?.location.line == 6)
+        let at = Self.utc("2026-01-05T10:00:00Z")
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360)?.code == "skipped_insulin_record")
+        // The window read for a dose keeps them too.
+        #expect(try store.log(for: p0, since: at.addingTimeInterval(-3600)).skippedInsulin == log.skippedInsulin)
+
+        let fixed = dir.appendingPathComponent("p0-fixed.csv")
+        try Data(rows("10").utf8).write(to: fixed)
+        _ = try store.importFile(fixed, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+        let after = try store.log(for: p0)
+        #expect(after.boluses.map(\.dose.units) == [1, 10])
+        #expect(DoseGuards.skippedInsulinRefusal(after, at: at, durationMinutes: 360) == nil)
+    }
+
+    /// Which skipped records bear on a dose: worked out from the rule's words for a 360-minute insulin.
+    @Test func theGuardLooksAtTheInsulinsActionAndTheBasalRateInForce() {
+        let at = DoseFixture.at(90)  // 11:30
+        var log = DoseFixture.flatLog()
+        func skipped(_ kind: RecordKind, _ minutes: Double) -> SkippedInsulin {
+            SkippedInsulin(kind: kind, time: DoseFixture.at(minutes), location: SourceLocation(file: "p.csv", line: 7, field: "value"))
+        }
+        // A bolus 6 h before (the action's first instant) counts; 6 h and a minute before, not.
+        log.skippedInsulin = [skipped(.bolus, 90 - 360)]
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) != nil)
+        log.skippedInsulin = [skipped(.bolus, 89 - 360)]
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) == nil)
+        // After the moment: not yet in the history.
+        log.skippedInsulin = [skipped(.bolus, 91)]
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) == nil)
+        // A basal injection: not in net insulin on board.
+        log.skippedInsulin = [skipped(.basalInjection, 60)]
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) == nil)
+        // A basal rate 10 h before: in force through the action unless a kept rate replaced it before the action began.
+        log.skippedInsulin = [skipped(.basal, -510)]
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) != nil)
+        log.basalRates = [BasalRate(start: DoseFixture.at(-400), rate: InsulinRate(unitsPerHour: 1))]
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) == nil)
+        log.basalRates = [BasalRate(start: DoseFixture.at(-200), rate: InsulinRate(unitsPerHour: 1))]
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) != nil)
+        // With no rate after it, a day back at most.
+        log.basalRates = []
+        log.skippedInsulin = [skipped(.basal, 90 - 24 * 60 - 1)]
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) == nil)
+        // The newest of several is named, and the others counted.
+        log.skippedInsulin = [skipped(.bolus, 0), skipped(.temporaryBasal, 30)]
+        guard case let .skippedInsulinRecord(newest, count, _)? = DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) else {
+            Issue.record("expected a refusal"); return
+        }
+        #expect(newest.kind == .temporaryBasal && count == 2)
+    }
+
+    /// The dose itself: refused with the record's time and place, where it was 3 U before.
+    @Test func aDoseAfterASkippedBolusIsRefusedWithItsPlace() {
+        var log = DoseFixture.flatLog(glucose: 180)
+        let at = DoseFixture.at(90)
+        let before = DoseAdvisor.suggest(log: log, carbs: 30, at: at, settings: DoseFixture.settings(), models: nil, method: .formula)
+        // 30 g / 10 + (180 - 110) / 35 = 3 + 2 = 5 U, on a bolus long absorbed.
+        #expect(before.decision.units == 5)
+        log.skippedInsulin = [SkippedInsulin(kind: .bolus, time: DoseFixture.at(30),
+                                             location: SourceLocation(file: "p.csv", line: 12, field: "value"))]
+        let s = DoseAdvisor.suggest(log: log, carbs: 30, at: at, settings: DoseFixture.settings(), models: nil, method: .formula)
+        #expect(s.decision.units == nil)
+        #expect(s.reasons.map(\.code) == ["skipped_insulin_record"])
+        #expect(s.report.contains("a bolus at 2026-01-05T10:30:00Z (p.csv:12 [value]) was skipped at import"), "\(s.report)")
+    }
+}
