@@ -27,14 +27,21 @@ import Testing
 
     /// What each test file holds, in its own format: glucose, a 1 U bolus at 08:00 (kept), an
     /// unreadable or implausible bolus at 09:00 on `line` (skipped and kept as skipped), and a 0 U
-    /// bolus at 10:00 where the format writes one (a cancelled bolus: skipped, not insulin given).
-    static func expectOneSkippedBolus(_ r: ImportResult, day: String = "2026-01-05", line: Int, field: String,
+    /// bolus at 10:00 where the format writes one (a cancelled bolus: skipped, not insulin given),
+    /// and a 2 U bolus dated 20 minutes after the import's time (`ExportFixtures.now`).
+    static func expectOneSkippedBolus(_ r: ImportResult, day: String = "2026-01-05", line: Int, field: String, futureRows: Int = 1,
                                       sourceLocation: Testing.SourceLocation = #_sourceLocation) {
         #expect(r.log.boluses.map(\.dose.units) == [1], sourceLocation: sourceLocation)
-        #expect(r.log.skippedInsulin.map(\.kind) == [.bolus], sourceLocation: sourceLocation)
-        #expect(r.log.skippedInsulin.map(\.time) == [utc("\(day)T09:00:00Z")], sourceLocation: sourceLocation)
-        #expect(r.log.skippedInsulin.first?.location.line == line, sourceLocation: sourceLocation)
-        #expect(r.log.skippedInsulin.first?.location.field == field, sourceLocation: sourceLocation)
+        let read = r.log.skippedInsulin.filter { !$0.datedAfterImport }
+        #expect(read.map(\.kind) == [.bolus], sourceLocation: sourceLocation)
+        #expect(read.map(\.time) == [utc("\(day)T09:00:00Z")], sourceLocation: sourceLocation)
+        #expect(read.first?.location.line == line, sourceLocation: sourceLocation)
+        #expect(read.first?.location.field == field, sourceLocation: sourceLocation)
+        // The last insulin row is dated 20 minutes after the import's time (a clock running ahead).
+        let ahead = r.log.skippedInsulin.filter(\.datedAfterImport)
+        #expect(ahead.map(\.kind) == [.bolus] && ahead.map(\.time) == [ExportFixtures.now.addingTimeInterval(1200)],
+                "\(ahead)", sourceLocation: sourceLocation)
+        #expect(r.summary.skipped["future-dated"] == futureRows, sourceLocation: sourceLocation)
         #expect(r.summary.skippedInsulin == r.log.skippedInsulin, sourceLocation: sourceLocation)
     }
 
@@ -51,16 +58,20 @@ import Testing
         p0,2026-01-05T11:00:00Z,temp_basal,0.5,U/h
         p0,2026-01-05T11:30:00Z,bolus,two,U
         p0,2030-01-05T11:30:00Z,bolus,500,U
+        p0,2027-01-01T00:20:00Z,bolus,2,U
+        p0,2027-01-01T00:20:00Z,glucose,140,mg/dL
         """
         let r = try Self.importText(csv, name: "p0.csv", LogCSVImporter())
         #expect(r.log.boluses.map(\.dose.units) == [1])
         // 1000 U (line 6), 75 U/h (line 8), a temp basal without its duration (line 9), 'two' (line 10);
-        // not the 0 U bolus (line 7) nor the bolus dated after the import (line 11: its time is not one).
-        #expect(r.log.skippedInsulin.map(\.kind) == [.bolus, .basal, .temporaryBasal, .bolus])
-        #expect(r.log.skippedInsulin.map(\.location.line) == [6, 8, 9, 10])
-        #expect(r.log.skippedInsulin.map(\.time) == ["09:00", "10:30", "11:00", "11:30"].map { Self.utc("2026-01-05T\($0):00Z") })
-        // 1000 U, 0 U, 75 U/h and the future 500 U (its amount is checked before its time).
-        #expect(r.summary.skipped == ["out of range": 4, "not a number": 1, "missing field": 1])
+        // not the 0 U bolus (line 7) nor the 500 U of 2030 (line 11: its amount is read before its time);
+        // the 2 U bolus 20 minutes after the import's time (line 12), as dated after it; not the glucose beside it.
+        #expect(r.log.skippedInsulin.map(\.kind) == [.bolus, .basal, .temporaryBasal, .bolus, .bolus])
+        #expect(r.log.skippedInsulin.map(\.location.line) == [6, 8, 9, 10, 12])
+        #expect(r.log.skippedInsulin.map(\.time) == ["09:00", "10:30", "11:00", "11:30"].map { Self.utc("2026-01-05T\($0):00Z") }
+                + [Self.utc("2027-01-01T00:20:00Z")])
+        #expect(r.log.skippedInsulin.map(\.datedAfterImport) == [false, false, false, false, true])
+        #expect(r.summary.skipped == ["out of range": 4, "not a number": 1, "missing field": 1, "future-dated": 2])
     }
 
     @Test func ohioXML() throws {
@@ -75,6 +86,7 @@ import Testing
         <event ts_begin="05-01-2026 08:00:00" ts_end="05-01-2026 08:00:00" type="normal" dose="1"/>
         <event ts_begin="05-01-2026 09:00:00" ts_end="05-01-2026 09:00:00" type="normal" dose="-3"/>
         <event ts_begin="05-01-2026 10:00:00" ts_end="05-01-2026 10:00:00" type="normal" dose="0"/>
+        <event ts_begin="01-01-2027 00:20:00" ts_end="01-01-2027 00:20:00" type="normal" dose="2"/>
         </bolus>
         </patient>
         """
@@ -86,9 +98,11 @@ import Testing
             + "Glucose Value (mg/dL),Insulin Value (u),Carb Value (grams)"
         let rows = ["1,2026-01-05T08:00:00,EGV,,,,G6,120,,", "2,2026-01-05T08:05:00,EGV,,,,G6,125,,",
                     "3,2026-01-05T08:10:00,EGV,,,,G6,130,,", "4,2026-01-05T08:00:00,Insulin,Fast-Acting,,,,,1,",
-                    "5,2026-01-05T09:00:00,Insulin,Fast-Acting,,,,,abc,", "6,2026-01-05T10:00:00,Insulin,Fast-Acting,,,,,0,"]
+                    "5,2026-01-05T09:00:00,Insulin,Fast-Acting,,,,,abc,", "6,2026-01-05T10:00:00,Insulin,Fast-Acting,,,,,0,",
+                    "7,2027-01-01T00:20:00,Insulin,Fast-Acting,,,,,2,", "8,2027-01-01T00:20:00,Insulin,Fast-Acting,,,,,0,"]
         let r = try Self.importText(([header] + rows).joined(separator: "\n") + "\n", name: "p0.csv", DexcomClarityImporter())
-        Self.expectOneSkippedBolus(r, line: 6, field: "Insulin Value (u)")
+        // Row 8, a 0 U dose dated ahead, is skipped and not kept as insulin.
+        Self.expectOneSkippedBolus(r, line: 6, field: "Insulin Value (u)", futureRows: 2)
     }
 
     @Test func libreView() throws {
@@ -110,13 +124,16 @@ import Testing
                      row("09:00 AM", 4, ["Rapid-Acting Insulin (units)": "150"]),
                      row("10:00 AM", 4, ["Rapid-Acting Insulin (units)": "0"]),
                      // Parts that add up to more than one bolus can be (80 + 30 U): before, dropped without a word.
-                     row("11:00 AM", 4, ["Meal Insulin (units)": "80", "Correction Insulin (units)": "30"])]
+                     row("11:00 AM", 4, ["Meal Insulin (units)": "80", "Correction Insulin (units)": "30"]),
+                     row("12:20 AM", 4, ["Rapid-Acting Insulin (units)": "2"]).replacingOccurrences(of: "01-15-2026", with: "01-01-2027")]
         let r = try Self.importText(lines.joined(separator: "\n") + "\n", name: "p0.csv", LibreViewImporter(),
                                     options: ExportFixtures.options("UTC", order: .monthDayYear))
         #expect(r.log.boluses.map(\.dose.units) == [1])
-        #expect(r.log.skippedInsulin.map(\.time) == [Self.utc("2026-01-15T09:00:00Z"), Self.utc("2026-01-15T11:00:00Z")])
-        #expect(r.log.skippedInsulin.map(\.location.line) == [7, 9])
-        #expect(r.log.skippedInsulin.map(\.location.field) == ["Rapid-Acting Insulin (units)", "Meal Insulin (units)"])
+        #expect(r.log.skippedInsulin.map(\.time) == [Self.utc("2026-01-15T09:00:00Z"), Self.utc("2026-01-15T11:00:00Z"),
+                                                       Self.utc("2027-01-01T00:20:00Z")])
+        #expect(r.log.skippedInsulin.map(\.location.line) == [7, 9, 10])
+        #expect(r.log.skippedInsulin.map(\.location.field) == ["Rapid-Acting Insulin (units)", "Meal Insulin (units)", "Device Timestamp"])
+        #expect(r.log.skippedInsulin.map(\.datedAfterImport) == [false, false, true])
         #expect(r.summary.issues.contains { $0.message.hasPrefix("the bolus's parts add up to 110 U, outside the plausible range") })
     }
 
@@ -131,7 +148,8 @@ import Testing
          "treatments": [
           {"eventType": "Correction Bolus", "created_at": "2026-01-05T08:00:00Z", "insulin": 1},
           {"eventType": "Correction Bolus", "created_at": "2026-01-05T09:00:00Z", "insulin": "lots"},
-          {"eventType": "Correction Bolus", "created_at": "2026-01-05T10:00:00Z", "insulin": 0}
+          {"eventType": "Correction Bolus", "created_at": "2026-01-05T10:00:00Z", "insulin": 0},
+          {"eventType": "Correction Bolus", "created_at": "2027-01-01T00:20:00Z", "insulin": 2}
          ]
         }
         """
@@ -146,7 +164,8 @@ import Testing
         {"type": "cbg", "units": "mg/dL", "value": 130, "time": "2026-01-05T08:10:00.000Z"},
         {"type": "bolus", "subType": "normal", "normal": 1, "time": "2026-01-05T08:00:00.000Z"},
         {"type": "bolus", "subType": "normal", "normal": 1000, "time": "2026-01-05T09:00:00.000Z"},
-        {"type": "bolus", "subType": "dual/square", "normal": 0, "extended": 0, "duration": 3600000, "time": "2026-01-05T10:00:00.000Z"}
+        {"type": "bolus", "subType": "dual/square", "normal": 0, "extended": 0, "duration": 3600000, "time": "2026-01-05T10:00:00.000Z"},
+        {"type": "bolus", "subType": "normal", "normal": 2, "time": "2027-01-01T00:20:00.000Z"}
         ]
         """
         Self.expectOneSkippedBolus(try Self.importText(json, name: "p0.json", TidepoolImporter()), line: 6, field: "normal")
@@ -160,6 +179,7 @@ import Testing
         2026-01-05T08:10:00Z,p0,130,,
         2026-01-05T09:00:00Z,p0,131,-3,
         2026-01-05T10:00:00Z,p0,132,0,
+        2027-01-01T00:20:00Z,p0,,2,
         """
         var options = ExportFixtures.options("UTC")
         options.columns = ImportMappedCSVTests.mapping
@@ -224,6 +244,12 @@ import Testing
         log.basalRates = []
         log.skippedInsulin = [skipped(.basal, 90 - 24 * 60 - 1)]
         #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) == nil)
+        // Dated after the import (a clock running ahead) and after the moment: within the action's length after it.
+        log.skippedInsulin = [SkippedInsulin(kind: .bolus, time: DoseFixture.at(90 + 360), location: SourceLocation(file: "p.csv"),
+                                             datedAfterImport: true)]
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) != nil)
+        log.skippedInsulin[0].time = DoseFixture.at(91 + 360)
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) == nil)
         // The newest of several is named, and the others counted.
         log.skippedInsulin = [skipped(.bolus, 0), skipped(.temporaryBasal, 30)]
         guard case let .skippedInsulinRecord(newest, count, _)? = DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) else {
@@ -245,5 +271,15 @@ import Testing
         #expect(s.decision.units == nil)
         #expect(s.reasons.map(\.code) == ["skipped_insulin_record"])
         #expect(s.report.contains("a bolus at 2026-01-05T10:30:00Z (p.csv:12 [value]) was skipped at import"), "\(s.report)")
+
+        // A bolus dated 40 minutes after the moment, skipped as after the import's time (a pump an
+        // hour ahead, its dose given 20 minutes ago), read through the window a dose reads.
+        log.skippedInsulin = [SkippedInsulin(kind: .bolus, time: DoseFixture.at(130), location: SourceLocation(file: "p.csv", line: 40),
+                                             datedAfterImport: true)]
+        let ahead = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: at), carbs: 30, at: at, settings: DoseFixture.settings(),
+                                        models: nil, method: .formula)
+        #expect(ahead.reasons.map(\.code) == ["skipped_insulin_record"])
+        #expect(ahead.report.contains("a bolus dated 2026-01-05T12:10:00Z (p.csv:40), after the import's time, was skipped at import"),
+                "\(ahead.report)")
     }
 }

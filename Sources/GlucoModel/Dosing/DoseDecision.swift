@@ -160,8 +160,15 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             default: "a bolus"
             }
             let others = count > 1 ? " (and \(Plural.of(count - 1, "other")) in that time)" : ""
+            let hours = Plural.of(Int((duration / 60).rounded(.up)), "hour")
+            if skipped.datedAfterImport {
+                return "\(what) dated \(time(skipped.time)) (\(skipped.location)), after the import's time, was skipped at import\(others): "
+                    + "the device's clock runs ahead (a pump not set back at the end of summer time?), so insulin given in the "
+                    + "last \(hours) may be missing and the insulin on board is unknown. Set the device's clock right, or correct "
+                    + "the times in the file, and import it again"
+            }
             return "\(what) at \(time(skipped.time)) (\(skipped.location)) was skipped at import (a value unreadable or "
-                + "implausible: the import's warning names it)\(others), within the insulin's \(Plural.of(Int((duration / 60).rounded(.up)), "hour")) of action: "
+                + "implausible: the import's warning names it)\(others), within the insulin's \(hours) of action: "
                 + "the insulin on board is unknown, and a dose on the rest could stack on it. Correct the record in the file "
                 + "and import it again"
         }

@@ -57,13 +57,19 @@ public enum DoseGuards {
     /// on the insulin on board at `at`, if any: a bolus or temporary basal dated within the
     /// insulin's action (`durationMinutes`) before `at`, or a basal rate dated at or before `at`
     /// whose successor (the next basal rate kept) began after the action's start (with none, one of
-    /// the last `DoseAdvisor.historySpan`), so that the rate in force then is unknown. One the log holds after all (`PatientLog.holdsRecord(like:)`: a
+    /// the last `DoseAdvisor.historySpan`), so that the rate in force then is unknown. A record
+    /// skipped for a time after the import's (`SkippedInsulin.datedAfterImport`: a device clock
+    /// running ahead) and dated after `at` counts when within the action's length after it: the
+    /// dose written an hour ahead was given minutes ago. One the log holds after all (`PatientLog.holdsRecord(like:)`: a
     /// corrected file imported again) does not count. Basal injections do not: net insulin on
     /// board leaves them out (`NetInsulin`), as the schedule of a person on injections.
     public static func skippedInsulinRefusal(_ log: PatientLog, at: Date, durationMinutes: Double) -> DoseRefusal? {
         let start = at.addingTimeInterval(-durationMinutes * 60)
         let bearing = log.skippedInsulin.filter { s in
-            guard s.time <= at, !log.holdsRecord(like: s) else { return false }
+            guard !log.holdsRecord(like: s), s.kind != .basalInjection else { return false }
+            // Dated after the import, by a clock running ahead: given up to the action's length before its written time.
+            if s.datedAfterImport, s.time > at { return s.time <= at.addingTimeInterval(durationMinutes * 60) }
+            guard s.time <= at else { return false }
             switch s.kind {
             case .bolus, .temporaryBasal: return s.time >= start
             case .basal:
@@ -197,7 +203,8 @@ extension PatientLog {
         log.exercise = exercise.filter { keep($0.time) }
         log.weights = weights.filter { keep($0.time) }
         log.heartRate = heartRate.filter { keep($0.time) }
-        log.skippedInsulin = skippedInsulin.filter { keep($0.time) }
+        // One dated after the import's time is a clock running ahead, not a record of later on.
+        log.skippedInsulin = skippedInsulin.filter { keep($0.time) || $0.datedAfterImport }
         return log
     }
 }

@@ -97,7 +97,8 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 continue
             }
             let time = b.instant(written)
-            guard b.acceptTime(time, line: number, field: Self.timestampField) else { continue }
+            let insulin: [RecordKind] = row.equals(c.eventType, "Insulin") ? [row.equals(c.subtype, "Long-Acting") ? .basalInjection : .bolus] : []
+            guard b.acceptTime(time, line: number, field: Self.timestampField, insulin: insulin, amounts: [row.text(c.insulin)]) else { continue }
             if row.equals(c.eventType, "EGV") || row.equals(c.eventType, "Calibration") {
                 let source: GlucoseSource = row.equals(c.eventType, "EGV") ? .cgm : .fingerStick
                 if let g = row.number(c.glucose) {

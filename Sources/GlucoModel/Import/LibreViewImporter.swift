@@ -117,8 +117,14 @@ public struct LibreViewImporter: PatientDataImporter {
                 continue
             }
             let time = b.instant(local)
-            guard b.acceptTime(time, line: number, field: "Device Timestamp") else { continue }
             let type = row.text(c.recordType)
+            var insulin: [RecordKind] = []
+            if type == "4" || type == "5" {
+                if [c.rapid, c.meal, c.correction].contains(where: { !row.isEmpty($0) }) { insulin.append(.bolus) }
+                if !row.isEmpty(c.long) { insulin.append(.basalInjection) }
+            }
+            let amounts = [c.rapid, c.meal, c.correction, c.long].map { row.isEmpty($0) ? nil : row.text($0) }
+            guard b.acceptTime(time, line: number, field: "Device Timestamp", insulin: insulin, amounts: amounts) else { continue }
             let at = b.location(number, "Device Timestamp")
             switch type {
             case "0", "1", "2":

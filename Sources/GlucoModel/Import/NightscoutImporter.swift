@@ -118,10 +118,18 @@ public struct NightscoutImporter: PatientDataImporter {
         return b.value(n, text: n == nil ? v.text : "", in: range, unit: unit, reason: "value out of range", line: line, field: key)
     }
 
+    /// The insulin records a treatment holds: a temporary basal (not a cancel), or a bolus when it has insulin.
+    static func insulinKinds(_ r: JSONValue, type: String) -> [RecordKind] {
+        if type == "Temp Basal" { return r["duration"]?.numeric == 0 ? [] : [.temporaryBasal] }
+        guard let insulin = r["insulin"], insulin != .null else { return [] }
+        return [.bolus]
+    }
+
     func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [Date]) {
         let type = r["eventType"]?.string ?? ""
         guard let t = time(r, msKeys: Self.treatmentMsKeys, isoKeys: Self.treatmentIsoKeys, line: line, &b),
-              b.acceptTime(t, line: line, field: "created_at") else { return }
+              b.acceptTime(t, line: line, field: "created_at", insulin: Self.insulinKinds(r, type: type),
+                           amounts: type == "Temp Basal" ? [] : [r["insulin"]?.text]) else { return }
         if type == "Temp Basal" {
             let mark = b.skipMark
             defer { b.noteSkippedInsulin(.temporaryBasal, time: t, since: mark, at: b.location(line, "absolute")) }

@@ -69,7 +69,10 @@ public struct TidepoolImporter: PatientDataImporter {
 
     func record(_ r: JSONValue, type: String, line: Int, _ b: inout PatientLogBuilder) {
         guard Self.handled.contains(type) else { b.addNotModelled("Tidepool \(type.prefix(40))"); return }
-        guard let t = time(r, line: line, &b), b.acceptTime(t, line: line, field: "time") else { return }
+        let insulin: [RecordKind] = type == "bolus" ? [.bolus]
+            : type == "basal" ? [r["deliveryType"]?.string == "scheduled" ? .basal : .temporaryBasal] : []
+        let amounts = type == "bolus" ? [r["normal"]?.text, r["extended"]?.text] : []
+        guard let t = time(r, line: line, &b), b.acceptTime(t, line: line, field: "time", insulin: insulin, amounts: amounts) else { return }
         switch type {
         case "cbg", "smbg":
             let unit: GlucoseUnit = Self.isMilligrams(r["units"]?.string) ? .mgdL : .mmolL

@@ -7,6 +7,9 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable {
     case basalInjection = "basal_injection"
     case carbs, exercise, weight
     case heartRate = "heart_rate"
+
+    /// A bolus, basal rate, temporary basal or basal injection.
+    public var isInsulin: Bool { [.bolus, .basal, .temporaryBasal, .basalInjection].contains(self) }
 }
 
 /// A record placed in time, so importers can sort it and find duplicates.

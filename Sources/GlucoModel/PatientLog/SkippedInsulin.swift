@@ -11,9 +11,12 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     public var time: Date
     /// Where the record was read (the field that failed, when one did).
     public var location: SourceLocation
+    /// Skipped for its time, after the import's: the device's clock runs ahead (a pump not set
+    /// back at the end of summer time), so the dose given minutes ago is dated later than now.
+    public var datedAfterImport: Bool
 
-    public init(kind: RecordKind, time: Date, location: SourceLocation) {
-        self.kind = kind; self.time = time; self.location = location
+    public init(kind: RecordKind, time: Date, location: SourceLocation, datedAfterImport: Bool = false) {
+        self.kind = kind; self.time = time; self.location = location; self.datedAfterImport = datedAfterImport
     }
 }
 

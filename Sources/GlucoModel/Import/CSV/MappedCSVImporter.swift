@@ -233,7 +233,8 @@ struct MappedCSVReader {
             return field == .bolus || field == .carbs ? row.number(i) != 0 : true
         }
         guard !present.isEmpty else { return patient.builder.skipQuietly("row with no values") }
-        guard let time = try readTime(row, line: line, &patient.builder) else { return }
+        let insulin = present.compactMap { $0 == .bolus ? RecordKind.bolus : $0 == .basal ? RecordKind.basal : nil }
+        guard let time = try readTime(row, line: line, &patient.builder, insulin: insulin) else { return }
         let at = patient.builder.location(line, names[.time])
         for field in present {
             let i = positions[field]!
@@ -277,7 +278,8 @@ struct MappedCSVReader {
 
     /// The row's time, or nil (row skipped with a warning).
     /// - Throws: `InputError` when dates are numeric, no order is set and none of them decides it.
-    mutating func readTime(_ row: CSVRow, line: Int, _ b: inout PatientLogBuilder) throws -> Date? {
+    /// A row of `insulin` records dated after the import is kept as `SkippedInsulin` (`acceptTime`).
+    mutating func readTime(_ row: CSVRow, line: Int, _ b: inout PatientLogBuilder, insulin: [RecordKind] = []) throws -> Date? {
         let column = positions[.time]!
         let name = names[.time]!
         let f = row[column]
@@ -304,7 +306,7 @@ struct MappedCSVReader {
             b.skip("bad time", line: line, field: name, "'\(row.text(column).prefix(40))' is not a time; expected \(Self.timeShapes)")
             return nil
         }
-        return b.acceptTime(time, line: line, field: name) ? time : nil
+        return b.acceptTime(time, line: line, field: name, insulin: insulin) ? time : nil
     }
 
     /// The day/month order all the file's numeric dates together prove (a second pass over the

@@ -123,11 +123,19 @@ public struct PatientLogBuilder: Sendable {
     /// Call it once the row is read, whichever way it ended (a `defer` does).
     public mutating func noteSkippedInsulin(_ kind: RecordKind, time: Date, since mark: Int, amounts: [String?] = [],
                                             at location: SourceLocation) {
-        guard summary.rowsSkipped > mark, time <= options.now, time >= ImportLimits.earliest else { return }
+        guard summary.rowsSkipped > mark, time <= options.now, time >= ImportLimits.earliest, !Self.allZero(amounts) else { return }
+        keep(SkippedInsulin(kind: kind, time: time, location: location))
+    }
+
+    /// Whether amounts were given and each reads as 0 (a cancelled bolus: no dose).
+    static func allZero(_ amounts: [String?]) -> Bool {
         let texts = amounts.compactMap { $0 }
-        if !texts.isEmpty, texts.allSatisfy({ NumberText.read(bytes: $0.trimmingSpaces().utf8) == 0 }) { return }
+        return !texts.isEmpty && texts.allSatisfy { NumberText.read(bytes: $0.trimmingSpaces().utf8) == 0 }
+    }
+
+    private mutating func keep(_ skipped: SkippedInsulin) {
         var list = summary.skippedInsulin.take() ?? []  // appended in place: a file of bad rows stays linear
-        list.append(SkippedInsulin(kind: kind, time: time, location: location))
+        list.append(skipped)
         summary.skippedInsulin = list
     }
 
@@ -228,10 +236,17 @@ public struct PatientLogBuilder: Sendable {
 
     /// Whether a time can be kept: not after `options.now` and not before `ImportLimits.earliest`
     /// (else the row is skipped as `future-dated` or `dated before 1990`, with a warning).
-    public mutating func acceptTime(_ date: Date, at location: SourceLocation) -> Bool {
+    /// A row of insulin records (`insulin`: their kinds; `amounts`: the amounts as written) dated
+    /// after the import time is kept as `SkippedInsulin` too (`datedAfterImport`), but for amounts
+    /// that all read as 0 (no dose): a device whose clock runs ahead writes its latest doses so.
+    public mutating func acceptTime(_ date: Date, at location: SourceLocation, insulin: [RecordKind] = [],
+                                    amounts: [String?] = []) -> Bool {
         if date > options.now {
             skip("future-dated", at: location,
                  "time \(date.iso8601) is after the import time; expected a past date; skipped")
+            if !insulin.isEmpty, !Self.allZero(amounts) {
+                for kind in insulin { keep(SkippedInsulin(kind: kind, time: date, location: location, datedAfterImport: true)) }
+            }
             return false
         }
         if date < ImportLimits.earliest {
@@ -241,13 +256,14 @@ public struct PatientLogBuilder: Sendable {
         return true
     }
 
-    public mutating func acceptTime(_ date: Date, line: Int?, field: String?) -> Bool {
-        acceptTime(date, at: location(line, field))
+    public mutating func acceptTime(_ date: Date, line: Int?, field: String?, insulin: [RecordKind] = [],
+                                    amounts: [String?] = []) -> Bool {
+        acceptTime(date, at: location(line, field), insulin: insulin, amounts: amounts)
     }
 
     /// Adds a record whose time `acceptTime` accepts (else it is skipped with a warning).
     public mutating func add<R: TimedRecord>(_ record: R, at location: SourceLocation) {
-        guard acceptTime(record.time, at: location) else { return }
+        guard acceptTime(record.time, at: location, insulin: R.kind.isInsulin ? [R.kind] : []) else { return }
         switch record {
         case let r as GlucoseReading: glucose.append(Located(r, location))
         case let r as Bolus: boluses.append(Located(r, location))
