@@ -282,4 +282,28 @@ import Testing
         #expect(ahead.report.contains("a bolus dated 2026-01-05T12:10:00Z (p.csv:40), after the import's time, was skipped at import"),
                 "\(ahead.report)")
     }
+
+    /// The clinician report says so in its header, by kind and time and without the file's name
+    /// (which may carry the person's).
+    @Test func theReportNotesThoseOfItsPeriod() throws {
+        var log = ReportFixture.data.log
+        let period = ReportFixture.period
+        let place = SourceLocation(file: "Jane_Doe_export.csv", line: 12, field: "value")
+        log.skippedInsulin = [
+            SkippedInsulin(kind: .basal, time: period.start.addingTimeInterval(-3600), location: place),  // before the period
+            SkippedInsulin(kind: .bolus, time: period.start.addingTimeInterval(7200), location: place),
+            SkippedInsulin(kind: .temporaryBasal, time: period.start.addingTimeInterval(9000), location: place),
+            SkippedInsulin(kind: .bolus, time: period.start.addingTimeInterval(10800), location: place, datedAfterImport: true),
+        ]
+        let report = try PatientReport(log: log, models: ReportFixture.models, period: period)
+        // The period starts at the testing file's first reading, 2026-01-15 00:00 UTC (the report's clock is UTC).
+        #expect(period.start == Self.utc("2026-01-15T00:00:00Z"))
+        let expected = "Insulin records skipped at import in this period: 2 boluses, 1 temporary basal (the first a bolus at "
+            + "2026-01-15 02:00), 1 of them dated after their import (a device clock running ahead). Their amounts are unknown"
+        #expect(report.notes.contains { $0.hasPrefix(expected) }, "\(report.notes)")
+        #expect(report.html.contains(HTML.escape(expected)))
+        #expect(!report.html.contains("Jane_Doe"))
+        #expect(try PatientReport(log: ReportFixture.data.log, models: ReportFixture.models, period: period).notes
+            .allSatisfy { !$0.hasPrefix("Insulin records skipped") })
+    }
 }

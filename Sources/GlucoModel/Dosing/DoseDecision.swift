@@ -153,12 +153,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "the pump ('glucomodel-predict settings' shows where they differ)",
                 settings, programme, g(effect), g(DoseGuards.basalMismatchEffectLimit))
         case let .skippedInsulinRecord(skipped, count, duration):
-            let what = switch skipped.kind {
-            case .basal: "a basal rate"
-            case .temporaryBasal: "a temporary basal"
-            case .basalInjection: "a basal injection"
-            default: "a bolus"
-            }
+            let what = "a " + skipped.noun.one
             let others = count > 1 ? " (and \(Plural.of(count - 1, "other")) in that time)" : ""
             let hours = Plural.of(Int((duration / 60).rounded(.up)), "hour")
             if skipped.datedAfterImport {

@@ -27,3 +27,15 @@ extension SkippedInsulin {
         return records.filter { seen.insert($0).inserted }.sorted { $0.time < $1.time }
     }
 }
+
+extension SkippedInsulin {
+    /// The record's kind in words, and its plural: "bolus", "basal rate", ...
+    public var noun: (one: String, many: String) {
+        switch kind {
+        case .basal: ("basal rate", "basal rates")
+        case .temporaryBasal: ("temporary basal", "temporary basals")
+        case .basalInjection: ("basal injection", "basal injections")
+        default: ("bolus", "boluses")
+        }
+    }
+}

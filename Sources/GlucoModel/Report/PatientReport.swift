@@ -80,6 +80,7 @@ public struct PatientReport: Sendable {
             notes.append("The models were trained and selected on data up to \(clock.dateTime(seenUntil)); "
                          + "accuracy on the part of this period before then is optimistic.")
         }
+        if let note = Self.skippedInsulinNote(log.skippedInsulin.filter { period.contains($0.time) }, clock: clock) { notes.append(note) }
         // Audit 38: a prediction clamped at the model's limit was listed as a real predicted low.
         let atLimit = Dictionary(grouping: rows.filter { $0.model == Self.evolvedModel && GlucoseModel.isAtLimit($0.prediction) },
                                  by: \.horizonMinutes)
@@ -114,6 +115,24 @@ public struct PatientReport: Sendable {
         days = DailyTrace.split(log: log, predictions: chartRows.map { ($0.targetTime, $0.prediction) },
                                 horizon: chartHorizon, period: period, clock: clock,
                                 bands: chartRows.compactMap { r in r.bounds.map { (r.targetTime, $0.lower80, $0.upper80) } })
+    }
+
+    /// The note for insulin records the import skipped in the period (`PatientLog.skippedInsulin`),
+    /// or nil without any. It gives their kinds and times, not their files: a file's name may
+    /// carry the person's (the import's warnings and a refused dose name file and line).
+    static func skippedInsulinNote(_ skipped: [SkippedInsulin], clock: ReportClock) -> String? {
+        guard let first = skipped.first else { return nil }
+        var counts: [(noun: (one: String, many: String), count: Int)] = []
+        for s in skipped {
+            if let i = counts.firstIndex(where: { $0.noun == s.noun }) { counts[i].count += 1 } else { counts.append((s.noun, 1)) }
+        }
+        let ahead = skipped.filter(\.datedAfterImport).count
+        return "Insulin records skipped at import in this period: "
+            + counts.map { "\($0.count) \($0.count == 1 ? $0.noun.one : $0.noun.many)" }.joined(separator: ", ")
+            + " (the first a \(first.noun.one) at \(clock.dateTime(first.time)))"
+            + (ahead > 0 ? ", \(ahead) of them dated after their import (a device clock running ahead)" : "")
+            + ". Their amounts are unknown: the predictions after them read no insulin there, and a dose asked for within "
+            + "the insulin's action after one is refused. Correct them in the exported files and import the files again."
     }
 
     /// The evolved model's accuracy at `chartHorizon` on the period, if predicted.
