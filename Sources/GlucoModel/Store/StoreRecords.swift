@@ -150,11 +150,16 @@ enum StoreRecords {
         /// Of a run's summary, the insulin records its file held and the import skipped.
         struct Skipped: Decodable { var skippedInsulin: [SkippedInsulin]? }
         var skipped: [SkippedInsulin] = []
-        for row in try Row.fetchAll(db, sql: "SELECT other_records, summary FROM import_runs WHERE patient_id = ? ORDER BY id",
-                                    arguments: [patient.rawValue]) {
-            let counts = try JSONDecoder().decode([String: Int].self, from: Data((row["other_records"] as String).utf8))
+        // A summary holds the key only when the import skipped insulin: the others are not decoded.
+        for row in try Row.fetchAll(db, sql: """
+            SELECT other_records, CASE WHEN instr(summary, '"skippedInsulin"') > 0 THEN summary END FROM import_runs
+            WHERE patient_id = ? ORDER BY id
+            """, arguments: [patient.rawValue]) {
+            let counts = try JSONDecoder().decode([String: Int].self, from: Data((row[0] as String).utf8))
             log.otherRecords.merge(counts, uniquingKeysWith: +)
-            skipped += try JSONDecoder().decode(Skipped.self, from: Data((row["summary"] as String).utf8)).skippedInsulin ?? []
+            if let summary = row[1] as String? {
+                skipped += try JSONDecoder().decode(Skipped.self, from: Data(summary.utf8)).skippedInsulin ?? []
+            }
         }
         log.skippedInsulin = SkippedInsulin.ordered(skipped)
         // Passes over the patient's rows in key order (time first), each kind's list in (time, seq) order.
