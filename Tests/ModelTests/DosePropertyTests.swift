@@ -12,6 +12,14 @@ enum DosePropGen {
         /// Hand-made models (`DoseFixture.model`) for this patient, or nil.
         var models: ModelSet?
         var traits: [String]
+        /// Where the basal programme's and the settings' times are local.
+        var timeZone: TimeZone
+        /// When the carbohydrates were eaten, if before `at` (`--carbs-time`), or nil.
+        var carbsTime: Date?
+        /// How far the models' predictions move, at most, for a change of 1 mg/dL in every glucose
+        /// reading: the sum of the magnitudes of their glucose coefficients (1 without models, and
+        /// for the effects alone, which start from the glucose now).
+        var glucoseGain: Double = 1
     }
 
     static let epoch = Fixture.date("2026-01-05T00:00:00Z")
@@ -24,7 +32,12 @@ enum DosePropGen {
     static func make(_ r: inout SplitMix64, index: Int) -> Case {
         var traits: [String] = []
         let patient = try! PatientID("dprop_\(index)")
-        let lastReading = epoch.addingTimeInterval(Double(Int.random(in: 0..<(20 * 86400), using: &r)))
+        // January to mid-April: the spring's clock changes of New York (8 March) and Madrid (29 March) among them.
+        let zone = TimeZone(identifier: ["UTC", "Europe/Madrid", "America/New_York"][Int.random(in: 0..<3, using: &r)])!
+        if zone.identifier != "UTC" { traits.append(zone.identifier) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let lastReading = epoch.addingTimeInterval(Double(Int.random(in: 0..<(100 * 86400), using: &r)))
         let at = lastReading.addingTimeInterval(Double(Int.random(in: 0...240, using: &r)))
         let span = Double(Int.random(in: 24...30, using: &r)) * 3600
         let start = at.addingTimeInterval(-span)
@@ -32,10 +45,12 @@ enum DosePropGen {
 
         // CGM: backwards from the newest reading, then in time order.
         let steps = Int(lastReading.timeIntervalSince(start) / 300)
+        // A walk pulled to a level of the case's (one in four: low, 70-100, where the suspend checks decide).
+        let level = Int.random(in: 0..<4, using: &r) == 0 ? Double.random(in: 70...100, using: &r) : Double.random(in: 100...200, using: &r)
         var g = Double.random(in: 80...250, using: &r), v = 0.0
         var values: [Double] = []
         for _ in 0...steps {
-            v = 0.85 * v + Double.random(in: -2.5...2.5, using: &r) + 0.01 * (140 - g)
+            v = 0.85 * v + Double.random(in: -2.5...2.5, using: &r) + 0.01 * (level - g)
             g += v
             if g < 60 { g = 120 - g; v = abs(v) }
             if g > 350 { g = 700 - g; v = -abs(v) }
@@ -45,23 +60,23 @@ enum DosePropGen {
             GlucoseReading(time: lastReading.addingTimeInterval(-Double(k) * 300), value: .mgdL(values[steps - k]))
         }
 
-        // Basal programme: 1-4 entries at whole or half hours, UTC (the suggestions' time zone).
+        // Basal programme: 1-4 entries at whole or half hours, local time (the pump's clock), logged at each change.
         let count = Int.random(in: 1...4, using: &r)
         var starts = Set([0])
         while starts.count < count { starts.insert(Int.random(in: 1...47, using: &r) * 30) }
         let programme: [(minute: Int, rate: Double)] = starts.sorted().map { ($0, Double(Int.random(in: 6...40, using: &r)) * 0.05) }
         func rate(atMinuteOfDay m: Int) -> Double { programme.last { $0.minute <= m }!.rate }
-        let day0 = Calendar.utc.startOfDay(for: start)
-        var basal = [BasalRate(start: start, rate: InsulinRate(unitsPerHour: rate(atMinuteOfDay: minuteOfDay(start))))]
-        var day = day0
+        let startMinute = calendar.component(.hour, from: start) * 60 + calendar.component(.minute, from: start)
+        var basal = [BasalRate(start: start, rate: InsulinRate(unitsPerHour: rate(atMinuteOfDay: startMinute)))]
+        var day = calendar.startOfDay(for: start)
         while day <= at {
-            for e in programme {
-                let t = day.addingTimeInterval(Double(e.minute) * 60)
-                if t > start, t <= at, programme.count > 1 { basal.append(BasalRate(start: t, rate: InsulinRate(unitsPerHour: e.rate))) }
+            for e in programme where programme.count > 1 {
+                let t = calendar.date(bySettingHour: e.minute / 60, minute: e.minute % 60, second: 0, of: day)!
+                if t > start, t <= at { basal.append(BasalRate(start: t, rate: InsulinRate(unitsPerHour: e.rate))) }
             }
-            day = day.addingTimeInterval(86400)
+            day = calendar.date(byAdding: .day, value: 1, to: day)!
         }
-        log.basalRates = basal
+        log.basalRates = basal.sorted { $0.start < $1.start }
 
         // Temporary basals and suspensions, not overlapping; one may still run at `at`.
         var cursor = start.addingTimeInterval(Double(Int.random(in: 0...600, using: &r)) * 60)
@@ -122,10 +137,17 @@ enum DosePropGen {
             traits.append("max IOB")
         }
         let carbs = Double(Int.random(in: 0...30, using: &r) * 5)
+        // One in four: the carbohydrates were eaten 5-120 minutes before the ask (dosing.md step 9).
+        var carbsTime: Date?
+        if carbs > 0, Int.random(in: 0..<4, using: &r) == 0 {
+            carbsTime = at.addingTimeInterval(-Double(Int.random(in: 5...120, using: &r)) * 60)
+            traits.append("carbs eaten before")
+        }
 
         // Hand-made models for half the cases: flat, momentum, or insulin and carbohydrates with
         // their physiological signs (insulin lowers, carbohydrates raise).
         var models: ModelSet?
+        var gain = 1.0
         if Bool.random(using: &r) {
             let kind = Int.random(in: 0..<3, using: &r)
             let list = [30, 60].map { h -> GlucoseModel in
@@ -137,12 +159,10 @@ enum DosePropGen {
             }
             models = ModelSet(patient: patient, models: Dictionary(uniqueKeysWithValues: list.map { ($0.horizonMinutes, $0) }))
             traits.append(["flat models", "momentum models", "INS/CARB models"][kind])
+            gain = kind == 1 ? 1 + 2 * 2 * 60 / 30 : 1  // the 60-minute momentum model: 5 G0 - 4 G1
         }
-        return Case(log: log, at: at, settings: settings, carbs: carbs, models: models, traits: traits)
-    }
-
-    static func minuteOfDay(_ date: Date) -> Int {
-        Int(date.timeIntervalSince(Calendar.utc.startOfDay(for: date)) / 60)
+        return Case(log: log, at: at, settings: settings, carbs: carbs, models: models, traits: traits, timeZone: zone,
+                    carbsTime: carbsTime, glucoseGain: gain)
     }
 
     /// The log as GlucoModel CSV with `Z` times; glucose in mg/dL, or in mmol/L with `mmolDigits`
@@ -172,16 +192,8 @@ enum DosePropGen {
     }
 }
 
-extension Calendar {
-    static let utc: Calendar = {
-        var c = Calendar(identifier: .gregorian)
-        c.timeZone = .gmt
-        return c
-    }()
-}
-
 /// Properties of `DoseAdvisor.suggest` on `DosePropGen`'s random plausible inputs (seed
-/// `GLUCOMODEL_DOSEPROP_SEED`, default 2026; cases `GLUCOMODEL_DOSEPROP_CASES`, default 120).
+/// `GLUCOMODEL_DOSEPROP_SEED`, default 2026; cases `GLUCOMODEL_DOSEPROP_CASES`, default 100).
 /// Each case is run with `.formula` and `.model`, without models (the effects-only curve: the
 /// formula is suggested, `model_unavailable`) and, for half the cases, with hand-made models.
 ///
@@ -198,18 +210,21 @@ extension Calendar {
 ///    rounding: glucose moves by at most 0.05 mmol/L = 0.901 mg/dL, so (the formula) the dose by
 ///    at most 0.901/ISF U plus one increment of the rounding down, and the decision kind changes
 ///    only where the glucose now, or the lowest point of the curve with no bolus, is within
-///    0.901 mg/dL of the suspend threshold.
+///    0.901 mg/dL of the suspend threshold; with models, the curve's lowest point within
+///    0.901 mg/dL times the models' glucose gain (`Case.glucoseGain`: a momentum model
+///    `5 G0 - 4 G1` moves by up to 9 × 0.901 mg/dL when every reading moves by 0.901).
 @Suite struct DosePropertyTests {
     static let environment = ProcessInfo.processInfo.environment
     static let seed = environment["GLUCOMODEL_DOSEPROP_SEED"].flatMap { UInt64($0) } ?? 2026
-    static let cases = environment["GLUCOMODEL_DOSEPROP_CASES"].flatMap { Int($0) } ?? 120
+    static let cases = environment["GLUCOMODEL_DOSEPROP_CASES"].flatMap { Int($0) } ?? 100
 
     static func generator(_ i: Int) -> SplitMix64 { SplitMix64(seed: seed &* 0x2545_F491_4F6C_DD1D &+ UInt64(i)) }
 
     static func suggest(_ c: DosePropGen.Case, log: PatientLog? = nil, carbs: Double? = nil, at: Date? = nil,
                         models: ModelSet?, method: DoseMethod) -> DoseSuggestion {
-        DoseAdvisor.suggest(log: log ?? c.log, carbs: carbs ?? c.carbs, at: at ?? c.at, settings: c.settings, models: models,
-                            method: method, timeZone: .gmt)
+        let shift = (at ?? c.at).timeIntervalSince(c.at)
+        return DoseAdvisor.suggest(log: log ?? c.log, carbs: carbs ?? c.carbs, carbsTime: c.carbsTime.map { $0 + shift }, at: at ?? c.at,
+                                   settings: c.settings, models: models, method: method, timeZone: c.timeZone)
     }
 
     /// What must be equal between two suggestions of the same decision: kind, units, both doses,
@@ -285,6 +300,20 @@ extension Calendar {
                 }
             }
 
+            // GLUCOMODEL_DOSEPROP_DUMP=DIR: each case's CSV, settings and the formula's JSON without
+            // models (`case_N.*`), for scripts/doseprop-cli.sh to compare with `glucomodel-predict dose`.
+            if let dump = Self.environment["GLUCOMODEL_DOSEPROP_DUMP"] {
+                let dir = URL(fileURLWithPath: dump)
+                try Data(DosePropGen.csv(c.log).utf8).write(to: dir.appendingPathComponent("case_\(i).csv"))
+                try Data(c.settings.jsonText().utf8).write(to: dir.appendingPathComponent("case_\(i).settings.json"))
+                let expected = Self.suggest(c, models: nil, method: .formula)
+                let f = ISO8601DateFormatter()
+                let args = "--patient \(c.log.patient.rawValue) --carbs \(c.carbs) --at \(f.string(from: c.at)) --time-zone \(c.timeZone.identifier)"
+                    + (c.carbsTime.map { " --carbs-time \(f.string(from: $0))" } ?? "")
+                try Data(args.utf8).write(to: dir.appendingPathComponent("case_\(i).args"))
+                try Data(expected.json().utf8).write(to: dir.appendingPathComponent("case_\(i).expected.json"))
+            }
+
             var shifted = c.log
             let shift = Double(shiftDays) * 86400
             shifted.glucose = shifted.glucose.map { var x = $0; x.time += shift; return x }
@@ -321,8 +350,25 @@ extension Calendar {
                         fail("\(label) P3: \(u0) U, with \(addedBolus) U 30 min before \(u1) U (\(base.reasons.map(\.message)) -> \(after.reasons.map(\.message)))")
                     }
                     // P4
-                    let moved = Self.suggest(c, log: shifted, at: c.at.addingTimeInterval(shift), models: models, method: method)
-                    if let d = Self.difference(base, moved) { fail("\(label) P4 (\(shiftDays) days): \(d)") }
+                    // The basal schedule's times are local wall-clock times (dosing.md step 3): across a
+                    // change of the clock (the spring's, here) a shift by whole days of 24 h moves the schedule
+                    // against the records by an hour. Compared only where the zone's offset is the same over
+                    // both windows read (`DoseAdvisor.memory` before `at`, and the shifted one).
+                    let ends = [c.at.addingTimeInterval(-DoseAdvisor.memory), c.at]
+                    let offsets = Set((ends + ends.map { $0 + shift }).map { c.timeZone.secondsFromGMT(for: $0) })
+                    if offsets.count > 1 {
+                        tally["excluded P4: a clock change in the windows", default: 0] += 1
+                    } else {
+                        let moved = Self.suggest(c, log: shifted, at: c.at.addingTimeInterval(shift), models: models, method: method)
+                        if let d = Self.difference(base, moved) { fail("\(label) P4 (\(shiftDays) days): \(d)") }
+                    }
+                    // P7: a settings schedule equal to the pump's programme in the data counts as the programme.
+                    if c.traits.contains("settings schedule") {
+                        var dataOnly = c
+                        dataOnly.settings.basalSchedule = nil
+                        let programme = Self.suggest(dataOnly, models: models, method: method)
+                        if let d = Self.difference(base, programme) { fail("\(label) P7 settings schedule = programme: \(d)") }
+                    }
                     // P5, P6
                     for (name, log) in imported {
                         let s = Self.suggest(c, log: log, models: models, method: method)
@@ -339,9 +385,10 @@ extension Calendar {
                                 fail("\(label) P6 mmol/L to 0.1: \(u0) U vs \(u1) U")
                             }
                         } else {
-                            let threshold = c.settings.suspendThreshold!
-                            let near = [base.glucose, s.glucose, Self.lowestAtZero(base), Self.lowestAtZero(s)].compactMap { $0 }
-                                .contains { abs($0 - threshold) <= delta }
+                            // The models read every rounded reading: their predictions move by up to the gain times it.
+                            let threshold = c.settings.suspendThreshold!, reach = delta * (models == nil ? 1 : c.glucoseGain)
+                            let near = [base.glucose, s.glucose].compactMap { $0 }.contains { abs($0 - threshold) <= delta }
+                                || [Self.lowestAtZero(base), Self.lowestAtZero(s)].compactMap { $0 }.contains { abs($0 - threshold) <= reach }
                             if !near { fail("\(label) P6 mmol/L to 0.1: \(Self.difference(base, s) ?? "")") }
                         }
                     }

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Compares `glucomodel-predict dose --format json --method formula` (no models) on the cases
+# DosePropertyTests dumps (GLUCOMODEL_DOSEPROP_DUMP=DIR) with the library's decision: decision,
+# units, formula_units, net_iob_units and reason codes must agree (P5 through the command line).
+# Usage: scripts/doseprop-cli.sh DIR  (after the suite ran with GLUCOMODEL_DOSEPROP_DUMP=DIR)
+dir=${1:?usage: doseprop-cli.sh DIR}
+bin=${GLUCOMODEL_PREDICT:-.build/debug/glucomodel-predict}
+n=0; bad=0
+for args in "$dir"/case_*.args; do
+    c=${args%.args}
+    # shellcheck disable=SC2046
+    "$bin" dose $(cat "$args") --data "$c.csv" --settings "$c.settings.json" --method formula --format json > "$c.cli.json" 2> "$c.cli.err"
+    keys='{d: .decision, u: .units, f: .formula_units, i: ((.net_iob_units // 0) * 1e6 | round), r: [.reasons[].code]}'
+    if [ "$(jq -c "$keys" "$c.cli.json")" != "$(jq -c "$keys" "$c.expected.json")" ]; then
+        bad=$((bad + 1)); echo "differs: $c"; jq -c "$keys" "$c.cli.json" "$c.expected.json"
+    fi
+    n=$((n + 1))
+done
+echo "$n cases, $bad differ"
+[ "$bad" -eq 0 ]
