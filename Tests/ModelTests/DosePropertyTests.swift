@@ -193,7 +193,7 @@ enum DosePropGen {
 }
 
 /// Properties of `DoseAdvisor.suggest` on `DosePropGen`'s random plausible inputs (seed
-/// `GLUCOMODEL_DOSEPROP_SEED`, default 2026; cases `GLUCOMODEL_DOSEPROP_CASES`, default 100).
+/// `GLUCOMODEL_DOSEPROP_SEED`, default 2026; cases `GLUCOMODEL_DOSEPROP_CASES`, default 80).
 /// Each case is run with `.formula` and `.model`, without models (the effects-only curve: the
 /// formula is suggested, `model_unavailable`) and, for half the cases, with hand-made models.
 ///
@@ -216,7 +216,7 @@ enum DosePropGen {
 @Suite struct DosePropertyTests {
     static let environment = ProcessInfo.processInfo.environment
     static let seed = environment["GLUCOMODEL_DOSEPROP_SEED"].flatMap { UInt64($0) } ?? 2026
-    static let cases = environment["GLUCOMODEL_DOSEPROP_CASES"].flatMap { Int($0) } ?? 100
+    static let cases = environment["GLUCOMODEL_DOSEPROP_CASES"].flatMap { Int($0) } ?? 80
 
     static func generator(_ i: Int) -> SplitMix64 { SplitMix64(seed: seed &* 0x2545_F491_4F6C_DD1D &+ UInt64(i)) }
 
