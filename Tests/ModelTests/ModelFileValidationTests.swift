@@ -155,7 +155,27 @@ import GrammarEvolution
         let fraction = text.replacingOccurrences(of: #""horizonMinutes" : 30"#, with: #""horizonMinutes" : 30.5"#)
         #expect(fraction != text)
         guard case let .malformed(_, why)? = decode(fraction) else { Issue.record("30.5 minutes was read"); return }
-        #expect(why.hasPrefix("a number its field cannot hold"))
+        // Foundation's decoder says neither field nor place; the reader finds the number (its line
+        // and column counted here from the text).
+        /// Where the number ending `member` (`"key" : number`) first stands in `t`.
+        func place(_ t: String, _ member: String) -> String {
+            let number = member.split(separator: " ").last!
+            let before = t[..<t.range(of: member)!.upperBound].dropLast(number.count)
+            let lines = before.split(separator: "\n", omittingEmptySubsequences: false)
+            return "line \(lines.count), column \(lines.last!.count + 1)"
+        }
+        #expect(why == place(fraction, #""horizonMinutes" : 30.5"#) + ": field horizonMinutes: 30.5 is a fraction where a whole number belongs",
+                "\(why)")
+        // Of two, the first in the file; a whole number beyond 64 bits; 30.0 and 3e1 are read as 30.
+        let two = fraction.replacingOccurrences(of: #""seed" : 1"#, with: #""seed" : 1e30"#)
+        #expect(two != fraction)
+        let seedFirst = two.range(of: #""seed" : 1e30"#)!.lowerBound < two.range(of: "30.5")!.lowerBound
+        let first = seedFirst ? place(two, #""seed" : 1e30"#) + ": field seed: 1e30 is beyond the range of a whole number"
+            : place(two, #""horizonMinutes" : 30.5"#) + ": field horizonMinutes: 30.5 is a fraction where a whole number belongs"
+        #expect(decode(two) == .malformed("m.json", first))
+        for whole in ["30.0", "3e1"] {
+            #expect(decode(text.replacingOccurrences(of: #""horizonMinutes" : 30"#, with: "\"horizonMinutes\" : \(whole)")) == nil)
+        }
         #expect(decode(text.replacingOccurrences(of: #""schema" : "glucomodel.model""#, with: #""schema" : "other""#)) == .notAModel("m.json"))
     }
 

@@ -318,9 +318,37 @@ extension GlucoseModel {
         guard readableVersions.contains(version) else { throw ModelFileError.unsupportedVersion(path, version) }
         let model: GlucoseModel
         do { model = try decoder.decode(GlucoseModel.self, from: data) } catch {
+            if case let .dataCorrupted(c)? = error as? DecodingError, c.codingPath.isEmpty, let found = unholdableNumber(in: data) {
+                throw ModelFileError.malformed(path, found)
+            }
             throw ModelFileError.malformed(path, ModelFileError.describe(error))
         }
         return try model.validated(path: path)
+    }
+
+    /// The number a decoder refused without saying which (Foundation on Linux gives no field for
+    /// a fraction in a whole-number field), found by writing 0 over the candidates (a fraction, an
+    /// exponent, or a whole number beyond 64 bits) from the end of the text back until it decodes
+    /// or fails otherwise: the last one written over is then the first in the file the decoder
+    /// could not hold. Nil when no candidate explains the error. Only for an error: one decode per
+    /// candidate.
+    static func unholdableNumber(in data: Data) -> String? {
+        var bytes = Array(data)
+        for token in JSONSyntax.numbers(in: bytes).reversed() {
+            let text = String(decoding: bytes[token.bytes], as: UTF8.self)
+            guard let v = Double(text), text.contains(where: { ".eE".contains($0) }) || abs(v) >= 9.2e18 else { continue }
+            bytes.replaceSubrange(token.bytes, with: [UInt8(ascii: "0")])  // the tokens before keep their places
+            do {
+                _ = try decoder.decode(GlucoseModel.self, from: Data(bytes))
+            } catch let DecodingError.dataCorrupted(c) where c.codingPath.isEmpty {
+                continue
+            } catch {}
+            let what = v != v.rounded() ? "\(text) is a fraction where a whole number belongs"
+                : abs(v) >= 9.2e18 ? "\(text) is beyond the range of a whole number"
+                : "\(text) is a whole number written in a form its field does not read (write it as digits only)"
+            return "line \(token.line), column \(token.column): " + (token.key.map { "field \($0): " } ?? "") + what
+        }
+        return nil
     }
 
     static var encoder: JSONEncoder {

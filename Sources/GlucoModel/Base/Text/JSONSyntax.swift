@@ -23,3 +23,52 @@ public enum JSONSyntax {
         }
     }
 }
+
+extension JSONSyntax {
+    /// A number as written in a JSON text: its bytes, where it is, and the member name it is the
+    /// value of (nil for an array element or a top-level number).
+    public struct NumberToken: Sendable, Equatable {
+        public var bytes: Range<Int>
+        public var line: Int
+        public var column: Int
+        public var key: String?
+    }
+
+    /// The numbers of a valid JSON text, in order (strings are skipped, escapes and all).
+    public static func numbers(in bytes: [UInt8]) -> [NumberToken] {
+        var out: [NumberToken] = []
+        var i = 0, line = 1, lineStart = 0
+        var lastString: Range<Int>?  // the last string, a member name when a ':' follows it
+        var keyPending = false
+        while i < bytes.count {
+            let b = bytes[i]
+            switch b {
+            case UInt8(ascii: "\""):
+                let start = i + 1
+                i += 1
+                while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+                lastString = start..<min(i, bytes.count)
+                keyPending = false
+                i += 1
+            case UInt8(ascii: ":"):
+                keyPending = lastString != nil
+                i += 1
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = i
+                while i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: ".")
+                        || bytes[i] | 0x20 == UInt8(ascii: "e") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
+                let column = String(decoding: bytes[lineStart..<start], as: UTF8.self).count + 1
+                let key = keyPending ? lastString.map { String(decoding: bytes[$0], as: UTF8.self) } : nil
+                out.append(NumberToken(bytes: start..<i, line: line, column: column, key: key))
+                keyPending = false
+            case 0x0A:
+                line += 1; lineStart = i + 1; i += 1
+            case UInt8(ascii: ","), UInt8(ascii: "["), UInt8(ascii: "{"):
+                keyPending = false; i += 1
+            default:
+                i += 1
+            }
+        }
+        return out
+    }
+}
