@@ -72,6 +72,9 @@ import Testing
                 + [Self.utc("2027-01-01T00:20:00Z")])
         #expect(r.log.skippedInsulin.map(\.datedAfterImport) == [false, false, false, false, true])
         #expect(r.summary.skipped == ["out of range": 4, "not a number": 1, "missing field": 1, "future-dated": 2])
+        // The warnings begin with what this does to doses, however few are shown.
+        #expect(r.summary.warningLines(limit: 0).first == r.summary.file + ": warning: 5 insulin records skipped (lines 6, 8, 9, 10, 12): a dose "
+                + "asked for within the insulin's action after one is refused until it is corrected and the file imported again")
     }
 
     @Test func ohioXML() throws {

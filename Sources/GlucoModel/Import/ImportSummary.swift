@@ -79,7 +79,19 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
         // the summary line counts every row.
         let capped = rowsSkippedForProblems > issues.count ? " (the first of each kind; the summary line counts every row)" : ""
         if shown.count < issues.count { lines.append("... and \(Plural.of(issues.count - shown.count, "more warning"))" + capped + more) }
+        if let insulin = insulinLine { lines.insert(insulin, at: 0) }
         return lines
+    }
+
+    /// The line that heads the warnings when insulin records were skipped (`skippedInsulin`): what
+    /// that does to doses, which the row warnings alone do not say.
+    var insulinLine: String? {
+        guard let skipped = skippedInsulin, !skipped.isEmpty else { return nil }
+        let lines = skipped.compactMap(\.location.line)
+        let shown = lines.prefix(5).map(String.init).joined(separator: ", ") + (lines.count > 5 ? ", ..." : "")
+        return ImportIssue(.warning, SourceLocation(file: file),
+                           "\(Plural.of(skipped.count, "insulin record")) skipped\(lines.isEmpty ? "" : " (line\(lines.count == 1 ? "" : "s") \(shown))"): "
+                           + "a dose asked for within the insulin's action after one is refused until it is corrected and the file imported again").description
     }
 
     /// The summary line, then the first `warnings` warning lines indented under it (as
