@@ -168,27 +168,11 @@ enum DosePropGen {
     /// The log as GlucoModel CSV with `Z` times; glucose in mg/dL, or in mmol/L with `mmolDigits`
     /// decimals (nil: the shortest text that reads back as the same double).
     static func csv(_ log: PatientLog, mmol: Bool = false, mmolDigits: Int? = nil) -> String {
-        let f = ISO8601DateFormatter()
-        let p = log.patient.rawValue
-        func minutes(_ a: Date, _ b: Date) -> String { String(format: "%g", b.timeIntervalSince(a) / 60) }
-        var lines = [LogCSVImporter.header]
-        for g in log.glucose {
-            let value: String
-            if mmol {
-                let x = g.value.mgdL / GlucoseValue.mgdLPerMmolL
-                value = mmolDigits.map { String(format: "%.\($0)f", x) } ?? "\(x)"
-            } else {
-                value = String(format: "%g", g.value.mgdL)
-            }
-            lines.append("\(p),\(f.string(from: g.time)),glucose,\(value),\(mmol ? "mmol/L" : "mg/dL"),,,,")
+        guard mmol else { return LogCSVText.of(log) }
+        return LogCSVText.of(log) { g in
+            let x = g.mgdL / GlucoseValue.mgdLPerMmolL
+            return (mmolDigits.map { String(format: "%.\($0)f", x) } ?? "\(x)", "mmol/L")
         }
-        for c in log.carbs { lines.append("\(p),\(f.string(from: c.time)),carbs,\(c.amount.grams),g,,,,") }
-        for b in log.boluses { lines.append("\(p),\(f.string(from: b.time)),bolus,\(b.dose.units),U,,,,") }
-        for b in log.basalRates { lines.append("\(p),\(f.string(from: b.start)),basal,\(b.rate.unitsPerHour),U/h,,,,") }
-        for t in log.temporaryBasals {
-            lines.append("\(p),\(f.string(from: t.start)),temp_basal,\(t.rate.unitsPerHour),U/h,\(minutes(t.start, t.end)),,,")
-        }
-        return lines.joined(separator: "\n") + "\n"
     }
 }
 

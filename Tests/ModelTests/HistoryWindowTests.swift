@@ -45,25 +45,7 @@ enum WindowFixture {
     }
 
     /// The log as GlucoModel CSV, every kind of record (`LogCSVImporter`'s table).
-    static func csv(_ log: PatientLog) -> String {
-        let f = ISO8601DateFormatter()
-        let p = log.patient.rawValue
-        func minutes(_ a: Date, _ b: Date) -> Int { Int(b.timeIntervalSince(a) / 60) }
-        var lines = [LogCSVImporter.header]
-        for r in log.glucose { lines.append("\(p),\(f.string(from: r.time)),glucose,\(Int(r.value.mgdL)),mg/dL,,,,") }
-        for c in log.carbs { lines.append("\(p),\(f.string(from: c.time)),carbs,\(c.amount.grams),g,,,,") }
-        for b in log.boluses {
-            let extended = b.end.map { ",\(minutes(b.time, $0)),\(b.type.rawValue)" } ?? ",,"
-            lines.append("\(p),\(f.string(from: b.time)),bolus,\(b.dose.units),U\(extended),,")
-        }
-        for b in log.basalRates { lines.append("\(p),\(f.string(from: b.start)),basal,\(b.rate.unitsPerHour),U/h,\(b.end.map { String(minutes(b.start, $0)) } ?? ""),,,") }
-        for t in log.temporaryBasals { lines.append("\(p),\(f.string(from: t.start)),temp_basal,\(t.rate.unitsPerHour),U/h,\(minutes(t.start, t.end)),,,") }
-        for i in log.basalInjections { lines.append("\(p),\(f.string(from: i.time)),basal_injection,\(i.dose.units),U,,,,") }
-        for e in log.exercise { lines.append("\(p),\(f.string(from: e.time)),exercise,\(e.intensity),,\(Int(e.durationMinutes)),,,") }
-        for h in log.heartRate { lines.append("\(p),\(f.string(from: h.time)),heart_rate,\(h.beatsPerMinute),bpm,,,,") }
-        for w in log.weights { lines.append("\(p),\(f.string(from: w.time)),weight,\(w.kilograms),kg,,,,") }
-        return lines.joined(separator: "\n") + "\n"
-    }
+    static func csv(_ log: PatientLog) -> String { LogCSVText.of(log) }
 
     /// Models for 30 and 60 minutes of random expressions over every feature (the extra curves
     /// too, for half the cases), on an ARX of random weights.

@@ -41,18 +41,7 @@ enum PredictFixture {
     }
 
     /// The log as GlucoModel CSV (`LogCSVImporter`).
-    static func csv(_ log: PatientLog) -> String {
-        let f = ISO8601DateFormatter()
-        var lines = ["patient,time,event,value,unit,duration,type,moment,note"]
-        let p = log.patient.rawValue
-        for r in log.glucose { lines.append("\(p),\(f.string(from: r.time)),glucose,\(Int(r.value.mgdL)),mg/dL,,,,") }
-        for c in log.carbs { lines.append("\(p),\(f.string(from: c.time)),carbs,\(Int(c.amount.grams)),g,,,,") }
-        for b in log.boluses { lines.append("\(p),\(f.string(from: b.time)),bolus,\(b.dose.units),U,,,,") }
-        for b in log.basalRates {
-            lines.append("\(p),\(f.string(from: b.start)),basal,\(b.rate.unitsPerHour),U/h,\(Int(b.end!.timeIntervalSince(b.start) / 60)),,,")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
+    static func csv(_ log: PatientLog) -> String { LogCSVText.of(log) }
 
     /// Models for horizons 30 and 60 trained on 4 days of patient A (population 20, 3 generations).
     static let models: [GlucoseModel] = {
