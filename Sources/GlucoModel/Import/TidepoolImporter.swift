@@ -83,13 +83,12 @@ public struct TidepoolImporter: PatientDataImporter {
         case "bolus":
             let mark = b.skipMark
             bolus(r, time: t, line: line, &b)
-            b.noteSkippedInsulin(.bolus, time: t, since: mark, amounts: [r["normal"]?.text, r["extended"]?.text],
+            b.noteSkippedInsulin(.bolus, time: t, since: mark, amounts: amounts,
                                  at: b.location(line, r["normal"] == nil && r["extended"] != nil ? "extended" : "normal"))
         case "basal":
             let mark = b.skipMark
             basal(r, time: t, line: line, &b)
-            b.noteSkippedInsulin(r["deliveryType"]?.string == "scheduled" ? .basal : .temporaryBasal, time: t, since: mark,
-                                 at: b.location(line, "rate"))
+            b.noteSkippedInsulin(insulin[0], time: t, since: mark, at: b.location(line, "rate"))
         case "food":
             let net = r["nutrition"]?["carbohydrate"]?["net"]
             if let g = b.value(net?.number, text: net?.text, in: ImportLimits.carbGrams, unit: "g",
