@@ -128,7 +128,7 @@ public struct PatientReport: Sendable {
         }
         let ahead = skipped.filter(\.datedAfterImport).count
         return "Insulin records skipped at import in this period: "
-            + counts.map { "\($0.count) \($0.count == 1 ? $0.noun.one : $0.noun.many)" }.joined(separator: ", ")
+            + counts.map { Plural.of($0.count, $0.noun.one, plural: $0.noun.many) }.joined(separator: ", ")
             + " (the first a \(first.noun.one) at \(clock.dateTime(first.time)))"
             + (ahead > 0 ? ", \(ahead) of them dated after their import (a device clock running ahead)" : "")
             + ". Their amounts are unknown: the predictions after them read no insulin there, and a dose asked for within "
