@@ -162,6 +162,15 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                     + "last \(hours) may be missing and the insulin on board is unknown. Set the device's clock right, or correct "
                     + "the times in the file, and import it again"
             }
+            if let unread = skipped.unreadTime {
+                let bounds = unread.betweenRows ? "between \(time(skipped.time)) and \(time(unread.latest)), by the rows around it"
+                    : (skipped.time > ImportLimits.earliest ? "from \(time(skipped.time)) " : "") + "up to \(time(unread.latest))"
+                let until = time(unread.latest.addingTimeInterval(duration * 60))
+                return "\(what) whose time could not be read (\(skipped.location)) was skipped at import\(others): it may be from any "
+                    + "time \(bounds), so within the insulin's \(hours) of action: the insulin on board is unknown, and a dose on the "
+                    + "rest could stack on it. Correct its time in the file and import it again"
+                    + (unread.betweenRows ? "" : " (in a store, the skipped row stays on record: doses from it are refused until \(until))")
+            }
             return "\(what) at \(time(skipped.time)) (\(skipped.location)) was skipped at import (a value unreadable or "
                 + "implausible: the import's warning names it)\(others), within the insulin's \(hours) of action: "
                 + "the insulin on board is unknown, and a dose on the rest could stack on it. Correct the record in the file "

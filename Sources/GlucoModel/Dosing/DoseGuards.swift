@@ -60,7 +60,9 @@ public enum DoseGuards {
     /// the last `DoseAdvisor.historySpan`), so that the rate in force then is unknown. A record
     /// skipped for a time after the import's (`SkippedInsulin.datedAfterImport`: a device clock
     /// running ahead) and dated after `at` counts when within the action's length after it: the
-    /// dose written an hour ahead was given minutes ago. One the log holds after all (`PatientLog.holdsRecord(like:)`: a
+    /// dose written an hour ahead was given minutes ago. One whose time could not be read
+    /// (`SkippedInsulin.unreadTime`) counts as of any time in its bounds: from its earliest at or
+    /// before `at` to its latest. One the log holds after all (`PatientLog.holdsRecord(like:)`: a
     /// corrected file imported again) does not count. Basal injections do not: net insulin on
     /// board leaves them out (`NetInsulin`), as the schedule of a person on injections.
     public static func skippedInsulinRefusal(_ log: PatientLog, at: Date, durationMinutes: Double) -> DoseRefusal? {
@@ -69,17 +71,19 @@ public enum DoseGuards {
             guard !log.holdsRecord(like: s), s.kind != .basalInjection else { return false }
             // Dated after the import, by a clock running ahead: given up to the action's length before its written time.
             if s.datedAfterImport, s.time > at { return s.time <= at.addingTimeInterval(durationMinutes * 60) }
+            // A time not read: the latest it can be, if `at` or before, else any time up to `at`.
             guard s.time <= at else { return false }
+            let latest = min(s.latest, at)
             switch s.kind {
-            case .bolus, .temporaryBasal: return s.time >= start
+            case .bolus, .temporaryBasal: return latest >= start
             case .basal:
-                let next = log.basalRates.first { $0.start > s.time }
+                let next = log.basalRates.first { $0.start > latest }
                 // With no rate kept after it, a day back at most: the dose reads a day of history.
-                return next.map { $0.start > start } ?? (s.time >= at.addingTimeInterval(-DoseAdvisor.historySpan))
+                return next.map { $0.start > start } ?? (latest >= at.addingTimeInterval(-DoseAdvisor.historySpan))
             default: return false
             }
         }
-        guard let newest = bearing.max(by: { $0.time < $1.time }) else { return nil }
+        guard let newest = bearing.max(by: { $0.latest < $1.latest }) else { return nil }
         return .skippedInsulinRecord(newest, count: bearing.count, durationMinutes: durationMinutes)
     }
 
@@ -212,11 +216,16 @@ extension PatientLog {
 extension PatientLog {
     /// Whether a kept record of `skipped`'s kind is within `ImportLimits.duplicateWindow` of its
     /// time: the record was read after all (a corrected file imported again, or the export wrote
-    /// the dose twice and one copy was readable), so it is not missing.
+    /// the dose twice and one copy was readable), so it is not missing. For one whose time could
+    /// not be read: a kept record strictly between the rows around it (`UnreadTime.betweenRows`;
+    /// its own file has none there); with other bounds, nothing settles it.
     public func holdsRecord(like skipped: SkippedInsulin) -> Bool {
         let window = ImportLimits.duplicateWindow
         func near(_ times: some Collection<Date>) -> Bool {
-            times.contains { abs($0.timeIntervalSince(skipped.time)) <= window }
+            if let unread = skipped.unreadTime {
+                return unread.betweenRows && times.contains { $0 > skipped.time && $0 < unread.latest }
+            }
+            return times.contains { abs($0.timeIntervalSince(skipped.time)) <= window }
         }
         switch skipped.kind {
         case .bolus: return near(boluses.lazy.map(\.time))

@@ -56,6 +56,14 @@ public struct DexcomClarityImporter: PatientDataImporter {
         return c
     }
 
+    /// The event types of readings and doses (the others are patient, device and alert rows).
+    static let recordTypes: Set<String> = ["EGV", "Calibration", "Insulin", "Carbs"]
+
+    /// The insulin record a row holds: a dose of unknown subtype counts as a bolus.
+    static func insulinKinds(_ row: CSVRow, _ c: Columns) -> [RecordKind] {
+        row.equals(c.eventType, "Insulin") ? [row.equals(c.subtype, "Long-Acting") ? .basalInjection : .bolus] : []
+    }
+
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         let reader = LineReader(url: url)
         try reader.checkReadable()
@@ -86,18 +94,24 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 if type.isEmpty {
                     b.skip("no timestamp", line: number, field: Self.timestampField,
                            "row has neither a timestamp nor an event type; expected YYYY-MM-DDThh:mm:ss")
+                } else if Self.recordTypes.contains(type) {
+                    // A reading or dose without its time (a hand-edited file), not a patient or device row.
+                    b.skip("no timestamp", line: number, field: Self.timestampField,
+                           "\(type) row has no timestamp; expected YYYY-MM-DDThh:mm:ss")
+                    b.noteUndatedInsulin(Self.insulinKinds(row, c), amounts: [row.text(c.insulin)], at: b.location(number, Self.timestampField))
                 } else {
                     b.skipQuietly("patient/device/alert info row (no timestamp)")
                 }
                 continue
             }
+            let insulin = Self.insulinKinds(row, c)
             guard let written = TimestampParser.iso8601(bytes: row[c.timestamp]) else {
                 b.skip("bad timestamp", line: number, field: Self.timestampField,
                        "'\(row.text(c.timestamp).prefix(40))' is not a time; expected YYYY-MM-DDThh:mm:ss")
+                b.noteUndatedInsulin(insulin, amounts: [row.text(c.insulin)], at: b.location(number, Self.timestampField))
                 continue
             }
             let time = b.instant(written)
-            let insulin: [RecordKind] = row.equals(c.eventType, "Insulin") ? [row.equals(c.subtype, "Long-Acting") ? .basalInjection : .bolus] : []
             guard b.acceptTime(time, line: number, field: Self.timestampField, insulin: insulin, amounts: [row.text(c.insulin)]) else { continue }
             if row.equals(c.eventType, "EGV") || row.equals(c.eventType, "Calibration") {
                 let source: GlucoseSource = row.equals(c.eventType, "EGV") ? .cgm : .fingerStick

@@ -111,12 +111,6 @@ public struct LibreViewImporter: PatientDataImporter {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
                 continue
             }
-            guard let written = TimestampParser.numericDate(bytes: row[c.timestamp]), let local = written.local(order) else {
-                let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm AM" : "DD-MM-YYYY HH:mm"
-                b.skip("bad timestamp", line: number, field: "Device Timestamp", "'\(row.text(c.timestamp).prefix(40))' is not a date; expected \(shape)")
-                continue
-            }
-            let time = b.instant(local)
             let type = row.text(c.recordType)
             var insulin: [RecordKind] = []
             if type == "4" || type == "5" {
@@ -124,6 +118,13 @@ public struct LibreViewImporter: PatientDataImporter {
                 if !row.isEmpty(c.long) { insulin.append(.basalInjection) }
             }
             let amounts = [c.rapid, c.meal, c.correction, c.long].map { row.isEmpty($0) ? nil : row.text($0) }
+            guard let written = TimestampParser.numericDate(bytes: row[c.timestamp]), let local = written.local(order) else {
+                let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm AM" : "DD-MM-YYYY HH:mm"
+                b.skip("bad timestamp", line: number, field: "Device Timestamp", "'\(row.text(c.timestamp).prefix(40))' is not a date; expected \(shape)")
+                b.noteUndatedInsulin(insulin, amounts: amounts, at: b.location(number, "Device Timestamp"))
+                continue
+            }
+            let time = b.instant(local)
             guard b.acceptTime(time, line: number, field: "Device Timestamp", insulin: insulin, amounts: amounts) else { continue }
             let at = b.location(number, "Device Timestamp")
             switch type {

@@ -28,7 +28,10 @@ public struct NightscoutImporter: PatientDataImporter {
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         var cancels: [Date] = []
+        var container: String?
         try JSONElementStream(url: url).forEach { element in
+            // Entries and treatments are each in their own time order.
+            if element.container != container { b.startTimeOrder(); container = element.container }
             guard let record = b.read(element) else { return }
             guard case .object = record else {
                 b.skip("not an object", line: element.line, field: nil, "found \(record.brief); expected an entry or treatment object")
@@ -127,9 +130,11 @@ public struct NightscoutImporter: PatientDataImporter {
 
     func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [Date]) {
         let type = r["eventType"]?.string ?? ""
-        guard let t = time(r, msKeys: Self.treatmentMsKeys, isoKeys: Self.treatmentIsoKeys, line: line, &b),
-              b.acceptTime(t, line: line, field: "created_at", insulin: Self.insulinKinds(r, type: type),
-                           amounts: type == "Temp Basal" ? [] : [r["insulin"]?.text]) else { return }
+        let kinds = Self.insulinKinds(r, type: type), amounts = type == "Temp Basal" ? [] : [r["insulin"]?.text]
+        guard let t = time(r, msKeys: Self.treatmentMsKeys, isoKeys: Self.treatmentIsoKeys, line: line, &b) else {
+            return b.noteUndatedInsulin(kinds, amounts: amounts, at: b.location(line, "created_at"))
+        }
+        guard b.acceptTime(t, line: line, field: "created_at", insulin: kinds, amounts: amounts) else { return }
         if type == "Temp Basal" {
             let mark = b.skipMark
             defer { b.noteSkippedInsulin(.temporaryBasal, time: t, since: mark, at: b.location(line, "absolute")) }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// An insulin record the source held at a known time that the import skipped: its amount was not
-/// a number, out of range (a 1000 U or -3 U bolus), or another of its fields could not be read.
+/// An insulin record the source held that the import skipped: its amount was not a number, out of
+/// range (a 1000 U or -3 U bolus), or another of its fields, or its time, could not be read.
 /// The insulin was most likely given, in an amount nobody knows, so the insulin on board around
 /// it is unknown: a dose near it is refused (`DoseGuards.skippedInsulinRefusal`). A record of
 /// 0 U (a cancelled bolus) is no dose and is not one of these.
@@ -14,10 +14,32 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     /// Skipped for its time, after the import's: the device's clock runs ahead (a pump not set
     /// back at the end of summer time), so the dose given minutes ago is dated later than now.
     public var datedAfterImport: Bool
+    /// Set when the record's time could not be read: `time` is then the earliest it can be, and
+    /// this says the latest (`UndatedInsulinBounds`). Nil when `time` was read.
+    public var unreadTime: UnreadTime?
 
-    public init(kind: RecordKind, time: Date, location: SourceLocation, datedAfterImport: Bool = false) {
-        self.kind = kind; self.time = time; self.location = location; self.datedAfterImport = datedAfterImport
+    /// The bounds of a time that could not be read, from the rows around the record.
+    public struct UnreadTime: Hashable, Sendable, Codable {
+        /// The latest the record can be.
+        public var latest: Date
+        /// Whether the bounds are the times of the rows just before and after it, in a file in time
+        /// order: no other row of that file is strictly between them, so a kept record of the kind
+        /// there came from another import (the same dose, read). Otherwise they are the file's
+        /// earliest time and the import's (a file out of order), or one side is open (the file's
+        /// first or last row) and is 1990 or the import's time.
+        public var betweenRows: Bool
+
+        public init(latest: Date, betweenRows: Bool) { self.latest = latest; self.betweenRows = betweenRows }
     }
+
+    public init(kind: RecordKind, time: Date, location: SourceLocation, datedAfterImport: Bool = false,
+                unreadTime: UnreadTime? = nil) {
+        self.kind = kind; self.time = time; self.location = location; self.datedAfterImport = datedAfterImport
+        self.unreadTime = unreadTime
+    }
+
+    /// The latest the record can be: `time`, or `unreadTime.latest` when its time was not read.
+    public var latest: Date { unreadTime?.latest ?? time }
 }
 
 extension SkippedInsulin {

@@ -80,7 +80,9 @@ public struct PatientReport: Sendable {
             notes.append("The models were trained and selected on data up to \(clock.dateTime(seenUntil)); "
                          + "accuracy on the part of this period before then is optimistic.")
         }
-        if let note = Self.skippedInsulinNote(log.skippedInsulin.filter { period.contains($0.time) }, clock: clock) { notes.append(note) }
+        // One whose time could not be read: when it may be in the period.
+        let skipped = log.skippedInsulin.filter { $0.time <= period.end && $0.latest >= period.start }
+        if let note = Self.skippedInsulinNote(skipped, clock: clock) { notes.append(note) }
         // Audit 38: a prediction clamped at the model's limit was listed as a real predicted low.
         let atLimit = Dictionary(grouping: rows.filter { $0.model == Self.evolvedModel && GlucoseModel.isAtLimit($0.prediction) },
                                  by: \.horizonMinutes)
@@ -121,16 +123,18 @@ public struct PatientReport: Sendable {
     /// or nil without any. It gives their kinds and times, not their files: a file's name may
     /// carry the person's (the import's warnings and a refused dose name file and line).
     static func skippedInsulinNote(_ skipped: [SkippedInsulin], clock: ReportClock) -> String? {
-        guard let first = skipped.first else { return nil }
+        guard !skipped.isEmpty else { return nil }
         var counts: [(noun: (one: String, many: String), count: Int)] = []
         for s in skipped {
             if let i = counts.firstIndex(where: { $0.noun == s.noun }) { counts[i].count += 1 } else { counts.append((s.noun, 1)) }
         }
-        let ahead = skipped.filter(\.datedAfterImport).count
+        let ahead = skipped.filter(\.datedAfterImport).count, unread = skipped.filter { $0.unreadTime != nil }.count
+        let first = skipped.first { $0.unreadTime == nil }
         return "Insulin records skipped at import in this period: "
             + counts.map { Plural.of($0.count, $0.noun.one, plural: $0.noun.many) }.joined(separator: ", ")
-            + " (the first a \(first.noun.one) at \(clock.dateTime(first.time)))"
+            + (first.map { " (the first a \($0.noun.one) at \(clock.dateTime($0.time)))" } ?? "")
             + (ahead > 0 ? ", \(ahead) of them dated after their import (a device clock running ahead)" : "")
+            + (unread > 0 ? ", \(unread) of them with a time that could not be read" : "")
             + ". Their amounts are unknown: the predictions after them read no insulin there, and a dose asked for within "
             + "the insulin's action after one is refused. Correct them in the exported files and import the files again."
     }

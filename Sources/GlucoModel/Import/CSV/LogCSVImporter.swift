@@ -192,8 +192,18 @@ struct LogCSVState {
             patient = id
         }
         let iso = "ISO 8601, e.g. 2026-01-05T08:00 or 2026-01-05 08:00:00+01:00"
-        guard let time = builder.time(field("time"), at: loc("time"), expected: iso, parse: { TimestampParser.iso8601($0) }) else { return }
         let event = (field("event") ?? "").lowercased()
+        guard let time = builder.time(field("time"), at: loc("time"), expected: iso, parse: { TimestampParser.iso8601($0) }) else {
+            let kind: RecordKind? = switch event {
+            case "bolus": .bolus
+            case "basal": .basal
+            case "temp_basal": .temporaryBasal
+            case "basal_injection": .basalInjection
+            default: nil
+            }
+            if let kind { builder.noteUndatedInsulin([kind], amounts: kind == .bolus || kind == .basalInjection ? [field("value")] : [], at: loc("time")) }
+            return
+        }
         let unit = optional("unit")?.lowercased()
         func duration(_ range: ClosedRange<Double> = ImportLimits.durationMinutes) -> Double? {
             guard let d = optional("duration") else { return nil }

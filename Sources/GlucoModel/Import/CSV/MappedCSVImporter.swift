@@ -278,13 +278,15 @@ struct MappedCSVReader {
 
     /// The row's time, or nil (row skipped with a warning).
     /// - Throws: `InputError` when dates are numeric, no order is set and none of them decides it.
-    /// A row of `insulin` records dated after the import is kept as `SkippedInsulin` (`acceptTime`).
+    /// A row of `insulin` records dated after the import is kept as `SkippedInsulin` (`acceptTime`),
+    /// and one whose time cannot be read is too, bounded by the rows around it (`noteUndatedInsulin`).
     mutating func readTime(_ row: CSVRow, line: Int, _ b: inout PatientLogBuilder, insulin: [RecordKind] = []) throws -> Date? {
         let column = positions[.time]!
         let name = names[.time]!
         let f = row[column]
         if f.isEmpty {
             b.skip("empty value", line: line, field: name, "the time is empty; expected \(Self.timeShapes)")
+            b.noteUndatedInsulin(insulin, at: b.location(line, name))
             return nil
         }
         let time: Date
@@ -296,6 +298,7 @@ struct MappedCSVReader {
             guard let local = numeric.local(order) else {
                 let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm" : "DD-MM-YYYY hh:mm"
                 b.skip("bad time", line: line, field: name, "'\(row.text(column).prefix(40))' is not a valid date in the order \(shape)")
+                b.noteUndatedInsulin(insulin, at: b.location(line, name))
                 return nil
             }
             time = b.instant(local)
@@ -304,6 +307,7 @@ struct MappedCSVReader {
             time = Date(timeIntervalSince1970: seconds >= 1e11 ? seconds / 1000 : seconds)
         } else {
             b.skip("bad time", line: line, field: name, "'\(row.text(column).prefix(40))' is not a time; expected \(Self.timeShapes)")
+            b.noteUndatedInsulin(insulin, at: b.location(line, name))
             return nil
         }
         return b.acceptTime(time, line: line, field: name, insulin: insulin) ? time : nil

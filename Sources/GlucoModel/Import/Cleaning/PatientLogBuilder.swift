@@ -35,6 +35,8 @@ public struct PatientLogBuilder: Sendable {
     /// Runs decided while a row was being read: applied once its records are added.
     private var decided: [RepeatedHourRuns.Decision] = []
     private var issuesPerReason: [String: Int] = [:]
+    /// Insulin rows whose time could not be read, bounded by the times around them.
+    private var undated = UndatedInsulinBounds()
 
     var glucose: [Located<GlucoseReading>] = []
     var boluses: [Located<Bolus>] = []
@@ -127,6 +129,23 @@ public struct PatientLogBuilder: Sendable {
         keep(SkippedInsulin(kind: kind, time: time, location: location))
     }
 
+    /// Keeps an insulin row whose time could not be read (`kinds`: its records' kinds; `amounts`:
+    /// its amount fields as written) as `SkippedInsulin`, its time bounded by the rows read before
+    /// and after it (`UndatedInsulinBounds`): its dose may have been given minutes before a dose is
+    /// asked for. Call it where the row is skipped for its time. Amounts that all read as 0 are no
+    /// dose, and are not kept.
+    public mutating func noteUndatedInsulin(_ kinds: [RecordKind], amounts: [String?] = [], at location: SourceLocation) {
+        guard !kinds.isEmpty, !Self.allZero(amounts) else { return }
+        undated.note(kinds, at: location)
+    }
+
+    /// Starts a run of rows in their own time order (a Nightscout export's treatments after its
+    /// entries) for `noteUndatedInsulin`: the insulin rows whose time could not be read so far
+    /// are bounded by the times of the run before.
+    public mutating func startTimeOrder() {
+        for skipped in undated.end(now: options.now) { keep(skipped) }
+    }
+
     /// Whether amounts were given and each reads as 0 (a cancelled bolus: no dose).
     static func allZero(_ amounts: [String?]) -> Bool {
         let texts = amounts.compactMap { $0 }
@@ -176,8 +195,10 @@ public struct PatientLogBuilder: Sendable {
     }
 
     /// Starts a new stream of rows in their own time order (an OhioT1DM section): the repeated
-    /// hour's rows of the one before are decided without it.
+    /// hour's rows of the one before are decided without it, and its insulin rows whose time
+    /// could not be read are bounded by its own times.
     public mutating func startStream() {
+        startTimeOrder()
         decide(repeats.endStream())
         applyDecided()
         rowRepeats.removeAll(); rowHasRecords = false
@@ -253,6 +274,7 @@ public struct PatientLogBuilder: Sendable {
             skip("dated before 1990", at: location, "time is before 1990; expected a recent date; skipped")
             return false
         }
+        undated.read(date)
         return true
     }
 

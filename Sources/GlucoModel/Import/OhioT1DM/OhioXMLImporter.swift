@@ -194,14 +194,14 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
             builder.add(GlucoseReading(time: t, value: v, source: section == "finger_stick" ? .fingerStick : .cgm,
                                        censoring: censoring), at: loc("ts"))
         case "basal":
-            guard let t = time("ts") else { return }
+            guard let t = time("ts") else { return builder.noteUndatedInsulin([.basal], at: loc("ts")) }
             let mark = builder.skipMark
             defer { builder.noteSkippedInsulin(.basal, time: t, since: mark, at: loc("value")) }
             guard let r = builder.number(a["value"], at: loc("value"), expected: "basal rate in U/h",
                                          range: ImportLimits.basalUnitsPerHour) else { return }
             builder.add(BasalRate(start: t, rate: InsulinRate(unitsPerHour: r)), at: loc("ts"))
         case "temp_basal":
-            guard let start = time("ts_begin") else { return }
+            guard let start = time("ts_begin") else { return builder.noteUndatedInsulin([.temporaryBasal], at: loc("ts_begin")) }
             let mark = builder.skipMark
             defer { builder.noteSkippedInsulin(.temporaryBasal, time: start, since: mark, at: loc("value")) }
             guard let end = time("ts_end"),
@@ -238,7 +238,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
     func readBolus(_ a: [String: String], line: Int, time: (String) -> Date?) {
         let file = self.file
         let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
-        guard let start = time("ts_begin") else { return }
+        guard let start = time("ts_begin") else { return builder.noteUndatedInsulin([.bolus], amounts: [a["dose"]], at: loc("ts_begin")) }
         let mark = builder.skipMark
         defer { builder.noteSkippedInsulin(.bolus, time: start, since: mark, amounts: [a["dose"]], at: loc("dose")) }
         guard let end = time("ts_end"),
@@ -288,7 +288,9 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
             throw InputError(SourceLocation(file: file), "no <patient> element; expected an OhioT1DM XML document")
         }
         if let weight {
-            // OhioT1DM gives one weight per patient, undated: it is placed at the first record.
+            // OhioT1DM gives one weight per patient, undated: it is placed at the first record,
+            // after the last section's rows are ended (its time is no row's).
+            builder.startStream()
             let time = builder.firstRecordTime ?? builder.options.now
             builder.add(WeightRecord(time: time, kilograms: weight.kg),
                         at: SourceLocation(file: file, line: weight.line, field: "weight"))

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Bounds the time of insulin rows whose time could not be read by the rows around them, so a dose
+/// near such a row can be refused (`SkippedInsulin.unreadTime`).
+///
+/// In a stream of rows in time order (every time read at or after the one before, or every one at
+/// or before it: exports run either way), a row lies between the times of the rows read just
+/// before and after it. The file's first row is bounded below by 1990 (`ImportLimits.earliest`),
+/// its last above by the import's time (a bolus typed last may be the newest). A stream whose
+/// times go both ways (rows grouped by kind, a shuffled file, a device clock set back, a repeated
+/// daylight-saving hour) bounds nothing: such a row may be from the stream's earliest time to the
+/// import's. An importer's stream is its file, or one OhioT1DM section (`PatientLogBuilder.startStream`).
+struct UndatedInsulinBounds: Sendable {
+    private struct Row: Sendable {
+        var kind: RecordKind
+        var location: SourceLocation
+        var before: Date?
+        var after: Date?
+    }
+
+    private var rows: [Row] = []
+    /// `rows[waiting...]` have no time read after them yet.
+    private var waiting = 0
+    private var last: Date?
+    private var earliest: Date?
+    private var rises = 0, falls = 0
+
+    /// An insulin row of `kinds` whose time could not be read, at `location`.
+    mutating func note(_ kinds: [RecordKind], at location: SourceLocation) {
+        for kind in kinds { rows.append(Row(kind: kind, location: location, before: last)) }
+    }
+
+    /// A time read, in the order of the rows.
+    mutating func read(_ time: Date) {
+        if let last {
+            if time > last { rises += 1 } else if time < last { falls += 1 }
+        }
+        last = time
+        if earliest.map({ time < $0 }) ?? true { earliest = time }
+        while waiting < rows.count {
+            rows[waiting].after = time
+            waiting += 1
+        }
+    }
+
+    /// Ends the stream: its rows as skipped insulin with their bounds (`now`: the import's time).
+    mutating func end(now: Date) -> [SkippedInsulin] {
+        defer { self = Self() }
+        return rows.map { row in
+            let (from, to): (Date?, Date?)
+            switch (rises, falls) {
+            case (_, 0): (from, to) = (row.before, row.after)
+            case (0, _): (from, to) = (row.after, row.before)
+            default: (from, to) = (earliest, nil)
+            }
+            let ordered = rises == 0 || falls == 0
+            return SkippedInsulin(kind: row.kind, time: from ?? ImportLimits.earliest, location: row.location,
+                                  unreadTime: .init(latest: to ?? max(now, from ?? now), betweenRows: ordered && from != nil && to != nil))
+        }
+    }
+}
