@@ -85,7 +85,9 @@ import Testing
                            to: ExportFixtures.now, betweenRows: false, line: 5, field: "time")
     }
 
-    /// Each OhioT1DM section is in its own order: a bolus is bounded by the boluses around it.
+    /// Each OhioT1DM section is in its own order: a bolus is bounded by the boluses around it, and
+    /// by its own end when that reads (a bolus begins by its end: 09:07, not the next bolus's 10:00;
+    /// the bounds are then not both rows' times).
     @Test func ohioXML() throws {
         let xml = """
         <patient id="p0" weight="70" insulin_type="rapid-acting">
@@ -109,7 +111,7 @@ import Testing
         #expect(r.log.skippedInsulin.map(\.kind) == [.basal, .bolus])
         #expect(r.log.skippedInsulin.map(\.time) == [Self.at("07:00"), Self.at("08:00")])
         #expect(r.log.skippedInsulin.map(\.unreadTime) == [.init(latest: ExportFixtures.now, betweenRows: false),
-                                                           .init(latest: Self.at("10:00"), betweenRows: true)])
+                                                           .init(latest: Self.at("09:07"), betweenRows: false)])
         #expect(r.log.skippedInsulin.map(\.location.line) == [13, 8])
         #expect(r.log.skippedInsulin.map(\.location.field) == ["ts", "ts_begin"])
     }

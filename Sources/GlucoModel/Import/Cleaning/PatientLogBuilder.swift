@@ -133,10 +133,22 @@ public struct PatientLogBuilder: Sendable {
     /// its amount fields as written) as `SkippedInsulin`, its time bounded by the rows read before
     /// and after it (`UndatedInsulinBounds`): its dose may have been given minutes before a dose is
     /// asked for. Call it where the row is skipped for its time. Amounts that all read as 0 are no
-    /// dose, and are not kept.
-    public mutating func noteUndatedInsulin(_ kinds: [RecordKind], amounts: [String?] = [], at location: SourceLocation) {
+    /// dose, and are not kept. `notAfter`: a time of the row itself that it cannot be after (the
+    /// end of a bolus or temporary basal whose start could not be read, `latestInstant`).
+    public mutating func noteUndatedInsulin(_ kinds: [RecordKind], amounts: [String?] = [], notAfter: Date? = nil,
+                                            at location: SourceLocation) {
         guard !kinds.isEmpty, !Self.allZero(amounts) else { return }
-        undated.note(kinds, at: location)
+        undated.note(kinds, notAfter: notAfter, at: location)
+    }
+
+    /// The latest instant a written time can be (the second pass of a repeated daylight-saving
+    /// hour), counted nowhere: a bound, not a record's time.
+    public mutating func latestInstant(_ written: WrittenTimestamp) -> Date {
+        if let instant = written.instant { return instant }
+        switch resolver.classify(written.local) {
+        case let .unique(date), let .gap(date): return date
+        case let .repeated(_, second): return second
+        }
     }
 
     /// Starts a run of rows in their own time order (a Nightscout export's treatments after its

@@ -16,6 +16,7 @@ struct UndatedInsulinBounds: Sendable {
         var location: SourceLocation
         var before: Date?
         var after: Date?
+        var notAfter: Date?
     }
 
     private var rows: [Row] = []
@@ -25,9 +26,10 @@ struct UndatedInsulinBounds: Sendable {
     private var earliest: Date?
     private var rises = 0, falls = 0
 
-    /// An insulin row of `kinds` whose time could not be read, at `location`.
-    mutating func note(_ kinds: [RecordKind], at location: SourceLocation) {
-        for kind in kinds { rows.append(Row(kind: kind, location: location, before: last)) }
+    /// An insulin row of `kinds` whose time could not be read, at `location`; `notAfter`: a time
+    /// the row itself sets as its latest (the end of a bolus or temporary basal whose start is unread).
+    mutating func note(_ kinds: [RecordKind], notAfter: Date? = nil, at location: SourceLocation) {
+        for kind in kinds { rows.append(Row(kind: kind, location: location, before: last, notAfter: notAfter)) }
     }
 
     /// A time read, in the order of the rows.
@@ -53,9 +55,12 @@ struct UndatedInsulinBounds: Sendable {
             case (0, _): (from, to) = (row.after, row.before)
             default: (from, to) = (earliest, nil)
             }
-            let ordered = rises == 0 || falls == 0
-            return SkippedInsulin(kind: row.kind, time: from ?? ImportLimits.earliest, location: row.location,
-                                  unreadTime: .init(latest: to ?? max(now, from ?? now), betweenRows: ordered && from != nil && to != nil))
+            var earliest = from ?? ImportLimits.earliest, latest = to ?? max(now, earliest)
+            var betweenRows = (rises == 0 || falls == 0) && from != nil && to != nil
+            // Its own end, when sooner: the bounds are then no longer both rows' times.
+            if let end = row.notAfter, end < latest { latest = end; earliest = min(earliest, end); betweenRows = false }
+            return SkippedInsulin(kind: row.kind, time: earliest, location: row.location,
+                                  unreadTime: .init(latest: latest, betweenRows: betweenRows))
         }
     }
 }

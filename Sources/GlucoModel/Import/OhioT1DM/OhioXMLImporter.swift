@@ -201,7 +201,9 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
                                          range: ImportLimits.basalUnitsPerHour) else { return }
             builder.add(BasalRate(start: t, rate: InsulinRate(unitsPerHour: r)), at: loc("ts"))
         case "temp_basal":
-            guard let start = time("ts_begin") else { return builder.noteUndatedInsulin([.temporaryBasal], at: loc("ts_begin")) }
+            guard let start = time("ts_begin") else {
+                return builder.noteUndatedInsulin([.temporaryBasal], notAfter: end(a), at: loc("ts_begin"))
+            }
             let mark = builder.skipMark
             defer { builder.noteSkippedInsulin(.temporaryBasal, time: start, since: mark, at: loc("value")) }
             guard let end = time("ts_end"),
@@ -235,10 +237,18 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
         }
     }
 
+    /// The latest `ts_end` can be, when it reads (for a row whose `ts_begin` does not: it began by then).
+    func end(_ a: [String: String]) -> Date? {
+        guard let text = a["ts_end"], let written = TimestampParser.dayMonthYear(text) else { return nil }
+        return builder.latestInstant(written)
+    }
+
     func readBolus(_ a: [String: String], line: Int, time: (String) -> Date?) {
         let file = self.file
         let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
-        guard let start = time("ts_begin") else { return builder.noteUndatedInsulin([.bolus], amounts: [a["dose"]], at: loc("ts_begin")) }
+        guard let start = time("ts_begin") else {
+            return builder.noteUndatedInsulin([.bolus], amounts: [a["dose"]], notAfter: end(a), at: loc("ts_begin"))
+        }
         let mark = builder.skipMark
         defer { builder.noteSkippedInsulin(.bolus, time: start, since: mark, amounts: [a["dose"]], at: loc("dose")) }
         guard let end = time("ts_end"),
