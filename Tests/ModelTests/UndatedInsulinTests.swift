@@ -62,12 +62,13 @@ import Testing
     /// The first row is bounded below by 1990 only, the last above by the import's time (the
     /// newest dose may be the one typed wrong): neither is between rows.
     @Test func theFirstAndLastRowsAreOpenOnOneSide() throws {
-        let first = "\(Self.csvHeader)\np0,8h,bolus,2,U\np0,2026-01-05T08:00:00Z,glucose,120,mg/dL\n"
+        let rows = "p0,2026-01-05T08:00:00Z,glucose,120,mg/dL\np0,2026-01-05T08:01:00Z,bolus,1,U\np0,2026-01-05T08:05:00Z,glucose,125,mg/dL\n"
+        let first = "\(Self.csvHeader)\np0,8h,bolus,2,U\n" + rows
         Self.expectUndated(try Self.importText(first, name: "p0.csv", LogCSVImporter()), from: ImportLimits.earliest,
                            to: Self.at("08:00"), betweenRows: false, line: 2, field: "time")
-        let last = "\(Self.csvHeader)\np0,2026-01-05T08:00:00Z,glucose,120,mg/dL\np0,8h,bolus,2,U\n"
-        Self.expectUndated(try Self.importText(last, name: "p0.csv", LogCSVImporter()), from: Self.at("08:00"),
-                           to: ExportFixtures.now, betweenRows: false, line: 3, field: "time")
+        let last = "\(Self.csvHeader)\n" + rows + "p0,8h,bolus,2,U\n"
+        Self.expectUndated(try Self.importText(last, name: "p0.csv", LogCSVImporter()), from: Self.at("08:05"),
+                           to: ExportFixtures.now, betweenRows: false, line: 5, field: "time")
     }
 
     /// A file whose times go both ways (here grouped by kind) bounds nothing: the row may be from
@@ -83,6 +84,18 @@ import Testing
         """
         Self.expectUndated(try Self.importText(csv, name: "p0.csv", LogCSVImporter()), from: Self.at("07:00"),
                            to: ExportFixtures.now, betweenRows: false, line: 5, field: "time")
+        // Grouped by kind, yet its times read in order: the basal rate at midnight, the bolus, then
+        // the day's CGM from midnight. The bolus may be of any hour (the generated files below found
+        // this): its kinds do not interleave, so the file is not taken as in time order.
+        let grouped = """
+        \(Self.csvHeader)
+        p0,2026-01-05T00:00:00Z,basal,0.7,U/h
+        p0,2026-02-30T10:00:00Z,bolus,3.2,U
+        p0,2026-01-05T00:00:00Z,glucose,120,mg/dL
+        p0,2026-01-05T00:05:00Z,glucose,125,mg/dL
+        """
+        Self.expectUndated(try Self.importText(grouped, name: "p0.csv", LogCSVImporter()), from: Self.at("00:00"),
+                           to: ExportFixtures.now, betweenRows: false, line: 3, field: "time")
     }
 
     /// Each OhioT1DM section is in its own order: a bolus is bounded by the boluses around it, and
@@ -295,5 +308,70 @@ import Testing
         log.skippedInsulin.removeLast()
         log.skippedInsulin[0].unreadTime?.latest = period.start.addingTimeInterval(-1)
         #expect(try PatientReport(log: log, models: ReportFixture.models, period: period).notes.allSatisfy { !$0.hasPrefix("Insulin records skipped") })
+    }
+}
+
+/// On generated files (CGM every 5 minutes, boluses, basal rates; written in time order, newest
+/// first, or grouped by kind), one insulin row's time is garbled: whatever the file's order, the
+/// bounds the import keeps hold its true time, and every moment whose dose the true record bears
+/// on (within the insulin's action after it) is refused.
+@Suite struct UndatedInsulinPropertyTests {
+    static let cases = 60
+
+    @Test func theBoundsHoldTheTrueTimeAndEveryDoseItBearsOnIsRefused() throws {
+        let t0 = ExportFixtures.utc("2026-03-02T00:00:00Z")
+        let f = ISO8601DateFormatter()
+        var checkedMoments = 0, between = 0
+        for i in 0..<Self.cases {
+            var r = SplitMix64(seed: 0x5EED_0000 &+ UInt64(i))
+            // (time, text) rows of one day and a bit.
+            var rows: [(time: Date, kind: RecordKind, text: String)] = []
+            let hours = Double(Int.random(in: 6...30, using: &r))
+            for k in 0..<Int(hours * 12) {
+                let t = t0.addingTimeInterval(Double(k) * 300)
+                rows.append((t, .glucose, "p0,\(f.string(from: t)),glucose,\(Int.random(in: 60...300, using: &r)),mg/dL"))
+            }
+            for _ in 0..<Int.random(in: 1...6, using: &r) {
+                let t = t0.addingTimeInterval(Double(Int.random(in: 0..<Int(hours * 60), using: &r)) * 60)
+                rows.append((t, .bolus, "p0,\(f.string(from: t)),bolus,\(Double(Int.random(in: 5...80, using: &r)) / 10),U"))
+            }
+            for h in stride(from: 0, to: Int(hours), by: Int.random(in: 3...8, using: &r)) {
+                let t = t0.addingTimeInterval(Double(h) * 3600)
+                rows.append((t, .basal, "p0,\(f.string(from: t)),basal,\(Double(Int.random(in: 3...15, using: &r)) / 10),U/h"))
+            }
+            let order = Int.random(in: 0..<3, using: &r)
+            switch order {
+            case 0: rows.sort { $0.time < $1.time }
+            case 1: rows.sort { $0.time > $1.time }
+            default: rows.sort { ($0.kind.rawValue, $0.time) < ($1.kind.rawValue, $1.time) }
+            }
+            let insulin = rows.indices.filter { rows[$0].kind != .glucose }
+            let garbled = insulin[Int.random(in: 0..<insulin.count, using: &r)]
+            let truth = rows[garbled]
+            var parts = truth.text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            parts[1] = ["", "yesterday", parts[1].replacingOccurrences(of: "T", with: "T2"), "2026-02-30T10:00:00Z"][Int.random(in: 0..<4, using: &r)]
+            rows[garbled].text = parts.joined(separator: ",")
+            let csv = "patient,time,event,value,unit\n" + rows.map(\.text).joined(separator: "\n") + "\n"
+            let result = try SkippedInsulinTests.importText(csv, name: "p0.csv", LogCSVImporter())
+            let s = result.log.skippedInsulin
+            #expect(s.count == 1 && s.first?.kind == truth.kind && s.first?.location.line == garbled + 2, "case \(i): \(s)")
+            guard let one = s.first, let unread = one.unreadTime else { Issue.record("case \(i): no bounds"); continue }
+            #expect(one.time <= truth.time && truth.time <= unread.latest, "case \(i), order \(order): \(truth.time) outside \(one.time)...\(unread.latest)")
+            if order < 2 && unread.betweenRows { between += 1 }
+            if order == 2 { #expect(!unread.betweenRows, "case \(i)") }
+            // Moments within the action after the true time (a bolus), or while the true rate is in force.
+            for minutes in stride(from: 0.0, through: 360, by: 15) {
+                let at = truth.time.addingTimeInterval(minutes * 60)
+                if truth.kind == .basal, result.log.basalRates.contains(where: { $0.start > truth.time && $0.start <= at.addingTimeInterval(-360 * 60) }) {
+                    continue
+                }
+                checkedMoments += 1
+                #expect(DoseGuards.skippedInsulinRefusal(result.log, at: at, durationMinutes: 360) != nil,
+                        "case \(i): not refused \(minutes) min after the garbled \(truth.kind) at \(truth.time)")
+            }
+        }
+        #expect(checkedMoments > Self.cases * 20)
+        // Most files in time order bound it by the rows around it (not the first or last row's).
+        #expect(between > Self.cases / 2, "\(between) of \(Self.cases)")
     }
 }

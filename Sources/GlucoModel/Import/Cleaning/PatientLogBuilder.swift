@@ -311,6 +311,7 @@ public struct PatientLogBuilder: Sendable {
         default: preconditionFailure("unknown record type \(R.self)")
         }
         if R.kind != .weight, earliest.map({ record.time < $0 }) ?? true { earliest = record.time }
+        undated.record(R.kind)
         if !rowRepeats.isEmpty {
             let index = count(R.kind) - 1
             for (run, entry) in rowRepeats {
