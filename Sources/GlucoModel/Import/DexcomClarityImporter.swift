@@ -81,7 +81,14 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 continue
             }
             b.summary.rowsRead += 1
-            if b.skipCutLastRow(row, header: c.count, endedInsideLine: lines.endedInsideLine, line: number) { continue }
+            let mark = b.skipMark
+            if b.skipCutLastRow(row, header: c.count, endedInsideLine: lines.endedInsideLine, line: number) {
+                if PatientLogBuilder.isWhole(c.eventType, of: row) {
+                    b.noteCutInsulin(Self.insulinKinds(row, c), row: row, field: c.timestamp, since: mark,
+                                     parse: { TimestampParser.iso8601(bytes: $0) }, at: b.location(number))
+                }
+                continue
+            }
             if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
                 continue

@@ -93,6 +93,17 @@ public struct LibreViewImporter: PatientDataImporter {
         return try evidence.order(column: "Device Timestamp") { b.error(nil, "Device Timestamp", $0) }
     }
 
+    /// The insulin records an insulin row (record type 4 or 5) holds: a bolus when a rapid-acting,
+    /// meal or correction amount is written, a basal injection when a long-acting one is.
+    static func insulinKinds(_ row: CSVRow, _ c: Columns) -> [RecordKind] {
+        let type = row.text(c.recordType)
+        guard type == "4" || type == "5" else { return [] }
+        var kinds: [RecordKind] = []
+        if [c.rapid, c.meal, c.correction].contains(where: { !row.isEmpty($0) }) { kinds.append(.bolus) }
+        if !row.isEmpty(c.long) { kinds.append(.basalInjection) }
+        return kinds
+    }
+
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         let reader = LineReader(url: url)
         try reader.checkReadable()
@@ -106,17 +117,21 @@ public struct LibreViewImporter: PatientDataImporter {
             guard number > headerLine, !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) else { continue }
             b.summary.rowsRead += 1
             row.load(bytes)
-            if b.skipCutLastRow(row, header: c.names.count, endedInsideLine: lines.endedInsideLine, line: number) { continue }
+            let mark = b.skipMark
+            if b.skipCutLastRow(row, header: c.names.count, endedInsideLine: lines.endedInsideLine, line: number) {
+                // A cut inside an amount still shows a dose there.
+                b.noteCutInsulin(PatientLogBuilder.isWhole(c.recordType, of: row) ? Self.insulinKinds(row, c) : [], row: row,
+                                 field: c.timestamp, since: mark,
+                                 parse: { TimestampParser.numericDate(bytes: $0)?.local(order).map { WrittenTimestamp(local: $0, utcOffset: nil) } },
+                                 at: b.location(number))
+                continue
+            }
             if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
                 continue
             }
             let type = row.text(c.recordType)
-            var insulin: [RecordKind] = []
-            if type == "4" || type == "5" {
-                if [c.rapid, c.meal, c.correction].contains(where: { !row.isEmpty($0) }) { insulin.append(.bolus) }
-                if !row.isEmpty(c.long) { insulin.append(.basalInjection) }
-            }
+            let insulin = Self.insulinKinds(row, c)
             let amounts = [c.rapid, c.meal, c.correction, c.long].map { row.isEmpty($0) ? nil : row.text($0) }
             guard let written = TimestampParser.numericDate(bytes: row[c.timestamp]), let local = written.local(order) else {
                 let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm AM" : "DD-MM-YYYY HH:mm"

@@ -102,7 +102,10 @@ struct LogCSVState {
             } else {
                 state.builder.summary.rowsRead += 1
                 row.load(bytes)
-                if !state.builder.skipCutLastRow(row, header: state.columnCount, endedInsideLine: lines.endedInsideLine, line: number) {
+                let mark = state.builder.skipMark
+                if state.builder.skipCutLastRow(row, header: state.columnCount, endedInsideLine: lines.endedInsideLine, line: number) {
+                    state.noteCutInsulin(row, line: number, since: mark)
+                } else {
                     state.readRow(row, line: number)
                 }
                 if done(state) { break }
@@ -153,6 +156,26 @@ struct LogCSVState {
         }
     }
 
+    /// The insulin record an `event` names, if any.
+    static func insulinKind(event: String) -> RecordKind? {
+        switch event {
+        case "bolus": .bolus
+        case "basal": .basal
+        case "temp_basal": .temporaryBasal
+        case "basal_injection": .basalInjection
+        default: nil
+        }
+    }
+
+    /// Keeps the insulin record of the file's last row, skipped as cut short, when its time and
+    /// event fields are whole (`PatientLogBuilder.noteCutInsulin`).
+    mutating func noteCutInsulin(_ row: CSVRow, line: Int, since mark: Int) {
+        guard let e = position("event"), PatientLogBuilder.isWhole(e, of: row),
+              let kind = Self.insulinKind(event: row.text(e).lowercased()) else { return }
+        builder.noteCutInsulin([kind], row: row, field: position("time") ?? -1, since: mark,
+                               parse: { TimestampParser.iso8601(bytes: $0) }, at: builder.location(line))
+    }
+
     /// Reads one data row (already split); fields become `String`s only when looked at.
     mutating func readRow(_ split: CSVRow, line: Int) {
         let file = self.file
@@ -194,14 +217,9 @@ struct LogCSVState {
         let iso = "ISO 8601, e.g. 2026-01-05T08:00 or 2026-01-05 08:00:00+01:00"
         let event = (field("event") ?? "").lowercased()
         guard let time = builder.time(field("time"), at: loc("time"), expected: iso, parse: { TimestampParser.iso8601($0) }) else {
-            let kind: RecordKind? = switch event {
-            case "bolus": .bolus
-            case "basal": .basal
-            case "temp_basal": .temporaryBasal
-            case "basal_injection": .basalInjection
-            default: nil
+            if let kind = Self.insulinKind(event: event) {
+                builder.noteUndatedInsulin([kind], amounts: kind == .bolus || kind == .basalInjection ? [field("value")] : [], at: loc("time"))
             }
-            if let kind { builder.noteUndatedInsulin([kind], amounts: kind == .bolus || kind == .basalInjection ? [field("value")] : [], at: loc("time")) }
             return
         }
         let unit = optional("unit")?.lowercased()

@@ -115,6 +115,20 @@ public struct PatientLogBuilder: Sendable {
 
     public static let cutLastRow = "last row cut short"
 
+    /// Keeps the insulin record of a row `skipCutLastRow` skipped (`kinds`, read from whole
+    /// fields) as `SkippedInsulin` when its time field `field` is whole too (not the row's last,
+    /// which the cut may have shortened) and reads (`parse`; a repeated hour's second pass): the
+    /// newest dose of a file still being written, in an amount the cut may have shortened.
+    public mutating func noteCutInsulin(_ kinds: [RecordKind], row: CSVRow, field: Int, since mark: Int,
+                                        parse: (ArraySlice<UInt8>) -> WrittenTimestamp?, at location: SourceLocation) {
+        guard !kinds.isEmpty, Self.isWhole(field, of: row), let written = parse(row[field]) else { return }
+        let time = latestInstant(written)
+        for kind in kinds { noteSkippedInsulin(kind, time: time, since: mark, at: location) }
+    }
+
+    /// Whether field `i` of a row the file ends inside is whole: not its last (the cut may have shortened that).
+    public static func isWhole(_ i: Int, of row: CSVRow) -> Bool { i >= 0 && i < row.count - 1 }
+
     /// The rows skipped so far: taken before an insulin row is read, for `noteSkippedInsulin`.
     public var skipMark: Int { summary.rowsSkipped }
 
