@@ -172,7 +172,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                     + (unread.betweenRows ? "" : " (in a store, the skipped row stays on record: doses from it are refused until \(until))")
             }
             return "\(what) at \(time(skipped.time)) (\(skipped.location)) was skipped at import (a value unreadable or "
-                + "implausible: the import's warning names it)\(others), within the insulin's \(hours) of action: "
+                + "implausible, or the file's last row cut short: the import's warning names it)\(others), within the insulin's \(hours) of action: "
                 + "the insulin on board is unknown, and a dose on the rest could stack on it. Correct the record in the file "
                 + "and import it again"
         }
