@@ -132,7 +132,8 @@ public struct LibreViewImporter: PatientDataImporter {
             }
             let type = row.text(c.recordType)
             let insulin = Self.insulinKinds(row, c)
-            let amounts = [c.rapid, c.meal, c.correction, c.long].map { row.isEmpty($0) ? nil : row.text($0) }
+            // Read only for an insulin row (a String per field: not for every reading).
+            let amounts = insulin.isEmpty ? [] : [c.rapid, c.meal, c.correction, c.long].map { row.isEmpty($0) ? nil : row.text($0) }
             guard let written = TimestampParser.numericDate(bytes: row[c.timestamp]), let local = written.local(order) else {
                 let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm AM" : "DD-MM-YYYY HH:mm"
                 b.skip("bad timestamp", line: number, field: "Device Timestamp", "'\(row.text(c.timestamp).prefix(40))' is not a date; expected \(shape)")

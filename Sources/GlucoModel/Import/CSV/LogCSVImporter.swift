@@ -218,7 +218,8 @@ struct LogCSVState {
         let event = (field("event") ?? "").lowercased()
         guard let time = builder.time(field("time"), at: loc("time"), expected: iso, parse: { TimestampParser.iso8601($0) }) else {
             if let kind = Self.insulinKind(event: event) {
-                builder.noteUndatedInsulin([kind], amounts: kind == .bolus || kind == .basalInjection ? [field("value")] : [], at: loc("time"))
+                let amounts = kind == .bolus || kind == .basalInjection ? [field("value")] : []
+                builder.noteUndatedInsulin([kind], amounts: amounts, at: loc("time"))
             }
             return
         }

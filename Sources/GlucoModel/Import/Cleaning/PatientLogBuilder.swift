@@ -149,9 +149,9 @@ public struct PatientLogBuilder: Sendable {
     /// asked for. Call it where the row is skipped for its time. Amounts that all read as 0 are no
     /// dose, and are not kept. `notAfter`: a time of the row itself that it cannot be after (the
     /// end of a bolus or temporary basal whose start could not be read, `latestInstant`).
-    public mutating func noteUndatedInsulin(_ kinds: [RecordKind], amounts: [String?] = [], notAfter: Date? = nil,
+    public mutating func noteUndatedInsulin(_ kinds: [RecordKind], amounts: @autoclosure () -> [String?] = [], notAfter: Date? = nil,
                                             at location: SourceLocation) {
-        guard !kinds.isEmpty, !Self.allZero(amounts) else { return }
+        guard !kinds.isEmpty, !Self.allZero(amounts()) else { return }
         undated.note(kinds, notAfter: notAfter, at: location)
     }
 
@@ -283,15 +283,15 @@ public struct PatientLogBuilder: Sendable {
 
     /// Whether a time can be kept: not after `options.now` and not before `ImportLimits.earliest`
     /// (else the row is skipped as `future-dated` or `dated before 1990`, with a warning).
-    /// A row of insulin records (`insulin`: their kinds; `amounts`: the amounts as written) dated
+    /// A row of insulin records (`insulin`: their kinds; `amounts`: the amounts as written, read only then) dated
     /// after the import time is kept as `SkippedInsulin` too (`datedAfterImport`), but for amounts
     /// that all read as 0 (no dose): a device whose clock runs ahead writes its latest doses so.
     public mutating func acceptTime(_ date: Date, at location: SourceLocation, insulin: [RecordKind] = [],
-                                    amounts: [String?] = []) -> Bool {
+                                    amounts: @autoclosure () -> [String?] = []) -> Bool {
         if date > options.now {
             skip("future-dated", at: location,
                  "time \(date.iso8601) is after the import time; expected a past date; skipped")
-            if !insulin.isEmpty, !Self.allZero(amounts) {
+            if !insulin.isEmpty, !Self.allZero(amounts()) {
                 for kind in insulin { keep(SkippedInsulin(kind: kind, time: date, location: location, datedAfterImport: true)) }
             }
             return false
@@ -305,8 +305,8 @@ public struct PatientLogBuilder: Sendable {
     }
 
     public mutating func acceptTime(_ date: Date, line: Int?, field: String?, insulin: [RecordKind] = [],
-                                    amounts: [String?] = []) -> Bool {
-        acceptTime(date, at: location(line, field), insulin: insulin, amounts: amounts)
+                                    amounts: @autoclosure () -> [String?] = []) -> Bool {
+        acceptTime(date, at: location(line, field), insulin: insulin, amounts: amounts())
     }
 
     /// Adds a record whose time `acceptTime` accepts (else it is skipped with a warning).
