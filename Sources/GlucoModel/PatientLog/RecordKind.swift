@@ -9,7 +9,12 @@ public enum RecordKind: String, Sendable, Codable, CaseIterable {
     case heartRate = "heart_rate"
 
     /// A bolus, basal rate, temporary basal or basal injection.
-    public var isInsulin: Bool { [.bolus, .basal, .temporaryBasal, .basalInjection].contains(self) }
+    public var isInsulin: Bool {
+        switch self {
+        case .bolus, .basal, .temporaryBasal, .basalInjection: true
+        case .glucose, .carbs, .exercise, .weight, .heartRate: false
+        }
+    }
 }
 
 /// A record placed in time, so importers can sort it and find duplicates.

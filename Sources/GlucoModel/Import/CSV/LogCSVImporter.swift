@@ -141,7 +141,9 @@ struct LogCSVState {
     }
 
     /// The column of a name in `known` (comparing short names is cheaper than hashing them).
-    func position(_ name: String) -> Int? {
+    func position(_ name: String) -> Int? { Self.position(name, positions, columns) }
+
+    static func position(_ name: String, _ positions: [Int?], _ columns: [String: Int]?) -> Int? {
         switch name {
         case "patient": return positions[0]
         case "time": return positions[1]
@@ -156,15 +158,9 @@ struct LogCSVState {
         }
     }
 
-    /// The insulin record an `event` names, if any.
+    /// The insulin record an `event` names, if any (the events are the kinds' names).
     static func insulinKind(event: String) -> RecordKind? {
-        switch event {
-        case "bolus": .bolus
-        case "basal": .basal
-        case "temp_basal": .temporaryBasal
-        case "basal_injection": .basalInjection
-        default: nil
-        }
+        RecordKind(rawValue: event).flatMap { $0.isInsulin ? $0 : nil }
     }
 
     /// Keeps the insulin record of the file's last row, skipped as cut short, when its time and
@@ -187,12 +183,16 @@ struct LogCSVState {
             return builder.skip("malformed row", at: loc("row"),
                                 "the row has \(split.count) fields; the header has \(columnCount) (quote values holding commas)")
         }
+        // The field readers look columns up in these copies, not through `self`: a call of
+        // `self.position` from them copied the whole reader state (the builder with all it holds)
+        // at every call, a sixth of the parse time.
+        let positions = self.positions, columns = self.columns
         func field(_ name: String) -> String? {
-            guard let i = position(name) else { return nil }
+            guard let i = Self.position(name, positions, columns) else { return nil }
             return i < split.count ? split.text(i) : nil
         }
         func optional(_ name: String) -> String? {
-            guard let i = position(name), i < split.count, !split.isEmpty(i) else { return nil }
+            guard let i = Self.position(name, positions, columns), i < split.count, !split.isEmpty(i) else { return nil }
             return split.text(i)
         }
         if !fixedPatient {
