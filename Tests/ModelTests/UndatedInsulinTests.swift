@@ -312,7 +312,7 @@ import Testing
 }
 
 /// On generated files (CGM every 5 minutes, boluses, basal rates; written in time order, newest
-/// first, or grouped by kind), one insulin row's time is garbled: whatever the file's order, the
+/// first, or grouped by kind), one insulin row's time, or the row itself, is garbled: whatever the file's order, the
 /// bounds the import keeps hold its true time, and every moment whose dose the true record bears
 /// on (within the insulin's action after it) is refused.
 @Suite struct UndatedInsulinPropertyTests {
@@ -349,7 +349,13 @@ import Testing
             let garbled = insulin[Int.random(in: 0..<insulin.count, using: &r)]
             let truth = rows[garbled]
             var parts = truth.text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            parts[1] = ["", "yesterday", parts[1].replacingOccurrences(of: "T", with: "T2"), "2026-02-30T10:00:00Z"][Int.random(in: 0..<4, using: &r)]
+            // Its time garbled, or its row: a decimal comma (`1,5`: a field too many), an unclosed quote.
+            switch Int.random(in: 0..<6, using: &r) {
+            case let k where k < 4:
+                parts[1] = ["", "yesterday", parts[1].replacingOccurrences(of: "T", with: "T2"), "2026-02-30T10:00:00Z"][k]
+            case 4: parts[3] = parts[3].replacingOccurrences(of: ".", with: ",")
+            default: parts[4] = "\"" + parts[4]
+            }
             rows[garbled].text = parts.joined(separator: ",")
             let csv = "patient,time,event,value,unit\n" + rows.map(\.text).joined(separator: "\n") + "\n"
             let result = try SkippedInsulinTests.importText(csv, name: "p0.csv", LogCSVImporter())

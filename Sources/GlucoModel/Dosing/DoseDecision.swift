@@ -166,9 +166,13 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 let bounds = unread.betweenRows ? "between \(time(skipped.time)) and \(time(unread.latest)), by the rows around it"
                     : (skipped.time > ImportLimits.earliest ? "from \(time(skipped.time)) " : "") + "up to \(time(unread.latest))"
                 let until = time(unread.latest.addingTimeInterval(duration * 60))
-                return "\(what) whose time could not be read (\(skipped.location)) was skipped at import\(others): it may be from any "
+                let unreadable = skipped.rowUnread
+                    ? "\(what) may be in a row that could not be split into its fields (\(skipped.location): an unclosed quote, or a "
+                        + "comma too many, as in a decimal comma); the row was skipped at import\(others): it may be from any "
+                    : "\(what) whose time could not be read (\(skipped.location)) was skipped at import\(others): it may be from any "
+                return unreadable
                     + "time \(bounds), so within the insulin's \(hours) of action: the insulin on board is unknown, and a dose on the "
-                    + "rest could stack on it. Correct its time in the file and import it again"
+                    + "rest could stack on it. Correct \(skipped.rowUnread ? "the row" : "its time") in the file and import it again"
                     + (unread.betweenRows ? "" : " (in a store, the skipped row stays on record: doses from it are refused until \(until))")
             }
             return "\(what) at \(time(skipped.time)) (\(skipped.location)) was skipped at import (a value unreadable or "

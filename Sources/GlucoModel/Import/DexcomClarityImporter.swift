@@ -64,6 +64,19 @@ public struct DexcomClarityImporter: PatientDataImporter {
         row.equals(c.eventType, "Insulin") ? [row.equals(c.subtype, "Long-Acting") ? .basalInjection : .bolus] : []
     }
 
+    /// The insulin record a row with an unclosed quote may hold: its event type, when whole, or
+    /// else any piece of the row, is `Insulin` (a long-acting dose when its subtype says so, else
+    /// a bolus, as for a whole row).
+    static func insulinKinds(malformed row: CSVRow, _ c: Columns) -> [RecordKind] {
+        if row.isIntact(c.eventType) {
+            guard row.equals(c.eventType, "Insulin") else { return [] }
+        } else {
+            guard row.pieces.contains("Insulin") else { return [] }
+        }
+        let longActing = row.isIntact(c.subtype) ? row.equals(c.subtype, "Long-Acting") : row.pieces.contains("Long-Acting")
+        return [longActing ? .basalInjection : .bolus]
+    }
+
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         let reader = LineReader(url: url)
         try reader.checkReadable()
@@ -91,6 +104,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
             }
             if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
+                b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
                 continue
             }
             if row.isEmpty(c.timestamp) {

@@ -104,6 +104,23 @@ public struct LibreViewImporter: PatientDataImporter {
         return kinds
     }
 
+    /// The insulin records a row with an unclosed quote may hold. With its record type whole:
+    /// for an insulin or food row (4 or 5), a bolus when a rapid-acting, meal or correction
+    /// amount is written or was lost to the quote, a basal injection likewise for long-acting.
+    /// With the record type lost too, both when a piece of the row reads 4 or 5.
+    static func insulinKinds(malformed row: CSVRow, _ c: Columns) -> [RecordKind] {
+        let mayHold = { (i: Int) in i >= 0 && !(row.isIntact(i) && row.isEmpty(i)) }
+        var kinds: [RecordKind] = []
+        if row.isIntact(c.recordType) {
+            guard row.equals(c.recordType, "4") || row.equals(c.recordType, "5") else { return [] }
+        } else {
+            guard row.pieces.contains(where: { $0 == "4" || $0 == "5" }) else { return [] }
+        }
+        if [c.rapid, c.meal, c.correction].contains(where: mayHold) { kinds.append(.bolus) }
+        if mayHold(c.long) { kinds.append(.basalInjection) }
+        return kinds
+    }
+
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         let reader = LineReader(url: url)
         try reader.checkReadable()
@@ -128,6 +145,7 @@ public struct LibreViewImporter: PatientDataImporter {
             }
             if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
+                b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
                 continue
             }
             let type = row.text(c.recordType)

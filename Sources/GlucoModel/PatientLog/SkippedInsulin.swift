@@ -1,7 +1,8 @@
 import Foundation
 
 /// An insulin record the source held that the import skipped: its amount was not a number, out of
-/// range (a 1000 U or -3 U bolus), or another of its fields, or its time, could not be read.
+/// range (a 1000 U or -3 U bolus), or another of its fields, or its time, could not be read, or
+/// its row could not be split into fields (`wholeRow`).
 /// The insulin was most likely given, in an amount nobody knows, so the insulin on board around
 /// it is unknown: a dose near it is refused (`DoseGuards.skippedInsulinRefusal`). A record of
 /// 0 U (a cancelled bolus) is no dose and is not one of these.
@@ -40,6 +41,14 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
 
     /// The latest the record can be: `time`, or `unreadTime.latest` when its time was not read.
     public var latest: Date { unreadTime?.latest ?? time }
+
+    /// The field a record's location names when its whole row could not be read (an unclosed
+    /// quote, a comma too many: `PatientLogBuilder.noteMalformedInsulin`).
+    public static let wholeRow = "row"
+
+    /// Whether the record's row could not be split into fields, so nothing of it was read but
+    /// that it may be insulin.
+    public var rowUnread: Bool { unreadTime != nil && location.field == Self.wholeRow }
 }
 
 extension SkippedInsulin {

@@ -128,6 +128,18 @@ public struct CSVRow {
     /// Every field as text.
     public var fields: [String] { ranges.indices.map(text) }
 
+    /// Whether field `i` is in the row as written: in a row with an unclosed quote, the quoted
+    /// field took the rest of the line, so only the fields before it are.
+    public func isIntact(_ i: Int) -> Bool { i >= 0 && i < count - (unterminatedQuote ? 1 : 0) }
+
+    /// The row's text between commas, in every field, trimmed of spaces and quotes: what a row
+    /// whose fields cannot be told apart (an unclosed quote, a comma too many) may still say.
+    /// The field an unclosed quote opened holds the rest of the line, and is cut at its commas too.
+    public var pieces: [String] {
+        fields.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")) }
+    }
+
     /// Whether field `i` is exactly `ascii`.
     public func equals(_ i: Int, _ ascii: String) -> Bool {
         let f = self[i], u = ascii.utf8

@@ -163,6 +163,13 @@ struct LogCSVState {
         RecordKind(rawValue: event).flatMap { $0.isInsulin ? $0 : nil }
     }
 
+    /// The insulin records a malformed row may hold: those its pieces name as an event (the
+    /// fields may be shifted, so any piece may be the event).
+    static func insulinKinds(malformed row: CSVRow) -> [RecordKind] {
+        let named = Set(row.pieces.compactMap { insulinKind(event: $0.lowercased()) })
+        return RecordKind.allCases.filter(named.contains)
+    }
+
     /// Keeps the insulin record of the file's last row, skipped as cut short, when its time and
     /// event fields are whole (`PatientLogBuilder.noteCutInsulin`).
     mutating func noteCutInsulin(_ row: CSVRow, line: Int, since mark: Int) {
@@ -177,11 +184,13 @@ struct LogCSVState {
         let file = self.file
         let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
         guard !split.unterminatedQuote else {
-            return builder.skip("malformed row", at: loc("row"), "a quoted field is not closed; expected a closing '\"'")
+            builder.skip("malformed row", at: loc("row"), "a quoted field is not closed; expected a closing '\"'")
+            return builder.noteMalformedInsulin(Self.insulinKinds(malformed: split), line: line)
         }
         if split.count > columnCount, (columnCount..<split.count).contains(where: { !split.isEmpty($0) }) {
-            return builder.skip("malformed row", at: loc("row"),
-                                "the row has \(split.count) fields; the header has \(columnCount) (quote values holding commas)")
+            builder.skip("malformed row", at: loc("row"),
+                         "the row has \(split.count) fields; the header has \(columnCount) (quote values holding commas)")
+            return builder.noteMalformedInsulin(Self.insulinKinds(malformed: split), line: line)
         }
         // The field readers look columns up in these copies, not through `self`: a call of
         // `self.position` from them copied the whole reader state (the builder with all it holds)

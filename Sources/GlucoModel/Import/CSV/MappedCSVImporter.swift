@@ -221,11 +221,13 @@ struct MappedCSVReader {
         defer { patients[p] = patient }
         patient.builder.summary.rowsRead += 1
         if row.unterminatedQuote {
-            return patient.builder.skip("malformed row", line: line, field: nil, "a quoted field is not closed; expected a closing '\"'")
+            patient.builder.skip("malformed row", line: line, field: nil, "a quoted field is not closed; expected a closing '\"'")
+            return patient.builder.noteMalformedInsulin(insulinKinds(malformed: row), line: line)
         }
         if row.count > columnCount, (columnCount..<row.count).contains(where: { !row.isEmpty($0) }) {
-            return patient.builder.skip("malformed row", line: line, field: nil,
-                                        "the row has \(row.count) fields; the header has \(columnCount) (quote values holding commas)")
+            patient.builder.skip("malformed row", line: line, field: nil,
+                                 "the row has \(row.count) fields; the header has \(columnCount) (quote values holding commas)")
+            return patient.builder.noteMalformedInsulin(insulinKinds(malformed: row), line: line)
         }
         // A bolus or meal of 0 is no value: such exports write 0 in every row without one.
         let present = CSVColumnMapping.measurements.filter { field in
@@ -273,6 +275,18 @@ struct MappedCSVReader {
             case .time, .patient:
                 continue
             }
+        }
+    }
+
+    /// The insulin records a malformed row may hold: the mapping's bolus and basal columns, each
+    /// unless it is whole (before an unclosed quote) and empty (or a bolus of 0, no dose, as
+    /// `readRow` reads it; a basal rate of 0 is a rate). A comma too many may have
+    /// shifted any field, so then every insulin column may hold a dose.
+    func insulinKinds(malformed row: CSVRow) -> [RecordKind] {
+        [(CSVColumnMapping.Field.bolus, RecordKind.bolus), (.basal, .basal)].compactMap { field, kind in
+            guard let i = positions[field] else { return nil }
+            let none = row.unterminatedQuote && row.isIntact(i) && (Self.isMissing(row[i]) || (field == .bolus && row.number(i) == 0))
+            return none ? nil : kind
         }
     }
 

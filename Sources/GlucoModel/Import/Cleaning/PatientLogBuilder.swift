@@ -155,6 +155,16 @@ public struct PatientLogBuilder: Sendable {
         undated.note(kinds, notAfter: notAfter, at: location)
     }
 
+    /// Keeps the insulin a malformed row (skipped: an unclosed quote, a comma too many) may hold
+    /// as `SkippedInsulin` whose time could not be read, bounded by the rows around it like
+    /// `noteUndatedInsulin`: its fields cannot be told apart, so neither its time nor its amount
+    /// can be trusted, but a dose typed with a decimal comma (`bolus,1,5`) was still given.
+    /// `kinds`: what the row's whole fields or its `CSVRow.pieces` say it may hold. Its location
+    /// names the field `SkippedInsulin.wholeRow`.
+    public mutating func noteMalformedInsulin(_ kinds: [RecordKind], line: Int) {
+        noteUndatedInsulin(kinds, at: location(line, SkippedInsulin.wholeRow))
+    }
+
     /// The latest instant a written time can be (the second pass of a repeated daylight-saving
     /// hour), counted nowhere: a bound, not a record's time.
     public mutating func latestInstant(_ written: WrittenTimestamp) -> Date {

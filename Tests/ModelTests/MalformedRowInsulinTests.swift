@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// A row whose fields cannot be told apart (a decimal comma, `bolus,1,5`; an unclosed quote) is
+/// skipped at import. When it may hold insulin, it is kept as a `SkippedInsulin` of unknown time,
+/// bounded by the rows around it, and a dose that it may bear on is refused. Before, it was only a
+/// warning, and the dose was worked out as if the bolus had not been given.
+@Suite struct MalformedRowInsulinTests {
+    static let at = UndatedInsulinTests.at
+    static let row = SkippedInsulin.wholeRow
+
+    static func importText(_ text: String, name: String = "p0.csv", _ importer: any PatientDataImporter,
+                           options: ImportOptions = ExportFixtures.options("UTC")) throws -> ImportResult {
+        try SkippedInsulinTests.importText(text, name: name, importer, options: options)
+    }
+
+    @Test func aDecimalCommaInAGlucoModelCSVBolusRow() throws {
+        let csv = """
+        patient,time,event,value,unit
+        p0,2026-01-05T08:00:00Z,glucose,120,mg/dL
+        p0,2026-01-05T08:05:00Z,glucose,125,mg/dL
+        p0,2026-01-05T08:07:00Z,bolus,1,5,U
+        p0,2026-01-05T08:10:00Z,glucose,130,mg/dL
+        """
+        let r = try Self.importText(csv, LogCSVImporter())
+        // Between the rows around it (08:05, line 3; 08:10, line 5), not at its own 08:07: the comma
+        // may have shifted any field.
+        UndatedInsulinTests.expectUndated(r, from: Self.at("08:05"), to: Self.at("08:10"), line: 4, field: Self.row)
+        #expect(r.summary.skipped["malformed row"] == 1)
+        #expect(r.log.boluses.isEmpty && r.log.glucose.count == 3)
+    }
+
+    /// An unclosed quote, each insulin event, and rows that hold none: a malformed glucose or
+    /// carbohydrate row is skipped as before, with nothing kept.
+    @Test func everyInsulinEventAndNoOtherOfTheGlucoModelCSV() throws {
+        let header = "patient,time,event,value,unit,duration,note"
+        let around = ("p0,2026-01-05T08:00:00Z,glucose,120,mg/dL,,", "p0,2026-01-05T08:05:00Z,glucose,125,mg/dL,,")
+        for (bad, kind) in [("p0,2026-01-05T08:02:00Z,bolus,2,U,,\"typed late", RecordKind.bolus),
+                            ("p0,2026-01-05T08:02:00Z,\"basal,0.8,U/h,,", .basal),
+                            ("p0,2026-01-05T08:02:00Z,temp_basal,0,4,U/h,30,site", .temporaryBasal),
+                            ("p0,2026-01-05T08:02:00Z,Basal_Injection,12,U,,,extra", .basalInjection)] {
+            let r = try Self.importText([header, around.0, bad, around.1].joined(separator: "\n") + "\n", LogCSVImporter())
+            UndatedInsulinTests.expectUndated(r, kind, from: Self.at("08:00"), to: Self.at("08:05"), line: 3, field: Self.row)
+        }
+        for bad in ["p0,2026-01-05T08:02:00Z,glucose,6,5,mmol/L,,sensor", "p0,2026-01-05T08:02:00Z,carbs,40,g,,\"pasta, bread",
+                    "p0,2026-01-05T08:02:00Z,glucose,124,mg/dL,,\"after a bolus"] {
+            let r = try Self.importText([header, around.0, bad, around.1].joined(separator: "\n") + "\n", LogCSVImporter())
+            #expect(r.summary.skipped["malformed row"] == 1, "\(bad)")
+            #expect(r.log.skippedInsulin.isEmpty, "\(bad): \(r.log.skippedInsulin)")
+        }
+    }
+
+    static let clarityHeader = UndatedInsulinTests.clarityHeader
+
+    /// Dexcom Clarity: the event type whole (a quote opened later), or lost in the quote's field.
+    @Test func dexcomClarity() throws {
+        let cases: [(String, RecordKind?)] = [
+            ("4,2026-01-05T08:07:00,Insulin,Fast-Acting,\"pump, left,,,,2,", .bolus),
+            ("4,2026-01-05T08:07:00,Insulin,Long-Acting,,\"pen,,,14,", .basalInjection),
+            ("4,2026-01-05T08:07:00,\"Insulin,Fast-Acting,,,,,2,", .bolus),
+            ("4,2026-01-05T08:07:00,EGV,,,\"G6,,127,,", nil),
+        ]
+        for (bad, kind) in cases {
+            let rows = ["1,2026-01-05T08:05:00,EGV,,,,G6,125,,", bad, "5,2026-01-05T08:10:00,EGV,,,,G6,130,,"]
+            let r = try Self.importText(([Self.clarityHeader] + rows).joined(separator: "\n") + "\n", DexcomClarityImporter())
+            #expect(r.summary.skipped["unterminated quote"] == 1, "\(bad)")
+            if let kind {
+                UndatedInsulinTests.expectUndated(r, kind, from: Self.at("08:05"), to: Self.at("08:10"), line: 3, field: Self.row)
+            } else {
+                #expect(r.log.skippedInsulin.isEmpty, "\(bad)")
+            }
+        }
+    }
+
+    static let libreHeader = "Device,Serial Number,Device Timestamp,Record Type,Historic Glucose mg/dL,Scan Glucose mg/dL,"
+        + "Non-numeric Rapid-Acting Insulin,Rapid-Acting Insulin (units),Non-numeric Food,Carbohydrates (grams),"
+        + "Carbohydrates (servings),Non-numeric Long-Acting Insulin,Long-Acting Insulin (units),Notes,Strip Glucose mg/dL"
+
+    /// LibreView: an insulin row (type 4) whose note opens a quote holds the amounts before it; a
+    /// quote in the device name loses the record type, and a 4 among the pieces may be one.
+    @Test func libreView() throws {
+        let cases: [(String, [RecordKind])] = [
+            ("FreeStyle LibreLink,X1,01-05-2026 08:07 AM,4,,,,2,,,,,,\"after lunch, late,", [.bolus]),
+            ("FreeStyle LibreLink,X1,01-05-2026 08:07 AM,4,,,,,,,,,,\"pen, 14 U,", []),
+            ("FreeStyle LibreLink,X1,01-05-2026 08:07 AM,4,,,,,,,,,\"14,", [.basalInjection]),
+            ("\"FreeStyle LibreLink,X1,01-05-2026 08:07 AM,4,,,,2,,,,,,,", [.bolus, .basalInjection]),
+            ("FreeStyle LibreLink,X1,01-05-2026 08:07 AM,1,,\"127,,,,,,,,,", []),
+        ]
+        for (bad, kinds) in cases {
+            let lines = ["Glucose Data,Generated on,01-20-2026 10:15 AM UTC,Generated by,x", Self.libreHeader,
+                         "FreeStyle LibreLink,X1,01-05-2026 08:00 AM,0,120,,,,,,,,,,", bad,
+                         "FreeStyle LibreLink,X1,01-05-2026 08:15 AM,0,125,,,,,,,,,,"]
+            let r = try Self.importText(lines.joined(separator: "\n") + "\n", LibreViewImporter(),
+                                        options: ExportFixtures.options("UTC", order: .monthDayYear))
+            #expect(r.summary.skipped["unterminated quote"] == 1, "\(bad)")
+            #expect(r.log.skippedInsulin.map(\.kind) == kinds, "\(bad)")
+            #expect(r.log.skippedInsulin.allSatisfy {
+                $0.time == Self.at("08:00") && $0.unreadTime == .init(latest: Self.at("08:15"), betweenRows: true)
+                    && $0.location.line == 4 && $0.location.field == Self.row
+            }, "\(bad): \(r.log.skippedInsulin)")
+        }
+    }
+
+    /// A mapped CSV: a comma too many may have shifted any field, so each insulin column may hold a
+    /// dose; an unclosed quote after them leaves them readable (here empty, or a bolus of 0).
+    @Test func mappedCSV() throws {
+        var options = ExportFixtures.options("UTC")
+        options.columns = try CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs,basal=rate")
+        let cases: [(String, [RecordKind])] = [
+            ("2026-01-05T08:02:00Z,p0,,1,5,,,pump", [.bolus, .basal]),
+            ("2026-01-05T08:02:00Z,p0,124,,,,\"late, sensor", []),
+            ("2026-01-05T08:02:00Z,p0,124,0,,,\"late, sensor", []),
+            ("2026-01-05T08:02:00Z,p0,124,,,0,\"suspended, site", [.basal]),
+            ("2026-01-05T08:02:00Z,p0,\"124,2,,,", [.bolus, .basal]),
+        ]
+        for (bad, kinds) in cases {
+            let csv = ["date,id,CGM,insulin,carbs,rate,note", "2026-01-05T08:00:00Z,p0,120,,,,", bad, "2026-01-05T08:05:00Z,p0,125,,,,"]
+            let r = try Self.importText(csv.joined(separator: "\n") + "\n", MappedCSVImporter(), options: options)
+            #expect(r.summary.skipped["malformed row"] == 1, "\(bad)")
+            #expect(r.log.skippedInsulin.map(\.kind) == kinds, "\(bad)")
+            #expect(r.log.skippedInsulin.allSatisfy {
+                $0.time == Self.at("08:00") && $0.unreadTime == .init(latest: Self.at("08:05"), betweenRows: true) && $0.location.field == Self.row
+            }, "\(bad): \(r.log.skippedInsulin)")
+        }
+    }
+
+    /// `pieces`: every comma's piece, the quote's field cut again, trimmed of spaces and quotes.
+    @Test func theRowsPieces() {
+        #expect(CSVRow("a, \"b,c\" ,d").pieces == ["a", "b", "c", "d"])
+        #expect(CSVRow("a,\"b, c,d").pieces == ["a", "b", "c", "d"])
+        let open = CSVRow("a,b,\"c,d")
+        #expect(open.unterminatedQuote && [0, 1, 2, 3].map(open.isIntact) == [true, true, false, false])
+        #expect([0, 2, 3, -1].map(CSVRow("a,b,c").isIntact) == [true, true, false, false])
+    }
+
+    /// The dose from a file in time order: 5 U, refused once a bolus row with an unclosed quote is added.
+    @Test func aDoseAfterABolusRowWithAnUnclosedQuoteIsRefused() throws {
+        let log = DoseFixture.flatLog(glucose: 180)
+        let at = DoseFixture.at(90)
+        let lines = LogCSVText.of(log).split(separator: "\n").map(String.init)
+        var rows = lines.dropFirst().sorted { $0.split(separator: ",")[1] < $1.split(separator: ",")[1] }
+        let after = rows.firstIndex { $0.contains("T10:30:00Z,glucose") }! + 1
+        let clean = try Self.importText(([lines[0]] + rows).joined(separator: "\n"), name: "p.csv", LogCSVImporter())
+        // 30 g / 10 + (180 - 110) / 35 = 3 + 2 = 5 U.
+        #expect(DoseAdvisor.suggest(log: clean.log, carbs: 30, at: at, settings: DoseFixture.settings(), models: nil,
+                                    method: .formula).decision.units == 5)
+        rows.insert("\(log.patient),2026-01-05T10:32:00Z,bolus,3,U,,,,\"typed late", at: after)
+        let r = try Self.importText(([lines[0]] + rows).joined(separator: "\n"), name: "p.csv", LogCSVImporter())
+        let s = DoseAdvisor.suggest(log: r.log, carbs: 30, at: at, settings: DoseFixture.settings(), models: nil, method: .formula)
+        #expect(s.decision.units == nil)
+        #expect(s.reasons.map(\.code) == ["skipped_insulin_record"])
+        #expect(s.report.contains("[skipped_insulin_record] a bolus may be in a row that could not be split into its fields ("), "\(s.report)")
+        #expect(s.report.contains("/p.csv:\(after + 2) [row]: an unclosed quote, or a comma too many, as in a decimal comma); the row was "
+                                  + "skipped at import: it may be from any time between 2026-01-05T10:30:00Z and 2026-01-05T10:35:00Z, "
+                                  + "by the rows around it"), "\(s.report)")
+        #expect(s.report.contains("Correct the row in the file and import it again"), "\(s.report)")
+    }
+}
