@@ -218,6 +218,39 @@ import Testing
         #expect(l.log.skippedInsulin.map(\.time) == [Self.utc("2026-01-05T08:30:00Z")] && l.log.skippedInsulin.map(\.kind) == [.bolus])
     }
 
+    /// A mapped CSV cut short in its last row keeps an insulin column that holds an amount when
+    /// the time field is whole; a column the cut left out, a whole bolus of 0, or a time cut
+    /// short keep nothing. Times in each shape the format reads; the patient its whole field names.
+    @Test func aMappedCSVsLastRowCutShortInsideADoseIsKept() throws {
+        var options = ExportFixtures.options("UTC", order: .dayMonthYear)
+        options.columns = try CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs,basal=rate")
+        let t = Self.utc("2026-01-05T08:10:00Z")
+        let cases: [(String, [RecordKind])] = [
+            ("2026-01-05T08:10:00Z,p0,,4.", [.bolus]),
+            ("05-01-2026 08:10,p0,,2,", [.bolus]),
+            ("1767600600,p0,,,,0.", [.basal]),
+            ("1767600600000,p0,,1,,0.8", [.bolus, .basal]),
+            ("2026-01-05T08:10:00Z,p0,125", []),
+            ("2026-01-05T08:10:00Z,p0,,0,4", []),
+            ("2026-01-05T08:1", []),
+        ]
+        for (last, kinds) in cases {
+            let csv = "date,id,CGM,insulin,carbs,rate\n2026-01-05T08:00:00Z,p0,120,,,\n" + last
+            let r = try Self.importText(csv, name: "p0.csv", MappedCSVImporter(), options: options)
+            #expect(r.summary.skipped[PatientLogBuilder.cutLastRow] == 1, "\(last)")
+            #expect(r.log.skippedInsulin.map(\.kind) == kinds, "\(last): \(r.log.skippedInsulin)")
+            #expect(r.log.skippedInsulin.allSatisfy { $0.time == t && $0.location.line == 3 && $0.unreadTime == nil }, "\(last)")
+        }
+        // Two patients: the cut row is p1's.
+        let two = "date,id,CGM,insulin,carbs,rate\n2026-01-05T08:00:00Z,p0,120,,,\n2026-01-05T08:05:00Z,p1,130,,,\n"
+            + "2026-01-05T08:06:00Z,p0,121,,,\n2026-01-05T08:10:00Z,p1,,3"
+        let url = try Self.file(two, name: "two.csv")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let results = try MappedCSVImporter().importPatients(at: url, options: options)
+        #expect(results.map { $0.log.skippedInsulin.map(\.kind) } == [[], [.bolus]])
+        #expect(results.map(\.summary.rowsRead) == [2, 2])
+    }
+
     /// The store keeps them with the import's summary and gives them back with the log; a
     /// corrected file imported later holds the record, and the dose guard no longer counts it.
     @Test func theStoreKeepsThemAndACorrectedFileSettlesThem() throws {

@@ -117,8 +117,15 @@ struct MappedCSVReader {
             }
             row.load(bytes)
             if PatientLogBuilder.mayBeCut(row, header: columnCount, endedInsideLine: lines.endedInsideLine) {
-                skipRow(PatientLogBuilder.cutLastRow, line: number, field: nil,
-                        PatientLogBuilder.cutLastRowMessage(fields: row.count, header: columnCount))
+                let message = PatientLogBuilder.cutLastRowMessage(fields: row.count, header: columnCount)
+                if let p = cutRowPatient(row) {
+                    patients[p].builder.summary.rowsRead += 1
+                    let mark = patients[p].builder.skipMark
+                    patients[p].builder.skip(PatientLogBuilder.cutLastRow, line: number, field: nil, message)
+                    noteCutInsulin(row, line: number, patient: p, since: mark)
+                } else {
+                    skipRow(PatientLogBuilder.cutLastRow, line: number, field: nil, message)
+                }
                 continue
             }
             try readRow(row, line: number)
@@ -278,6 +285,39 @@ struct MappedCSVReader {
         }
     }
 
+    /// The patient of the file's last row, cut short: the one its whole patient field names, when
+    /// already read (the only one, without a patient column). Nil otherwise (`skipRow` places it).
+    func cutRowPatient(_ row: CSVRow) -> Int? {
+        guard let column = positions[.patient] else { return patients.isEmpty ? nil : 0 }
+        guard PatientLogBuilder.isWhole(column, of: row), let id = try? PatientID(row.text(column)) else { return nil }
+        if let fixed = options.patient { return id == fixed ? 0 : nil }
+        return index[id]
+    }
+
+    /// Keeps the insulin of the file's last row, skipped as cut short, as `SkippedInsulin` at its
+    /// time (`PatientLogBuilder.noteCutInsulin`): each bolus or basal column that holds an amount
+    /// (a cut inside it still shows a dose; a bolus of 0 in a whole field is none), when the time
+    /// field is whole and reads. A column the cut left out counts for nothing: most rows of a wide
+    /// export hold no dose. A day/month date reads only once the file's order is known.
+    mutating func noteCutInsulin(_ row: CSVRow, line: Int, patient p: Int, since mark: Int) {
+        let kinds = [(Field.bolus, RecordKind.bolus), (.basal, .basal)].compactMap { field, kind -> RecordKind? in
+            guard let i = positions[field], !Self.isMissing(row[i]) else { return nil }
+            return field == .bolus && PatientLogBuilder.isWhole(i, of: row) && row.number(i) == 0 ? nil : kind
+        }
+        guard let column = positions[.time], !kinds.isEmpty else { return }
+        let at = patients[p].builder.location(line)
+        let order = dateOrder
+        let parse = { (f: ArraySlice<UInt8>) -> WrittenTimestamp? in
+            TimestampParser.iso8601(bytes: f)
+                ?? order.flatMap { TimestampParser.numericDate(bytes: f)?.local($0) }.map { WrittenTimestamp(local: $0, utcOffset: nil) }
+        }
+        if parse(row[column]) == nil, PatientLogBuilder.isWhole(column, of: row), let time = Self.epochTime(row[column]) {
+            for kind in kinds { patients[p].builder.noteSkippedInsulin(kind, time: time, since: mark, at: at) }
+            return
+        }
+        patients[p].builder.noteCutInsulin(kinds, row: row, field: column, since: mark, parse: parse, at: at)
+    }
+
     /// The insulin records a malformed row may hold: the mapping's bolus and basal columns, each
     /// unless it is whole (before an unclosed quote) and empty (or a bolus of 0, no dose, as
     /// `readRow` reads it; a basal rate of 0 is a rate). A comma too many may have
@@ -316,15 +356,20 @@ struct MappedCSVReader {
                 return nil
             }
             time = b.instant(local)
-        } else if let seconds = NumberText.read(bytes: f), seconds >= 1e8, seconds < 1e14 {
-            // Seconds (10 digits today) or milliseconds (13) since 1970, UTC.
-            time = Date(timeIntervalSince1970: seconds >= 1e11 ? seconds / 1000 : seconds)
+        } else if let epoch = Self.epochTime(f) {
+            time = epoch
         } else {
             b.skip("bad time", line: line, field: name, "'\(row.text(column).prefix(40))' is not a time; expected \(Self.timeShapes)")
             b.noteUndatedInsulin(insulin, at: b.location(line, name))
             return nil
         }
         return b.acceptTime(time, line: line, field: name, insulin: insulin) ? time : nil
+    }
+
+    /// A time written as seconds (10 digits today) or milliseconds (13) since 1970, UTC.
+    static func epochTime(_ f: ArraySlice<UInt8>) -> Date? {
+        guard let seconds = NumberText.read(bytes: f), seconds >= 1e8, seconds < 1e14 else { return nil }
+        return Date(timeIntervalSince1970: seconds >= 1e11 ? seconds / 1000 : seconds)
     }
 
     /// The day/month order all the file's numeric dates together prove (a second pass over the
