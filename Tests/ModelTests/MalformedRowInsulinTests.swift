@@ -136,22 +136,12 @@ import Testing
 
     /// The dose from a file in time order: 5 U, refused once a bolus row with an unclosed quote is added.
     @Test func aDoseAfterABolusRowWithAnUnclosedQuoteIsRefused() throws {
-        let log = DoseFixture.flatLog(glucose: 180)
-        let at = DoseFixture.at(90)
-        let lines = LogCSVText.of(log).split(separator: "\n").map(String.init)
-        var rows = lines.dropFirst().sorted { $0.split(separator: ",")[1] < $1.split(separator: ",")[1] }
-        let after = rows.firstIndex { $0.contains("T10:30:00Z,glucose") }! + 1
-        let clean = try Self.importText(([lines[0]] + rows).joined(separator: "\n"), name: "p.csv", LogCSVImporter())
-        // 30 g / 10 + (180 - 110) / 35 = 3 + 2 = 5 U.
-        #expect(DoseAdvisor.suggest(log: clean.log, carbs: 30, at: at, settings: DoseFixture.settings(), models: nil,
-                                    method: .formula).decision.units == 5)
-        rows.insert("\(log.patient),2026-01-05T10:32:00Z,bolus,3,U,,,,\"typed late", at: after)
-        let r = try Self.importText(([lines[0]] + rows).joined(separator: "\n"), name: "p.csv", LogCSVImporter())
-        let s = DoseAdvisor.suggest(log: r.log, carbs: 30, at: at, settings: DoseFixture.settings(), models: nil, method: .formula)
+        #expect(try UndatedInsulinTests.formulaDose().suggestion.decision.units == 5)
+        let (s, _, line) = try UndatedInsulinTests.formulaDose(adding: "{patient},2026-01-05T10:32:00Z,bolus,3,U,,,,\"typed late")
         #expect(s.decision.units == nil)
         #expect(s.reasons.map(\.code) == ["skipped_insulin_record"])
         #expect(s.report.contains("[skipped_insulin_record] a bolus may be in a row that could not be split into its fields ("), "\(s.report)")
-        #expect(s.report.contains("/p.csv:\(after + 2) [row]: an unclosed quote, or a comma too many, as in a decimal comma); the row was "
+        #expect(s.report.contains("/p.csv:\(line) [row]: an unclosed quote, or a comma too many, as in a decimal comma); the row was "
                                   + "skipped at import: it may be from any time between 2026-01-05T10:30:00Z and 2026-01-05T10:35:00Z, "
                                   + "by the rows around it"), "\(s.report)")
         #expect(s.report.contains("Correct the row in the file and import it again"), "\(s.report)")

@@ -241,29 +241,33 @@ import Testing
         #expect(refused(90, basal))
     }
 
-    /// The dose, from a file in time order: 5 U, refused once a bolus row's time is garbled.
-    @Test func aDoseAfterABolusWithAnUnreadableTimeIsRefused() throws {
+    /// The formula's dose at 11:30 for 30 g from the dose fixture's log (glucose 180) written as a
+    /// GlucoModel CSV in time order, as devices write it (`LogCSVText` writes kind by kind), with
+    /// `row` added after the 10:30 reading (file line `line`).
+    static func formulaDose(adding row: String? = nil) throws -> (suggestion: DoseSuggestion, log: PatientLog, line: Int) {
         let log = DoseFixture.flatLog(glucose: 180)
-        let at = DoseFixture.at(90)
-        // `LogCSVText` writes kind by kind: put the rows in time order, as devices write them.
         let lines = LogCSVText.of(log).split(separator: "\n").map(String.init)
         var rows = lines.dropFirst().sorted { $0.split(separator: ",")[1] < $1.split(separator: ",")[1] }
         let after = rows.firstIndex { $0.contains("T10:30:00Z,glucose") }! + 1
-        let clean = try Self.importText(([lines[0]] + rows).joined(separator: "\n"), name: "p.csv", LogCSVImporter())
-        let s0 = DoseAdvisor.suggest(log: clean.log, carbs: 30, at: at, settings: DoseFixture.settings(), models: nil, method: .formula)
-        // 30 g / 10 + (180 - 110) / 35 = 3 + 2 = 5 U.
-        #expect(s0.decision.units == 5)
-        rows.insert("\(log.patient),2026-01-05T10:3O:00Z,bolus,3,U,,,,", at: after)
+        if let row { rows.insert(row.replacingOccurrences(of: "{patient}", with: "\(log.patient)"), at: after) }
         let r = try Self.importText(([lines[0]] + rows).joined(separator: "\n"), name: "p.csv", LogCSVImporter())
-        let s = DoseAdvisor.suggest(log: r.log, carbs: 30, at: at, settings: DoseFixture.settings(), models: nil, method: .formula)
+        let s = DoseAdvisor.suggest(log: r.log, carbs: 30, at: DoseFixture.at(90), settings: DoseFixture.settings(), models: nil, method: .formula)
+        return (s, r.log, after + 2)
+    }
+
+    /// The dose, from a file in time order: 5 U, refused once a bolus row's time is garbled.
+    @Test func aDoseAfterABolusWithAnUnreadableTimeIsRefused() throws {
+        // 30 g / 10 + (180 - 110) / 35 = 3 + 2 = 5 U.
+        #expect(try Self.formulaDose().suggestion.decision.units == 5)
+        let (s, log, line) = try Self.formulaDose(adding: "{patient},2026-01-05T10:3O:00Z,bolus,3,U,,,,")
         #expect(s.decision.units == nil)
         #expect(s.reasons.map(\.code) == ["skipped_insulin_record"])
         #expect(s.report.contains("[skipped_insulin_record] a bolus whose time could not be read ("), "\(s.report)")
-        #expect(s.report.contains("p.csv:\(after + 2) [time]) was skipped at import: it may be "
+        #expect(s.report.contains("p.csv:\(line) [time]) was skipped at import: it may be "
                                   + "from any time between 2026-01-05T10:30:00Z and 2026-01-05T10:35:00Z, by the rows around it"), "\(s.report)")
         // Six hours and a minute after the latest it can be, no longer.
         let later = DoseFixture.at(36 + 360)
-        #expect(DoseGuards.skippedInsulinRefusal(r.log, at: later, durationMinutes: 360) == nil)
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: later, durationMinutes: 360) == nil)
     }
 
     /// Bounds not from the rows around it say until when a store refuses.
