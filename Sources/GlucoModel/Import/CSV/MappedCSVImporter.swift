@@ -300,9 +300,9 @@ struct MappedCSVReader {
     /// field is whole and reads. A column the cut left out counts for nothing: most rows of a wide
     /// export hold no dose. A day/month date reads only once the file's order is known.
     mutating func noteCutInsulin(_ row: CSVRow, line: Int, patient p: Int, since mark: Int) {
-        let kinds = [(Field.bolus, RecordKind.bolus), (.basal, .basal)].compactMap { field, kind -> RecordKind? in
+        let kinds = Self.insulinFields.compactMap { field, kind -> RecordKind? in
             guard let i = positions[field], !Self.isMissing(row[i]) else { return nil }
-            return field == .bolus && PatientLogBuilder.isWhole(i, of: row) && row.number(i) == 0 ? nil : kind
+            return PatientLogBuilder.isWhole(i, of: row) && Self.holdsNoDose(field, row, i) ? nil : kind
         }
         guard let column = positions[.time], !kinds.isEmpty else { return }
         let at = patients[p].builder.location(line)
@@ -319,15 +319,22 @@ struct MappedCSVReader {
     }
 
     /// The insulin records a malformed row may hold: the mapping's bolus and basal columns, each
-    /// unless it is whole (before an unclosed quote) and empty (or a bolus of 0, no dose, as
-    /// `readRow` reads it; a basal rate of 0 is a rate). A comma too many may have
+    /// unless it is whole (before an unclosed quote) and `holdsNoDose`. A comma too many may have
     /// shifted any field, so then every insulin column may hold a dose.
     func insulinKinds(malformed row: CSVRow) -> [RecordKind] {
-        [(CSVColumnMapping.Field.bolus, RecordKind.bolus), (.basal, .basal)].compactMap { field, kind in
+        Self.insulinFields.compactMap { field, kind in
             guard let i = positions[field] else { return nil }
-            let none = row.unterminatedQuote && row.isIntact(i) && (Self.isMissing(row[i]) || (field == .bolus && row.number(i) == 0))
-            return none ? nil : kind
+            return row.unterminatedQuote && row.isIntact(i) && Self.holdsNoDose(field, row, i) ? nil : kind
         }
+    }
+
+    /// The mapping's insulin columns, and the record each holds.
+    static let insulinFields: [(field: Field, kind: RecordKind)] = [(.bolus, .bolus), (.basal, .basal)]
+
+    /// Whether field `i`, of an insulin column, holds no dose: empty, or a bolus of 0 (as `readRow`
+    /// reads it: such exports write 0 in every row without one; a basal rate of 0 is a rate).
+    static func holdsNoDose(_ field: Field, _ row: CSVRow, _ i: Int) -> Bool {
+        isMissing(row[i]) || (field == .bolus && row.number(i) == 0)
     }
 
     /// The row's time, or nil (row skipped with a warning).
