@@ -57,24 +57,21 @@ public struct DexcomClarityImporter: PatientDataImporter {
     }
 
     /// The event types of readings and doses (the others are patient, device and alert rows).
-    static let recordTypes: Set<String> = ["EGV", "Calibration", "Insulin", "Carbs"]
+    static let recordTypes = ["EGV", "Calibration", "Insulin", "Carbs"]
 
     /// The insulin record a row holds: a dose of unknown subtype counts as a bolus.
     static func insulinKinds(_ row: CSVRow, _ c: Columns) -> [RecordKind] {
         row.equals(c.eventType, "Insulin") ? [row.equals(c.subtype, "Long-Acting") ? .basalInjection : .bolus] : []
     }
 
-    /// The insulin record a row with an unclosed quote may hold: its event type, when whole, or
-    /// else any piece of the row, is `Insulin` (a long-acting dose when its subtype says so, else
-    /// a bolus, as for a whole row).
+    /// The insulin record a malformed row (an unclosed quote, a field too many) may hold: its
+    /// event type may read `Insulin` (`CSVRow.mayRead`: at its own place when that holds an event
+    /// type, else at any place a comma too many may have moved it to, or in any piece when the
+    /// quote took it); a long-acting dose when its subtype may read so, else a bolus, as for a
+    /// whole row.
     static func insulinKinds(malformed row: CSVRow, _ c: Columns) -> [RecordKind] {
-        if row.isIntact(c.eventType) {
-            guard row.equals(c.eventType, "Insulin") else { return [] }
-        } else {
-            guard row.pieces.contains("Insulin") else { return [] }
-        }
-        let longActing = row.isIntact(c.subtype) ? row.equals(c.subtype, "Long-Acting") : row.pieces.contains("Long-Acting")
-        return [longActing ? .basalInjection : .bolus]
+        guard row.mayRead(c.eventType, "Insulin", known: recordTypes, header: c.count) else { return [] }
+        return [row.mayRead(c.subtype, "Long-Acting", known: ["Fast-Acting", "Long-Acting"], header: c.count) ? .basalInjection : .bolus]
     }
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
@@ -104,6 +101,14 @@ public struct DexcomClarityImporter: PatientDataImporter {
             }
             if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
+                b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
+                continue
+            }
+            // Clarity writes every row as wide as its header: a wider one was edited, and a comma
+            // (a decimal comma, `1,5` U or `5,6` mmol/L) has shifted its fields.
+            if row.count > c.count {
+                b.skip("malformed row", line: number, field: nil,
+                       "the row has \(row.count) fields; the header has \(c.count) (a decimal comma? quote values holding commas)")
                 b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
                 continue
             }

@@ -104,18 +104,18 @@ public struct LibreViewImporter: PatientDataImporter {
         return kinds
     }
 
-    /// The insulin records a row with an unclosed quote may hold. With its record type whole:
-    /// for an insulin or food row (4 or 5), a bolus when a rapid-acting, meal or correction
-    /// amount is written or was lost to the quote, a basal injection likewise for long-acting.
-    /// With the record type lost too, both when a piece of the row reads 4 or 5.
+    /// The insulin records a malformed row (an unclosed quote, a field too many) may hold. When its
+    /// record type may read 4 or 5 (`CSVRow.mayRead`: at its own place when that holds a record
+    /// type, else at any place a comma too many may have moved it to, or in any piece when the
+    /// quote took it): a bolus when a rapid-acting, meal or correction amount may be written at
+    /// one of its places (`CSVRow.places`) or was lost to the quote, a basal injection likewise
+    /// for long-acting.
     static func insulinKinds(malformed row: CSVRow, _ c: Columns) -> [RecordKind] {
-        let mayHold = { (i: Int) in i >= 0 && !(row.isIntact(i) && row.isEmpty(i)) }
+        let header = c.names.count
+        let types = (0...6).map(String.init)
+        guard ["4", "5"].contains(where: { row.mayRead(c.recordType, $0, known: types, header: header) }) else { return [] }
+        let mayHold = { (i: Int) in i >= 0 && row.places(of: i, header: header).contains { !(row.isIntact($0) && row.isEmpty($0)) } }
         var kinds: [RecordKind] = []
-        if row.isIntact(c.recordType) {
-            guard row.equals(c.recordType, "4") || row.equals(c.recordType, "5") else { return [] }
-        } else {
-            guard row.pieces.contains(where: { $0 == "4" || $0 == "5" }) else { return [] }
-        }
         if [c.rapid, c.meal, c.correction].contains(where: mayHold) { kinds.append(.bolus) }
         if mayHold(c.long) { kinds.append(.basalInjection) }
         return kinds
@@ -145,6 +145,14 @@ public struct LibreViewImporter: PatientDataImporter {
             }
             if row.unterminatedQuote {
                 b.skip("unterminated quote", line: number, field: nil, "a quoted field is not closed; expected a closing '\"'")
+                b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
+                continue
+            }
+            // LibreView writes every row as wide as its header: a wider one was edited, and a comma
+            // (a decimal comma, `1,5` U or `5,6` mmol/L) has shifted its fields.
+            if row.count > c.names.count {
+                b.skip("malformed row", line: number, field: nil,
+                       "the row has \(row.count) fields; the header has \(c.names.count) (a decimal comma? quote values holding commas)")
                 b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
                 continue
             }

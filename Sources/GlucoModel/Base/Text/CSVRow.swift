@@ -140,6 +140,21 @@ public struct CSVRow {
             .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")) }
     }
 
+    /// The places column `i` of a file `header` columns wide may be at in this row: its own, and in
+    /// a row wider than the header (a comma too many, as in a decimal comma, shifts the fields
+    /// after it) as many more to its right as the row has fields too many.
+    public func places(of i: Int, header: Int) -> ClosedRange<Int> { i...(i + max(0, count - header)) }
+
+    /// Whether column `i` of a file `header` columns wide may read `ascii` in a row whose fields
+    /// cannot be told apart. When the field at its own place reads one of `known` (the values the
+    /// column holds, `ascii` among them), that is taken: the comma too many is after it. Otherwise
+    /// at any of its `places`, or in any of the `pieces` when an unclosed quote took one of them.
+    public func mayRead(_ i: Int, _ ascii: String, known: [String], header: Int) -> Bool {
+        if isIntact(i), let own = known.first(where: { equals(i, $0) }) { return own == ascii }
+        let at = places(of: i, header: header)
+        return at.contains { isIntact($0) && equals($0, ascii) } || (!at.allSatisfy(isIntact) && pieces.contains(ascii))
+    }
+
     /// Whether field `i` is exactly `ascii`.
     public func equals(_ i: Int, _ ascii: String) -> Bool {
         let f = self[i], u = ascii.utf8
