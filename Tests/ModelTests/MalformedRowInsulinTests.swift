@@ -98,6 +98,32 @@ import Testing
         }
     }
 
+    /// Clarity writes an Insulin row a field short of its 14-column header (no transmitter id), so a
+    /// decimal comma leaves it no wider than the header: `0,5` U read as 0 U (a cancelled bolus, not
+    /// kept) and 5 g. A carbohydrate value on an Insulin row gives it away; the row's time is whole
+    /// (the event type reads at its own place), so the dose is kept at it. A row as Clarity writes it
+    /// is read.
+    @Test func aDecimalCommaInAClarityInsulinRowAFieldShort() throws {
+        let header = Self.clarityHeader + ",Duration (hh:mm:ss),Glucose Rate of Change (mg/dL/min),Transmitter Time (Long Integer),Transmitter ID"
+        let egv = { (i: Int, t: String, g: Int) in "\(i),2026-01-05T\(t):00,EGV,,,,iOS G7,\(g),,,,,1234,8ABCDE" }
+        for (amount, read) in [("0,5", nil), ("4,35", nil), ("4.35", 4.35)] as [(String, Double?)] {
+            let rows = [egv(1, "08:05", 125), "2,2026-01-05T08:07:00,Insulin,Fast-Acting,,,iOS G7,,\(amount),,,,", egv(3, "08:10", 130)]
+            #expect(rows[1].split(separator: ",", omittingEmptySubsequences: false).count == (read == nil ? 14 : 13))
+            let r = try Self.importText(([header] + rows).joined(separator: "\n") + "\n", DexcomClarityImporter())
+            #expect(r.log.boluses.map(\.dose.units) == (read.map { [$0] } ?? []), "\(amount)")
+            if read == nil {
+                #expect(r.summary.skipped == ["malformed row": 1], "\(amount)")
+                #expect(r.summary.warnings.contains { $0.location.line == 3 && $0.location.field == "Carb Value (grams)"
+                        && $0.message.hasPrefix("an Insulin row holds a carbohydrate value '\(amount.suffix(from: amount.firstIndex(of: ",")!).dropFirst())'") },
+                        "\(r.summary.warnings)")
+                #expect(r.log.skippedInsulin.map(\.kind) == [.bolus] && r.log.skippedInsulin.map(\.time) == [Self.at("08:07")], "\(amount)")
+                #expect(r.log.skippedInsulin.allSatisfy { $0.unreadTime == nil && $0.location.field == "Insulin Value (u)" })
+            } else {
+                #expect(r.summary.rowsSkipped == 0 && r.log.skippedInsulin.isEmpty)
+            }
+        }
+    }
+
     static let libreHeader = "Device,Serial Number,Device Timestamp,Record Type,Historic Glucose mg/dL,Scan Glucose mg/dL,"
         + "Non-numeric Rapid-Acting Insulin,Rapid-Acting Insulin (units),Non-numeric Food,Carbohydrates (grams),"
         + "Carbohydrates (servings),Non-numeric Long-Acting Insulin,Long-Acting Insulin (units),Notes,Strip Glucose mg/dL"

@@ -12,6 +12,10 @@ import Foundation
 /// - `Calibration` -> finger stick. `Insulin` with subtype `Fast-Acting` -> `Bolus` (rapid),
 ///   `Long-Acting` -> `BasalInjection`. `Carbs` -> `CarbIntake`. Other event types -> `otherRecords`.
 /// Timestamps are local without offset, read in `ImportOptions.timeZone` (see `LocalTimeResolver`).
+/// Clarity writes EGV and calibration rows as wide as the header and other rows a field short (no
+/// transmitter id), its values quoted or free of commas: a wider row, or an Insulin row with a
+/// carbohydrate value, has had its fields shifted by a comma (a decimal comma) and is skipped as a
+/// malformed row, its insulin kept as skipped (`PatientLogBuilder.noteMalformedInsulin`).
 public struct DexcomClarityImporter: PatientDataImporter {
     public static let formatName = "dexcom-csv"
 
@@ -157,18 +161,28 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 let fast = row.equals(c.subtype, "Fast-Acting")
                 let mark = b.skipMark
                 // A dose of unknown subtype counts as a bolus: the insulin on board around it is unknown.
-                let skipped = { (b: inout PatientLogBuilder) in
+                let skipped = { (b: inout PatientLogBuilder, amounts: [String?]) in
                     b.noteSkippedInsulin(fast || !row.equals(c.subtype, "Long-Acting") ? .bolus : .basalInjection, time: time,
-                                         since: mark, amounts: [row.text(c.insulin)], at: b.location(number, "Insulin Value (u)"))
+                                         since: mark, amounts: amounts, at: b.location(number, "Insulin Value (u)"))
+                }
+                // Clarity leaves an Insulin row's carbohydrate value empty: one there was shifted by a
+                // comma. Clarity writes insulin rows a field short of the header, so a decimal comma
+                // (`4,35` U read as 4 U, and 35 g) leaves the row no wider than the header.
+                if !row.isEmpty(c.carbs) {
+                    b.skip("malformed row", line: number, field: "Carb Value (grams)",
+                           "an Insulin row holds a carbohydrate value '\(row.text(c.carbs).prefix(20))': a comma (a decimal comma in "
+                           + "'\(row.text(c.insulin).prefix(20)),\(row.text(c.carbs).prefix(20))'?) may have shifted its fields; quote values holding commas")
+                    skipped(&b, [])  // its amount unknown: '0,5' is not a cancelled bolus
+                    continue
                 }
                 guard fast || row.equals(c.subtype, "Long-Acting") else {
                     b.skip("unknown insulin subtype", line: number, field: "Event Subtype",
                            "'\(row.text(c.subtype).prefix(40))' is not an insulin subtype; expected Fast-Acting or Long-Acting")
-                    skipped(&b)
+                    skipped(&b, [row.text(c.insulin)])
                     continue
                 }
                 guard let u = b.value(row.number(c.insulin), text: row.text(c.insulin), in: ImportLimits.doseUnits, unit: "U",
-                                      reason: "insulin out of range", line: number, field: "Insulin Value (u)") else { skipped(&b); continue }
+                                      reason: "insulin out of range", line: number, field: "Insulin Value (u)") else { skipped(&b, [row.text(c.insulin)]); continue }
                 if fast {
                     b.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), line: number, field: Self.timestampField)
                 } else {

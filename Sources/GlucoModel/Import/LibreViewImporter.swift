@@ -19,7 +19,9 @@ import Foundation
 /// decides nothing: en-AU and en-IN accounts write `13-02-2026 08:00 AM`). A file where no date
 /// decides, or where some rows prove day-first and others month-first, is an error asking for the
 /// option; a row invalid in the chosen order is skipped with a warning.
-/// Rows are not in time order in these exports: they are sorted (counted).
+/// Rows are not in time order in these exports: they are sorted (counted). LibreView writes every
+/// row as wide as the header: a wider one has had its fields shifted by a comma (a decimal comma)
+/// and is skipped as a malformed row, its insulin kept as skipped.
 public struct LibreViewImporter: PatientDataImporter {
     public static let formatName = "libreview-csv"
 
