@@ -100,7 +100,7 @@ import Testing
 
     /// Clarity writes an Insulin row a field short of its 14-column header (no transmitter id), so a
     /// decimal comma leaves it no wider than the header: `0,5` U read as 0 U (a cancelled bolus, not
-    /// kept) and 5 g. A carbohydrate value on an Insulin row gives it away; the row's time is whole
+    /// kept) and 5 g. A carbohydrate value on an Insulin row gives it away (and a duration on a Carbs row); the row's time is whole
     /// (the event type reads at its own place), so the dose is kept at it. A row as Clarity writes it
     /// is read.
     @Test func aDecimalCommaInAClarityInsulinRowAFieldShort() throws {
@@ -114,7 +114,7 @@ import Testing
             if read == nil {
                 #expect(r.summary.skipped == ["malformed row": 1], "\(amount)")
                 #expect(r.summary.warnings.contains { $0.location.line == 3 && $0.location.field == "Carb Value (grams)"
-                        && $0.message.hasPrefix("an Insulin row holds a carbohydrate value '\(amount.suffix(from: amount.firstIndex(of: ",")!).dropFirst())'") },
+                        && $0.message.hasPrefix("Insulin row holds a value in Carb Value (grams), '\(amount.suffix(from: amount.firstIndex(of: ",")!).dropFirst())'") },
                         "\(r.summary.warnings)")
                 #expect(r.log.skippedInsulin.map(\.kind) == [.bolus] && r.log.skippedInsulin.map(\.time) == [Self.at("08:07")], "\(amount)")
                 #expect(r.log.skippedInsulin.allSatisfy { $0.unreadTime == nil && $0.location.field == "Insulin Value (u)" })

@@ -13,9 +13,9 @@ import Foundation
 ///   `Long-Acting` -> `BasalInjection`. `Carbs` -> `CarbIntake`. Other event types -> `otherRecords`.
 /// Timestamps are local without offset, read in `ImportOptions.timeZone` (see `LocalTimeResolver`).
 /// Clarity writes EGV and calibration rows as wide as the header and other rows a field short (no
-/// transmitter id), its values quoted or free of commas: a wider row, or an Insulin row with a
-/// carbohydrate value, has had its fields shifted by a comma (a decimal comma) and is skipped as a
-/// malformed row, its insulin kept as skipped (`PatientLogBuilder.noteMalformedInsulin`).
+/// transmitter id), its values quoted or free of commas: a wider row, or an Insulin or Carbs row
+/// with a value in the field after its own, has had its fields shifted by a comma (a decimal comma)
+/// and is skipped as a malformed row, its insulin kept as skipped.
 public struct DexcomClarityImporter: PatientDataImporter {
     public static let formatName = "dexcom-csv"
 
@@ -31,14 +31,15 @@ public struct DexcomClarityImporter: PatientDataImporter {
         var timestamp = -1, eventType = -1, subtype = -1, patientInfo = -1
         var glucose = -1, insulin = -1, carbs = -1
         var unit = GlucoseUnit.mgdL
-        var count = 0
+        var names: [String] = []
+        var count: Int { names.count }
     }
 
     static let timestampField = "Timestamp (YYYY-MM-DDThh:mm:ss)"
 
     static func columns(_ header: [String], builder: PatientLogBuilder, line: Int) throws -> Columns {
         var c = Columns()
-        c.count = header.count
+        c.names = header
         for (i, name) in header.enumerated() {
             switch name {
             case _ where name.hasPrefix("Timestamp"): c.timestamp = i
@@ -62,6 +63,19 @@ public struct DexcomClarityImporter: PatientDataImporter {
 
     /// The event types of readings and doses (the others are patient, device and alert rows).
     static let recordTypes = ["EGV", "Calibration", "Insulin", "Carbs"]
+
+    /// Skips a dose or meal row whose value's next field, a column named `empty...` that Clarity
+    /// leaves empty in such rows (an Insulin row's `Carb Value`, a Carbs row's `Duration`), holds
+    /// something (`true`), as a malformed row: Clarity writes these rows a field short of the
+    /// header, so a decimal comma (`4,35` U: 4 U, and 35 g) shifts the row without widening it.
+    static func skipShifted(_ row: CSVRow, value i: Int, empty: String, _ c: Columns, line: Int, _ b: inout PatientLogBuilder) -> Bool {
+        let next = i + 1
+        guard i >= 0, next < c.count, c.names[next].hasPrefix(empty), !row.isEmpty(next) else { return false }
+        b.skip("malformed row", line: line, field: c.names[next],
+               "\(row.text(c.eventType)) row holds a value in \(c.names[next]), '\(row.text(next).prefix(20))': a comma (a decimal comma in "
+               + "'\(row.text(i).prefix(20)),\(row.text(next).prefix(20))'?) may have shifted its fields; quote values holding commas")
+        return true
+    }
 
     /// The insulin record a row holds: a dose of unknown subtype counts as a bolus.
     static func insulinKinds(_ row: CSVRow, _ c: Columns) -> [RecordKind] {
@@ -165,13 +179,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
                     b.noteSkippedInsulin(fast || !row.equals(c.subtype, "Long-Acting") ? .bolus : .basalInjection, time: time,
                                          since: mark, amounts: amounts, at: b.location(number, "Insulin Value (u)"))
                 }
-                // Clarity leaves an Insulin row's carbohydrate value empty: one there was shifted by a
-                // comma. Clarity writes insulin rows a field short of the header, so a decimal comma
-                // (`4,35` U read as 4 U, and 35 g) leaves the row no wider than the header.
-                if !row.isEmpty(c.carbs) {
-                    b.skip("malformed row", line: number, field: "Carb Value (grams)",
-                           "an Insulin row holds a carbohydrate value '\(row.text(c.carbs).prefix(20))': a comma (a decimal comma in "
-                           + "'\(row.text(c.insulin).prefix(20)),\(row.text(c.carbs).prefix(20))'?) may have shifted its fields; quote values holding commas")
+                if Self.skipShifted(row, value: c.insulin, empty: "Carb Value", c, line: number, &b) {
                     skipped(&b, [])  // its amount unknown: '0,5' is not a cancelled bolus
                     continue
                 }
@@ -189,6 +197,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
                     b.add(BasalInjection(time: time, dose: InsulinUnits(u)), line: number, field: Self.timestampField)
                 }
             } else if row.equals(c.eventType, "Carbs") {
+                if Self.skipShifted(row, value: c.carbs, empty: "Duration", c, line: number, &b) { continue }
                 guard let g = b.value(row.number(c.carbs), text: row.text(c.carbs), in: ImportLimits.carbGrams, unit: "g",
                                       reason: "carbohydrate out of range", line: number, field: "Carb Value (grams)") else { continue }
                 b.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), line: number, field: Self.timestampField)
