@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Adaptive conformal intervals (Gibbs and Candes 2021), per band, measured offline on a trainer's
+per-row predictions (`OUT/predictions/*-hNNN.csv`): a candidate for issue #15's per-band coverage,
+not what `glucomodel-predict` writes (docs/accuracy.md, "Prediction intervals").
+
+Usage: scripts/measure-adaptive-intervals.py [--gammas 0,0.005,0.01,0.02,0.05] DIR [DIR ...]
+Each DIR is a trainer's output (or a glob of them, quoted, for a cohort trained one patient at a
+time, e.g. '/tmp/trial/*/train'); every DIR is one cohort. Prints, per cohort, horizon (30, 60) and
+level (80, 95): median coverage and width over the patients scored, and per band of the glucose now
+(< 70, 70-180, >= 180) the median over patients with 50+ test rows in it; and how many band medians
+miss nominal by more than 5 points (issue #15's bar).
+
+The static intervals are the trainer's (PredictionIntervals.swift): each band's scale the mean
+absolute training residual of its rows (all rows for a band with fewer than 50), one conformal
+quantile of the validation days' scaled residuals. Gamma 0 is them. With gamma > 0 the test rows are
+taken in time order and each band keeps its own miss rate alpha_t (start: 1 - level): a row's
+interval uses the ceil((n+1)(1 - alpha_t))-th smallest scaled validation residual (no finite
+interval once that rank passes n), and once its outcome is known (the horizon later) alpha_t moves
+by gamma (nominal miss rate - missed). The glucose now is the persistence forecast's column.
+"""
+import argparse
+import csv
+import glob
+import math
+import os
+import statistics as st
+
+LEVELS = (0.80, 0.95)
+
+
+def band(g):
+    return 0 if g < 70 else (1 if g < 180 else 2)
+
+
+def rank_value(sorted_scores, level):
+    """The ceil((n+1) level)-th smallest score; inf when the rank passes n."""
+    n = len(sorted_scores)
+    if level <= 0:
+        return 0.0
+    k = math.ceil((n + 1) * level - 1e-9)
+    return sorted_scores[k - 1] if k <= n else math.inf
+
+
+def load(path):
+    rows = {"train": [], "validation": [], "test": []}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["ge"] and r["reference_mgdl"] and r["persistence"]:
+                rows[r["split"]].append((float(r["persistence"]), float(r["ge"]), float(r["reference_mgdl"])))
+    return rows
+
+
+def scales(train):
+    by_band = [[], [], []]
+    for g, p, y in train:
+        by_band[band(g)].append(abs(y - p))
+    pooled = sum(sum(b) for b in by_band) / len(train)
+    return [sum(b) / len(b) if len(b) >= 50 else pooled for b in by_band]
+
+
+def measure(rows, horizon, gamma):
+    s = scales(rows["train"])
+    scores = sorted(abs(y - p) / s[band(g)] for g, p, y in rows["validation"])
+    lag = horizon // 5  # rows are 5 minutes apart: an outcome is known `lag` rows later
+    out = {}
+    for level in LEVELS:
+        alpha = [1 - level] * 3
+        covered, widths, by_band, pending = [], [], [[], [], []], []
+        for t, (g, p, y) in enumerate(rows["test"]):
+            b = band(g)
+            while gamma and pending and pending[0][0] <= t - lag:
+                _, bb, missed = pending.pop(0)
+                alpha[bb] += gamma * ((1 - level) - missed)
+            half = rank_value(scores, 1 - alpha[b]) * s[b]
+            lower, upper = max(10.0, p - half), min(600.0, p + half)  # clamped to the plausible range, as predictions are
+            hit = lower <= y <= upper
+            covered.append(hit)
+            by_band[b].append(hit)
+            widths.append(upper - lower)
+            pending.append((t, b, 0 if hit else 1))
+        out[level] = (100 * sum(covered) / len(covered), st.mean(widths),
+                      [100 * sum(c) / len(c) if len(c) >= 50 else None for c in by_band])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gammas", default="0,0.005,0.01,0.02,0.05")
+    ap.add_argument("dirs", nargs="+")
+    a = ap.parse_args()
+    gammas = [float(x) for x in a.gammas.split(",")]
+    for cohort in a.dirs:
+        print(f"== {cohort}")
+        for gamma in gammas:
+            misses, lines = 0, []
+            for horizon in (30, 60):
+                results = []
+                for path in sorted(glob.glob(os.path.join(cohort, "predictions", f"*-h{horizon:03d}.csv"))):
+                    rows = load(path)
+                    # As the trainer: a patient whose test days are too few or all at one value is not scored.
+                    if len(rows["test"]) < 12 or len(rows["validation"]) < 19 or len({r[2] for r in rows["test"]}) < 5:
+                        continue
+                    results.append(measure(rows, horizon, gamma))
+                for level in LEVELS:
+                    cov = st.median(r[level][0] for r in results)
+                    width = st.median(r[level][1] for r in results)
+                    bands = []
+                    for b in range(3):
+                        vals = [r[level][2][b] for r in results if r[level][2][b] is not None]
+                        m = st.median(vals) if vals else None
+                        misses += m is not None and abs(m - 100 * level) > 5
+                        bands.append("-" if m is None else f"{m:.1f} ({len(vals)})")
+                    lines.append(f"  {horizon} min {int(level * 100)}%: coverage {cov:.1f}, width {width:.1f}; "
+                                 f"bands < 70 / 70-180 / >= 180: {' / '.join(bands)}  [{len(results)} patients]")
+            print(f"gamma {gamma}: {misses} band medians miss by more than 5 points")
+            print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
