@@ -7,8 +7,11 @@ Usage: scripts/measure-adaptive-intervals.py [--gammas 0,0.005,0.01,0.02,0.05] D
 Each DIR is a trainer's output (or a glob of them, quoted, for a cohort trained one patient at a
 time, e.g. '/tmp/trial/*/train'); every DIR is one cohort. Prints, per cohort, horizon (30, 60) and
 level (80, 95): median coverage and width over the patients scored, and per band of the glucose now
-(< 70, 70-180, >= 180) the median over patients with 50+ test rows in it; and how many band medians
-miss nominal by more than 5 points (issue #15's bar).
+(< 70, 70-180, >= 180) the median over patients with 50+ test rows in it; how many band medians
+miss nominal by more than 5 points (issue #15's bar); and the lower-80 alarm (docs/formats.md: fires
+when the 80% interval's lower bound is below 70; a row is positive when a reading in the horizon's
+5-minute steps after it is below 70, negative when all are read and none is), its sensitivity over
+the patients with lows and specificity over all, medians.
 
 The static intervals are the trainer's (PredictionIntervals.swift): each band's scale the mean
 absolute training residual of its rows (all rows for a band with fewer than 50), one conformal
@@ -24,6 +27,7 @@ import glob
 import math
 import os
 import statistics as st
+from datetime import datetime
 
 LEVELS = (0.80, 0.95)
 
@@ -42,12 +46,27 @@ def rank_value(sorted_scores, level):
 
 
 def load(path):
+    """Rows (glucose now, prediction, reference) per split; and the test rows' issue times."""
     rows = {"train": [], "validation": [], "test": []}
+    times = []
     with open(path) as f:
         for r in csv.DictReader(f):
             if r["ge"] and r["reference_mgdl"] and r["persistence"]:
                 rows[r["split"]].append((float(r["persistence"]), float(r["ge"]), float(r["reference_mgdl"])))
-    return rows
+                if r["split"] == "test":
+                    times.append(datetime.fromisoformat(r["issued_at"].replace("Z", "+00:00")).timestamp())
+    return rows, times
+
+
+def alarm_truth(rows, times, horizon):
+    """Per test row: True (a reading below 70 in the horizon's steps after it), False (all read, none
+    below), None (not scored). Readings are the later rows' glucose now, and the reference at the horizon."""
+    at = {round(t): g for t, (g, _, _) in zip(times, rows)}
+    truth = []
+    for t, (_, _, y) in zip(times, rows):
+        steps = [at.get(round(t) + 300 * k) for k in range(1, horizon // 5)] + [y]
+        truth.append(True if any(v is not None and v < 70 for v in steps) else (None if None in steps else False))
+    return truth
 
 
 def scales(train):
@@ -58,14 +77,15 @@ def scales(train):
     return [sum(b) / len(b) if len(b) >= 50 else pooled for b in by_band]
 
 
-def measure(rows, horizon, gamma):
+def measure(rows, times, horizon, gamma):
     s = scales(rows["train"])
+    truth = alarm_truth(rows["test"], times, horizon)
     scores = sorted(abs(y - p) / s[band(g)] for g, p, y in rows["validation"])
     lag = horizon // 5  # rows are 5 minutes apart: an outcome is known `lag` rows later
     out = {}
     for level in LEVELS:
         alpha = [1 - level] * 3
-        covered, widths, by_band, pending = [], [], [[], [], []], []
+        covered, widths, by_band, pending, alarms = [], [], [[], [], []], [], []
         for t, (g, p, y) in enumerate(rows["test"]):
             b = band(g)
             while gamma and pending and pending[0][0] <= t - lag:
@@ -78,8 +98,14 @@ def measure(rows, horizon, gamma):
             by_band[b].append(hit)
             widths.append(upper - lower)
             pending.append((t, b, 0 if hit else 1))
+            alarms.append(lower < 70)
+        scored = [(a, p) for a, p in zip(alarms, truth) if p is not None]
+        positives = [a for a, p in scored if p]
+        negatives = [a for a, p in scored if not p]
         out[level] = (100 * sum(covered) / len(covered), st.mean(widths),
-                      [100 * sum(c) / len(c) if len(c) >= 50 else None for c in by_band])
+                      [100 * sum(c) / len(c) if len(c) >= 50 else None for c in by_band],
+                      sum(positives) / len(positives) if positives else None,
+                      1 - sum(negatives) / len(negatives) if negatives else None)
     return out
 
 
@@ -96,11 +122,11 @@ def main():
             for horizon in (30, 60):
                 results = []
                 for path in sorted(glob.glob(os.path.join(cohort, "predictions", f"*-h{horizon:03d}.csv"))):
-                    rows = load(path)
+                    rows, times = load(path)
                     # As the trainer: a patient whose test days are too few or all at one value is not scored.
                     if len(rows["test"]) < 12 or len(rows["validation"]) < 19 or len({r[2] for r in rows["test"]}) < 5:
                         continue
-                    results.append(measure(rows, horizon, gamma))
+                    results.append(measure(rows, times, horizon, gamma))
                 for level in LEVELS:
                     cov = st.median(r[level][0] for r in results)
                     width = st.median(r[level][1] for r in results)
@@ -110,8 +136,13 @@ def main():
                         m = st.median(vals) if vals else None
                         misses += m is not None and abs(m - 100 * level) > 5
                         bands.append("-" if m is None else f"{m:.1f} ({len(vals)})")
+                    alarm = ""
+                    if level == 0.80:
+                        sens = [r[level][3] for r in results if r[level][3] is not None]
+                        spec = [r[level][4] for r in results if r[level][4] is not None]
+                        alarm = f"; lower-80 alarm {st.median(sens):.2f} / {st.median(spec):.3f}" if sens and spec else ""
                     lines.append(f"  {horizon} min {int(level * 100)}%: coverage {cov:.1f}, width {width:.1f}; "
-                                 f"bands < 70 / 70-180 / >= 180: {' / '.join(bands)}  [{len(results)} patients]")
+                                 f"bands < 70 / 70-180 / >= 180: {' / '.join(bands)}{alarm}  [{len(results)} patients]")
             print(f"gamma {gamma}: {misses} band medians miss by more than 5 points")
             print("\n".join(lines))
 
