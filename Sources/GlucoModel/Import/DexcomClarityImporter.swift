@@ -13,9 +13,10 @@ import Foundation
 ///   `Long-Acting` -> `BasalInjection`. `Carbs` -> `CarbIntake`. Other event types -> `otherRecords`.
 /// Timestamps are local without offset, read in `ImportOptions.timeZone` (see `LocalTimeResolver`).
 /// Clarity writes EGV and calibration rows as wide as the header and other rows a field short (no
-/// transmitter id), its values quoted or free of commas: a wider row, or an Insulin or Carbs row
-/// with a value in the field after its own, has had its fields shifted by a comma (a decimal comma)
-/// and is skipped as a malformed row, its insulin kept as skipped.
+/// transmitter id), its values quoted or free of commas: a wider row with a value beyond the header
+/// or its event type out of place, or a reading, dose or meal with a value in the field after its
+/// own (which Clarity leaves empty), has had its fields shifted by a comma (a decimal comma) and is
+/// skipped as a malformed row, its insulin kept as skipped.
 public struct DexcomClarityImporter: PatientDataImporter {
     public static let formatName = "dexcom-csv"
 
@@ -64,10 +65,11 @@ public struct DexcomClarityImporter: PatientDataImporter {
     /// The event types of readings and doses (the others are patient, device and alert rows).
     static let recordTypes = ["EGV", "Calibration", "Insulin", "Carbs"]
 
-    /// Skips a dose or meal row whose value's next field, a column named `empty...` that Clarity
-    /// leaves empty in such rows (an Insulin row's `Carb Value`, a Carbs row's `Duration`), holds
-    /// something (`true`), as a malformed row: Clarity writes these rows a field short of the
-    /// header, so a decimal comma (`4,35` U: 4 U, and 35 g) shifts the row without widening it.
+    /// Skips a reading, dose or meal row whose value's next field, a column named `empty...` that
+    /// Clarity leaves empty in such rows (an EGV row's `Insulin Value`, an Insulin row's `Carb
+    /// Value`, a Carbs row's `Duration`), holds something (`true`), as a malformed row: Clarity
+    /// writes dose and meal rows a field short of the header, so a decimal comma (`4,35` U: 4 U,
+    /// and 35 g) shifts the row without widening it.
     static func skipShifted(_ row: CSVRow, value i: Int, empty: String, _ c: Columns, line: Int, _ b: inout PatientLogBuilder) -> Bool {
         let next = i + 1
         guard i >= 0, next < c.count, c.names[next].hasPrefix(empty), !row.isEmpty(next) else { return false }
@@ -75,6 +77,11 @@ public struct DexcomClarityImporter: PatientDataImporter {
                "\(row.text(c.eventType)) row holds a value in \(c.names[next]), '\(row.text(next).prefix(20))': a comma (a decimal comma in "
                + "'\(row.text(i).prefix(20)),\(row.text(next).prefix(20))'?) may have shifted its fields; quote values holding commas")
         return true
+    }
+
+    /// Whether a field is a word (letters, spaces, `-`), as event types are.
+    static func isWord(_ field: ArraySlice<UInt8>) -> Bool {
+        !field.isEmpty && field.allSatisfy { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || $0 == 0x20 || $0 == 0x2D }
     }
 
     /// The insulin record a row holds: a dose of unknown subtype counts as a bolus.
@@ -122,9 +129,11 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
                 continue
             }
-            // Clarity writes every row as wide as its header: a wider one was edited, and a comma
-            // (a decimal comma, `1,5` U or `5,6` mmol/L) has shifted its fields.
-            if row.count > c.count {
+            // Clarity writes no row wider than its header: in a wider one a comma has shifted the
+            // fields, when a field beyond the header holds something or the event type is not in its
+            // place (a comma in the index). A row that only ends in empty fields (a file whose rows
+            // end in commas) is read; a decimal comma after the event type is found by `skipShifted`.
+            if row.count > c.count, (c.count..<row.count).contains(where: { !row.isEmpty($0) }) || !Self.isWord(row[c.eventType]) {
                 b.skip("malformed row", line: number, field: nil,
                        "the row has \(row.count) fields; the header has \(c.count) (a decimal comma? quote values holding commas)")
                 b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
@@ -158,6 +167,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
             let time = b.instant(written)
             guard b.acceptTime(time, line: number, field: Self.timestampField, insulin: insulin, amounts: [row.text(c.insulin)]) else { continue }
             if row.equals(c.eventType, "EGV") || row.equals(c.eventType, "Calibration") {
+                if Self.skipShifted(row, value: c.glucose, empty: "Insulin Value", c, line: number, &b) { continue }
                 let source: GlucoseSource = row.equals(c.eventType, "EGV") ? .cgm : .fingerStick
                 if let g = row.number(c.glucose) {
                     if let v = b.glucose(g, text: "", unit: c.unit, line: number, field: glucoseField(c)) {

@@ -21,7 +21,8 @@ import Foundation
 /// option; a row invalid in the chosen order is skipped with a warning.
 /// Rows are not in time order in these exports: they are sorted (counted). LibreView writes every
 /// row as wide as the header: a wider one has had its fields shifted by a comma (a decimal comma)
-/// and is skipped as a malformed row, its insulin kept as skipped.
+/// and is skipped as a malformed row, its insulin kept as skipped. (A file whose rows all end in
+/// empty fields the header does not name is read at that width: `rowWidth`.)
 public struct LibreViewImporter: PatientDataImporter {
     public static let formatName = "libreview-csv"
 
@@ -37,6 +38,9 @@ public struct LibreViewImporter: PatientDataImporter {
         var carbGrams = -1, carbServings = -1
         var unit = GlucoseUnit.mgdL
         var names: [String] = []
+        /// How many fields a row has: the header's count, or more in a file whose rows all end in
+        /// empty fields the header does not name (`rowWidth`).
+        var width = 0
     }
 
     static func columns(_ header: [String]) -> Columns {
@@ -80,6 +84,25 @@ public struct LibreViewImporter: PatientDataImporter {
         throw b.error(2, nil, "no LibreView header; expected line 2 to start 'Device,Serial Number,Device Timestamp,Record Type,...'")
     }
 
+    /// How many fields the file's rows have: the header's count, unless most of its first rows (more
+    /// than half of up to 50) are wider by the same count of fields that are all empty (rows that
+    /// end in commas the header does not have: a file written by another tool). A row wider than
+    /// this has had its fields shifted by a comma.
+    static func rowWidth(_ reader: LineReader, headerLine: Int, header: Int) -> Int {
+        var lines = reader.makeIterator()
+        var row = CSVRow()
+        var padded: [Int: Int] = [:], seen = 0
+        while seen < 50, let (number, bytes) = lines.nextBytes() {
+            guard number > headerLine, !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) else { continue }
+            row.load(bytes)
+            seen += 1
+            if !row.unterminatedQuote, row.count > header, (header..<row.count).allSatisfy({ row.isEmpty($0) }) {
+                padded[row.count, default: 0] += 1
+            }
+        }
+        return padded.first { 2 * $0.value > seen }?.key ?? header  // more than half: one width at most
+    }
+
     /// First pass over the date column: the order all rows together prove, or an error asking
     /// for the option (no row proves one, or rows prove both). Stops early only once both are proven.
     func detectOrder(_ reader: LineReader, headerLine: Int, column: Int, _ b: PatientLogBuilder) throws -> DateOrder {
@@ -113,7 +136,7 @@ public struct LibreViewImporter: PatientDataImporter {
     /// one of its places (`CSVRow.places`) or was lost to the quote, a basal injection likewise
     /// for long-acting.
     static func insulinKinds(malformed row: CSVRow, _ c: Columns) -> [RecordKind] {
-        let header = c.names.count
+        let header = c.width
         let types = (0...6).map(String.init)
         guard ["4", "5"].contains(where: { row.mayRead(c.recordType, $0, known: types, header: header) }) else { return [] }
         let mayHold = { (i: Int) in i >= 0 && row.places(of: i, header: header).contains { !(row.isIntact($0) && row.isEmpty($0)) } }
@@ -127,7 +150,9 @@ public struct LibreViewImporter: PatientDataImporter {
         let reader = LineReader(url: url)
         try reader.checkReadable()
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
-        let (headerLine, c) = try header(reader, b)
+        let found = try header(reader, b), headerLine = found.line
+        var c = found.columns
+        c.width = Self.rowWidth(reader, headerLine: headerLine, header: c.names.count)
         let order = try options.dateOrder ?? detectOrder(reader, headerLine: headerLine, column: c.timestamp, b)
         let glucoseName = { (i: Int) in i >= 0 && i < c.names.count ? c.names[i] : "glucose" }
         var lines = reader.makeIterator()
@@ -152,9 +177,10 @@ public struct LibreViewImporter: PatientDataImporter {
             }
             // LibreView writes every row as wide as its header: a wider one was edited, and a comma
             // (a decimal comma, `1,5` U or `5,6` mmol/L) has shifted its fields.
-            if row.count > c.names.count {
+            if row.count > c.width {
+                let expected = c.width == c.names.count ? "the header has \(c.width)" : "the file's rows have \(c.width)"
                 b.skip("malformed row", line: number, field: nil,
-                       "the row has \(row.count) fields; the header has \(c.names.count) (a decimal comma? quote values holding commas)")
+                       "the row has \(row.count) fields; \(expected) (a decimal comma? quote values holding commas)")
                 b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
                 continue
             }
