@@ -105,6 +105,20 @@ import Testing
         #expect(r.log.skippedInsulin.map(\.time) == [Self.at("08:07")] && r.log.skippedInsulin.first?.unreadTime == nil)
     }
 
+    /// A comma in the index of a dose row that Clarity writes a field short leaves it no wider than
+    /// the header: its time is out of place ("bad timestamp") and so is its event type, which a
+    /// piece of the row still names. Before, the dose was lost with the row.
+    @Test func aCommaInTheIndexOfAClarityDoseRowAFieldShort() throws {
+        let header = Self.clarityHeader + ",Duration (hh:mm:ss),Glucose Rate of Change (mg/dL/min),Transmitter Time (Long Integer),Transmitter ID"
+        let rows = ["1,2026-01-05T08:05:00,EGV,,,,iOS G7,125,,,,,1234,8ABCDE", "1,002,2026-01-05T08:07:00,Insulin,Fast-Acting,,,iOS G7,,4.35,,,,",
+                    "3,2026-01-05T08:10:00,EGV,,,,iOS G7,130,,,,,1534,8ABCDE"]
+        #expect(rows[1].split(separator: ",", omittingEmptySubsequences: false).count == 14)
+        let r = try Self.importText(([header] + rows).joined(separator: "\n") + "\n", DexcomClarityImporter())
+        #expect(r.summary.skipped == ["bad timestamp": 1] && r.log.boluses.isEmpty)
+        UndatedInsulinTests.expectUndated(r, .bolus, from: Self.at("08:05"), to: Self.at("08:10"), line: 3,
+                                          field: DexcomClarityImporter.timestampField)
+    }
+
     /// A file whose rows all end in a comma its header does not have (written by another tool) is
     /// read as before, Dexcom Clarity and LibreView alike; a decimal comma in it is still found.
     @Test func rowsThatAllEndInACommaAreRead() throws {

@@ -79,6 +79,13 @@ public struct DexcomClarityImporter: PatientDataImporter {
         return true
     }
 
+    /// The insulin record a row whose fields are out of their places may hold: a piece reads
+    /// `Insulin` (a long-acting dose when a piece reads so, else a bolus).
+    static func insulinKinds(pieces row: CSVRow) -> [RecordKind] {
+        let pieces = row.pieces
+        return pieces.contains("Insulin") ? [pieces.contains("Long-Acting") ? .basalInjection : .bolus] : []
+    }
+
     /// Whether a field is a word (letters, spaces, `-`), as event types are.
     static func isWord(_ field: ArraySlice<UInt8>) -> Bool {
         !field.isEmpty && field.allSatisfy { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || $0 == 0x20 || $0 == 0x2D }
@@ -161,7 +168,11 @@ public struct DexcomClarityImporter: PatientDataImporter {
             guard let written = TimestampParser.iso8601(bytes: row[c.timestamp]) else {
                 b.skip("bad timestamp", line: number, field: Self.timestampField,
                        "'\(row.text(c.timestamp).prefix(40))' is not a time; expected YYYY-MM-DDThh:mm:ss")
-                b.noteUndatedInsulin(insulin, amounts: [row.text(c.insulin)], at: b.location(number, Self.timestampField))
+                // With the event type out of its place (a comma in the index, in a dose row a field
+                // short), any piece of the row may be it, and the amount is not known.
+                let shifted = Self.isWord(row[c.eventType]) ? nil : Self.insulinKinds(pieces: row)
+                b.noteUndatedInsulin(shifted ?? insulin, amounts: shifted == nil ? [row.text(c.insulin)] : [],
+                                     at: b.location(number, Self.timestampField))
                 continue
             }
             let time = b.instant(written)
