@@ -34,6 +34,9 @@ public struct DexcomClarityImporter: PatientDataImporter {
         var unit = GlucoseUnit.mgdL
         var names: [String] = []
         var count: Int { names.count }
+        /// The columns Clarity leaves empty after a reading's, dose's and meal's value (`Insulin
+        /// Value`, `Carb Value`, `Duration`) when the header has them there, else -1 (`skipShifted`).
+        var afterGlucose = -1, afterInsulin = -1, afterCarbs = -1
     }
 
     static let timestampField = "Timestamp (YYYY-MM-DDThh:mm:ss)"
@@ -54,6 +57,10 @@ public struct DexcomClarityImporter: PatientDataImporter {
             default: break
             }
         }
+        let next = { (i: Int, prefix: String) in i >= 0 && i + 1 < header.count && header[i + 1].hasPrefix(prefix) ? i + 1 : -1 }
+        c.afterGlucose = next(c.glucose, "Insulin Value")
+        c.afterInsulin = next(c.insulin, "Carb Value")
+        c.afterCarbs = next(c.carbs, "Duration")
         let missing = [("Timestamp (YYYY-MM-DDThh:mm:ss)", c.timestamp), ("Event Type", c.eventType),
                        ("Glucose Value (mg/dL) or Glucose Value (mmol/L)", c.glucose)].filter { $0.1 < 0 }.map(\.0)
         if !missing.isEmpty {
@@ -65,14 +72,12 @@ public struct DexcomClarityImporter: PatientDataImporter {
     /// The event types of readings and doses (the others are patient, device and alert rows).
     static let recordTypes = ["EGV", "Calibration", "Insulin", "Carbs"]
 
-    /// Skips a reading, dose or meal row whose value's next field, a column named `empty...` that
-    /// Clarity leaves empty in such rows (an EGV row's `Insulin Value`, an Insulin row's `Carb
-    /// Value`, a Carbs row's `Duration`), holds something (`true`), as a malformed row: Clarity
-    /// writes dose and meal rows a field short of the header, so a decimal comma (`4,35` U: 4 U,
-    /// and 35 g) shifts the row without widening it.
-    static func skipShifted(_ row: CSVRow, value i: Int, empty: String, _ c: Columns, line: Int, _ b: inout PatientLogBuilder) -> Bool {
-        let next = i + 1
-        guard i >= 0, next < c.count, c.names[next].hasPrefix(empty), !row.isEmpty(next) else { return false }
+    /// Skips a reading, dose or meal row whose value (field `i`) is followed by a column Clarity
+    /// leaves empty in such rows (`next`: `Columns.afterGlucose`, `afterInsulin`, `afterCarbs`) that
+    /// holds something (`true`), as a malformed row: Clarity writes dose and meal rows a field short
+    /// of the header, so a decimal comma (`4,35` U: 4 U, and 35 g) shifts the row without widening it.
+    static func skipShifted(_ row: CSVRow, value i: Int, next: Int, _ c: Columns, line: Int, _ b: inout PatientLogBuilder) -> Bool {
+        guard next >= 0, !row.isEmpty(next) else { return false }
         b.skip("malformed row", line: line, field: c.names[next],
                "\(row.text(c.eventType)) row holds a value in \(c.names[next]), '\(row.text(next).prefix(20))': a comma (a decimal comma in "
                + "'\(row.text(i).prefix(20)),\(row.text(next).prefix(20))'?) may have shifted its fields; quote values holding commas")
@@ -141,9 +146,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
             // place (a comma in the index). A row that only ends in empty fields (a file whose rows
             // end in commas) is read; a decimal comma after the event type is found by `skipShifted`.
             if row.count > c.count, (c.count..<row.count).contains(where: { !row.isEmpty($0) }) || !Self.isWord(row[c.eventType]) {
-                b.skip("malformed row", line: number, field: nil,
-                       "the row has \(row.count) fields; the header has \(c.count) (a decimal comma? quote values holding commas)")
-                b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
+                b.skipWideRow(fields: row.count, expected: "the header has \(c.count)", line: number, insulin: Self.insulinKinds(malformed: row, c))
                 continue
             }
             if row.isEmpty(c.timestamp) {
@@ -178,7 +181,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
             let time = b.instant(written)
             guard b.acceptTime(time, line: number, field: Self.timestampField, insulin: insulin, amounts: [row.text(c.insulin)]) else { continue }
             if row.equals(c.eventType, "EGV") || row.equals(c.eventType, "Calibration") {
-                if Self.skipShifted(row, value: c.glucose, empty: "Insulin Value", c, line: number, &b) { continue }
+                if Self.skipShifted(row, value: c.glucose, next: c.afterGlucose, c, line: number, &b) { continue }
                 let source: GlucoseSource = row.equals(c.eventType, "EGV") ? .cgm : .fingerStick
                 if let g = row.number(c.glucose) {
                     if let v = b.glucose(g, text: "", unit: c.unit, line: number, field: glucoseField(c)) {
@@ -200,7 +203,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
                     b.noteSkippedInsulin(fast || !row.equals(c.subtype, "Long-Acting") ? .bolus : .basalInjection, time: time,
                                          since: mark, amounts: amounts, at: b.location(number, "Insulin Value (u)"))
                 }
-                if Self.skipShifted(row, value: c.insulin, empty: "Carb Value", c, line: number, &b) {
+                if Self.skipShifted(row, value: c.insulin, next: c.afterInsulin, c, line: number, &b) {
                     skipped(&b, [])  // its amount unknown: '0,5' is not a cancelled bolus
                     continue
                 }
@@ -218,7 +221,7 @@ public struct DexcomClarityImporter: PatientDataImporter {
                     b.add(BasalInjection(time: time, dose: InsulinUnits(u)), line: number, field: Self.timestampField)
                 }
             } else if row.equals(c.eventType, "Carbs") {
-                if Self.skipShifted(row, value: c.carbs, empty: "Duration", c, line: number, &b) { continue }
+                if Self.skipShifted(row, value: c.carbs, next: c.afterCarbs, c, line: number, &b) { continue }
                 guard let g = b.value(row.number(c.carbs), text: row.text(c.carbs), in: ImportLimits.carbGrams, unit: "g",
                                       reason: "carbohydrate out of range", line: number, field: "Carb Value (grams)") else { continue }
                 b.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), line: number, field: Self.timestampField)

@@ -179,9 +179,7 @@ public struct LibreViewImporter: PatientDataImporter {
             // (a decimal comma, `1,5` U or `5,6` mmol/L) has shifted its fields.
             if row.count > c.width {
                 let expected = c.width == c.names.count ? "the header has \(c.width)" : "the file's rows have \(c.width)"
-                b.skip("malformed row", line: number, field: nil,
-                       "the row has \(row.count) fields; \(expected) (a decimal comma? quote values holding commas)")
-                b.noteMalformedInsulin(Self.insulinKinds(malformed: row, c), line: number)
+                b.skipWideRow(fields: row.count, expected: expected, line: number, insulin: Self.insulinKinds(malformed: row, c))
                 continue
             }
             let type = row.text(c.recordType)

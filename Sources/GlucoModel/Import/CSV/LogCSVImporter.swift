@@ -188,9 +188,8 @@ struct LogCSVState {
             return builder.noteMalformedInsulin(Self.insulinKinds(malformed: split), line: line)
         }
         if split.count > columnCount, (columnCount..<split.count).contains(where: { !split.isEmpty($0) }) {
-            builder.skip("malformed row", at: loc("row"),
-                         "the row has \(split.count) fields; the header has \(columnCount) (quote values holding commas)")
-            return builder.noteMalformedInsulin(Self.insulinKinds(malformed: split), line: line)
+            return builder.skipWideRow(fields: split.count, expected: "the header has \(columnCount)", line: line, field: "row",
+                                       insulin: Self.insulinKinds(malformed: split))
         }
         // The field readers look columns up in these copies, not through `self`: a call of
         // `self.position` from them copied the whole reader state (the builder with all it holds)

@@ -232,9 +232,8 @@ struct MappedCSVReader {
             return patient.builder.noteMalformedInsulin(insulinKinds(malformed: row), line: line)
         }
         if row.count > columnCount, (columnCount..<row.count).contains(where: { !row.isEmpty($0) }) {
-            patient.builder.skip("malformed row", line: line, field: nil,
-                                 "the row has \(row.count) fields; the header has \(columnCount) (quote values holding commas)")
-            return patient.builder.noteMalformedInsulin(insulinKinds(malformed: row), line: line)
+            return patient.builder.skipWideRow(fields: row.count, expected: "the header has \(columnCount)", line: line,
+                                               insulin: insulinKinds(malformed: row))
         }
         // A bolus or meal of 0 is no value: such exports write 0 in every row without one.
         let present = CSVColumnMapping.measurements.filter { field in

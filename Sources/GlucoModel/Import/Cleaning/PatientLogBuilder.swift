@@ -165,6 +165,14 @@ public struct PatientLogBuilder: Sendable {
         noteUndatedInsulin(kinds, at: location(line, SkippedInsulin.wholeRow))
     }
 
+    /// Skips a row of `fields` fields, more than its file's rows have (`expected`, e.g. "the header
+    /// has 10"), as a malformed row: a comma in a value that is not quoted (a decimal comma) has
+    /// shifted its fields. Keeps the insulin it may hold (`kinds`, `noteMalformedInsulin`).
+    public mutating func skipWideRow(fields: Int, expected: String, line: Int, field: String? = nil, insulin kinds: [RecordKind]) {
+        skip("malformed row", at: location(line, field), "the row has \(fields) fields; \(expected) (quote values holding commas)")
+        noteMalformedInsulin(kinds, line: line)
+    }
+
     /// The latest instant a written time can be (the second pass of a repeated daylight-saving
     /// hour), counted nowhere: a bound, not a record's time.
     public mutating func latestInstant(_ written: WrittenTimestamp) -> Date {
