@@ -94,6 +94,28 @@ import Testing
         #expect(warnings.first?.message.hasPrefix("100 mmol/L is not a glucose a device reads (expected above 0 and at most 55.5 mmol/L)") == true)
     }
 
+    /// A decimal comma that was not quoted: `100,5,97` under `reference,prediction` was scored as
+    /// 100 against 5 (Clarke B) before; in a file whose rows all have a note column, `100,5,97,`
+    /// also hides the comma in the empty note. Both are unscored with a warning now.
+    @Test func aRowWithAFieldTooManyIsUnscored() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-wide-\(UInt32.random(in: 0...UInt32.max)).csv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        for (text, line, reason) in [("reference,prediction\n120,118\n100,5,97\n80,81\n", 3, "the header has 2"),
+                                     ("reference,prediction,note\n120,118,\n100,5,97,\n80,81,\n", 3, "the file's rows have 3")] {
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            var lines: [String] = [], warnings: [ImportIssue] = []
+            let s = try PairScoring.score(csv: url, writeLine: { lines.append($0) }, warning: { warnings.append($0) })
+            #expect(lines.dropFirst() == ["120,118,A,A,A", "100,5,,,", "80,81,A,A,A"])
+            #expect(warnings.map(\.location.line) == [line] && warnings.first?.message.contains("fields; \(reason) (a decimal comma?") == true,
+                    "\(warnings)")
+            #expect(s.unparseableRows == 1 && s.clarke.scored == 2 && s.accuracy.count == 2)
+        }
+        // Rows that all end in a comma are read.
+        try "reference,prediction\n120,118,\n100,97,\n".write(to: url, atomically: true, encoding: .utf8)
+        let padded = try PairScoring.score(csv: url, writeLine: { _ in }, warning: { _ in })
+        #expect(padded.clarke.scored == 2 && padded.unparseableRows == 0)
+    }
+
     @Test func missingColumnsIsAnError() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-missing-\(UInt32.random(in: 0...UInt32.max)).csv")
         try "reference,value\n1,2\n".write(to: url, atomically: true, encoding: .utf8)

@@ -31,6 +31,50 @@ import Testing
         #expect(r.log.boluses.isEmpty && r.log.glucose.count == 3)
     }
 
+    /// A decimal comma in a row no wider than the header (typed by hand, its empty fields at the end
+    /// left out), or in a file a spreadsheet saved (every row as wide, so the row is a field wider
+    /// though its extra field is empty). Each was read before: 1 U, 12 g, a bolus of `0,5` U
+    /// dropped as cancelled, a bolus whose event the comma moved lost.
+    @Test func aDecimalCommaTheHeaderWidthDoesNotShow() throws {
+        let glucose = "p0,2026-01-05T08:00:00Z,glucose,120,mg/dL"
+        func read(_ header: String, _ rows: [String]) throws -> ImportResult {
+            try Self.importText(([header] + rows).joined(separator: "\n") + "\n", LogCSVImporter())
+        }
+        // The fraction in a column that holds no number right after the value: the row is skipped,
+        // and its dose, dated, refuses a dose asked for in its action; its amount is unknown.
+        for (header, bad, field) in [("patient,time,event,value,note,unit", "p0,2026-01-05T08:07:00Z,bolus,1,5", "note"),
+                                     ("patient,time,event,value,duration,unit,type", "p0,2026-01-05T08:07:00Z,bolus,0,5,U,normal", "duration"),
+                                     ("patient,time,event,value,type,unit", "p0,2026-01-05T08:07:00Z,bolus,2,25", "type")] {
+            let r = try read(header, [bad])
+            #expect(r.summary.skipped["malformed row"] == 1 && r.log.boluses.isEmpty, "\(bad): \(r.summary.skipped)")
+            #expect(r.log.skippedInsulin.map(\.time) == [Self.at("08:07")] && r.log.skippedInsulin.first?.unreadTime == nil, "\(bad)")
+            #expect(r.summary.issues.contains { $0.location.line == 2 && $0.location.field == field && $0.message.contains("decimal comma") },
+                    "\(bad): \(r.summary.issues)")
+            #expect(DoseGuards.skippedInsulinRefusal(r.log, at: Self.at("09:00"), durationMinutes: 360) != nil, "\(bad)")
+        }
+        let meal = try read("patient,time,event,value,type,unit", ["p0,2026-01-05T08:07:00Z,carbs,12,5"])
+        #expect(meal.log.carbs.isEmpty && meal.summary.skipped["malformed row"] == 1 && meal.log.skippedInsulin.isEmpty)
+        // A spreadsheet's rows, all 9 fields: the bolus row has 10, its last empty.
+        let sheet = try read(LogCSVImporter.header, [glucose + ",,,,", "p0,2026-01-05T08:05:00Z,glucose,125,mg/dL,,,,",
+                                                     "p0,2026-01-05T08:07:00Z,bolus,1,5,U,,normal,,", "p0,2026-01-05T08:10:00Z,glucose,130,mg/dL,,,,"])
+        UndatedInsulinTests.expectUndated(sheet, from: Self.at("08:05"), to: Self.at("08:10"), line: 4, field: Self.row)
+        #expect(sheet.log.glucose.count == 3 && sheet.summary.skipped["malformed row"] == 1)
+        #expect(sheet.summary.issues.contains { $0.message.contains("the row has 10 fields; the file's rows have 9") }, "\(sheet.summary.issues)")
+        // The time column after the value: `0,5` U is a dose of unknown amount, not a cancelled bolus.
+        let late = try read("patient,event,value,time", ["p0,glucose,120,2026-01-05T08:00:00Z", "p0,bolus,0,5,2026-01-05T08:07:00Z",
+                                                         "p0,glucose,125,2026-01-05T08:10:00Z"])
+        #expect(late.log.boluses.isEmpty && late.log.skippedInsulin.map(\.kind) == [.bolus], "\(late.log.skippedInsulin)")
+        // The event column after the value: the event the comma moved is still seen.
+        let moved = try read("patient,time,value,event,unit", ["p0,2026-01-05T08:00:00Z,120,glucose,mg/dL", "p0,2026-01-05T08:07:00Z,2,5,bolus"])
+        #expect(moved.log.boluses.isEmpty && moved.log.skippedInsulin.map(\.time) == [Self.at("08:07")], "\(moved.log.skippedInsulin)")
+        // Not a decimal comma: a value with a point, digits in a note not right after the value, a
+        // file whose rows all end in one empty field more than the header has.
+        let fine = try read("patient,time,event,value,note,unit", ["p0,2026-01-05T08:00:00Z,bolus,1.5,5,U", "p0,2026-01-05T08:30:00Z,bolus,2,,U"])
+        #expect(fine.log.boluses.map(\.dose.units) == [1.5, 2] && fine.summary.rowsSkipped == 0, "\(fine.summary.issues)")
+        let padded = try read("patient,time,event,value,unit,note", [glucose + ",ok,", "p0,2026-01-05T08:05:00Z,bolus,2,U,,", glucose.replacingOccurrences(of: "08:00", with: "08:10") + ",,"])
+        #expect(padded.log.boluses.map(\.dose.units) == [2] && padded.summary.rowsSkipped == 0, "\(padded.summary.issues)")
+    }
+
     /// An unclosed quote, each insulin event, and rows that hold none: a malformed glucose or
     /// carbohydrate row is skipped as before, with nothing kept.
     @Test func everyInsulinEventAndNoOtherOfTheGlucoModelCSV() throws {
@@ -237,6 +281,24 @@ import Testing
                 $0.time == Self.at("08:00") && $0.unreadTime == .init(latest: Self.at("08:05"), betweenRows: true) && $0.location.field == Self.row
             }, "\(bad): \(r.log.skippedInsulin)")
         }
+    }
+
+    /// A mapped export whose rows are all as wide as its header (GluPredKit's): `4,35` U with the
+    /// carbohydrate cell after it empty read as 4 U and 35 g before, the field it adds being empty.
+    @Test func aMappedCSVRowWiderThanTheFileRows() throws {
+        var options = ExportFixtures.options("UTC")
+        options.columns = try CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs")
+        let csv = ["date,id,CGM,insulin,carbs", "2026-01-05T08:00:00Z,p0,120,,", "2026-01-05T08:02:00Z,p0,,4,35,",
+                   "2026-01-05T08:05:00Z,p0,125,,", "2026-01-05T08:10:00Z,p0,,2,40"]
+        let r = try Self.importText(csv.joined(separator: "\n") + "\n", MappedCSVImporter(), options: options)
+        #expect(r.summary.skipped["malformed row"] == 1 && r.log.carbs.map(\.amount.grams) == [40] && r.log.boluses.map(\.dose.units) == [2])
+        #expect(r.summary.issues.contains { $0.message.contains("the row has 6 fields; the file's rows have 5") }, "\(r.summary.issues)")
+        UndatedInsulinTests.expectUndated(r, from: Self.at("08:00"), to: Self.at("08:05"), line: 3, field: Self.row)
+        // Rows that all end in an empty field the header does not name are read.
+        var fine = csv
+        fine[2] = "2026-01-05T08:02:00Z,p0,,4.35,"
+        let padded = try Self.importText(fine.map { $0 + "," }.joined(separator: "\n") + "\n", MappedCSVImporter(), options: options)
+        #expect(padded.summary.rowsSkipped == 0 && padded.log.boluses.map(\.dose.units) == [4.35, 2], "\(padded.summary.issues)")
     }
 
     /// `pieces`: every comma's piece, the quote's field cut again, trimmed of spaces and quotes.

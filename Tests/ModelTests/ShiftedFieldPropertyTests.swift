@@ -58,7 +58,8 @@ import Testing
     /// What the import kept against the truth: every reading, bolus and meal it read is in the
     /// file (its time and amount), the garbled one is not read, and every bolus it did not read
     /// refuses a dose from its time to the end of its action.
-    static func check(_ result: ImportResult, _ values: [Value], garbled: Int, case i: Int, _ label: String) {
+    static func check(_ result: ImportResult, _ values: [Value], garbled: Int, case i: Int, _ label: String,
+                      reasons: Set<String> = ["malformed row"]) {
         let log = result.log
         let near = { (a: Double, b: Double) in abs(a - b) < 0.01 }
         let truth = { (kind: RecordKind, time: Date) in values.first { $0.kind == kind && abs($0.time.timeIntervalSince(time)) < 1 } }
@@ -78,7 +79,8 @@ import Testing
         default: log.glucose.contains { abs($0.time.timeIntervalSince(bad.time)) < 1 }
         }
         #expect(!readBack, "\(label) case \(i): the garbled \(bad.kind) '\(bad.text)' was read")
-        #expect(result.summary.skipped["malformed row"] == 1, "\(label) case \(i): \(result.summary.skipped)")
+        #expect(reasons.reduce(0) { $0 + result.summary.skipped[$1, default: 0] } == 1,
+                "\(label) case \(i): \(result.summary.skipped)")
         for bolus in values where bolus.kind == .bolus && !log.boluses.contains(where: { abs($0.time.timeIntervalSince(bolus.time)) < 1 }) {
             for minutes in stride(from: 1.0, through: 360, by: 30) {
                 #expect(DoseGuards.skippedInsulinRefusal(log, at: bolus.time.addingTimeInterval(minutes * 60), durationMinutes: 360) != nil,
@@ -91,7 +93,9 @@ import Testing
     /// whole minutes, as it writes them), one value garbled, written by `write` in that format
     /// (given whether its glucose is in mmol/L, and a formatter of `dateFormat` in UTC).
     static func run(_ label: String, seed: UInt64, dateFormat: String, wholeMinutes: Bool = false, _ importer: any PatientDataImporter,
-                    options: ImportOptions = ExportFixtures.options("UTC"), write: ([Value], Bool, DateFormatter) -> String) throws {
+                    options: ImportOptions = ExportFixtures.options("UTC"), mmolOptions: ImportOptions? = nil,
+                    reasons: Set<String> = ["malformed row"],
+                    write: ([Value], Bool, DateFormatter, inout SplitMix64) -> String) throws {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX"); f.timeZone = TimeZone(identifier: "UTC"); f.dateFormat = dateFormat
         var garbledKinds: Set<RecordKind> = []
@@ -104,14 +108,15 @@ import Testing
             }
             let garbled = Self.garble(&values, &r)
             garbledKinds.insert(values[garbled].kind)
-            let result = try SkippedInsulinTests.importText(write(values, mmol, f), name: "p0.csv", importer, options: options)
-            Self.check(result, values, garbled: garbled, case: i, label)
+            let text = write(values, mmol, f, &r)
+            let result = try SkippedInsulinTests.importText(text, name: "p0.csv", importer, options: mmol ? mmolOptions ?? options : options)
+            Self.check(result, values, garbled: garbled, case: i, label, reasons: reasons)
         }
         #expect(garbledKinds == [.glucose, .bolus, .carbs])
     }
 
     @Test func dexcomClarity() throws {
-        try Self.run("dexcom", seed: 0xC1A2_0000, dateFormat: "yyyy-MM-dd'T'HH:mm:ss", DexcomClarityImporter()) { values, mmol, f in
+        try Self.run("dexcom", seed: 0xC1A2_0000, dateFormat: "yyyy-MM-dd'T'HH:mm:ss", DexcomClarityImporter()) { values, mmol, f, _ in
             let order = values.indices.sorted { values[$0].time < values[$1].time }
             let rows = order.enumerated().map { n, k -> String in
                 let v = values[k], ts = f.string(from: v.time), index = n + 3
@@ -129,9 +134,62 @@ import Testing
         }
     }
 
+    /// GlucoModel's own CSV, as a spreadsheet saves it (every row as wide as the header) or as typed
+    /// by hand (a row's empty fields at the end left out), its columns in a random order. Where the
+    /// fraction lands in a column that checks its values (`5` is no unit), the row is skipped for
+    /// that; a column that reads any number right after the value (a basal's duration) is not in
+    /// these files: such a row, typed by hand, is read (LogCSVState.splitDecimal).
+    @Test func glucoModelCSV() throws {
+        try Self.run("glucomodel", seed: 0x6C0C_0000, dateFormat: "yyyy-MM-dd'T'HH:mm:ss'Z'", LogCSVImporter(),
+                     reasons: ["malformed row", "unknown unit", "unknown type", "unknown moment", "unknown event", "bad time", "empty value"]) { values, mmol, f, r in
+            var columns = ["time", "event", "value", "unit"] + ["duration", "type", "moment", "note"].filter { _ in Bool.random(using: &r) }
+            columns.shuffle(using: &r)
+            columns.insert("patient", at: 0)
+            let byHand = Bool.random(using: &r)
+            let rows = values.sorted { $0.time < $1.time }.map { v -> String in
+                var field: [String: String] = ["patient": "p0", "time": f.string(from: v.time), "value": v.text]
+                switch v.kind {
+                case .glucose:
+                    field["event"] = "glucose"; field["unit"] = mmol ? "mmol/L" : "mg/dL"
+                    if Bool.random(using: &r) { field["type"] = "cgm" }
+                    if Bool.random(using: &r) { field["note"] = "ok" }
+                case .bolus:
+                    field["event"] = "bolus"
+                    if Bool.random(using: &r) { field["unit"] = "U" }
+                    if Bool.random(using: &r) { field["type"] = "normal" }
+                default:
+                    field["event"] = "carbs"
+                    if Bool.random(using: &r) { field["unit"] = "g" }
+                    if Bool.random(using: &r) { field["type"] = "lunch" }
+                }
+                var line = columns.map { field[$0] ?? "" }
+                while byHand, line.last == "" { line.removeLast() }
+                return line.joined(separator: ",")
+            }
+            return ([columns.joined(separator: ",")] + rows).joined(separator: "\n") + "\n"
+        }
+    }
+
+    /// A mapped CSV as GluPredKit-style tools write it: one row per time, every row as wide as the
+    /// header, a cell per measurement, empty where the row has none.
+    @Test func mappedCSV() throws {
+        var options = ExportFixtures.options("UTC"), mmolOptions = options
+        options.columns = try CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs")
+        mmolOptions.columns = options.columns
+        mmolOptions.columns?.glucoseUnit = .mmolL
+        try Self.run("mapped", seed: 0x3A9D_0000, dateFormat: "yyyy-MM-dd HH:mm:ss", MappedCSVImporter(), options: options,
+                     mmolOptions: mmolOptions) { values, _, f, _ in
+            let rows = values.sorted { $0.time < $1.time }.map { v -> String in
+                let cells = v.kind == .glucose ? [v.text, "", ""] : v.kind == .bolus ? ["", v.text, ""] : ["", "", v.text]
+                return ([f.string(from: v.time), "p0"] + cells).joined(separator: ",")
+            }
+            return (["date,id,CGM,insulin,carbs"] + rows).joined(separator: "\n") + "\n"
+        }
+    }
+
     @Test func libreView() throws {
         try Self.run("libre", seed: 0x11B2_0000, dateFormat: "MM-dd-yyyy hh:mm a", wholeMinutes: true, LibreViewImporter(),
-                     options: ExportFixtures.options("UTC", order: .monthDayYear)) { values, mmol, f in
+                     options: ExportFixtures.options("UTC", order: .monthDayYear)) { values, mmol, f, _ in
             let rank: (RecordKind) -> Int = { $0 == .glucose ? 0 : $0 == .bolus ? 4 : 5 }
             // Grouped by record type, in time within each, as the exports are.
             let order = values.indices.sorted { (rank(values[$0].kind), values[$0].time) < (rank(values[$1].kind), values[$1].time) }

@@ -44,7 +44,8 @@ public struct PairScoreSummary: Sendable {
 /// named with their unit, as `predict` writes them (`reference_mgdl`, `prediction_mmoll`), are
 /// read in that unit and may stand in for the plain names. An empty field is a missing value;
 /// a field that is not a number makes the row unscored with a warning naming file:line and
-/// column; a row without enough fields likewise. Output: `reference,prediction,clarke,parkes_type1,parkes_type2`,
+/// column; a row without enough fields likewise, and a row with too many (a value beyond the
+/// header, or wider than most of the file's rows: a decimal comma, `100,5` read as 100 and 5). Output: `reference,prediction,clarke,parkes_type1,parkes_type2`,
 /// the two values copied as written, zones empty for unscored rows.
 public enum PairScoring {
     public enum ScoringError: Error, CustomStringConvertible {
@@ -86,6 +87,10 @@ public enum PairScoring {
         var unitOf: (reference: GlucoseUnit, prediction: GlucoseUnit) = (units, units)
         var accuracy = AccuracyMetrics.Accumulator()
         var columns: (reference: Int, prediction: Int)? = nil
+        var headerCount = 0
+        // A file whose rows are all one width (an export) shows a decimal comma (`120,5` read as
+        // 120 and 5) as a row a field wider, even where the field it adds at the end is empty.
+        let rowWidth = reader.commonFieldCount { bytes, _ in bytes.allSatisfy { $0 == 32 || $0 == 9 || $0 == 44 } }
         var row = CSVRow(bytes: EmptyCollection())
         var out: [UInt8] = []
         out.reserveCapacity(64)
@@ -107,6 +112,7 @@ public enum PairScoring {
                         header: text)
                 }
                 columns = (r.0, p.0)
+                headerCount = names.count
                 unitOf = (r.1, p.1)
                 writeLine(outputHeader)
                 continue
@@ -114,6 +120,13 @@ public enum PairScoring {
             summary.rows += 1
             row.load(bytes)
             var bad = false
+            if row.count > headerCount, (headerCount..<row.count).contains(where: { !row.isEmpty($0) }) || row.count > max(rowWidth ?? 0, headerCount) {
+                let expected = (headerCount..<row.count).contains(where: { !row.isEmpty($0) }) || rowWidth == nil
+                    ? "the header has \(headerCount)" : "the file's rows have \(rowWidth!)"
+                warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number),
+                                    "the row has \(row.count) fields; \(expected) (a decimal comma? quote values holding commas); row not scored"))
+                bad = true
+            }
             func read(_ index: Int, _ name: String) -> Double? {
                 guard index < row.count else {
                     warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number, field: name),
@@ -128,7 +141,7 @@ public enum PairScoring {
                 bad = true
                 return nil
             }
-            let reference = read(ri, "reference"), prediction = read(pi, "prediction")
+            let reference = bad ? nil : read(ri, "reference"), prediction = bad ? nil : read(pi, "prediction")
             if bad { summary.unparseableRows += 1 } else if reference == nil || prediction == nil { summary.missingRows += 1 }
             for (value, name, index, unit) in [(reference, "reference", ri, unitOf.reference),
                                                (prediction, "prediction", pi, unitOf.prediction)] where !bad {

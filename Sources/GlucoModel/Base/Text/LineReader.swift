@@ -101,3 +101,25 @@ public struct LineReader: Sequence {
         }
     }
 }
+
+extension LineReader {
+    /// The field count of more than half of the file's first `rows` rows after its header, when one
+    /// count is (rows with an unclosed quote are counted as seen, not as a count). The header is
+    /// the first line `skip` does not skip (given `false`); after it, `skip` is given `true`. A file a
+    /// spreadsheet saved has every row as wide, so a comma too many in a value that is not quoted
+    /// (a decimal comma, `1,5` U) makes its row a field wider, even where the field it adds at the
+    /// end is empty.
+    public func commonFieldCount(rows: Int = 50, skip: (ArraySlice<UInt8>, _ afterHeader: Bool) -> Bool) -> Int? {
+        var lines = makeIterator()
+        var row = CSVRow()
+        var counts: [Int: Int] = [:], seen = 0, header = false
+        while seen < rows, let (_, bytes) = lines.nextBytes() {
+            if skip(bytes, header) { continue }
+            guard header else { header = true; continue }
+            row.load(bytes)
+            seen += 1
+            if !row.unterminatedQuote { counts[row.count, default: 0] += 1 }
+        }
+        return counts.first { 2 * $0.value > seen }?.key  // more than half: one count at most
+    }
+}

@@ -21,6 +21,9 @@ import Foundation
 /// without an offset it is local to `ImportOptions.timeZone`. `moment` (glucose) is one of
 /// `MealMoment`'s raw values. Blank lines and lines starting with `#` are ignored.
 /// One patient per file: the `patient` column (or `ImportOptions.patient`, which wins).
+/// A row whose fields a comma too many has shifted (a decimal comma, `1,5` U) is malformed: a
+/// value beyond the header, a row wider than most of the file's rows, or digits where no number
+/// belongs right after a whole-number value (`LogCSVState.splitDecimal`).
 public struct LogCSVImporter: PatientDataImporter {
     public static let formatName = "glucomodel-csv"
     public static let header = "patient,time,event,value,unit,duration,type,moment,note"
@@ -71,6 +74,13 @@ struct LogCSVState {
     /// `columns` as positions in `known` order, so a row looks fields up without hashing names.
     var positions: [Int?] = Array(repeating: nil, count: LogCSVState.known.count)
     var columnCount = 0
+    /// How many fields the file's rows have when most of them have one count
+    /// (`LineReader.commonFieldCount`): a row wider than this and the header is malformed even when
+    /// its extra fields are empty.
+    var rowWidth: Int?
+    /// The column right after `value` when it is one a decimal comma's digits may be hidden in
+    /// (not `patient`, `time` or `event`: `splitDecimal`).
+    var afterValue: String?
     var patient: PatientID?
     /// The last valid patient text and its id: rows repeat it, and checking it costs more than the rest of a row.
     /// Compared by bytes (`==` would also match canonically equivalent text that `PatientID` rejects).
@@ -91,6 +101,7 @@ struct LogCSVState {
         let reader = LineReader(url: url, chunkSize: chunkSize)
         try reader.checkReadable()
         var state = LogCSVState(file: url.path, options: options)
+        state.rowWidth = reader.commonFieldCount { bytes, _ in bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) || bytes.first == UInt8(ascii: "#") }
         var lines = reader.makeIterator()
         var row = CSVRow()
         while let (number, bytes) = lines.nextBytes() {
@@ -137,6 +148,7 @@ struct LogCSVState {
         }
         columns = map
         positions = Self.known.map { map[$0] }
+        afterValue = map.first { $0.value == map["value"]! + 1 }.map(\.key).flatMap { ["patient", "time", "event"].contains($0) ? nil : $0 }
         columnCount = names.count
     }
 
@@ -179,6 +191,37 @@ struct LogCSVState {
                                parse: { TimestampParser.iso8601(bytes: $0) }, at: builder.location(line))
     }
 
+    /// Whether an event reads a duration: a basal, temporary basal or exercise, and a bolus whose
+    /// `type` is not `normal` (empty is `normal`).
+    static func readsDuration(_ event: String, bolusType: String?) -> Bool {
+        switch event {
+        case "basal", "temp_basal", "exercise": return true
+        case "bolus": return !["normal", nil].contains(bolusType)
+        default: return false
+        }
+    }
+
+    /// Whether the value field and the next hold digits only: a number with a decimal comma, split.
+    static func mayBeSplit(_ split: CSVRow, value v: Int?) -> Bool {
+        func digits(_ f: ArraySlice<UInt8>) -> Bool { !f.isEmpty && f.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        guard let v else { return false }
+        return digits(split[v]) && digits(split[v + 1])
+    }
+
+    /// A decimal comma that was not quoted, `1,5` U read as 1 U: a whole-number value followed, in
+    /// the column right after it, by digits where no number belongs: `unit`, `type`, `moment`,
+    /// `note`, or a `duration` the event does not read. (Where a number does belong, a duration of a
+    /// basal, the row is read; a file a spreadsheet saved has the row a field wider, `rowWidth`.)
+    /// Returns the column and its field.
+    func splitDecimal(_ split: CSVRow, event: String) -> (column: String, field: String)? {
+        guard let column = afterValue, let v = positions[3], v + 1 < split.count, Self.mayBeSplit(split, value: v) else { return nil }
+        if column == "duration" {
+            let type = positions[6].flatMap { $0 < split.count && !split.isEmpty($0) ? split.text($0).lowercased() : nil }
+            if Self.readsDuration(event, bolusType: type) { return nil }
+        }
+        return (column, split.text(v + 1))
+    }
+
     /// Reads one data row (already split); fields become `String`s only when looked at.
     mutating func readRow(_ split: CSVRow, line: Int) {
         let file = self.file
@@ -189,6 +232,11 @@ struct LogCSVState {
         }
         if split.count > columnCount, (columnCount..<split.count).contains(where: { !split.isEmpty($0) }) {
             return builder.skipWideRow(fields: split.count, expected: "the header has \(columnCount)", line: line, field: "row",
+                                       insulin: Self.insulinKinds(malformed: split))
+        }
+        if let width = rowWidth, split.count > max(width, columnCount) {
+            // Only empty fields beyond the header, but wider than the file's rows: a comma too many.
+            return builder.skipWideRow(fields: split.count, expected: "the file's rows have \(width)", line: line, field: "row",
                                        insulin: Self.insulinKinds(malformed: split))
         }
         // The field readers look columns up in these copies, not through `self`: a call of
@@ -225,10 +273,24 @@ struct LogCSVState {
         let iso = "ISO 8601, e.g. 2026-01-05T08:00 or 2026-01-05 08:00:00+01:00"
         let event = (field("event") ?? "").lowercased()
         guard let time = builder.time(field("time"), at: loc("time"), expected: iso, parse: { TimestampParser.iso8601($0) }) else {
+            // A decimal comma before the time column (`0,5` U) leaves the amount unknown (not the
+            // cancelled bolus `0` reads as), and may have moved the event out of its column.
+            let shifted = Self.mayBeSplit(split, value: positions[3])
             if let kind = Self.insulinKind(event: event) {
-                let amounts = kind == .bolus || kind == .basalInjection ? [field("value")] : []
+                let amounts = (kind == .bolus || kind == .basalInjection) && !shifted ? [field("value")] : []
                 builder.noteUndatedInsulin([kind], amounts: amounts, at: loc("time"))
+            } else if shifted {
+                builder.noteUndatedInsulin(Self.insulinKinds(malformed: split), at: loc("time"))
             }
+            return
+        }
+        let before = builder.skipMark
+        if let (column, fraction) = splitDecimal(split, event: event) {
+            builder.skip("malformed row", at: loc(column),
+                         "\(event) row: value '\(split.text(positions[3]!).prefix(20))' then '\(fraction.prefix(20))' in the \(column) column: "
+                         + "a decimal comma? Write a point, or quote values holding commas")
+            // The amount is not known (`0,5` U is a dose, not the cancelled bolus `0` reads as).
+            if let kind = Self.insulinKind(event: event) { builder.noteSkippedInsulin(kind, time: time, since: before, at: loc("value")) }
             return
         }
         let unit = optional("unit")?.lowercased()
@@ -350,6 +412,8 @@ struct LogCSVState {
         default:
             builder.skip("unknown event", at: loc("event"),
                          "event '\(event)' is unknown; expected glucose, bolus, basal, temp_basal, basal_injection, carbs, exercise, weight or heart_rate")
+            // A comma too many before the event column (a decimal comma) moves an insulin event to the right.
+            for kind in Self.insulinKinds(malformed: split) { builder.noteSkippedInsulin(kind, time: time, since: before, at: loc("event")) }
         }
     }
 }

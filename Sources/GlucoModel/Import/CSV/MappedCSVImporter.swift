@@ -12,7 +12,9 @@ import Foundation
 ///   empty cell, or `nan`/`NA`/`null`/`None`, is no value (never 0). A bolus or meal of 0 is no
 ///   record (such exports write 0 in every row); a basal rate of 0 U/h is a suspension. A basal
 ///   rate is recorded where it changes (from this row's time until the next change). A row with
-///   no value at all is counted as skipped without a warning.
+///   no value at all is counted as skipped without a warning. A row wider than the header with a
+///   value beyond it, or wider than most of the file's rows (`LineReader.commonFieldCount`), is
+///   malformed: a decimal comma that was not quoted (`4,35` U read as 4 U and 35 g of the next cell).
 /// - Glucose (`glucose`, `finger`) in `CSVColumnMapping.glucoseUnit`; `Low`/`High` are censored
 ///   readings. When most glucose values look like the other unit (below 30 read as mg/dL, above 35
 ///   read as mmol/L) the file is refused: a unit mix-up would otherwise train on nonsense.
@@ -73,6 +75,9 @@ struct MappedCSVReader {
     var positions: [Field: Int] = [:]
     var names: [Field: String] = [:]
     var columnCount = 0
+    /// How many fields the file's rows have when most of them have one count
+    /// (`LineReader.commonFieldCount`): a wider row is malformed even when its extra fields are empty.
+    var rowWidth: Int?
     var headerLine = 0
     var patients: [Patient] = []
     var index: [PatientID: Int] = [:]
@@ -106,6 +111,9 @@ struct MappedCSVReader {
     mutating func read() throws -> [ImportResult] {
         let reader = LineReader(url: url)
         try reader.checkReadable()
+        rowWidth = reader.commonFieldCount { bytes, afterHeader in
+            bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) || !afterHeader && bytes.first == UInt8(ascii: "#")
+        }
         var lines = reader.makeIterator()
         var row = CSVRow()
         while let (number, bytes) = lines.nextBytes() {
@@ -233,6 +241,11 @@ struct MappedCSVReader {
         }
         if row.count > columnCount, (columnCount..<row.count).contains(where: { !row.isEmpty($0) }) {
             return patient.builder.skipWideRow(fields: row.count, expected: "the header has \(columnCount)", line: line,
+                                               insulin: insulinKinds(malformed: row))
+        }
+        if let width = rowWidth, row.count > max(width, columnCount) {
+            // Only empty fields beyond the header, but wider than the file's rows: a comma too many.
+            return patient.builder.skipWideRow(fields: row.count, expected: "the file's rows have \(width)", line: line,
                                                insulin: insulinKinds(malformed: row))
         }
         // A bolus or meal of 0 is no value: such exports write 0 in every row without one.
