@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Adaptive conformal intervals (Gibbs and Candes 2021), per band, measured offline on a trainer's
-per-row predictions (`OUT/predictions/*-hNNN.csv`): a candidate for issue #15's per-band coverage,
-not what `glucomodel-predict` writes (docs/accuracy.md, "Prediction intervals").
+per-row predictions (`OUT/predictions/*-hNNN.csv`) (docs/accuracy.md, "Prediction intervals").
+With `--window-hours W` each test row's miss rates are replayed from nominal over the W hours of
+validation and test rows before it, with `--gamma95-ratio` times gamma at 95%: what
+`glucomodel-predict` writes (IntervalAdaptation.swift: W 24, gamma 0.01, ratio 0.25). Without it,
+one miss rate per band runs on from the start of the test days (the stop-46 measurement).
 
-Usage: scripts/measure-adaptive-intervals.py [--gammas 0,0.005,0.01,0.02,0.05] DIR [DIR ...]
+Usage: scripts/measure-adaptive-intervals.py [--gammas 0,0.005,0.01,0.02,0.05] [--window-hours 24 --gamma95-ratio 0.25] DIR [DIR ...]
 Each DIR is a trainer's output (or a glob of them, quoted, for a cohort trained one patient at a
 time, e.g. '/tmp/trial/*/train'); every DIR is one cohort. Prints, per cohort, horizon (30, 60) and
 level (80, 95): median coverage and width over the patients scored, and per band of the glucose now
@@ -15,11 +18,13 @@ the patients with lows and specificity over all, medians.
 
 The static intervals are the trainer's (PredictionIntervals.swift): each band's scale the mean
 absolute training residual of its rows (all rows for a band with fewer than 50), one conformal
-quantile of the validation days' scaled residuals. Gamma 0 is them. With gamma > 0 the test rows are
-taken in time order and each band keeps its own miss rate alpha_t (start: 1 - level): a row's
-interval uses the ceil((n+1)(1 - alpha_t))-th smallest scaled validation residual (no finite
-interval once that rank passes n), and once its outcome is known (the horizon later) alpha_t moves
-by gamma (nominal miss rate - missed). The glucose now is the persistence forecast's column.
+quantile of the validation days' scaled residuals. Gamma 0 is them (the intervals of model files
+written before stop 47). With gamma > 0 the test rows are taken in time order and each band keeps
+its own miss rate alpha_t (start: 1 - level): a row's interval uses the ceil((n+1)(1 - alpha_t))-th
+smallest scaled validation residual (no finite interval once that rank passes n), and once its
+outcome is known (the horizon later) alpha_t moves by gamma (nominal miss rate - missed); with
+--window-hours, replayed per row over the window as above. The glucose now is the persistence
+forecast's column.
 """
 import argparse
 import csv
@@ -46,16 +51,49 @@ def rank_value(sorted_scores, level):
 
 
 def load(path):
-    """Rows (glucose now, prediction, reference) per split; and the test rows' issue times."""
+    """Rows (glucose now, prediction, reference) per split; the test rows' issue times; and the
+    validation and test rows in time order as (time, glucose now, prediction, reference)."""
     rows = {"train": [], "validation": [], "test": []}
-    times = []
+    times, stream = [], []
     with open(path) as f:
         for r in csv.DictReader(f):
             if r["ge"] and r["reference_mgdl"] and r["persistence"]:
-                rows[r["split"]].append((float(r["persistence"]), float(r["ge"]), float(r["reference_mgdl"])))
+                row = (float(r["persistence"]), float(r["ge"]), float(r["reference_mgdl"]))
+                rows[r["split"]].append(row)
+                t = datetime.fromisoformat(r["issued_at"].replace("Z", "+00:00")).timestamp()
                 if r["split"] == "test":
-                    times.append(datetime.fromisoformat(r["issued_at"].replace("Z", "+00:00")).timestamp())
-    return rows, times
+                    times.append(t)
+                if r["split"] != "train":
+                    stream.append((t,) + row + (r["split"] == "test",))
+    return rows, times, stream
+
+
+def windowed_halfwidths(stream, scores, s, horizon, level, gamma, window_hours):
+    """Each test row's half-width: the band miss rates replayed from nominal over the rows issued in
+    the window before it whose outcome is known by then (IntervalAdaptation.halfWidths)."""
+    H, W = horizon * 60, window_hours * 3600
+    out, lo = [], 0
+    for i, (t, g, p, y, is_test) in enumerate(stream):
+        if not is_test:
+            continue
+        while stream[lo][0] < t - W:
+            lo += 1
+        alpha, pending, nxt = [1 - level] * 3, [], 0
+        for j in range(lo, i):
+            tj, gj, pj, yj, _ = stream[j]
+            if tj + H > t:
+                break
+            while nxt < len(pending) and pending[nxt][0] <= tj:
+                alpha[pending[nxt][1]] += gamma * ((1 - level) - pending[nxt][2])
+                nxt += 1
+            bj = band(gj)
+            half = rank_value(scores, 1 - alpha[bj]) * s[bj]
+            lower, upper = max(10.0, pj - half), min(600.0, pj + half)
+            pending.append((tj + H, bj, 0 if lower <= yj <= upper else 1))
+        for _, bb, missed in pending[nxt:]:
+            alpha[bb] += gamma * ((1 - level) - missed)
+        out.append(rank_value(scores, 1 - alpha[band(g)]) * s[band(g)])
+    return out
 
 
 def alarm_truth(rows, times, horizon):
@@ -77,21 +115,23 @@ def scales(train):
     return [sum(b) / len(b) if len(b) >= 50 else pooled for b in by_band]
 
 
-def measure(rows, times, horizon, gamma):
+def measure(rows, times, stream, horizon, gamma, window_hours=None, gamma95_ratio=1.0):
     s = scales(rows["train"])
     truth = alarm_truth(rows["test"], times, horizon)
     scores = sorted(abs(y - p) / s[band(g)] for g, p, y in rows["validation"])
     lag = horizon // 5  # rows are 5 minutes apart: an outcome is known `lag` rows later
     out = {}
     for level in LEVELS:
+        step = gamma * (gamma95_ratio if level == 0.95 else 1)
+        windowed = windowed_halfwidths(stream, scores, s, horizon, level, step, window_hours) if window_hours else None
         alpha = [1 - level] * 3
         covered, widths, by_band, pending, alarms = [], [], [[], [], []], [], []
         for t, (g, p, y) in enumerate(rows["test"]):
             b = band(g)
-            while gamma and pending and pending[0][0] <= t - lag:
+            while not windowed and gamma and pending and pending[0][0] <= t - lag:
                 _, bb, missed = pending.pop(0)
                 alpha[bb] += gamma * ((1 - level) - missed)
-            half = rank_value(scores, 1 - alpha[b]) * s[b]
+            half = windowed[t] if windowed else rank_value(scores, 1 - alpha[b]) * s[b]
             lower, upper = max(10.0, p - half), min(600.0, p + half)  # clamped to the plausible range, as predictions are
             hit = lower <= y <= upper
             covered.append(hit)
@@ -112,6 +152,8 @@ def measure(rows, times, horizon, gamma):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gammas", default="0,0.005,0.01,0.02,0.05")
+    ap.add_argument("--window-hours", type=float, default=None)
+    ap.add_argument("--gamma95-ratio", type=float, default=1.0)
     ap.add_argument("dirs", nargs="+")
     a = ap.parse_args()
     gammas = [float(x) for x in a.gammas.split(",")]
@@ -122,11 +164,11 @@ def main():
             for horizon in (30, 60):
                 results = []
                 for path in sorted(glob.glob(os.path.join(cohort, "predictions", f"*-h{horizon:03d}.csv"))):
-                    rows, times = load(path)
+                    rows, times, stream = load(path)
                     # As the trainer: a patient whose test days are too few or all at one value is not scored.
                     if len(rows["test"]) < 12 or len(rows["validation"]) < 19 or len({r[2] for r in rows["test"]}) < 5:
                         continue
-                    results.append(measure(rows, times, horizon, gamma))
+                    results.append(measure(rows, times, stream, horizon, gamma, a.window_hours, a.gamma95_ratio))
                 for level in LEVELS:
                     cov = st.median(r[level][0] for r in results)
                     width = st.median(r[level][1] for r in results)

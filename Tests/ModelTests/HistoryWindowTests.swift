@@ -62,6 +62,15 @@ enum WindowFixture {
             model.base = .arx
             model.arx = ARXModel(featureNames: f.names, intercept: 5,
                                  coefficients: f.names.map { _ in Double(Int.random(in: -100...100, using: &r)) / 100 }, ridge: ARXModel.defaultRidge)
+            // Adaptive intervals with a window of hours and a large step: a cut log must hold the
+            // rows they replay (`ModelSet.memory`).
+            let g = (0..<60).map { 50 + Double($0) * 4 }, errors = g.map { _ in Double(Int.random(in: -30...30, using: &r)) }
+            let scales = [PredictionIntervals.Scale(scale: 8, rows: 60, pooled: false), .init(scale: 12, rows: 60, pooled: false),
+                          .init(scale: 20, rows: 60, pooled: false)]
+            model.intervals = PredictionIntervals(current: g, predictions: g, references: zip(g, errors).map(+), scales: scales)
+            model.intervals?.adaptation = IntervalAdaptation(
+                windowMinutes: Int.random(in: 600...1440, using: &r), gamma80: 0.05, gamma95: 0.02,
+                scores: PredictionIntervals.scaledScores(current: g, predictions: g, references: zip(g, errors).map(+), scales: scales).sorted())
             return model
         }
         return ModelSet(patient: patient, models: Dictionary(uniqueKeysWithValues: list.map { ($0.horizonMinutes, $0) }))
@@ -115,24 +124,29 @@ enum WindowFixture {
     /// log, row for row; a window of two hours changes them (the test can tell).
     @Test func predictionsFromTheWindowAreTheWholeLogs() throws {
         var r = SplitMix64(seed: 2026_11_27)
-        var shortWindowDiffered = 0
+        var shortWindowDiffered = 0, adapted = 0
         for i in 0..<10 {
             let log = WindowFixture.log(&r, days: Int.random(in: 4...6, using: &r))
             let models = WindowFixture.models(&r, patient: log.patient)
             let cut = log.glucose[Int.random(in: (log.glucose.count / 2)..<log.glucose.count, using: &r)].time
             func rows(_ l: PatientLog) -> String {
-                do { return try Predictor(models: models).predict(l, from: cut).map { $0.csvLine(units: .mgdL) }.joined(separator: "\n") }
+                do { return try Predictor(models: models).predict(l, from: cut).map { $0.csvLine(units: .mgdL, intervals: true) }.joined(separator: "\n") }
                 catch { return "\(error)" }
             }
             // The whole log's series, uncut (`predict` cuts the log itself when given `from`).
-            let whole = try Predictor(models: models).predict(log).filter { $0.issuedAt >= cut }
-                .map { $0.csvLine(units: .mgdL) }.joined(separator: "\n")
+            let wholeRows = try Predictor(models: models).predict(log).filter { $0.issuedAt >= cut }
+            let whole = wholeRows.map { $0.csvLine(units: .mgdL, intervals: true) }.joined(separator: "\n")
             #expect(!whole.isEmpty)
+            // The adaptive intervals move: more than one half-width per horizon and band (unclamped).
+            let widths = Set(wholeRows.compactMap { row in
+                row.bounds.flatMap { $0.upper80 < 600 && $0.lower80 > 10 ? "\(row.horizonMinutes) \($0.upper80 - row.prediction)" : nil }
+            })
+            if widths.count > 6 { adapted += 1 }
             #expect(rows(log) == whole, "case \(i)")
             #expect(rows(log.since(cut.addingTimeInterval(-models.memory))) == whole, "case \(i)")
             if rows(log.since(cut.addingTimeInterval(-7200))) != whole { shortWindowDiffered += 1 }
         }
-        #expect(shortWindowDiffered >= 5)
+        #expect(shortWindowDiffered >= 5 && adapted >= 5, "\(shortWindowDiffered) \(adapted)")
     }
 
     /// A dose suggestion and a dose audit from `DoseAdvisor.history` are those from the whole log.

@@ -128,15 +128,25 @@ import Testing
                     let scale = try #require(band.scale)
                     #expect(band.scaleRows == rows.count && abs(scale - mae) < 1e-9 * mae, "band \(b): \(scale) vs \(mae)")
                 }
+                // Adaptive: each test row's half-widths replayed over the day of rows before it
+                // (IntervalAdaptation, worked by hand in AdaptiveIntervalsTests).
+                let adaptation = try #require(intervals.adaptation)
+                #expect(adaptation.scores.count == intervals.bands[0].n && adaptation.windowMinutes == 1440)
+                let stream = table.steps.indices.map { r in
+                    IntervalAdaptation.Row(time: trainer.series.time(at: table.steps[r]), current: g0[r], prediction: predictions[r],
+                                           reference: table.targets[r])
+                }
+                let halfWidths = adaptation.halfWidths(stream, targets: 0..<stream.count, scales: try #require(intervals.scales),
+                                                       horizonMinutes: h)
                 let inside = test.filter { r in
-                    let i = intervals.interval(prediction: predictions[r], current: g0[r])
+                    let i = PredictionIntervals.interval(prediction: predictions[r], halfWidths: halfWidths[r])
                     return table.targets[r] >= i.lower80 && table.targets[r] <= i.upper80
                 }
                 #expect(abs(try #require(reported.coverage80) - 100 * Double(inside.count) / Double(test.count)) < 1e-9)
                 #expect(try #require(reported.width95) >= reported.width80!)
                 #expect(model.metrics.first { $0.model == "arx" && $0.split == "test" }?.coverage80 == nil)
                 // The lower-bound alarm is the alarm score of the 80% lower bounds.
-                let lower = test.map { intervals.interval(prediction: predictions[$0], current: g0[$0]).lower80 }
+                let lower = test.map { PredictionIntervals.interval(prediction: predictions[$0], halfWidths: halfWidths[$0]).lower80 }
                 let alarm = HypoAlarmScore(predictions: lower, steps: test.map { table.steps[$0] }, glucose: trainer.series.glucose,
                                            stepMinutes: 5, horizonMinutes: h)
                 #expect(reported.lower80AlarmSpecificity == (alarm.specificity.isFinite ? alarm.specificity : nil))

@@ -257,6 +257,8 @@ public enum DoseAdvisor {
                             glucose: Double, threshold: Double) -> (horizon: Int, lower: Double)? {
         guard anchors.count == models.horizons.count else { return nil }
         for (h, anchor) in zip(models.horizons, anchors) {
+            // The calibrated half-width of the glucose now's band, not the adaptive one `predict`
+            // writes: the closed-loop trial judged this guard with it (docs/dosing.md).
             guard let intervals = models.models[h]?.intervals, !intervals.bands.isEmpty else { continue }
             let lower = curve.glucose(bolus: InsulinUnits(0), atMinute: anchor.minutes).mgdL - intervals.band(for: glucose).halfWidth80
             if lower < threshold { return (h, lower) }

@@ -64,7 +64,8 @@ public struct ModelSet: Sendable {
 
     /// How far before a moment of prediction the models' inputs reach back into the records: the
     /// longest of the glucose lags (and the 2-hour average baseline) with a filled gap before them,
-    /// the series' insulin and carbohydrate curves, and every look-ahead curve, plus a step. A
+    /// the series' insulin and carbohydrate curves, and every look-ahead curve, plus a step; with
+    /// adaptive intervals, further back by their window and horizon (the rows they replay). A
     /// prediction at `t` from `PatientLog.since(_:)` of `t - memory` or earlier is the prediction
     /// from the whole log.
     public var memory: TimeInterval {
@@ -77,7 +78,9 @@ public struct ModelSet: Sendable {
             for insulin in [f.insulin] + f.insulinCurves { reach = max(reach, insulin.durationMinutes * 60) }
             for carbs in [f.carbs] + f.carbCurves { reach = max(reach, Double(FeatureSet.carbKernelMinutes(carbs)) * 60) }
         }
-        return reach + 2 * options.step
+        // Adaptive intervals replay the predictions of a window (and a horizon) before a moment.
+        let replay = models.map { h, model in model.intervals?.adaptation.map { Double(($0.windowMinutes + h) * 60) } ?? 0 }.max() ?? 0
+        return replay + reach + 2 * options.step
     }
 
     /// The first input a model reads whose kind of record the log holds none of (`PatientLog.has`),

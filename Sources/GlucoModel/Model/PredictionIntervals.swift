@@ -74,6 +74,15 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
     public var calibration: String
     /// One band per range of current glucose, in glucose order, covering every value.
     public var bands: [Band]
+    /// Adaptive intervals (`IntervalAdaptation`): the half-widths follow the misses of the day
+    /// before; absent in files written before them, and for intervals without scales.
+    public var adaptation: IntervalAdaptation? = nil
+
+    /// The scaled residuals `|r|/s` of `(current glucose, prediction, reference)` rows, `s` their
+    /// band's scale: the scores a normalised interval's quantile is taken of.
+    public static func scaledScores(current: [Double], predictions: [Double], references: [Double], scales: [Scale]) -> [Double] {
+        zip(zip(predictions, references), current).map { pair, g in ((pair.0 - pair.1) / scales[band(of: g)].scale).magnitude }
+    }
 
     /// The `ceil((n + 1)(1 - alpha))`-th smallest of `residuals` (absolute values) for a coverage
     /// of `percent` = 100(1 - alpha), in integers (no rounding of `(n + 1) 0.95`); nil when that
@@ -109,7 +118,7 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
         precondition(current.count == predictions.count && predictions.count == references.count, "one value per row")
         precondition(scales.count == PredictionIntervals.bandEdges.count + 1, "one scale per band")
         guard current.allSatisfy(\.isFinite) else { return nil }
-        let scaled = zip(zip(predictions, references), current).map { pair, g in (pair.0 - pair.1) / scales[PredictionIntervals.band(of: g)].scale }
+        let scaled = PredictionIntervals.scaledScores(current: current, predictions: predictions, references: references, scales: scales)
         guard let q80 = PredictionIntervals.quantile(scaled, percent: 80),
               let q95 = PredictionIntervals.quantile(scaled, percent: 95) else { return nil }
         bands = scales.enumerated().map { i, s in
@@ -147,8 +156,34 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
     /// the plausible range like the prediction itself.
     public func interval(prediction: Double, current: Double) -> (lower80: Double, upper80: Double, lower95: Double, upper95: Double) {
         let b = band(for: current)
+        return Self.interval(prediction: prediction, halfWidths: (b.halfWidth80, b.halfWidth95))
+    }
+
+    /// The intervals of given half-widths (`IntervalAdaptation.halfWidths`; `infinity`: the
+    /// plausible range), clamped to the plausible range.
+    public static func interval(prediction: Double, halfWidths h: (h80: Double, h95: Double))
+        -> (lower80: Double, upper80: Double, lower95: Double, upper95: Double) {
         let c = GlucoseModel.clamp
-        return (c(prediction - b.halfWidth80), c(prediction + b.halfWidth80), c(prediction - b.halfWidth95), c(prediction + b.halfWidth95))
+        return (c(prediction - h.h80), c(prediction + h.h80), c(prediction - h.h95), c(prediction + h.h95))
+    }
+
+    /// The bands' scales, for `IntervalAdaptation.halfWidths`; nil for intervals without scales.
+    public var scales: [Double]? {
+        let s = bands.compactMap(\.scale)
+        return s.count == bands.count ? s : nil
+    }
+
+    /// The half-widths of `rows[targets]` (`rows` in time order) for a horizon: adaptive when the
+    /// intervals have an adaptation, else each row's band's.
+    public func halfWidths(_ rows: [IntervalAdaptation.Row], targets: Range<Int>, horizonMinutes: Int) -> [(h80: Double, h95: Double)] {
+        if let adaptation, let scales {
+            return adaptation.halfWidths(rows, targets: targets, scales: scales, horizonMinutes: horizonMinutes)
+        }
+        return rows[targets].map { row in
+            guard row.current.isFinite else { return (.nan, .nan) }
+            let b = band(for: row.current)
+            return (b.halfWidth80, b.halfWidth95)
+        }
     }
 
     /// Measured coverage and mean width on some rows (e.g. the test days): the fraction of rows
@@ -156,11 +191,20 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
     /// the coverage within each band of the glucose at the moment of prediction (the bands the
     /// half-widths are conditioned on).
     public func score(current: [Double], predictions: [Double], references: [Double]) -> IntervalScore {
+        let halfWidths = current.map { g in g.isFinite ? (band(for: g).halfWidth80, band(for: g).halfWidth95) : (Double.nan, Double.nan) }
+        return Self.score(current: current, predictions: predictions, references: references, halfWidths: halfWidths)
+    }
+
+    /// The same with each row's half-widths given (`halfWidths(_:targets:horizonMinutes:)`).
+    public static func score(current: [Double], predictions: [Double], references: [Double],
+                             halfWidths: [(h80: Double, h95: Double)]) -> IntervalScore {
+        precondition(current.count == halfWidths.count, "one pair of half-widths per row")
         let bandCount = PredictionIntervals.bandEdges.count + 1
         var rows = [Int](repeating: 0, count: bandCount), in80 = rows, in95 = rows
         var width80 = 0.0, width95 = 0.0
-        for ((g, p), y) in zip(zip(current, predictions), references) where g.isFinite && p.isFinite && y.isFinite {
-            let i = interval(prediction: p, current: g)
+        for (((g, p), y), h) in zip(zip(zip(current, predictions), references), halfWidths)
+        where g.isFinite && p.isFinite && y.isFinite && !h.h80.isNaN && !h.h95.isNaN {
+            let i = interval(prediction: p, halfWidths: h)
             let b = PredictionIntervals.band(of: g)
             rows[b] += 1
             if y >= i.lower80 && y <= i.upper80 { in80[b] += 1 }
@@ -201,6 +245,10 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
                 return ("intervals.bands[\(i)].scale", "\(scale); expected more than 0 and at most 1000 mg/dL")
             }
             if let rows = b.scaleRows, rows < 1 { return ("intervals.bands[\(i)].scaleRows", "\(rows); expected 1 or more") }
+        }
+        if let adaptation {
+            guard scales != nil else { return ("intervals.adaptation", "adaptive intervals need every band's scale") }
+            if let problem = adaptation.problem(rows: bands[0].n) { return problem }
         }
         return nil
     }

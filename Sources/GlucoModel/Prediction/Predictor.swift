@@ -137,7 +137,9 @@ public struct Predictor: Sendable {
         var rows: [PredictionRow] = []
         for h in models.horizons {
             let model = models.models[h]!
-            let table = model.features.table(series, steps: steps, requireTarget: false)
+            // Adaptive intervals replay the window before each row: its rows are predicted too, not written.
+            let back = model.intervals?.adaptation.map { Int((Double(($0.windowMinutes + h) * 60) / series.step).rounded(.up)) } ?? 0
+            let table = model.features.table(series, steps: max(0, steps.lowerBound - back)..<steps.upperBound, requireTarget: false)
             let kinds = ([ModelKind.ge] + baselines.map(\.kind)).sorted()
             let evolved = model.predictions(table)
             let values: [[Double]] = kinds.map { kind in
@@ -149,7 +151,15 @@ public struct Predictor: Sendable {
                 }
             }
             let current = table.columns[model.features.names.firstIndex(of: "G0")!]
-            for r in 0..<table.rowCount {
+            let first = table.steps.firstIndex { $0 >= steps.lowerBound } ?? table.rowCount
+            let halfWidths = model.intervals.map { intervals in
+                let rows = (0..<table.rowCount).map { r in
+                    IntervalAdaptation.Row(time: series.time(at: table.steps[r]), current: current[r], prediction: evolved[r].glucose,
+                                           reference: table.targets[r])
+                }
+                return intervals.halfWidths(rows, targets: first..<table.rowCount, horizonMinutes: h)
+            }
+            for r in first..<table.rowCount {
                 let issued = series.time(at: table.steps[r])
                 let target = issued.addingTimeInterval(Double(h) * 60)
                 let reference = table.targets[r].isFinite ? table.targets[r] : nil
@@ -159,8 +169,8 @@ public struct Predictor: Sendable {
                     var row = PredictionRow(patient: models.patient, issuedAt: issued, targetTime: target,
                                             horizonMinutes: h, model: kind.rawValue, prediction: predicted[r], reference: reference)
                     if kind == .ge { row.baseAlone = evolved[r].baseAlone }
-                    if kind == .ge, let intervals = model.intervals, current[r].isFinite {
-                        let i = intervals.interval(prediction: predicted[r], current: current[r])
+                    if kind == .ge, let halfWidths, current[r].isFinite, !halfWidths[r - first].h80.isNaN {
+                        let i = PredictionIntervals.interval(prediction: predicted[r], halfWidths: halfWidths[r - first])
                         row.bounds = PredictionBounds(lower80: i.lower80, upper80: i.upper80, lower95: i.lower95, upper95: i.upper95)
                     }
                     rows.append(row)

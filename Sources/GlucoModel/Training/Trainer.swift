@@ -206,9 +206,20 @@ public struct PatientTrainer: Sendable {
                                                    references: Array(table.targets[ranges.train])) {
             model.intervals = PredictionIntervals(current: calibration.current, predictions: calibration.ge,
                                                   references: calibration.reference, scales: scales)
+            if model.intervals != nil {
+                model.intervals?.adaptation = .standard(scores: PredictionIntervals.scaledScores(
+                    current: calibration.current, predictions: calibration.ge, references: calibration.reference, scales: scales))
+            }
         } else {
             model.intervals = PredictionIntervals(current: calibration.current, predictions: calibration.ge,
                                                   references: calibration.reference)
+        }
+        // The intervals `predict` writes, row by row (adaptive: each row's from the day of rows before it).
+        let halfWidths = model.intervals.map { intervals in
+            let rows = (0..<table.rowCount).map { r in
+                IntervalAdaptation.Row(time: series.time(at: table.steps[r]), current: current[r], prediction: ge[r], reference: table.targets[r])
+            }
+            return intervals.halfWidths(rows, targets: 0..<table.rowCount, horizonMinutes: h)
         }
         for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)]
         where !range.isEmpty {
@@ -217,10 +228,10 @@ public struct PatientTrainer: Sendable {
                                            predictions: Array(values[range]))
                 metrics.record(HypoAlarmScore(predictions: Array(values[range]), steps: Array(table.steps[range]),
                                               glucose: series.glucose, stepMinutes: stepMinutes, horizonMinutes: h))
-                if kind == .ge, let intervals = model.intervals {
-                    metrics.record(intervals.score(current: Array(current[range]), predictions: Array(values[range]),
-                                                   references: Array(table.targets[range])))
-                    let lower = range.map { intervals.interval(prediction: values[$0], current: current[$0]).lower80 }
+                if kind == .ge, let halfWidths {
+                    metrics.record(PredictionIntervals.score(current: Array(current[range]), predictions: Array(values[range]),
+                                                             references: Array(table.targets[range]), halfWidths: Array(halfWidths[range])))
+                    let lower = range.map { PredictionIntervals.interval(prediction: values[$0], halfWidths: halfWidths[$0]).lower80 }
                     metrics.record(HypoAlarmScore(predictions: lower, steps: Array(table.steps[range]), glucose: series.glucose,
                                                   stepMinutes: stepMinutes, horizonMinutes: h), lowerBound: true)
                 }
