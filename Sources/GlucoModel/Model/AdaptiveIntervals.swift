@@ -61,50 +61,62 @@ public struct IntervalAdaptation: Codable, Hashable, Sendable {
     public func halfWidths(_ rows: [Row], targets: Range<Int>, scales: [Double], horizonMinutes: Int) -> [(h80: Double, h95: Double)] {
         precondition(scales.count == PredictionIntervals.bandEdges.count + 1, "one scale per band")
         let horizon = Double(horizonMinutes) * 60, window = Double(windowMinutes) * 60
+        // Read once: every target replays up to a day of these rows.
+        let times = rows.map { $0.time.timeIntervalSince1970 }
+        let bands = rows.map { $0.current.isFinite ? PredictionIntervals.band(of: $0.current) : -1 }
+        var replay = Replay(bands: scales.count)
         var start = 0
         var out: [(h80: Double, h95: Double)] = []
         out.reserveCapacity(targets.count)
         for i in targets {
-            let row = rows[i]
-            guard row.current.isFinite, row.prediction.isFinite else { out.append((.nan, .nan)); continue }
-            let t = row.time.timeIntervalSince1970
-            while rows[start].time.timeIntervalSince1970 < t - window { start += 1 }
-            let band = PredictionIntervals.band(of: row.current)
-            let h80 = score(missRate: missRate(rows, start..<i, before: t, level: 0.80, gamma: gamma80, scales: scales, horizon: horizon)[band])
-            let h95 = score(missRate: missRate(rows, start..<i, before: t, level: 0.95, gamma: gamma95, scales: scales, horizon: horizon)[band])
-            out.append((h80 * scales[band], h95 * scales[band]))
+            guard bands[i] >= 0, rows[i].prediction.isFinite else { out.append((.nan, .nan)); continue }
+            let t = times[i]
+            while times[start] < t - window { start += 1 }
+            replay.run(self, rows, times, bands, start..<i, before: t, scales: scales, horizon: horizon)
+            let b = bands[i]
+            out.append((score(missRate: replay.alpha80[b]) * scales[b], score(missRate: replay.alpha95[b]) * scales[b]))
         }
         return out
     }
 
-    /// Each band's miss rate at time `t` for one level, replayed from nominal over `rows[window]`
-    /// whose outcome is known by `t` (issued a horizon or more before it, reference finite): each
-    /// such row's interval uses its band's rate when it was issued (the updates of rows whose outcome
-    /// was known by then applied), and its miss updates its band's rate.
-    func missRate(_ rows: [Row], _ window: Range<Int>, before t: Double, level: Double, gamma: Double, scales: [Double],
-                  horizon: Double) -> [Double] {
-        let nominal = 1 - level
-        var alpha = [Double](repeating: nominal, count: scales.count)
-        guard gamma != 0 else { return alpha }
-        // Outcomes in issue order are also in outcome order (one horizon): a queue.
-        var pending: [(known: Double, band: Int, missed: Double)] = []
-        var next = 0
-        for j in window {
-            let row = rows[j]
-            let issued = row.time.timeIntervalSince1970
-            guard issued + horizon <= t else { break }
-            guard row.current.isFinite, row.prediction.isFinite, row.reference.isFinite else { continue }
-            while next < pending.count, pending[next].known <= issued {
-                alpha[pending[next].band] += gamma * (nominal - pending[next].missed)
-                next += 1
+    /// Each band's miss rates at time `t`, replayed from nominal over `rows[window]` whose outcome is
+    /// known by `t` (issued a horizon or more before it, reference finite): each such row's interval
+    /// uses its band's rates when it was issued (the updates of rows whose outcome was known by then
+    /// applied), and its misses update its band's rates. Its buffers are kept from target to target.
+    struct Replay {
+        var alpha80: [Double], alpha95: [Double]
+        /// Rows whose outcome is not yet applied: in issue order, which is also outcome order (one horizon).
+        var known: [Double] = [], band: [Int] = [], missed80: [Double] = [], missed95: [Double] = []
+
+        init(bands: Int) { alpha80 = Array(repeating: 0.2, count: bands); alpha95 = Array(repeating: 0.05, count: bands) }
+
+        mutating func run(_ a: IntervalAdaptation, _ rows: [Row], _ times: [Double], _ bands: [Int], _ window: Range<Int>,
+                          before t: Double, scales: [Double], horizon: Double) {
+            for b in alpha80.indices { alpha80[b] = 0.2; alpha95[b] = 0.05 }
+            guard a.gamma80 != 0 || a.gamma95 != 0 else { return }
+            known.removeAll(keepingCapacity: true); band.removeAll(keepingCapacity: true)
+            missed80.removeAll(keepingCapacity: true); missed95.removeAll(keepingCapacity: true)
+            var next = 0
+            func apply(_ k: Int) {
+                alpha80[band[k]] += a.gamma80 * (0.2 - missed80[k])
+                alpha95[band[k]] += a.gamma95 * (0.05 - missed95[k])
             }
-            let band = PredictionIntervals.band(of: row.current)
-            let half = score(missRate: alpha[band]) * scales[band]
-            let lower = GlucoseModel.clamp(row.prediction - half), upper = GlucoseModel.clamp(row.prediction + half)
-            pending.append((issued + horizon, band, row.reference >= lower && row.reference <= upper ? 0 : 1))
+            for j in window {
+                let issued = times[j]
+                guard issued + horizon <= t else { break }
+                let b = bands[j], row = rows[j]
+                guard b >= 0, row.prediction.isFinite, row.reference.isFinite else { continue }
+                while next < known.count, known[next] <= issued { apply(next); next += 1 }
+                func missed(_ alpha: Double) -> Double {
+                    let half = a.score(missRate: alpha) * scales[b]
+                    let lower = GlucoseModel.clamp(row.prediction - half), upper = GlucoseModel.clamp(row.prediction + half)
+                    return row.reference >= lower && row.reference <= upper ? 0 : 1
+                }
+                known.append(issued + horizon); band.append(b)
+                missed80.append(missed(alpha80[b])); missed95.append(missed(alpha95[b]))
+            }
+            while next < known.count { apply(next); next += 1 }
         }
-        for p in pending[next...] { alpha[p.band] += gamma * (nominal - p.missed) }
-        return alpha
     }
 
     /// The checks a model file's adaptation must pass (`PredictionIntervals.problem`).
