@@ -64,6 +64,13 @@ public struct IntervalAdaptation: Codable, Hashable, Sendable {
         // Read once: every target replays up to a day of these rows.
         let times = rows.map { $0.time.timeIntervalSince1970 }
         let bands = rows.map { $0.current.isFinite ? PredictionIntervals.band(of: $0.current) : -1 }
+        // A row's error against its prediction, NaN where it has no outcome; inside an interval of
+        // half-width h (clamped to the plausible range) exactly when the error is at most h, for a
+        // reference within the plausible range (a reference beyond it is never inside: +infinity).
+        let errors = rows.map { row -> Double in
+            guard row.prediction.isFinite, row.reference.isFinite else { return .nan }
+            return GlucoseModel.plausibleRange.contains(row.reference) ? (row.reference - row.prediction).magnitude : .infinity
+        }
         var replay = Replay(bands: scales.count)
         var start = 0
         var out: [(h80: Double, h95: Double)] = []
@@ -72,7 +79,7 @@ public struct IntervalAdaptation: Codable, Hashable, Sendable {
             guard bands[i] >= 0, rows[i].prediction.isFinite else { out.append((.nan, .nan)); continue }
             let t = times[i]
             while times[start] < t - window { start += 1 }
-            replay.run(self, rows, times, bands, start..<i, before: t, scales: scales, horizon: horizon)
+            replay.run(self, errors, times, bands, start..<i, before: t, scales: scales, horizon: horizon)
             let b = bands[i]
             out.append((score(missRate: replay.alpha80[b]) * scales[b], score(missRate: replay.alpha95[b]) * scales[b]))
         }
@@ -90,7 +97,7 @@ public struct IntervalAdaptation: Codable, Hashable, Sendable {
 
         init(bands: Int) { alpha80 = Array(repeating: 0.2, count: bands); alpha95 = Array(repeating: 0.05, count: bands) }
 
-        mutating func run(_ a: IntervalAdaptation, _ rows: [Row], _ times: [Double], _ bands: [Int], _ window: Range<Int>,
+        mutating func run(_ a: IntervalAdaptation, _ errors: [Double], _ times: [Double], _ bands: [Int], _ window: Range<Int>,
                           before t: Double, scales: [Double], horizon: Double) {
             for b in alpha80.indices { alpha80[b] = 0.2; alpha95[b] = 0.05 }
             guard a.gamma80 != 0 || a.gamma95 != 0 else { return }
@@ -104,16 +111,12 @@ public struct IntervalAdaptation: Codable, Hashable, Sendable {
             for j in window {
                 let issued = times[j]
                 guard issued + horizon <= t else { break }
-                let b = bands[j], row = rows[j]
-                guard b >= 0, row.prediction.isFinite, row.reference.isFinite else { continue }
+                let b = bands[j], error = errors[j]
+                guard b >= 0, !error.isNaN else { continue }
                 while next < known.count, known[next] <= issued { apply(next); next += 1 }
-                func missed(_ alpha: Double) -> Double {
-                    let half = a.score(missRate: alpha) * scales[b]
-                    let lower = GlucoseModel.clamp(row.prediction - half), upper = GlucoseModel.clamp(row.prediction + half)
-                    return row.reference >= lower && row.reference <= upper ? 0 : 1
-                }
                 known.append(issued + horizon); band.append(b)
-                missed80.append(missed(alpha80[b])); missed95.append(missed(alpha95[b]))
+                missed80.append(error <= a.score(missRate: alpha80[b]) * scales[b] ? 0 : 1)
+                missed95.append(error <= a.score(missRate: alpha95[b]) * scales[b] ? 0 : 1)
             }
             while next < known.count { apply(next); next += 1 }
         }
