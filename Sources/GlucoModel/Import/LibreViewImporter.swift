@@ -88,7 +88,12 @@ public struct LibreViewImporter: PatientDataImporter {
     /// than half of up to 50) are wider by the same count of fields that are all empty (rows that
     /// end in commas the header does not have: a file written by another tool). A row wider than
     /// this has had its fields shifted by a comma.
-    static func rowWidth(_ reader: LineReader, headerLine: Int, header: Int) -> Int {
+    /// A row whose value and the field after it are both digits where LibreView leaves that field
+    /// empty for the row's record type (Scan Glucose after a historic reading, Ketone after a strip
+    /// reading, Notes after a long-acting dose...) is not counted: its comma is a decimal one, and
+    /// a file of such rows (every reading written `5,6`) is not a padded file.
+    static func rowWidth(_ reader: LineReader, headerLine: Int, _ c: Columns) -> Int {
+        let header = c.names.count
         var lines = reader.makeIterator()
         var row = CSVRow()
         var padded: [Int: Int] = [:], seen = 0
@@ -96,11 +101,31 @@ public struct LibreViewImporter: PatientDataImporter {
             guard number > headerLine, !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) else { continue }
             row.load(bytes)
             seen += 1
-            if !row.unterminatedQuote, row.count > header, (header..<row.count).allSatisfy({ row.isEmpty($0) }) {
+            if !row.unterminatedQuote, row.count > header, (header..<row.count).allSatisfy({ row.isEmpty($0) }), !mayBeSplit(row, c) {
                 padded[row.count, default: 0] += 1
             }
         }
         return padded.first { 2 * $0.value > seen }?.key ?? header  // more than half: one width at most
+    }
+
+    /// Whether a row's value, for its record type, and the field after it are both digits, where
+    /// the header puts a column after the value that LibreView leaves empty in such a row (or, after
+    /// a meal or correction part, the next part: then the row is only not counted as padded).
+    static func mayBeSplit(_ row: CSVRow, _ c: Columns) -> Bool {
+        let values: [Int]
+        switch row.text(c.recordType) {
+        case "0": values = [c.historic]
+        case "1": values = [c.scan]
+        case "2": values = [c.strip]
+        case "4", "5": values = [c.rapid, c.long, c.meal, c.correction]
+        default: return false
+        }
+        func digits(_ f: ArraySlice<UInt8>) -> Bool { !f.isEmpty && f.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        let emptyAfter = ["Scan Glucose", "Non-numeric Rapid-Acting Insulin", "Ketone", "Non-numeric Food", "Notes",
+                          "Correction Insulin", "User Change Insulin"]
+        return values.contains { v in
+            v >= 0 && v + 1 < c.names.count && emptyAfter.contains(where: c.names[v + 1].hasPrefix) && digits(row[v]) && digits(row[v + 1])
+        }
     }
 
     /// First pass over the date column: the order all rows together prove, or an error asking
@@ -152,7 +177,7 @@ public struct LibreViewImporter: PatientDataImporter {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         let found = try header(reader, b), headerLine = found.line
         var c = found.columns
-        c.width = Self.rowWidth(reader, headerLine: headerLine, header: c.names.count)
+        c.width = Self.rowWidth(reader, headerLine: headerLine, c)
         let order = try options.dateOrder ?? detectOrder(reader, headerLine: headerLine, column: c.timestamp, b)
         let glucoseName = { (i: Int) in i >= 0 && i < c.names.count ? c.names[i] : "glucose" }
         var lines = reader.makeIterator()
