@@ -120,9 +120,7 @@ public enum PairScoring {
             summary.rows += 1
             row.load(bytes)
             var bad = false
-            if row.count > headerCount, (headerCount..<row.count).contains(where: { !row.isEmpty($0) }) || row.count > max(rowWidth ?? 0, headerCount) {
-                let expected = (headerCount..<row.count).contains(where: { !row.isEmpty($0) }) || rowWidth == nil
-                    ? "the header has \(headerCount)" : "the file's rows have \(rowWidth!)"
+            if let expected = row.tooWide(header: headerCount, commonWidth: rowWidth) {
                 warning(ImportIssue(.warning, SourceLocation(file: input.path, line: number),
                                     "the row has \(row.count) fields; \(expected) (a decimal comma? quote values holding commas); row not scored"))
                 bad = true

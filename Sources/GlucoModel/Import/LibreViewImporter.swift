@@ -120,11 +120,10 @@ public struct LibreViewImporter: PatientDataImporter {
         case "4", "5": values = [c.rapid, c.long, c.meal, c.correction]
         default: return false
         }
-        func digits(_ f: ArraySlice<UInt8>) -> Bool { !f.isEmpty && f.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
         let emptyAfter = ["Scan Glucose", "Non-numeric Rapid-Acting Insulin", "Ketone", "Non-numeric Food", "Notes",
                           "Correction Insulin", "User Change Insulin"]
         return values.contains { v in
-            v >= 0 && v + 1 < c.names.count && emptyAfter.contains(where: c.names[v + 1].hasPrefix) && digits(row[v]) && digits(row[v + 1])
+            v >= 0 && v + 1 < c.names.count && emptyAfter.contains(where: c.names[v + 1].hasPrefix) && row.holdsDigits(v) && row.holdsDigits(v + 1)
         }
     }
 

@@ -173,6 +173,17 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
         return s.count == bands.count ? s : nil
     }
 
+    /// The half-widths of a model's feature-table rows `targets` (`current`: the table's `G0`;
+    /// `predictions`: the evolved model's), each row's outcome its target: `halfWidths(_:targets:horizonMinutes:)`.
+    public func halfWidths(_ table: FeatureTable, series: PatientSeries, current: [Double], predictions: [Double],
+                           targets: Range<Int>, horizonMinutes: Int) -> [(h80: Double, h95: Double)] {
+        let rows = (0..<table.rowCount).map { r in
+            IntervalAdaptation.Row(time: series.time(at: table.steps[r]), current: current[r], prediction: predictions[r],
+                                   reference: table.targets[r])
+        }
+        return halfWidths(rows, targets: targets, horizonMinutes: horizonMinutes)
+    }
+
     /// The half-widths of `rows[targets]` (`rows` in time order) for a horizon: adaptive when the
     /// intervals have an adaptation, else each row's band's.
     public func halfWidths(_ rows: [IntervalAdaptation.Row], targets: Range<Int>, horizonMinutes: Int) -> [(h80: Double, h95: Double)] {

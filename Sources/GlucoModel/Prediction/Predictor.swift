@@ -152,13 +152,8 @@ public struct Predictor: Sendable {
             }
             let current = table.columns[model.features.names.firstIndex(of: "G0")!]
             let first = table.steps.firstIndex { $0 >= steps.lowerBound } ?? table.rowCount
-            let halfWidths = model.intervals.map { intervals in
-                let rows = (0..<table.rowCount).map { r in
-                    IntervalAdaptation.Row(time: series.time(at: table.steps[r]), current: current[r], prediction: evolved[r].glucose,
-                                           reference: table.targets[r])
-                }
-                return intervals.halfWidths(rows, targets: first..<table.rowCount, horizonMinutes: h)
-            }
+            let halfWidths = model.intervals?.halfWidths(table, series: series, current: current, predictions: evolved.map(\.glucose),
+                                                         targets: first..<table.rowCount, horizonMinutes: h)
             for r in first..<table.rowCount {
                 let issued = series.time(at: table.steps[r])
                 let target = issued.addingTimeInterval(Double(h) * 60)

@@ -215,12 +215,8 @@ public struct PatientTrainer: Sendable {
                                                   references: calibration.reference)
         }
         // The intervals `predict` writes, row by row (adaptive: each row's from the day of rows before it).
-        let halfWidths = model.intervals.map { intervals in
-            let rows = (0..<table.rowCount).map { r in
-                IntervalAdaptation.Row(time: series.time(at: table.steps[r]), current: current[r], prediction: ge[r], reference: table.targets[r])
-            }
-            return intervals.halfWidths(rows, targets: 0..<table.rowCount, horizonMinutes: h)
-        }
+        let halfWidths = model.intervals?.halfWidths(table, series: series, current: Array(current), predictions: ge,
+                                                     targets: 0..<table.rowCount, horizonMinutes: h)
         for (split, range) in [("train", ranges.train), ("validation", ranges.validation), ("test", ranges.test)]
         where !range.isEmpty {
             for (kind, values) in zip(kinds, predictions) {

@@ -155,6 +155,24 @@ public struct CSVRow {
         return at.contains { isIntact($0) && equals($0, ascii) } || (!at.allSatisfy(isIntact) && pieces.contains(ascii))
     }
 
+    /// Whether field `i` is one or more digits and nothing else (`5` of a decimal comma's `1,5`).
+    public func holdsDigits(_ i: Int) -> Bool {
+        let f = self[i]
+        return !f.isEmpty && f.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// Why the row has too many fields for a file of `header` columns whose rows mostly have
+    /// `commonWidth` (`LineReader.commonFieldCount`), as "the header has H" or "the file's rows have
+    /// W"; nil when it has not. Too many: a field beyond the header holds something, or the row is
+    /// wider than both (a comma too many, as in a decimal comma, even where the field it adds at the
+    /// end is empty).
+    public func tooWide(header: Int, commonWidth: Int?) -> String? {
+        guard count > header else { return nil }
+        if (header..<count).contains(where: { !isEmpty($0) }) { return "the header has \(header)" }
+        if let width = commonWidth, count > width { return "the file's rows have \(width)" }
+        return nil
+    }
+
     /// Whether field `i` is exactly `ascii`.
     public func equals(_ i: Int, _ ascii: String) -> Bool {
         let f = self[i], u = ascii.utf8

@@ -203,9 +203,8 @@ struct LogCSVState {
 
     /// Whether the value field and the next hold digits only: a number with a decimal comma, split.
     static func mayBeSplit(_ split: CSVRow, value v: Int?) -> Bool {
-        func digits(_ f: ArraySlice<UInt8>) -> Bool { !f.isEmpty && f.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
         guard let v else { return false }
-        return digits(split[v]) && digits(split[v + 1])
+        return split.holdsDigits(v) && split.holdsDigits(v + 1)
     }
 
     /// A decimal comma that was not quoted, `1,5` U read as 1 U: a whole-number value followed, in
@@ -230,13 +229,8 @@ struct LogCSVState {
             builder.skip("malformed row", at: loc("row"), "a quoted field is not closed; expected a closing '\"'")
             return builder.noteMalformedInsulin(Self.insulinKinds(malformed: split), line: line)
         }
-        if split.count > columnCount, (columnCount..<split.count).contains(where: { !split.isEmpty($0) }) {
-            return builder.skipWideRow(fields: split.count, expected: "the header has \(columnCount)", line: line, field: "row",
-                                       insulin: Self.insulinKinds(malformed: split))
-        }
-        if let width = rowWidth, split.count > max(width, columnCount) {
-            // Only empty fields beyond the header, but wider than the file's rows: a comma too many.
-            return builder.skipWideRow(fields: split.count, expected: "the file's rows have \(width)", line: line, field: "row",
+        if let expected = split.tooWide(header: columnCount, commonWidth: rowWidth) {
+            return builder.skipWideRow(fields: split.count, expected: expected, line: line, field: "row",
                                        insulin: Self.insulinKinds(malformed: split))
         }
         // The field readers look columns up in these copies, not through `self`: a call of

@@ -239,14 +239,8 @@ struct MappedCSVReader {
             patient.builder.skip("malformed row", line: line, field: nil, "a quoted field is not closed; expected a closing '\"'")
             return patient.builder.noteMalformedInsulin(insulinKinds(malformed: row), line: line)
         }
-        if row.count > columnCount, (columnCount..<row.count).contains(where: { !row.isEmpty($0) }) {
-            return patient.builder.skipWideRow(fields: row.count, expected: "the header has \(columnCount)", line: line,
-                                               insulin: insulinKinds(malformed: row))
-        }
-        if let width = rowWidth, row.count > max(width, columnCount) {
-            // Only empty fields beyond the header, but wider than the file's rows: a comma too many.
-            return patient.builder.skipWideRow(fields: row.count, expected: "the file's rows have \(width)", line: line,
-                                               insulin: insulinKinds(malformed: row))
+        if let expected = row.tooWide(header: columnCount, commonWidth: rowWidth) {
+            return patient.builder.skipWideRow(fields: row.count, expected: expected, line: line, insulin: insulinKinds(malformed: row))
         }
         // A bolus or meal of 0 is no value: such exports write 0 in every row without one.
         let present = CSVColumnMapping.measurements.filter { field in
