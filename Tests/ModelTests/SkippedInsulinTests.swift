@@ -251,6 +251,58 @@ import Testing
         #expect(results.map(\.summary.rowsRead) == [2, 2])
     }
 
+    /// An insulin row whose patient id is garbled (`p 0`, an empty cell) is skipped, and its dose
+    /// is kept as skipped insulin of the patient of the rows around it: it was given to someone,
+    /// most likely them. Before, it was a warning and a dose asked for after it counted no insulin
+    /// on board. A glucose row, or a bolus of 0, with a bad id keeps nothing; a time that does not
+    /// read keeps the dose undated, bounded by the rows around it.
+    @Test func anInsulinRowWithAGarbledPatientIDIsKept() throws {
+        let csv = """
+        patient,time,event,value,unit
+        p0,2026-01-05T08:00:00Z,glucose,120,mg/dL
+        p 0,2026-01-05T08:05:00Z,glucose,125,mg/dL
+        p 0,2026-01-05T08:10:00Z,bolus,4.5,U
+        p 0,2026-01-05T08:12:00Z,bolus,0,U
+        p0,2026-01-05T08:15:00Z,glucose,130,mg/dL
+        p%0,yesterday,bolus,2,U
+        p0,2026-01-05T08:25:00Z,glucose,130,mg/dL
+        """
+        let r = try Self.importText(csv, name: "p0.csv", LogCSVImporter())
+        #expect(r.summary.skipped["bad patient id"] == 4 && r.log.boluses.isEmpty)
+        #expect(r.log.skippedInsulin.map(\.kind) == [.bolus, .bolus])
+        #expect(r.log.skippedInsulin.map(\.location.line) == [4, 7])
+        #expect(r.log.skippedInsulin.allSatisfy { $0.location.field == "patient" })
+        #expect(r.log.skippedInsulin.first?.time == Self.utc("2026-01-05T08:10:00Z"))
+        #expect(r.log.skippedInsulin.last?.unreadTime?.latest == Self.utc("2026-01-05T08:25:00Z"))
+        #expect(r.log.skippedInsulin.last?.time == Self.utc("2026-01-05T08:15:00Z"))
+
+        // A mapped CSV of two patients: the row goes with the patient of the rows before it (the
+        // first patient, before any); a day/month date reads once the file's order is known.
+        var options = ExportFixtures.options("UTC", order: .dayMonthYear)
+        options.columns = try CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM,bolus=insulin,basal=rate")
+        let mapped = """
+        date,id,CGM,insulin,rate
+        1767600000,,,2,
+        2026-01-05T08:00:00Z,p0,120,,
+        05-01-2026 08:05,p0,121,,
+        05-01-2026 08:10,,,1.5,0.8
+        2026-01-05T08:15:00Z,p1,130,,
+        2026-01-05T08:20:00Z,p 1,,0,
+        2026-01-05T08:25:00Z,p 1,140,,
+        2026-01-05T08:30:00Z,p 1,,3,
+        """
+        let url = try Self.file(mapped, name: "two.csv")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let results = try MappedCSVImporter().importPatients(at: url, options: options)
+        #expect(results.map { $0.log.skippedInsulin.map(\.kind) } == [[.bolus, .bolus, .basal], [.bolus]])
+        #expect(results.map { $0.log.skippedInsulin.map(\.location.line) } == [[2, 5, 5], [9]])
+        #expect(results.map { $0.log.skippedInsulin.map(\.time) }
+                == [[Self.utc("2026-01-05T08:00:00Z")] + Array(repeating: Self.utc("2026-01-05T08:10:00Z"), count: 2),
+                    [Self.utc("2026-01-05T08:30:00Z")]])
+        #expect(results.map { $0.summary.skipped["missing patient id", default: 0] + $0.summary.skipped["bad patient id", default: 0] }
+                == [2, 3])
+    }
+
     /// The store keeps them with the import's summary and gives them back with the log; a
     /// corrected file imported later holds the record, and the dose guard no longer counts it.
     @Test func theStoreKeepsThemAndACorrectedFileSettlesThem() throws {

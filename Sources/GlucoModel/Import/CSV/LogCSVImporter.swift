@@ -252,8 +252,21 @@ struct LogCSVState {
                 id = last.id
             } else {
                 guard let checked = try? PatientID(raw) else {
-                    return builder.skip("bad patient id", at: loc("patient"),
-                                        "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+                    let mark = builder.skipMark
+                    builder.skip("bad patient id", at: loc("patient"),
+                                 "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+                    // A file holds one patient: an insulin row whose id is garbled is theirs as
+                    // likely as not, and its dose was given.
+                    if let kind = Self.insulinKind(event: (field("event") ?? "").lowercased()) {
+                        let amounts = kind == .bolus || kind == .basalInjection ? [field("value")] : []
+                        if let written = field("time").flatMap({ TimestampParser.iso8601($0) }) {
+                            builder.noteSkippedInsulin(kind, time: builder.latestInstant(written), since: mark, amounts: amounts,
+                                                       at: loc("patient"))
+                        } else {
+                            builder.noteUndatedInsulin([kind], amounts: amounts, at: loc("patient"))
+                        }
+                    }
+                    return
                 }
                 id = checked
                 lastPatient = (raw, checked)

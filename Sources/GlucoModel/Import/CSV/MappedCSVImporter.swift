@@ -188,7 +188,8 @@ struct MappedCSVReader {
                 let empty = Self.isMissing(row[column])
                 skipRow(empty ? "missing patient id" : "bad patient id", line: line, field: name,
                         empty ? "the patient cell is empty; expected a pseudonymous id"
-                            : "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+                            : "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')",
+                        insulin: unplacedInsulin(row))
                 return nil
             }
             id = checked
@@ -216,18 +217,52 @@ struct MappedCSVReader {
     }
 
     /// Skips a row whose patient is unknown, in the summary of the patient of the rows before it
-    /// (or, before any patient, in `orphans`).
-    mutating func skipRow(_ reason: String, line: Int, field: String?, _ message: String) {
-        if let last = lastPatient, let i = index[last.id] ?? (patients.isEmpty ? nil : 0) {
-            patients[i].builder.summary.rowsRead += 1
-            patients[i].builder.skip(reason, line: line, field: field, message)
-        } else if !patients.isEmpty {
-            patients[0].builder.summary.rowsRead += 1
-            patients[0].builder.skip(reason, line: line, field: field, message)
-        } else {
-            orphans.summary.rowsRead += 1
-            orphans.skip(reason, line: line, field: field, message)
+    /// (or, before any patient, in `orphans`, the first patient's). `insulin`: the insulin the row
+    /// holds (`unplacedInsulin`), kept as `SkippedInsulin` for that patient: its dose was given to
+    /// someone, and most likely to the patient of the rows around it.
+    mutating func skipRow(_ reason: String, line: Int, field: String?, _ message: String,
+                          insulin: UnplacedInsulin = UnplacedInsulin()) {
+        func place(_ b: inout PatientLogBuilder) {
+            b.summary.rowsRead += 1
+            let mark = b.skipMark
+            b.skip(reason, line: line, field: field, message)
+            guard !insulin.kinds.isEmpty else { return }
+            let at = b.location(line, field)
+            if let time = insulin.epoch ?? insulin.written.map({ b.latestInstant($0) }) {
+                for kind in insulin.kinds { b.noteSkippedInsulin(kind, time: time, since: mark, at: at) }
+            } else {
+                b.noteUndatedInsulin(insulin.kinds, at: at)
+            }
         }
+        if let last = lastPatient, let i = index[last.id] ?? (patients.isEmpty ? nil : 0) {
+            place(&patients[i].builder)
+        } else if !patients.isEmpty {
+            place(&patients[0].builder)
+        } else {
+            place(&orphans)
+        }
+    }
+
+    /// The insulin a row whose patient cannot be read holds (each bolus or basal column that holds
+    /// a dose, `holdsNoDose`), and its time when it reads as ISO 8601, as a day/month date of the
+    /// file's known order, or as seconds since 1970 (nil otherwise: the dose is kept undated).
+    func unplacedInsulin(_ row: CSVRow) -> UnplacedInsulin {
+        let kinds = Self.insulinFields.compactMap { field, kind -> RecordKind? in
+            guard let i = positions[field], i < row.count, !Self.holdsNoDose(field, row, i) else { return nil }
+            return kind
+        }
+        guard !kinds.isEmpty, let column = positions[.time], column < row.count else { return UnplacedInsulin(kinds: kinds) }
+        let f = row[column]
+        let written = TimestampParser.iso8601(bytes: f)
+            ?? dateOrder.flatMap { TimestampParser.numericDate(bytes: f)?.local($0) }.map { WrittenTimestamp(local: $0, utcOffset: nil) }
+        return UnplacedInsulin(kinds: kinds, written: written, epoch: written == nil ? Self.epochTime(f) : nil)
+    }
+
+    /// See `unplacedInsulin`.
+    struct UnplacedInsulin {
+        var kinds: [RecordKind] = []
+        var written: WrittenTimestamp?
+        var epoch: Date?
     }
 
     mutating func readRow(_ row: CSVRow, line: Int) throws {
@@ -408,6 +443,8 @@ extension ImportSummary {
         for (k, v) in other.skipped { skipped[k, default: 0] += v }
         for (k, v) in other.adjusted { adjusted[k, default: 0] += v }
         for (k, v) in other.notModelled { notModelled[k, default: 0] += v }
+        if let more = other.skippedQuietly { skippedQuietly = (skippedQuietly ?? [:]).merging(more, uniquingKeysWith: +) }
+        if let more = other.skippedInsulin { skippedInsulin = more + (skippedInsulin ?? []) }
         issues = other.issues + issues
     }
 }
