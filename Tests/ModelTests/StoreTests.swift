@@ -179,6 +179,42 @@ struct FixedLogImporter: PatientDataImporter {
         #expect(try store.importRuns().count == 1)
     }
 
+    /// A GlucoModel CSV holding two patients, imported with a patient given (`--patient pb`):
+    /// only pb's rows are read, as in a mapped CSV, and an empty patient cell is pb's. Before,
+    /// every row was stored as pb's: the other patient's boluses became pb's insulin on board.
+    /// A patient the file does not hold is a failed file, nothing stored.
+    @Test func aPatientGivenReadsOnlyThatPatientsRowsOfAGlucoModelCSV() throws {
+        let (store, dir) = try freshStore()
+        let file = dir.appendingPathComponent("two.csv")
+        try Data("""
+            patient,time,event,value,unit
+            pa,2026-01-05T06:00:00Z,glucose,100,mg/dL
+            pa,2026-01-05T06:05:00Z,bolus,5,U
+            pb,2026-01-05T06:02:00Z,glucose,180,mg/dL
+            ,2026-01-05T06:07:00Z,glucose,185,mg/dL
+            pa,2026-01-05T06:10:00Z,glucose,105,mg/dL
+
+            """.utf8).write(to: file)
+        var options = ImportOptions(timeZone: Fixture.utc, now: Fixture.date("2026-01-06T00:00:00Z"))
+        options.patient = try PatientID("pb")
+        let result = try LogCSVImporter().importFile(at: file, options: options)
+        #expect(result.log.patient.rawValue == "pb" && result.log.boluses.isEmpty)
+        #expect(result.log.glucose.map(\.value.mgdL) == [180, 185])
+        #expect(result.summary.skipped == [ImportSummary.otherPatientRow: 3] && result.summary.issues.isEmpty)
+
+        let others = dir.appendingPathComponent("others.csv")
+        try Data("patient,time,event,value,unit\npa,2026-01-05T06:00:00Z,glucose,100,mg/dL\npb,2026-01-05T06:02:00Z,bolus,2,U\n".utf8)
+            .write(to: others)
+        options.patient = try PatientID("pz")
+        do {
+            _ = try store.importFile(others, importer: LogCSVImporter(), options: options)
+            Issue.record("expected NothingKeptError")
+        } catch let error as NothingKeptError {
+            #expect(error.summary.skipped == [ImportSummary.otherPatientRow: 2] && error.summary.recordsKept == 0)
+        }
+        #expect(try store.importRuns().isEmpty)
+    }
+
     /// A file with no rows at all kept nothing but skipped nothing either: an empty import, not a failure.
     @Test func emptyFileIsNoFailure() throws {
         let (store, dir) = try freshStore()

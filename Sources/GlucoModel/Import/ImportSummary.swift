@@ -67,7 +67,16 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
     /// read wrongly (epoch seconds in a time column, another time zone, only another patient's
     /// rows), so the import failed rather than found an empty file. A file with no rows, or only
     /// rows skipped as expected (a Dexcom export's preamble), is not this.
-    public var keptNothing: Bool { recordsKept == 0 && rowsSkippedForProblems > 0 }
+    public var keptNothing: Bool { keptNothing(recordsKept) }
+
+    /// `keptNothing` for `kept` records: also a file of only rows of another patient than the one
+    /// asked for (`otherPatientRow`, skipped quietly: in a file of several, the expected rest).
+    public func keptNothing(_ kept: Int) -> Bool {
+        kept == 0 && (rowsSkippedForProblems > 0 || skipped[Self.otherPatientRow, default: 0] > 0)
+    }
+
+    /// The reason of the rows of a patient other than the one an import is for (`--patient`).
+    public static let otherPatientRow = "row of another patient"
 
     /// The warnings for people, one line each: the first `limit` (all when nil), then
     /// `... and N more warnings` followed by `more` when some were left out. Every command that

@@ -190,7 +190,7 @@ public struct PatientStore: Sendable {
         }
         // Thrown inside the transaction, which rolls back: no run row (the file can be imported
         // again once its options are fixed) and no empty patient.
-        if kept == 0 && result.summary.rowsSkippedForProblems > 0 {
+        if result.summary.keptNothing(kept) {
             result.summary.recordsKept = 0
             throw NothingKeptError(summary: result.summary)
         }

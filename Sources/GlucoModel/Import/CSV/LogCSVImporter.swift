@@ -245,8 +245,10 @@ struct LogCSVState {
             guard let i = Self.position(name, positions, columns), i < split.count, !split.isEmpty(i) else { return nil }
             return split.text(i)
         }
-        if !fixedPatient {
-            let raw = field("patient") ?? ""
+        // With a patient given (`--patient`), a row of the patient column naming another is that
+        // patient's, skipped; an empty cell is the given patient's.
+        let raw = field("patient") ?? ""
+        if !fixedPatient || !raw.allSatisfy(\.isWhitespace) {
             let id: PatientID
             if let last = lastPatient, last.text.utf8.elementsEqual(raw.utf8) {
                 id = last.id
@@ -272,6 +274,7 @@ struct LogCSVState {
                 lastPatient = (raw, checked)
             }
             if let patient, patient != id {
+                if fixedPatient { return builder.skipQuietly(ImportSummary.otherPatientRow) }
                 return builder.skip("other patient", at: loc("patient"),
                                     "row for patient '\(id)' in a file of patient '\(patient)'; expected one patient per file")
             }

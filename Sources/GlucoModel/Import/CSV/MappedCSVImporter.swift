@@ -198,7 +198,7 @@ struct MappedCSVReader {
         if let fixed = options.patient {
             guard id == fixed else {
                 patients[0].builder.summary.rowsRead += 1
-                patients[0].builder.skipQuietly("row of another patient")
+                patients[0].builder.skipQuietly(ImportSummary.otherPatientRow)
                 return nil
             }
             return 0
