@@ -39,6 +39,9 @@ import Testing
         #expect(m.gri == 80)
         // 300: TAR2 100%, GRI 1.6 * 100 = 160, capped at 100.
         #expect(CGMMetrics(series: series(Array(repeating: 300, count: 12))).gri == 100)
+        // No readings: no GRI (it read 100, the worst score, as `min(100, .nan)` is 100).
+        let none = CGMMetrics(series: series([]))
+        #expect(none.tir.isNaN && none.gri.isNaN)
     }
 
     @Test func rangeBoundaries() {

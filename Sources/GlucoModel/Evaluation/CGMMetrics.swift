@@ -80,7 +80,9 @@ public struct CGMMetrics: Sendable {
         }
         lbgi = v.isEmpty ? .nan : low / n
         hbgi = v.isEmpty ? .nan : high / n
-        gri = min(100, 3.0 * tbrLevel2 + 2.4 * tbrLevel1 + 1.6 * tarLevel2 + 0.8 * tarLevel1)
+        // Capped at 100; NaN with no readings (`min(100, .nan)` is 100, the worst score).
+        let risk = 3.0 * tbrLevel2 + 2.4 * tbrLevel1 + 1.6 * tarLevel2 + 0.8 * tarLevel1
+        gri = risk.isNaN ? .nan : min(100, risk)
         let day = s.pairs(lag: 86_400)
         modd = day.isEmpty ? .nan : day.reduce(0) { $0 + abs($1.1 - $1.0) } / Double(day.count)
         self.congaHours = congaHours
