@@ -274,6 +274,24 @@ enum PredictFixture {
         }
     }
 
+    /// A period inside a sensor gap: its steps are on the data's grid but none has a recent
+    /// reading. Before, `predict` wrote a header and "0 predictions for 1 of 1 patient", exit 0;
+    /// now the patient is skipped with the reason, as for a period outside the data. A period
+    /// from inside the gap to 3 hours after it predicts steps after it (once the models' lags are read).
+    @Test func aPeriodInsideASensorGapHasNothingToPredict() throws {
+        var log = PredictFixture.log(PredictFixture.patientA, days: 3)
+        let gap = DateInterval(start: PredictFixture.day0.addingTimeInterval(86_400), duration: 86_400)
+        log.glucose.removeAll { gap.contains($0.time) && $0.time != gap.end }
+        let predictor = Predictor(models: PredictFixture.modelSet())
+        let from = gap.start.addingTimeInterval(12 * 3600)
+        #expect(throws: PredictionError.nothingToPredict(PredictFixture.patientA,
+                                                         reason: "no step of the period has the recent glucose the models read (a sensor gap?)")) {
+            try predictor.predict(log, from: from, to: from.addingTimeInterval(3600))
+        }
+        let after = try predictor.predict(log, from: gap.end.addingTimeInterval(-1800), to: gap.end.addingTimeInterval(3 * 3600))
+        #expect(!after.isEmpty && after.allSatisfy { $0.issuedAt >= gap.end })
+    }
+
     @Test func fastFormattingMatchesFoundation() {
         // Reference text from Foundation's printf and ISO8601DateFormatter, including exact binary
         // ties (0.25 -> "0.2", 2.5 -> "2") and near-ties (0.15 is 0.1499999... -> "0.1").

@@ -105,6 +105,8 @@ public struct Predictor: Sendable {
     /// moments, a week by default), in the same order: a prediction over years of history holds a
     /// week of rows, not all of them. The rows of a step depend only on the series, so the chunks
     /// together are exactly `predict(_:from:to:)`'s rows.
+    /// - Throws: `PredictionError.nothingToPredict` when the period holds no step of the data, or
+    ///   no step with the inputs the models read (a sensor gap), after `each` got only empty chunks.
     public func predict(_ log: PatientLog, from: Date? = nil, to: Date? = nil, chunkSteps: Int = 7 * 288,
                         each: ([PredictionRow]) throws -> Void) throws {
         try check(log)
@@ -117,11 +119,16 @@ public struct Predictor: Sendable {
         guard !steps.isEmpty else {
             throw PredictionError.nothingToPredict(models.patient, reason: "the period holds no step of the data")
         }
-        var lower = steps.lowerBound
+        var lower = steps.lowerBound, count = 0
         while lower < steps.upperBound {
             let upper = min(steps.upperBound, lower + max(1, chunkSteps))
-            try each(rows(series, steps: lower..<upper))
+            let chunk = rows(series, steps: lower..<upper)
+            count += chunk.count
+            try each(chunk)
             lower = upper
+        }
+        guard count > 0 else {
+            throw PredictionError.nothingToPredict(models.patient, reason: "no step of the period has the recent glucose the models read (a sensor gap?)")
         }
     }
 
