@@ -225,6 +225,18 @@ struct CohortIndexTests {
         return e
     }
 
+    /// A patient whose id is `index` (a legal id): its page was written to `index.html` and then
+    /// replaced by the cohort index, "Wrote 1 report" all the same. Its page now has a name that
+    /// no id gives (`+` is in none), and the index links to it.
+    @Test func aPatientCalledIndexDoesNotReplaceTheIndex() throws {
+        #expect(CohortReport.fileName(for: try PatientID("index")) == "index+patient.html")
+        #expect(CohortReport.fileName(for: try PatientID("INDEX")) == "INDEX+patient.html")
+        #expect(CohortReport.fileName(for: try PatientID("index1")) == "index1.html")
+        #expect(throws: (any Error).self) { try PatientID("index+patient") }
+        let html = CohortReport(entries: [Self.entry("index", below54: 1, below70: 2, gri: 30)]).html
+        #expect(html.contains("href=\"index+patient.html\"") && !html.contains("href=\"index.html\""))
+    }
+
     @Test func sortedByTimeBelow54ThenGRIThenId() {
         // Hand-ordered: c (54% below 54), then a and b tie on 2.0% -> higher GRI (b 60) first,
         // then d and e tie on 0% and GRI 20 -> by id; f has no figure (NaN) and comes last.

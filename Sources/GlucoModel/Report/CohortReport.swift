@@ -86,8 +86,13 @@ public struct CohortReport: Sendable {
         return a.patient < b.patient
     }
 
-    /// The file name of a patient's report in a cohort folder: `<patient>.html`.
-    public static func fileName(for patient: PatientID) -> String { patient.rawValue + ".html" }
+    /// The file name of a patient's report in a cohort folder: `<patient>.html`, except for a
+    /// patient whose id is `index` in any case (a legal id), whose page would replace the cohort's
+    /// `index.html` (or, on a file system that ignores case, be replaced by it):
+    /// `index+patient.html`, a name no other patient's page can have (`+` is in no id).
+    public static func fileName(for patient: PatientID) -> String {
+        patient.rawValue.lowercased() == "index" ? patient.rawValue + "+patient.html" : patient.rawValue + ".html"
+    }
 
     /// The index page: self-contained HTML, every text escaped, one relative link per patient.
     public var html: String {
