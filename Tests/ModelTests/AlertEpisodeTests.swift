@@ -35,6 +35,38 @@ struct AlertEpisodeTests: HandPredictions {
         #expect(episodes.allSatisfy { $0.confirmed == nil && $0.csvLine.hasSuffix(",,,") })
     }
 
+    /// A CGM that reads every 15 minutes: predictions are issued at its readings only, every third
+    /// step. A low predicted at each of four of them in a row is one episode, not four; a
+    /// prediction in range between two lows still parts them, and so does a missed reading (30
+    /// minutes). Before, every one-step gap parted them: a night's one low was 11 alerts, and the
+    /// report counted as many runs.
+    @Test func predictionsOfA15MinuteCGMThatFollowEachOtherAreOneEpisode() {
+        let steps = [0, 3, 6, 9, 12, 15, 18, 24, 27]
+        let predicted: [Double] = [60, 55, 52, 58, 90, 65, 62, 61, 64]
+        let rows = zip(steps, predicted).map { Self.row($0, $1, nil) } + [Self.row(0, 50, nil, model: "arx")]
+        let ge = rows.filter { $0.model == "ge" }
+        #expect(IssueSpacing.of(ge, atLeast: 300) == 900)
+        let thresholds = AlertThresholds()
+        let episodes = AlertEpisode.episodes(in: rows.filter { AlertEpisode.isExcursion($0, thresholds) }, thresholds: thresholds,
+                                             step: IssueSpacing.of(ge, atLeast: 300))
+        #expect(episodes.map(\.predictions) == [4, 2, 2])
+        #expect(episodes.map(\.start) == [0, 15, 24].map(Self.at) && episodes.map(\.predictedExtreme) == [52, 62, 61])
+        // The grid step alone: one episode per prediction.
+        #expect(AlertEpisode.episodes(in: rows, thresholds: thresholds).count == 8)
+        // The report's runs: the same three.
+        #expect(PredictedEpisode.find(rows).map { [$0.start, $0.end] } == [[0, 9], [15, 18], [24, 27]].map { $0.map(Self.at) })
+    }
+
+    /// The usual gap is the most common (the shorter of a tie), never below the grid step; a
+    /// missing reading or another horizon does not change it.
+    @Test func theUsualSpacingOfPredictions() {
+        let five = [0, 1, 2, 4, 5, 6].map { Self.row($0, 100, nil) } + [0, 1].map { Self.row($0, 100, nil, horizon: 60) }
+        #expect(IssueSpacing.of(five, atLeast: 300) == 300)
+        #expect(IssueSpacing.of([0, 2, 4, 7, 10].map { Self.row($0, 100, nil) }, atLeast: 300) == 600)
+        #expect(IssueSpacing.of([Self.row(0, 100, nil)], atLeast: 300) == 300)
+        #expect(IssueSpacing.of([0, 1, 2].map { Self.row($0, 100, nil) }, atLeast: 600) == 600)
+    }
+
     @Test func thresholdsAreTheOnesGiven() {
         let rows = [Self.row(0, 75, 74), Self.row(1, 79.9, 78)]
         let episodes = AlertEpisode.episodes(in: rows, thresholds: AlertThresholds(low: 80, high: 300))

@@ -399,6 +399,7 @@ public struct NightlyScorer {
                                                          header: PredictionRow.csvHeader(units: units),
                                                          keepingThrough: nightFrom, counting: committed)
         var excursions: [PredictionRow] = []
+        var spacing = IssueSpacing()
         var firstIssued: Date?
         var newRows = 0, rowsToState = 0, atLimit = 0, byBase = 0
         do {
@@ -407,6 +408,7 @@ public struct NightlyScorer {
                 for row in chunk {
                     file.writeLine(row.csvLine(units: units))
                     let ge = row.model == ModelKind.ge.rawValue
+                    if ge { spacing.add(row) }
                     if AlertEpisode.isExcursion(row, thresholds) { excursions.append(row) }
                     guard committed.map({ row.issuedAt > $0 }) ?? true else {
                         rowsToState += 1
@@ -423,7 +425,7 @@ public struct NightlyScorer {
             throw error
         }
         try file.commit()
-        let alerts = AlertEpisode.episodes(in: excursions, thresholds: thresholds, step: models.seriesOptions.step)
+        let alerts = AlertEpisode.episodes(in: excursions, thresholds: thresholds, step: spacing.usual(atLeast: models.seriesOptions.step))
         // `earlierAlerts`: the episodes earlier runs of the night wrote (all first issued by the
         // state), counted as `earlierRows` is for the predictions.
         let (alertFile, earlierAlerts) = try folder.patientFile(folder.file(folder.alerts, patient),

@@ -57,7 +57,8 @@ public struct AlertEpisode: Sendable, Hashable {
 
     /// The episodes among `rows` (only the `ge` model's predictions), per patient and horizon in
     /// target-time order. Two predictions belong to one episode when they are of the same kind
-    /// and their target times are at most `step` apart.
+    /// and their target times are at most `step` apart: the usual time between predictions
+    /// (`IssueSpacing`), as no prediction lies between them then.
     public static func episodes(in rows: [PredictionRow], thresholds: AlertThresholds, step: TimeInterval = 300) -> [AlertEpisode] {
         let ge = rows.filter { isExcursion($0, thresholds) }
         let groups = Dictionary(grouping: ge) { "\($0.patient.rawValue)|\($0.horizonMinutes)" }
@@ -110,5 +111,38 @@ public struct AlertEpisode: Sendable, Hashable {
         guard let r = row.reference, r.isFinite else { return }
         measuredExtreme = measuredExtreme.map { kind == .low ? min($0, r) : max($0, r) } ?? r
         if measuredCrossing == nil, kind == .low ? r < threshold : r > threshold { measuredCrossing = row.targetTime }
+    }
+}
+
+/// The usual time between a model's consecutive predictions of one horizon: the grid step with a
+/// CGM that reads every 5 minutes, 15 minutes with one that reads every 15 (a LibreView history),
+/// where predictions are issued only at readings. Predictions that far apart are consecutive, so
+/// two of them beyond a threshold are one episode (`AlertEpisode`, `PredictedEpisode`): with the
+/// grid step alone, a 15-minute CGM's 3-hour low was 12 one-prediction alerts.
+public struct IssueSpacing: Sendable {
+    /// How many times each gap (whole seconds) occurred, and the last issue moment per horizon.
+    private var counts: [Int: Int] = [:]
+    private var last: [Int: Date] = [:]
+
+    public init() {}
+
+    /// Counts `row`'s gap from the previous row of its horizon given (rows in issue order per horizon).
+    public mutating func add(_ row: PredictionRow) {
+        defer { last[row.horizonMinutes] = row.issuedAt }
+        guard let previous = last[row.horizonMinutes], row.issuedAt > previous else { return }
+        counts[Int(row.issuedAt.timeIntervalSince(previous).rounded()), default: 0] += 1
+    }
+
+    /// The most common gap (the shorter of a tie), at least `step` (the grid's); `step` with none.
+    public func usual(atLeast step: TimeInterval) -> TimeInterval {
+        guard let mode = counts.max(by: { ($0.value, -$0.key) < ($1.value, -$1.key) }) else { return step }
+        return max(step, TimeInterval(mode.key))
+    }
+
+    /// The usual gap of `rows` (one model's; any order).
+    public static func of(_ rows: [PredictionRow], atLeast step: TimeInterval) -> TimeInterval {
+        var spacing = IssueSpacing()
+        for row in rows.sorted(by: { ($0.horizonMinutes, $0.issuedAt) < ($1.horizonMinutes, $1.issuedAt) }) { spacing.add(row) }
+        return spacing.usual(atLeast: step)
     }
 }

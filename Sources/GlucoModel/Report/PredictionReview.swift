@@ -60,12 +60,14 @@ public struct PredictedEpisode: Sendable, Equatable {
     public static let highThreshold = 250.0
 
     /// The episodes of one model's predictions (`ge` by default), per horizon in time order:
-    /// a run is consecutive predictions (target times at most `step` apart) strictly below
+    /// a run is consecutive predictions (target times at most `step` apart, or the usual time
+    /// between the rows' predictions when longer: a 15-minute CGM's, `IssueSpacing`) strictly below
     /// `low` (or strictly above `high`).
     public static func find(_ rows: [PredictionRow], model: String = ModelKind.ge.rawValue, step: TimeInterval = 300,
                             low: Double = lowThreshold, high: Double = highThreshold) -> [PredictedEpisode] {
         var episodes: [PredictedEpisode] = []
         let byHorizon = Dictionary(grouping: rows.filter { $0.model == model && $0.prediction.isFinite }, by: \.horizonMinutes)
+        let step = IssueSpacing.of(byHorizon.values.flatMap { $0 }, atLeast: step)
         for h in byHorizon.keys.sorted() {
             let sorted = byHorizon[h]!.sorted { $0.targetTime < $1.targetTime }
             var open: PredictedEpisode?
