@@ -53,4 +53,42 @@ import Testing
     func idRuleAccepts(raw: String) throws {
         #expect(try PatientID(raw).rawValue == raw)
     }
+
+    /// A file whose every patient cell is an e-mail address (or an id too long): the error names
+    /// the first row's line and field and why, never the address itself. Before, it said "no row
+    /// names a valid patient; fill the patient column", no line, no field, no reason, for a column
+    /// that was filled; and a row's warning quoted the address's first 20 characters.
+    @Test func aFileOfBadIDsIsRefusedAtItsFirstRowWithTheReason() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let email = "john.smith@example.com"
+        let csv = dir.appendingPathComponent("p.csv"), mapped = dir.appendingPathComponent("m.csv")
+        try Data("patient,time,event,value,unit\n\(email),2026-01-05T08:00,glucose,120,mg/dL\n".utf8).write(to: csv)
+        try Data("date,id,CGM\n2026-01-05T08:00:00Z,,120\n2026-01-05T08:05:00Z,\(email),121\n".utf8).write(to: mapped)
+        var mappedOptions = Fixture.options
+        mappedOptions.columns = try CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM")
+        let cases: [(() throws -> Any, String, Int, String)] = [
+            ({ try LogCSVImporter().importFile(at: csv, options: Fixture.options) }, csv.path, 2, "patient"),
+            ({ try PatientIDScan.csvPatient(csv, options: Fixture.options) }, csv.path, 2, "patient"),
+            ({ try MappedCSVImporter().importPatients(at: mapped, options: mappedOptions) }, mapped.path, 2, "id"),
+            ({ try PatientIDScan.mappedPatient(mapped, options: mappedOptions) }, mapped.path, 2, "id"),
+        ]
+        for (run, file, line, field) in cases {
+            #expect {
+                _ = try run()
+            } throws: { error in
+                guard let e = error as? InputError else { return false }
+                let text = "\(e)"
+                return e.issue.location == GlucoModel.SourceLocation(file: file, line: line, field: field)
+                    && text.contains("no row names a valid patient id; the first: ") && text.contains("--patient") && !text.contains("smith")
+            }
+        }
+        // One bad row among good ones: its warning gives the reason, not the address.
+        try Data("patient,time,event,value,unit\np1,2026-01-05T08:00,glucose,120,mg/dL\n\(email),2026-01-05T08:05,glucose,121,mg/dL\n".utf8)
+            .write(to: csv)
+        let r = try LogCSVImporter().importFile(at: csv, options: Fixture.options)
+        #expect(r.summary.skipped == ["bad patient id": 1])
+        #expect(r.summary.issues.map(\.message) == ["patient id looks like an e-mail or a name; use a pseudonymous id"])
+    }
 }

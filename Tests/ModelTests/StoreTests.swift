@@ -179,40 +179,47 @@ struct FixedLogImporter: PatientDataImporter {
         #expect(try store.importRuns().count == 1)
     }
 
-    /// A GlucoModel CSV holding two patients, imported with a patient given (`--patient pb`):
-    /// only pb's rows are read, as in a mapped CSV, and an empty patient cell is pb's. Before,
-    /// every row was stored as pb's: the other patient's boluses became pb's insulin on board.
-    /// A patient the file does not hold is a failed file, nothing stored.
-    @Test func aPatientGivenReadsOnlyThatPatientsRowsOfAGlucoModelCSV() throws {
+    /// A GlucoModel CSV holds one patient; a patient given (`--patient pb`) is the id its
+    /// patient is read as (a file renamed to another id). Before, every row was read as pb's,
+    /// whatever patient it named: a file of two patients stored the other one's boluses as pb's
+    /// insulin on board. Now a row naming a second patient is skipped with a warning, as without
+    /// `--patient`; and when that second patient is the one given, the file is refused at the
+    /// row, nothing stored: which rows are pb's is not known.
+    @Test func aPatientGivenReadsTheFilesPatientAndNoOther() throws {
         let (store, dir) = try freshStore()
-        let file = dir.appendingPathComponent("two.csv")
-        try Data("""
-            patient,time,event,value,unit
-            pa,2026-01-05T06:00:00Z,glucose,100,mg/dL
-            pa,2026-01-05T06:05:00Z,bolus,5,U
-            pb,2026-01-05T06:02:00Z,glucose,180,mg/dL
-            ,2026-01-05T06:07:00Z,glucose,185,mg/dL
-            pa,2026-01-05T06:10:00Z,glucose,105,mg/dL
-
-            """.utf8).write(to: file)
+        func write(_ name: String, _ rows: [String]) throws -> URL {
+            let url = dir.appendingPathComponent(name)
+            try Data((["patient,time,event,value,unit"] + rows).joined(separator: "\n").utf8).write(to: url)
+            return url
+        }
         var options = ImportOptions(timeZone: Fixture.utc, now: Fixture.date("2026-01-06T00:00:00Z"))
         options.patient = try PatientID("pb")
-        let result = try LogCSVImporter().importFile(at: file, options: options)
-        #expect(result.log.patient.rawValue == "pb" && result.log.boluses.isEmpty)
-        #expect(result.log.glucose.map(\.value.mgdL) == [180, 185])
-        #expect(result.summary.skipped == [ImportSummary.otherPatientRow: 3] && result.summary.issues.isEmpty)
-
-        let others = dir.appendingPathComponent("others.csv")
-        try Data("patient,time,event,value,unit\npa,2026-01-05T06:00:00Z,glucose,100,mg/dL\npb,2026-01-05T06:02:00Z,bolus,2,U\n".utf8)
-            .write(to: others)
-        options.patient = try PatientID("pz")
-        do {
-            _ = try store.importFile(others, importer: LogCSVImporter(), options: options)
-            Issue.record("expected NothingKeptError")
-        } catch let error as NothingKeptError {
-            #expect(error.summary.skipped == [ImportSummary.otherPatientRow: 2] && error.summary.recordsKept == 0)
+        // pb's file: the empty cell is pb's, pa's rows are skipped.
+        let own = try write("own.csv", ["pb,2026-01-05T06:00:00Z,glucose,180,mg/dL", "pa,2026-01-05T06:02:00Z,bolus,5,U",
+                                        ",2026-01-05T06:05:00Z,glucose,185,mg/dL"])
+        let a = try LogCSVImporter().importFile(at: own, options: options)
+        #expect(a.log.patient.rawValue == "pb" && a.log.boluses.isEmpty && a.log.glucose.map(\.value.mgdL) == [180, 185])
+        #expect(a.summary.skipped == ["other patient": 1] && a.summary.issues.map(\.location.line) == [3])
+        // Another id's file read as pb's; a third patient skipped.
+        let renamed = try write("renamed.csv", ["pa,2026-01-05T06:00:00Z,glucose,100,mg/dL", "pq,2026-01-05T06:01:00Z,bolus,3,U",
+                                                "pa,2026-01-05T06:05:00Z,bolus,2,U"])
+        let b = try LogCSVImporter().importFile(at: renamed, options: options)
+        #expect(b.log.patient.rawValue == "pb" && b.log.boluses.map(\.dose.units) == [2] && b.summary.skipped == ["other patient": 1])
+        // pa's rows, then pb's: refused at pb's first row, nothing stored.
+        let two = try write("two.csv", ["pa,2026-01-05T06:00:00Z,glucose,100,mg/dL", "pa,2026-01-05T06:05:00Z,bolus,5,U",
+                                        "pb,2026-01-05T06:02:00Z,glucose,180,mg/dL"])
+        #expect {
+            _ = try store.importFile(two, importer: LogCSVImporter(), options: options)
+        } throws: { error in
+            guard let e = error as? InputError else { return false }
+            return e.issue.location == GlucoModel.SourceLocation(file: two.path, line: 4, field: "patient")
+                && e.issue.message.hasPrefix("a row of patient 'pb' after rows of 'pa', which --patient 'pb' reads as theirs")
         }
         #expect(try store.importRuns().isEmpty)
+        // Files without --patient are read as before: the second patient's rows are skipped.
+        options.patient = nil
+        let c = try LogCSVImporter().importFile(at: two, options: options)
+        #expect(c.log.patient.rawValue == "pa" && c.summary.skipped == ["other patient": 1])
     }
 
     /// A file with no rows at all kept nothing but skipped nothing either: an empty import, not a failure.

@@ -67,10 +67,12 @@ public enum PatientIDScan {
         return String(id.output.1 ?? id.output.2 ?? "")
     }
 
+    static let fixPatient = "Write a pseudonymous id (letters, digits, '-', '_', '.') in the patient column, or give one (--patient)"
+
     static func csvPatient(_ url: URL, options: ImportOptions) throws -> PatientID {
         let state = try LogCSVState.read(url, options: options, chunkSize: 64 << 10) { $0.patient != nil }
         if let patient = state.patient { return patient }
-        throw InputError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
+        throw state.noPatient(url)
     }
 
     static func dexcomPatient(_ url: URL, options: ImportOptions) throws -> PatientID {
@@ -106,6 +108,7 @@ public enum PatientIDScan {
         var iterator = lines.makeIterator()
         var row = CSVRow()
         var found: PatientID?
+        var firstBad: (line: Int, reason: String)?
         while let (number, bytes) = iterator.nextBytes() {
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
             if reader.headerLine == 0 {
@@ -116,7 +119,11 @@ public enum PatientIDScan {
             row.load(bytes)
             let raw = row.text(reader.positions[.patient]!)
             if let last = found, last.rawValue == raw { continue }
-            guard let id = try? PatientID(raw) else { continue }
+            let id: PatientID
+            do { id = try PatientID(raw) } catch {
+                firstBad = firstBad ?? (number, raw.isEmpty ? "the patient cell is empty" : "\(error)")
+                continue
+            }
             if let first = found, first != id {
                 throw InputError(SourceLocation(file: url.path, line: number, field: reader.names[.patient]),
                                  "a second patient '\(id)' (the file began with '\(first)'): a shard takes one patient per file; split the file")
@@ -124,7 +131,12 @@ public enum PatientIDScan {
             found = id
         }
         guard let found else {
-            throw InputError(SourceLocation(file: url.path, field: reader.names[.patient]), "no row names a valid patient id")
+            let field = reader.names[.patient]
+            guard let (line, reason) = firstBad else {
+                throw InputError(SourceLocation(file: url.path, field: field), "the file has no rows. " + Self.fixPatient)
+            }
+            throw InputError(SourceLocation(file: url.path, line: line, field: field),
+                             "no row names a valid patient id; the first: \(reason). " + Self.fixPatient)
         }
         return found
     }

@@ -59,7 +59,7 @@ public struct LogCSVImporter: PatientDataImporter {
             if state.builder.summary.rowsRead == 0 {
                 throw InputError(SourceLocation(file: url.path), "the file has a header but no rows, and no patient id was given")
             }
-            throw InputError(SourceLocation(file: url.path), "no row names a valid patient; fill the patient column or pass a patient id")
+            throw state.noPatient(url)
         }
         return try state.builder.build(patient: patient)
     }
@@ -86,6 +86,8 @@ struct LogCSVState {
     /// Compared by bytes (`==` would also match canonically equivalent text that `PatientID` rejects).
     var lastPatient: (text: String, id: PatientID)?
     let fixedPatient: Bool
+    /// With a patient given (`fixedPatient`), the id the file's rows name first: the file's own patient, read as the given one.
+    var fileID: PatientID?
 
     init(file: String, options: ImportOptions) {
         self.file = file
@@ -117,7 +119,7 @@ struct LogCSVState {
                 if state.builder.skipCutLastRow(row, header: state.columnCount, endedInsideLine: lines.endedInsideLine, line: number) {
                     state.noteCutInsulin(row, line: number, since: mark)
                 } else {
-                    state.readRow(row, line: number)
+                    try state.readRow(row, line: number)
                 }
                 if done(state) { break }
             }
@@ -201,6 +203,15 @@ struct LogCSVState {
         }
     }
 
+    /// Why no row gave the file's patient: the first row's reason where a row named one (an
+    /// e-mail, a name, a character an id has not), at its line.
+    func noPatient(_ url: URL) -> InputError {
+        if let bad = builder.summary.issues.first(where: { $0.location.field == "patient" }) {
+            return InputError(bad.location, "no row names a valid patient id; the first: \(bad.message). " + PatientIDScan.fixPatient)
+        }
+        return InputError(SourceLocation(file: url.path, field: "patient"), "no row names a patient id. " + PatientIDScan.fixPatient)
+    }
+
     /// Whether the value field and the next hold digits only: a number with a decimal comma, split.
     static func mayBeSplit(_ split: CSVRow, value v: Int?) -> Bool {
         guard let v else { return false }
@@ -222,7 +233,9 @@ struct LogCSVState {
     }
 
     /// Reads one data row (already split); fields become `String`s only when looked at.
-    mutating func readRow(_ split: CSVRow, line: Int) {
+    /// - Throws: `InputError` when a patient given (`--patient`) reads another patient's rows as
+    ///   theirs and the file then names the given patient too.
+    mutating func readRow(_ split: CSVRow, line: Int) throws {
         let file = self.file
         let loc = { (f: String) in SourceLocation(file: file, line: line, field: f) }
         guard !split.unterminatedQuote else {
@@ -245,18 +258,19 @@ struct LogCSVState {
             guard let i = Self.position(name, positions, columns), i < split.count, !split.isEmpty(i) else { return nil }
             return split.text(i)
         }
-        // With a patient given (`--patient`), a row of the patient column naming another is that
-        // patient's, skipped; an empty cell is the given patient's.
+        // With a patient given (`--patient`), the file's patient (its first id) is read as the one
+        // given, and an empty cell is theirs; a row naming another patient is skipped as without it.
         let raw = field("patient") ?? ""
         if !fixedPatient || !raw.allSatisfy(\.isWhitespace) {
             let id: PatientID
             if let last = lastPatient, last.text.utf8.elementsEqual(raw.utf8) {
                 id = last.id
             } else {
-                guard let checked = try? PatientID(raw) else {
+                let checked: PatientID
+                do { checked = try PatientID(raw) } catch {
+                    // The reason, not the text: it may be an e-mail or a name.
                     let mark = builder.skipMark
-                    builder.skip("bad patient id", at: loc("patient"),
-                                 "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')")
+                    builder.skip("bad patient id", at: loc("patient"), "\(error)")
                     // A file holds one patient: an insulin row whose id is garbled is theirs as
                     // likely as not, and its dose was given.
                     if let kind = Self.insulinKind(event: (field("event") ?? "").lowercased()) {
@@ -273,12 +287,26 @@ struct LogCSVState {
                 id = checked
                 lastPatient = (raw, checked)
             }
-            if let patient, patient != id {
-                if fixedPatient { return builder.skipQuietly(ImportSummary.otherPatientRow) }
-                return builder.skip("other patient", at: loc("patient"),
-                                    "row for patient '\(id)' in a file of patient '\(patient)'; expected one patient per file")
+            if fixedPatient, let given = patient {
+                let own = fileID ?? id
+                fileID = own
+                if id != own {
+                    // Both would be stored as the given patient's: another person's insulin on board.
+                    guard id != given else {
+                        throw InputError(loc("patient"), "a row of patient '\(id)' after rows of '\(own)', which --patient '\(given)' reads as "
+                                         + "theirs: the file holds two patients; split it, or read it as a mapped CSV (--columns), "
+                                         + "which keeps only '\(given)''s rows")
+                    }
+                    return builder.skip("other patient", at: loc("patient"),
+                                        "row for patient '\(id)' in a file of patient '\(own)' (read as '\(given)'); expected one patient per file")
+                }
+            } else {
+                if let patient, patient != id {
+                    return builder.skip("other patient", at: loc("patient"),
+                                        "row for patient '\(id)' in a file of patient '\(patient)'; expected one patient per file")
+                }
+                patient = id
             }
-            patient = id
         }
         let iso = "ISO 8601, e.g. 2026-01-05T08:00 or 2026-01-05 08:00:00+01:00"
         let event = (field("event") ?? "").lowercased()

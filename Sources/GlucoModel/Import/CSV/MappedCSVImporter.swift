@@ -149,8 +149,11 @@ struct MappedCSVReader {
                              + "as \(now); set the glucose units to \(other) if that is the file's unit")
         }
         if patients.isEmpty {
-            throw InputError(SourceLocation(file: file, field: names[.patient]),
-                             orphans.summary.rowsRead == 0 ? "the file has a header but no rows" : "no row names a valid patient id")
+            guard let bad = orphans.summary.issues.first(where: { $0.location.field == names[.patient] }) else {
+                throw InputError(SourceLocation(file: file, field: names[.patient]),
+                                 orphans.summary.rowsRead == 0 ? "the file has a header but no rows" : "no row names a valid patient id")
+            }
+            throw InputError(bad.location, "no row names a valid patient id; the first: \(bad.message). " + PatientIDScan.fixPatient)
         }
         var results: [ImportResult] = []
         for (i, patient) in patients.enumerated() {
@@ -184,12 +187,15 @@ struct MappedCSVReader {
         if let last = lastPatient, last.text.utf8.elementsEqual(raw.utf8) {
             id = last.id
         } else {
-            guard !Self.isMissing(row[column]), let checked = try? PatientID(raw) else {
-                let empty = Self.isMissing(row[column])
+            let empty = Self.isMissing(row[column])
+            let checked: PatientID
+            do {
+                guard !empty else { throw PatientID.InvalidID.empty }
+                checked = try PatientID(raw)
+            } catch {
+                // The reason, not the text: it may be an e-mail or a name.
                 skipRow(empty ? "missing patient id" : "bad patient id", line: line, field: name,
-                        empty ? "the patient cell is empty; expected a pseudonymous id"
-                            : "'\(raw.prefix(20))' is not a valid pseudonymous patient id (letters, digits, '-', '_', '.')",
-                        insulin: unplacedInsulin(row))
+                        empty ? "the patient cell is empty; expected a pseudonymous id" : "\(error)", insulin: unplacedInsulin(row))
                 return nil
             }
             id = checked
