@@ -84,6 +84,24 @@ struct ResearchSummaryTests {
         #expect(DailyTrace.joined(p.rows, time: \.target).map(\.count) == [3, 2])
     }
 
+    /// A horizon the test days hold no target for (1440 min with one test day): results.csv has its
+    /// training rows only, its prediction file no test row. The page said nothing: an empty table,
+    /// a chart of axes, an empty traces section. Now each section says why; a horizon that has
+    /// test rows is shown beside a note for one that has none.
+    @Test func aHorizonWithoutTestRowsIsNotedNotDrawnEmpty() throws {
+        var train = Self.row("p1", 1440, "ge", 20)
+        train.metrics.split = "train"
+        let empty = ResearchSummary.Predictions(patient: try PatientID("p1"), horizonMinutes: 1440,
+                                                csv: "issued_at,target_time,split,reference_mgdl,ge,arx\n")
+        let html = ResearchSummary(results: [train], predictions: [empty]).html
+        #expect(html.section("by-horizon").contains("No test row to score at 1440 min"))
+        #expect(!html.section("by-horizon").contains("<svg") && !html.section("by-horizon").contains("<table"))
+        #expect(html.section("traces").contains("No test predictions to draw."))
+        #expect(html.section("grids").contains("No test predictions to place on the grids.") && !html.section("grids").contains("<svg"))
+        let both = ResearchSummary(results: [train, Self.row("p1", 30, "ge", 10)], predictions: [empty]).html.section("by-horizon")
+        #expect(both.contains("No test row to score at 1440 min") && both.contains("<table") && both.occurrences(of: "<circle") == 1)
+    }
+
     /// The trainer's results.csv (24 columns) and an older 12-column one are both read back: the
     /// summary of a training run was empty when the reader wanted exactly 12 columns.
     @Test func readsResultsCSVByColumnName() throws {

@@ -95,7 +95,14 @@ public struct ResearchSummary: Sendable {
         var s = "<header id=\"summary\">\n<h1>Research summary</h1>\n"
         s += HTML.paragraph("\(Plural.of(patients, "patient")), horizons \(horizons.map { "\($0)" }.joined(separator: ", ")) min; test days only. Glucose errors in \(units.rawValue).", cssClass: "period")
         s += "</header>\n"
-        s += HTML.section(id: "by-horizon", title: "Accuracy per horizon and model (median [min-max] across patients)", horizonTable(horizons) + rmseDots(horizons))
+        // A horizon longer than the test days hold (1440 min on one test day) has no test row.
+        let scored = horizons.filter { h in models.contains { !test($0, h).isEmpty } }
+        let unscored = horizons.filter { !scored.contains($0) }
+        let none = unscored.isEmpty ? "" : HTML.paragraph(
+            "No test row to score at \(unscored.map { "\($0)" }.joined(separator: ", ")) min: the test days hold no target that far ahead "
+                + "of a prediction (a horizon as long as the test days, or a patient without test days).", cssClass: "note")
+        s += HTML.section(id: "by-horizon", title: "Accuracy per horizon and model (median [min-max] across patients)",
+                          none + (scored.isEmpty ? "" : horizonTable(scored) + rmseDots(scored)))
         s += HTML.section(id: "traces", title: "Predicted against measured", traces())
         s += HTML.section(id: "grids", title: "Error grids per model", grids())
         s += "<footer>Made by GlucoModel from results.csv and predictions/. Patients identified by pseudonymous ids only.</footer>\n"
@@ -151,7 +158,9 @@ public struct ResearchSummary: Sendable {
 
     /// Each patient's first test day at the shortest horizon: measured, evolved and ARX.
     func traces() -> String {
-        guard let h = predictions.map(\.horizonMinutes).min() else { return HTML.paragraph("No prediction files.", cssClass: "note") }
+        guard let h = predictions.filter({ !$0.rows.isEmpty }).map(\.horizonMinutes).min() else {
+            return HTML.paragraph("No test predictions to draw.", cssClass: "note")
+        }
         var s = "<div class=\"days\">\n"
         for p in predictions.filter({ $0.horizonMinutes == h }).sorted(by: { $0.patient < $1.patient }) {
             guard let first = p.rows.first?.target else { continue }
@@ -177,7 +186,9 @@ public struct ResearchSummary: Sendable {
 
     /// Clarke and Parkes grids of each model with all patients' test pairs at the shortest horizon.
     func grids() -> String {
-        guard let h = predictions.map(\.horizonMinutes).min() else { return "" }
+        guard let h = predictions.filter({ !$0.rows.isEmpty }).map(\.horizonMinutes).min() else {
+            return HTML.paragraph("No test predictions to place on the grids.", cssClass: "note")
+        }
         let rows = predictions.filter { $0.horizonMinutes == h }.flatMap(\.rows)
         let drawn = rows.count > Self.maximumDrawnPairs
             ? " Each grid draws \(Self.maximumDrawnPairs) of them, evenly spaced in the files' order; the zone percentages count all."

@@ -295,7 +295,7 @@ struct LogCSVState {
                     guard id != given else {
                         throw InputError(loc("patient"), "a row of patient '\(id)' after rows of '\(own)', which --patient '\(given)' reads as "
                                          + "theirs: the file holds two patients; split it, or read it as a mapped CSV (--columns), "
-                                         + "which keeps only '\(given)''s rows")
+                                         + "which keeps only the rows of '\(given)'")
                     }
                     return builder.skip("other patient", at: loc("patient"),
                                         "row for patient '\(id)' in a file of patient '\(own)' (read as '\(given)'); expected one patient per file")
