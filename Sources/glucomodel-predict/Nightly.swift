@@ -65,7 +65,10 @@ struct Nightly: ParsableCommand {
         // A threshold outside what a CGM reads is a unit mix-up (70 read as mmol/L is 1261 mg/dL).
         // Checked before the order: `--units mmol/L --low 70` is that slip, not a low above the default high.
         for (name, value, given) in [("--low", t.low, low), ("--high", t.high, high)] where given != nil && !(20...600).contains(value) {
-            throw ValidationError("\(name) \(formatGiven(given!)) \(units.unit.rawValue) is \(Int(value.rounded())) mg/dL, outside 20-600 mg/dL; is --units right?")
+            // Whole mg/dL, unless that would read as inside the range (1.1 mmol/L is 19.8, not 20).
+            let shown = (20...600).contains(value.rounded()) ? (value * 10).rounded() / 10 : value.rounded()
+            let inMgdL = units.unit == .mgdL ? " is" : " is \(formatGiven(shown)) mg/dL,"
+            throw ValidationError("\(name) \(formatGiven(given!)) \(units.unit.rawValue)\(inMgdL) outside 20-600 mg/dL; is --units right?")
         }
         guard t.low < t.high else { throw ValidationError("--low must be below --high") }
     }

@@ -289,6 +289,8 @@ import Testing
         let s = suggest(F.flatLog(), carbs: carbs)
         #expect(s.reasonCodes == ["invalid_carbs"])
         #expect(s.decision.units == nil)
+        // The amount as asked: 300.5 g read "carbohydrates: 300 g" below the refusal.
+        if carbs == 300.5 { #expect(s.report.contains("carbohydrates: 300.5 g\n")) }
     }
 
     @Test func carbBoundsAreAccepted() {

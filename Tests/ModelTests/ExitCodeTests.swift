@@ -290,6 +290,12 @@ import GrammarEvolution
         #expect(!low.stderr.contains("must be below"))
         let high = try Self.run("glucomodel-predict", common + ["--high", "1"])
         #expect(high.status == 64 && high.stderr.contains("--high 1 mmol/L is 18 mg/dL, outside 20-600 mg/dL"), "\(high.stderr)")
+        // Just outside: not rounded into the range (1.1 mmol/L said "is 20 mg/dL, outside 20-600";
+        // and --low 19.9 in mg/dL "19.9 mg/dL is 20 mg/dL").
+        let edge = try Self.run("glucomodel-predict", common + ["--low", "1.1"])
+        #expect(edge.status == 64 && edge.stderr.contains("--low 1.1 mmol/L is 19.8 mg/dL, outside 20-600 mg/dL"), "\(edge.stderr)")
+        let mgdl = try Self.run("glucomodel-predict", Array(common.dropLast(2)) + ["--low", "19.9"])
+        #expect(mgdl.status == 64 && mgdl.stderr.contains("--low 19.9 mg/dL is outside 20-600 mg/dL"), "\(mgdl.stderr)")
         // Plausible thresholds in the wrong order are still refused as such.
         let order = try Self.run("glucomodel-predict", common + ["--low", "10", "--high", "5"])
         #expect(order.status == 64 && order.stderr.contains("--low must be below --high"), "\(order.stderr)")

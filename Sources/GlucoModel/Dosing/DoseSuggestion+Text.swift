@@ -39,7 +39,7 @@ extension DoseSuggestion {
             }
             lines.append("net insulin on board: \(u(insulinOnBoard)), \(schedule)")
         }
-        lines.append(String(format: "carbohydrates: %.0f g", carbs)
+        lines.append(String(format: "carbohydrates: %g g", carbs)
                      + (carbsTime.map { String(format: ", eaten at %@ (%.0f min before) with no insulin yet", $0.iso8601, at.timeIntervalSince($0) / 60) } ?? ""))
         if let s = settings {
             // The settings as the file gives them (mg/dL), or converted and shown to 0.1 mmol/L (ISF to 0.01).
