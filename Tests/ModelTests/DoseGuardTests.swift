@@ -49,6 +49,8 @@ import Testing
         var checked = F.flatLog(glucose: 250, through: 180)
         checked.glucose.append(GlucoseReading(time: F.at(182), value: .mgdL(250), source: .fingerStick))
         #expect(!suggest(checked, at: 182).reasonCodes.contains("flat_sensor"))
+        // Stuck for two days: the whole run, not the 4.5 hours searched first (a week read "255 minutes").
+        #expect(refusals(suggest(F.flatLog(glucose: 120, through: 2880), at: 2880)) == [.flatSensor(value: 120, minutes: 2880)])
     }
 
     /// Before: the bundled adolescent_003 with its boluses left out of the file (the pump's basal

@@ -148,13 +148,18 @@ public enum DoseGuards {
     }
 
     /// The flat run (`SensorLimitDetector`: one value for two hours or more) that the newest CGM
-    /// reading ends, if any; only the last hours are searched.
+    /// reading ends, if any. The last hours are searched, and all of `past` when the run found
+    /// begins with them (its whole length for the message: a week's stuck sensor read "255 minutes").
     static func flatRun(_ past: [GlucoseReading], newest: GlucoseReading) -> SensorLimitRun? {
         guard newest.source == .cgm else { return nil }
         let detector = SensorLimitDetector()
         let since = newest.time.addingTimeInterval(-2 * detector.minimumFlatDuration - detector.maximumGap)
         let recent = past.filter { $0.time >= since }
-        return detector.runs(in: recent).last { $0.kind == .flat && $0.end == newest.time }
+        func run(_ readings: [GlucoseReading]) -> SensorLimitRun? {
+            detector.runs(in: readings).last { $0.kind == .flat && $0.end == newest.time }
+        }
+        guard let found = run(recent) else { return nil }
+        return found.start == recent.first?.time && recent.count < past.count ? run(past) ?? found : found
     }
 
     /// The CGM's recording interval at `at`: 15 minutes when the median spacing of the readings
