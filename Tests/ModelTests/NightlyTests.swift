@@ -63,6 +63,10 @@ struct Interrupted: Error {}
         #expect(first.patientsScored == 3)
         // 5 days of readings each: 3 * 1440 imported and scored.
         #expect(first.readingsImported == 3 * 1440 && first.readingsScored == 3 * 1440)
+        // Without --settings nor --settings-check-on, no empty dose-audit/ nor settings-check/ folder.
+        let night = bench.out.appendingPathComponent(NightlyBench.night)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: night.path).sorted()
+                == ["alerts", "alerts.csv", "predictions", "predictions.csv", "summary.json"])
         let files = try bench.files()
         let states = try bench.states()
         // Each patient is scored up to its newest reading: day 0 + 5 days - 5 min.

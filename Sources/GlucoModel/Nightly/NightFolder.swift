@@ -12,10 +12,19 @@ struct NightFolder {
 
     static let temporarySuffix = ".partial"
 
+    /// Creates the night's folder with `predictions/` and `alerts/`; `dose-audit/` and
+    /// `settings-check/` are made by their first file (`created(_:)`): a night without the option has none.
     func create() throws {
-        for dir in [predictions, alerts, doseAudit, settingsCheck] {
+        for dir in [predictions, alerts] {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         }
+    }
+
+    /// `dir`, created if missing.
+    @discardableResult
+    func created(_ dir: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
     }
 
     func file(_ dir: URL, _ patient: PatientID) -> URL { dir.appendingPathComponent(patient.rawValue + ".csv") }

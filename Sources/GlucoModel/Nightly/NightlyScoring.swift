@@ -446,7 +446,7 @@ public struct NightlyScorer {
             }
             if let text {
                 let lines = text.split(separator: "\n").map(String.init)
-                try folder.updatePatientFile(folder.file(folder.doseAudit, patient), header: lines.first ?? "",
+                try folder.updatePatientFile(folder.file(folder.created(folder.doseAudit), patient), header: lines.first ?? "",
                                              keepingThrough: nightFrom, lines: Array(lines.dropFirst()))
             }
         }
@@ -456,7 +456,7 @@ public struct NightlyScorer {
                 text = nil
                 warn(&outcome, message, "\(patient): no settings check: \(error)")
             }
-            if let text { try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.settingsCheck, patient)) }
+            if let text { try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.created(folder.settingsCheck), patient)) }
         }
         do { try afterPatientFiles?(patient) } catch { throw NightlyInterruption(underlying: error) }
         try store.advanceScoring(for: patient, to: newest, night: settings.night, nightFrom: nightFrom, lastRunID: latestRun)
