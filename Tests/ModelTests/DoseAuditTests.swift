@@ -103,6 +103,20 @@ import Testing
         #expect(row?.suggestion.reasonCodes.contains("stale_glucose") == true)
     }
 
+    /// The 13:10 meal of 30 g recorded twice, 20 s apart (two exports merged): the 13:00 bolus
+    /// was audited for 60 g. Now its row is refused (`twin_records`), with no dose from the doubled
+    /// amount; the 12:00 meal, recorded once, is audited as before.
+    @Test func aMealRecordedTwiceIsRefusedNotAuditedDouble() {
+        var l = log()
+        l.carbs.append(CarbIntake(time: F.at(190 + 20.0 / 60), amount: Carbohydrate(grams: 30)))
+        let rows = DoseAudit.run(log: l, models: nil, settings: F.checked())
+        #expect(rows.count == 2)
+        #expect(rows.first?.suggestion.decision == .bolus(units: 7.1, basis: .standardFormula))
+        let twin = rows.last
+        #expect(twin?.carbs == 60 && twin?.suggestion.reasonCodes == ["twin_records"])
+        #expect(twin?.csvLine.hasPrefix("dose_p1,2026-01-05T13:00:00Z,60.0,2.00,refused,,,,,150,") == true, "\(twin?.csvLine ?? "")")
+    }
+
     @Test func headerMatchesTheLine() {
         let columns = DoseAuditRow.csvHeader.split(separator: ",", omittingEmptySubsequences: false).count
         let line = DoseAudit.run(log: log(), models: nil, settings: F.checked())[0].csvLine

@@ -53,6 +53,37 @@ import Testing
         #expect(refusals(suggest(F.flatLog(glucose: 120, through: 2880), at: 2880)) == [.flatSensor(value: 120, minutes: 2880)])
     }
 
+    /// Before: a Dexcom export with the meals typed in its app, and Nightscout treatments with the
+    /// same meals uploaded 20 s later, counted each meal twice (82 records for 41 meals): a
+    /// model's dose of 20.25 U where one source gave 8.15. Two meals (or boluses) of one amount at
+    /// most 2 minutes apart within the insulin's action are refused, naming both; automatic
+    /// boluses 5 minutes apart, a meal eaten again later, or twins older than the action are not.
+    @Test func aMealOrBolusRecordedTwiceIsRefused() {
+        var log = F.flatLog()
+        log.carbs = [CarbIntake(time: F.at(30), amount: Carbohydrate(grams: 47)),
+                     CarbIntake(time: F.at(30 + 20.0 / 60), amount: Carbohydrate(grams: 47))]
+        let twin = TwinRecords(kind: .carbs, first: F.at(30), second: F.at(30 + 20.0 / 60), amount: "47 g")
+        let s = suggest(log)
+        #expect(refusals(s) == [.twinRecords(twin)] && s.decision.units == nil)
+        #expect(s.reasons.first?.message == "two meals of 47 g at 2026-01-05T10:30:00Z and 2026-01-05T10:30:20Z, 20 s apart: one meal "
+                + "recorded twice (two exports merged, a device's record and an app's?). Read as two, the dose would count it twice. "
+                + "Import one source of it, or remove the copy from the file")
+        // 46.6 g and 47 g are one meal written to two roundings; 45 g is another amount.
+        log.carbs[1].amount = Carbohydrate(grams: 46.6)
+        #expect(suggest(log).reasonCodes.contains("twin_records"))
+        log.carbs[1].amount = Carbohydrate(grams: 45)
+        #expect(!suggest(log).reasonCodes.contains("twin_records"))
+        // Boluses: two of 2.5 U 100 s apart are one; automatic boluses of 0.05 U 5 minutes apart are not.
+        var boluses = F.flatLog()
+        boluses.boluses = [Bolus(time: F.at(40), dose: InsulinUnits(2.5)), Bolus(time: F.at(40 + 100.0 / 60), dose: InsulinUnits(2.5))]
+        #expect(refusals(suggest(boluses)) == [.twinRecords(TwinRecords(kind: .bolus, first: F.at(40), second: F.at(40 + 100.0 / 60), amount: "2.5 U"))])
+        boluses.boluses = stride(from: 0.0, through: 85, by: 5).map { Bolus(time: F.at($0), dose: InsulinUnits(0.05)) }
+        #expect(!suggest(boluses).reasonCodes.contains("twin_records"))
+        // Twins 7 hours before the moment: the insulin's 6 hours of action are over.
+        boluses.boluses = [Bolus(time: F.at(-330), dose: InsulinUnits(2.5)), Bolus(time: F.at(-329.5), dose: InsulinUnits(2.5))]
+        #expect(!suggest(boluses).reasonCodes.contains("twin_records"))
+    }
+
     /// Before: the bundled adolescent_003 with its boluses left out of the file (the pump's basal
     /// in it) got 3 U by the formula and 5.05 U by the model for 50 g, its whole data 0 and 2.6:
     /// the missing boluses read as no insulin on board.

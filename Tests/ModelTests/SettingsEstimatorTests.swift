@@ -477,6 +477,26 @@ struct KnownPerson {
         #expect(SettingsEstimator.twinBoluses(four) == 1)
     }
 
+    /// Meals recorded twice (a Dexcom export's meals and Nightscout's, 20 s apart) moved the carb
+    /// ratio from 8 to 9.6 in a generated export. Over 10% of the meals repeating the grams of the
+    /// one before within 5 minutes changes nothing, with the reason.
+    @Test func mealsRecordedTwiceChangeNothing() {
+        let person = KnownPerson()
+        var log = person.log()
+        #expect(SettingsEstimator.twinMeals(log.carbs) == 0)
+        let n = log.carbs.count
+        log.carbs = log.carbs.flatMap { [$0, CarbIntake(time: $0.time.addingTimeInterval(20), amount: $0.amount)] }
+        #expect(SettingsEstimator.twinMeals(log.carbs) == n)
+        let e = SettingsEstimator.estimate(log: log, settings: try! person.settings.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        let reason = "no change: \(n) meals of \(2 * n) repeat the grams of the meal before within 5 minutes: are the meals recorded twice (two exports merged)?"
+        #expect(e.carbRatio.reason == reason && e.insulinSensitivity.reason == reason)
+        #expect(e.carbRatio.suggested == 10)
+        // By hand: 40 g twice 20 s apart is one twin; 40.4 g (another rounding) too; 40 g ten minutes on is not.
+        let t = KnownPerson.day0
+        let meals = [(0.0, 40.0), (20, 40.4), (620, 40)].map { CarbIntake(time: t.addingTimeInterval($0.0), amount: Carbohydrate(grams: $0.1)) }
+        #expect(SettingsEstimator.twinMeals(meals) == 1)
+    }
+
     /// Audit 39 (settings): boluses exported in another file (the pump's basal records alone) read
     /// every window as fasting or basal: 13 of 17 simulated histories without their boluses had
     /// basal blocks cut, 15 by the full 20%. Days read with no bolus change nothing, with the reason.

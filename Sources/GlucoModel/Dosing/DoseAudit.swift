@@ -91,8 +91,17 @@ public enum DoseAudit {
             history.inputsBefore.formUnion([.insulin, .bolus])
             let matched = Set(meal.intakes)
             history.carbs.removeAll { matched.contains($0) }
-            let suggestion = DoseAdvisor.suggest(log: history, carbs: meal.carbs, at: meal.bolus.time,
+            var suggestion = DoseAdvisor.suggest(log: history, carbs: meal.carbs, at: meal.bolus.time,
                                                  settings: settings, models: models, timeZone: timeZone)
+            // The meal's own records recorded twice (two exports merged): its carbohydrates, or its
+            // bolus, would count double; the history before it is checked by `suggest`.
+            if let twin = twinRecords(of: meal, in: log) {
+                let earlier: [DoseRefusal]
+                if case let .refused(list) = suggestion.decision { earlier = list } else { earlier = [] }
+                // No dose worked out from the doubled amount is shown beside the refusal.
+                suggestion.standard = nil; suggestion.modelDose = nil; suggestion.curve = nil; suggestion.predictions = []
+                suggestion = DoseAdvisor.finish(suggestion, .refused([twin] + earlier), notes: [])
+            }
             let t = meal.bolus.time
             let after = readings(log.glucose, from: t, to: t.addingTimeInterval(followUp)).filter { $0.time > t }.map(\.value.mgdL)
             let minimum = after.min()
@@ -102,6 +111,17 @@ public enum DoseAudit {
                 glucoseAfter2h: reading(log.glucose, near: t.addingTimeInterval(7200)),
                 minimumAfter: minimum, maximumAfter: after.max(), lowFollowed: minimum.map { $0 < lowThreshold })
         }
+    }
+
+    /// The refusal for the meal's intakes, or its bolus and another, recorded twice
+    /// (`DoseGuards.twinRecordRefusal`), if any.
+    static func twinRecords(of meal: (bolus: Bolus, carbs: Double, intakes: [CarbIntake]), in log: PatientLog) -> DoseRefusal? {
+        var records = PatientLog(patient: log.patient)
+        records.carbs = meal.intakes
+        let window = DoseGuards.twinRecordWindow
+        records.boluses = log.boluses.filter { abs($0.time.timeIntervalSince(meal.bolus.time)) <= window }
+        let last = max(meal.intakes.map(\.time).max() ?? meal.bolus.time, records.boluses.map(\.time).max() ?? meal.bolus.time)
+        return DoseGuards.twinRecordRefusal(records, at: last, durationMinutes: (last.timeIntervalSince(meal.bolus.time) + 2 * DoseAudit.mealWindow) / 60)
     }
 
     /// The reading nearest `time` within 5 minutes (the earlier on a tie).

@@ -78,6 +78,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// out of range): insulin was most likely given, in an amount nobody knows
     /// (`DoseGuards.skippedInsulinRefusal`).
     case skippedInsulinRecord(SkippedInsulin, count: Int, durationMinutes: Double)
+    /// Two boluses (or two meals) of the same amount a moment apart within the insulin's action
+    /// before the moment: one event recorded twice, most likely (two exports merged: an app's meal
+    /// and Loop's upload of it 20 s later), and read as two the dose counts it twice
+    /// (`DoseGuards.twinRecordRefusal`).
+    case twinRecords(TwinRecords)
 
     public var code: String {
         switch self {
@@ -99,6 +104,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .statedInsulinOnBoardWithRecords: return "stated_iob_with_records"
         case .basalScheduleMismatch: return "basal_schedule_mismatch"
         case .skippedInsulinRecord: return "skipped_insulin_record"
+        case .twinRecords: return "twin_records"
         }
     }
 
@@ -152,6 +158,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "(more than %@): one of them is wrong, and which decides the dose. Bring the settings file up to date with "
                 + "the pump ('glucomodel-predict settings' shows where they differ)",
                 settings, programme, g(effect), g(DoseGuards.basalMismatchEffectLimit))
+        case let .twinRecords(t):
+            let what = t.kind == .bolus ? "boluses" : "meals"
+            return "two \(what) of \(t.amount) at \(time(t.first)) and \(time(t.second)), \(Int(t.second.timeIntervalSince(t.first).rounded())) s "
+                + "apart: one \(t.kind == .bolus ? "dose" : "meal") recorded twice (two exports merged, a device's record and an app's?). "
+                + "Read as two, the dose would count it twice. Import one source of it, or remove the copy from the file"
         case let .skippedInsulinRecord(skipped, count, duration):
             let what = "a " + skipped.noun.one
             let others = count > 1 ? " (and \(Plural.of(count - 1, "other")) in that time)" : ""
@@ -181,4 +192,14 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "and import it again"
         }
     }
+}
+
+/// Two records of one kind and amount a moment apart (`DoseRefusal.twinRecords`).
+public struct TwinRecords: Hashable, Sendable, Codable {
+    /// `.bolus` or `.carbs`.
+    public var kind: RecordKind
+    public var first: Date
+    public var second: Date
+    /// The amount as written in the message (`4.35 U`, `47 g`).
+    public var amount: String
 }

@@ -87,6 +87,39 @@ public enum DoseGuards {
         return .skippedInsulinRecord(newest, count: bearing.count, durationMinutes: durationMinutes)
     }
 
+    /// How far apart two records of one kind and amount may be and still be one event recorded
+    /// twice (`twinRecordRefusal`): sources' clocks differ by seconds (an app's meal and Loop's
+    /// upload of it 20 s later); automatic boluses come 5 minutes apart, and are not twins.
+    public static let twinRecordWindow: TimeInterval = 120
+
+    /// The refusal for a bolus or a meal recorded twice that bears on the dose at `at`, if any: two
+    /// boluses of the same dose (within 0.005 U), or two meals of the same grams (within 0.5 g),
+    /// at most `twinRecordWindow` apart (and not at one instant: the merge keeps one of those,
+    /// `PatientLog.firstAtEachInstant`), the later within the insulin's action before `at`. Read
+    /// as two, the same meal of two exports made a model's dose 20.25 U where one gave 8.15.
+    public static func twinRecordRefusal(_ log: PatientLog, at: Date, durationMinutes: Double) -> DoseRefusal? {
+        let start = at.addingTimeInterval(-durationMinutes * 60)
+        func twin(_ times: [Date], _ amounts: [Double], tolerance: Double) -> (Date, Date, Double)? {
+            guard var i = times.firstIndex(where: { $0 >= start }) else { return nil }
+            while i < times.count, times[i] <= at {
+                var j = i - 1
+                while j >= 0, times[i].timeIntervalSince(times[j]) <= twinRecordWindow {
+                    if times[j] < times[i], abs(amounts[i] - amounts[j]) <= tolerance { return (times[j], times[i], amounts[i]) }
+                    j -= 1
+                }
+                i += 1
+            }
+            return nil
+        }
+        if let (a, b, u) = twin(log.boluses.map(\.time), log.boluses.map(\.dose.units), tolerance: 0.005) {
+            return .twinRecords(TwinRecords(kind: .bolus, first: a, second: b, amount: String(format: "%g U", u)))
+        }
+        if let (a, b, g) = twin(log.carbs.map(\.time), log.carbs.map(\.amount.grams), tolerance: 0.5) {
+            return .twinRecords(TwinRecords(kind: .carbs, first: a, second: b, amount: String(format: "%g g", g)))
+        }
+        return nil
+    }
+
     /// The largest effect on glucose (mg/dL, `ISF x` the difference in net insulin on board) that
     /// the settings' basal schedule and the pump's programmed basal in the data may disagree by:
     /// the distance from a 110 mg/dL target to a 70 mg/dL low. A file out of date with the pump by

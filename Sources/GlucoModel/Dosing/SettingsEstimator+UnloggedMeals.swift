@@ -65,11 +65,22 @@ extension SettingsEstimator {
     /// the pump's record and an app's a minute apart). Read as given twice, they halved both the
     /// ISF and the ICR estimates of a generated person and stepped both toward more insulin.
     static func twinBoluses(_ boluses: [Bolus], within: TimeInterval = 5 * 60) -> Int {
+        twins(boluses.map(\.time), boluses.map(\.dose.units), tolerance: 0.005, within: within)
+    }
+
+    /// Meals recorded twice, as `twinBoluses`: the same grams (within 0.5 g) again within
+    /// `within`. Read as eaten twice, they made the carb ratio 20% higher.
+    static func twinMeals(_ carbs: [CarbIntake], within: TimeInterval = 5 * 60) -> Int {
+        twins(carbs.map(\.time), carbs.map(\.amount.grams), tolerance: 0.5, within: within)
+    }
+
+    /// How many records (`times` ascending) repeat the amount of one before them within `within`.
+    static func twins(_ times: [Date], _ amounts: [Double], tolerance: Double, within: TimeInterval) -> Int {
         var twins = 0
-        for (i, b) in boluses.enumerated() where i > 0 {
+        for i in times.indices.dropFirst() {
             var j = i - 1
-            while j >= 0, b.time.timeIntervalSince(boluses[j].time) <= within {
-                if abs(boluses[j].dose.units - b.dose.units) < 0.005 { twins += 1; break }
+            while j >= 0, times[i].timeIntervalSince(times[j]) <= within {
+                if abs(amounts[j] - amounts[i]) < tolerance { twins += 1; break }
                 j -= 1
             }
         }

@@ -163,6 +163,12 @@ public enum SettingsEstimator {
             return unchanged(out, settings: settings, reason: "no change: \(Plural.of(twins, "bolus", plural: "boluses")) of "
                 + "\(given.count) repeat the dose before within 5 minutes: is the insulin recorded twice (two exports merged)?")
         }
+        let eaten = log.carbs.filter { read($0.time) }
+        let twinMeals = twinMeals(eaten)
+        if Double(twinMeals) > maximumTwinShare * Double(eaten.count) {
+            return unchanged(out, settings: settings, reason: "no change: \(Plural.of(twinMeals, "meal")) of \(eaten.count) repeat the "
+                + "grams of the meal before within 5 minutes: are the meals recorded twice (two exports merged)?")
+        }
         if settings.basalSchedule == nil, log.basalRates.isEmpty, log.temporaryBasals.contains(where: { read($0.start) }) {
             return unchanged(out, settings: settings, reason: noScheduleReason)
         }
