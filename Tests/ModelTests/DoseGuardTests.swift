@@ -212,6 +212,25 @@ import Testing
         #expect(suggest(checked, at: 100).decision.kind == "bolus")
     }
 
+    /// Before: a LibreView export's complete 15-minute history with a scan 5 minutes after every
+    /// other history reading had a median spacing of 10 minutes, read as a 5-minute CGM that
+    /// lost readings: 36 of 42 daytime doses refused. The history's grid decides.
+    @Test func a15MinuteHistoryWithScansKeepsIts15Minutes() {
+        var scanned = log(every: 15, through: 90)
+        scanned.glucose += stride(from: -265.0, through: 65, by: 30).map { GlucoseReading(time: F.at($0), value: .mgdL(181)) }
+        scanned.glucose.sort { $0.time < $1.time }
+        #expect(DoseGuards.recordingInterval(scanned.glucose.map(\.time), at: F.at(95)) == 15 * 60)
+        #expect(suggest(scanned, at: 95).decision.kind == "bolus")
+        // A history reading missing (11:15) is still a gap.
+        scanned.glucose.removeAll { $0.time == F.at(75) }
+        #expect(refusals(suggest(scanned, at: 95)) == [.recentGap(missingSteps: 1, windowMinutes: 30)])
+        // A 5-minute CGM that lost every third reading: as many readings off any 15-minute grid as
+        // on it, so still 5 minutes, its gaps refused.
+        let thirds = log(every: 5, through: 90, skipping: Set(stride(from: -260.0, through: 90, by: 15)))
+        #expect(DoseGuards.recordingInterval(thirds.glucose.map(\.time), at: F.at(90)) == 5 * 60)
+        #expect(!refusals(suggest(thirds, at: 90)).isEmpty)
+    }
+
     @Test func a5MinuteCGMThatLostReadingsKeepsIts5Minutes() {
         // Every other reading lost for 6 hours (10-minute spacing): still a 5-minute CGM, gaps refused.
         let halved = log(every: 10, through: 90)

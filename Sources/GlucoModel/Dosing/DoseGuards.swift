@@ -196,16 +196,38 @@ public enum DoseGuards {
     }
 
     /// The CGM's recording interval at `at`: 15 minutes when the median spacing of the readings
-    /// of the last 6 hours is 12.5 minutes or more (a Libre's history), else 5. A 5-minute CGM
-    /// that lost readings keeps its 5 minutes unless it lost two of every three for hours; longer
-    /// spacings are gaps, not an interval. Finger-sticks between readings only shorten the median.
+    /// of the last 6 hours is 12.5 minutes or more (a Libre's history), or when they hold a
+    /// 15-minute grid with fewer readings off it than on it (a Libre's history with its scans:
+    /// a scan 5 minutes after every other history reading made the median 10, and 36 of 42 daytime
+    /// doses were refused for readings "missing" from a complete history), else 5. A 5-minute CGM
+    /// that lost readings keeps its 5 minutes unless it lost two of every three for hours (every
+    /// other: no 15-minute grid is held; every third: as many readings off the grid as on it);
+    /// longer spacings are gaps, not an interval. Finger-sticks between readings only shorten the median.
     static func recordingInterval(_ times: [Date], at: Date) -> TimeInterval {
         let since = at.addingTimeInterval(-cadenceWindow)
         let recent = times.filter { $0 > since && $0 <= at }
         guard recent.count >= 3 else { return readingInterval }
         let spacings = zip(recent.dropFirst(), recent).map { $0.timeIntervalSince($1) }.sorted()
         let median = Statistics.percentile(sorted: spacings, 0.5)
-        return median >= slowReadingInterval - readingInterval / 2 ? slowReadingInterval : readingInterval
+        if median >= slowReadingInterval - readingInterval / 2 { return slowReadingInterval }
+        return holdsSlowGrid(recent) ? slowReadingInterval : readingInterval
+    }
+
+    /// Whether readings (ascending, a few hours) hold a grid of `slowReadingInterval` at one phase,
+    /// within a sixth of it (2.5 minutes), at 90% or more of its instants from the first reading on
+    /// it to the last, with fewer readings off the grid than on it (scans between history readings).
+    static func holdsSlowGrid(_ times: [Date]) -> Bool {
+        let step = slowReadingInterval, tolerance = slowReadingInterval / 6
+        for anchor in times {
+            let on = times.filter { t in
+                let offset = t.timeIntervalSince(anchor).truncatingRemainder(dividingBy: step)
+                return min(abs(offset), step - abs(offset)) <= tolerance
+            }
+            guard let first = on.first, let last = on.last, on.count * 2 > times.count else { continue }
+            let instants = (last.timeIntervalSince(first) / step).rounded() + 1
+            if instants >= 4, Double(on.count) >= 0.9 * instants { return true }
+        }
+        return false
     }
 
     /// Number of expected readings, one every `step`, missing in `(at - 30 min, at]` (see `glucoseRefusals`).
