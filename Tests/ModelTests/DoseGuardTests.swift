@@ -111,7 +111,7 @@ import Testing
 
     /// Before: a CGM-only export (Dexcom Clarity's, LibreView's, with nothing logged) was dosed by
     /// the formula with nothing on board, whatever the person had injected an hour before.
-    @Test func aCGMOnlyExportIsRefusedUnlessTheInsulinOnBoardIsStated() {
+    @Test func aCGMOnlyExportIsRefusedUnlessTheInsulinOnBoardIsStated() throws {
         let cgmOnly = F.flatLog(insulinRecords: false)
         let s = suggest(cgmOnly)
         #expect(refusals(s) == [.noInsulinRecords(durationMinutes: 360)])
@@ -148,6 +148,16 @@ import Testing
         }
         #expect(abs(predicted - (180 - 35 * 4 * (1 - F.insulinRemaining(Double(minute))))) < 1e-6)
         #expect(predicted < 70 && 180 - 35 * 4 * (1 - F.insulinRemaining(Double(minute - 5))) >= 70)
+        // 100 U stated: the curve falls to 180 - 35 * 100 mg/dL; what is shown stops at 10 mg/dL,
+        // the models' plausible floor (it printed -303 for 10 U, and wrote it in the JSON).
+        let huge = stated(100)
+        #expect(huge.decision.kind == "no_insulin" && !huge.predictions.isEmpty)
+        #expect(huge.predictions.allSatisfy { $0.atZeroDose >= 10 && $0.atSuggestedDose >= 10 })
+        #expect(huge.predictions.contains { $0.atZeroDose == 10 })
+        if case let .noInsulin(.predictedBelowSuspend(_, shownLow, _)) = huge.decision { #expect(shownLow >= 10) }
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try huge.json().utf8)) as? [String: Any])
+        let curve = try #require(json["predicted_no_bolus_mgdl"] as? [Double])
+        #expect(curve.min() == 10 && curve.allSatisfy { $0 >= 10 })
         // Stated beside insulin records, or outside 0-100 U: refused, with the reason.
         #expect(refusals(DoseAdvisor.suggest(log: F.flatLog(), carbs: 20, at: F.at(90), settings: F.settings(), models: nil,
                                              statedInsulinOnBoard: 0)) == [.statedInsulinOnBoardWithRecords])

@@ -176,7 +176,7 @@ public enum DoseAdvisor {
         let outcome = rule.apply(to: curve)
         if case let .predictedLow(minute, low) = outcome {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
-            return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: Int(minute.rounded()), predicted: low.mgdL,
+            return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: Int(minute.rounded()), predicted: shown(low.mgdL),
                                                                   threshold: settings.suspendThreshold)), notes: [])
         }
         if let models, let low = possibleLow(models, anchors: anchors.points, curve: curve, glucose: glucose,
@@ -381,9 +381,17 @@ public enum DoseAdvisor {
     static func horizons(_ curve: PredictedCurve, anchors: [(minutes: Double, glucose: GlucoseValue)], dose: Double) -> [PredictedGlucose] {
         let minutes = anchors.isEmpty ? stride(from: 60.0, through: curve.minutes.last ?? 0, by: 60).map { $0 } : anchors.map(\.minutes)
         return minutes.map { m in
-            PredictedGlucose(horizonMinutes: Int(m.rounded()), atZeroDose: curve.glucose(bolus: InsulinUnits(0), atMinute: m).mgdL,
-                             atSuggestedDose: curve.glucose(bolus: InsulinUnits(dose), atMinute: m).mgdL)
+            PredictedGlucose(horizonMinutes: Int(m.rounded()), atZeroDose: shown(curve.glucose(bolus: InsulinUnits(0), atMinute: m).mgdL),
+                             atSuggestedDose: shown(curve.glucose(bolus: InsulinUnits(dose), atMinute: m).mgdL))
         }
+    }
+
+    /// A predicted glucose as shown (text, JSON, reasons): within the models' plausible range
+    /// (`GlucoseModel.plausibleRange`, 10-600 mg/dL), as their own predictions are. The curve of
+    /// effects has no floor: 10 U stated on board predicted -303 mg/dL. The decisions compare the
+    /// curve itself with the suspend threshold and the target, both inside that range.
+    static func shown(_ mgdL: Double) -> Double {
+        min(GlucoseModel.plausibleRange.upperBound, max(GlucoseModel.plausibleRange.lowerBound, mgdL))
     }
 
     static func finish(_ suggestion: DoseSuggestion, _ decision: DoseDecision, notes: [DoseNote]) -> DoseSuggestion {

@@ -88,8 +88,8 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
             predicted_minutes = c.minutes
             let dose = InsulinUnits(units)
             let digits = glucose == .mgdL ? 10.0 : 100.0
-            predicted_no_bolus_mgdl = c.glucose(bolus: InsulinUnits(0)).map { r(glucose.convert($0.mgdL), digits)! }
-            predicted_with_dose_mgdl = c.glucose(bolus: dose).map { r(glucose.convert($0.mgdL), digits)! }
+            predicted_no_bolus_mgdl = c.glucose(bolus: InsulinUnits(0)).map { r(glucose.convert(DoseAdvisor.shown($0.mgdL)), digits)! }
+            predicted_with_dose_mgdl = c.glucose(bolus: dose).map { r(glucose.convert(DoseAdvisor.shown($0.mgdL)), digits)! }
         }
     }
 
