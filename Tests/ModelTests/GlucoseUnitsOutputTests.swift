@@ -99,6 +99,12 @@ import Testing
         #expect(suggestion("G0 - 35").report.contains("settings: ICR 10 g/U, ISF 35 mg/dL/U, target 110 mg/dL, suspend below 70 mg/dL"))
         // G0 - 120 predicts 60 mg/dL at 60 min: 60 / 18.01559 = 3.33 -> 3.3; the threshold 70 -> 3.9.
         let low = suggestion("G0 - 120", carbs: 0)
+        // A value that rounds to the threshold is shown to a tenth (mmol/L: a thousandth), rounded
+        // down: it read "70.0 mg/dL, below the suspend threshold 70.0 mg/dL".
+        let close = DoseRefusal.predictedBelowSuspend(horizonMinutes: 120, predicted: 69.96, threshold: 70)
+        #expect(close.description.hasPrefix("glucose predicted at 120 min is 69.9 mg/dL, below the suspend threshold 70.0 mg/dL"))
+        #expect(close.description(units: .mmolL).hasPrefix("glucose predicted at 120 min is 3.883 mmol/L, below the suspend threshold 3.9 mmol/L"))
+        #expect(DoseRefusal.belowSuspend(glucose: 69.4, threshold: 70).description.hasPrefix("glucose 69.0 mg/dL is below"))
         let reason = "glucose predicted at 60 min is 3.3 mmol/L, below the suspend threshold 3.9 mmol/L: no insulin; watch for a low"
         #expect(low.report(units: .mmolL).contains("[predicted_below_suspend] " + reason))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(try low.json(units: .mmolL).utf8)) as? [String: Any])

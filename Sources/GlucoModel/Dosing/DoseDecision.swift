@@ -118,6 +118,13 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         func g(_ mgdL: Double) -> String {
             units == .mgdL ? "\(mgdL.rounded()) mg/dL" : units.withUnit(mgdL)
         }
+        // A value below a threshold that rounds to it ("70.0 mg/dL, below ... 70.0 mg/dL") is shown
+        // to a tenth of a mg/dL (a thousandth of a mmol/L), rounded down.
+        func below(_ mgdL: Double, _ threshold: Double) -> String {
+            guard g(mgdL) == g(threshold) else { return g(mgdL) }
+            if units == .mgdL { return String(format: "%.1f mg/dL", (mgdL * 10).rounded(.down) / 10) }
+            return String(format: "%.3f mmol/L", (units.convert(mgdL) * 1000).rounded(.down) / 1000)
+        }
         switch self {
         case .noGlucose: return "no glucose reading before the moment of the suggestion"
         case let .staleGlucose(newest, age):
@@ -130,11 +137,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "a stuck or failed sensor; check with a finger-stick"
         case let .settings(problems): return "settings not usable: " + problems.map(\.description).joined(separator: "; ")
         case let .belowSuspend(glucose, t):
-            return "glucose \(g(glucose)) is below the suspend threshold \(g(t)): no insulin; treat or watch for a low"
+            return "glucose \(below(glucose, t)) is below the suspend threshold \(g(t)): no insulin; treat or watch for a low"
         case let .predictedBelowSuspend(h, p, t):
-            return "glucose predicted at \(h) min is \(g(p)), below the suspend threshold \(g(t)): no insulin; watch for a low"
+            return "glucose predicted at \(h) min is \(below(p, t)), below the suspend threshold \(g(t)): no insulin; watch for a low"
         case let .possibleLowBelowSuspend(h, lower, t):
-            return "the 80% interval of the glucose predicted at \(h) min reaches down to \(g(lower)), below the suspend threshold \(g(t)): a low is possible; no insulin; watch for a low"
+            return "the 80% interval of the glucose predicted at \(h) min reaches down to \(below(lower, t)), below the suspend threshold \(g(t)): a low is possible; no insulin; watch for a low"
         case let .invalidCarbs(c): return "carbohydrates \(c) g: expected a number from 0 to 300"
         case let .invalidCarbsTime(eaten, at):
             return "carbohydrates eaten at \(time(eaten)): expected at or before the moment of the suggestion (\(time(at))) and at most \(Int(DoseGuards.carbsTimeReach / 60)) minutes before it"
