@@ -84,6 +84,32 @@ import Testing
         #expect(!suggest(boluses).reasonCodes.contains("twin_records"))
     }
 
+    /// Before: asked for 50 g at a 72 g meal already logged in an app (no bolus yet), a model
+    /// gave 20.3 U, reading both meals, where the formula gave 6.15 for the 50 g. A meal logged in
+    /// the 15 minutes before the ask, with no bolus from 15 minutes before it on, is refused as
+    /// perhaps the same meal; with its time given (`--carbs-time`) it counts once, and a meal
+    /// already bolused, an older one, or a correction (0 g asked) is not this.
+    @Test func aMealAlreadyLoggedWithoutItsBolusIsRefused() {
+        var log = F.flatLog()
+        log.carbs = [CarbIntake(time: F.at(85), amount: Carbohydrate(grams: 72))]
+        let s = suggest(log, carbs: 50, at: 90)
+        #expect(refusals(s) == [.mealAlreadyLogged(grams: 72, time: F.at(85))])
+        #expect(s.reasons.first?.message.hasPrefix("a meal of 72 g is logged at 2026-01-05T11:25:00Z with no bolus for it: if it is "
+                                                   + "the meal asked for, the dose would count it twice") == true)
+        // Its time given: the log's 72 g at 11:25 counts once.
+        let timed = DoseAdvisor.suggest(log: log, carbs: 72, carbsTime: F.at(85), at: F.at(90), settings: F.settings(), models: nil)
+        #expect(!timed.reasonCodes.contains("meal_already_logged") && timed.decision.units != nil)
+        // At the moment itself, too; not 16 minutes before, nor with its bolus logged, nor for a correction.
+        log.carbs[0].time = F.at(90)
+        #expect(suggest(log, carbs: 50, at: 90).reasonCodes.contains("meal_already_logged"))
+        log.carbs[0].time = F.at(74)
+        #expect(!suggest(log, carbs: 50, at: 90).reasonCodes.contains("meal_already_logged"))
+        log.carbs[0].time = F.at(85)
+        #expect(!suggest(log, carbs: 0, at: 90).reasonCodes.contains("meal_already_logged"))
+        log.boluses.append(Bolus(time: F.at(80), dose: InsulinUnits(4)))
+        #expect(!suggest(log, carbs: 50, at: 90).reasonCodes.contains("meal_already_logged"))
+    }
+
     /// Before: the bundled adolescent_003 with its boluses left out of the file (the pump's basal
     /// in it) got 3 U by the formula and 5.05 U by the model for 50 g, its whole data 0 and 2.6:
     /// the missing boluses read as no insulin on board.

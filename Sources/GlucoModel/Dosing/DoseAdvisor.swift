@@ -110,6 +110,7 @@ public enum DoseAdvisor {
         if let r = DoseGuards.insulinRecordsRefusal(log, statedInsulinOnBoard: stated, durationMinutes: duration) { refusals.append(r) }
         if let r = DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }
         if let r = DoseGuards.twinRecordRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }
+        if let r = DoseGuards.loggedMealRefusal(log, carbs: carbs, carbsTime: carbsTime, at: at) { refusals.append(r) }
         // Carbohydrates eaten before `at` are in the log from then on; eaten at `at`, they are planned.
         let eaten = carbsTime.flatMap { $0 < at && carbs > 0 ? $0 : nil }
         out.carbsTime = eaten

@@ -83,6 +83,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// and Loop's upload of it 20 s later), and read as two the dose counts it twice
     /// (`DoseGuards.twinRecordRefusal`).
     case twinRecords(TwinRecords)
+    /// Carbohydrates are asked for, and the log already holds a meal in the `DoseAudit.mealWindow`
+    /// before the moment with no bolus from that long before it: most likely the same meal, logged in
+    /// an app before the dose was asked for, which the models would count beside the planned grams
+    /// (`DoseGuards.loggedMealRefusal`).
+    case mealAlreadyLogged(grams: Double, time: Date)
 
     public var code: String {
         switch self {
@@ -105,6 +110,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .basalScheduleMismatch: return "basal_schedule_mismatch"
         case .skippedInsulinRecord: return "skipped_insulin_record"
         case .twinRecords: return "twin_records"
+        case .mealAlreadyLogged: return "meal_already_logged"
         }
     }
 
@@ -165,6 +171,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "(more than %@): one of them is wrong, and which decides the dose. Bring the settings file up to date with "
                 + "the pump ('glucomodel-predict settings' shows where they differ)",
                 settings, programme, g(effect), g(DoseGuards.basalMismatchEffectLimit))
+        case let .mealAlreadyLogged(grams, eaten):
+            return String(format: "a meal of %g g is logged at %@ with no bolus for it: if it is the meal asked for, the dose would "
+                          + "count it twice (the models read the log's meal beside the grams asked for). Ask for it with its time "
+                          + "(--carbs-time %@, the grams it holds): the log's record then counts once; if it is another meal, "
+                          + "ask for both with the time of the first", grams, time(eaten), time(eaten))
         case let .twinRecords(t):
             let what = t.kind == .bolus ? "boluses" : "meals"
             return "two \(what) of \(t.amount) at \(time(t.first)) and \(time(t.second)), \(Int(t.second.timeIntervalSince(t.first).rounded())) s "

@@ -87,6 +87,22 @@ public enum DoseGuards {
         return .skippedInsulinRecord(newest, count: bearing.count, durationMinutes: durationMinutes)
     }
 
+    /// The refusal for planned carbohydrates (`carbs` > 0, no `carbsTime`) beside a meal the log
+    /// already holds within `DoseAudit.mealWindow` before `at` (or at it) with no bolus from
+    /// `mealWindow` before that meal up to `at`, if any: a meal logged in an app before the dose was
+    /// asked for. The models read it, and the planned grams too: asked at a logged 72 g meal for
+    /// 50 g, a model gave 20.3 U where the formula, which reads the planned grams alone, gave 6.15.
+    /// With `carbsTime` the meal's time is given, and the log's record at it counts once.
+    public static func loggedMealRefusal(_ log: PatientLog, carbs: Double, carbsTime: Date?, at: Date) -> DoseRefusal? {
+        guard carbs > 0, carbsTime == nil else { return nil }
+        let window = DoseAudit.mealWindow
+        guard let meal = log.carbs.last(where: { $0.time <= at && at.timeIntervalSince($0.time) <= window && $0.amount.grams > 0 })
+        else { return nil }
+        let start = meal.time.addingTimeInterval(-window)
+        guard !log.boluses.contains(where: { $0.time >= start && $0.time <= at }) else { return nil }
+        return .mealAlreadyLogged(grams: meal.amount.grams, time: meal.time)
+    }
+
     /// How far apart two records of one kind and amount may be and still be one event recorded
     /// twice (`twinRecordRefusal`): sources' clocks differ by seconds (an app's meal and Loop's
     /// upload of it 20 s later); automatic boluses come 5 minutes apart, and are not twins.
