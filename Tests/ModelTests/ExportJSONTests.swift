@@ -89,6 +89,25 @@ struct ExportJSONTests {
     /// Tidepool keeps every reading in mmol/L, converted from the device's whole mg/dL. Read back,
     /// each is the whole number again (35 of 363 were off in their last bit), so the same readings give
     /// the same log as in mg/dL, and 40 minutes at 400 mg/dL are a run at the sensor's ceiling.
+    /// Control-IQ's automatic corrections are Tidepool boluses of subType `automated`, their
+    /// amount in `normal`: insulin given. Read as an unknown subType, each was skipped insulin, and
+    /// every dose within 6 hours of one was refused, all day for such a pump.
+    @Test func tidepoolAutomatedBolusesAreBoluses() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tidepool-auto-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("p1.json")
+        try Data("""
+            [{"type": "bolus", "subType": "automated", "normal": 0.45, "time": "2026-03-01T10:00:00.000Z"},
+             {"type": "bolus", "subType": "normal", "normal": 3.2, "time": "2026-03-01T12:00:00.000Z"},
+             {"type": "bolus", "subType": "pulse", "normal": 1, "time": "2026-03-01T13:00:00.000Z"},
+             {"type": "cbg", "units": "mg/dL", "value": 120, "time": "2026-03-01T12:00:00.000Z"}]
+            """.utf8).write(to: url)
+        let r = try TidepoolImporter().importFile(at: url, options: ExportFixtures.options("UTC"))
+        #expect(r.log.boluses.map(\.dose.units) == [0.45, 3.2] && r.log.boluses.first?.time == utc("2026-03-01T10:00:00Z"))
+        #expect(r.summary.skipped == ["unknown bolus subType": 1] && r.log.skippedInsulin.map(\.kind) == [.bolus])
+    }
+
     @Test func tidepoolMmolFromWholeMgdLReadsBackWhole() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tidepool-mmol-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

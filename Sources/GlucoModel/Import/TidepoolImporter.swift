@@ -6,7 +6,7 @@ import Foundation
 /// if present, else `ImportOptions.timeZone`.
 /// - `cbg` -> CGM, `smbg` -> finger stick; `value` in mmol/L (`GlucoseValue(mmolL:)`,
 ///   1 mmol/L = 18.01559 mg/dL) unless `units` is `mg/dL`.
-/// - `bolus`: subType `normal` (`normal` U), `square`/`extended` (`extended` U over `duration` ms),
+/// - `bolus`: subType `normal` or `automated` (`normal` U), `square`/`extended` (`extended` U over `duration` ms),
 ///   `dual/square` (`normal` + `extended`, ending after `duration`).
 /// - `basal`: `deliveryType` `scheduled` -> `BasalRate` ending after `duration` ms;
 ///   `temp` and `automated` -> `TemporaryBasal` (`rate` U/h); `suspend` -> `TemporaryBasal` at 0 U/h.
@@ -114,7 +114,9 @@ public struct TidepoolImporter: PatientDataImporter {
     func bolus(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) {
         let sub = r["subType"]?.string ?? "normal"
         switch sub {
-        case "normal":
+        case "normal", "automated":
+            // `automated`: a pump's automatic correction (Control-IQ), its amount in `normal`. Read as
+            // unknown, each was skipped insulin, and every dose within 6 hours of one was refused.
             guard let u = number(r, "normal", ImportLimits.doseUnits, "U", line: line, &b) else { return }
             b.add(Bolus(time: t, dose: InsulinUnits(u), type: .normal), line: line, field: "time")
         case "square", "extended", "dual/square", "dual":
@@ -129,7 +131,7 @@ public struct TidepoolImporter: PatientDataImporter {
             b.add(Bolus(time: t, end: t.addingTimeInterval(minutes * 60), dose: InsulinUnits(now + ext),
                         type: dual ? .normalDual : .square), line: line, field: "time")
         default:
-            b.skip("unknown bolus subType", line: line, field: "subType", "'\(sub.prefix(40))'; expected normal, square or dual/square")
+            b.skip("unknown bolus subType", line: line, field: "subType", "'\(sub.prefix(40))'; expected normal, automated, square or dual/square")
         }
     }
 
