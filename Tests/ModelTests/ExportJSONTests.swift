@@ -108,6 +108,30 @@ struct ExportJSONTests {
         #expect(r.summary.skipped == ["unknown bolus subType": 1] && r.log.skippedInsulin.map(\.kind) == [.bolus])
     }
 
+    /// The Nightscout API and Tidepool return their records on one line: every warning said
+    /// "line 1", and a bad dose among thousands could not be found. Such a file's warnings name the
+    /// record's place; a file of one record per line keeps its lines.
+    @Test func warningsOfAJSONExportOnOneLineNameTheRecord() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("packed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let records = [#"{"eventType": "Correction Bolus", "insulin": 1, "created_at": "2026-03-01T08:00:00Z"}"#,
+                       #"{"eventType": "Correction Bolus", "insulin": "abc", "created_at": "2026-03-01T09:00:00Z"}"#,
+                       #"{"eventType": "Meal Bolus", "carbs": 900, "created_at": "2026-03-01T10:00:00Z"}"#]
+        let packed = dir.appendingPathComponent("packed.json"), lined = dir.appendingPathComponent("lined.json")
+        try Data(("[" + records.joined(separator: ",") + "]").utf8).write(to: packed)
+        try Data(("[\n" + records.joined(separator: ",\n") + "\n]\n").utf8).write(to: lined)
+        let a = try NightscoutImporter().importFile(at: packed, options: ExportFixtures.options("UTC"))
+        #expect(a.summary.issues.prefix(2).map(\.location) == [SourceLocation(file: "packed.json", line: 1, field: "insulin", record: 2),
+                                                       SourceLocation(file: "packed.json", line: 1, field: "carbs", record: 3)])
+        #expect(a.summary.issues.first?.description.hasPrefix("packed.json:1 (record 2) [insulin]: warning:") == true)
+        #expect(a.summary.warningLines(limit: 0).first?.contains("1 insulin record skipped (record 2)") == true)
+        #expect(a.log.skippedInsulin.first?.location.record == 2)
+        let b = try NightscoutImporter().importFile(at: lined, options: ExportFixtures.options("UTC"))
+        #expect(b.summary.issues.prefix(2).map(\.location) == [SourceLocation(file: "lined.json", line: 3, field: "insulin"),
+                                                       SourceLocation(file: "lined.json", line: 4, field: "carbs")])
+    }
+
     @Test func tidepoolMmolFromWholeMgdLReadsBackWhole() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tidepool-mmol-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -3,14 +3,18 @@ public struct SourceLocation: Hashable, Sendable, Codable, CustomStringConvertib
     public var file: String
     public var line: Int?
     public var field: String?
+    /// The 1-based index of the record in a JSON export written on one line (an API's, Tidepool's),
+    /// where every line is 1 (`JSONElementStream.isPacked`); nil otherwise.
+    public var record: Int?
 
-    public init(file: String, line: Int? = nil, field: String? = nil) {
-        self.file = file; self.line = line; self.field = field
+    public init(file: String, line: Int? = nil, field: String? = nil, record: Int? = nil) {
+        self.file = file; self.line = line; self.field = field; self.record = record
     }
 
     public var description: String {
         var s = file
         if let line { s += ":\(line)" }
+        if let record { s += " (record \(record))" }
         if let field { s += " [\(field)]" }
         return s
     }

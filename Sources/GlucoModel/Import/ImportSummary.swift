@@ -96,10 +96,13 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
     /// that does to doses, which the row warnings alone do not say.
     var insulinLine: String? {
         guard let skipped = skippedInsulin, !skipped.isEmpty else { return nil }
-        let lines = skipped.compactMap(\.location.line)
+        // A JSON export on one line: its records' places, not line 1 each time.
+        let records = skipped.allSatisfy { $0.location.record != nil }
+        let lines = records ? skipped.compactMap(\.location.record) : skipped.compactMap(\.location.line)
         let shown = lines.prefix(5).map(String.init).joined(separator: ", ") + (lines.count > 5 ? ", ..." : "")
+        let noun = (records ? "record" : "line") + (lines.count == 1 ? "" : "s")
         return ImportIssue(.warning, SourceLocation(file: file),
-                           "\(Plural.of(skipped.count, "insulin record")) skipped\(lines.isEmpty ? "" : " (line\(lines.count == 1 ? "" : "s") \(shown))"): "
+                           "\(Plural.of(skipped.count, "insulin record")) skipped\(lines.isEmpty ? "" : " (\(noun) \(shown))"): "
                            + "a dose asked for within the insulin's action after one is refused until it is corrected and the file imported again").description
     }
 

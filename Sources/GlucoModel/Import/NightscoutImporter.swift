@@ -29,7 +29,10 @@ public struct NightscoutImporter: PatientDataImporter {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         var cancels: [Date] = []
         var container: String?
-        try JSONElementStream(url: url).forEach { element in
+        let stream = JSONElementStream(url: url)
+        let packed = stream.isPacked()
+        try stream.forEach { element in
+            if packed { b.record = element.index }
             // Entries and treatments are each in their own time order.
             if element.container != container { b.startTimeOrder(); container = element.container }
             guard let record = b.read(element) else { return }
@@ -46,6 +49,7 @@ public struct NightscoutImporter: PatientDataImporter {
                 b.addNotModelled("Nightscout \(key.prefix(40))")
             }
         }
+        b.record = nil
         endTemporaryBasals(at: cancels, &b)
         return try b.build()
     }

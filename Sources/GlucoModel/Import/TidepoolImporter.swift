@@ -30,7 +30,10 @@ public struct TidepoolImporter: PatientDataImporter {
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
-        try JSONElementStream(url: url).forEach { element in
+        let stream = JSONElementStream(url: url)
+        let packed = stream.isPacked()
+        try stream.forEach { element in
+            if packed { b.record = element.index }
             guard let r = b.read(element) else { return }
             guard case .object = r, let type = r["type"]?.string else {
                 b.skip("record without type", line: element.line, field: "type", "found \(r.brief) without a 'type'; expected a typed Tidepool record")
@@ -38,6 +41,7 @@ public struct TidepoolImporter: PatientDataImporter {
             }
             record(r, type: type, line: element.line, &b)
         }
+        b.record = nil
         return try b.build()
     }
 

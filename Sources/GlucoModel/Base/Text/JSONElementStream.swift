@@ -15,6 +15,8 @@ public struct JSONElementStream {
         public var line: Int
         public var inArray: Bool
         public var value: Result<JSONValue, JSONParser.Failure>
+        /// Its 1-based place among the file's elements.
+        public var index = 0
     }
 
     public static let maxElementBytes = 4 << 20
@@ -28,6 +30,26 @@ public struct JSONElementStream {
     /// - Throws: `InputError` when the file is unreadable, not an array or object of arrays,
     ///   truncated, or holds an element larger than `maxElementBytes`.
     public func forEach(_ body: (Element) throws -> Void) throws {
+        var count = 0
+        try elements { element in
+            var e = element
+            count += 1
+            e.index = count
+            try body(e)
+        }
+    }
+
+    /// Whether the file writes its records on one line, as the Nightscout API and Tidepool return
+    /// them: at most one line break in its first 64 KiB. Its warnings name a record by its index
+    /// (`SourceLocation.record`), as every line is 1.
+    public func isPacked() -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 64 << 10)) ?? Data()
+        return head.count(where: { $0 == 0x0A }) <= 1
+    }
+
+    private func elements(_ body: (Element) throws -> Void) throws {
         guard let handle = try? FileHandle(forReadingFrom: url) else {
             throw InputError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
         }

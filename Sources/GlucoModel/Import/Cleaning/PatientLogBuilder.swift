@@ -26,6 +26,9 @@ public struct PatientLogBuilder: Sendable {
     public var otherRecords: [String: Int] = [:]
     public var insulinKind: InsulinKind = .unknown
     public var duplicates: DuplicatePolicy
+    /// The record being read in a JSON export written on one line (`SourceLocation.record`), which
+    /// its locations name; nil otherwise.
+    public var record: Int?
     var resolver: LocalTimeResolver
     /// Rows of the stream in a repeated daylight-saving hour, decided per run (`RepeatedHourRuns`).
     var repeats = RepeatedHourRuns()
@@ -66,7 +69,7 @@ public struct PatientLogBuilder: Sendable {
     }
 
     public func location(_ line: Int?, _ field: String? = nil) -> SourceLocation {
-        SourceLocation(file: file, line: line, field: field)
+        SourceLocation(file: file, line: line, field: field, record: record)
     }
 
     public func error(_ line: Int?, _ field: String?, _ message: String) -> InputError {
