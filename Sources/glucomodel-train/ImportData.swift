@@ -71,7 +71,10 @@ struct ImportData: ParsableCommand {
                         print("  " + run.storedLine)
                         printWarnings(run.summary)
                     case let .alreadyImported(run):
-                        print("\(path): already imported (same content as run \(run.id), \(run.filePath)); nothing added")
+                        // The store knows a file by its content: the same file with another --patient or
+                        // --time-zone is still this one (a store keeps a content's first import).
+                        print("\(path): already imported (same content as run \(run.id), \(run.filePath), patient \(run.patient)); "
+                              + "nothing added (to read it with another --patient or --time-zone, import it into a new store)")
                     }
                 } catch let nothing as NothingKeptError {
                     // A failed file, with the warnings that say why (nothing was stored).
