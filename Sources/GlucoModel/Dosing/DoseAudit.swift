@@ -120,8 +120,7 @@ public enum DoseAudit {
         records.carbs = meal.intakes
         let window = DoseGuards.twinRecordWindow
         records.boluses = log.boluses.filter { abs($0.time.timeIntervalSince(meal.bolus.time)) <= window }
-        let last = max(meal.intakes.map(\.time).max() ?? meal.bolus.time, records.boluses.map(\.time).max() ?? meal.bolus.time)
-        return DoseGuards.twinRecordRefusal(records, at: last, durationMinutes: (last.timeIntervalSince(meal.bolus.time) + 2 * DoseAudit.mealWindow) / 60)
+        return DoseGuards.twinRecordRefusal(records, from: .distantPast, through: .distantFuture)
     }
 
     /// The reading nearest `time` within 5 minutes (the earlier on a tie).

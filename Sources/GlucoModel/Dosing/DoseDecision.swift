@@ -220,4 +220,16 @@ public struct TwinRecords: Hashable, Sendable, Codable {
     public var second: Date
     /// The amount as written in the message (`4.35 U`, `47 g`).
     public var amount: String
+
+    /// The latest record before `i` (of records at `times`, ascending) at most `within` before it
+    /// that `matches`, if any: the record `i` repeats (`DoseGuards.twinRecordRefusal`,
+    /// `SettingsEstimator.twinBoluses`).
+    static func latest(before i: Int, _ times: [Date], within: TimeInterval, where matches: (Int) -> Bool) -> Int? {
+        var j = i - 1
+        while j >= 0, times[i].timeIntervalSince(times[j]) <= within {
+            if matches(j) { return j }
+            j -= 1
+        }
+        return nil
+    }
 }

@@ -114,16 +114,17 @@ public enum DoseGuards {
     /// `PatientLog.firstAtEachInstant`), the later within the insulin's action before `at`. Read
     /// as two, the same meal of two exports made a model's dose 20.25 U where one gave 8.15.
     public static func twinRecordRefusal(_ log: PatientLog, at: Date, durationMinutes: Double) -> DoseRefusal? {
-        let start = at.addingTimeInterval(-durationMinutes * 60)
+        twinRecordRefusal(log, from: at.addingTimeInterval(-durationMinutes * 60), through: at)
+    }
+
+    /// `twinRecordRefusal` for a pair whose later record is dated from `start` through `end`.
+    static func twinRecordRefusal(_ log: PatientLog, from start: Date, through end: Date) -> DoseRefusal? {
         func twin(_ times: [Date], _ amounts: [Double], tolerance: Double) -> (Date, Date, Double)? {
-            guard var i = times.firstIndex(where: { $0 >= start }) else { return nil }
-            while i < times.count, times[i] <= at {
-                var j = i - 1
-                while j >= 0, times[i].timeIntervalSince(times[j]) <= twinRecordWindow {
-                    if times[j] < times[i], abs(amounts[i] - amounts[j]) <= tolerance { return (times[j], times[i], amounts[i]) }
-                    j -= 1
-                }
-                i += 1
+            let range = (times.firstIndex { $0 >= start } ?? times.endIndex)..<(times.firstIndex { $0 > end } ?? times.endIndex)
+            for i in range {
+                if let j = TwinRecords.latest(before: i, times, within: twinRecordWindow, where: {
+                    times[$0] < times[i] && abs(amounts[$0] - amounts[i]) <= tolerance
+                }) { return (times[j], times[i], amounts[i]) }
             }
             return nil
         }

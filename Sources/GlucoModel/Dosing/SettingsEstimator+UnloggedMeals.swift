@@ -76,15 +76,9 @@ extension SettingsEstimator {
 
     /// How many records (`times` ascending) repeat the amount of one before them within `within`.
     static func twins(_ times: [Date], _ amounts: [Double], tolerance: Double, within: TimeInterval) -> Int {
-        var twins = 0
-        for i in times.indices.dropFirst() {
-            var j = i - 1
-            while j >= 0, times[i].timeIntervalSince(times[j]) <= within {
-                if abs(amounts[j] - amounts[i]) < tolerance { twins += 1; break }
-                j -= 1
-            }
+        times.indices.count { i in
+            TwinRecords.latest(before: i, times, within: within, where: { abs(amounts[$0] - amounts[i]) < tolerance }) != nil
         }
-        return twins
     }
 }
 

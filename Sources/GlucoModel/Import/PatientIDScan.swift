@@ -69,6 +69,13 @@ public enum PatientIDScan {
 
     static let fixPatient = "Write a pseudonymous id (letters, digits, '-', '_', '.') in the patient column, or give one (--patient)"
 
+    /// Why no row of a CSV file named a valid patient: the first row whose patient `field` was
+    /// skipped (`issues`, the import's warnings) with its reason, at its line; nil when none was.
+    static func noValidPatient(_ issues: [ImportIssue], field: String?) -> InputError? {
+        guard let bad = issues.first(where: { $0.location.field == field }) else { return nil }
+        return InputError(bad.location, "no row names a valid patient id; the first: \(bad.message). " + fixPatient)
+    }
+
     static func csvPatient(_ url: URL, options: ImportOptions) throws -> PatientID {
         let state = try LogCSVState.read(url, options: options, chunkSize: 64 << 10) { $0.patient != nil }
         if let patient = state.patient { return patient }

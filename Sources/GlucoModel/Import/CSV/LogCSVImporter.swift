@@ -206,10 +206,8 @@ struct LogCSVState {
     /// Why no row gave the file's patient: the first row's reason where a row named one (an
     /// e-mail, a name, a character an id has not), at its line.
     func noPatient(_ url: URL) -> InputError {
-        if let bad = builder.summary.issues.first(where: { $0.location.field == "patient" }) {
-            return InputError(bad.location, "no row names a valid patient id; the first: \(bad.message). " + PatientIDScan.fixPatient)
-        }
-        return InputError(SourceLocation(file: url.path, field: "patient"), "no row names a patient id. " + PatientIDScan.fixPatient)
+        PatientIDScan.noValidPatient(builder.summary.issues, field: "patient")
+            ?? InputError(SourceLocation(file: url.path, field: "patient"), "no row names a patient id. " + PatientIDScan.fixPatient)
     }
 
     /// Whether the value field and the next hold digits only: a number with a decimal comma, split.
@@ -275,12 +273,8 @@ struct LogCSVState {
                     // likely as not, and its dose was given.
                     if let kind = Self.insulinKind(event: (field("event") ?? "").lowercased()) {
                         let amounts = kind == .bolus || kind == .basalInjection ? [field("value")] : []
-                        if let written = field("time").flatMap({ TimestampParser.iso8601($0) }) {
-                            builder.noteSkippedInsulin(kind, time: builder.latestInstant(written), since: mark, amounts: amounts,
-                                                       at: loc("patient"))
-                        } else {
-                            builder.noteUndatedInsulin([kind], amounts: amounts, at: loc("patient"))
-                        }
+                        let time = field("time").flatMap { TimestampParser.iso8601($0) }.map { builder.latestInstant($0) }
+                        builder.noteSkippedInsulin([kind], time: time, since: mark, amounts: amounts, at: loc("patient"))
                     }
                     return
                 }

@@ -149,11 +149,9 @@ struct MappedCSVReader {
                              + "as \(now); set the glucose units to \(other) if that is the file's unit")
         }
         if patients.isEmpty {
-            guard let bad = orphans.summary.issues.first(where: { $0.location.field == names[.patient] }) else {
-                throw InputError(SourceLocation(file: file, field: names[.patient]),
-                                 orphans.summary.rowsRead == 0 ? "the file has a header but no rows" : "no row names a valid patient id")
-            }
-            throw InputError(bad.location, "no row names a valid patient id; the first: \(bad.message). " + PatientIDScan.fixPatient)
+            throw PatientIDScan.noValidPatient(orphans.summary.issues, field: names[.patient])
+                ?? InputError(SourceLocation(file: file, field: names[.patient]),
+                              orphans.summary.rowsRead == 0 ? "the file has a header but no rows" : "no row names a valid patient id")
         }
         var results: [ImportResult] = []
         for (i, patient) in patients.enumerated() {
@@ -233,12 +231,8 @@ struct MappedCSVReader {
             let mark = b.skipMark
             b.skip(reason, line: line, field: field, message)
             guard !insulin.kinds.isEmpty else { return }
-            let at = b.location(line, field)
-            if let time = insulin.epoch ?? insulin.written.map({ b.latestInstant($0) }) {
-                for kind in insulin.kinds { b.noteSkippedInsulin(kind, time: time, since: mark, at: at) }
-            } else {
-                b.noteUndatedInsulin(insulin.kinds, at: at)
-            }
+            b.noteSkippedInsulin(insulin.kinds, time: insulin.epoch ?? insulin.written.map { b.latestInstant($0) }, since: mark,
+                                 at: b.location(line, field))
         }
         if let last = lastPatient, let i = index[last.id] ?? (patients.isEmpty ? nil : 0) {
             place(&patients[i].builder)
@@ -259,9 +253,15 @@ struct MappedCSVReader {
         }
         guard !kinds.isEmpty, let column = positions[.time], column < row.count else { return UnplacedInsulin(kinds: kinds) }
         let f = row[column]
-        let written = TimestampParser.iso8601(bytes: f)
-            ?? dateOrder.flatMap { TimestampParser.numericDate(bytes: f)?.local($0) }.map { WrittenTimestamp(local: $0, utcOffset: nil) }
+        let written = Self.writtenTime(f, order: dateOrder)
         return UnplacedInsulin(kinds: kinds, written: written, epoch: written == nil ? Self.epochTime(f) : nil)
+    }
+
+    /// A time field as written: ISO 8601, or a day/month date once the file's `order` is known
+    /// (nil before: it reads only then). Seconds since 1970 are `epochTime`.
+    static func writtenTime(_ f: ArraySlice<UInt8>, order: DateOrder?) -> WrittenTimestamp? {
+        TimestampParser.iso8601(bytes: f)
+            ?? order.flatMap { TimestampParser.numericDate(bytes: f)?.local($0) }.map { WrittenTimestamp(local: $0, utcOffset: nil) }
     }
 
     /// See `unplacedInsulin`.
@@ -354,10 +354,7 @@ struct MappedCSVReader {
         guard let column = positions[.time], !kinds.isEmpty else { return }
         let at = patients[p].builder.location(line)
         let order = dateOrder
-        let parse = { (f: ArraySlice<UInt8>) -> WrittenTimestamp? in
-            TimestampParser.iso8601(bytes: f)
-                ?? order.flatMap { TimestampParser.numericDate(bytes: f)?.local($0) }.map { WrittenTimestamp(local: $0, utcOffset: nil) }
-        }
+        let parse = { (f: ArraySlice<UInt8>) in Self.writtenTime(f, order: order) }
         if parse(row[column]) == nil, PatientLogBuilder.isWhole(column, of: row), let time = Self.epochTime(row[column]) {
             for kind in kinds { patients[p].builder.noteSkippedInsulin(kind, time: time, since: mark, at: at) }
             return

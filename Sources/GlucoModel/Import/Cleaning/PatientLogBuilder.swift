@@ -146,6 +146,15 @@ public struct PatientLogBuilder: Sendable {
         keep(SkippedInsulin(kind: kind, time: time, location: location))
     }
 
+    /// Keeps the insulin records of a row skipped for another field than its time (its patient
+    /// id) at `time`, or, when its time could not be read (nil), bounded by the rows around it
+    /// (`noteUndatedInsulin`).
+    public mutating func noteSkippedInsulin(_ kinds: [RecordKind], time: Date?, since mark: Int, amounts: [String?] = [],
+                                            at location: SourceLocation) {
+        guard let time else { return noteUndatedInsulin(kinds, amounts: amounts, at: location) }
+        for kind in kinds { noteSkippedInsulin(kind, time: time, since: mark, amounts: amounts, at: location) }
+    }
+
     /// Keeps an insulin row whose time could not be read (`kinds`: its records' kinds; `amounts`:
     /// its amount fields as written) as `SkippedInsulin`, its time bounded by the rows read before
     /// and after it (`UndatedInsulinBounds`): its dose may have been given minutes before a dose is
