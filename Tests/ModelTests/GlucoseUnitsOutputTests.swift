@@ -99,17 +99,40 @@ import Testing
         #expect(suggestion("G0 - 35").report.contains("settings: ICR 10 g/U, ISF 35 mg/dL/U, target 110 mg/dL, suspend below 70 mg/dL"))
         // G0 - 120 predicts 60 mg/dL at 60 min: 60 / 18.01559 = 3.33 -> 3.3; the threshold 70 -> 3.9.
         let low = suggestion("G0 - 120", carbs: 0)
-        // A value that rounds to the threshold is shown to a tenth (mmol/L: a thousandth), rounded
-        // down: it read "70.0 mg/dL, below the suspend threshold 70.0 mg/dL".
+        // A value that rounds to the threshold is shown with a decimal more, rounded down: it read
+        // "70.0 mg/dL, below the suspend threshold 70.0 mg/dL". 69.96 / 18.01559 = 3.8833 -> 3.88
+        // (the threshold 3.8855 prints 3.89 at two decimals).
         let close = DoseRefusal.predictedBelowSuspend(horizonMinutes: 120, predicted: 69.96, threshold: 70)
         #expect(close.description.hasPrefix("glucose predicted at 120 min is 69.9 mg/dL, below the suspend threshold 70.0 mg/dL"))
-        #expect(close.description(units: .mmolL).hasPrefix("glucose predicted at 120 min is 3.883 mmol/L, below the suspend threshold 3.9 mmol/L"))
+        #expect(close.description(units: .mmolL).hasPrefix("glucose predicted at 120 min is 3.88 mmol/L, below the suspend threshold 3.9 mmol/L"))
         #expect(DoseRefusal.belowSuspend(glucose: 69.4, threshold: 70).description.hasPrefix("glucose 69.0 mg/dL is below"))
         let reason = "glucose predicted at 60 min is 3.3 mmol/L, below the suspend threshold 3.9 mmol/L: no insulin; watch for a low"
         #expect(low.report(units: .mmolL).contains("[predicted_below_suspend] " + reason))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(try low.json(units: .mmolL).utf8)) as? [String: Any])
         #expect((json["reasons"] as? [[String: String]])?.first?["message"] == reason)
         #expect(low.report.contains("is 60.0 mg/dL, below the suspend threshold 70.0 mg/dL"))
+    }
+
+    /// Values worked by hand: a value beside a threshold that rounds to it gains decimals, rounded
+    /// away from the threshold, until it differs; any other value prints as `format` does.
+    @Test func valuesBesideAThresholdNeverPrintAsIt() {
+        let mg = GlucoseUnit.mgdL, mmol = GlucoseUnit.mmolL
+        #expect(mg.format(69.6, apartFrom: 70) == "69.6")        // plain "70"
+        #expect(mg.format(69.96, apartFrom: 70) == "69.9")       // rounded down, not to "70.0"
+        #expect(mg.format(69.9, apartFrom: 70) == "69.9")        // 699.0 tenths exactly: kept
+        #expect(mg.format(69.999, apartFrom: 70) == "69.9")
+        #expect(mg.format(69.9999, apartFrom: 70, mgdLDecimals: 1) == "69.99") // "70.0" at one decimal
+        #expect(mg.format(250.04, apartFrom: 250) == "250.1")    // a high rounds up
+        #expect(mg.format(69.4, apartFrom: 70) == "69")          // already apart
+        #expect(mg.format(70, apartFrom: 70) == "70")            // the threshold itself
+        #expect(mg.format(70.03, apartFrom: 70) == "70.1")       // above a low threshold: up
+        #expect(mg.format(.nan, apartFrom: 70) == "n/a")
+        // 69.96 / 18.01559 = 3.88334 -> "3.9" like 70 (3.88550); at two decimals 3.88 against 3.89.
+        #expect(mmol.format(69.96, apartFrom: 70) == "3.88")
+        #expect(mmol.format(69.99, apartFrom: 70) == "3.88")     // 3.88497
+        // Two decimals more when one is not enough: 70.01 and 70.04 both print "70" and "70.0".
+        #expect(mg.format(70.01, apartFrom: 70.04) == "70.01")
+        #expect(mmol.format(60, apartFrom: 70) == "3.3")
     }
 
     @Test func doseAuditRowsInMmolL() throws {

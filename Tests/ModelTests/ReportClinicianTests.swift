@@ -211,6 +211,29 @@ struct ReportClinicianTests {
         report.predictedEpisodes = []
         #expect(report.html.section("predicted-lows").contains(">0 runs of \(h)-minute predictions below 70 mg/dL"))
     }
+
+    /// Before: a predicted low of 69.6 mg/dL read "70" in the table under "below 70 mg/dL", and a
+    /// predicted high of 250.4 read "250" beside "above 250". A value beside its threshold gains a
+    /// decimal, rounded away from the threshold; in mmol/L 69.96 reads 3.88 (3.8833), not 3.9.
+    @Test func predictedLowsNeverReadAsTheThreshold() throws {
+        var report = ReportFixture.report
+        let h = try #require(report.chartHorizon)
+        var low = try #require(report.predictedEpisodes.first { $0.kind == .low && $0.horizonMinutes == h })
+        low.predicted = 69.6
+        low.actualExtreme = 69.96
+        var high = low
+        high.kind = .high
+        high.predicted = 250.04
+        high.actualExtreme = 251
+        report.predictedEpisodes = [low, high]
+        let table = report.html.section("predicted-lows")
+        #expect(table.contains("<td class=\"num\">69.6</td><td class=\"num\">69.9</td>"), "\(table)")
+        let appendix = report.html.section("predicted-episodes")
+        #expect(appendix.contains("<td class=\"num\">250.1</td>"), "\(appendix)")
+        #expect(appendix.contains("<td class=\"num\">251</td>"))
+        report.units = .mmolL
+        #expect(report.html.section("predicted-lows").contains("<td class=\"num\">3.86</td><td class=\"num\">3.88</td>"))
+    }
 }
 
 @Suite("Cohort index")

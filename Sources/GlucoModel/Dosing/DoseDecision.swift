@@ -125,11 +125,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             units == .mgdL ? "\(mgdL.rounded()) mg/dL" : units.withUnit(mgdL)
         }
         // A value below a threshold that rounds to it ("70.0 mg/dL, below ... 70.0 mg/dL") is shown
-        // to a tenth of a mg/dL (a thousandth of a mmol/L), rounded down.
+        // with a decimal more, rounded down (`GlucoseUnit.format(_:apartFrom:)`).
         func below(_ mgdL: Double, _ threshold: Double) -> String {
             guard g(mgdL) == g(threshold) else { return g(mgdL) }
-            if units == .mgdL { return String(format: "%.1f mg/dL", (mgdL * 10).rounded(.down) / 10) }
-            return String(format: "%.3f mmol/L", (units.convert(mgdL) * 1000).rounded(.down) / 1000)
+            return units.format(mgdL, apartFrom: threshold) + " " + units.rawValue
         }
         switch self {
         case .noGlucose: return "no glucose reading before the moment of the suggestion"

@@ -30,6 +30,28 @@ extension GlucoseUnit {
         formatNumber(convert(mgdL), decimals: decimals(mgdL: mgdLDecimals))
     }
 
+    /// The number only, never printed as `threshold` unless it is the threshold: a value that
+    /// rounds to the threshold's figure gets one more decimal at a time (at most three more),
+    /// rounded away from the threshold. A predicted low of 69.6 mg/dL below 70 reads `69.6`, not
+    /// `70`; 3.8834 mmol/L below 3.9 reads `3.88`; a high of 250.04 above 250 reads `250.1`.
+    public func format(_ mgdL: Double, apartFrom threshold: Double, mgdLDecimals: Int = 0) -> String {
+        let d = decimals(mgdL: mgdLDecimals)
+        let plain = format(mgdL, mgdLDecimals: mgdLDecimals)
+        guard mgdL.isFinite, threshold.isFinite, mgdL != threshold,
+              plain == format(threshold, mgdLDecimals: mgdLDecimals) else { return plain }
+        let v = convert(mgdL), t = convert(threshold)
+        var text = plain
+        for extra in 1...3 {
+            var scale = 1.0
+            for _ in 0..<(d + extra) { scale *= 10 }
+            // A hair of slack so a value printed exactly (69.9 is 698.999... tenths) keeps its figure.
+            let scaled = mgdL < threshold ? (v * scale + 1e-6).rounded(.down) : (v * scale - 1e-6).rounded(.up)
+            text = formatNumber(scaled / scale, decimals: d + extra)
+            if text != formatNumber(t, decimals: d + extra) { break }
+        }
+        return text
+    }
+
     /// With the unit: `142 mg/dL`, `7.9 mmol/L`.
     public func withUnit(_ mgdL: Double, mgdLDecimals: Int = 0) -> String {
         format(mgdL, mgdLDecimals: mgdLDecimals) + " " + rawValue

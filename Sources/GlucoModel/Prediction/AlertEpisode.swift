@@ -62,23 +62,11 @@ public struct AlertEpisode: Sendable, Hashable {
     public static func episodes(in rows: [PredictionRow], thresholds: AlertThresholds, step: TimeInterval = 300) -> [AlertEpisode] {
         let ge = rows.filter { isExcursion($0, thresholds) }
         let groups = Dictionary(grouping: ge) { "\($0.patient.rawValue)|\($0.horizonMinutes)" }
-        var out: [AlertEpisode] = []
-        for key in groups.keys.sorted() {
-            var open: AlertEpisode?
-            var previous: Date?
-            for row in groups[key]!.sorted(by: { $0.targetTime < $1.targetTime }) {
-                let kind = thresholds.excursion(row.prediction)
-                let contiguous = previous.map { row.targetTime.timeIntervalSince($0) <= step + 1 } ?? false
-                previous = row.targetTime
-                if var e = open, e.kind == kind, contiguous {
-                    e.extend(with: row)
-                    open = e
-                    continue
-                }
-                if let e = open { out.append(e) }
-                open = kind.map { AlertEpisode(kind: $0, threshold: $0 == .low ? thresholds.low : thresholds.high, first: row) }
+        let out = groups.keys.sorted().flatMap { key in
+            ExcursionRun.runs(in: groups[key]!, thresholds: thresholds, step: step).map { run in
+                run.rows.dropFirst().reduce(into: AlertEpisode(kind: run.kind, threshold: run.kind == .low ? thresholds.low : thresholds.high,
+                                                               first: run.rows.first!)) { $0.extend(with: $1) }
             }
-            if let e = open { out.append(e) }
         }
         return out.sorted { ($0.patient.rawValue, $0.firstIssuedAt, $0.horizonMinutes) < ($1.patient.rawValue, $1.firstIssuedAt, $1.horizonMinutes) }
     }
@@ -111,6 +99,33 @@ public struct AlertEpisode: Sendable, Hashable {
         guard let r = row.reference, r.isFinite else { return }
         measuredExtreme = measuredExtreme.map { kind == .low ? min($0, r) : max($0, r) } ?? r
         if measuredCrossing == nil, kind == .low ? r < threshold : r > threshold { measuredCrossing = row.targetTime }
+    }
+}
+
+/// A run of predictions beyond one threshold: what an alert episode (`AlertEpisode`, nightly's)
+/// and a predicted low or high (`PredictedEpisode`, the report's) are made of.
+public struct ExcursionRun: Sendable {
+    public var kind: GlucoseExcursion
+    /// The run's predictions in target-time order (at least one).
+    public var rows: ArraySlice<PredictionRow>
+
+    /// The runs among `rows` (one patient's, model's and horizon's; any order): consecutive
+    /// predictions strictly beyond a threshold on the same side, target times at most `step` apart.
+    /// A prediction within both thresholds, or a longer gap, ends a run.
+    public static func runs(in rows: [PredictionRow], thresholds: AlertThresholds, step: TimeInterval) -> [ExcursionRun] {
+        let sorted = rows.sorted { $0.targetTime < $1.targetTime }
+        var runs: [ExcursionRun] = []
+        var start = 0, open: GlucoseExcursion?
+        for (i, row) in sorted.enumerated() {
+            let kind = thresholds.excursion(row.prediction)
+            let contiguous = i > 0 && row.targetTime.timeIntervalSince(sorted[i - 1].targetTime) <= step + 1
+            if let k = open, k == kind, contiguous { continue }
+            if let k = open { runs.append(ExcursionRun(kind: k, rows: sorted[start..<i])) }
+            open = kind
+            start = i
+        }
+        if let k = open { runs.append(ExcursionRun(kind: k, rows: sorted[start...])) }
+        return runs
     }
 }
 

@@ -86,10 +86,11 @@ extension PatientReport {
         } else {
             let rows: [[HTMLCell]] = predictedEpisodes.prefix(Self.episodeRows).map { e in
                 let seen = e.confirmed()
+                let threshold = e.kind == .low ? PredictedEpisode.lowThreshold : PredictedEpisode.highThreshold
                 return [HTMLCell(e.kind == .low ? "low" : "high", cssClass: e.kind == .low ? "bad" : nil), "\(e.horizonMinutes) min",
                         HTMLCell(clock.dateTime(e.start)), HTMLCell(clock.time(e.end)), HTMLCell(clock.time(e.issuedAt)),
-                        .number(glucoseNumber(e.predicted)), .number(glucoseNumber(e.actualAtPredicted)),
-                        .number(glucoseNumber(e.actualExtreme)), HTMLCell(seen.map { $0 ? "yes" : "no" } ?? "-")]
+                        .number(glucoseNumber(e.predicted, apartFrom: threshold)), .number(glucoseNumber(e.actualAtPredicted, apartFrom: threshold)),
+                        .number(glucoseNumber(e.actualExtreme, apartFrom: threshold)), HTMLCell(seen.map { $0 ? "yes" : "no" } ?? "-")]
             }
             s += HTML.table(header: ["Kind", "Horizon", "From", "To", "First issued", "Predicted (\(units.rawValue))", "Measured at that time",
                                      "Measured lowest/highest", "Seen in CGM"], rows: rows)

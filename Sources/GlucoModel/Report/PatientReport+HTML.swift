@@ -52,6 +52,12 @@ extension PatientReport {
         mgdL.map { units.format($0, mgdLDecimals: mgdLDecimals) } ?? "-"
     }
 
+    /// A glucose beside a threshold, never printed as the threshold unless it is it: a predicted low
+    /// of 69.6 reads `69.6`, not `70` below 70 (`GlucoseUnit.format(_:apartFrom:)`).
+    func glucoseNumber(_ mgdL: Double?, apartFrom threshold: Double) -> String {
+        mgdL.map { units.format($0, apartFrom: threshold) } ?? "-"
+    }
+
     var periodText: String {
         "\(clock.dateTime(period.start)) to \(clock.dateTime(period.end)) (\(HTML.number(metrics.days)) days; times in \(clock.zoneName))"
     }

@@ -48,7 +48,8 @@ extension PatientReport {
             let rows: [[HTMLCell]] = lows.suffix(Self.lowRows).map { e in
                 let seen = e.confirmed()
                 return [HTMLCell(clock.dateTime(e.start) + "-" + clock.time(e.end)), HTMLCell(clock.time(e.issuedAt)),
-                        .number(glucoseNumber(e.predicted)), .number(glucoseNumber(e.actualExtreme)),
+                        .number(glucoseNumber(e.predicted, apartFrom: PredictedEpisode.lowThreshold)),
+                        .number(glucoseNumber(e.actualExtreme, apartFrom: PredictedEpisode.lowThreshold)),
                         HTMLCell(seen.map { $0 ? "yes" : "no" } ?? "-", cssClass: seen == true ? "bad" : nil)]
             }
             s += HTML.table(caption: lows.count > Self.lowRows ? "The latest \(Self.lowRows); every one in the appendix" : nil,

@@ -65,28 +65,13 @@ public struct PredictedEpisode: Sendable, Equatable {
     /// `low` (or strictly above `high`).
     public static func find(_ rows: [PredictionRow], model: String = ModelKind.ge.rawValue, step: TimeInterval = 300,
                             low: Double = lowThreshold, high: Double = highThreshold) -> [PredictedEpisode] {
-        var episodes: [PredictedEpisode] = []
         let byHorizon = Dictionary(grouping: rows.filter { $0.model == model && $0.prediction.isFinite }, by: \.horizonMinutes)
         let step = IssueSpacing.of(byHorizon.values.flatMap { $0 }, atLeast: step)
-        for h in byHorizon.keys.sorted() {
-            let sorted = byHorizon[h]!.sorted { $0.targetTime < $1.targetTime }
-            var open: PredictedEpisode?
-            var previous: Date?
-            for row in sorted {
-                let kind = AlertThresholds(low: low, high: high).excursion(row.prediction)
-                let contiguous = previous.map { row.targetTime.timeIntervalSince($0) <= step + 1 } ?? false
-                previous = row.targetTime
-                if var e = open, kind == e.kind, contiguous {
-                    e.extend(with: row)
-                    open = e
-                    continue
-                }
-                if let e = open { episodes.append(e) }
-                open = kind.map { PredictedEpisode(kind: $0, first: row) }
+        return byHorizon.keys.sorted().flatMap { h in
+            ExcursionRun.runs(in: byHorizon[h]!, thresholds: AlertThresholds(low: low, high: high), step: step).map { run in
+                run.rows.dropFirst().reduce(into: PredictedEpisode(kind: run.kind, first: run.rows.first!)) { $0.extend(with: $1) }
             }
-            if let e = open { episodes.append(e) }
         }
-        return episodes
     }
 
     init(kind: Kind, first row: PredictionRow) {
