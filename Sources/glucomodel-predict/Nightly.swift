@@ -30,6 +30,9 @@ struct Nightly: ParsableCommand {
     @Option(help: "Output folder; the night's files go to <out>/<night>/.")
     var out: String
 
+    @Flag(help: "Each subfolder of the inbox is a patient: files in <inbox>/<id>/ are patient <id>'s, whatever their names (a Dexcom Clarity export is named after its day). Files directly in the inbox name their patient as without it.")
+    var patientFolders = false
+
     @Option(help: "The night's label YYYY-MM-DD (default: today in --time-zone).")
     var night: String?
 
@@ -82,6 +85,7 @@ struct Nightly: ParsableCommand {
                                        importOptions: ImportOptions(timeZone: zone))
         settings.thresholds = thresholds
         settings.horizons = horizons?.minutes
+        settings.patientFolders = patientFolders
         settings.units = units.unit
         let auditor = self.settings.map {
             DoseAudit.nightlyAuditor(settingsFolder: URL(fileURLWithPath: $0), lowThreshold: thresholds.low, units: units.unit,

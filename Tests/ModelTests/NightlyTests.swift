@@ -432,6 +432,37 @@ struct Interrupted: Error {}
         #expect(!again.warnings.contains { $0.contains("junk.csv") })
     }
 
+    /// Dexcom Clarity names each export after the day it was made (`Clarity_Export_<names>_2026-01-07_020000.csv`):
+    /// from the file name, each night's export was a new patient. With patient folders a file in
+    /// `<inbox>/<id>/` is that patient's, whatever its name; a folder whose name is no id is refused,
+    /// naming it (the file quarantined); files directly in the inbox name their patient as before.
+    @Test func patientFoldersNameThePatientOfDatedExports() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let folder = bench.inbox.appendingPathComponent("p_b/2026")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try DexcomTestExport.write(folder.appendingPathComponent("Clarity_Export_2026-01-07_020000.csv"), rows: (0..<12).map { ($0, 100 + $0) })
+        try DexcomTestExport.write(folder.appendingPathComponent("Clarity_Export_2026-01-08_020000.csv"), rows: (10..<30).map { ($0, 100 + $0) })
+        let bad = bench.inbox.appendingPathComponent("not an id")
+        try FileManager.default.createDirectory(at: bad, withIntermediateDirectories: true)
+        try DexcomTestExport.write(bad.appendingPathComponent("Clarity_Export_2026-01-08_020000.csv"), rows: [(0, 90)])
+        var scorer = bench.scorer()
+        scorer.settings.patientFolders = true
+        let outcome = try scorer.run()
+        let store = try PatientStore(path: bench.store)
+        #expect(try store.patients() == [PredictFixture.patientA, try PatientID("p_b")])
+        let pb = try store.log(for: try PatientID("p_b"))
+        #expect(pb.glucose.count == 30)   // rows 0-29; 10 and 11 were in both files
+        #expect(outcome.filesQuarantined == 1)
+        let warning = try #require(outcome.warnings.first { $0.contains("not an id") })
+        #expect(warning.contains("the inbox folder 'not an id' names no patient"), "\(warning)")
+        // Without the flag each export is a patient of its own name.
+        let plain = try NightlyBench(patients: [PredictFixture.patientA])
+        try DexcomTestExport.write(plain.inbox.appendingPathComponent("p_b/Clarity_Export_2026-01-07_020000.csv"),
+                                   rows: (0..<12).map { ($0, 100 + $0) }, creatingFolder: true)
+        _ = try plain.scorer().run()
+        #expect(try PatientStore(path: plain.store).patients().map(\.rawValue) == ["Clarity_Export_2026-01-07_020000", "p_a"])
+    }
+
     /// Finding 7: an inbox file whose every row was skipped was recorded as imported (never to be
     /// read again) with an empty patient. Now it is a failed file: quarantined with its summary and
     /// first warnings as the reason, no run and no patient stored.

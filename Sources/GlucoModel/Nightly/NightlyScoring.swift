@@ -16,6 +16,11 @@ public struct NightlySettings: Sendable {
     /// Horizons to predict (minutes); nil: every horizon a patient has a model for.
     public var horizons: [Int]?
     public var importOptions: ImportOptions
+    /// Each subfolder of the inbox is a patient: a file in `<inbox>/<id>/` (at any depth below it) is
+    /// imported as `import-data --patient <id>` imports it, whatever its name (Dexcom Clarity names
+    /// each export after the day it was made: from its name alone, each night's file would be a new
+    /// patient). Files directly in the inbox name their patient as without it.
+    public var patientFolders = false
     /// The unit of the glucose columns of the night's files (`_mgdl` or `_mmoll`) and of the
     /// summary line. A night's files are all in one unit: a run in another unit is refused.
     public var units: GlucoseUnit = .mgdL
@@ -306,7 +311,9 @@ public struct NightlyScorer {
                 throw InputError(SourceLocation(file: url.path, line: 1),
                                   "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))")
             }
-            return PreparedImport(url: url, importer: importer, options: settings.importOptions)
+            var options = settings.importOptions
+            if settings.patientFolders, let patient = try patientFolder(of: url) { options.patient = patient }
+            return PreparedImport(url: url, importer: importer, options: options)
         } committed: { results in
             for (url, result) in results {
                 do {
@@ -323,6 +330,19 @@ public struct NightlyScorer {
                     warn(&outcome, message, "import failed: \(error)")
                 }
             }
+        }
+    }
+
+    /// The patient whose inbox subfolder holds `url` (`patientFolders`); nil for a file directly in the inbox.
+    /// - Throws: `InputError` naming the folder when its name is no patient id.
+    func patientFolder(of url: URL) throws -> PatientID? {
+        let inbox = settings.inbox.resolvingSymlinksInPath().standardizedFileURL.pathComponents
+        let file = url.standardizedFileURL.pathComponents
+        guard file.count > inbox.count + 1, Array(file.prefix(inbox.count)) == inbox else { return nil }
+        let folder = file[inbox.count]
+        do { return try PatientID(folder) } catch {
+            throw InputError(SourceLocation(file: url.path),
+                             "the inbox folder '\(folder)' names no patient (\(error)); with patient folders, each folder of the inbox is a patient's id")
         }
     }
 
