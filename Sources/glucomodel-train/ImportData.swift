@@ -33,9 +33,15 @@ struct ImportData: ParsableCommand {
     @Flag(help: "Print every warning, not only the first 20 per file.")
     var verbose = false
 
+    @Flag(help: "Undo the imports of the files given (known by their content), so that they can be imported again with other options (a wrong --time-zone or --patient): their records are deleted, and a patient left with none. Refused, changing nothing, while a later import of the same patient found records already stored (give those files too).")
+    var forget = false
+
     func validate() throws {
         if let patient { _ = try parsePatient(patient) }
         _ = try reading.format(format)
+        if forget, patient != nil || format != nil {
+            throw ValidationError("--forget takes the files and --store only: a file is known by its content, whatever its options were")
+        }
     }
 
     func parsePatient(_ raw: String) throws -> PatientID {
@@ -43,6 +49,7 @@ struct ImportData: ParsableCommand {
     }
 
     func run() throws {
+        if forget { return try forgetImports() }
         var options = try reading.importOptions(timeZone: time.zone())
         if let patient { options.patient = try parsePatient(patient) }
         let format = try reading.format(format)
@@ -72,9 +79,10 @@ struct ImportData: ParsableCommand {
                         printWarnings(run.summary)
                     case let .alreadyImported(run):
                         // The store knows a file by its content: the same file with another --patient or
-                        // --time-zone is still this one (a store keeps a content's first import).
+                        // --time-zone is still this one (a store keeps a content's first import until forgotten).
                         print("\(path): already imported (same content as run \(run.id), \(run.filePath), patient \(run.patient)); "
-                              + "nothing added (to read it with another --patient or --time-zone, import it into a new store)")
+                              + "nothing added (to read it with another --patient or --time-zone, forget that import first: "
+                              + "import-data --forget \(path) --store \(store))")
                     }
                 } catch let nothing as NothingKeptError {
                     // A failed file, with the warnings that say why (nothing was stored).
@@ -92,6 +100,26 @@ struct ImportData: ParsableCommand {
         // partial, so that a script sees the data it asked for is not all in the store.
         let status = rowsSkipped > 0 && failed == 0 ? RunStatus.partial : RunStatus.of(done: done, failed: failed)
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+
+    /// `--forget`: undoes the files' imports in one transaction, under the store's lock (a nightly
+    /// run is not mid-night); prints a line per file. Nothing changes when one cannot be forgotten.
+    func forgetImports() throws {
+        let db = try PatientStore(path: store)
+        try db.requireWritable()
+        let lock: StoreLock
+        do { lock = try StoreLock(storePath: store) } catch let error as StoreLock.LockError {
+            Console.write("\(error)")
+            throw ExitCode(error == .busy(store + ".lock") ? 75 : 1)
+        }
+        defer { lock.release() }
+        let urls = try expandingFolders(options: ImportOptions()).map { URL(fileURLWithPath: $0) }
+        do {
+            for forgotten in try db.forgetImports(of: urls) { print(forgotten.line) }
+        } catch let error as ForgetImportError {
+            Console.write("\(error)")
+            throw ExitCode(1)
+        }
     }
 
     /// `files` with each folder replaced by the data files in it (`CohortLoader.files`, as train

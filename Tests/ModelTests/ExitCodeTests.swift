@@ -440,4 +440,30 @@ import GrammarEvolution
         #expect(BasalSchedule.Entry.describe([.init(start: "00:00", unitsPerHour: 0.8), .init(start: "06:00", unitsPerHour: 1.05)])
                 == "00:00 0.8, 06:00 1.05 U/h")
     }
+
+    /// `import-data --forget`: 0 when forgotten (then the file imports again), 1 for a file the store
+    /// never imported, 64 with an import option, 75 while nightly holds the store's lock.
+    @Test func forgettingAnImport() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let store = dir.appendingPathComponent("s.sqlite").path, file = dir.appendingPathComponent("local.csv")
+        try Data("patient,time,event,value,unit\np1,2026-01-05 08:00,glucose,120,mg/dL\n".utf8).write(to: file)
+        let out = dir.appendingPathComponent("out.txt")
+        #expect(try Self.run("glucomodel-train", ["import-data", file.path, "--store", store, "--patient", "p_wrong", "--time-zone", "UTC"]).status == 0)
+        let again = try Self.run("glucomodel-train", ["import-data", file.path, "--store", store, "--patient", "p1"], stdout: out)
+        #expect(again.status == 0)
+        #expect(try String(contentsOf: out, encoding: .utf8).contains("forget that import first: import-data --forget \(file.path) --store \(store)"))
+        #expect(try Self.run("glucomodel-train", ["import-data", file.path, "--store", store, "--forget", "--patient", "p1"]).status == 64)
+        let other = dir.appendingPathComponent("other.csv")
+        try Data("patient,time,event,value,unit\np1,2026-01-06 08:00,glucose,120,mg/dL\n".utf8).write(to: other)
+        let never = try Self.run("glucomodel-train", ["import-data", other.path, "--store", store, "--forget"])
+        #expect(never.status == 1 && never.stderr.contains("no import of this file's content in the store"), "\(never.stderr)")
+        let lock = try StoreLock(storePath: store)
+        #expect(try Self.run("glucomodel-train", ["import-data", file.path, "--store", store, "--forget"]).status == 75)
+        lock.release()
+        let forgot = try Self.run("glucomodel-train", ["import-data", file.path, "--store", store, "--forget"], stdout: out)
+        #expect(forgot.status == 0)
+        #expect(try String(contentsOf: out, encoding: .utf8).contains("forgot import run 1 (patient p_wrong): 1 record removed; patient p_wrong removed"))
+        #expect(try Self.run("glucomodel-train", ["import-data", file.path, "--store", store, "--patient", "p1", "--time-zone", "Europe/Madrid"]).status == 0)
+        #expect(try PatientStore(path: store).log(for: PatientID("p1")).glucose.map(\.time) == [Fixture.date("2026-01-05T07:00:00Z")])
+    }
 }
