@@ -31,3 +31,29 @@ import Testing
         #expect(CGMMetricsReport.recent(PatientLog(patient: try PatientID("p_empty")), days: 14) == nil)
     }
 }
+
+/// `metrics` judged its targets on the unrounded value: "Days 14.0 d, >= 14 d, no" beside the report's
+/// "met" for the same 13.997 days; and TBR level 1 "< 4%" alone, where the consensus (and the report)
+/// counts the time below 54 too.
+@Suite struct MetricVerdictTests {
+    func row(_ key: String, _ metrics: CGMMetrics) -> MetricRow { metrics.rows.first { $0.key == key }! }
+
+    @Test func targetsAreJudgedOnTheValueAsPrinted() {
+        var m = CGMMetrics(readings: [])
+        m.days = 14 - 0.003          // prints 14.0
+        m.cv = 36.04                 // prints 36.0: met (<= 36)
+        m.tir = 70.04                // prints 70.0: not met (> 70)
+        m.tbrLevel1 = 3.0; m.tbrLevel2 = 0.96   // 3.96 prints 4.0: not met (< 4), as on the report
+        m.tarLevel1 = 20; m.tarLevel2 = 4       // 24.0: met (< 25)
+        #expect(row("days", m).met == true)
+        #expect(row("cv", m).met == true)
+        #expect(row("tir", m).met == false)
+        #expect(row("tbr2", m).met == false)    // 0.96 prints 1.0: not below 1
+        #expect(row("tbr1", m).met == false && row("tbr1", m).target?.description == "< 4% with level 2")
+        #expect(row("tar1", m).met == true)
+        m.tarLevel2 = 5.5                        // 25.5 with level 2: not met, though level 1 alone is 20
+        #expect(row("tar1", m).met == false)
+        m.days = 13.94                           // prints 13.9
+        #expect(row("days", m).met == false)
+    }
+}

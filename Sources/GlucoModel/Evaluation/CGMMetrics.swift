@@ -126,7 +126,17 @@ public struct MetricRow: Sendable {
     public var unit: String
     public var decimals: Int
     public var target: MetricTarget?
-    public var met: Bool? { target?.isMet(by: value) }
+    /// What the target is judged on when it is not the row's value: TBR level 1's "< 4%" counts the
+    /// time below 54 too (the consensus: below 70, level 2 included), as TAR level 1's "< 25%" counts
+    /// the time above 250.
+    public var judged: Double? = nil
+
+    /// Whether the target is met, judged on the value as printed (to `decimals`), as the report
+    /// judges it: 13.997 days print "14.0" and meet ">= 14 d"; a CV of 36.03 prints "36.0" and meets "<= 36%".
+    public var met: Bool? {
+        let v = judged ?? value
+        return target?.isMet(by: v.isFinite ? Double(formatNumber(v, decimals: decimals)) ?? v : v)
+    }
 }
 
 extension CGMMetrics {
@@ -148,9 +158,11 @@ extension CGMMetrics {
             MetricRow(key: "gmi", label: "GMI", value: gmi, unit: "%", decimals: 2),
             MetricRow(key: "cv", label: "CV", value: cv, unit: "%", decimals: 1, target: Self.target(.atMost, 36, "%")),
             MetricRow(key: "tbr2", label: "TBR level 2 (<54)", value: tbrLevel2, unit: "%", decimals: 1, target: Self.target(.below, 1, "%")),
-            MetricRow(key: "tbr1", label: "TBR level 1 (54-69)", value: tbrLevel1, unit: "%", decimals: 1, target: Self.target(.below, 4, "%")),
+            MetricRow(key: "tbr1", label: "TBR level 1 (54-69)", value: tbrLevel1, unit: "%", decimals: 1,
+                      target: Self.target(.below, 4, "% with level 2"), judged: tbrLevel1 + tbrLevel2),
             MetricRow(key: "tir", label: "TIR (70-180)", value: tir, unit: "%", decimals: 1, target: Self.target(.above, 70, "%")),
-            MetricRow(key: "tar1", label: "TAR level 1 (181-250)", value: tarLevel1, unit: "%", decimals: 1, target: Self.target(.below, 25, "%")),
+            MetricRow(key: "tar1", label: "TAR level 1 (181-250)", value: tarLevel1, unit: "%", decimals: 1,
+                      target: Self.target(.below, 25, "% with level 2"), judged: tarLevel1 + tarLevel2),
             MetricRow(key: "tar2", label: "TAR level 2 (>250)", value: tarLevel2, unit: "%", decimals: 1, target: Self.target(.below, 5, "%")),
             MetricRow(key: "lbgi", label: "LBGI", value: lbgi, unit: "", decimals: 2, target: Self.target(.below, 2.5, "")),
             MetricRow(key: "hbgi", label: "HBGI", value: hbgi, unit: "", decimals: 2),
