@@ -463,6 +463,22 @@ struct Interrupted: Error {}
         #expect(try PatientStore(path: plain.store).patients().map(\.rawValue) == ["Clarity_Export_2026-01-07_020000", "p_a"])
     }
 
+    /// A file given as the inbox or the models folder: "does not exist", after the store and its lock
+    /// file were made. Now "is a file, not a folder", and nothing is made.
+    @Test func aFileGivenForAFolderIsNamedAndLeavesNothing() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let file = bench.inbox.appendingPathComponent("p_a-days0-4.csv")
+        for inboxGiven in [true, false] {
+            let store = bench.dir.appendingPathComponent("new-\(inboxGiven).sqlite").path
+            let settings = NightlySettings(storePath: store, inbox: inboxGiven ? file : bench.inbox, modelsFolder: inboxGiven ? bench.models : file,
+                                           output: bench.out, night: NightlyBench.night, importOptions: ImportOptions(timeZone: PredictFixture.utc))
+            let outcome = try NightlyScorer(settings: settings).run()
+            #expect(outcome.failure == .notAFolder(inboxGiven ? "inbox" : "models", file.path))
+            #expect(outcome.failure?.description == "the \(inboxGiven ? "inbox" : "models") folder \(file.path) is a file, not a folder")
+            #expect(!FileManager.default.fileExists(atPath: store) && !FileManager.default.fileExists(atPath: store + ".lock"))
+        }
+    }
+
     /// Finding 7: an inbox file whose every row was skipped was recorded as imported (never to be
     /// read again) with an empty patient. Now it is a failed file: quarantined with its summary and
     /// first warnings as the reason, no run and no patient stored.

@@ -59,6 +59,8 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
     case busy(String)
     case unusableStore(String, String)
     case missingFolder(String, String)
+    /// The path given for a folder is a file.
+    case notAFolder(String, String)
     case cannotWrite(String, String)
     /// `--out` would write over or into what the night reads (`ReadFiles.check(outputFolder:)`'s message).
     case outputOverInput(String)
@@ -70,6 +72,7 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
         case let .busy(message): return message
         case let .unusableStore(path, why): return "cannot use the store \(path): \(why)"
         case let .missingFolder(role, path): return "the \(role) folder \(path) does not exist"
+        case let .notAFolder(role, path): return "the \(role) folder \(path) is a file, not a folder"
         case let .cannotWrite(path, why): return "cannot write \(path): \(why)"
         case let .outputOverInput(message): return message
         case let .otherHeader(path, found, expected):
@@ -201,6 +204,19 @@ public struct NightlyScorer {
             outcome.failure = .outputOverInput("\(error)")
             return outcome
         }
+        // The folders it reads, before the lock file or a new store is made: a mistyped --inbox
+        // leaves nothing behind.
+        for (role, url) in [("inbox", settings.inbox), ("models", settings.modelsFolder)] {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) else {
+                outcome.failure = .missingFolder(role, url.path)
+                return outcome
+            }
+            guard isDir.boolValue else {
+                outcome.failure = .notAFolder(role, url.path)
+                return outcome
+            }
+        }
         let lock: StoreLock
         do { lock = try StoreLock(storePath: settings.storePath) } catch let error as StoreLock.LockError where error != .busy(settings.storePath + ".lock") {
             outcome.failure = .unusableStore(settings.storePath, "\(error)")
@@ -219,13 +235,6 @@ public struct NightlyScorer {
         } catch {
             outcome.failure = .unusableStore(settings.storePath, "\(error)")
             return outcome
-        }
-        for (role, url) in [("inbox", settings.inbox), ("models", settings.modelsFolder)] {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
-                outcome.failure = .missingFolder(role, url.path)
-                return outcome
-            }
         }
         let folder = NightFolder(root: settings.output.appendingPathComponent(settings.night))
         do { try folder.create() } catch {

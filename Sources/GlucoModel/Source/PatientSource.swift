@@ -108,9 +108,10 @@ public struct StoreSource: PatientSource {
     ///   by reading it), or when it is not a store.
     public func load(patient: PatientID?) throws -> LoadedPatients {
         var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw InputError(SourceLocation(file: path), "no such store file (make one with glucomodel-train import-data --store FILE)")
         }
+        guard !isDir.boolValue else { throw InputError(SourceLocation(file: path), "a folder, not a store file; give the store's file name") }
         do {
             let store = try PatientStore(path: path)
             let runs = try store.importRuns()
