@@ -98,7 +98,7 @@ let package = Package(
             exclude: ["Help"]),
         .testTarget(
             name: "ModelTests",
-            dependencies: ["GlucoModel", "GrammarEvolution", "LinearAlgebra"],
+            dependencies: ["GlucoModel", "GrammarEvolution", "LinearAlgebra", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

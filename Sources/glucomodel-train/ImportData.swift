@@ -55,6 +55,8 @@ struct ImportData: ParsableCommand {
         let format = try reading.format(format)
         let db = try PatientStore(path: store)
         try db.requireWritable()
+        let lock = try takeLock()
+        defer { lock.release() }
         var failed = 0, done = 0, rowsSkipped = 0
         // Several files per transaction (`ImportBatchLimits.standard`), each still all or nothing;
         // a file's lines are printed once its batch is committed.
@@ -107,11 +109,7 @@ struct ImportData: ParsableCommand {
     func forgetImports() throws {
         let db = try PatientStore(path: store)
         try db.requireWritable()
-        let lock: StoreLock
-        do { lock = try StoreLock(storePath: store) } catch let error as StoreLock.LockError {
-            Console.write("\(error)")
-            throw ExitCode(error == .busy(store + ".lock") ? 75 : 1)
-        }
+        let lock = try takeLock()
         defer { lock.release() }
         let urls = try expandingFolders(options: ImportOptions()).map { URL(fileURLWithPath: $0) }
         do {
@@ -119,6 +117,16 @@ struct ImportData: ParsableCommand {
         } catch let error as ForgetImportError {
             Console.write("\(error)")
             throw ExitCode(1)
+        }
+    }
+
+    /// The store's lock (`<store>.lock`), as nightly takes it: one writer at a time, so an import
+    /// never meets another import or a night mid-write (and `flock <store>.lock cp ...` copies a whole
+    /// store). Held by another run: exit 75, try again later.
+    func takeLock() throws -> StoreLock {
+        do { return try StoreLock(storePath: store) } catch let error as StoreLock.LockError {
+            Console.write("\(error)")
+            throw ExitCode(error == .busy(store + ".lock") ? 75 : 1)
         }
     }
 

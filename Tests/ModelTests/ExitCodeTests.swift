@@ -459,6 +459,10 @@ import GrammarEvolution
         #expect(never.status == 1 && never.stderr.contains("no import of this file's content in the store"), "\(never.stderr)")
         let lock = try StoreLock(storePath: store)
         #expect(try Self.run("glucomodel-train", ["import-data", file.path, "--store", store, "--forget"]).status == 75)
+        // An import takes the lock too (two imports, or an import beside a night, failed with a raw
+        // "SQLite error 5: database is locked", exit 1).
+        let busy = try Self.run("glucomodel-train", ["import-data", other.path, "--store", store])
+        #expect(busy.status == 75 && busy.stderr.contains("\(store).lock is locked: another run is using this store"), "\(busy.stderr)")
         lock.release()
         let forgot = try Self.run("glucomodel-train", ["import-data", file.path, "--store", store, "--forget"], stdout: out)
         #expect(forgot.status == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import GlucoModel
 
@@ -103,5 +104,33 @@ import Testing
         #expect(try store.scoringState(for: p1) != nil)
         #expect(try store.forgetImports(of: [a]).map(\.patientRemoved) == [true])
         #expect(try store.scoringState(for: p1) == nil && store.patients().isEmpty)
+    }
+}
+
+/// A reader meeting another process's write (an import committing holds SQLite's exclusive lock)
+/// failed at once with "database is locked"; it now waits (`PatientStore.busyTimeout`).
+@Suite struct StoreBusyTests {
+    @Test func aReaderWaitsForAWriterToCommit() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-busy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("s.sqlite").path
+        let file = dir.appendingPathComponent("a.csv")
+        try Data("patient,time,event,value,unit\np1,2026-01-05T08:00:00Z,glucose,120,mg/dL\n".utf8).write(to: file)
+        _ = try PatientStore(path: path).importFile(file, importer: LogCSVImporter(),
+                                                    options: ImportOptions(timeZone: Fixture.utc, now: Fixture.date("2026-02-01T00:00:00Z")))
+        let writer = try DatabaseQueue(path: path)
+        let held = DispatchSemaphore(value: 0)
+        let started = Date()
+        DispatchQueue.global().async {
+            try? writer.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN EXCLUSIVE")
+                held.signal()
+                Thread.sleep(forTimeInterval: 1)
+                try db.execute(sql: "COMMIT")
+            }
+        }
+        held.wait()
+        #expect(try PatientStore(path: path).patients() == [PatientID("p1")])
+        #expect(Date().timeIntervalSince(started) >= 0.9)
     }
 }

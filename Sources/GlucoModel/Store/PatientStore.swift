@@ -52,7 +52,11 @@ public struct PatientStore: Sendable {
     ///   application's database, or a store with a newer schema than this build knows.
     public init(path: String) throws {
         try StoreFileCheck.checkHeader(path)
-        db = try DatabaseQueue(path: path)
+        // Another process writing (an import committing) holds SQLite's lock for a moment: wait for
+        // it rather than fail at once with "database is locked". Writers also take `<store>.lock`.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        db = try DatabaseQueue(path: path, configuration: configuration)
         let migrator = StoreSchema.migrator
         try db.read { db in try StoreFileCheck.checkSchema(db, path: path, known: migrator.migrations) }
         // A store that cannot be written is read as it is (only a new store, or an older schema,
@@ -66,6 +70,9 @@ public struct PatientStore: Sendable {
             try migrator.migrate(db)
         }
     }
+
+    /// How long a command waits for another process's write (seconds) before SQLite's "database is locked".
+    public static let busyTimeout: TimeInterval = 30
 
     /// Throws `StoreFileError.readOnly` when SQLite opened the store for reading only (a file,
     /// mount or attribute that refuses writing), which every write would then meet: for a command
