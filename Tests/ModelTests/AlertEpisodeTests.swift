@@ -26,6 +26,27 @@ struct AlertEpisodeTests: HandPredictions {
         #expect(high.leadMinutes == nil && high.csvLine.hasSuffix(",2,260.0,240.0,no,"))
     }
 
+    /// An alert issued while the CGM already read low was credited with its whole horizon of warning:
+    /// the crossing was looked for at the run's target times only, all a horizon after the first issue.
+    /// With the CGM's readings it is walked back to where the CGM's own run below 70 began.
+    @Test func anAlertOfALowAlreadyUnderWayHasANegativeLead() {
+        // Predicted low for targets at steps 6-8 (issued at steps 0-2, 30 min before). The CGM: 90 at
+        // step -4, 80 at -3, then 68 from step -2 on: it crossed 10 minutes before the first issue.
+        let rows = [Self.row(6, 60, 60), Self.row(7, 58, 60), Self.row(8, 59, 60)]
+        let cgm = (-4...8).map { GlucoseReading(time: Self.at($0), value: .mgdL($0 == -4 ? 90 : $0 == -3 ? 80 : 68)) }
+        let thresholds = AlertThresholds()
+        #expect(AlertEpisode.episodes(in: rows, thresholds: thresholds).map(\.leadMinutes) == [30])
+        let late = AlertEpisode.episodes(in: rows, thresholds: thresholds, glucose: cgm)
+        #expect(late.map(\.measuredCrossing) == [Self.at(-2)] && late.map(\.leadMinutes) == [-10])
+        #expect(late[0].csvLine.hasSuffix(",3,58.0,60.0,yes,-10"))
+        // A sensor gap of 25 minutes (steps -7 to -2 missing) ends the walk back: the run began at -2.
+        let gapped = [GlucoseReading(time: Self.at(-8), value: .mgdL(60))] + cgm.filter { $0.time >= Self.at(-2) }
+        #expect(AlertEpisode.episodes(in: rows, thresholds: thresholds, glucose: gapped).map(\.leadMinutes) == [-10])
+        // The CGM crossing after the issue keeps its positive lead: low from step 4 only.
+        let early = (-4...8).map { GlucoseReading(time: Self.at($0), value: .mgdL($0 < 4 ? 95 : 64)) }
+        #expect(AlertEpisode.episodes(in: rows, thresholds: thresholds, glucose: early).map(\.leadMinutes) == [20])
+    }
+
     @Test func aMissingStepOrAnotherHorizonStartsAnotherEpisode() {
         // Steps 0, 1 and 3 low at 30 min (step 2 missing: 10 min apart), step 0 low at 60 min.
         let rows = [Self.row(0, 60, nil), Self.row(1, 60, nil), Self.row(3, 60, nil), Self.row(0, 50, nil, horizon: 60)]

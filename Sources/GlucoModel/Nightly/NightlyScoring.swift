@@ -454,7 +454,8 @@ public struct NightlyScorer {
             throw error
         }
         try file.commit()
-        let alerts = AlertEpisode.episodes(in: excursions, thresholds: thresholds, step: spacing.usual(atLeast: models.seriesOptions.step))
+        let alerts = AlertEpisode.episodes(in: excursions, thresholds: thresholds, step: spacing.usual(atLeast: models.seriesOptions.step),
+                                           glucose: log.glucose)
         // `earlierAlerts`: the episodes earlier runs of the night wrote (all first issued by the
         // state), counted as `earlierRows` is for the predictions.
         let (alertFile, earlierAlerts) = try folder.patientFile(folder.file(folder.alerts, patient),

@@ -22,7 +22,10 @@ public struct AlertEpisode: Sendable, Hashable {
     public var predictedExtreme: Double
     /// The lowest (low) or highest (high) CGM reading at the run's target times; nil when none is known yet.
     public var measuredExtreme: Double?
-    /// The first target time whose CGM reading is beyond the threshold too.
+    /// When the CGM went beyond the threshold in the run it confirms: the first reading of the
+    /// CGM's own run beyond the threshold that holds the run's first target time with a reading
+    /// beyond it (with the CGM's readings, `episodes(in:thresholds:step:glucose:)`; else that target
+    /// time). Before the first issue when the alert came with the low already under way.
     public var measuredCrossing: Date?
 
     /// Whether the CGM crossed the threshold during the run; nil when nothing was measured.
@@ -31,7 +34,8 @@ public struct AlertEpisode: Sendable, Hashable {
     }
 
     /// Minutes from the first alert to the CGM's own crossing (how much warning it gave);
-    /// nil when the CGM did not cross. Negative when the CGM crossed before the alert was issued.
+    /// nil when the CGM did not cross. Negative when the CGM crossed before the alert was issued
+    /// (an alert of a low already under way: 48 mg/dL at the issue, 40 minutes after the crossing, is -40).
     public var leadMinutes: Double? { measuredCrossing.map { $0.timeIntervalSince(firstIssuedAt) / 60 } }
 
     /// The issue time is the second column: the nightly files are cut by it on a re-run.
@@ -59,13 +63,22 @@ public struct AlertEpisode: Sendable, Hashable {
     /// target-time order. Two predictions belong to one episode when they are of the same kind
     /// and their target times are at most `step` apart: the usual time between predictions
     /// (`IssueSpacing`), as no prediction lies between them then.
-    public static func episodes(in rows: [PredictionRow], thresholds: AlertThresholds, step: TimeInterval = 300) -> [AlertEpisode] {
+    ///
+    /// With `glucose` (the patient's CGM readings in time order) the CGM's crossing is walked back
+    /// from the run's first confirmed target time through the readings beyond the threshold
+    /// (readings at most three times `step` apart): the rows alone hold the CGM at target times
+    /// only, all a horizon or more after the first issue, so an alert of a low already under way read
+    /// as a full horizon of warning.
+    public static func episodes(in rows: [PredictionRow], thresholds: AlertThresholds, step: TimeInterval = 300,
+                                glucose: [GlucoseReading] = []) -> [AlertEpisode] {
         let ge = rows.filter { isExcursion($0, thresholds) }
         let groups = Dictionary(grouping: ge) { "\($0.patient.rawValue)|\($0.horizonMinutes)" }
         let out = groups.keys.sorted().flatMap { key in
             ExcursionRun.runs(in: groups[key]!, thresholds: thresholds, step: step).map { run in
-                run.rows.dropFirst().reduce(into: AlertEpisode(kind: run.kind, threshold: run.kind == .low ? thresholds.low : thresholds.high,
-                                                               first: run.rows.first!)) { $0.extend(with: $1) }
+                var e = run.rows.dropFirst().reduce(into: AlertEpisode(kind: run.kind, threshold: run.kind == .low ? thresholds.low : thresholds.high,
+                                                                       first: run.rows.first!)) { $0.extend(with: $1) }
+                e.walkCrossingBack(through: glucose, maxGap: 3 * step + 1)
+                return e
             }
         }
         return out.sorted { ($0.patient.rawValue, $0.firstIssuedAt, $0.horizonMinutes) < ($1.patient.rawValue, $1.firstIssuedAt, $1.horizonMinutes) }
@@ -89,6 +102,23 @@ public struct AlertEpisode: Sendable, Hashable {
         predictions = 0
         predictedExtreme = row.prediction
         extend(with: row)
+    }
+
+    /// Moves `measuredCrossing` back to the first reading of the CGM's run beyond the threshold
+    /// that holds it (`glucose` in time order; consecutive readings at most `maxGap` apart).
+    mutating func walkCrossingBack(through glucose: [GlucoseReading], maxGap: TimeInterval) {
+        guard let crossing = measuredCrossing else { return }
+        func beyond(_ g: GlucoseReading) -> Bool { kind == .low ? g.value.mgdL < threshold : g.value.mgdL > threshold }
+        // The last reading at or before the crossing target time.
+        var lo = 0, hi = glucose.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if glucose[mid].time <= crossing { lo = mid + 1 } else { hi = mid }
+        }
+        var i = lo - 1
+        guard i >= 0, beyond(glucose[i]), crossing.timeIntervalSince(glucose[i].time) <= maxGap else { return }
+        while i > 0, beyond(glucose[i - 1]), glucose[i].time.timeIntervalSince(glucose[i - 1].time) <= maxGap { i -= 1 }
+        measuredCrossing = min(crossing, glucose[i].time)
     }
 
     mutating func extend(with row: PredictionRow) {
