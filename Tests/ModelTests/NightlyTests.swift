@@ -33,6 +33,8 @@ struct NightlyBench {
         var settings = NightlySettings(storePath: store, inbox: inbox, modelsFolder: models, output: out, night: night,
                                        importOptions: ImportOptions(timeZone: PredictFixture.utc, now: Fixture.date("2027-01-01T00:00:00Z")))
         settings.thresholds = AlertThresholds(low: 70, high: 250)
+        // The inbox files are written a moment before: quarantined at once, not left to settle.
+        settings.settleTime = 0
         return NightlyScorer(settings: settings)
     }
 
@@ -477,6 +479,34 @@ struct Interrupted: Error {}
             #expect(outcome.failure?.description == "the \(inboxGiven ? "inbox" : "models") folder \(file.path) is a file, not a folder")
             #expect(!FileManager.default.fileExists(atPath: store) && !FileManager.default.fileExists(atPath: store + ".lock"))
         }
+    }
+
+    /// A Nightscout JSON still being written when the night ran read as truncated and was moved to the
+    /// quarantine, where its writer finished it: a whole, valid file never imported, and later nights
+    /// exited 0. A file that fails within `settleTime` of its last change stays in the inbox (a
+    /// warning) and imports once whole; one that still fails after it is quarantined.
+    @Test func aFileStillBeingWrittenStaysInTheInbox() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        let file = bench.inbox.appendingPathComponent("ns.json")
+        let whole = try Data(contentsOf: Fixture.url("exports/nightscout_entries.json"))
+        try whole.prefix(whole.count / 2).write(to: file)
+        var scorer = bench.scorer()
+        scorer.settings.settleTime = 600
+        let first = try scorer.run()
+        #expect(first.filesQuarantined == 0 && FileManager.default.fileExists(atPath: file.path))
+        let warning = try #require(first.warnings.first { $0.contains("ns.json") })
+        #expect(warning.hasPrefix("not imported: ") && warning.contains("may still be being written: left in the inbox for the next run"), "\(warning)")
+        // Finished: imported the next time.
+        try whole.write(to: file)
+        let second = try scorer.run()
+        #expect(second.filesImported == 1 && second.filesQuarantined == 0)
+        #expect(try PatientStore(path: bench.store).patients().map(\.rawValue).contains("ns"))
+        // Cut short and left so past the settle time: quarantined.
+        let stale = bench.inbox.appendingPathComponent("stale.json")
+        try whole.prefix(whole.count / 2).write(to: stale)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-601)], ofItemAtPath: stale.path)
+        let third = try scorer.run()
+        #expect(third.filesQuarantined == 1 && !FileManager.default.fileExists(atPath: stale.path))
     }
 
     /// Finding 7: an inbox file whose every row was skipped was recorded as imported (never to be

@@ -21,6 +21,9 @@ public struct NightlySettings: Sendable {
     /// each export after the day it was made: from its name alone, each night's file would be a new
     /// patient). Files directly in the inbox name their patient as without it.
     public var patientFolders = false
+    /// An inbox file that fails to import within this long (seconds) of its last change stays in
+    /// the inbox for the next run instead of going to the quarantine: it may still be being written.
+    public var settleTime: TimeInterval = 600
     /// The unit of the glucose columns of the night's files (`_mgdl` or `_mmoll`) and of the
     /// summary line. A night's files are all in one unit: a run in another unit is refused.
     public var units: GlucoseUnit = .mgdL
@@ -34,6 +37,7 @@ public struct NightlySettings: Sendable {
         self.night = night
         self.importOptions = importOptions
     }
+
 
     /// The label of the night containing `date` in `timeZone`.
     public static func nightLabel(_ date: Date, timeZone: TimeZone) -> String {
@@ -359,8 +363,16 @@ public struct NightlyScorer {
     /// reason (and `details`, the import's summary) beside it, and reports it this once.
     private func quarantine(_ url: URL, _ reason: String, details: String? = nil,
                             _ outcome: inout NightlyOutcome, _ message: (String) -> Void) {
-        let folder = settings.output.appendingPathComponent("quarantine")
         let more = details.map { "\n" + $0 } ?? ""
+        // A file written a moment ago may still be being written (a JSON export cut short reads as
+        // truncated): moved away, its writer would finish it in the quarantine, never to be read.
+        if let modified = try? url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
+           Date().timeIntervalSince(modified) < settings.settleTime {
+            let still = StillWritten(file: url.path, reason: reason, age: max(0, Date().timeIntervalSince(modified)), settle: settings.settleTime)
+            warn(&outcome, message, "\(still)" + more)
+            return
+        }
+        let folder = settings.output.appendingPathComponent("quarantine")
         if let moved = try? Quarantine.move(url, into: folder, reason: reason + more) {
             outcome.filesQuarantined += 1
             warn(&outcome, message, "import failed: \(reason); moved to \(moved.path)" + more)
@@ -552,4 +564,17 @@ extension NightlyScorer {
 /// Carries an error of the `afterPatientFiles` hook out of the per-patient error handling.
 struct NightlyInterruption: Error {
     var underlying: any Error
+}
+
+/// An inbox file that failed to import minutes after its last change: left in the inbox for the next run.
+struct StillWritten: Error, CustomStringConvertible {
+    var file: String
+    var reason: String
+    var age: TimeInterval
+    var settle: TimeInterval
+
+    var description: String {
+        "not imported: \(reason); \(file) changed \(Int(age.rounded())) s ago and may still be being written: "
+            + "left in the inbox for the next run (quarantined if it still fails \(Int(settle / 60)) minutes after its last change)"
+    }
 }
