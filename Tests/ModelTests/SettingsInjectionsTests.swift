@@ -22,8 +22,16 @@ import Testing
         return (log, settings)
     }
 
+    /// The known person 30 mg/dL above what the doses see: fasting above the target, where a dose
+    /// may step up (`SettingsEstimatorTests.fastingBelowTheTargetHoldsABasalIncrease`).
+    static var aboveTarget: KnownPerson {
+        var person = KnownPerson()
+        person.offset = 30
+        return person
+    }
+
     @Test func theLongActingDoseTakesTheShortfallOfTheFastingHours() {
-        let (log, settings) = Self.onPens(KnownPerson(), dose: 20)
+        let (log, settings) = Self.onPens(Self.aboveTarget, dose: 20)
         let e = SettingsEstimator.estimate(log: log, settings: settings, timeZone: KnownPerson.utc)
         // One daily dose, no blocks of rates (they read "0 U/h: a zero basal is not scaled").
         #expect(e.basal.isEmpty)
@@ -46,7 +54,7 @@ import Testing
 
     @Test func aDoseFarFromTheEstimateMovesAtMostTwentyPercentAndARightOneStays() {
         // 10 U/day for a need of 13.6: one run moves it to 12.
-        let (log, settings) = Self.onPens(KnownPerson(), dose: 10)
+        let (log, settings) = Self.onPens(Self.aboveTarget, dose: 10)
         let low = SettingsEstimator.estimate(log: log, settings: settings, timeZone: KnownPerson.utc).longActing!
         #expect(abs(low.estimate! / 13.6 - 1) < 0.03, "estimate \(low.estimate!)")
         #expect(low.suggested == 12 && low.reason == "a bounded step toward the estimate")
