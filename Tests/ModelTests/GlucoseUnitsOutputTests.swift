@@ -11,10 +11,11 @@ import Testing
     @Test func predictionRowsInMmolL() throws {
         let row = PredictionRow(patient: try PatientID("p1"), issuedAt: Fixture.date("2026-01-05T08:00:00Z"),
                                 targetTime: Fixture.date("2026-01-05T08:30:00Z"), horizonMinutes: 30, model: "ge",
-                                prediction: 123.45, reference: 118)
-        // 123.45 / 18.01559 = 6.8523 -> 6.85 (one more decimal than mg/dL's 123.5); 118 / 18.01559 = 6.5499 -> 6.5.
-        #expect(row.csvLine(units: .mmolL) == "p1,2026-01-05T08:00:00Z,2026-01-05T08:30:00Z,30,ge,6.85,6.5")
-        #expect(row.csvLine(units: .mgdL) == "p1,2026-01-05T08:00:00Z,2026-01-05T08:30:00Z,30,ge,123.5,118")
+                                prediction: 123.45, reference: 118.06)
+        // 123.45 / 18.01559 = 6.8523 -> 6.85 (one more decimal than mg/dL's 123.5); 118.06 / 18.01559 = 6.5532 -> 6.55.
+        // The reference as precise as the prediction: a grid value of 118.06 read "118".
+        #expect(row.csvLine(units: .mmolL) == "p1,2026-01-05T08:00:00Z,2026-01-05T08:30:00Z,30,ge,6.85,6.55")
+        #expect(row.csvLine(units: .mgdL) == "p1,2026-01-05T08:00:00Z,2026-01-05T08:30:00Z,30,ge,123.5,118.1")
         #expect(PredictionRow.csvHeader(units: .mmolL) == "patient,issued_at,target_time,horizon_min,model,prediction_mmoll,reference_mmoll")
         #expect(PredictionRow.csvHeader(units: .mgdL) == PredictionRow.csvHeader)
     }

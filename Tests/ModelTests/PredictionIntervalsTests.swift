@@ -134,7 +134,7 @@ extension PredictionIntervalsTests {
         let ge = try #require(rows.first { $0.model == "ge" })
         #expect(ge.prediction == 185)
         #expect(ge.bounds == PredictionBounds(lower80: 152, upper80: 218, lower95: 146, upper95: 224))
-        #expect(ge.csvLine(units: .mgdL, intervals: true).hasSuffix(",ge,185.0,180,152.0,218.0,146.0,224.0"))
+        #expect(ge.csvLine(units: .mgdL, intervals: true).hasSuffix(",ge,185.0,180.0,152.0,218.0,146.0,224.0"))
         #expect(ge.csvLine(units: .mgdL, intervals: false) == ge.csvLine)
         let arx = try #require(rows.first { $0.model == "arx" })
         #expect(arx.bounds == nil && arx.csvLine(units: .mgdL, intervals: true).hasSuffix(",,,,"))

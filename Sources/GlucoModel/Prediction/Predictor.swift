@@ -57,11 +57,13 @@ public struct PredictionRow: Sendable, Equatable {
             .map { PredictionCSV.glucose($0, units, mgdLDecimals: 1) }.joined(separator: ",")
     }
 
-    /// The row as CSV: times in UTC ISO 8601, the prediction with one decimal in mg/dL (`%.1f`,
-    /// two in mmol/L), the reference in whole mg/dL (`%.0f`, one decimal in mmol/L), empty when not known.
+    /// The row as CSV: times in UTC ISO 8601, the prediction and the reference with one decimal in
+    /// mg/dL (`%.1f`, two in mmol/L), the reference empty when not known. (The reference was whole
+    /// mg/dL, one decimal in mmol/L: a 3-minute CGM's value on the 5-minute grid, 86.05, read 86,
+    /// and coverage recomputed from the file missed the trainer's by half a point.)
     public func csvLine(units: GlucoseUnit) -> String {
         [patient.rawValue, PredictionCSV.iso8601(issuedAt), PredictionCSV.iso8601(targetTime), String(horizonMinutes), model,
-         PredictionCSV.glucose(prediction, units, mgdLDecimals: 1), reference.map { PredictionCSV.glucose($0, units, mgdLDecimals: 0) } ?? ""]
+         PredictionCSV.glucose(prediction, units, mgdLDecimals: 1), reference.map { PredictionCSV.glucose($0, units, mgdLDecimals: 1) } ?? ""]
             .joined(separator: ",")
     }
 }
