@@ -233,17 +233,25 @@ struct ReportClinicianTests {
         #expect(appendix.contains("<td class=\"num\">251</td>"))
         report.units = .mmolL
         #expect(report.html.section("predicted-lows").contains("<td class=\"num\">3.86</td><td class=\"num\">3.88</td>"))
+        // A run past midnight gives its end's date too ("2026-01-10 23:50-00:40" read as one evening).
+        low.start = Fixture.date("2026-01-10T23:50:00Z")
+        low.end = Fixture.date("2026-01-11T00:40:00Z")
+        report.predictedEpisodes = [low]
+        report.clock = .utc
+        #expect(report.html.section("predicted-lows").contains("2026-01-10 23:50-2026-01-11 00:40"), "\(report.html.section("predicted-lows"))")
+        #expect(report.html.section("predicted-episodes").contains("<td>2026-01-10 23:50</td><td>2026-01-11 00:40</td>"))
     }
 }
 
 @Suite("Cohort index")
 struct CohortIndexTests {
     static func entry(_ id: String, below54: Double, below70: Double, gri: Double, days: Double = 14, active: Double = 95,
-                      sensorRuns: Int = 0) -> CohortReport.Entry {
+                      sensorRuns: Int = 0, above250: Double = 0, above180: Double = 0) -> CohortReport.Entry {
         var e = CohortReport.Entry(report: ReportFixture.report, file: "")
         e.patient = try! PatientID(id)
         e.file = CohortReport.fileName(for: e.patient)
         e.below54 = below54; e.below70 = below70; e.gri = gri; e.days = days; e.percentActive = active
+        e.above250 = above250; e.above180 = above180
         e.sensorLimitRuns = sensorRuns; e.sensorLimitPercent = sensorRuns > 0 ? 12.5 : 0
         return e
     }
@@ -284,5 +292,17 @@ struct CohortIndexTests {
         #expect(html.occurrences(of: "<tr class=\"flagged\">") == 1)
         #expect(html.contains("1 flagged"))
         #expect(CohortReport(entries: [risky], units: .mmolL).html.contains("below 3.0 54.0%; below 3.9 60.0%"))
+    }
+
+    /// A person always high (31.6% in range, 18.2% above 250) was a plain row below a well-kept one
+    /// flagged for its 7 days of data: highs beyond the consensus targets flag a row too.
+    @Test func highsBeyondTheirTargetsFlagTheRow() {
+        let high = Self.entry("h", below54: 0, below70: 0, gri: 69.3, above250: 18.2, above180: 68.4)
+        #expect(high.flags() == ["above 250 18.2%", "above 180 68.4%"])
+        // Targets: under 5% above 250, under 25% above 180, judged as printed (4.96 prints 5.0: flagged).
+        #expect(Self.entry("a", below54: 0, below70: 0, gri: 9, above250: 4.96, above180: 24.9).flags() == ["above 250 5.0%"])
+        #expect(Self.entry("b", below54: 0, below70: 0, gri: 9, above250: 4.9, above180: 25).flags() == ["above 180 25.0%"])
+        #expect(Self.entry("c", below54: 0, below70: 0, gri: 9, above250: 4.9, above180: 24.9).flags().isEmpty)
+        #expect(CohortReport(entries: [high], units: .mmolL).html.contains("above 13.9 18.2%; above 10.0 68.4%"))
     }
 }

@@ -14,6 +14,9 @@ public struct CohortReport: Sendable {
         /// % of readings below 54 mg/dL, and below 70 (levels 1 and 2 together).
         public var below54: Double
         public var below70: Double
+        /// % of readings above 250 mg/dL, and above 180 (levels 1 and 2 together).
+        public var above250: Double = .nan
+        public var above180: Double = .nan
         public var tir: Double
         public var gri: Double
         public var gmi: Double
@@ -36,6 +39,8 @@ public struct CohortReport: Sendable {
             percentActive = m.percentActive
             below54 = m.tbrLevel2
             below70 = m.tbrLevel1 + m.tbrLevel2
+            above250 = m.tarLevel2
+            above180 = m.tarLevel1 + m.tarLevel2
             tir = m.tir
             gri = m.gri
             gmi = m.gmi
@@ -47,14 +52,18 @@ public struct CohortReport: Sendable {
             clarkeHorizon = report.chartHorizon
         }
 
-        /// Why the row needs a look, most urgent first: time below 54 >= 1% or below 70 >= 4%
-        /// (consensus targets), too little data (< 14 days or < 70% CGM active: figures less
+        /// Why the row needs a look, most urgent first: time below 54 >= 1% or below 70 >= 4%, above
+        /// 250 >= 5% or above 180 >= 25% (consensus targets; a person always high, 31.6% in range,
+        /// was an unflagged row), too little data (< 14 days or < 70% CGM active: figures less
         /// reliable), sensor-limit runs (lows or highs may be a stuck sensor).
-        /// The thresholds are printed in `units`.
+        /// The thresholds are printed in `units`; each share is judged as printed (4.0% is flagged).
         public func flags(units: GlucoseUnit = .mgdL) -> [String] {
             var out: [String] = []
-            if below54 >= 1 { out.append("below \(units.format(54)) \(formatPercent(below54))") }
-            if below70 >= 4 { out.append("below \(units.format(70)) \(formatPercent(below70))") }
+            func shown(_ v: Double) -> Double { v.isFinite ? Double(formatNumber(v, decimals: 1)) ?? v : v }
+            if shown(below54) >= 1 { out.append("below \(units.format(54)) \(formatPercent(below54))") }
+            if shown(below70) >= 4 { out.append("below \(units.format(70)) \(formatPercent(below70))") }
+            if shown(above250) >= 5 { out.append("above \(units.format(250)) \(formatPercent(above250))") }
+            if shown(above180) >= 25 { out.append("above \(units.format(180)) \(formatPercent(above180))") }
             if days < 14 - 1e-9 || !(percentActive >= 70) {
                 out.append("data: \(formatNumber(days, decimals: 1)) d, \(formatPercent(percentActive)) active")
             }

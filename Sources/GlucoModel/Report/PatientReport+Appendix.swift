@@ -88,7 +88,7 @@ extension PatientReport {
                 let seen = e.confirmed()
                 let threshold = e.kind == .low ? PredictedEpisode.lowThreshold : PredictedEpisode.highThreshold
                 return [HTMLCell(e.kind == .low ? "low" : "high", cssClass: e.kind == .low ? "bad" : nil), "\(e.horizonMinutes) min",
-                        HTMLCell(clock.dateTime(e.start)), HTMLCell(clock.time(e.end)), HTMLCell(clock.time(e.issuedAt)),
+                        HTMLCell(clock.dateTime(e.start)), HTMLCell(endTime(e.end, after: e.start)), HTMLCell(clock.time(e.issuedAt)),
                         .number(glucoseNumber(e.predicted, apartFrom: threshold)), .number(glucoseNumber(e.actualAtPredicted, apartFrom: threshold)),
                         .number(glucoseNumber(e.actualExtreme, apartFrom: threshold)), HTMLCell(seen.map { $0 ? "yes" : "no" } ?? "-")]
             }

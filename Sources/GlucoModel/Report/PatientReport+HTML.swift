@@ -52,6 +52,12 @@ extension PatientReport {
         mgdL.map { units.format($0, mgdLDecimals: mgdLDecimals) } ?? "-"
     }
 
+    /// The end of a run that began at `start`: its time, or its date and time when it ends on
+    /// another day (a run from 23:50 to 00:40 read "14:35-03:25" on the start's date).
+    func endTime(_ end: Date, after start: Date) -> String {
+        clock.date(end) == clock.date(start) ? clock.time(end) : clock.dateTime(end)
+    }
+
     /// A glucose beside a threshold, never printed as the threshold unless it is it: a predicted low
     /// of 69.6 reads `69.6`, not `70` below 70 (`GlucoseUnit.format(_:apartFrom:)`).
     func glucoseNumber(_ mgdL: Double?, apartFrom threshold: Double) -> String {

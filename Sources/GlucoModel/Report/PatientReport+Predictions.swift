@@ -47,7 +47,7 @@ extension PatientReport {
         if !lows.isEmpty {
             let rows: [[HTMLCell]] = lows.suffix(Self.lowRows).map { e in
                 let seen = e.confirmed()
-                return [HTMLCell(clock.dateTime(e.start) + "-" + clock.time(e.end)), HTMLCell(clock.time(e.issuedAt)),
+                return [HTMLCell(clock.dateTime(e.start) + "-" + endTime(e.end, after: e.start)), HTMLCell(clock.time(e.issuedAt)),
                         .number(glucoseNumber(e.predicted, apartFrom: PredictedEpisode.lowThreshold)),
                         .number(glucoseNumber(e.actualExtreme, apartFrom: PredictedEpisode.lowThreshold)),
                         HTMLCell(seen.map { $0 ? "yes" : "no" } ?? "-", cssClass: seen == true ? "bad" : nil)]
