@@ -101,10 +101,11 @@ struct Dose: ParsableCommand {
             let upper = try to.map { try time.parse($0, option: "--to") } ?? .distantFuture
             guard lower <= upper else { throw ValidationError("--from is after --to") }
             print(DoseAuditRow.csvHeader(units: units.unit))
-            for row in DoseAudit.run(log: log, models: modelSet, settings: checked, period: DateInterval(start: lower, end: upper),
-                                     timeZone: try time.zone()) {
+            let period = DateInterval(start: lower, end: upper)
+            for row in DoseAudit.run(log: log, models: modelSet, settings: checked, period: period, timeZone: try time.zone()) {
                 print(row.csvLine(units: units.unit))
             }
+            DoseAudit.notAuditedNote(DoseAudit.bolusesWithoutCarbs(log, period: period)).map { Console.status("\(id): " + $0) }
             return
         }
         guard let newest = log.glucose.last?.time else {

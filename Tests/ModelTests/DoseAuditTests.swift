@@ -141,3 +141,24 @@ import Testing
         #expect(ReportDoseAudit(audit: tiny, settings: F.checked()).rows[0].formula.contains("- IOB -0.50 ="))
     }
 }
+
+/// The boluses the audit leaves out, counted by hand: of four boluses, one has a carbInput, one is
+/// 10 minutes from a logged meal, two have no carbohydrates near them; one of those is outside the period.
+@Suite struct DoseAuditCoverageTests {
+    @Test func bolusesWithoutCarbsAreCounted() throws {
+        var log = PatientLog(patient: try PatientID("p1"))
+        let t0 = Fixture.date("2026-01-05T08:00:00Z")
+        func at(_ h: Double) -> Date { t0.addingTimeInterval(h * 3600) }
+        log.boluses = [Bolus(time: at(0), dose: InsulinUnits(4), carbInput: Carbohydrate(grams: 40)),
+                       Bolus(time: at(4), dose: InsulinUnits(5)),
+                       Bolus(time: at(6), dose: InsulinUnits(1.5)),
+                       Bolus(time: at(30), dose: InsulinUnits(2))]
+        log.carbs = [CarbIntake(time: at(4).addingTimeInterval(600), amount: Carbohydrate(grams: 50))]
+        #expect(DoseAudit.mealBoluses(log).count == 2)
+        #expect(DoseAudit.bolusesWithoutCarbs(log) == 2)
+        #expect(DoseAudit.bolusesWithoutCarbs(log, period: DateInterval(start: t0, end: at(24))) == 1)
+        #expect(DoseAudit.notAuditedNote(0) == nil)
+        #expect(DoseAudit.notAuditedNote(1) == "1 bolus without logged carbohydrates (corrections, meals not logged) not audited: "
+                + "the audit replays meal boluses, with the carbohydrates they were for")
+    }
+}

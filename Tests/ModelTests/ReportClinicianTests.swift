@@ -152,12 +152,20 @@ struct ReportClinicianTests {
         report.doseAudit = ReportDoseAudit(rows: [row(4, 5, ["IOB high"]), row(4, 3, ["IOB high", "CGM stale"], low: true),
                                                   row(4, nil, ["CGM stale"]), row(4, nil, ["CGM stale"]), row(4, 4.02, []), noInsulin])
         let s = report.html.section("dose-summary")
-        #expect(s.contains("6 meal or correction boluses audited: a dose suggested for 3, no insulin advised for 1 (glucose low or predicted low), "
+        #expect(!s.contains("without logged carbohydrates"))
+        #expect(s.contains("6 meal boluses audited: a dose suggested for 3, no insulin advised for 1 (glucose low or predicted low), "
                            + "no advice for 2 (data or settings refused)."), "\(s)")
         #expect(s.contains("Of the doses suggested: more than given for 1, less for 1, about the same (within 0.05 U) for 1."))
         #expect(s.contains("followed 1 of the 6 boluses"))
         #expect(report.html.section("dose-audit").contains("<td>no insulin</td>"))
         #expect(s.occurrences(of: "CGM stale") == 1 && s.occurrences(of: "IOB high") == 1)
+        // Boluses without logged carbohydrates are said to be left out, with rows or without: a person
+        // who never logs meals read "No meals or corrections in this period" after 24 boluses.
+        report.doseAudit?.withoutCarbs = 24
+        #expect(report.html.section("dose-summary").contains("24 boluses without logged carbohydrates (corrections, meals not logged) not audited"))
+        report.doseAudit?.rows = []
+        let none = report.html.section("dose-summary")
+        #expect(none.contains("No meal boluses in this period.") && none.contains("24 boluses without logged carbohydrates"), "\(none)")
         #expect(s.contains("<td>CGM stale</td><td class=\"num\">3</td>") && s.contains("<td>IOB high</td><td class=\"num\">2</td>"))
         #expect(s.range(of: "CGM stale")!.lowerBound < s.range(of: "IOB high")!.lowerBound)
         // With codes, one kind of reason with different figures is one line, worded as the first.

@@ -74,6 +74,19 @@ public enum DoseAudit {
         }
     }
 
+    /// How many boluses of `log` within `period` (all when nil) are not meal boluses: corrections,
+    /// meals not logged, a pump's automatic boluses. The audit leaves them out (it replays a meal
+    /// bolus with the carbohydrates it was for) and says how many.
+    public static func bolusesWithoutCarbs(_ log: PatientLog, period: DateInterval? = nil) -> Int {
+        log.boluses.count { period?.contains($0.time) ?? true } - mealBoluses(log, period: period).count
+    }
+
+    /// What a reader is told of `count` boluses left out (`bolusesWithoutCarbs`); nil for none.
+    public static func notAuditedNote(_ count: Int) -> String? {
+        count > 0 ? "\(Plural.of(count, "bolus", plural: "boluses")) without logged carbohydrates (corrections, meals not logged) "
+            + "not audited: the audit replays meal boluses, with the carbohydrates they were for" : nil
+    }
+
     /// Runs the audit.
     /// - Parameters:
     ///   - models: the patient's models, or nil to audit the standard formula alone.

@@ -109,7 +109,7 @@ extension PatientReport {
         if let why = audit.withheldText {
             s += HTML.paragraph(why, cssClass: "note")
         } else if audit.rows.isEmpty {
-            s += HTML.paragraph("No meals or corrections in this period.")
+            s += HTML.paragraph("No meal boluses in this period.")
         } else {
             let rows: [[HTMLCell]] = audit.rows.map { r in
                 [HTMLCell(clock.dateTime(r.time)), .number(r.carbs.map { formatNumber($0.grams, decimals: 0) + " g" } ?? "-"),

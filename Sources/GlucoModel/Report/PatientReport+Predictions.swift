@@ -69,8 +69,9 @@ extension PatientReport {
         }
         var s = audit.note.map { HTML.paragraph($0, cssClass: "muted") } ?? ""
         let rows = audit.rows
+        let notAudited = DoseAudit.notAuditedNote(audit.withoutCarbs).map { HTML.paragraph($0 + ".", cssClass: "note") } ?? ""
         guard !rows.isEmpty else {
-            return HTML.section(id: "dose-summary", title: "Dose advice", s + HTML.paragraph("No meals or corrections in this period."))
+            return HTML.section(id: "dose-summary", title: "Dose advice", s + HTML.paragraph("No meal boluses in this period.") + notAudited)
         }
         // "More" and "less" compare doses only: "no insulin" is advice to treat or watch a low, not a dose of 0 U.
         let suggested = rows.filter { $0.advice == .dose && $0.suggested != nil }
@@ -80,10 +81,11 @@ extension PatientReport {
         let lower = suggested.count(where: { r in r.given.map { r.suggested!.units < $0.units - 0.05 } ?? false })
         let lows = rows.count(where: \.lowAfter)
         s += "<ul class=\"glance\">\n"
-        s += "<li>\(Plural.of(rows.count, "meal or correction bolus", plural: "meal or correction boluses")) audited: a dose suggested for \(suggested.count), "
+        s += "<li>\(Plural.of(rows.count, "meal bolus", plural: "meal boluses")) audited: a dose suggested for \(suggested.count), "
             + "no insulin advised for \(noInsulin) (glucose low or predicted low), no advice for \(refused) (data or settings refused).</li>\n"
         s += "<li>Of the doses suggested: more than given for \(higher), less for \(lower), about the same (within 0.05 U) for \(suggested.count - higher - lower).</li>\n"
         s += "<li>A low (below \(HTML.escape(glucose(70)))) followed \(lows) of the \(rows.count == 1 ? "1 bolus" : "\(rows.count) boluses").</li>\n</ul>\n"
+        s += notAudited
         // Each kind of reason once (by code when known, else by its text), with the first
         // bolus's wording as the example and how many boluses it applied to.
         var counts: [String: Int] = [:], example: [String: String] = [:], order: [String] = []

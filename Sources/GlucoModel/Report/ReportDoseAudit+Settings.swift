@@ -16,7 +16,9 @@ extension ReportDoseAudit {
         case let .usable(checked):
             // On the report's clock: the settings' basal schedule is by the wall clock (net insulin on board).
             let rows = DoseAudit.run(log: log, models: models, settings: checked, period: period, timeZone: timeZone)
-            return ReportDoseAudit(audit: rows, settings: checked, units: units, clock: ReportClock(timeZone: timeZone))
+            var audit = ReportDoseAudit(audit: rows, settings: checked, units: units, clock: ReportClock(timeZone: timeZone))
+            audit.withoutCarbs = DoseAudit.bolusesWithoutCarbs(log, period: period)
+            return audit
         case let .unusable(why):
             return ReportDoseAudit(withheld: why, unaudited: DoseAudit.mealBoluses(log, period: period).count)
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The dose-audit section of a report, in a form the report can show without knowing how it
-/// was computed: per meal or correction, what was given, what the settings would have
+/// was computed: per meal bolus, what was given, what the settings would have
 /// suggested, and what glucose did afterwards. (The dosing code builds it from its own audit.)
 public struct ReportDoseAudit: Sendable {
     /// What was advised for a bolus.
@@ -52,6 +52,10 @@ public struct ReportDoseAudit: Sendable {
     public var withheld: String?
     /// The meal boluses of the period left unaudited when `withheld`.
     public var unaudited = 0
+    /// The boluses of the period without logged carbohydrates, which the audit leaves out
+    /// (`DoseAudit.bolusesWithoutCarbs`): without them said, an audit of none read "no meals or
+    /// corrections" for a person who gave 24 boluses.
+    public var withoutCarbs = 0
 
     public init(rows: [Row], note: String? = nil) { self.rows = rows; self.note = note }
 
