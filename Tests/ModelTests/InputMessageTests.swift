@@ -201,9 +201,11 @@ import GrammarEvolution
         let isf = try #require(throws: InputError.self) { try load("{\"insulinSensitivity\": [40]}") }
         #expect(isf.issue.message.hasPrefix("'insulinSensitivity' is a list of 1 value, a schedule by time of day? "
                                             + "The settings hold one insulin sensitivity (mg/dL per U) for the whole day"))
-        // Another wrong type keeps the decoder's words, with the file and field.
-        let text = try #require(throws: InputError.self) { try load("{\"carbRatio\": \"10\"}") }
-        #expect(text.issue.location.field == "carbRatio" && text.issue.message.hasPrefix("wrong type"))
+        // Another wrong type in plain words, with the file, line and field (it read "wrong type:
+        // Expected to decode Double but found a string instead.", with no line).
+        let text = try #require(throws: InputError.self) { try load("{\"patient\": \"p1\",\n \"carbRatio\": \"10\"}") }
+        #expect(text.issue.location.field == "carbRatio" && text.issue.location.line == 2)
+        #expect(text.issue.message == "expected a number, found text in quotes (write the number without quotes: 12, not \"12\")")
     }
 
     @Test func aBasalEntrysKeysAreChecked() throws {
@@ -227,8 +229,9 @@ import GrammarEvolution
         #expect(missing.issue.message == "missing; a basalSchedule entry is {\"start\": \"HH:mm\", \"unitsPerHour\": 0.8}")
         let null = try #require(throws: InputError.self) { try load("{\"basalSchedule\": [{\"start\": \"00:00\", \"unitsPerHour\": 1}, null]}") }
         #expect(null.issue.location.field == "basalSchedule[1]" && null.issue.message.hasPrefix("null; "))
-        let text = try #require(throws: InputError.self) { try load("{\"basalSchedule\": [{\"start\": 0, \"unitsPerHour\": 1}]}") }
-        #expect(text.issue.location.field == "basalSchedule[0].start" && text.issue.message.hasPrefix("wrong type"))
+        let text = try #require(throws: InputError.self) { try load("{\"target\": 110,\n\"basalSchedule\": [{\"start\": 0, \"unitsPerHour\": 1}]}") }
+        #expect(text.issue.location.field == "basalSchedule[0].start" && text.issue.location.line == 2)
+        #expect(text.issue.message == "expected text in quotes, found a number", "\(text.issue.message)")
         let url = temporaryFolder("settings-keys").appendingPathComponent("latin1.json")
         try Data(Array("{\"patient\": \"p1\",\n\"target\": 110,\n\"basalSchedule\": [{\"start\": \"00:00 ".utf8) + [0xE9]
                  + Array("\", \"unitsPerHour\": 1}]}".utf8)).write(to: url)

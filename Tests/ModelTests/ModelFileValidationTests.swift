@@ -179,6 +179,20 @@ import GrammarEvolution
         #expect(decode(text.replacingOccurrences(of: #""schema" : "glucomodel.model""#, with: #""schema" : "other""#)) == .notAModel("m.json"))
     }
 
+    /// A hand-edited field read in Swift's words ("wrong type (Expected to decode Double but found a
+    /// string instead.)", "Cannot initialize ClosedRange<Double> with a lowerBound (5.0) greater than
+    /// upperBound (1.0)"): now in plain words, the field named.
+    @Test func handEditedFieldsAreRefusedInPlainWords() throws {
+        let object = try Self.json(Self.model())
+        func why(_ o: [String: Any]) -> String? {
+            do { _ = try Self.read(o); return nil } catch let ModelFileError.malformed(_, why) { return why } catch { return "\(error)" }
+        }
+        #expect(why(Self.setting(object, ["intercept"], "1.5"))
+                == "field intercept: expected a number, found text in quotes (write the number without quotes: 12, not \"12\")")
+        #expect(why(Self.setting(object, ["evolvedRange"], [5, 1])) == "field evolvedRange: a range [low, high] whose low is above its high")
+        #expect(why(Self.setting(object, ["training", "testTo"], "tomorrow"))?.hasSuffix("expected a time such as \"2026-01-05T00:00:00Z\" (ISO 8601)") == true)
+    }
+
     /// The field named by the error reading `object` gives; nil when it is read.
     static func fieldRefused(_ object: [String: Any]) -> String? {
         do { _ = try read(object); return nil } catch let ModelFileError.invalidField(_, field, _) { return field } catch {

@@ -57,8 +57,14 @@ public struct DoseSettings: Codable, Hashable, Sendable {
         try checkKeys(Array(data), file: url.path)
         /// `basalSchedule[0].start`, as the key checks name it; nil for the whole file.
         func field(_ keys: [any CodingKey]) -> String? { keys.isEmpty ? nil : keys.fieldPath }
-        do { return try JSONDecoder().decode(DoseSettings.self, from: data) } catch let DecodingError.typeMismatch(_, ctx) {
-            throw InputError(SourceLocation(file: url.path, field: field(ctx.codingPath)), "wrong type: \(ctx.debugDescription)")
+        /// The line of the setting a coding path starts at (of `basalSchedule` for one of its entries).
+        func line(_ keys: [any CodingKey]) -> Int? {
+            guard let key = keys.first?.stringValue, let members = try? JSONParser.members(Array(data)) else { return nil }
+            return members.first { $0.key == key }?.line
+        }
+        do { return try JSONDecoder().decode(DoseSettings.self, from: data) } catch let DecodingError.typeMismatch(type, ctx) {
+            throw InputError(SourceLocation(file: url.path, line: line(ctx.codingPath), field: field(ctx.codingPath)),
+                             DecodingText.wrongType(type, ctx))
         } catch let DecodingError.keyNotFound(key, ctx) {
             // Only a basal entry has required keys: every setting may be absent (a refusal later).
             throw InputError(SourceLocation(file: url.path, field: field(ctx.codingPath + [key])),

@@ -396,14 +396,22 @@ public enum ModelFileError: Error, CustomStringConvertible, Equatable {
     static func describe(_ error: any Error) -> String {
         switch error as? DecodingError {
         case let .keyNotFound(key, c)?: return "field \((c.codingPath + [key]).fieldPath) is missing"
-        case let .typeMismatch(_, c)?: return "field \(c.codingPath.fieldPath): wrong type (\(c.debugDescription))"
+        case let .typeMismatch(type, c)?: return "field \(c.codingPath.fieldPath): \(DecodingText.wrongType(type, c))"
         case let .valueNotFound(_, c)?: return "field \(c.codingPath.fieldPath) is null"
         case let .dataCorrupted(c)?:
             // The text passed the syntax check, so the decoder refused a number its field cannot
             // hold; Foundation on Linux says neither which nor where.
-            return c.codingPath.isEmpty
-                ? "a number its field cannot hold: a fraction where a whole number belongs (as horizonMinutes or lags), or beyond the range of a Double (as 1e-400)"
-                : "field \(c.codingPath.fieldPath): \(c.debugDescription)"
+            if c.codingPath.isEmpty {
+                return "a number its field cannot hold: a fraction where a whole number belongs (as horizonMinutes or lags), or beyond the range of a Double (as 1e-400)"
+            }
+            // A range written [5, 1] (Swift: "Cannot initialize ClosedRange<Double> with a lowerBound (5.0) greater than upperBound (1.0)").
+            if c.debugDescription.contains("ClosedRange") {
+                return "field \(c.codingPath.fieldPath): a range [low, high] whose low is above its high"
+            }
+            if c.debugDescription.contains("ISO8601") {
+                return "field \(c.codingPath.fieldPath): expected a time such as \"2026-01-05T00:00:00Z\" (ISO 8601)"
+            }
+            return "field \(c.codingPath.fieldPath): \(c.debugDescription)"
         default: return "\(error)"
         }
     }
