@@ -108,6 +108,33 @@ struct ReportPartsTests: HandPredictions {
         #expect(DailyTrace.split(log: log, predictions: [], horizon: nil, period: hour, clock: .utc).count == 1)
     }
 
+    /// Ten small meals a day drew labels over each other ("0.8U" and "0.6U" 12.5 px apart read
+    /// "1.0.5U"): a label that would overlap its neighbour goes a line further in.
+    @Test func markerLabelsDoNotOverlap() throws {
+        // By hand, widths 26: x 100 on line 0 (ends 113); 110 starts at 97, before 113: line 1 (ends
+        // 123); 130 starts at 117, after 113: line 0 (ends 143); 135 starts at 122, before 143 and 123:
+        // line 2; 200 starts at 187: line 0.
+        let lines = DailyTrace.labelLines([(100, 26), (110, 26), (130, 26), (135, 26), (200, 26)])
+        #expect(lines == [0, 1, 0, 2, 0])
+        // A fourth line is not made: the label shares the line whose last label ends first.
+        #expect(DailyTrace.labelLines([(100, 26), (101, 26), (102, 26), (103, 26)]) == [0, 1, 2, 0])
+        // In a chart: 10 boluses an hour apart in one morning, each label "0.8U" (26 px) where an
+        // hour is 540/24 = 22.5 px minus the margins: no two labels on one line overlap.
+        var log = PatientLog(patient: Self.patient)
+        let day = Fixture.date("2026-01-16T00:00:00Z")
+        log.glucose = [GlucoseReading(time: day.addingTimeInterval(3600), value: .mgdL(110))]
+        log.boluses = (0..<10).map { Bolus(time: day.addingTimeInterval(Double(6 + $0) * 3600), dose: InsulinUnits(0.8)) }
+        let period = DateInterval(start: day, duration: 86_400)
+        let svg = try #require(DailyTrace.split(log: log, predictions: [], horizon: nil, period: period, clock: .utc).first).svg(clock: .utc)
+        let pattern = try Regex(#"<text x="([0-9.]+)" y="([0-9.]+)"[^>]*>0.8U<"#)
+        let labels = svg.matches(of: pattern).map { (x: Double($0.output[1].substring!)!, y: Double($0.output[2].substring!)!) }
+        #expect(labels.count == 10)
+        for (i, a) in labels.enumerated() {
+            for b in labels[(i + 1)...] where a.y == b.y { #expect(abs(a.x - b.x) >= DailyTrace.labelWidth("0.8U"), "\(a) \(b)") }
+        }
+        #expect(Set(labels.map(\.y)).count == 2)
+    }
+
     @Test func dailyTracesDrawThePredictionIntervalUnderTheLines() throws {
         var log = PatientLog(patient: Self.patient)
         log.glucose = ["2026-01-16T12:00:00Z", "2026-01-16T12:05:00Z"].map { GlucoseReading(time: Fixture.date($0), value: .mgdL(110)) }

@@ -87,17 +87,44 @@ public struct DailyTrace: Sendable {
         }
         // Markers sit inside the plot box (it clips): carbohydrates point up from the bottom
         // edge with their grams above; boluses point down from the top edge with their units below.
-        func marker(_ t: Date, _ text: String, up: Bool, colour: String) {
-            let x = plot.px(hours(t))
-            let base = up ? plot.py(0) - 2 : plot.py(400) + 2
-            let tip = up ? base - 7 : base + 7
+        // A label that would overlap its neighbour's moves a line further in (`labelLines`): ten
+        // small meals a day drew "0.8U" over "0.6U" as "1.0.5U".
+        func markers(_ items: [(time: Date, text: String)], up: Bool, colour: String) {
             let n = SVGPlot.n
-            plot.body.append("<polygon points=\"\(n(x - 4)),\(n(base)) \(n(x + 4)),\(n(base)) \(n(x)),\(n(tip))\" fill=\"\(colour)\"/>")
-            let ty = up ? tip - 3 : tip + 10
-            plot.body.append("<text x=\"\(n(x))\" y=\"\(n(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(HTML.escape(text))</text>")
+            let xs = items.map { plot.px(hours($0.time)) }
+            let lines = Self.labelLines(xs.enumerated().map { ($1, Self.labelWidth(items[$0].text)) })
+            for (i, item) in items.enumerated() {
+                let x = xs[i]
+                let base = up ? plot.py(0) - 2 : plot.py(400) + 2
+                let tip = up ? base - 7 : base + 7
+                plot.body.append("<polygon points=\"\(n(x - 4)),\(n(base)) \(n(x + 4)),\(n(base)) \(n(x)),\(n(tip))\" fill=\"\(colour)\"/>")
+                let shift = Double(lines[i]) * Self.labelLineHeight
+                let ty = up ? tip - 3 - shift : tip + 10 + shift
+                plot.body.append("<text x=\"\(n(x))\" y=\"\(n(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(HTML.escape(item.text))</text>")
+            }
         }
-        for c in carbs { marker(c.time, formatNumber(c.amount.grams, decimals: 0) + "g", up: true, colour: "#b35806") }
-        for b in boluses { marker(b.time, formatNumber(b.dose.units, decimals: 1) + "U", up: false, colour: "#2166ac") }
+        markers(carbs.sorted { $0.time < $1.time }.map { ($0.time, formatNumber($0.amount.grams, decimals: 0) + "g") }, up: true, colour: "#b35806")
+        markers(boluses.sorted { $0.time < $1.time }.map { ($0.time, formatNumber($0.dose.units, decimals: 1) + "U") }, up: false, colour: "#2166ac")
         return plot.render()
+    }
+
+    /// Lines between two labels' baselines (font size 10).
+    static let labelLineHeight = 11.0
+    /// At most this many lines of labels: beyond, a label shares the line whose last label ends first.
+    static let labelLineCount = 3
+
+    /// The width a label takes at font size 10 (about 6 px a character, with a pixel's margin each side).
+    static func labelWidth(_ text: String) -> Double { Double(text.count) * 6 + 2 }
+
+    /// For labels centred at `x` with `width` (in x order), the line each goes on (0 at the marker):
+    /// the first line where it clears the last label placed there.
+    static func labelLines(_ labels: [(x: Double, width: Double)]) -> [Int] {
+        var ends = [Double](repeating: -.infinity, count: labelLineCount)
+        return labels.map { label in
+            let start = label.x - label.width / 2
+            let line = ends.firstIndex { $0 <= start } ?? ends.indices.min { ends[$0] < ends[$1] }!
+            ends[line] = label.x + label.width / 2
+            return line
+        }
     }
 }
