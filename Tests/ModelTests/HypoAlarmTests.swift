@@ -23,6 +23,24 @@ struct HypoAlarmTests {
         #expect(abs(s.falseAlarmsPerDay - 1 / (55.0 / 1440)) < 1e-12)
     }
 
+    /// A low that follows another within the horizon: persistence (the reading as the prediction)
+    /// alarmed all through the first low and was credited with the second's whole horizon of lead,
+    /// though it can never foresee a low. An alarm issued while the CGM read low is the first low's.
+    @Test func anAlarmDuringAnEarlierLowDoesNotDetectTheNextOne() {
+        // Lows at steps 2-3 and from step 5; step 4 reads 72 between them. Horizon 15 min (3 steps).
+        let g: [Double] = [100, 90, 65, 60, 72, 66, 62, 90, 100, 100]
+        let persistence = Array(g[0...7])
+        let s = HypoAlarmScore(predictions: persistence, steps: Array(0...7), glucose: g, stepMinutes: 5, horizonMinutes: 15)
+        // Events at steps 2 and 5. Rows 2 and 3 alarm (65, 60) but the CGM read low then; row 4 reads 72:
+        // no alarm. Neither event is detected (row 1 predicted 90 before the first).
+        #expect(s.events == 2 && s.detected == 0 && s.medianLeadMinutes.isNaN)
+        // A model that foresaw the second low at step 4 (glucose 72) detects it 5 minutes ahead.
+        var foresight = persistence
+        foresight[4] = 68
+        let f = HypoAlarmScore(predictions: foresight, steps: Array(0...7), glucose: g, stepMinutes: 5, horizonMinutes: 15)
+        #expect(f.detected == 1 && f.medianLeadMinutes == 5)
+    }
+
     @Test func windowsWithAGapAndNoLowAreNotScored() {
         var gappy = glucose
         gappy[12] = .nan

@@ -9,8 +9,9 @@ import Foundation
 ///   negative when all of them are measured and none is; otherwise (a gap, no low) the row is not
 ///   scored. Sensitivity = TP / (TP + FN), specificity = TN / (TN + FP), over the scored rows.
 /// - An **event** starts at a step whose reading is below the threshold after a measured reading at or
-///   above it. It is detected when a row issued in the `k` steps before it alarmed; its lead time is
-///   from the earliest such alarm to the event's start. The median lead is over detected events.
+///   above it. It is detected when a row issued in the `k` steps before it, with the CGM not below
+///   the threshold then, alarmed (an alarm issued during an earlier low belongs to that one); its
+///   lead time is from the earliest such alarm to the event's start. The median lead is over detected events.
 /// - A **false alarm** is a run of consecutive alarming rows none of which is truth-positive;
 ///   per day = runs / (scored rows × step / 24 h).
 public struct HypoAlarmScore: Hashable, Sendable {
@@ -64,8 +65,11 @@ public struct HypoAlarmScore: Hashable, Sendable {
             for e in max(first + 1, 1)...max(first + 1, min(last + k, glucose.count - 1)) where e < glucose.count {
                 guard glucose[e] < threshold, glucose[e - 1].isFinite, glucose[e - 1] >= threshold else { continue }
                 events += 1
+                // An alarm issued while the CGM read low belongs to that low, not to this one:
+                // counted, persistence (which never foresees a low) had 60 minutes of lead on a low
+                // that followed another within the horizon.
                 let alarmed = (max(0, e - k)..<e).first { step in
-                    guard let row = rowAt[step] else { return false }
+                    guard let row = rowAt[step], !(glucose[step] < threshold) else { return false }
                     return predictions[row] < threshold
                 }
                 if let s = alarmed {
