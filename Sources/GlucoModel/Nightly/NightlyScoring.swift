@@ -38,7 +38,6 @@ public struct NightlySettings: Sendable {
         self.importOptions = importOptions
     }
 
-
     /// The label of the night containing `date` in `timeZone`.
     public static func nightLabel(_ date: Date, timeZone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
