@@ -134,8 +134,7 @@ public struct MetricRow: Sendable {
     /// Whether the target is met, judged on the value as printed (to `decimals`), as the report
     /// judges it: 13.997 days print "14.0" and meet ">= 14 d"; a CV of 36.03 prints "36.0" and meets "<= 36%".
     public var met: Bool? {
-        let v = judged ?? value
-        return target?.isMet(by: v.isFinite ? Double(formatNumber(v, decimals: decimals)) ?? v : v)
+        target?.isMet(by: printedValue(judged ?? value, decimals: decimals))
     }
 }
 

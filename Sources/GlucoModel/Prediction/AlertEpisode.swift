@@ -110,12 +110,8 @@ public struct AlertEpisode: Sendable, Hashable {
         guard let crossing = measuredCrossing else { return }
         func beyond(_ g: GlucoseReading) -> Bool { kind == .low ? g.value.mgdL < threshold : g.value.mgdL > threshold }
         // The last reading at or before the crossing target time.
-        var lo = 0, hi = glucose.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if glucose[mid].time <= crossing { lo = mid + 1 } else { hi = mid }
-        }
-        var i = lo - 1
+        let after = PatientLog.firstIndex(glucose, atOrAfter: crossing)
+        var i = after < glucose.count && glucose[after].time == crossing ? after : after - 1
         guard i >= 0, beyond(glucose[i]), crossing.timeIntervalSince(glucose[i].time) <= maxGap else { return }
         while i > 0, beyond(glucose[i - 1]), glucose[i].time.timeIntervalSince(glucose[i - 1].time) <= maxGap { i -= 1 }
         measuredCrossing = min(crossing, glucose[i].time)

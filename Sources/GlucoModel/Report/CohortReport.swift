@@ -59,7 +59,7 @@ public struct CohortReport: Sendable {
         /// The thresholds are printed in `units`; each share is judged as printed (4.0% is flagged).
         public func flags(units: GlucoseUnit = .mgdL) -> [String] {
             var out: [String] = []
-            func shown(_ v: Double) -> Double { v.isFinite ? Double(formatNumber(v, decimals: 1)) ?? v : v }
+            func shown(_ v: Double) -> Double { printedValue(v, decimals: 1) }
             if shown(below54) >= 1 { out.append("below \(units.format(54)) \(formatPercent(below54))") }
             if shown(below70) >= 4 { out.append("below \(units.format(70)) \(formatPercent(below70))") }
             if shown(above250) >= 5 { out.append("above \(units.format(250)) \(formatPercent(above250))") }

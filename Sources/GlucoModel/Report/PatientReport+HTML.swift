@@ -41,7 +41,7 @@ extension PatientReport {
     /// number is made on that number, so that "CV 36.0% (target <= 36%)" reads met, never "NOT met"
     /// for a 36.03 the page does not show.
     func shown(_ value: Double, _ decimals: Int = 1) -> Double {
-        value.isFinite ? Double(formatNumber(value, decimals: decimals)) ?? value : value
+        printedValue(value, decimals: decimals)
     }
 
     /// A glucose in the report's unit with the unit: `142 mg/dL` / `7.9 mmol/L`.

@@ -19,3 +19,10 @@ func formatNumber(_ v: Double, decimals: Int) -> String {
     }
     return s
 }
+
+/// `v` as `formatNumber` prints it with `decimals` digits, read back (non-finite values as they
+/// are): a target is judged on the figure a reader sees beside it (a CV of 36.03 prints 36.0 and
+/// meets "<= 36%"), in the report, its cohort index and `metrics` alike.
+func printedValue(_ v: Double, decimals: Int) -> Double {
+    v.isFinite ? Double(formatNumber(v, decimals: decimals)) ?? v : v
+}
