@@ -9,11 +9,12 @@ struct Collect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild results.csv from the models in an output folder and print the summary table.",
         discussion: """
-        For a sharded run (--shards or --shard), also checks the shards' reports in OUT/shards/: shards
-        that never reported or did not finish, patients that failed, models that are missing (at every
-        horizon any shard trained) and models trained with other options than the rest are listed on
-        standard error. Exit status: 0 when nothing is missing, 2 when something is (results.csv
-        is still rebuilt from the models there are), 1 when there is no model at all.
+        Model files that cannot be read, and models trained with other options than the rest (two
+        experiments in one folder), are listed on standard error. For a sharded run (--shards or
+        --shard), it also checks the shards' reports in OUT/shards/: shards that never reported or did
+        not finish, patients that failed, and models that are missing (at every horizon any shard
+        trained). Exit status: 0 when nothing is missing or mixed, 2 when something is (results.csv is
+        still rebuilt from the models that can be read), 1 when there is no model at all.
         """)
 
     @Option(help: "Output folder of one or more training runs (the same --out every shard used).")

@@ -283,12 +283,18 @@ struct Train: ParsableCommand {
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
             try resolved.write(to: output.appendingPathComponent("config.json"))
         }
-        Console.status("Training \(Plural.of(loaded.patients.count, "patient")) (shard \(settings.shard)) at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(Plural.of(options.evolution.generations, "generation")), seed \(seed), \(Plural.of(threadCount, "thread"))")
+        Console.status("Training \(Plural.of(loaded.patients.count, "patient"))\(shard.map { " (shard \($0))" } ?? "") at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(Plural.of(options.evolution.generations, "generation")), seed \(seed), \(Plural.of(threadCount, "thread"))")
         let progress = ProgressLine()
         let outcome = trainer.run(loaded.patients) { progress.show($0) }
         progress.end()
         failures += outcome.failures
+        for note in outcome.notes { Console.status(note) }
         for failure in failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
+        // results.csv holds every model of the folder: say which it could not read, or which came
+        // from an earlier run with other options (a sharded run's are for `collect`, once all ran).
+        if shard == nil, let check = try? CohortCompleteness.check(output) {
+            for line in check.lines { Console.warn(line) }
+        }
         if let shard {
             try ShardLedger.write(ShardReport(shard: shard, patients: shardPatients, horizons: options.horizons,
                                               failures: failures.map { .init(subject: $0.subject, message: $0.message) },

@@ -172,6 +172,41 @@ import Testing
         #expect(c.lines.contains("missing: a at 30 min"))
     }
 
+    @Test func collectNamesUnreadableAndMixedModelsOfAnUnshardedRun() throws {
+        // Before: collect (and train's rebuild of results.csv) left a model file cut short out of
+        // results.csv without a word, and mixed two experiments' models in one table, exit 0.
+        let out = temporaryFolder("unsharded-check")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let files = CohortRunSettings(output: out)
+        let a = try PatientID("a"), b = try PatientID("b")
+        func write(_ p: PatientID, _ h: Int, generations: Int, settings: String) throws {
+            var m = ModelFileValidationTests.model()
+            m.patient = p; m.horizonMinutes = h; m.features = FeatureSet(horizonMinutes: h)
+            m.evolution.generations = generations; m.settings = settings
+            try FileManager.default.createDirectory(at: files.modelURL(p, h).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try m.write(to: files.modelURL(p, h))
+        }
+        for p in [a, b] { try write(p, 30, generations: 100, settings: "s100") }
+        #expect(try CohortCompleteness.check(out).isComplete)
+        let cut = try Data(contentsOf: files.modelURL(b, 30))
+        try cut.prefix(cut.count / 2).write(to: files.modelURL(b, 30))
+        let check = try CohortCompleteness.check(out)
+        #expect(check.shardCount == nil && !check.isComplete)
+        #expect(check.unreadableModels.count == 1 && check.unreadableModels[0].hasPrefix(files.modelURL(b, 30).path + ": malformed model file"))
+        #expect(check.otherOptions.isEmpty)
+        #expect(check.lines.first == "not in results.csv: " + check.unreadableModels[0])
+        #expect(check.closingLine == "incomplete, 1 model file unreadable")
+        // With b whole again and a 60-minute model of another run, two models share options and the third is named.
+        try write(b, 30, generations: 100, settings: "s100")
+        try write(a, 60, generations: 20, settings: "s20")
+        let mixed = try CohortCompleteness.check(out)
+        #expect(mixed.otherOptions.count == 1 && mixed.otherOptions[0].models.map { "\($0.patient) \($0.horizon)" } == ["a 60"])
+        #expect(mixed.lines == ["trained with other options (an earlier run into this folder?): 1 model with "
+                                + "\(mixed.otherOptions[0].options), the rest with \(mixed.commonOptions ?? ""): a at 60 min"])
+        #expect(mixed.otherOptions[0].options.contains("20 generations") && mixed.commonOptions?.contains("100 generations") == true)
+        #expect(mixed.closingLine == "incomplete, 1 model trained with other options")
+    }
+
     @Test func collectFindsShardsRunWithOtherOptionsOrHorizons() throws {
         // Before: shard 1 resubmitted with --horizons 30 and other --generations left collect
         // saying nothing (exit 0): b had no 60-min model and its 30-min model was of another run.

@@ -158,6 +158,28 @@ import Testing
         try FileManager.default.removeItem(at: out.appendingPathComponent("models/s-two/h060.json"))
         let third = trainer.run(patients)
         #expect(third.reused == 3 && third.trained.count == 1)
+
+        // The same command after s-two's export gained a day trains its models again (before: reused,
+        // with results.csv keeping the old test day's figures); s-one's are kept.
+        let grown = SyntheticCohort.data(SyntheticCohort.patient("s-two", days: 7, seed: 2))
+        let fourth = trainer.run([patients[0], grown])
+        #expect(fourth.reused == 2 && fourth.trained.map { "\($0.patient) \($0.horizon)" }.sorted() == ["s-two 30", "s-two 60"])
+        #expect(fourth.notes == ["s-two h30: trained again: the data differ from those its model was trained on (more days, or files changed)",
+                                 "s-two h60: trained again: the data differ from those its model was trained on (more days, or files changed)"])
+        let fresh = try PatientTrainer(data: grown, options: options, grammar: trainer.grammar)
+        for h in [30, 60] {
+            let model = try GlucoseModel.read(from: out.appendingPathComponent("models/s-two/h0\(h).json"))
+            #expect(model.data == (try fresh.dataFingerprint(horizon: h)))
+            #expect(model.training.testTo == fresh.splits.end)
+        }
+        #expect(trainer.run([patients[0], grown]).reused == 4)
+        // A model file written before models recorded their data is trained again, and says why.
+        let url = out.appendingPathComponent("models/s-one/h030.json")
+        var old = try GlucoseModel.read(from: url)
+        old.data = nil
+        try old.write(to: url)
+        let fifth = trainer.run([patients[0], grown])
+        #expect(fifth.reused == 3 && fifth.notes == ["s-one h30: trained again: its model file was written before models recorded their data"])
     }
 
     @Test func sameSeedSameModelsWhateverTheThreads() throws {

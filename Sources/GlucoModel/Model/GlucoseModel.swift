@@ -36,7 +36,7 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     public var evolution: EvolutionParameters
     public var fitness: TrainingFitness
     /// `TrainingOptions.fingerprint` of the run that made it: a resumed run reuses the model
-    /// only when this matches.
+    /// only when this matches, and `data` too.
     public var settings: String
     public var training: TrainingWindow
     public var metrics: [SplitMetrics]
@@ -53,6 +53,11 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// part is not finite, or lies beyond this range by more than the range's own width, an ARX
     /// based model predicts by its base alone (`prediction(row:)`).
     public var evolvedRange: ClosedRange<Double>? = nil
+    /// A fingerprint of the rows the model was fitted, chosen and scored on: every feature value and
+    /// target, and the split (`PatientTrainer.dataFingerprint`). A run into the same folder reuses
+    /// the model only when its data give the same (not: an export that gained days since, a file
+    /// corrected or added); absent in files written before it, which are trained again.
+    public var data: String? = nil
     /// The kinds of record the training data held none of (`PatientLog.RecordInputs`: "insulin",
     /// "carbohydrate", "basal", "bolus"): the model was fitted with those inputs at zero, so data
     /// without them is data like its own (a CGM-only export). "basal" and "bolus" are written only

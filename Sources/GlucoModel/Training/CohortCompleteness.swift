@@ -1,11 +1,15 @@
 import Foundation
 
-/// What a sharded run's output folder lacks: shards that never reported or did not finish,
-/// patients that failed, and (patient, horizon) models that are not there.
+/// What a run's output folder lacks, or mixes: model files that cannot be read, models trained
+/// with other options than most (two experiments in one folder); and for a sharded run, shards
+/// that never reported or did not finish, patients that failed, and (patient, horizon) models that
+/// are not there.
 ///
-/// Read from the ledger (`ShardLedger`): the recorded shard count, each shard's report, and the
-/// model files. A folder with no recorded count (an unsharded run) is complete by this check.
+/// Read from the model files and, for a sharded run, the ledger (`ShardLedger`): the recorded shard
+/// count and each shard's report.
 public struct CohortCompleteness: Sendable {
+    /// The recorded shard count; nil for an unsharded run, whose folder is checked for unreadable
+    /// and mixed models only.
     public var shardCount: Int?
     /// Shards with no report: their task never started (or not in this folder).
     public var missingShards: [Int] = []
@@ -13,50 +17,67 @@ public struct CohortCompleteness: Sendable {
     public var unfinishedShards: [Int] = []
     /// Failures the shards reported, as `shard i/n: subject: message`.
     public var failures: [String] = []
-    /// Models a shard was to train that are not in `models/` (or cannot be read), at every horizon
-    /// any shard was asked for: a task run with fewer horizons than the others leaves its patients
-    /// without the rest.
+    /// Models a shard was to train that are not in `models/`, at every horizon any shard was asked
+    /// for: a task run with fewer horizons than the others leaves its patients without the rest.
     public var missingModels: [(patient: PatientID, horizon: Int)] = []
-    /// Models of the shards' patients trained with options other than those of most of the models
-    /// (a task resubmitted with other options), with those options in words: the table would
-    /// mix two experiments. Empty when every model has the same options.
+    /// Model files in `models/` that cannot be read (cut short, hand-edited), with the reason: their
+    /// rows are not in `results.csv`.
+    public var unreadableModels: [String] = []
+    /// Models trained with options other than those of most of the models (a task resubmitted with
+    /// other options, an earlier run into the same folder), with those options in words: the table
+    /// would mix two experiments. Empty when every model has the same options.
     public var otherOptions: [(options: String, models: [(patient: PatientID, horizon: Int)])] = []
     /// The options of most of the models, in words, when some have others.
     public var commonOptions: String?
 
     public var isComplete: Bool {
-        missingShards.isEmpty && unfinishedShards.isEmpty && failures.isEmpty && missingModels.isEmpty && otherOptions.isEmpty
+        missingShards.isEmpty && unfinishedShards.isEmpty && failures.isEmpty && missingModels.isEmpty
+            && unreadableModels.isEmpty && otherOptions.isEmpty
     }
 
-    /// Checks `output` (the `--out` every shard used).
+    /// Checks `output` (the `--out` of the run, or the one every shard used).
     /// - Throws: `ShardLedger.LedgerError.unreadable` when the recorded count is not a number.
     public static func check(_ output: URL) throws -> CohortCompleteness {
         var c = CohortCompleteness()
-        guard let count = try ShardLedger.recordedCount(in: output) else { return c }
-        c.shardCount = count
-        let reports = ShardLedger.reports(in: output, count: count)
-        let settings = CohortRunSettings(output: output)
-        let horizons = Set(reports.values.flatMap(\.horizons)).sorted()
         var bySettings: [String: (options: String, models: [(patient: PatientID, horizon: Int)])] = [:]
-        for i in 0..<count {
-            guard let report = reports[i] else { c.missingShards.append(i); continue }
-            if !report.finished { c.unfinishedShards.append(i) }
-            c.failures += report.failures.map { "shard \(report.shard): " + CohortOutcome.failureLine(subject: $0.subject, message: $0.message) }
-            for patient in report.patients {
-                for h in horizons {
-                    guard let model = try? GlucoseModel.read(from: settings.modelURL(patient, h)) else {
-                        c.missingModels.append((patient, h))
-                        continue
+        func read(_ url: URL) -> GlucoseModel? {
+            do { return try GlucoseModel.read(from: url) } catch {
+                c.unreadableModels.append("\(error)")
+                return nil
+            }
+        }
+        func add(_ model: GlucoseModel) {
+            bySettings[model.settings, default: (Self.options(of: model), [])].models.append((model.patient, model.horizonMinutes))
+        }
+        if let count = try ShardLedger.recordedCount(in: output) {
+            c.shardCount = count
+            let reports = ShardLedger.reports(in: output, count: count)
+            let settings = CohortRunSettings(output: output)
+            let horizons = Set(reports.values.flatMap(\.horizons)).sorted()
+            for i in 0..<count {
+                guard let report = reports[i] else { c.missingShards.append(i); continue }
+                if !report.finished { c.unfinishedShards.append(i) }
+                c.failures += report.failures.map { "shard \(report.shard): " + CohortOutcome.failureLine(subject: $0.subject, message: $0.message) }
+                for patient in report.patients {
+                    for h in horizons {
+                        let url = settings.modelURL(patient, h)
+                        guard FileManager.default.fileExists(atPath: url.path) else { c.missingModels.append((patient, h)); continue }
+                        if let model = read(url) { add(model) }
                     }
-                    bySettings[model.settings, default: (Self.options(of: model), [])].models.append((patient, h))
                 }
+            }
+        } else {
+            for url in CohortResults.modelFiles(output) {
+                if let model = read(url) { add(model) }
             }
         }
         // The options most models share (of equal counts, the first fingerprint) are the cohort's.
         let groups = bySettings.sorted { $0.value.models.count != $1.value.models.count ? $0.value.models.count > $1.value.models.count : $0.key < $1.key }
         if groups.count > 1 {
             c.commonOptions = groups[0].value.options
-            c.otherOptions = groups.dropFirst().map(\.value)
+            c.otherOptions = groups.dropFirst().map { group in
+                (group.value.options, group.value.models.sorted { ($0.patient, $0.horizon) < ($1.patient, $1.horizon) })
+            }
         }
         return c
     }
@@ -75,15 +96,27 @@ public struct CohortCompleteness: Sendable {
     public var closingLine: String? {
         guard !isComplete else { return nil }
         let mixed = otherOptions.map(\.models.count).reduce(0, +)
-        return "incomplete: \(Plural.of(missingModels.count, "model")) missing, \(Plural.of(failures.count, "failure")), "
-            + (mixed > 0 ? "\(Plural.of(mixed, "model")) trained with other options, " : "")
-            + "\(missingShards.count + unfinishedShards.count) of \(Plural.of(shardCount ?? 1, "shard")) not finished"
+        let unreadable = unreadableModels.isEmpty ? "" : ", \(Plural.of(unreadableModels.count, "model file")) unreadable"
+        let other = mixed > 0 ? ", \(Plural.of(mixed, "model")) trained with other options" : ""
+        guard let shardCount else { return "incomplete" + unreadable + other }
+        return "incomplete: \(Plural.of(missingModels.count, "model")) missing, \(Plural.of(failures.count, "failure"))"
+            + unreadable + other
+            + ", \(missingShards.count + unfinishedShards.count) of \(Plural.of(shardCount, "shard")) not finished"
     }
 
     /// A readable account, one finding per line; empty when complete.
     public var lines: [String] {
-        guard let n = shardCount else { return [] }
         var out: [String] = []
+        out += unreadableModels.map { "not in results.csv: \($0)" }
+        let guess = shardCount == nil ? "an earlier run into this folder?" : "a task run with options the others did not have?"
+        for other in otherOptions {
+            let byPatient = Dictionary(grouping: other.models, by: \.patient).sorted { $0.key < $1.key }
+            let list = byPatient.map { "\($0.key) at \($0.value.map { "\($0.horizon)" }.joined(separator: ", ")) min" }
+            out.append("trained with other options (\(guess)): "
+                       + "\(Plural.of(other.models.count, "model")) with \(other.options), the rest with \(commonOptions ?? "other options"): "
+                       + list.joined(separator: "; "))
+        }
+        guard let n = shardCount else { return out }
         if !missingShards.isEmpty {
             out.append("shards that never reported (their task did not start): \(missingShards.map { "\($0)/\(n)" }.joined(separator: ", "))")
         }
@@ -91,13 +124,6 @@ public struct CohortCompleteness: Sendable {
             out.append("shards that did not finish (still running, or killed): \(unfinishedShards.map { "\($0)/\(n)" }.joined(separator: ", "))")
         }
         out += failures.map { "failed: \($0)" }
-        for other in otherOptions {
-            let byPatient = Dictionary(grouping: other.models, by: \.patient).sorted { $0.key < $1.key }
-            let list = byPatient.map { "\($0.key) at \($0.value.map { "\($0.horizon)" }.joined(separator: ", ")) min" }
-            out.append("trained with other options (a task run with options the others did not have?): "
-                       + "\(Plural.of(other.models.count, "model")) with \(other.options), the rest with \(commonOptions ?? "other options"): "
-                       + list.joined(separator: "; "))
-        }
         if !missingModels.isEmpty {
             let byPatient = Dictionary(grouping: missingModels, by: \.patient)
             for (patient, models) in byPatient.sorted(by: { $0.key < $1.key }) {

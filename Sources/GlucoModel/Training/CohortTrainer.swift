@@ -58,6 +58,9 @@ public struct CohortOutcome: Sendable {
     public var results: [ResultRow]
     public var trained: [(patient: PatientID, horizon: Int, timings: TrainingTimings)]
     public var reused: Int
+    /// Models trained again where a finished one with the same options was, and why (`patient h30:
+    /// trained again: the data differ ...`).
+    public var notes: [String] = []
     /// Per patient (or patient and horizon), why it could not be trained.
     public var failures: [(subject: String, message: String)]
     /// Patients whose CGM has runs at its limits or flat lines (`SensorLimitDetector`), with the runs.
@@ -122,6 +125,7 @@ public struct CohortTrainer: Sendable {
         var outcome = CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
                                     failures: failures + state.failures)
         outcome.failedModels = failures.count * options.horizons.count + state.failures.count
+        outcome.notes = state.notes
         outcome.sensorLimits = trainers.filter { !$0.sensorLimitRuns.isEmpty }.map { ($0.data.patient, $0.sensorLimitRuns) }
         return outcome
     }
@@ -131,8 +135,15 @@ public struct CohortTrainer: Sendable {
         let modelURL = settings.modelURL(patient, h)
         let key = "\(patient) h\(h)"
         if !settings.retrain, let existing = try? GlucoseModel.read(from: modelURL), existing.settings == options.fingerprint {
-            state.finish(key, reused: true)
-            return
+            // The same options on other data (an export that gained days, a file corrected or
+            // added) train the model a fresh run would: its metrics are of today's test days.
+            if let data = existing.data, data == (try? trainer.dataFingerprint(horizon: h)) {
+                state.finish(key, reused: true)
+                return
+            }
+            state.note("\(key): trained again: " + (existing.data == nil
+                ? "its model file was written before models recorded their data"
+                : "the data differ from those its model was trained on (more days, or files changed)"))
         }
         let fm = FileManager.default
         for folder in ["checkpoints", "statistics", "timings", "predictions"] {
@@ -167,16 +178,24 @@ public struct CohortTrainer: Sendable {
 
 /// The results of every model in an output folder, whichever run or shard trained it.
 public enum CohortResults {
-    /// Every model file under `output/models`, as result rows.
+    /// Every model file under `output/models` that can be read, as result rows (the others are
+    /// named by `CohortCompleteness`).
     public static func collect(_ output: URL) -> [ResultRow] {
+        modelFiles(output).flatMap { url -> [ResultRow] in
+            guard let model = try? GlucoseModel.read(from: url) else { return [] }
+            return model.metrics.map { ResultRow(patient: model.patient, horizonMinutes: model.horizonMinutes, metrics: $0) }
+        }
+    }
+
+    /// The `.json` files under `output/models`, sorted by path.
+    static func modelFiles(_ output: URL) -> [URL] {
         let root = output.appendingPathComponent("models")
         guard let e = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
-        var rows: [ResultRow] = []
+        var files: [URL] = []
         while let url = e.nextObject() as? URL {
-            guard url.pathExtension == "json", let model = try? GlucoseModel.read(from: url) else { continue }
-            rows += model.metrics.map { ResultRow(patient: model.patient, horizonMinutes: model.horizonMinutes, metrics: $0) }
+            if url.pathExtension == "json" { files.append(url) }
         }
-        return rows
+        return files.sorted { $0.path < $1.path }
     }
 
     /// The unit a run's table and summary are in: the `units` its `config.json` records (every
@@ -204,6 +223,7 @@ final class RunState: @unchecked Sendable {
     private var trainedSeconds = 0.0
     private(set) var trained: [(patient: PatientID, horizon: Int, timings: TrainingTimings)] = []
     private(set) var failures: [(String, String)] = []
+    private var noted: [String] = []
     private var jobStarts: [String: Date] = [:]
 
     init(jobs: Int, progress: (@Sendable (CohortProgress) -> Void)?) {
@@ -239,6 +259,10 @@ final class RunState: @unchecked Sendable {
             }
         }
     }
+
+    var notes: [String] { lock.withLock { noted.sorted() } }
+
+    func note(_ line: String) { lock.withLock { noted.append(line) } }
 
     func fail(_ key: String, _ message: String) {
         report {

@@ -83,13 +83,8 @@ public struct PatientTrainer: Sendable {
         var timings = TrainingTimings()
         let clock = ContinuousClock()
         let start = clock.now
+        let (features, table, ranges) = try rows(horizon: h)
         let stepMinutes = Int(series.step / 60)
-        guard h > 0, stepMinutes > 0, h % stepMinutes == 0 else {
-            throw TrainingError.horizonNotOnGrid(horizon: h, stepMinutes: stepMinutes)
-        }
-        let features = options.features(horizonMinutes: h, stepMinutes: stepMinutes)
-        let table = features.table(series, steps: 0..<series.count, requireTarget: true)
-        let ranges = try splitRows(table, horizon: h)
         let signs = options.curves.holdsWeightSigns ? features.weightSigns : nil
         let arx: ARXModel
         switch options.arxRidge {
@@ -126,7 +121,8 @@ public struct PatientTrainer: Sendable {
         // `checkpointMismatch`), so they are left out.
         var resumable = options
         resumable.evolution.generations = 0
-        let context = resumable.fingerprint + "|data=" + Self.dataFingerprint(table, ranges: ranges)
+        let rowsFingerprint = Self.dataFingerprint(table, ranges: ranges)
+        let context = resumable.fingerprint + "|data=" + rowsFingerprint
         for k in 0..<searches {
             var parameters = options.evolution.member(k, of: searches)
             parameters.threads = threads
@@ -179,6 +175,7 @@ public struct PatientTrainer: Sendable {
                                      testFrom: splits.testStart, testTo: splits.end),
             metrics: [])
         if searches > 1 { model.searches = searches }
+        model.data = rowsFingerprint
         model.evolvedRange = model.evolvedValues(table, rows: [ranges.train, ranges.validation])
         // No basal and no bolus go without saying when there is no insulin at all (CGM-only files
         // stay as they were).
@@ -248,6 +245,24 @@ public struct PatientTrainer: Sendable {
     }
 
     struct Ranges { var train: Range<Int>, validation: Range<Int>, test: Range<Int> }
+
+    /// The features, feature table and split rows of horizon `h` minutes.
+    func rows(horizon h: Int) throws -> (FeatureSet, FeatureTable, Ranges) {
+        let stepMinutes = Int(series.step / 60)
+        guard h > 0, stepMinutes > 0, h % stepMinutes == 0 else {
+            throw TrainingError.horizonNotOnGrid(horizon: h, stepMinutes: stepMinutes)
+        }
+        let features = options.features(horizonMinutes: h, stepMinutes: stepMinutes)
+        let table = features.table(series, steps: 0..<series.count, requireTarget: true)
+        return (features, table, try splitRows(table, horizon: h))
+    }
+
+    /// The fingerprint of the rows horizon `h`'s model is fitted, chosen and scored on
+    /// (`GlucoseModel.data`): a finished model is reused only when its data give the same.
+    public func dataFingerprint(horizon h: Int) throws -> String {
+        let (_, table, ranges) = try rows(horizon: h)
+        return Self.dataFingerprint(table, ranges: ranges)
+    }
 
     /// A fingerprint of the rows a search is fitted and chosen on: every feature value and target,
     /// and the split (FNV-1a over their bits).
