@@ -85,6 +85,51 @@ import Testing
         #expect(log.glucose.last.map { ($0.time, $0.value.mgdL) }! == (Fixture.date("2026-01-05T08:40:00Z"), 160))
     }
 
+    @Test func twoFilesThatDisagreeSaySoAsTheStoreDoes() throws {
+        // Before: train, predict and report read two exports of one patient that disagreed at the
+        // same instants without a word, keeping the file whose name sorts first; import-data warned.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-conflict-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let header = "patient,time,event,value,unit,duration,type,moment,note\n"
+        let a = header + """
+            p_overlap,2026-01-05T08:00:00Z,glucose,100,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:05:00Z,glucose,104,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:10:00Z,glucose,108,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:10:00Z,bolus,2,U,,normal,,
+
+            """
+        // b: the same 08:00 reading, 08:05 and the bolus with other values, 08:10 a finger stick (another event).
+        let b = header + """
+            p_overlap,2026-01-05T08:00:00Z,glucose,100,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:05:00Z,glucose,134,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:10:00Z,glucose,120,mg/dL,,finger,,
+            p_overlap,2026-01-05T08:10:00Z,bolus,2.5,U,,normal,,
+
+            """
+        // c: another day, no record shared.
+        let c = header + "p_overlap,2026-01-06T08:00:00Z,glucose,90,mg/dL,,cgm,,\n"
+        for (name, text) in [("a.csv", a), ("b.csv", b), ("c.csv", c)] { try Data(text.utf8).write(to: dir.appendingPathComponent(name)) }
+        let loaded = try ExportFiles(paths: [dir.path], options: Self.options).load()
+        #expect(loaded.patients.first?.log.glucose.map(\.value.mgdL) == [100, 104, 108, 120, 90])
+        let reason = "record differing from one of a file read before (that file's kept)"
+        let summaries = Dictionary(uniqueKeysWithValues: loaded.summaries.map { (URL(fileURLWithPath: $0.file).lastPathComponent, $0) })
+        #expect(summaries["a.csv"]?.adjusted[reason] == nil && summaries["c.csv"]?.adjusted[reason] == nil)
+        let bSummary = try #require(summaries["b.csv"])
+        #expect(bSummary.adjusted[reason] == 2)
+        let aPath = dir.appendingPathComponent("a.csv").path
+        #expect(bSummary.issues.map(\.description) == [
+            "\(dir.appendingPathComponent("b.csv").path):3: warning: a file read before (\(aPath)) holds this glucose at the same instant "
+                + "with another value (134 here, 104 there); that file's is kept",
+            "\(dir.appendingPathComponent("b.csv").path):5: warning: a file read before (\(aPath)) holds this bolus at the same instant "
+                + "with another value (2.5 here, 2 there); that file's is kept",
+        ])
+        // The store, given the same files in the same order, finds the same two.
+        let store = try PatientStore(path: try store(with: try CohortLoader.files([dir.path])))
+        let runs = try store.importRuns()
+        #expect(runs.map { $0.summary.adjusted["record differing from one an earlier import stored (the stored one kept)"] ?? 0 } == [0, 2, 0])
+    }
+
     @Test func mergeKeepsTheFirstRecordOfEachEvent() throws {
         let t = Fixture.date("2026-01-05T08:00:00Z"), later = t.addingTimeInterval(300)
         var a = PatientLog(patient: Self.patient), b = PatientLog(patient: Self.patient)

@@ -94,4 +94,11 @@ extension PatientLog {
          basalInjections.first?.time, carbs.first?.time, exercise.first?.time, weights.first?.time,
          heartRate.first?.time].compactMap { $0 }.min()
     }
+
+    /// The latest record time, if any (each list is in time order).
+    public var lastTime: Date? {
+        [glucose.last?.time, boluses.last?.time, basalRates.last?.time, temporaryBasals.last?.time,
+         basalInjections.last?.time, carbs.last?.time, exercise.last?.time, weights.last?.time,
+         heartRate.last?.time].compactMap { $0 }.max()
+    }
 }

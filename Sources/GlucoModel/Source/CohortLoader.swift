@@ -86,6 +86,7 @@ public enum CohortLoader {
         -> (patients: [PatientData], summaries: [ImportSummary], failures: [InputError]) {
         var byPatient: [PatientID: PatientData] = [:]
         var logs: [PatientID: [PatientLog]] = [:]
+        var read: [PatientID: [(result: ImportResult, summary: Int, path: String)]] = [:]
         var summaries: [ImportSummary] = [], failures: [InputError] = []
         var seen: [String: String] = [:]
         for url in urls {
@@ -102,6 +103,7 @@ public enum CohortLoader {
                 // renamed to a pseudonymous id beside the original, whose name is no id) is read.
                 if let digest { seen[digest] = url.path }
                 for result in results {
+                    read[result.log.patient, default: []].append((result, summaries.count, url.path))
                     summaries.append(result.summary)
                     let id = result.log.patient
                     var data = byPatient[id] ?? PatientData(patient: id, log: PatientLog(patient: id), testStart: nil, files: [])
@@ -121,6 +123,7 @@ public enum CohortLoader {
         // Merged once per patient at the end (`PatientLog.merging(_:)`): merging file by file was
         // quadratic in the files (a thousand daily exports took a dose ask 46 s).
         for (id, list) in logs { byPatient[id]?.log = PatientLog.merging(list) }
+        for files in read.values { FileConflicts.report(files, into: &summaries) }
         return (byPatient.values.sorted { $0.patient < $1.patient }, summaries, failures)
     }
 }

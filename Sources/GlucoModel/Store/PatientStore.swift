@@ -414,13 +414,16 @@ struct StoredConflicts {
     }
 
     /// Counted in `summary.adjusted` and warned with the first three lines, both values given.
-    func report(into summary: inout ImportSummary, file: String) {
+    /// `earlier` names where the kept record is (`an earlier import stored`, the store; `a file read
+    /// before (a.csv) holds`, files read together), `there` its value's place, `kept` the record kept.
+    func report(into summary: inout ImportSummary, file: String, earlier: String = "an earlier import stored",
+                there: String = "stored", kept: String = "the stored one") {
         guard count > 0 else { return }
-        summary.adjusted["record differing from one an earlier import stored (the stored one kept)", default: 0] += count
+        summary.adjusted["record differing from one \(earlier == "an earlier import stored" ? earlier : "of a file read before") (\(kept) kept)", default: 0] += count
         for e in examples {
             summary.issues.append(ImportIssue(.warning, SourceLocation(file: file, line: e.line),
-                "an earlier import stored this \(e.kind.rawValue) at the same instant with another value "
-                + "(\(String(format: "%g", e.here)) here, \(String(format: "%g", e.stored)) stored); the stored one is kept"))
+                "\(earlier) this \(e.kind.rawValue) at the same instant with another value "
+                + "(\(String(format: "%g", e.here)) here, \(String(format: "%g", e.stored)) \(there)); \(kept) is kept"))
         }
     }
 }

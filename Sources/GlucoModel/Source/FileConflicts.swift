@@ -1,0 +1,44 @@
+import Foundation
+
+/// The records of a file that a file of the same patient read before it holds at the same instant
+/// with another value (the same event by `TimedRecord.identity`: for glucose, the same source).
+/// `PatientLog.merging` keeps the earlier file's, as the store keeps the stored one; this puts it in
+/// the later file's summary as `import-data` words it, so that a command reading two exports that
+/// disagree says so instead of training on whichever name sorts first.
+enum FileConflicts {
+    /// Notes, in `summaries[file.summary]` of each file after the first, its conflicts with the files
+    /// before it (`files` of one patient, in the order they were read).
+    static func report(_ files: [(result: ImportResult, summary: Int, path: String)], into summaries: inout [ImportSummary]) {
+        guard files.count > 1 else { return }
+        for j in files.indices.dropFirst() {
+            let file = files[j]
+            guard let first = file.result.log.firstTime, let last = file.result.log.lastTime else { continue }
+            // Files of other days (a thousand daily exports) are not compared record by record.
+            let before = files[..<j].filter { f in f.result.log.firstTime.map { $0 <= last } ?? false && f.result.log.lastTime.map { $0 >= first } ?? false }
+            guard !before.isEmpty else { continue }
+            var conflicts = StoredConflicts()
+            var otherFile: String?
+            func check<R: TimedRecord>(_ list: KeyPath<PatientLog, [R]>) {
+                var earlier: [String: (value: Double, path: String)] = [:]
+                for f in before {
+                    for r in f.result.log[keyPath: list] where r.time >= first && r.time <= last {
+                        let key = "\(r.time.timeIntervalSince1970) \(r.identity)"
+                        if earlier[key] == nil { earlier[key] = (r.canonicalValue, f.path) }
+                    }
+                }
+                guard !earlier.isEmpty else { return }
+                for (i, r) in file.result.log[keyPath: list].enumerated() {
+                    guard let e = earlier["\(r.time.timeIntervalSince1970) \(r.identity)"], e.value != r.canonicalValue else { continue }
+                    conflicts.note(R.kind, time: r.time.timeIntervalSince1970, line: file.result.line(of: R.kind, i),
+                                   here: r.canonicalValue, stored: e.value)
+                    if otherFile == nil { otherFile = e.path }
+                }
+            }
+            check(\.glucose); check(\.boluses); check(\.basalRates); check(\.temporaryBasals); check(\.basalInjections)
+            check(\.carbs); check(\.exercise); check(\.weights); check(\.heartRate)
+            guard let other = otherFile else { continue }
+            conflicts.report(into: &summaries[file.summary], file: file.path,
+                             earlier: "a file read before (\(other)) holds", there: "there", kept: "that file's")
+        }
+    }
+}
