@@ -130,7 +130,8 @@ struct ResultsTablePerPatientTests {
     @Test func modelsWithNothingToScoreAreNamed() {
         let rows = [Self.row("a", 30, "ge", 11), Self.row("a", 30, "ge", 9, split: "train"),
                     Self.row("b", 60, "ge", 9, split: "train"), Self.row("b", 30, "ge", 9, split: "train")]
-        #expect(ResultsTable.unscoredLine(rows) == "Not in the medians, no test row to score (every reading missing, or at the sensor's limits): b (30, 60 min)")
+        #expect(ResultsTable.unscoredLine(rows) == "Not in the medians, no test row scored (fewer than 12 rows with a reading at the horizon: "
+                + "test days too short, or their readings missing or at the sensor's limits): b (30, 60 min)")
         #expect(ResultsTable.unscoredLine(Array(rows.prefix(2))) == nil)
     }
 

@@ -119,7 +119,8 @@ public enum ResultsTable {
         return lines.joined(separator: "\n")
     }
 
-    /// A line naming the models with no row on `split` to score (every test reading missing, or
+    /// A line naming the models with no row on `split` scored (fewer than
+    /// `PatientTrainer.minimumRows.test` rows: test days too short, or their readings missing or
     /// left out at the sensor's limits), which the medians leave out; nil when there are none.
     public static func unscoredLine(_ rows: [ResultRow], split: String = "test") -> String? {
         let models = Set(rows.map { "\($0.patient.rawValue)|\($0.horizonMinutes)" })
@@ -129,7 +130,8 @@ public enum ResultsTable {
         let list = byPatient.keys.sorted().map { p in
             p + " (" + byPatient[p]!.compactMap { Int($0[1]) }.sorted().map { "\($0)" }.joined(separator: ", ") + " min)"
         }
-        return "Not in the medians, no \(split) row to score (every reading missing, or at the sensor's limits): " + list.joined(separator: ", ")
+        return "Not in the medians, no \(split) row scored (fewer than \(PatientTrainer.minimumRows.test) rows with a reading at the "
+            + "horizon: \(split) days too short, or their readings missing or at the sensor's limits): " + list.joined(separator: ", ")
     }
 
     /// Lines flagging patients whose CGM sat at its limits or flat-lined: runs, hours and
