@@ -97,6 +97,20 @@ import Testing
         #expect(last.generation == 6 && last.bestFitness == straight.statistics[6].bestFitness)
     }
 
+    /// docs/formats.md: fitness is `null` when no individual is valid. Before, the keys were left out.
+    @Test func aStatisticsLineWritesEveryKeyNullWhenItHasNoValue() throws {
+        let stats = GenerationStatistics(generation: 3, bestFitness: nil, medianFitness: nil, bestValidationFitness: nil,
+                                         bestSize: nil, meanSize: nil, invalids: 10, cacheHits: 0, evaluations: 0,
+                                         uniquePhenotypes: 0, elapsedSeconds: 0.5, mappingSeconds: 0, variationSeconds: 0,
+                                         evaluationSeconds: 0)
+        let line = String(decoding: try StatisticsWriter.line(stats, url: temporaryURL("s.jsonl")), as: UTF8.self)
+        #expect(line == "{\"bestFitness\":null,\"bestSize\":null,\"bestValidationFitness\":null,\"cacheHits\":0,"
+                + "\"elapsedSeconds\":0.5,\"evaluationSeconds\":0,\"evaluations\":0,\"generation\":3,\"invalids\":10,"
+                + "\"mappingSeconds\":0,\"meanSize\":null,\"medianFitness\":null,\"uniquePhenotypes\":0,"
+                + "\"variationSeconds\":0,\"version\":1}\n")
+        #expect(try JSONDecoder().decode(GenerationStatistics.self, from: Data(line.utf8)) == stats)
+    }
+
     @Test func resumingAfterAKillKeepsOneStatisticsLinePerGeneration() throws {
         // A run killed after its checkpoint at generation 3 has written the lines of generations
         // 4-6 (the last torn): the resumed run writes those generations again, replacing them.

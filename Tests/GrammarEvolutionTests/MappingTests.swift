@@ -57,6 +57,28 @@ import Testing
         #expect(m.map([1]).isValid)
     }
 
+    /// Before: a grammar with a typographic minus, or whose terms stood side by side, was accepted;
+    /// every individual failed to compile and the trainer "found no expression better than ARX".
+    @Test func grammarsNoneOfWhoseExpressionsCompileAreRefusedWithTheirLine() throws {
+        func issues(_ text: String) -> [GrammarReport.Issue] {
+            do { _ = try mapper(text); return [] } catch let GrammarError.invalid(_, report) { return report.issues } catch { return [] }
+        }
+        let minus = issues("# a comment\n<e> ::= G1 \u{2212} G2 | G0 * <c>\n<c> ::= 2 | 3")
+        #expect(minus.map(\.kind) == [.unknownSymbol] && minus.map(\.line) == [2])
+        #expect(minus.first?.message.hasPrefix("rule <e> has '\u{2212}' (U+2212), which expressions do not use") == true)
+        let at = issues("<e> ::= G0 @ G3 | G0")
+        #expect(at.map(\.kind) == [.unknownSymbol] && at.first?.message.contains("'@' (U+40)") == true)
+        let sideBySide = issues("<e> ::= G1 G2 | <v> <v>\n<v> ::= G0 | IOB")
+        #expect(sideBySide.map(\.kind) == [.noExpression] && sideBySide.map(\.line) == [1])
+        #expect(sideBySide.first?.message == "no alternative of the start rule <e> makes an expression (each rule taken by its shortest "
+                + "alternative): 'G1 G2' (line 1): unexpected 'G2'; every expression would fail to compile")
+        // One alternative that makes an expression is enough (a grammar may hold dead ends); any names,
+        // calls, constants and deep rules are fine.
+        #expect(issues("<e> ::= G1 G2 | exp(<v>) - <GECodonValue--2.0+2.0>\n<v> ::= <v> + <v> | ( G0 ) | lag(IOB, 1)").isEmpty)
+        #expect(issues(Self.tiny).isEmpty)
+        #expect(try Grammar(text: "<e> ::= <v> + lag(G0, 2)\n<v> ::= lag(IOB,1) | x0\n<w> ::= x1").lagLines() == [1, 2])
+    }
+
     @Test func sensibleInitialisationIsValidDeepEnoughAndDiverse() throws {
         let m = try Mapper(grammar: Grammar(text: SearchFixtures.regressionGrammar), maxWraps: 0, maxDepth: 8)
         let initialiser = TreeInitialiser(mapper: m)

@@ -26,10 +26,25 @@ import GrammarEvolution
         #expect(message == "mine.bnf: the grammar names variables the data does not have (line 3: 'BG'); the variables are G0")
     }
 
+    /// Before: a grammar calling lag() trained with exit 0, every lagged expression scored +inf on
+    /// training rows that begin at row 0 (and are not evenly spaced): the search was blind.
+    @Test func aGrammarCallingLagIsRefusedWithItsLines() throws {
+        var options = try SyntheticCohort.options()
+        options.grammar = GrammarSource(name: "lagged.bnf", text: "<e> ::= <e> + <t> | <t>\n<t> ::= lag(IOB, 1) * 2 | G0")
+        #expect(throws: TrainingError.grammarUsesLag("lagged.bnf", lines: [2])) {
+            try CohortTrainer(options: options, settings: CohortRunSettings(output: temporaryFolder("grammar-lag")))
+        }
+        options.grammar = GrammarSource(name: "minus.bnf", text: "<e> ::= G1 \u{2212} G2")
+        #expect(throws: GrammarError.self) {
+            try CohortTrainer(options: options, settings: CohortRunSettings(output: temporaryFolder("grammar-minus")))
+        }
+    }
+
     @Test func bundledGrammarsNameOnlyFeatures() throws {
         for name in GrammarSource.bundledGrammarNames {
             let grammar = try Grammar(text: try GrammarSource.bundled(name).text, source: name)
             #expect(grammar.unknownNames(VariableNames(FeatureSet(horizonMinutes: 30).names)).isEmpty, "\(name)")
+            #expect(grammar.lagLines().isEmpty && (try? Mapper(grammar: grammar)) != nil, "\(name)")
         }
     }
 

@@ -99,6 +99,11 @@ public struct CohortTrainer: Sendable {
             throw TrainingError.grammarUnknownVariables(options.grammar.name, names: unknown.map(\.name),
                                                         lines: unknown.map(\.line), features: names)
         }
+        let lags = grammar.lagLines()
+        if !lags.isEmpty { throw TrainingError.grammarUsesLag(options.grammar.name, lines: lags) }
+        // A grammar none of whose phenotypes could compile (a typographic minus, terms side by
+        // side) is refused here, naming its line, rather than training a constant for everyone.
+        _ = try Mapper(grammar: grammar)
     }
 
     public func run(_ patients: [PatientData], progress: (@Sendable (CohortProgress) -> Void)? = nil) -> CohortOutcome {

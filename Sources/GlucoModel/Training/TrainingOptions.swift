@@ -212,6 +212,7 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
     case populationTooSmall(Int, searches: Int)
     /// The grammar names variables the features do not have: grammar, (name, line) pairs, the features.
     case grammarUnknownVariables(String, names: [String], lines: [Int], features: [String])
+    case grammarUsesLag(String, lines: [Int])
 
     public var description: String {
         switch self {
@@ -238,6 +239,10 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
         case let .grammarUnknownVariables(grammar, names, lines, features):
             let each = zip(names, lines).map { "line \($1): '\($0)'" }.joined(separator: ", ")
             return "\(grammar): the grammar names variables the data does not have (\(each)); the variables are \(features.joined(separator: " "))"
+        case let .grammarUsesLag(grammar, lines):
+            return "\(grammar): the grammar calls lag() (line \(lines.map(String.init).joined(separator: ", "))), which reads the feature "
+                + "table's row before; the trainer's rows are not evenly spaced (rows without a glucose at the horizon are left out), so "
+                + "no lagged expression can be scored: use the lagged features (G1 ... G11 are glucose 5 ... 55 minutes before)"
         }
     }
 }

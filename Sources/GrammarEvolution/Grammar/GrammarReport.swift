@@ -11,6 +11,13 @@ public struct GrammarReport: Sendable, Equatable, CustomStringConvertible {
         case nonTerminating
         /// An alternative is a single non-terminal (warning: it costs a codon and a level for nothing).
         case unitProduction
+        /// A terminal holds a character the expression language has no use for (`−`, `@`, `^`):
+        /// every phenotype reaching it fails to compile (`Mapper.expressionIssues`).
+        case unknownSymbol
+        /// No alternative of the start rule, each rule taken by its shortest alternatives, makes
+        /// an expression (terms written side by side, an operator without operand): every phenotype
+        /// would fail to compile (`Mapper.expressionIssues`).
+        case noExpression
     }
 
     public struct Issue: Sendable, Equatable, CustomStringConvertible {

@@ -25,4 +25,18 @@ extension Grammar {
         }
         return out.sorted { ($0.line, $0.name) < ($1.line, $1.name) }
     }
+
+    /// Lines of the alternatives whose terminals call `lag(...)`, in order, each once: a lag reads
+    /// the table's row before, which a caller whose rows are not evenly spaced may have to refuse.
+    public func lagLines() -> [Int] {
+        var lines = Set<Int>()
+        for rule in rules {
+            for production in rule.productions {
+                for case let .terminal(text) in production.symbols where InfixLexer.tokens(text).contains(where: { $0.kind == .name("lag") }) {
+                    lines.insert(production.line)
+                }
+            }
+        }
+        return lines.sorted()
+    }
 }

@@ -58,6 +58,10 @@ public struct Mapper: Sendable {
     public init(grammar: Grammar, maxWraps: Int = 2, maxDepth: Int = 17, variables: VariableNames = .indexed) throws {
         precondition(maxWraps >= 0 && maxDepth >= 1, "Mapper: maxWraps >= 0 and maxDepth >= 1")
         self.grammar = try grammar.validated()
+        let expression = Self.expressionIssues(grammar)
+        if !expression.isEmpty {
+            throw GrammarError.invalid(source: grammar.source, report: GrammarReport(issues: expression, minimumDepths: []))
+        }
         self.maxWraps = maxWraps
         self.maxDepth = maxDepth
         self.variables = variables

@@ -28,6 +28,26 @@ public struct GenerationStatistics: Sendable, Codable, Equatable {
     public var variationSeconds: Double
     public var evaluationSeconds: Double
 
+    /// Every key written, those without a value as `null` (docs/formats.md: a reader's columns do
+    /// not depend on whether a generation had a valid individual).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(generation, forKey: .generation)
+        try c.encode(bestFitness, forKey: .bestFitness)
+        try c.encode(medianFitness, forKey: .medianFitness)
+        try c.encode(bestValidationFitness, forKey: .bestValidationFitness)
+        try c.encode(bestSize, forKey: .bestSize)
+        try c.encode(meanSize, forKey: .meanSize)
+        try c.encode(invalids, forKey: .invalids)
+        try c.encode(cacheHits, forKey: .cacheHits)
+        try c.encode(evaluations, forKey: .evaluations)
+        try c.encode(uniquePhenotypes, forKey: .uniquePhenotypes)
+        try c.encode(elapsedSeconds, forKey: .elapsedSeconds)
+        try c.encode(mappingSeconds, forKey: .mappingSeconds)
+        try c.encode(variationSeconds, forKey: .variationSeconds)
+        try c.encode(evaluationSeconds, forKey: .evaluationSeconds)
+    }
+
     /// A one-line summary for progress output.
     public var summary: String {
         func f(_ x: Double?) -> String { x.map { String(format: "%.6g", $0) } ?? "-" }
