@@ -356,6 +356,33 @@ import Testing
         let seen = lines.dropFirst().filter { $0[split] != "test" }.map { Double($0[ge])! - Double($0[arx])! }
         #expect(abs(seen.min()! - range.lowerBound) <= 0.011 && abs(seen.max()! - range.upperBound) <= 0.011,
                 "seed \(seed): \(range) against \(seen.min()!)...\(seen.max()!)")
+        // The reference to 0.01 mg/dL at most (hunt C: 153.89999999999998 from noisy grid values).
+        let reference = header.firstIndex(of: "reference_mgdl")!
+        let long = lines.dropFirst().map { $0[reference] }.filter { ($0.split(separator: ".").dropFirst().first?.count ?? 0) > 2 }
+        #expect(long.isEmpty, "\(long.prefix(3))")
+    }
+
+    /// Hunt C: a CGM off the 5-minute grid (3-minute readings with a decimal, as simglucose and
+    /// Dexcom write) gave references interpolated between readings with float noise in the
+    /// predictions file (`153.89999999999998`); now to 0.01 mg/dL, within 0.005 of the grid value.
+    @Test func predictionsFileReferencesHaveAtMostTwoDecimals() throws {
+        var log = SyntheticCohort.patient("s-offgrid", days: 5, seed: 21)
+        log.glucose = log.glucose.map { r in
+            GlucoseReading(time: r.time.addingTimeInterval(100), value: .mgdL(r.value.mgdL + 0.3), source: r.source)
+        }
+        let data = SyntheticCohort.data(log)
+        let options = try SyntheticCohort.options(generations: 1)
+        let trainer = try PatientTrainer(data: data, options: options, grammar: try Grammar(text: options.grammar.text))
+        let trained = try trainer.train(horizon: 30)
+        let lines = trained.predictionsCSV.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+        let table = trained.model.features.table(trainer.series, steps: 0..<trainer.series.count, requireTarget: true)
+        let targets = Dictionary(uniqueKeysWithValues: table.steps.indices.map { (trainer.series.time(at: table.steps[$0]).iso8601, table.targets[$0]) })
+        #expect(lines.count > 100 && targets.values.contains { ($0 * 100).rounded() != $0 * 100 })
+        for fields in lines {
+            let target = try #require(targets[fields[0]])
+            #expect((fields[3].split(separator: ".").dropFirst().first?.count ?? 0) <= 2 && abs(Double(fields[3])! - target) <= 0.005 + 1e-9,
+                    "\(fields[3]) for \(target)")
+        }
     }
 
     @Test func tooFewDaysNeverReadsAsEnough() throws {

@@ -238,7 +238,10 @@ public struct PatientTrainer: Sendable {
             for r in range {
                 let values = predictions.map { String(format: "%.2f", $0[r]) }
                 let issued = series.time(at: table.steps[r])
-                csv += "\(issued.iso8601),\(issued.addingTimeInterval(Double(h) * 60).iso8601),\(split),\(table.targets[r]),\(values.joined(separator: ","))\n"
+                // The shortest text of the reference to 0.01 mg/dL: a grid value interpolated between
+                // 3-minute readings wrote float noise (153.89999999999998).
+                let reference = (table.targets[r] * 100).rounded() / 100
+                csv += "\(issued.iso8601),\(issued.addingTimeInterval(Double(h) * 60).iso8601),\(split),\(reference),\(values.joined(separator: ","))\n"
             }
         }
         return TrainedHorizon(model: model, results: rows, timings: timings, predictionsCSV: csv)
