@@ -88,6 +88,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// an app before the dose was asked for, which the models would count beside the planned grams
     /// (`DoseGuards.loggedMealRefusal`).
     case mealAlreadyLogged(grams: Double, time: Date)
+    /// The data holds no record of any kind (glucose, insulin, carbohydrates, ...) from `from` to
+    /// `to`, longer than `DoseGuards.recordsGapLimit`, within the insulin's action before the moment:
+    /// the devices' uploads stopped, and insulin given then is unknown (`DoseGuards.recordsGapRefusal`).
+    case recordsGap(from: Date, to: Date, durationMinutes: Double)
 
     public var code: String {
         switch self {
@@ -111,6 +115,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .skippedInsulinRecord: return "skipped_insulin_record"
         case .twinRecords: return "twin_records"
         case .mealAlreadyLogged: return "meal_already_logged"
+        case .recordsGap: return "records_gap"
         }
     }
 
@@ -170,6 +175,13 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "(more than %@): one of them is wrong, and which decides the dose. Bring the settings file up to date with "
                 + "the pump ('glucomodel-predict settings' shows where they differ)",
                 settings, programme, g(effect), g(DoseGuards.basalMismatchEffectLimit))
+        case let .recordsGap(from, to, duration):
+            let hours = to.timeIntervalSince(from) / 3600
+            return String(format: "the data holds no record of any kind (glucose, insulin, carbohydrates) from %@ to %@ (%.1f h), "
+                          + "within the insulin's action (%.0f h) before now: the devices' uploads stopped, and insulin given then "
+                          + "is unknown, so the insulin on board is too. Add the missing records (the pump's or pen's export), or "
+                          + "dose by hand until %@", time(from), time(to), hours, duration / 60,
+                          time(to.addingTimeInterval(duration * 60)))
         case let .mealAlreadyLogged(grams, eaten):
             return String(format: "a meal of %g g is logged at %@ with no bolus for it: if it is the meal asked for, the dose would "
                           + "count it twice (the models read the log's meal beside the grams asked for). Ask for it with its time "

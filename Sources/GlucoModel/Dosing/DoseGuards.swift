@@ -53,6 +53,35 @@ public enum DoseGuards {
         return log.has(.basal) && !log.has(.bolus) ? .noBolusRecords : nil
     }
 
+    /// The longest stretch without any record that the data may hold within the insulin's action
+    /// before a dose: a CGM sensor's 2-hour warm-up (a Dexcom G6's) passes.
+    public static let recordsGapLimit: TimeInterval = 2 * 3600
+
+    /// The refusal for a stretch longer than `recordsGapLimit` between two glucose readings in
+    /// which the data holds no other record either (insulin, carbohydrates, exercise, ...), ending
+    /// within the insulin's action (`durationMinutes`) before `at`, if any (the longest). A phone or
+    /// uploader that was off loses the glucose and the insulin alike: the glucose's absence shows
+    /// it, and the insulin on board read from the records around it is missing what was given then
+    /// (hunt D: 0 U on board where 3.2 U were, 3.85 U by the formula, and in simulation 126 minutes
+    /// below 54 mg/dL). A gap in the glucose alone, with insulin or carbohydrates recorded in it, is
+    /// the sensor's, judged by the glucose guards; so is the time before the first reading.
+    public static func recordsGapRefusal(_ log: PatientLog, at: Date, durationMinutes: Double) -> DoseRefusal? {
+        let start = at.addingTimeInterval(-durationMinutes * 60)
+        let glucose = log.glucose
+        let first = glucose.lastIndex { $0.time <= start } ?? glucose.startIndex
+        let readings = glucose[first...].lazy.map(\.time).filter { $0 <= at }
+        let gaps = zip(readings, readings.dropFirst()).filter { $1 > start && $1.timeIntervalSince($0) > recordsGapLimit }
+        guard !gaps.isEmpty else { return nil }
+        func anyWithin<R: TimedRecord>(_ records: [R], _ a: Date, _ b: Date) -> Bool { records.contains { $0.time > a && $0.time < b } }
+        let silent = gaps.filter { a, b in
+            !(anyWithin(log.boluses, a, b) || anyWithin(log.basalRates, a, b) || anyWithin(log.temporaryBasals, a, b)
+                || anyWithin(log.basalInjections, a, b) || anyWithin(log.carbs, a, b) || anyWithin(log.exercise, a, b)
+                || anyWithin(log.heartRate, a, b) || anyWithin(log.weights, a, b))
+        }
+        guard let longest = silent.max(by: { $0.1.timeIntervalSince($0.0) < $1.1.timeIntervalSince($1.0) }) else { return nil }
+        return .recordsGap(from: longest.0, to: longest.1, durationMinutes: durationMinutes)
+    }
+
     /// The refusal for insulin records the import skipped (`PatientLog.skippedInsulin`) that bear
     /// on the insulin on board at `at`, if any: a bolus or temporary basal dated within the
     /// insulin's action (`durationMinutes`) before `at`, or a basal rate dated at or before `at`
