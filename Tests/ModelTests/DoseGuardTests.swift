@@ -222,6 +222,45 @@ import Testing
         #expect(refusals(suggest(F.flatLog(skipping: [65]))) == [.recentGap(missingSteps: 1, windowMinutes: 30)])
     }
 
+    /// Hunt D: an evening with no record at all (the phone off), the CGM back at midnight: the
+    /// boluses of the evening were unknown, read as 0 U on board, and the formula gave 3.85 U; in
+    /// simulation 126 minutes below 54 mg/dL followed.
+    @Test func hoursWithoutAnyRecordWithinTheInsulinsActionAreRefused() {
+        // Readings every 5 min (a ±1 sawtooth) from 10:00 to `through` but none in `skipping`.
+        func log(through: Double, skipping: Set<Double>) -> PatientLog {
+            var log = PatientLog(patient: F.patient)
+            log.glucose = stride(from: 0, through: through, by: 5).filter { !skipping.contains($0) }
+                .enumerated().map { GlucoseReading(time: F.at($1), value: .mgdL(180 + Double($0 % 2))) }
+            log.boluses = [F.absorbedBolus]
+            return log
+        }
+        // None from 12:30 to 16:30 (gap 12:25 -> 16:35, 250 min); the dose asked at 20:00 (600 min), action 6 h.
+        let gapLog = log(through: 600, skipping: Set(stride(from: 150.0, through: 390, by: 5)))
+        let refusal = DoseRefusal.recordsGap(from: F.at(145), to: F.at(395), durationMinutes: 360)
+        #expect(DoseGuards.recordsGapRefusal(gapLog, at: F.at(600), durationMinutes: 360) == refusal)
+        #expect(refusals(suggest(gapLog, at: 600)) == [refusal])
+        #expect(refusal.description == "the data holds no record of any kind (glucose, insulin, carbohydrates) from "
+                + "2026-01-05T12:25:00Z to 2026-01-05T16:35:00Z (4.2 h), within the insulin's action (6 h) before now: the "
+                + "devices' uploads stopped, and insulin given then is unknown, so the insulin on board is too. Add the missing "
+                + "records (the pump's or pen's export), or dose by hand until 2026-01-05T22:35:00Z")
+        // A bolus (or a meal) recorded in it: the pump was uploading, the CGM alone was off.
+        var withBolus = gapLog
+        withBolus.boluses.append(Bolus(time: F.at(300), dose: InsulinUnits(1)))
+        #expect(DoseGuards.recordsGapRefusal(withBolus, at: F.at(600), durationMinutes: 360) == nil)
+        var withMeal = gapLog
+        withMeal.carbs = [CarbIntake(time: F.at(200), amount: Carbohydrate(grams: 10))]
+        #expect(DoseGuards.recordsGapRefusal(withMeal, at: F.at(600), durationMinutes: 360) == nil)
+        // The gap ended more than the action's length before: its insulin has acted (16:35 + 6 h = 22:35).
+        let later = log(through: 760, skipping: Set(stride(from: 150.0, through: 390, by: 5)))
+        #expect(DoseGuards.recordsGapRefusal(later, at: F.at(756), durationMinutes: 360) == nil)
+        #expect(DoseGuards.recordsGapRefusal(later, at: F.at(754), durationMinutes: 360) != nil)
+        // A sensor's 2-hour warm-up (readings 12:25 and 14:25) passes; 5 minutes more does not.
+        let warmUp = log(through: 600, skipping: Set(stride(from: 150.0, through: 260, by: 5)))
+        #expect(DoseGuards.recordsGapRefusal(warmUp, at: F.at(600), durationMinutes: 360) == nil)
+        let longer = log(through: 600, skipping: Set(stride(from: 150.0, through: 265, by: 5)))
+        #expect(DoseGuards.recordsGapRefusal(longer, at: F.at(600), durationMinutes: 360) != nil)
+    }
+
     /// Readings every `every` minutes from 10:00 - 6 h through `through` minutes, all 180 mg/dL
     /// (a sawtooth of ±1, so no flat line), leaving out `skipping`.
     func log(every: Double, through: Double, skipping: Set<Double> = []) -> PatientLog {

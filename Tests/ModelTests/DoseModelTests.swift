@@ -177,6 +177,27 @@ import Testing
         #expect(rule.apply(to: inRange) == .noneNeeded(eventual: .mgdL(105)))
     }
 
+    /// Hunt D: 9 minutes after a lunch bolus, with 4.66 U on board, the models' curve asked 5 U
+    /// where the formula gave 0; in simulation 12 of 19 such corrections went below 70 mg/dL.
+    @Test func aModelDoseOnTopOfInsulinOnBoardThatCoversTheNeedIsLoweredToZero() {
+        // A model predicting 280 mg/dL at 60 min (G0 + 100). With nothing on board it asks for a dose.
+        let rising = [model("G0 + 100", horizon: 60)]
+        let alone = suggest(rising)
+        #expect((alone.modelDose ?? 0) > 2 && !alone.reasonCodes.contains("limited_by_formula_iob"))
+        // 5 U given 15 minutes before: the formula's 0 + 2 - IOB is below 0, so its dose is 0.
+        var log = F.flatLog()
+        log.boluses.append(Bolus(time: F.at(75), dose: InsulinUnits(5)))
+        let s = suggest(rising, log: log)
+        let iob = try! #require(s.insulinOnBoard)
+        #expect(iob > 2 && s.standard?.dose == 0)
+        #expect(s.decision == .bolus(units: 0, basis: .model) && s.modelDose == 0)
+        let note = try! #require(s.reasons.first { $0.code == "limited_by_formula_iob" })
+        #expect(note.message.hasSuffix(String(format: "insulin on board %.2f U covers the 2.00 U needed for carbohydrates and correction, and a dose on top would stack insulin (the models see glucose still rising from a meal its bolus has yet to bring down)", iob)))
+        // With the same insulin on board and a meal it does not cover, the model's dose stands.
+        let meal = suggest(rising, log: log, carbs: 60)
+        #expect((meal.standard?.dose ?? 0) > 0 && !meal.reasonCodes.contains("limited_by_formula_iob"))
+    }
+
     @Test func maxInsulinOnBoardLimitsTheDose() {
         var settings = F.settings()
         settings.maxInsulinOnBoard = 1.5
