@@ -125,7 +125,7 @@ struct Dose: ParsableCommand {
         let suggestion = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: asked), carbs: carbs ?? 0, carbsTime: eaten, at: asked,
                                              settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone(),
                                              statedInsulinOnBoard: insulinOnBoard)
-        print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit))
+        print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit, timeZone: try time.zone()))
         // A refusal is not a success (3); `no_insulin` is a decision (0).
         if case .refused = suggestion.decision { throw ExitCode(RunStatus.doseRefused.rawValue) }
     }

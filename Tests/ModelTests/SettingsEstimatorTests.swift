@@ -180,6 +180,42 @@ struct KnownPerson {
     /// The known person lacking 0.15 U/h, 30 mg/dL higher than the doses see or as they see it (the
     /// same windows' changes, so the same estimates): 30 higher every block steps up; as it is, the
     /// blocks whose fasting windows average below the target hold, saying why, the others step up.
+    /// Hunt D: a child on exactly its own basal, low between midnight and 1 h on 2 nights, was
+    /// advised +20% at 00-06 h; adopted, the night went 0.3% -> 10.9% below 70 mg/dL.
+    @Test func lowsOnTwoDaysInABlocksHoursHoldItsIncrease() throws {
+        var above = KnownPerson()
+        above.offset = 30
+        let checked = try above.settings.checked(for: try PatientID("known")).get()
+        let up = above.estimate()
+        let night = try #require(up.basal.first)
+        #expect(night.suggested! > night.current! && up.basal[3].suggested! > up.basal[3].current!, "the test needs blocks stepping up")
+        // A reading of 65 at 00:40 on day 3, and at 06:50 on day 8 (06:00 + the curve's 75-minute
+        // peak: still the night block's reach; also the morning block's own hours).
+        func withLows(_ minutes: [Double]) -> SettingsEstimate {
+            var log = above.log()
+            for m in minutes {
+                let t = KnownPerson.day0.addingTimeInterval(m * 60)
+                let i = try! #require(log.glucose.firstIndex { $0.time == t })
+                log.glucose[i].value = .mgdL(65)
+            }
+            return SettingsEstimator.estimate(log: log, settings: checked, timeZone: KnownPerson.utc)
+        }
+        let one = withLows([3 * 1440 + 40])
+        #expect(one.basal.map(\.suggested) == up.basal.map(\.suggested))  // one day: an exception
+        let two = withLows([3 * 1440 + 40, 8 * 1440 + 410])
+        #expect(two.basal[0].suggested == 1 && two.basal[0].reason == "no step toward more insulin: glucose went below 70 mg/dL "
+                + "(3.9 mmol/L) on 2 days in the hours this basal acts on: a basal is not raised over lows")
+        #expect(two.basal[1].suggested == up.basal[1].suggested)  // 06-12: the 06:50 low is one day
+        #expect(two.basal[2].suggested == up.basal[2].suggested && two.basal[3].suggested == up.basal[3].suggested)
+        // The last block's reach runs past midnight: lows at 00:30 on two days hold 18-24 too.
+        let late = withLows([3 * 1440 + 30, 5 * 1440 + 30])
+        #expect(late.basal[0].suggested == 1 && late.basal[3].suggested == 1 && late.basal[1].suggested == up.basal[1].suggested)
+        let reach = SettingsEstimator.lowDays([GlucoseReading(time: KnownPerson.day0.addingTimeInterval(19 * 3600), value: .mgdL(60)),
+                                               GlucoseReading(time: KnownPerson.day0.addingTimeInterval(25.3 * 3600), value: .mgdL(60))],
+                                              fromHour: 18, toHour: 24, peakMinutes: 75, timeZone: KnownPerson.utc)
+        #expect(reach == 1)  // 01:18 the next day is beyond 24:00 + 75 min
+    }
+
     @Test func fastingBelowTheTargetHoldsABasalIncrease() throws {
         var above = KnownPerson()
         above.offset = 30
@@ -202,6 +238,9 @@ struct KnownPerson {
                 #expect(held.basal[b].reason == "no step toward more insulin: the fasting windows average \(SettingsEstimate.number(mean, 0)) mg/dL "
                         + "(\(SettingsEstimate.number(mean / 18.01559, 1)) mmol/L), below the target 120 mg/dL: a rise from below the target "
                         + "is the body's return after a bolus or a low, not basal lacking")
+            } else if SettingsEstimator.lowDays(plain.log().glucose.filter { $0.value.mgdL < 70 }, fromHour: held.basal[b].startHour,
+                                                toHour: held.basal[b].endHour, peakMinutes: 75, timeZone: KnownPerson.utc) >= 2 {
+                #expect(held.basal[b].suggested == 1 && held.basal[b].reason.hasPrefix("no step toward more insulin: glucose went below 70"))
             } else {
                 #expect(held.basal[b].suggested == up.basal[b].suggested)
             }

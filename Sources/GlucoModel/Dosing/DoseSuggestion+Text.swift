@@ -5,13 +5,15 @@ extension DoseSuggestion {
     public var report: String { report(units: .mgdL) }
 
     /// The suggestion as readable text: the decision first, then every reason and every number used,
-    /// glucose in `units` (whole mg/dL, or mmol/L with one decimal; the ISF in `units` per U).
-    public func report(units: GlucoseUnit) -> String {
+    /// glucose in `units` (whole mg/dL, or mmol/L with one decimal; the ISF in `units` per U), every
+    /// time on `timeZone`'s clock with its offset (ISO 8601 UTC by default), as `--carbs-time` reads it back.
+    public func report(units: GlucoseUnit, timeZone: TimeZone = .gmt) -> String {
+        func time(_ date: Date) -> String { date.iso8601(in: timeZone) }
         func u(_ v: Double) -> String { String(format: "%.2f U", v) }
         let d = units.decimals()
         func number(_ mgdL: Double) -> String { String(format: "%.\(d)f", units.convert(mgdL)) }
         func g(_ v: Double) -> String { number(v) + " " + units.rawValue }
-        var lines = ["patient \(patient.rawValue), at \(at.iso8601)"]
+        var lines = ["patient \(patient.rawValue), at \(time(at))"]
         switch decision {
         case let .bolus(units, basis):
             lines.append("suggestion: bolus \(u(units)) (\(basis == .model ? "model-based" : "standard formula"))")
@@ -20,13 +22,13 @@ extension DoseSuggestion {
         case .noInsulin: lines.append("suggestion: NO INSULIN; treat or watch for a low")
         case .refused: lines.append("suggestion: REFUSED, no dose")
         }
-        lines += reasons.map { "  [\($0.code)] \($0.message(units: units))" }
+        lines += reasons.map { "  [\($0.code)] \($0.message(units: units, time: time))" }
         if let recheck = recheckMinutes {
-            lines.append(String(format: "  eat, check glucose again in %d minutes and ask again with the %.0f g (not yet covered by insulin) eaten at %@", recheck, carbs, (carbsTime ?? at).iso8601))
+            lines.append(String(format: "  eat, check glucose again in %d minutes and ask again with the %.0f g (not yet covered by insulin) eaten at %@", recheck, carbs, time(carbsTime ?? at)))
         }
         if let glucose, let glucoseTime {
             let age = at.timeIntervalSince(glucoseTime) / 60
-            lines.append("glucose now: \(g(glucose)) at \(glucoseTime.iso8601) (\(String(format: "%.0f", age)) min before)")
+            lines.append("glucose now: \(g(glucose)) at \(time(glucoseTime)) (\(String(format: "%.0f", age)) min before)")
         }
         if let stated = statedInsulinOnBoard {
             lines.append("insulin on board: \(u(stated)), as stated (the data has no insulin records), counted as given now")
@@ -40,7 +42,7 @@ extension DoseSuggestion {
             lines.append("net insulin on board: \(u(insulinOnBoard)), \(schedule)")
         }
         lines.append(String(format: "carbohydrates: %g g", carbs)
-                     + (carbsTime.map { String(format: ", eaten at %@ (%.0f min before) with no insulin yet", $0.iso8601, at.timeIntervalSince($0) / 60) } ?? ""))
+                     + (carbsTime.map { String(format: ", eaten at %@ (%.0f min before) with no insulin yet", time($0), at.timeIntervalSince($0) / 60) } ?? ""))
         if let s = settings {
             // The settings as the file gives them (mg/dL), or converted and shown to 0.1 mmol/L (ISF to 0.01).
             let isf = units == .mgdL ? String(format: "%g", s.insulinSensitivity) : String(format: "%.2f", units.convert(s.insulinSensitivity))
@@ -61,7 +63,7 @@ extension DoseSuggestion {
         }
         if !predictions.isEmpty {
             let dose = decision.units ?? 0
-            lines.append(featureTime.map { "predicted glucose (model features at \($0.iso8601), with the planned carbohydrates):" }
+            lines.append(featureTime.map { "predicted glucose (model features at \(time($0)), with the planned carbohydrates):" }
                          ?? "predicted glucose from insulin and carbohydrate effects (no model), with the planned carbohydrates:")
             lines.append("  horizon  no insulin  with \(u(dose))  (\(units.rawValue))")
             for p in predictions {
