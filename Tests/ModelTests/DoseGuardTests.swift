@@ -16,6 +16,18 @@ import Testing
         return []
     }
 
+    /// Hunt D: `dose --time-zone Europe/Madrid` printed every time in UTC, its reasons' too, so a
+    /// nurse at 19:20 read "glucose at 16:57" (two hours off in summer).
+    @Test func theTextGivesItsTimesOnTheTimeZonesClock() {
+        let stale = suggest(F.flatLog(), at: 105)
+        let madrid = stale.report(units: .mgdL, timeZone: TimeZone(identifier: "Europe/Madrid")!)
+        #expect(madrid.hasPrefix("patient dose_p1, at 2026-01-05T12:45:00+01:00\n"))
+        #expect(madrid.contains("[stale_glucose] newest glucose reading (2026-01-05T12:30:00+01:00) is 15 minutes old"))
+        #expect(madrid.contains("glucose now: 180 mg/dL at 2026-01-05T12:30:00+01:00 (15 min before)"))
+        #expect(!madrid.contains("Z"))
+        #expect(stale.report(units: .mgdL).contains("glucose now: 180 mg/dL at 2026-01-05T11:30:00Z"))
+    }
+
     @Test func freshCompleteDataGivesABolus() {
         // Readings every 5 min up to 11:30, suggestion at 11:30: no guard fires; formula
         // 20/10 + (180 - 110)/35 - 0 = 2 + 2 = 4 U.
