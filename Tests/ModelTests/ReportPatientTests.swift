@@ -18,6 +18,12 @@ struct ReportPatientTests {
         }
         // Two grids: Clarke and Parkes type 1.
         #expect(html.section("error-grids").occurrences(of: "<svg") == 2)
+        // Hunt D: every chart has a text alternative (a screen reader read out its tick labels),
+        // and every table is in a box that scrolls sideways on a phone (they ran off the screen).
+        #expect(html.occurrences(of: "<svg") == html.occurrences(of: "role=\"img\" aria-label=\""))
+        #expect(html.section("time-in-ranges").contains("aria-label=\"Time in ranges: Very low &lt;54"))
+        #expect(html.section("error-grids").contains("aria-label=\"Clarke error grid"))
+        #expect(html.occurrences(of: "<table") == html.occurrences(of: "<div class=\"table-wrap\"><table"))
         #expect(html.section("error-grids").contains("Clarke error grid"))
         #expect(html.section("error-grids").contains("Parkes type 1 error grid"))
     }
@@ -372,7 +378,7 @@ struct ReportCohortTests {
         #expect(html.range(of: "adolescent_003.html")!.lowerBound < html.range(of: "child_999.html")!.lowerBound)
         for h in [30, 60] { #expect(html.contains("<th>Test RMSE \(h) min</th>")) }
         #expect(html.contains(formatNumber(ReportFixture.report.testRMSE[30]!, decimals: 1)))
-        #expect(html.contains("<th>Below &lt;54</th><th>Below 70</th>"))
+        #expect(html.contains("<th>Below 54</th><th>Below 70</th>"))  // hunt D: "Below <3.0" beside "Below 3.9"
         #expect(html.contains(String(format: "%.1f%%", ReportFixture.report.metrics.tir)))
         #expect(html.contains("child_000: no &lt;data&gt; &amp; no models"))
         let withoutNamespace = html.replacingOccurrences(of: "http://www.w3.org/2000/svg", with: "")

@@ -110,7 +110,7 @@ public struct CohortReport: Sendable {
         var s = "<header id=\"summary\">\n<h1>Cohort glucose reports</h1>\n"
         s += HTML.paragraph("\(entries.count) patient reports, highest risk first (time below \(units.format(54)) \(units.rawValue), then GRI); \(entries.count(where: { !$0.flags().isEmpty })) flagged. Times in \(clock.zoneName). Test RMSE: the evolved model on its own test days (from training), \(units.rawValue). Clarke A+B: the evolved model's shortest-horizon predictions on the report period.", cssClass: "period")
         s += "</header>\n"
-        var table = "<table id=\"cohort\">\n<thead><tr><th>Patient</th><th>Flags</th><th>Below \(HTML.escape(r[0]))</th><th>Below \(HTML.escape(units.format(70)))</th>"
+        var table = "<div class=\"table-wrap\"><table id=\"cohort\">\n<thead><tr><th>Patient</th><th>Flags</th><th>Below \(HTML.escape(units.format(54)))</th><th>Below \(HTML.escape(units.format(70)))</th>"
         table += "<th>TIR \(HTML.escape(r[2]))</th><th>GRI</th><th>Days</th><th>CGM active</th><th>GMI</th><th>CV</th><th>Period</th>"
         table += horizons.map { "<th>Test RMSE \($0) min</th>" }.joined() + "<th>Clarke A+B</th></tr></thead>\n<tbody>\n"
         for e in entries {
@@ -131,7 +131,7 @@ public struct CohortReport: Sendable {
                 + [.number(formatPercent(e.clarkeAB) + (e.clarkeHorizon.map { " (\($0) min)" } ?? ""))]
             table += cells.map(\.html).joined() + "</tr>\n"
         }
-        table += "</tbody></table>\n"
+        table += "</tbody></table></div>\n"
         s += HTML.section(id: "patients", title: "Patients", table)
         if !failures.isEmpty {
             s += HTML.section(id: "skipped", title: "No report",

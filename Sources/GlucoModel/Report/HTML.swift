@@ -21,15 +21,16 @@ public enum HTML {
         return out
     }
 
-    /// A table: a header row and body rows of text cells (escaped here).
+    /// A table: a header row and body rows of text cells (escaped here), in a box that scrolls
+    /// sideways when the table is wider than the screen (a phone: `ReportPage.css`).
     static func table(id: String? = nil, caption: String? = nil, header: [String], rows: [[HTMLCell]]) -> String {
-        var s = "<table" + (id.map { " id=\"\(escape($0))\"" } ?? "") + ">\n"
+        var s = "<div class=\"table-wrap\"><table" + (id.map { " id=\"\(escape($0))\"" } ?? "") + ">\n"
         if let caption { s += "<caption>\(escape(caption))</caption>\n" }
         s += "<thead><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
         for row in rows {
             s += "<tr>" + row.map(\.html).joined() + "</tr>\n"
         }
-        return s + "</tbody></table>\n"
+        return s + "</tbody></table></div>\n"
     }
 
     static func paragraph(_ text: String, cssClass: String? = nil) -> String {

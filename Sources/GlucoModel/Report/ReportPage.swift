@@ -65,6 +65,18 @@ enum ReportPage {
     #statistics table { width: 100%; }
     .page, .appendix { max-width: 190mm; margin: 0 auto 28px; }
     .appendix { border-top: 3px double #08306b; padding-top: 6px; }
+    .table-wrap { max-width: 100%; overflow-x: auto; }
+    /* A phone: tables scroll sideways in their box, at their width rather than a word a line;
+       the week strip and the daily charts take fewer columns, so their labels stay readable. */
+    @media screen and (max-width: 640px) {
+      body { padding: 0 6px; }
+      .table-wrap > table { min-width: 100%; }
+      .table-wrap th, .table-wrap td { min-width: 4.5em; }
+      #cohort td:nth-child(2) { min-width: 14em; }
+      .week { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+      .days { grid-template-columns: minmax(0, 1fr); }
+      .row > section, .row > section:first-child, .row > section:last-child { flex: 1 1 100%; }
+    }
     @media print {
       body { max-width: none; margin: 0; padding: 0; font-size: 10.5px; }
       .page { max-width: none; margin: 0; break-after: page; }

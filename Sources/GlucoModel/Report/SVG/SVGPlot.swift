@@ -85,7 +85,10 @@ struct SVGPlot {
 
     func render() -> String {
         let x0 = px(xRange.lowerBound), x1 = px(xRange.upperBound), y0 = py(yRange.lowerBound), y1 = py(yRange.upperBound)
-        var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Self.n(width))\" height=\"\(Self.n(height))\" viewBox=\"0 0 \(Self.n(width)) \(Self.n(height))\" font-family=\"sans-serif\" font-size=\"\(Self.n(fontSize))\">\n"
+        // A text alternative: a screen reader says what the chart is instead of reading its ticks.
+        let name = [title, yLabel.isEmpty || xLabel.isEmpty ? "" : "\(yLabel) against \(xLabel)"].filter { !$0.isEmpty }.joined(separator: ": ")
+        let label = Self.escape(name.isEmpty ? "chart" : name)
+        var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Self.n(width))\" height=\"\(Self.n(height))\" viewBox=\"0 0 \(Self.n(width)) \(Self.n(height))\" font-family=\"sans-serif\" font-size=\"\(Self.n(fontSize))\" role=\"img\" aria-label=\"\(label)\">\n<title>\(label)</title>\n"
         s += "<defs><clipPath id=\"\(clipID)\"><rect x=\"\(Self.n(x0))\" y=\"\(Self.n(y1))\" width=\"\(Self.n(x1 - x0))\" height=\"\(Self.n(y0 - y1))\"/></clipPath></defs>\n"
         s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         s += "<g clip-path=\"url(#\(clipID))\">\n" + body.joined(separator: "\n") + "\n</g>\n"

@@ -32,7 +32,8 @@ public struct TimeInRangeBar: Sendable {
     public func svg(width: Double = 320, height: Double = 260) -> String {
         let n = SVGPlot.n
         let x = Self.barX, w = Self.barWidth, top = Self.barTop, h = Self.barHeight, bottom = top + h
-        var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(width))\" height=\"\(n(height))\" viewBox=\"0 0 \(n(width)) \(n(height))\" font-family=\"sans-serif\" font-size=\"13\">\n"
+        let label = SVGPlot.escape("Time in ranges: " + segments.map { "\($0.label) \(formatPercent($0.percent))" }.joined(separator: ", "))
+        var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(width))\" height=\"\(n(height))\" viewBox=\"0 0 \(n(width)) \(n(height))\" font-family=\"sans-serif\" font-size=\"13\" role=\"img\" aria-label=\"\(label)\">\n<title>\(label)</title>\n"
         s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         s += "<text x=\"\(n(width / 2))\" y=\"16\" text-anchor=\"middle\" font-weight=\"bold\">Time in ranges</text>\n"
         let total = segments.reduce(0) { $0 + ($1.percent.isFinite ? $1.percent : 0) }
