@@ -110,6 +110,35 @@ struct ReportPartsTests: HandPredictions {
 
     /// Ten small meals a day drew labels over each other ("0.8U" and "0.6U" 12.5 px apart read
     /// "1.0.5U"): a label that would overlap its neighbour goes a line further in.
+    /// Hunt D: on the 25-hour day the clock goes back (Europe/Madrid, 2026-10-25, 03:00 -> 02:00),
+    /// the daily chart's ticks counted elapsed hours, so everything after 02:00 read an hour late
+    /// (a 14:15 lunch at 15:15). The ticks now read the clock at their elapsed places.
+    @Test func dailyChartTicksReadTheClockOnA25HourDay() throws {
+        let clock = ReportClock(timeZone: TimeZone(identifier: "Europe/Madrid")!)
+        let day = Fixture.date("2026-10-24T22:00:00Z")  // local midnight of the 25th (+02:00)
+        #expect(clock.nextDay(day).timeIntervalSince(day) == 25 * 3600)
+        let ticks = clock.clockHours([0, 3, 6, 12, 24], dayStart: day)
+        #expect(ticks.map(\.hour) == [0, 3, 6, 12, 24] && ticks.map(\.elapsed) == [0, 4, 7, 13, 25])
+        // Spring: 2026-03-29 has 23 hours (02:00 -> 03:00): local 03:00 is 2 hours in.
+        let spring = Fixture.date("2026-03-28T23:00:00Z")
+        #expect(clock.clockHours([3, 24], dayStart: spring).map(\.elapsed) == [2, 23])
+        // The chart: a lunch logged at 14:15 local (13:15 UTC) lies 2.25/3 of the way from tick 12 to tick 15.
+        var log = PatientLog(patient: try PatientID("p_dst"))
+        log.glucose = stride(from: 0.0, to: 25 * 3600, by: 300).map { GlucoseReading(time: day.addingTimeInterval($0), value: .mgdL(120)) }
+        log.carbs = [CarbIntake(time: Fixture.date("2026-10-25T13:15:00Z"), amount: Carbohydrate(grams: 74))]
+        let trace = try #require(DailyTrace.split(log: log, predictions: [], horizon: nil, period: DateInterval(start: day, duration: 25 * 3600),
+                                                  clock: clock).first)
+        let svg = trace.svg(clock: clock)
+        func tickX(_ label: String) throws -> Double {
+            let m = try #require(svg.firstMatch(of: try Regex("<text x=\"([0-9.]+)\" y=\"[0-9.]+\"[^>]*>\(label)</text>")))
+            return Double(String(try #require(m.output[1].substring)))!
+        }
+        let meal = try #require(svg.firstMatch(of: try Regex("<text x=\"([0-9.]+)\"[^>]*>74g</text>")))
+        let x = Double(String(try #require(meal.output[1].substring)))!
+        let hour = 12 + 3 * (x - (try tickX("12"))) / ((try tickX("15")) - (try tickX("12")))
+        #expect(abs(hour - 14.25) < 0.02, "the 14:15 meal reads \(hour)")
+    }
+
     @Test func markerLabelsDoNotOverlap() throws {
         // By hand, widths 26: x 100 on line 0 (ends 113); 110 starts at 97, before 113: line 1 (ends
         // 123); 130 starts at 117, after 113: line 0 (ends 143); 135 starts at 122, before 143 and 123:

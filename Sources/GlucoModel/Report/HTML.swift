@@ -116,6 +116,17 @@ public struct ReportClock: Sendable {
 
     public func startOfDay(_ d: Date) -> Date { calendar.startOfDay(for: d) }
 
+    /// The local clock's hours `hours` of the day starting at `dayStart`, each with the hours
+    /// elapsed since that midnight: a chart's axis is elapsed time (a 25-hour day is 25 hours
+    /// wide), its ticks read the clock (after the clock goes back at 03:00, local 06:00 is 7 hours
+    /// in). An hour the clock skips is its next time; 24 is the next midnight.
+    func clockHours(_ hours: [Int], dayStart: Date) -> [(hour: Int, elapsed: Double)] {
+        hours.compactMap { h in
+            let t = h >= 24 ? nextDay(dayStart) : calendar.date(bySettingHour: h, minute: 0, second: 0, of: dayStart)
+            return t.map { (h, $0.timeIntervalSince(dayStart) / 3600) }
+        }
+    }
+
     /// The start of the next day (23 or 25 hours later across a daylight-saving change).
     public func nextDay(_ dayStart: Date) -> Date {
         calendar.date(byAdding: .day, value: 1, to: dayStart) ?? dayStart.addingTimeInterval(86_400)

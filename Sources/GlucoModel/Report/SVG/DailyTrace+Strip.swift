@@ -33,12 +33,14 @@ extension DailyTrace {
     public func stripSVG(clock: ReportClock, width: Double = 150, height: Double = 100) -> String {
         let span = max(1, dayEnd.timeIntervalSince(dayStart) / 3600)
         var plot = SVGPlot(width: width, height: height, xRange: 0...span, yRange: 0...350,
-                           title: "", xLabel: "", yLabel: "")
+                           title: "Glucose on \(clock.dayLabel(dayStart))", xLabel: "", yLabel: "")  // the text alternative: no axes draw it
         plot.left = 1; plot.right = 1; plot.top = 19; plot.bottom = 1
         plot.fontSize = 15
         plot.clipID = "strip-" + clock.date(dayStart)
         plot.polygon([(0, 70), (span, 70), (span, 180), (0, 180)], fill: "#e5f5e0")
-        for h in [6.0, 12, 18] where h < span { plot.polyline([(h, 0), (h, 350)], stroke: "#ddd", width: 0.6) }
+        for (_, h) in clock.clockHours([6, 12, 18], dayStart: dayStart) where h < span {
+            plot.polyline([(h, 0), (h, 350)], stroke: "#ddd", width: 0.6)
+        }
         for run in runs(glucose) {
             for piece in Self.split(run.map { ($0.0, min($0.1, 350)) }, below: Self.lowLine) {
                 plot.polyline(piece.points, stroke: piece.below ? "#e31a1c" : "#08306b", width: piece.below ? 1.6 : 1.1)

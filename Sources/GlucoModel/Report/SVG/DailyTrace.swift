@@ -74,7 +74,11 @@ public struct DailyTrace: Sendable {
         let span = max(1, dayEnd.timeIntervalSince(dayStart) / 3600)
         var plot = SVGPlot(width: width, height: height, xRange: 0...span, yRange: 0...400,
                            title: clock.dayLabel(dayStart), xLabel: "", yLabel: units.rawValue)
-        plot.axes(xTicks: stride(from: 0.0, through: span, by: 3).map { $0 }, yTicks: [0, 70, 180, 250, 400], yText: { units.format($0) })
+        // Ticks on the local clock, placed by elapsed time (hunt D: on the 25-hour day of the
+        // clock going back, ticks of elapsed hours drew a 14:15 lunch at "15:15").
+        let ticks = clock.clockHours(Array(stride(from: 0, through: 24, by: 3)), dayStart: dayStart)
+        let labels = Dictionary(ticks.map { ($0.elapsed, "\($0.hour)") }, uniquingKeysWith: { a, _ in a })
+        plot.axes(xTicks: ticks.map(\.elapsed), yTicks: [0, 70, 180, 250, 400], xText: { labels[$0] ?? "" }, yText: { units.format($0) })
         plot.polygon([(0, 70), (span, 70), (span, 180), (0, 180)], fill: "#e3f4e1")
         // The 80% interval of the predictions: upper bounds forward, lower bounds back, per run.
         for (upper, lower) in zip(runs(bands.map { ($0.time, $0.upper) }), runs(bands.map { ($0.time, $0.lower) })) {
