@@ -177,9 +177,9 @@ import Testing
         #expect(rule.apply(to: inRange) == .noneNeeded(eventual: .mgdL(105)))
     }
 
-    /// Hunt D: 9 minutes after a lunch bolus, with 4.66 U on board, the models' curve asked 5 U
-    /// where the formula gave 0; in simulation 12 of 19 such corrections went below 70 mg/dL.
-    @Test func aModelDoseOnTopOfInsulinOnBoardThatCoversTheNeedIsLoweredToZero() {
+    /// Hunt D: 9 minutes after a lunch bolus, with 4.66 U on board, the models' curve asked 5 U for
+    /// a correction where the formula gave 0; in simulation 12 of 19 such corrections went below 70.
+    @Test func aModelCorrectionOnTopOfInsulinOnBoardThatCoversTheNeedIsLoweredToZero() {
         // A model predicting 280 mg/dL at 60 min (G0 + 100). With nothing on board it asks for a dose.
         let rising = [model("G0 + 100", horizon: 60)]
         let alone = suggest(rising)
@@ -193,9 +193,12 @@ import Testing
         #expect(s.decision == .bolus(units: 0, basis: .model) && s.modelDose == 0)
         let note = try! #require(s.reasons.first { $0.code == "limited_by_formula_iob" })
         #expect(note.message.hasSuffix(String(format: "insulin on board %.2f U covers the 2.00 U needed for carbohydrates and correction, and a dose on top would stack insulin (the models see glucose still rising from a meal its bolus has yet to bring down)", iob)))
-        // With the same insulin on board and a meal it does not cover, the model's dose stands.
+        // At a meal the model's dose stands, covered or not (the closed-loop trial: capped at meals,
+        // time in range fell for both patients it changed).
         let meal = suggest(rising, log: log, carbs: 60)
         #expect((meal.standard?.dose ?? 0) > 0 && !meal.reasonCodes.contains("limited_by_formula_iob"))
+        let covered = suggest(rising, log: log, carbs: 5)
+        #expect(covered.standard?.dose == 0 && (covered.modelDose ?? 0) > 0 && !covered.reasonCodes.contains("limited_by_formula_iob"))
     }
 
     @Test func maxInsulinOnBoardLimitsTheDose() {
