@@ -37,6 +37,8 @@ struct Settings: ParsableCommand {
 
     @OptionGroup var time: TimeZoneOption
 
+    @OptionGroup var units: GlucoseUnitsOption
+
     func validate() throws {
         guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
         guard (1...3650).contains(days) else { throw ValidationError("--days: \(days); expected 1 to 3650") }
@@ -64,7 +66,7 @@ struct Settings: ParsableCommand {
             try estimate.suggestedSettings(from: current, timeZone: zone).write(to: URL(fileURLWithPath: out), notOver: settingsURL)
         }
         switch format {
-        case .text: print(estimate.report)
+        case .text: print(estimate.report(units: units.unit))
         case .csv: print(([SettingsEstimate.csvHeader] + estimate.csvLines).joined(separator: "\n"))
         }
     }

@@ -722,4 +722,20 @@ struct KnownPerson {
         let section = report.html.section("settings-check")
         #expect(section.contains("Settings the data supports") && section.contains("carbRatio (g/U)") && section.contains("-20%"))
     }
+
+    /// Hunt D: `settings` had no `--units`; a clinic in mmol/L read the ISF and the deviation in mg/dL.
+    @Test func theTextTableInMmolGivesTheISFAndTheDeviationInMmol() throws {
+        let estimate = KnownPerson().estimate()
+        let text = estimate.report(units: .mmolL)
+        let isf = try #require(text.split(separator: "\n").first { $0.hasPrefix("insulinSensitivity") })
+        // 40 mg/dL/U is 40 / 18.01559 = 2.22 mmol/L/U; the suggestion and estimate likewise.
+        #expect(isf.hasPrefix("insulinSensitivity mmol/L/U  2.22"))
+        let e = try #require(estimate.insulinSensitivity.estimate)
+        #expect(isf.contains(SettingsEstimate.number((e / 18.01559 * 100).rounded() / 100)))
+        let deviation = try #require(estimate.deviation)
+        #expect(text.contains(String(format: "fitted deviation %.2f mmol/L per window", deviation / 18.01559)))
+        #expect(text.contains("of readings below 3.9 mmol/L (70 mg/dL)"))
+        // mg/dL: as before.
+        #expect(estimate.report == estimate.report(units: .mgdL) && estimate.report.contains("insulinSensitivity mg/dL/U  40"))
+    }
 }

@@ -203,32 +203,45 @@ extension SettingsEstimate {
     }
 
     /// The table as text: current / suggested / change / evidence.
-    public var report: String {
+    public var report: String { report(units: .mgdL) }
+
+    /// The table as text, glucose in `units`: in mmol/L the ISF (mmol/L per U, two decimals), the
+    /// fitted deviation and the lows' and highs' thresholds (the reasons name both units).
+    public func report(units: GlucoseUnit) -> String {
         let f = ISO8601DateFormatter()
         f.timeZone = timeZone
+        // "70 mg/dL (3.9 mmol/L)", or "3.9 mmol/L (70 mg/dL)" in mmol/L.
+        func both(_ mgdL: String, _ mmolL: String) -> String { units == .mmolL ? "\(mmolL) mmol/L (\(mgdL) mg/dL)" : "\(mgdL) mg/dL (\(mmolL) mmol/L)" }
         var lines = ["Settings the data supports for \(patient.rawValue)"
             + (first.map { " (\(f.string(from: $0))" } ?? "") + (last.map { " to \(f.string(from: $0)))" } ?? "")]
         lines.append("\(Plural.of(windows, "window")) of 30 minutes with glucose at both ends; \(used) in the fit; fitted deviation "
-            + (deviation.map { String(format: "%.1f mg/dL per window", $0) } ?? "none (no fit)"))
+            + (deviation.map { units == .mmolL ? String(format: "%.2f mmol/L per window", units.convert($0))
+                                               : String(format: "%.1f mg/dL per window", $0) } ?? "none (no fit)"))
         if let unlogged = unloggedMealsText { lines.append(unlogged) }
         if let below70, let below54 {
-            lines.append("Lows in the log: \(Self.number(below70, 1))% of readings below 70 mg/dL (3.9 mmol/L), "
-                + "\(Self.number(below54, 1))% below 54 mg/dL (3.0 mmol/L)"
+            lines.append("Lows in the log: \(Self.number(below70, 1))% of readings below \(both("70", "3.9")), "
+                + "\(Self.number(below54, 1))% below \(both("54", "3.0"))"
                 + (lowsHoldMoreInsulin ? " (beyond the consensus targets: no setting steps toward more insulin)" : ""))
         }
         if let above180, let above250 {
-            lines.append("Highs in the log: \(Self.number(above180, 1))% of readings above 180 mg/dL (10.0 mmol/L), "
-                + "\(Self.number(above250, 1))% above 250 mg/dL (13.9 mmol/L)"
+            lines.append("Highs in the log: \(Self.number(above180, 1))% of readings above \(both("180", "10.0")), "
+                + "\(Self.number(above250, 1))% above \(both("250", "13.9"))"
                 + (highsHoldLessInsulin ? " (mostly above range: no setting steps toward less insulin)" : ""))
         }
         let header = ["setting", "current", "suggested", "change", "estimate (95% band)", "evidence"]
         var table = [header]
-        for r in rows {
+        for var r in rows {
+            let change = r.changeText  // of the values in the file's unit
+            if units == .mmolL, r.unit == "mg/dL/U" {
+                func c(_ v: Double?) -> Double? { v.map { (units.convert($0) * 100).rounded() / 100 } }
+                r.unit = "mmol/L/U"
+                (r.current, r.suggested, r.estimate, r.bandLow, r.bandHigh) = (c(r.current), c(r.suggested), c(r.estimate), c(r.bandLow), c(r.bandHigh))
+            }
             let band = r.estimate.map { e in
                 Self.number(e) + (r.bandLow.map { " (\(Self.number($0))-\(Self.number(r.bandHigh)))" } ?? "")
             } ?? "-"
             table.append(["\(r.setting) \(r.unit)", Self.number(r.current, nil: "-"), Self.number(r.suggested, nil: "-"),
-                          r.changeText ?? "-", band,
+                          change ?? "-", band,
                           "\(Plural.of(r.periods, "\(r.periodKind) window")); \(r.reason)"])
         }
         let widths = header.indices.map { c in table.map { $0[c].count }.max() ?? 0 }
