@@ -115,11 +115,14 @@ struct Dose: ParsableCommand {
         if settingsFromData,
            let fromData = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: asked), timeZone: try time.zone()) {
             Console.write("settings from data: carbRatio \(fromData.estimate.carbRatio.current) -> \(fromData.settings.carbRatio ?? .nan) g/U, "
-                + "insulinSensitivity \(fromData.estimate.insulinSensitivity.current) -> \(fromData.settings.insulinSensitivity ?? .nan) mg/dL/U, "
+                + "insulinSensitivity \(isfText(fromData.estimate.insulinSensitivity.current)) -> \(isfText(fromData.settings.insulinSensitivity ?? .nan)), "
                 + "basalSchedule \(settingsFile.basalSchedule == nil ? "none (the data's programmed rates)" : BasalSchedule.Entry.describe(settingsFile.basalSchedule)) "
                 + "-> \(BasalSchedule.Entry.describe(fromData.settings.basalSchedule)) "
                 + "(glucomodel-predict settings shows the evidence)")
             settingsFile = fromData.settings
+        }
+        func isfText(_ mgdL: Double) -> String {
+            units.unit == .mmolL ? String(format: "%.2f mmol/L/U", units.unit.convert(mgdL)) : "\(mgdL) mg/dL/U"
         }
         let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time", exact: true) }
         let suggestion = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: asked), carbs: carbs ?? 0, carbsTime: eaten, at: asked,
