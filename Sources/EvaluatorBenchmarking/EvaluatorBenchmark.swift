@@ -13,6 +13,9 @@ public enum BenchmarkSettingsError: Error, Equatable, CustomStringConvertible {
     case unknownOperator(String)
     /// The largest lag of the expressions reaches back past every row: nothing to evaluate.
     case lagBeyondRows(lag: Int, rows: Int)
+    /// A generated expression nests deeper than an expression file may (`Program.maximumNesting`):
+    /// long chains of functions of one argument.
+    case generatedTooDeep(maximumNodes: Int)
 
     public var description: String {
         switch self {
@@ -23,6 +26,9 @@ public enum BenchmarkSettingsError: Error, Equatable, CustomStringConvertible {
             return "unknown operator '\(name)'; expected a comma-separated list of + - * / pdiv aq min max sin cos exp log sqrt square neg"
         case let .lagBeyondRows(lag, rows):
             return "an expression reads lag \(lag), which reaches back past all \(rows) rows; expected lags below \(rows)"
+        case let .generatedTooDeep(maximum):
+            return "expressions of up to \(maximum) nodes of these operators nest deeper than the \(Program.maximumNesting) levels an "
+                + "expression file may hold (chains of one-argument functions): lower --max-nodes or add operators of two arguments"
         }
     }
 }
@@ -89,8 +95,12 @@ public enum EvaluatorBenchmark {
         guard minNodes >= 1, minNodes <= maxNodes else { throw .nodeRange(minimum: minNodes, maximum: maxNodes) }
         guard columns > 0 else { throw .notPositive(option: "--columns", value: columns) }
         var rng = SeededGenerator(seed: seed)
-        return ExpressionGenerator(operations: operations, columns: columns)
+        let programs = ExpressionGenerator(operations: operations, columns: columns)
             .programs(count: count, nodes: minNodes...maxNodes, using: &rng)
+        // Checked before the file is written: the file must read back (hunt C: it was overwritten
+        // with 300-deep chains, then refused as "nesting deeper than 256 levels").
+        for p in programs where (try? Program(infix: p.infix())) == nil { throw .generatedTooDeep(maximumNodes: maxNodes) }
+        return programs
     }
 
     /// Times `repeats` passes of all programs over all evaluable rows (from the largest lag on),

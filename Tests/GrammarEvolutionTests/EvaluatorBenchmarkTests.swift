@@ -66,6 +66,11 @@ import EvaluatorBenchmarking
         #expect(throws: BenchmarkSettingsError.nodeRange(minimum: 50, maximum: 20)) {
             try EvaluatorBenchmark.randomExpressions(count: 3, minNodes: 50, maxNodes: 20, operations: [.add], columns: 2, seed: 1)
         }
+        // Hunt C: 300-node chains of sin and cos were written over the expression file, then refused on reading it.
+        #expect(throws: BenchmarkSettingsError.generatedTooDeep(maximumNodes: 300)) {
+            try EvaluatorBenchmark.randomExpressions(count: 2, minNodes: 300, maxNodes: 300, operations: [.sin, .cos], columns: 2, seed: 1)
+        }
+        #expect(try EvaluatorBenchmark.randomExpressions(count: 2, minNodes: 300, maxNodes: 300, operations: [.add, .mul], columns: 2, seed: 1).count == 2)
         #expect(throws: BenchmarkSettingsError.unknownOperator("tan")) { try EvaluatorBenchmark.operations("+,tan") }
         #expect(try EvaluatorBenchmark.operations("+,-,*,/,aq,sin") == [.add, .sub, .mul, .div, .aq, .sin])
         let table = try! EvaluatorBenchmark.randomTable(rows: 10, columns: 2, seed: 1)
