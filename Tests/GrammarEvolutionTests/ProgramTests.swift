@@ -30,6 +30,10 @@ import Testing
         #expect(throws: ExpressionParseError.self) { try Program(infix: "x0 + ") }
         #expect(throws: ExpressionParseError.self) { try Program(infix: "foo(x0)") }
         #expect(throws: ExpressionParseError.self) { try Program(infix: "x0 x1") }
+        // Hunt C: a constant beyond Double's range was read as infinity (while `inf` is refused).
+        let huge = try #require(throws: ExpressionParseError.self) { try Program(infix: "x0 * 1e999") }
+        #expect(huge.message == "'1e999' is beyond the range of numbers (about ±1.8e308)" && huge.offset == 5)
+        #expect(try Program(infix: "x0 * 1e300").evaluate { _, _ in 2 } == 2e300)
         do { _ = try Program(infix: "x0 + y") } catch let e as ExpressionParseError {
             #expect(e.offset == 5)
         } catch { Issue.record("wrong error \(error)") }

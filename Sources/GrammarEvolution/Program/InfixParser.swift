@@ -187,7 +187,7 @@ struct InfixParser {
             pos += 1
             return value
         case let .badNumber(literal):
-            throw error("'\(literal)' is not a number")
+            throw error(Double(literal) != nil ? "'\(literal)' is beyond the range of numbers (about ±1.8e308)" : "'\(literal)' is not a number")
         default:
             throw error("'' is not a number")
         }

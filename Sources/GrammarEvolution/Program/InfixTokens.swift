@@ -53,7 +53,8 @@ enum InfixLexer {
                     }
                 }
                 let literal = String(chars[start..<pos])
-                tokens.append(InfixToken(kind: Double(literal).map { .number($0) } ?? .badNumber(literal), offset: start))
+                // A literal beyond Double's range (1e999) reads as infinity: not a number of an expression.
+                tokens.append(InfixToken(kind: Double(literal).flatMap { $0.isFinite ? .number($0) : nil } ?? .badNumber(literal), offset: start))
             } else if c.isLetter || c == "_" {
                 while pos < chars.count, chars[pos].isLetter || chars[pos].isNumber || chars[pos] == "_" || chars[pos] == "." {
                     pos += 1
