@@ -6,7 +6,7 @@ import GlucoModel
 /// options such as `--from`, and of dates a command prints). Shared by every command that reads times.
 public struct TimeZoneOption: ParsableArguments {
     @Option(name: .customLong("time-zone"),
-            help: "Time zone of local times without an offset, in the data and in time options: an IANA name like Europe/Madrid (default: this machine's).")
+            help: "Time zone of local times without an offset, in the data and in time options: an IANA name like Europe/Madrid, or a fixed offset like +01:00 (default: this machine's).")
     public var name: String?
 
     public init() {}

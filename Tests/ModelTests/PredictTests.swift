@@ -327,6 +327,13 @@ enum PredictFixture {
         #expect(try TimeArgument.timeZone(named: "Europe/Madrid") == madrid)
         #expect(try TimeArgument.timeZone(named: nil) == TimeZone.current)
         #expect(throws: TimeArgument.ParseError.unknownTimeZone(name: "Mars/Base")) { try TimeArgument.timeZone(named: "Mars/Base") }
+        // Hunt C: `UTC+1` was read and `+01:00` refused. Fixed offsets as ISO 8601 writes them:
+        for (name, seconds) in [("+01:00", 3600), ("-05:30", -19_800), ("+0545", 20_700), ("+02", 7200), ("-00:00", 0)] {
+            #expect(try TimeArgument.timeZone(named: name).secondsFromGMT(for: Date(timeIntervalSince1970: 0)) == seconds, "\(name)")
+        }
+        for bad in ["+1", "+01:0", "+25:00", "+01:60", "01:00", "+01-00", "++01:00"] {
+            #expect(throws: TimeArgument.ParseError.unknownTimeZone(name: bad)) { try TimeArgument.timeZone(named: bad) }
+        }
     }
 
     /// A dose's moment in the repeated hour of a fall-back night (Madrid, 25 Oct 2026: 02:30 is

@@ -16,7 +16,7 @@ public enum TimeArgument {
             case let .notISO8601(option, text):
                 return "\(option): '\(text)' is not an ISO 8601 time; expected e.g. 2026-01-05T08:00, 2026-01-05T08:00:00Z or 2026-01-05"
             case let .unknownTimeZone(name):
-                return "unknown time zone '\(name)'; use an IANA name like Europe/Madrid or UTC"
+                return "unknown time zone '\(name)'; use an IANA name like Europe/Madrid or UTC, or a fixed offset like +01:00 (no daylight saving)"
             case let .repeatedLocalTime(option, text, zone, first, second):
                 return "\(option): '\(text)' happens twice in \(zone) (the clock goes back an hour that night): "
                     + "give its offset, \(first) (first pass) or \(second) (second pass)"
@@ -31,8 +31,20 @@ public enum TimeArgument {
     /// - Throws: `ParseError.unknownTimeZone`.
     public static func timeZone(named name: String?) throws -> TimeZone {
         guard let name else { return .current }
-        guard let zone = TimeZone(identifier: name) else { throw ParseError.unknownTimeZone(name: name) }
-        return zone
+        if let zone = TimeZone(identifier: name) { return zone }
+        // A fixed offset as ISO 8601 writes it (+01:00, -0530, +02), as `UTC+1` already reads.
+        let b = Array(name.utf8)
+        let digits = b.dropFirst().filter { $0 != UInt8(ascii: ":") }
+        if let sign = b.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"),
+           [2, 4].contains(digits.count), digits.allSatisfy({ (48...57).contains($0) }),
+           b.count == 1 + digits.count || (b.count == 6 && b[3] == UInt8(ascii: ":")) {
+            let n = digits.map { Int($0) - 48 }
+            let hours = n[0] * 10 + n[1], minutes = digits.count == 4 ? n[2] * 10 + n[3] : 0
+            if hours <= 14, minutes < 60, let zone = TimeZone(secondsFromGMT: (sign == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)) {
+                return zone
+            }
+        }
+        throw ParseError.unknownTimeZone(name: name)
     }
 
     /// The instant `text` names; a local time in a daylight-saving gap is shifted forward by the
