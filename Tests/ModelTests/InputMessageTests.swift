@@ -87,6 +87,13 @@ import GrammarEvolution
         #expect(problem.description.contains("looks like mmol/L per U") && problem.description.contains("45 mg/dL"))
         let carb = DoseRefusal.SettingProblem.outOfLimits("carbRatio", value: 1, limits: DoseLimits.carbRatio)
         #expect(!carb.description.contains("mmol"))
+        // Hunt D: a target and a suspend threshold in mmol/L (6.1, 3.9) got no hint.
+        let target = DoseRefusal.SettingProblem.outOfLimits("target", value: 6.1, limits: DoseLimits.correctionTarget)
+        #expect(target.description.hasSuffix("(it looks like mmol/L: the file takes mg/dL, 6.1 mmol/L is about 110 mg/dL)"))
+        let suspend = DoseRefusal.SettingProblem.outOfLimits("suspendThreshold", value: 3.9, limits: DoseLimits.suspendThreshold)
+        #expect(suspend.description.hasSuffix("3.9 mmol/L is about 70 mg/dL)"))
+        // 1 mmol/L is 18 mg/dL, below the suspend limits (67-110): no hint that would mislead.
+        #expect(!DoseRefusal.SettingProblem.outOfLimits("suspendThreshold", value: 1, limits: DoseLimits.suspendThreshold).description.contains("mmol"))
     }
 
     /// Before: 1180 rows skipped for a bad time ended "... and 95 more warnings", of the 100 kept.

@@ -28,7 +28,10 @@ extension DoseSuggestion {
         }
         if let glucose, let glucoseTime {
             let age = at.timeIntervalSince(glucoseTime) / 60
-            lines.append("glucose now: \(g(glucose)) at \(time(glucoseTime)) (\(String(format: "%.0f", age)) min before)")
+            // Near the suspend threshold with a decimal more, apart from it (hunt D: "glucose now: 3.9
+            // mmol/L" beside "suspend below 3.9 mmol/L" for 69.8 mg/dL).
+            let now = settings.map { units.format(glucose, apartFrom: $0.suspendThreshold) + " " + units.rawValue } ?? g(glucose)
+            lines.append("glucose now: \(now) at \(time(glucoseTime)) (\(String(format: "%.0f", age)) min before)")
         }
         if let stated = statedInsulinOnBoard {
             lines.append("insulin on board: \(u(stated)), as stated (the data has no insulin records), counted as given now")
