@@ -716,6 +716,8 @@ struct KnownPerson {
         #expect(check.rows[0].current == "14.0" && check.rows[0].suggested == "11.2" && check.rows[0].change == "-20%")
         #expect(check.rows[1].current == "2.22")
         #expect(check.rows[0].evidence.hasPrefix("\(estimate.carbRatio.periods) meal windows; a bounded step"))
+        // Its own days, which are not the report's period (hunt D), by the estimate's clock (UTC here).
+        #expect(check.note.hasPrefix("Read from the log of 2026-01-05 to 2026-01-18 (up to 28 days to the period's end, not only the report's period"))
         var report = try PatientReport(log: ReportFixture.data.log, models: ReportFixture.models, period: ReportFixture.period)
         #expect(!report.html.contains("settings-check"))
         report.settingsCheck = check

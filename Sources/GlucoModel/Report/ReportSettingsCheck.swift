@@ -43,7 +43,13 @@ public struct ReportSettingsCheck: Sendable {
                        estimate: value(r.estimate, glucose: glucose, decimals: decimals) + (band.map { " (\($0))" } ?? ""),
                        evidence: "\(r.periods) \(r.periodKind) windows; \(r.reason)")
         }
-        note = "From \(estimate.windows) windows of 30 minutes (\(estimate.used) in the fit; fitted deviation "
+        // Its own days, which are not the report's period (hunt D: the header's 14.4% below 70 beside
+        // this section's 12.9% read as a contradiction).
+        let clock = ReportClock(timeZone: estimate.timeZone)
+        let days = estimate.first.flatMap { a in estimate.last.map { b in
+            "Read from the log of \(clock.date(a)) to \(clock.date(b)) (up to \(SettingsEstimator.defaultDays) days to the period's end, "
+                + "not only the report's period: its lows and highs are of these days). " } } ?? ""
+        note = days + "From \(estimate.windows) windows of 30 minutes (\(estimate.used) in the fit; fitted deviation "
             + (estimate.deviation.map { units.format($0, mgdLDecimals: 1) + " \(units.rawValue)" } ?? "none")
             + ")" + (estimate.unloggedMealsText.map { "; " + $0 } ?? "")
             + ". Each suggestion moves at most 20% from the current setting; 95% bands from whole days resampled and "
