@@ -139,6 +139,25 @@ struct ReportPartsTests: HandPredictions {
         #expect(abs(hour - 14.25) < 0.02, "the 14:15 meal reads \(hour)")
     }
 
+    /// Hunt D: a person's long-acting injections and exercise were nowhere in the report.
+    @Test func dailyChartsDrawLongActingInjectionsAndExercise() throws {
+        let day = Fixture.date("2026-01-05T00:00:00Z")
+        var log = PatientLog(patient: try PatientID("p_pen"))
+        log.glucose = stride(from: 0.0, to: 86_400, by: 300).map { GlucoseReading(time: day.addingTimeInterval($0), value: .mgdL(120)) }
+        log.basalInjections = [BasalInjection(time: day.addingTimeInterval(22 * 3600), dose: InsulinUnits(21))]
+        log.boluses = [Bolus(time: day.addingTimeInterval(8 * 3600), dose: InsulinUnits(4))]
+        // 18:00-18:45, and one from 23:30 running past midnight (clipped to the day).
+        log.exercise = [ExerciseSession(time: day.addingTimeInterval(18 * 3600), intensity: 5, durationMinutes: 45),
+                        ExerciseSession(time: day.addingTimeInterval(23.5 * 3600), intensity: 5, durationMinutes: 60)]
+        let trace = try #require(DailyTrace.split(log: log, predictions: [], horizon: nil, period: DateInterval(start: day, duration: 86_400),
+                                                  clock: .utc).first)
+        #expect(trace.injections.map(\.dose.units) == [21] && trace.exercise.count == 2)
+        #expect(trace.exercise[1].end == day.addingTimeInterval(86_400))
+        let svg = trace.svg(clock: .utc)
+        #expect(svg.contains(">21.0U LA</text>") && svg.contains(">4.0U</text>"))
+        #expect(svg.occurrences(of: "fill=\"#d9d2e9\"") == 2)
+    }
+
     @Test func markerLabelsDoNotOverlap() throws {
         // By hand, widths 26: x 100 on line 0 (ends 113); 110 starts at 97, before 113: line 1 (ends
         // 123); 130 starts at 117, after 113: line 0 (ends 143); 135 starts at 122, before 143 and 123:

@@ -18,9 +18,9 @@ extension PatientReport {
     var dailySection: String {
         var s = ""
         if let h = chartHorizon {
-            s += HTML.paragraph("Solid blue: CGM glucose. Dashed orange: the evolved model's \(h)-minute predictions, drawn at the time they predict\(days.contains { !$0.bands.isEmpty } ? "; light orange band: their 80% prediction interval" : ""). Green band: \(units.range(70, 180)) \(units.rawValue). Orange triangles (bottom): carbohydrates, g. Blue triangles (top): boluses, U.", cssClass: "muted")
+            s += HTML.paragraph("Solid blue: CGM glucose. Dashed orange: the evolved model's \(h)-minute predictions, drawn at the time they predict\(days.contains { !$0.bands.isEmpty } ? "; light orange band: their 80% prediction interval" : ""). Green band: \(units.range(70, 180)) \(units.rawValue). Orange triangles (bottom): carbohydrates, g. Blue triangles (top): boluses, U; purple: long-acting injections (U LA). Lilac spans: exercise.", cssClass: "muted")
         } else {
-            s += HTML.paragraph("Solid blue: CGM glucose (no predictions for this period). Green band: \(units.range(70, 180)) \(units.rawValue). Orange triangles: carbohydrates, g. Blue triangles: boluses, U.", cssClass: "muted")
+            s += HTML.paragraph("Solid blue: CGM glucose (no predictions for this period). Green band: \(units.range(70, 180)) \(units.rawValue). Orange triangles: carbohydrates, g. Blue triangles: boluses, U; purple: long-acting injections (U LA). Lilac spans: exercise.", cssClass: "muted")
         }
         s += "<div class=\"days\">\n"
         for day in days { s += "<div class=\"day\">\(day.svg(clock: clock, units: units))</div>\n" }

@@ -13,6 +13,10 @@ public struct DailyTrace: Sendable {
     public var boluses: [(time: Date, dose: InsulinUnits)]
     /// The predictions' 80% intervals at their target times (mg/dL), when the model has them.
     public var bands: [(time: Date, lower: Double, upper: Double)] = []
+    /// Long-acting (basal) injections: a person on pens, drawn beside the boluses.
+    public var injections: [(time: Date, dose: InsulinUnits)] = []
+    /// Exercise sessions overlapping the day: their start and end, drawn as shaded spans.
+    public var exercise: [(start: Date, end: Date)] = []
 
     /// Readings further apart than this are not joined by the line (a gap in the data).
     public static let maximumJoin: TimeInterval = 15 * 60
@@ -43,7 +47,13 @@ public struct DailyTrace: Sendable {
                 predictionHorizon: horizon,
                 carbs: log.carbs.filter { inside($0.time, day, next) }.map { ($0.time, $0.amount) },
                 boluses: log.boluses.filter { inside($0.time, day, next) }.map { ($0.time, $0.dose) },
-                bands: bands.filter { inside($0.time, day, next) }))
+                bands: bands.filter { inside($0.time, day, next) },
+                injections: log.basalInjections.filter { inside($0.time, day, next) }.map { ($0.time, $0.dose) },
+                exercise: log.exercise.compactMap { e in
+                    // Hunt D: exercise before a low was nowhere in the report. Clipped to the day and the period.
+                    let start = max(e.time, day, period.start), end = min(e.time.addingTimeInterval(e.durationMinutes * 60), next, period.end)
+                    return start < end ? (start, end) : nil
+                }))
         }
         return traces
     }
@@ -84,6 +94,7 @@ public struct DailyTrace: Sendable {
         for (upper, lower) in zip(runs(bands.map { ($0.time, $0.upper) }), runs(bands.map { ($0.time, $0.lower) })) {
             plot.polygon(upper + lower.reversed(), fill: "#fdd9b5")
         }
+        for e in exercise { plot.polygon([(hours(e.start), 0), (hours(e.end), 0), (hours(e.end), 400), (hours(e.start), 400)], fill: "#d9d2e9") }
         for run in runs(glucose) { plot.polyline(run, stroke: "#08306b", width: 1.5) }
         for run in runs(predictions) { plot.polyline(run, stroke: "#d95f02", width: 1.3, dash: "4,3") }
         if glucose.isEmpty {
@@ -93,7 +104,7 @@ public struct DailyTrace: Sendable {
         // edge with their grams above; boluses point down from the top edge with their units below.
         // A label that would overlap its neighbour's moves a line further in (`labelLines`): ten
         // small meals a day drew "0.8U" over "0.6U" as "1.0.5U".
-        func markers(_ items: [(time: Date, text: String)], up: Bool, colour: String) {
+        func markers(_ items: [(time: Date, text: String, colour: String)], up: Bool) {
             let n = SVGPlot.n
             let xs = items.map { plot.px(hours($0.time)) }
             let lines = Self.labelLines(xs.enumerated().map { ($1, Self.labelWidth(items[$0].text)) })
@@ -101,14 +112,16 @@ public struct DailyTrace: Sendable {
                 let x = xs[i]
                 let base = up ? plot.py(0) - 2 : plot.py(400) + 2
                 let tip = up ? base - 7 : base + 7
-                plot.body.append("<polygon points=\"\(n(x - 4)),\(n(base)) \(n(x + 4)),\(n(base)) \(n(x)),\(n(tip))\" fill=\"\(colour)\"/>")
+                plot.body.append("<polygon points=\"\(n(x - 4)),\(n(base)) \(n(x + 4)),\(n(base)) \(n(x)),\(n(tip))\" fill=\"\(item.colour)\"/>")
                 let shift = Double(lines[i]) * Self.labelLineHeight
                 let ty = up ? tip - 3 - shift : tip + 10 + shift
-                plot.body.append("<text x=\"\(n(x))\" y=\"\(n(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(HTML.escape(item.text))</text>")
+                plot.body.append("<text x=\"\(n(x))\" y=\"\(n(ty))\" text-anchor=\"middle\" font-size=\"10\" fill=\"\(item.colour)\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">\(HTML.escape(item.text))</text>")
             }
         }
-        markers(carbs.sorted { $0.time < $1.time }.map { ($0.time, formatNumber($0.amount.grams, decimals: 0) + "g") }, up: true, colour: "#b35806")
-        markers(boluses.sorted { $0.time < $1.time }.map { ($0.time, formatNumber($0.dose.units, decimals: 1) + "U") }, up: false, colour: "#2166ac")
+        markers(carbs.sorted { $0.time < $1.time }.map { ($0.time, formatNumber($0.amount.grams, decimals: 0) + "g", "#b35806") }, up: true)
+        let insulin = boluses.map { ($0.time, formatNumber($0.dose.units, decimals: 1) + "U", "#2166ac") }
+            + injections.map { ($0.time, formatNumber($0.dose.units, decimals: 1) + "U LA", "#762a83") }
+        markers(insulin.sorted { $0.0 < $1.0 }, up: false)
         return plot.render()
     }
 
