@@ -161,7 +161,12 @@ import Testing
                 return "\(error)".isEmpty ? "an error without a message" : nil
             }
             _ = grammar.unknownNames(VariableNames(names))
-            let mapper = try Mapper(grammar: grammar, variables: VariableNames(names))
+            // A grammar none of whose expressions could compile is refused by the mapper, with its line.
+            let mapper: Mapper
+            do { mapper = try Mapper(grammar: grammar, variables: VariableNames(names)) } catch let GrammarError.invalid(_, report) {
+                Tally.error(.grammars)
+                return report.errors.allSatisfy { $0.line != nil && !$0.message.isEmpty } ? nil : "a refusal without its line: \(report)"
+            }
             for _ in 0..<10 {
                 let genome = (0..<Int.random(in: 0...40, using: &r)).map { _ in Genome.Codon(truncatingIfNeeded: r.next() >> 33) }
                 guard let program = mapper.map(genome).program else { continue }
