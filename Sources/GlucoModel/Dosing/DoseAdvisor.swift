@@ -198,17 +198,16 @@ public enum DoseAdvisor {
                                       settings: settings, effectsAlone: PredictedCurve(effects: effects, anchors: [], plannedCarbs: Carbohydrate(grams: 0)),
                                       notes: &notes)
             }
-            // A correction (no carbohydrates) where insulin on board covers the correction by the
-            // formula (its dose 0): a model-based dose on top stacks insulin. After a meal's bolus
-            // the models see glucose rising with the meal and ask for more (hunt D: corrections of
-            // 1.5-5 U 0-114 minutes after a bolus with 1.5-7.4 U on board; in simulation 12 of 19
-            // went below 70 mg/dL, 1 of 19 with the formula's dose). Not at meals: in the closed-loop
-            // trial the same rule at meals lowered time in range for both patients it changed
-            // (child_010 62.2 -> 59.4%, below 54 2.2 -> 4.2%: 0 U for 18 g, high, then a larger dose).
-            if carbs == 0, standard.unclamped <= 0, asked > 0 {
-                notes.append(.limitedByFormulaInsulinOnBoard(requested: asked, insulinOnBoard: iob,
-                                                             need: standard.carbDose + standard.correctionDose))
-                asked = 0
+            // A correction (no carbohydrates): at most the formula's. After a meal's bolus the models
+            // see glucose rising with the meal and ask for insulin on top of the bolus about to
+            // bring it down (hunt D: corrections of 1.5-5 U 0-114 minutes after a bolus with 1.5-7.4
+            // U on board, the formula's 0-1 U; in simulation 12 of 19 went below 70 mg/dL, 1 of 19
+            // with the formula's dose). Not at meals: in the closed-loop trial the rule at meals
+            // lowered time in range for both patients it changed (child_010 62.2 -> 59.4%, below 54
+            // 2.2 -> 4.2%: 0 U for 18 g, high, then a larger dose).
+            if carbs == 0, eaten == nil, asked > standard.dose {
+                notes.append(.limitedByFormulaCorrection(requested: asked, formula: standard.dose, insulinOnBoard: iob))
+                asked = standard.dose
             }
             out.modelDose = capped(asked, iob: iob, settings: settings, notes: &notes)
         }

@@ -52,9 +52,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The carbohydrates were eaten before the suggestion with no insulin yet (a meal eaten at a
     /// low, asked about again): the model-based dose was lowered to the formula's.
     case limitedByFormulaAfterMeal(requested: Double, formula: Double, minutesAgo: Double)
-    /// Insulin on board covers the carbohydrates and the correction by the formula (its dose 0), and
-    /// the model-based dose of `requested` U on top was lowered to 0: it would stack insulin.
-    case limitedByFormulaInsulinOnBoard(requested: Double, insulinOnBoard: Double, need: Double)
+    /// A correction (no carbohydrates): the model-based dose of `requested` U, above the formula's,
+    /// was lowered to it: on top of the insulin on board it would stack insulin.
+    case limitedByFormulaCorrection(requested: Double, formula: Double, insulinOnBoard: Double)
     /// The same meal: the model-based dose was raised to the formula's as it would have been at
     /// the meal (the glucose then, the insulin on board now).
     case raisedToFormulaAtMeal(requested: Double, formula: Double, glucoseAtMeal: Double, minutesAgo: Double)
@@ -73,7 +73,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .limitedByMaxInsulinOnBoard: return "limited_by_max_iob"
         case .insulinOnBoardCovers: return "iob_covers_need"
         case .limitedByFormulaAfterMeal: return "limited_by_formula_after_meal"
-        case .limitedByFormulaInsulinOnBoard: return "limited_by_formula_iob"
+        case .limitedByFormulaCorrection: return "limited_by_formula_correction"
         case .raisedToFormulaAtMeal: return "raised_to_formula_at_meal"
         case .raiseLimitedBySuspend: return "raise_limited_by_suspend"
         case .insulinOnBoardStated: return "stated_iob"
@@ -90,8 +90,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "insulin on board %.2f U covers the %.2f U needed for carbohydrates and correction", iob, need)
         case let .limitedByFormulaAfterMeal(r, f, ago):
             return String(format: "%.2f U requested, lowered to the formula's %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
-        case let .limitedByFormulaInsulinOnBoard(r, iob, need):
-            return String(format: "%.2f U requested, lowered to the formula's 0 U: insulin on board %.2f U covers the %.2f U needed for carbohydrates and correction, and a dose on top would stack insulin (the models see glucose still rising from a meal its bolus has yet to bring down)", r, iob, need)
+        case let .limitedByFormulaCorrection(r, f, iob):
+            return String(format: "%.2f U requested for a correction, lowered to the formula's %.2f U (insulin on board %.2f U): a correction never goes beyond the formula's, since the models see glucose still rising from a meal whose bolus has yet to bring it down, and a dose on top stacks insulin", r, f, iob)
         case let .raisedToFormulaAtMeal(r, f, g, ago):
             return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%.0f mg/dL) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g)
         case let .raiseLimitedBySuspend(f, limit, threshold):
