@@ -65,7 +65,7 @@ enum ReportPage {
     #statistics table { width: 100%; }
     .page, .appendix { max-width: 190mm; margin: 0 auto 28px; }
     .appendix { border-top: 3px double #08306b; padding-top: 6px; }
-    .table-wrap { max-width: 100%; overflow-x: auto; }
+    @media screen { .table-wrap { max-width: 100%; overflow-x: auto; } }
     /* A phone: tables scroll sideways in their box, at their width rather than a word a line;
        the week strip and the daily charts take fewer columns, so their labels stay readable. */
     @media screen and (max-width: 640px) {
