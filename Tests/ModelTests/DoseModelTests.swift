@@ -207,6 +207,23 @@ import Testing
         #expect(covered.standard?.dose == 0 && (covered.modelDose ?? 0) > 0 && !covered.reasonCodes.contains("limited_by_formula_correction"))
     }
 
+    /// Hunt D: a dose 21 minutes into a logged 45-minute session said nothing of the exercise.
+    @Test func exerciseDuringOrHoursBeforeTheAskIsNoted() {
+        var log = F.flatLog()
+        log.exercise = [ExerciseSession(time: F.at(69), intensity: 6, durationMinutes: 45)]
+        let during = suggest([], log: log)
+        #expect(during.decision == .bolus(units: 2, basis: .standardFormula))  // a note: the dose is the same
+        #expect(during.reasons.first { $0.code == "exercise_recent" }?.message == "exercise logged 21 min ago, for 45 min (still going): "
+                + "insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin")
+        // Ended 1 h 50 min before: noted; ended more than 2 h before, or logged after the ask: not.
+        log.exercise = [ExerciseSession(time: F.at(-50), intensity: 6, durationMinutes: 30)]
+        #expect(suggest([], log: log).reasons.first { $0.code == "exercise_recent" }?.message.hasPrefix("exercise logged 140 min ago, for 30 min (ended 110 min ago)") == true)
+        log.exercise = [ExerciseSession(time: F.at(-60), intensity: 6, durationMinutes: 29)]
+        #expect(!suggest([], log: log).reasonCodes.contains("exercise_recent"))
+        log.exercise = [ExerciseSession(time: F.at(95), intensity: 6, durationMinutes: 30)]
+        #expect(!suggest([], log: log).reasonCodes.contains("exercise_recent"))
+    }
+
     @Test func maxInsulinOnBoardLimitsTheDose() {
         var settings = F.settings()
         settings.maxInsulinOnBoard = 1.5

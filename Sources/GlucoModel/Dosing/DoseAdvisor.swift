@@ -162,6 +162,12 @@ public enum DoseAdvisor {
 
         var notes: [DoseNote] = []
         if let stated { notes.append(.insulinOnBoardStated(units: stated)) }
+        // Exercise during or in the hours before the ask: insulin then acts more strongly, which
+        // neither the formula nor the models count (hunt D: a dose 21 minutes into a logged session
+        // said nothing of it).
+        if let session = history.exercise.last(where: { $0.time <= at && $0.time.addingTimeInterval($0.durationMinutes * 60) >= at.addingTimeInterval(-Self.exerciseReach) }) {
+            notes.append(.exerciseRecent(minutesAgo: at.timeIntervalSince(session.time) / 60, durationMinutes: session.durationMinutes))
+        }
         let anchors = trajectory(models, history: history, series: series, at: at, notes: &notes)
         out.featureTime = anchors.featureTime
         let effects = effects(glucose: glucose, settings: settings, series: series, net: net, carbModel: options.carbModel,
@@ -406,6 +412,9 @@ public enum DoseAdvisor {
     static func shown(_ mgdL: Double) -> Double {
         min(GlucoseModel.plausibleRange.upperBound, max(GlucoseModel.plausibleRange.lowerBound, mgdL))
     }
+
+    /// How long after exercise ends a dose is noted as after exercise.
+    public static let exerciseReach: TimeInterval = 2 * 3600
 
     static func finish(_ suggestion: DoseSuggestion, _ decision: DoseDecision, notes: [DoseNote]) -> DoseSuggestion {
         var s = suggestion

@@ -65,6 +65,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The insulin on board was stated by the person (the data has no insulin record), and counts
     /// as given at the moment of the suggestion.
     case insulinOnBoardStated(units: Double)
+    /// Exercise logged during, or within `DoseAdvisor.exerciseReach` before, the moment: insulin acts
+    /// more strongly then, which neither dose counts.
+    case exerciseRecent(minutesAgo: Double, durationMinutes: Double)
 
     public var code: String {
         switch self {
@@ -77,6 +80,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .raisedToFormulaAtMeal: return "raised_to_formula_at_meal"
         case .raiseLimitedBySuspend: return "raise_limited_by_suspend"
         case .insulinOnBoardStated: return "stated_iob"
+        case .exerciseRecent: return "exercise_recent"
         }
     }
 
@@ -96,6 +100,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%.0f mg/dL) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g)
         case let .raiseLimitedBySuspend(f, limit, threshold):
             return String(format: "%.2f U, the formula's at the meal, would take glucose below the suspend threshold (%.0f mg/dL) by the settings' effects of the carbohydrates still on board and the insulin: raised only to %.2f U, the most that keeps it above", f, threshold, limit)
+        case let .exerciseRecent(ago, duration):
+            let end = ago - duration
+            return String(format: "exercise logged %.0f min ago, for %.0f min (%@): insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin", ago, duration, end > 0 ? String(format: "ended %.0f min ago", end) : "still going")
         case let .insulinOnBoardStated(u):
             return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }
