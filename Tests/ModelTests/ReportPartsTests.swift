@@ -140,6 +140,19 @@ struct ReportPartsTests: HandPredictions {
     }
 
     /// Hunt D: a person's long-acting injections and exercise were nowhere in the report.
+    /// Hunt D: on the night the clock goes back, the predicted-lows table read "from 02:10 ...
+    /// first issued 02:40": the repeated hour's times need their offsets.
+    @Test func theRepeatedHourGivesItsOffset() {
+        let clock = ReportClock(timeZone: TimeZone(identifier: "Europe/Madrid")!)
+        // 2026-10-25: 03:00 +02:00 (01:00 UTC) becomes 02:00 +01:00.
+        #expect(clock.time(Fixture.date("2026-10-25T00:10:00Z")) == "02:10 (+02:00)")
+        #expect(clock.time(Fixture.date("2026-10-25T01:10:00Z")) == "02:10 (+01:00)")
+        #expect(clock.time(Fixture.date("2026-10-24T23:10:00Z")) == "01:10")
+        #expect(clock.time(Fixture.date("2026-10-25T02:10:00Z")) == "03:10")
+        #expect(clock.dateTime(Fixture.date("2026-10-25T01:10:00Z")) == "2026-10-25 02:10 (+01:00)")
+        #expect(ReportClock.utc.time(Fixture.date("2026-10-25T01:10:00Z")) == "01:10")
+    }
+
     @Test func dailyChartsDrawLongActingInjectionsAndExercise() throws {
         let day = Fixture.date("2026-01-05T00:00:00Z")
         var log = PatientLog(patient: try PatientID("p_pen"))

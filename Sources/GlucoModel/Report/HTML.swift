@@ -92,10 +92,19 @@ public struct ReportClock: Sendable {
         return "\(String(format: "%04d", p.year ?? 0))-\(two(p.month))-\(two(p.day))"
     }
 
-    /// `13:05`
+    /// `13:05`; in the hour the clock shows twice (going back), with the offset that tells the two
+    /// apart, `02:10 (+02:00)` then `02:10 (+01:00)` (hunt D: a predicted low "from 02:10, first
+    /// issued 02:40" read as issued after its target).
     public func time(_ d: Date) -> String {
         let p = parts(d)
-        return "\(two(p.hour)):\(two(p.minute))"
+        let text = "\(two(p.hour)):\(two(p.minute))"
+        let same = [-3600.0, -1800, 1800, 3600].contains { shift in
+            let q = parts(d.addingTimeInterval(shift))
+            return q.day == p.day && q.hour == p.hour && q.minute == p.minute
+        }
+        guard same else { return text }
+        let seconds = timeZone.secondsFromGMT(for: d)
+        return text + String(format: " (%@%02d:%02d)", seconds < 0 ? "-" : "+", abs(seconds) / 3600, abs(seconds) % 3600 / 60)
     }
 
     /// `2026-01-15 13:05`
