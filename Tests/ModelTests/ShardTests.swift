@@ -172,6 +172,15 @@ import Testing
         #expect(c.lines.contains("missing: a at 30 min"))
     }
 
+    /// A model file of patient `p` at `h` minutes in `files`' models folder, with `generations` and the `settings` fingerprint.
+    static func writeModel(_ p: PatientID, _ h: Int, generations: Int, settings: String, in files: CohortRunSettings) throws {
+        var m = ModelFileValidationTests.model()
+        m.patient = p; m.horizonMinutes = h; m.features = FeatureSet(horizonMinutes: h)
+        m.evolution.generations = generations; m.settings = settings
+        try FileManager.default.createDirectory(at: files.modelURL(p, h).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try m.write(to: files.modelURL(p, h))
+    }
+
     @Test func collectNamesUnreadableAndMixedModelsOfAnUnshardedRun() throws {
         // Before: collect (and train's rebuild of results.csv) left a model file cut short out of
         // results.csv without a word, and mixed two experiments' models in one table, exit 0.
@@ -180,11 +189,7 @@ import Testing
         let files = CohortRunSettings(output: out)
         let a = try PatientID("a"), b = try PatientID("b")
         func write(_ p: PatientID, _ h: Int, generations: Int, settings: String) throws {
-            var m = ModelFileValidationTests.model()
-            m.patient = p; m.horizonMinutes = h; m.features = FeatureSet(horizonMinutes: h)
-            m.evolution.generations = generations; m.settings = settings
-            try FileManager.default.createDirectory(at: files.modelURL(p, h).deletingLastPathComponent(), withIntermediateDirectories: true)
-            try m.write(to: files.modelURL(p, h))
+            try Self.writeModel(p, h, generations: generations, settings: settings, in: files)
         }
         for p in [a, b] { try write(p, 30, generations: 100, settings: "s100") }
         #expect(try CohortCompleteness.check(out).isComplete)
@@ -218,11 +223,7 @@ import Testing
         try ShardLedger.write(ShardReport(shard: Shard("1/2"), patients: [b], horizons: [30], finished: true), in: out)
         let files = CohortRunSettings(output: out)
         func write(_ p: PatientID, _ h: Int, generations: Int, settings: String) throws {
-            var m = ModelFileValidationTests.model()
-            m.patient = p; m.horizonMinutes = h; m.features = FeatureSet(horizonMinutes: h)
-            m.evolution.generations = generations; m.settings = settings
-            try FileManager.default.createDirectory(at: files.modelURL(p, h).deletingLastPathComponent(), withIntermediateDirectories: true)
-            try m.write(to: files.modelURL(p, h))
+            try Self.writeModel(p, h, generations: generations, settings: settings, in: files)
         }
         for p in [a, c] { for h in [30, 60] { try write(p, h, generations: 100, settings: "s100") } }
         try write(b, 30, generations: 20, settings: "s20")

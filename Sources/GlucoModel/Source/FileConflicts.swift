@@ -38,7 +38,8 @@ enum FileConflicts {
             check(\.carbs); check(\.exercise); check(\.weights); check(\.heartRate)
             guard let other = otherFile else { continue }
             conflicts.report(into: &summaries[file.summary], file: file.path,
-                             earlier: "a file read before (\(other)) holds", there: "there", kept: "that file's")
+                             earlier: "a file read before (\(other)) holds", there: "there", kept: "that file's",
+                             whose: "of a file read before")
         }
     }
 }

@@ -415,11 +415,12 @@ struct StoredConflicts {
 
     /// Counted in `summary.adjusted` and warned with the first three lines, both values given.
     /// `earlier` names where the kept record is (`an earlier import stored`, the store; `a file read
-    /// before (a.csv) holds`, files read together), `there` its value's place, `kept` the record kept.
+    /// before (a.csv) holds`, files read together), `there` its value's place, `kept` the record kept,
+    /// `whose` the kept record's source in the adjusted count.
     func report(into summary: inout ImportSummary, file: String, earlier: String = "an earlier import stored",
-                there: String = "stored", kept: String = "the stored one") {
+                there: String = "stored", kept: String = "the stored one", whose: String = "an earlier import stored") {
         guard count > 0 else { return }
-        summary.adjusted["record differing from one \(earlier == "an earlier import stored" ? earlier : "of a file read before") (\(kept) kept)", default: 0] += count
+        summary.adjusted["record differing from one \(whose) (\(kept) kept)", default: 0] += count
         for e in examples {
             summary.issues.append(ImportIssue(.warning, SourceLocation(file: file, line: e.line),
                 "\(earlier) this \(e.kind.rawValue) at the same instant with another value "
