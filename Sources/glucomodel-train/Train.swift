@@ -38,7 +38,7 @@ struct Train: ParsableCommand {
     @Option(help: "Format of every data file (\(ImportFormats.names.joined(separator: ", "))); default: detected from each file's content.")
     var format: String?
 
-    @Option(help: "Prediction horizons in minutes, comma-separated (default: \(TrainingRunConfig.defaultHorizons.map(String.init).joined(separator: ","))).")
+    @Option(parsing: .unconditional, help: "Prediction horizons in minutes, comma-separated (default: \(TrainingRunConfig.defaultHorizons.map(String.init).joined(separator: ","))).")
     var horizons: HorizonList?
 
     @Option(help: "Output folder (default: \(TrainingRunConfig.defaultOut)).")
@@ -277,6 +277,14 @@ struct Train: ParsableCommand {
         reportImportWarnings(loaded.summaries)
         reportUnrecognisedFiles(resolved.data ?? [], options: importOptions, excluding: output)
         failures += loaded.failures.map { (subject: "skipped file", message: "\($0)") }
+        // No data at all: nothing is written, so an earlier run's config.json, results.csv and
+        // summary in the same folder stay as they were (a shard with no patients of its own
+        // is another matter: its task has nothing to do, and says so in its report).
+        if shard == nil, loaded.patients.isEmpty {
+            for failure in failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
+            Console.write("Error: no patient data in \(resolved.store ?? (resolved.data ?? []).joined(separator: ", ")): nothing trained, nothing written to \(out)")
+            throw ExitCode(RunStatus.failure.rawValue)
+        }
         let settings = CohortRunSettings(output: output, threads: threadCount, shard: shard ?? .whole, retrain: resolved.retrain ?? false)
         let trainer = try reporting { try CohortTrainer(options: options, settings: settings) }
         try reporting {
@@ -318,9 +326,6 @@ struct Train: ParsableCommand {
         let skipped = failures.count - outcome.failures.count
         print("\nModels: trained \(outcome.trained.count), reused \(outcome.reused), failed \(outcome.failedModels)"
               + (skipped > 0 ? "; files skipped \(skipped)" : "") + ". Results: \(out)/results.csv; models: \(out)/models/; options: \(out)/config.json")
-        if loaded.patients.isEmpty {
-            Console.warn("no patient data in \(resolved.store ?? (resolved.data ?? []).joined(separator: ", "))")
-        }
         // 0 all trained; 2 partial (some patients or files failed, the others finished); 1 nothing
         // trained (also no data at all). A scheduler's afterok sees either failure.
         // A shard task with no patients of its own (more tasks than patients) has nothing to do: success.

@@ -49,9 +49,17 @@ import GrammarEvolution
         let empty = dir.appendingPathComponent("empty")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("out").path
+        // An earlier run's options in the folder: a run with no data must leave them as they were
+        // (before, it wrote its own config.json over them, and an empty results.csv).
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let earlier = Data(#"{"version": 1, "population": 30}"#.utf8)
+        try earlier.write(to: URL(fileURLWithPath: out).appendingPathComponent("config.json"))
         var r = try Self.run("glucomodel-train", [empty.path, "--out", out, "--threads", "1"])
         #expect(r.status == 1)
         #expect(r.stderr.contains("no patient data"))
+        #expect(r.stderr.contains("nothing written"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent("config.json")) == earlier)
+        #expect(!FileManager.default.fileExists(atPath: out + "/results.csv"))
         let junk = dir.appendingPathComponent("junk.csv")
         try Data("not,an,export\n1,2,3\n".utf8).write(to: junk)
         r = try Self.run("glucomodel-train", [junk.path, "--out", out, "--threads", "1"])
@@ -100,12 +108,17 @@ import GrammarEvolution
         return (empty, dir.appendingPathComponent("out"))
     }
 
-    /// Finding 10: `collect` on the output of a run that found no data (config.json and
+    /// Finding 10: `collect` on the output of a run that trained no model (config.json and
     /// results.csv, no models/) exited 64 ("has no models/ folder"); it is a training run's folder
     /// with no model at all: 1. A folder no run wrote to is still a usage error.
     @Test func collectOnARunWithNoModelFails() throws {
         let (empty, out) = try Self.emptyDataFolderAndOutput()
-        #expect(try Self.run("glucomodel-train", [empty.path, "--out", out.path, "--threads", "1"]).status == 1)
+        // A patient with too little data for any horizon: the run starts, and trains nothing.
+        let data = empty.deletingLastPathComponent().appendingPathComponent("short")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8)
+            .write(to: data.appendingPathComponent("p_a.csv"))
+        #expect(try Self.run("glucomodel-train", [data.path, "--out", out.path, "--threads", "1", "--horizons", "30"]).status == 1)
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("config.json").path))
         var r = try Self.run("glucomodel-train", ["collect", "--out", out.path])
         #expect(r.status == 1, "\(r.stderr)")
