@@ -4,14 +4,16 @@ import GrammarEvolution
 extension DataTable {
     /// Reads a headerless CSV of numbers: one row per line (LF or CRLF), fields separated by
     /// commas, the same number of fields on every line; blank lines are skipped. Every field is a
-    /// finite decimal number (`1.5`, `-2e-3`; not `nan`, `inf` or hexadecimal `0x10`). Columns are
-    /// named `x0, x1, ...`.
+    /// finite decimal number (`1.5`, `-2e-3`; not `nan`, `inf` or hexadecimal `0x10`) of at most
+    /// `largestMagnitude` (Float32's range for a benchmark in single precision, where `1e39` would
+    /// be infinite). A UTF-8 byte-order mark at the start is skipped. Columns are named `x0, x1, ...`.
     /// - Throws: `DataTableError` naming the file, line and field of the first problem.
-    public init(csvFile path: String) throws(DataTableError) {
+    public init(csvFile path: String, largestMagnitude: Double = .greatestFiniteMagnitude) throws(DataTableError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .unreadable(file: path, reason: "missing or not readable")
         }
-        let text = String(decoding: data, as: UTF8.self)
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var columns: [[Double]] = []
         var lineNumber = 0
         // `isNewline`, not "\n": a Swift string holds a CRLF line end as one character.
@@ -28,6 +30,9 @@ extension DataTable {
                 let s = field.trimmingCharacters(in: .whitespaces)
                 guard s.allSatisfy({ "0123456789+-.eE".contains($0) }), let v = Double(s), v.isFinite else {
                     throw .notANumber(file: path, line: lineNumber, field: f + 1, text: s)
+                }
+                guard v.magnitude <= largestMagnitude else {
+                    throw .outOfRange(file: path, line: lineNumber, field: f + 1, text: s, largestMagnitude: largestMagnitude)
                 }
                 columns[f].append(v)
             }

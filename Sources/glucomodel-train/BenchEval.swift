@@ -54,7 +54,8 @@ struct BenchEval: ParsableCommand {
             read.add(data.map { [$0] } ?? [], role: "the data file")
             try read.check(outputFile: URL(fileURLWithPath: path), option: "--write-values")
         }
-        let table = try data.map { try DataTable<Double>(csvFile: $0) }
+        let largest = precision == .float ? Double(Float.greatestFiniteMagnitude) : .greatestFiniteMagnitude
+        let table = try data.map { try DataTable<Double>(csvFile: $0, largestMagnitude: largest) }
             ?? EvaluatorBenchmark.randomTable(rows: rows ?? 0, columns: columns, seed: seed)
         if let count = generateExpressions {
             let generated = try EvaluatorBenchmark.randomExpressions(

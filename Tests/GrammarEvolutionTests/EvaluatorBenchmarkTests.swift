@@ -43,6 +43,25 @@ import EvaluatorBenchmarking
         }
     }
 
+    /// Hunt C (stop 50): in single precision `1e39` became `inf` in every value it touched, without
+    /// a word; a spreadsheet's byte-order mark was reported as an invisible "field 1 is '1'".
+    @Test func singlePrecisionRangeAndByteOrderMark() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("range-\(UUID().uuidString).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "1,2\n-1e39,4\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let float = Double(Float.greatestFiniteMagnitude)
+        #expect(throws: DataTableError.outOfRange(file: path, line: 2, field: 1, text: "-1e39", largestMagnitude: float)) {
+            try DataTable<Double>(csvFile: path, largestMagnitude: float)
+        }
+        #expect(try DataTable<Double>(csvFile: path).column(0)[1] == -1e39)
+        // Float32's largest finite value itself is held.
+        try "3.4028234663852886e38,1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try DataTable<Double>(csvFile: path, largestMagnitude: float).rowCount == 1)
+        try Data([0xEF, 0xBB, 0xBF] + Array("1,2\n3,4\n".utf8)).write(to: URL(fileURLWithPath: path))
+        let table = try DataTable<Double>(csvFile: path)
+        #expect(Array(table.column(0)) == [1, 3] && Array(table.column(1)) == [2, 4])
+    }
+
     @Test func lagsMustLeaveARowToEvaluate() throws {
         // lag(x1, 10) on 10 rows left no row and trapped in the evaluator ("rows outside the table").
         #expect(throws: ExpressionFileError.lagBeyondRows(file: "e.txt", line: 2, lag: 10, rows: 10)) {

@@ -6,6 +6,8 @@ public enum DataTableError: Error, Equatable, CustomStringConvertible {
     case empty(file: String)
     case fieldCount(file: String, line: Int, expected: Int, found: Int)
     case notANumber(file: String, line: Int, field: Int, text: String)
+    /// A finite number the evaluator's precision cannot hold (beyond Float32's 3.4e38).
+    case outOfRange(file: String, line: Int, field: Int, text: String, largestMagnitude: Double)
 
     public var description: String {
         switch self {
@@ -21,6 +23,8 @@ public enum DataTableError: Error, Equatable, CustomStringConvertible {
             return "\(file):\(line): \(found) fields; expected \(expected) like the first row"
         case let .notANumber(file, line, field, text):
             return "\(file):\(line): field \(field) is '\(text)'; expected a decimal number"
+        case let .outOfRange(file, line, field, text, largest):
+            return "\(file):\(line): field \(field) is '\(text)', beyond the precision's range (at most \(largest) in magnitude; --precision double holds it)"
         }
     }
 }
