@@ -73,6 +73,8 @@ import Testing
         }
         let mg = try object(.mgdL), mmol = try object(.mmolL)
         #expect(mg["glucose_units"] as? String == "mg/dL" && mmol["glucose_units"] as? String == "mmol/L")
+        // As written, not `mg\/dL`: `grep '"mg/dL"'` on the file finds it (hunt F, stop 51).
+        #expect(try s.json(units: .mgdL).contains(#""glucose_units" : "mg/dL""#))
         // Every glucose key is renamed, nothing else.
         #expect(Set(mg.keys.map { $0.replacingOccurrences(of: "_mgdl", with: "_mmoll") }) == Set(mmol.keys))
         #expect(mg.keys.contains("glucose_mgdl") && mg.keys.contains("predicted_with_dose_mgdl"))

@@ -126,7 +126,7 @@ extension DoseSuggestion {
     /// The suggestion as one flat JSON object (`DoseRecord`), pretty-printed, glucose in `units`.
     public func json(units: GlucoseUnit = .mgdL) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(DoseRecord(self, units: units)), as: UTF8.self)
     }
 }
