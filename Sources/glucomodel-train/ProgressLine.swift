@@ -20,7 +20,7 @@ final class ProgressLine: @unchecked Sendable {
             if p.failed > 0 { text += ", \(p.failed) failed" }
             text += "]"
             for (key, r) in p.running.sorted(by: { $0.key < $1.key }) {
-                text += " \(key) gen \(r.generation)/\(r.of)"
+                text += " \(key)" + (r.searches > 1 ? " search \(r.search + 1)/\(r.searches)" : "") + " gen \(r.generation)/\(r.of)"
                 if let best = r.best { text += " best \(String(format: "%.2f", best))" }
             }
             text += " | \(Self.duration(p.elapsedSeconds))"

@@ -45,8 +45,9 @@ public struct CohortProgress: Sendable {
     public var finished: Int
     public var reused: Int
     public var failed: Int
-    /// Per running job: patient, horizon, generation reached, generations planned, best training error.
-    public var running: [String: (generation: Int, of: Int, best: Double?)]
+    /// Per running job: patient, horizon, the ensemble's search (from 0) of how many, its generation
+    /// reached of the generations each search runs, best training error.
+    public var running: [String: (search: Int, searches: Int, generation: Int, of: Int, best: Double?)]
     public var elapsedSeconds: Double
     /// Estimated seconds left, from the pace of the jobs finished so far.
     public var remainingSeconds: Double?
@@ -164,10 +165,10 @@ public struct CohortTrainer: Sendable {
                 try? fm.removeItem(at: PatientTrainer.searchURL(statistics, search: k))
             }
         }
-        let generations = options.evolution.generations * options.ensemble
+        let generations = options.evolution.generations, ensemble = options.ensemble
         do {
-            let trained = try trainer.train(horizon: h, threads: threads, checkpoint: checkpoint, statistics: statistics) { s in
-                state.update(key, generation: s.generation, of: generations, best: s.bestFitness)
+            let trained = try trainer.train(horizon: h, threads: threads, checkpoint: checkpoint, statistics: statistics) { k, s in
+                state.update(key, search: k, of: ensemble, generation: s.generation, of: generations, best: s.bestFitness)
             }
             try trained.model.write(to: modelURL)
             let timings = try GlucoseModel.encoder.encode(trained.timings)
@@ -246,10 +247,10 @@ final class RunState: @unchecked Sendable {
         }
     }
 
-    func update(_ key: String, generation: Int, of total: Int, best: Double?) {
+    func update(_ key: String, search: Int, of searches: Int, generation: Int, of total: Int, best: Double?) {
         report {
             if jobStarts[key] == nil { jobStarts[key] = Date() }
-            snapshot.running[key] = (generation, total, best)
+            snapshot.running[key] = (search, searches, generation, total, best)
         }
     }
 

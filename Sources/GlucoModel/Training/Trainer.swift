@@ -79,7 +79,7 @@ public struct PatientTrainer: Sendable {
     ///   - threads: threads for fitness evaluation (results do not depend on it).
     public func train(horizon h: Int, threads: Int = 1, checkpoint: URL? = nil,
                       statistics: URL? = nil,
-                      progress: (@Sendable (GenerationStatistics) -> Void)? = nil) throws -> TrainedHorizon {
+                      progress: (@Sendable (_ search: Int, GenerationStatistics) -> Void)? = nil) throws -> TrainedHorizon {
         var timings = TrainingTimings()
         let clock = ContinuousClock()
         let start = clock.now
@@ -135,7 +135,7 @@ public struct PatientTrainer: Sendable {
                                           checkpointURL: memberCheckpoint, checkpointInterval: 5, checkpointContext: context))
             let resume = memberCheckpoint.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
             let evolved = clock.now
-            let report = progress.map { report in { (s: GenerationStatistics) in var s = s; s.generation += k * generations; report(s) } }
+            let report = progress.map { report in { (s: GenerationStatistics) in report(k, s) } }
             let result: EvolutionResult
             do {
                 result = try evolution.run(resumingFrom: resume, progress: report)
