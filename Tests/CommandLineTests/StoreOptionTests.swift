@@ -131,6 +131,15 @@ import Testing
         #expect(HorizonList(argument: "30,60,30,60")?.minutes == [30, 60])
         #expect(try glucomodel_train.Train.parse(["d", "--horizons", "60,30,60"]).runConfig().horizons == [60, 30])
         #expect(throws: (any Error).self) { try Predict.parse(["a.csv", "--models", "m", "--horizons", "-5"]) }
+        // A negative horizon was read as an option: "Missing value for '--horizons <horizons>'".
+        // Now the value is read and refused by name (hunt C, stop 50).
+        for parse in [{ _ = try glucomodel_train.Train.parse(["d", "--horizons", "-30"]) },
+                      { _ = try Predict.parse(["a.csv", "--models", "m", "--horizons", "-30"]) }] {
+            do { try parse(); Issue.record("--horizons -30 was accepted") } catch {
+                let message = glucomodel_train.Train.message(for: error)
+                #expect(message.contains("'-30'") && !message.contains("Missing value"), "\(message)")
+            }
+        }
         #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--time-zone", "Mars/Olympus"]) }
         let predict = try Predict.parse(["a.csv", "--models", "m", "--time-zone", "Europe/Madrid", "--from", "2026-01-05T08:00"])
         // 08:00 in Madrid in January (CET, UTC+1) is 07:00 UTC.
