@@ -155,6 +155,26 @@ import GrammarEvolution
         #expect(try NightscoutImporter().importFile(at: url, options: options).log.patient.rawValue == "p_7")
     }
 
+    /// Hunt C (stop 50): a GlucoModel CSV read with `--format ohio-xml` failed with "malformed XML:
+    /// the document is empty" and nothing about the format option. The message now says what the
+    /// content is; an error in a file of the format named stays as it was.
+    @Test func aFormatNamedAgainstTheContentIsSaid() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("p_fmt-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try "patient,time,event,value,unit\np1,2026-01-01T00:00:00Z,glucose,120,mg/dL\n".write(to: url, atomically: true, encoding: .utf8)
+        let error = try #require(throws: InputError.self) {
+            try ImportFormats.importFile(at: url, format: "ohio-xml", options: Fixture.options)
+        }
+        #expect(error.issue.message.hasPrefix("malformed XML"), "\(error)")
+        #expect(error.issue.message.hasSuffix("; the file's content is glucomodel-csv's, not ohio-xml's: leave the format option (--format) out to read each file as its content says"))
+        #expect(try ImportFormats.importFile(at: url, options: Fixture.options).log.glucose.count == 1)
+        try "time,event,value\n2026-01-01T00:00:00Z,glucose,120\n".write(to: url, atomically: true, encoding: .utf8)
+        let own = try #require(throws: InputError.self) {
+            try ImportFormats.importFile(at: url, format: "glucomodel-csv", options: Fixture.options)
+        }
+        #expect(own.issue.message.contains("no 'patient' column") && !own.issue.message.contains("format option"), "\(own)")
+    }
+
     /// A file name that is an id as it stands (the bundled data's, the fixtures') is the id, unchanged.
     @Test(arguments: ["p1", "adolescent_003-ws-training", "child_003", "nightscout_both", "P_07.v2", "559"])
     func aFileNameThatIsAnIdIsKept(_ stem: String) throws {

@@ -55,13 +55,30 @@ public enum ImportFormats {
     /// CSV with a patient column), with the importer named `format` or the one detected.
     /// - Throws: as `importFile(at:format:options:)`.
     public static func importPatients(at url: URL, format: String? = nil, options: ImportOptions) throws -> [ImportResult] {
-        try importer(for: url, format: format, options: options).importPatients(at: url, options: options)
+        try hintingAtContent(url, format: format) {
+            try importer(for: url, format: format, options: options).importPatients(at: url, options: options)
+        }
     }
 
     /// Imports a file with the importer named `format`, or the one detected from its content.
     /// - Throws: `InputError` for an unknown format name, an unrecognised file, or the importer's own errors.
     public static func importFile(at url: URL, format: String? = nil, options: ImportOptions) throws -> ImportResult {
-        try importer(for: url, format: format, options: options).importFile(at: url, options: options)
+        try hintingAtContent(url, format: format) {
+            try importer(for: url, format: format, options: options).importFile(at: url, options: options)
+        }
+    }
+
+    /// `body`, whose error, when the format was named and the file's content is another format's,
+    /// says so: a CSV read as `ohio-xml` failed with "malformed XML: the document is empty", which
+    /// does not tell its reader that the format option was the trouble.
+    static func hintingAtContent<T>(_ url: URL, format: String?, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch var error as InputError {
+            guard let format, let chosen = named(format), let seen = try? detect(url),
+                  ObjectIdentifier(seen) != ObjectIdentifier(chosen) else { throw error }
+            error.issue.message += "; the file's content is \(seen.formatName)'s, not \(chosen.formatName)'s: "
+                + "leave the format option (--format) out to read each file as its content says"
+            throw error
+        }
     }
 
     /// The importer named `format`, or the mapped CSV's when `options` has a column mapping, or the
