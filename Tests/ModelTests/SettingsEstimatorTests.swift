@@ -242,7 +242,8 @@ struct KnownPerson {
                                                 toHour: held.basal[b].endHour, peakMinutes: 75, timeZone: KnownPerson.utc) >= 2 {
                 #expect(held.basal[b].suggested == 1 && held.basal[b].reason.hasPrefix("no step toward more insulin: glucose went below 70"))
             } else {
-                #expect(held.basal[b].suggested == up.basal[b].suggested)
+                // Equal but for rounding: the two logs differ by 30 mg/dL, which the fit cancels.
+                #expect(abs(held.basal[b].suggested! - up.basal[b].suggested!) < 1e-9)
             }
         }
         #expect(heldBlocks > 0, "the test needs a block fasting below the target")
