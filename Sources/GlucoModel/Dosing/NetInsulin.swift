@@ -31,6 +31,14 @@ public struct NetInsulin: Sendable {
     /// parts still to be delivered then (nil and empty without a moment).
     let momentPoint: Int?
     let pending: [Pending]
+    /// With a moment: the boluses given whole (not extended) by then, at their own times, and
+    /// `perStep` without them. At the moment's point they count by their exact age,
+    /// `b_i * R(T - t_i)` as dosing.md writes it; on the grid alone a bolus counted from the end of
+    /// its 5-minute step and the moment from the end of its own, so insulin on board was off by up
+    /// to 0.3 U for a moment between grid points (hunt E, stop 51).
+    let exactBoluses: [(seconds: Double, units: Double)]
+    let momentSeconds: Double?
+    let perStepWithoutExact: [Double]
 
     /// The part of an extended bolus not yet delivered at the moment: `units` over the
     /// `seconds` after it, at an even rate.
@@ -86,6 +94,19 @@ public struct NetInsulin: Sendable {
         let planned = grid.insulin(scheduled, dualShare: dualShare)
         perStep = zip(given, planned).map { $0 - $1 }
         stepMinutes = series.step / 60
+        if let moment {
+            func whole(_ b: Bolus) -> Bool { b.type == .normal || (b.end ?? b.time) <= b.time }
+            let exact = delivered.boluses.filter { whole($0) && $0.time <= moment && grid.bin($0.time.timeIntervalSince1970) != nil }
+            var rest = delivered
+            rest.boluses = delivered.boluses.filter { !(whole($0) && $0.time <= moment) }
+            exactBoluses = exact.map { ($0.time.timeIntervalSince1970, $0.dose.units) }
+            momentSeconds = moment.timeIntervalSince1970
+            perStepWithoutExact = zip(grid.insulin(rest, dualShare: dualShare), planned).map { $0 - $1 }
+        } else {
+            exactBoluses = []
+            momentSeconds = nil
+            perStepWithoutExact = perStep
+        }
     }
 
     /// `log`'s insulin as delivered through `moment`: basal rates and temporary basals end at it,
@@ -131,8 +152,15 @@ public struct NetInsulin: Sendable {
         guard t >= 0, t < perStep.count else { return InsulinUnits(0) }
         let reach = Int((model.durationMinutes / stepMinutes).rounded(.up))
         var sum = 0.0
-        for j in max(0, t - reach)...t where perStep[j] != 0 {
-            sum += perStep[j] * model.fractionRemaining(after: Double(t - j) * stepMinutes + minutesAhead)
+        let atMoment = t == momentPoint && momentSeconds != nil
+        let steps = atMoment ? perStepWithoutExact : perStep
+        for j in max(0, t - reach)...t where steps[j] != 0 {
+            sum += steps[j] * model.fractionRemaining(after: Double(t - j) * stepMinutes + minutesAhead)
+        }
+        if atMoment, let now = momentSeconds {
+            for b in exactBoluses {
+                sum += b.units * model.fractionRemaining(after: (now - b.seconds) / 60 + minutesAhead)
+            }
         }
         // The extended boluses still running at the moment: each step's part still to come counts as
         // given at that step's end (as the grid counts what was given), so in full until then.
