@@ -332,6 +332,48 @@ import Testing
         #expect(DoseGuards.skippedInsulinRefusal(after, at: at, durationMinutes: 360) == nil)
     }
 
+    /// Hunt E (stop 51): a meal bolus of 2 U and a correction of 3 U written at one instant. The
+    /// import kept the first and dropped the second with a warning, and the dose counted 2 U on
+    /// board: 5.20 U by the formula for 60 g where both give 2.90 U (60/10 + (150-110)/50 - netIOB;
+    /// 5 U an hour after: 3.896 U on board by the spec's curve, 2 U: 1.559 U). Now the dropped one
+    /// is kept as skipped insulin and the dose is refused with its amount and line; written a
+    /// second apart, both count. The store keeps it, and the file corrected settles it.
+    @Test func aBolusDroppedBesideAnotherAtItsInstantRefusesTheDose() throws {
+        let rows = { (second: String) in
+            "patient,time,event,value,unit\n"
+                + (0..<13).map { "p0,2026-01-05T05:\(String(format: "%02d", $0 * 5)):00Z,glucose,150,mg/dL\n" }.joined()
+                + "p0,2026-01-05T05:00:00Z,bolus,2,U\np0,2026-01-05T05:00:\(second)Z,bolus,3,U\n"
+        }
+        let same = try Self.file(rows("00"), name: "p0.csv")
+        let dir = same.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try LogCSVImporter().importFile(at: same, options: ExportFixtures.options("UTC"))
+        #expect(r.log.boluses.map(\.dose.units) == [2])
+        #expect(r.log.skippedInsulin.map(\.conflictingAmount) == [3] && r.log.skippedInsulin.first?.location.line == 16)
+        let at = Self.utc("2026-01-05T06:00:00Z")
+        var settings = DoseFixture.settings()
+        settings.patient = try PatientID("p0"); settings.insulinSensitivity = 50
+        let s = DoseAdvisor.suggest(log: r.log, carbs: 60, at: at, settings: settings, models: nil, method: .formula)
+        #expect(s.decision.units == nil && s.reasons.map(\.code) == ["skipped_insulin_record"])
+        #expect(s.report.contains("a bolus of 3 U at 2026-01-05T05:00:00Z (\(same.path):16 [time]) was dropped at import"), "\(s.report)")
+        // A second apart: two boluses, both on board.
+        let apart = try Self.file(rows("01"), name: "p0.csv")
+        defer { try? FileManager.default.removeItem(at: apart.deletingLastPathComponent()) }
+        let both = try LogCSVImporter().importFile(at: apart, options: ExportFixtures.options("UTC"))
+        #expect(both.log.skippedInsulin.isEmpty)
+        let counted = DoseAdvisor.suggest(log: both.log, carbs: 60, at: at, settings: settings, models: nil, method: .formula)
+        #expect(counted.decision.units == 2.9, "\(counted.report)")
+        // Through the store: refused, until the corrected file is imported.
+        let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
+        _ = try store.importFile(same, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+        let p0 = try PatientID("p0")
+        #expect(DoseGuards.skippedInsulinRefusal(try store.log(for: p0), at: at, durationMinutes: 360)?.code == "skipped_insulin_record")
+        _ = try store.importFile(apart, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+        let fixed = try store.log(for: p0)
+        #expect(fixed.boluses.map(\.dose.units) == [2, 3])
+        #expect(DoseGuards.skippedInsulinRefusal(fixed, at: at, durationMinutes: 360) == nil)
+    }
+
     /// Which skipped records bear on a dose: worked out from the rule's words for a 360-minute insulin.
     @Test func theGuardLooksAtTheInsulinsActionAndTheBasalRateInForce() {
         let at = DoseFixture.at(90)  // 11:30

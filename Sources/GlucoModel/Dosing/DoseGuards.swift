@@ -333,6 +333,16 @@ extension PatientLog {
             }
             return times.contains { abs($0.timeIntervalSince(skipped.time)) <= window }
         }
+        // A record dropped beside another at its instant: held when a kept one has its amount (a
+        // corrected file, the two boluses a second apart, imported again), not by the one kept.
+        if let amount = skipped.conflictingAmount {
+            func same(_ value: Double) -> Bool { abs(value - amount) < 1e-9 }
+            switch skipped.kind {
+            case .bolus: return near(boluses.lazy.filter { same($0.dose.units) }.map(\.time))
+            case .temporaryBasal: return near(temporaryBasals.lazy.filter { same($0.rate.unitsPerHour) }.map(\.start))
+            default: return false
+            }
+        }
         switch skipped.kind {
         case .bolus: return near(boluses.lazy.map(\.time))
         case .basal: return near(basalRates.lazy.map(\.start))

@@ -18,6 +18,11 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     /// Set when the record's time could not be read: `time` is then the earliest it can be, and
     /// this says the latest (`UndatedInsulinBounds`). Nil when `time` was read.
     public var unreadTime: UnreadTime?
+    /// Set when the record was read whole and dropped for another of its kind at the same instant
+    /// with another amount (a `conflicting duplicate`, the first in the file kept): its amount (U, or
+    /// U/h for a temporary basal). Two boluses given together, or one written twice with a
+    /// correction? The kept one does not say, so the insulin on board is unknown.
+    public var conflictingAmount: Double?
 
     /// The bounds of a time that could not be read, from the rows around the record.
     public struct UnreadTime: Hashable, Sendable, Codable {
@@ -34,9 +39,9 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     }
 
     public init(kind: RecordKind, time: Date, location: SourceLocation, datedAfterImport: Bool = false,
-                unreadTime: UnreadTime? = nil) {
+                unreadTime: UnreadTime? = nil, conflictingAmount: Double? = nil) {
         self.kind = kind; self.time = time; self.location = location; self.datedAfterImport = datedAfterImport
-        self.unreadTime = unreadTime
+        self.unreadTime = unreadTime; self.conflictingAmount = conflictingAmount
     }
 
     /// The latest the record can be: `time`, or `unreadTime.latest` when its time was not read.

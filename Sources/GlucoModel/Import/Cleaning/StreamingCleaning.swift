@@ -118,10 +118,17 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
     }
 
     /// `item` dropped for `first`, a record of the same event at the same instant with another value.
+    /// A bolus or temporary basal dropped so is kept as `SkippedInsulin` (`conflictingAmount`): two
+    /// boluses given together and written at one instant (a meal bolus and a correction) would
+    /// otherwise leave one out of the insulin on board, and a dose near it would stack on it.
     static func skipConflicting(_ item: Located<R>, _ first: Located<R>, _ summary: inout ImportSummary) {
         summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
             "\(R.kind.rawValue) at the same time as \(first.location) but with value \(item.record.canonicalValue) "
             + "instead of \(first.record.canonicalValue); kept the first (\(first.location)), dropped this one"))
+        if R.kind == .bolus || R.kind == .temporaryBasal {
+            summary.skippedInsulin = (summary.skippedInsulin ?? []) + [SkippedInsulin(
+                kind: R.kind, time: item.record.time, location: item.location, conflictingAmount: item.record.canonicalValue)]
+        }
     }
 
     private mutating func keepUploadWindow(_ item: Located<R>, _ summary: inout ImportSummary) -> Bool {
