@@ -12,8 +12,9 @@ struct Dose: ParsableCommand {
             Prints the decision (a bolus, no insulin, or a refusal), every reason code, and the numbers \
             used: glucose and its time, insulin on board, carbohydrates, settings, the standard-formula \
             parts, the model-based dose and the predicted glucose per horizon at no insulin and at the \
-            suggested dose. --at defaults to the time of the newest glucose reading; records after --at \
-            are left out (a suggestion as it would have been made then). With --audit, prints one CSV \
+            suggested dose. --at defaults to the time of the newest record (a glucose reading, a bolus, a \
+            meal, a temporary basal), with a note when that is more than 15 minutes before this machine's \
+            clock; records after --at are left out (a suggestion as it would have been made then). With --audit, prints one CSV \
             row per meal bolus between --from and --to: the dose the toolkit would have suggested from \
             the data before it, the dose given and the glucose that followed. --units mmol/L gives every glucose \
             (and the ISF) in mmol/L, in the text, the JSON (keys _mmoll) and the audit (columns _mmoll); the \
@@ -41,7 +42,7 @@ struct Dose: ParsableCommand {
     @Option(name: .customLong("insulin-on-board"), parsing: .unconditional, help: "Units of insulin on board now, as you know them (a pen's memory), for data with no insulin record at all (a CGM-only export), which is refused without it: 0 when no insulin was taken within the insulin's duration (6 h by default). Counted as given now.", transform: DecimalArgument.read)
     var insulinOnBoard: Double?
 
-    @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone (a local time the clock shows twice or skips that night needs its offset). Default: the newest glucose reading.")
+    @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone (a local time the clock shows twice or skips that night needs its offset). Default: the newest record (glucose, bolus, meal, temporary basal).")
     var at: String?
 
     /// The suggestion as readable text or as the flat dose JSON (docs/dosing.md).
@@ -108,10 +109,16 @@ struct Dose: ParsableCommand {
             DoseAudit.notAuditedNote(DoseAudit.bolusesWithoutCarbs(log, period: period)).map { Console.status("\(id): " + $0) }
             return
         }
-        guard let newest = log.glucose.last?.time else {
+        guard log.glucose.last != nil, let newest = log.newestDoseInstant else {
             throw PredictionError.noGlucose(id)
         }
         let asked = moment ?? newest
+        // Exported data without --at is a replay of its last moment; said when that is not now.
+        if moment == nil, Date().timeIntervalSince(asked) > DoseGuards.maximumGlucoseAge {
+            let minutes = Int((Date().timeIntervalSince(asked) / 60).rounded(.down))
+            Console.write("note: no --at: the suggestion is for the data's newest record, \(asked.iso8601(in: try time.zone())), "
+                + "\(minutes) min before this machine's clock; for a dose now, give --at with the time now")
+        }
         if settingsFromData,
            let fromData = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: asked), timeZone: try time.zone()) {
             Console.write("settings from data: carbRatio \(fromData.estimate.carbRatio.current) -> \(fromData.settings.carbRatio ?? .nan) g/U, "

@@ -366,6 +366,28 @@ import GrammarEvolution
         #expect(r.status == 64 && r.stderr.contains("--insulin-on-board goes with a suggestion, not --audit"), "\(r.stderr)")
     }
 
+    /// Hunt E (stop 51): without `--at`, "now" was the newest glucose reading, so a 5 U bolus logged
+    /// a minute after it was left out and the same 60 g asked again got 7.40 U (2.40 U with it:
+    /// 60/10 + (180-110)/50 = 7.4, less 5 U given a minute before). Now the newest record is "now",
+    /// and a moment long before this machine's clock is noted.
+    @Test func doseWithoutAtIsAtTheNewestRecord() throws {
+        let json = #"{"patient": "p_n", "carbRatio": 10, "insulinSensitivity": 50, "target": 110, "suspendThreshold": 70, "maxBolus": 10}"#
+        let dir = try PredictFixture.temporaryDirectory()
+        let settings = dir.appendingPathComponent("p_n.json")
+        try Data(json.utf8).write(to: settings)
+        let data = dir.appendingPathComponent("p_n.csv")
+        let readings = (0..<13).map { "p_n,2026-03-02T05:\(String(format: "%02d", $0 * 5)):00Z,glucose,180,mg/dL\n" }.joined()
+        try Data(("patient,time,event,value,unit\n" + readings + "p_n,2026-03-02T06:00:00Z,glucose,180,mg/dL\n"
+                  + "p_n,2026-03-02T06:01:00Z,carbs,60,g\np_n,2026-03-02T06:01:00Z,bolus,5,U\n").utf8).write(to: data)
+        let out = dir.appendingPathComponent("out.json")
+        let r = try Self.run("glucomodel-predict", ["dose", "--patient", "p_n", "--data", data.path, "--settings", settings.path,
+                                                    "--carbs", "60", "--method", "formula", "--format", "json"], stdout: out)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any])
+        #expect(r.status == 0 && object["at"] as? String == "2026-03-02T06:01:00Z", "\(object) \(r.stderr)")
+        #expect(object["net_iob_units"] as? Double == 5 && object["units"] as? Double == 2.4, "\(object)")
+        #expect(r.stderr.contains("note: no --at: the suggestion is for the data's newest record, 2026-03-02T06:01:00Z"), "\(r.stderr)")
+    }
+
     /// Audit 39: settings that `settings` and `dose --audit` cannot work with (a setting outside
     /// its limits, another patient's file) exited 64 and printed the usage, as a wrong command line
     /// does. They are bad input: 1, the file and every problem named, no usage. `dose` refuses (3).

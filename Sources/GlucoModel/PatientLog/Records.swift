@@ -172,6 +172,14 @@ extension PatientLog {
          basalInjections.first?.time, exercise.first?.time, heartRate.first?.time].compactMap { $0 }.min()
     }
 
+    /// The newest glucose reading, bolus, meal, temporary basal or basal injection: "now" for a
+    /// dose asked of exported data without a moment (`glucomodel-predict dose` without `--at`).
+    /// A bolus logged a minute after the last CGM reading is then in the history, not left out.
+    public var newestDoseInstant: Date? {
+        [glucose.last?.time, boluses.map(\.time).max(), carbs.map(\.time).max(), temporaryBasals.map(\.start).max(),
+         basalInjections.map(\.time).max()].compactMap { $0 }.max()
+    }
+
     /// The first instant of the history the log belongs to: its own `firstInstant`, or for a
     /// window, the whole log's.
     public var historyFirstInstant: Date? { historyStart ?? firstInstant }
