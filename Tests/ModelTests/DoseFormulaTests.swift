@@ -14,6 +14,29 @@ import Testing
         #expect(b.dose == 6.8)
     }
 
+    /// Hunt E (stop 51): with no model the formula's dose was suggested without a word where the
+    /// settings' own curves, for that dose, went far below the suspend threshold (an insulin peaking
+    /// at 29 minutes, 80 g: 38.7 mg/dL at 80 minutes). The dose stands, with a note naming the low;
+    /// with the usual curve (peak 75 minutes) the same meal draws none.
+    @Test func aFormulaDoseWhoseCurveGoesLowIsNoted() throws {
+        var fast = F.settings()
+        fast.insulinSensitivity = 50; fast.insulinPeakMinutes = 29; fast.insulinDurationMinutes = 300
+        let log = F.flatLog(glucose: 150)
+        let s = DoseAdvisor.suggest(log: log, carbs: 80, at: F.at(90), settings: fast, models: nil)
+        // 80/10 + (150 - 110)/50 = 8.8 U, nothing on board.
+        #expect(s.decision.units == 8.8)
+        let note = try #require(s.reasons.first { $0.code == "formula_dose_predicted_low" }, "\(s.reasons)")
+        let path = try #require(s.curve).glucose(bolus: InsulinUnits(8.8)).map(\.mgdL)
+        let lowest = try #require(path.min())
+        #expect(lowest < 70)
+        let minute = try #require(s.curve?.minutes[path.firstIndex(of: lowest)!])
+        #expect(note.message.contains(String(format: "with the formula's 8.80 U, the settings' insulin and carbohydrate curves predict %.0f mg/dL at %.0f min, below the suspend threshold (70 mg/dL)", lowest, minute)), "\(note.message)")
+        var usual = fast
+        usual.insulinPeakMinutes = 75; usual.insulinDurationMinutes = 360
+        let calm = DoseAdvisor.suggest(log: log, carbs: 80, at: F.at(90), settings: usual, models: nil)
+        #expect(calm.decision.units == 8.8 && !calm.reasons.contains { $0.code == "formula_dose_predicted_low" })
+    }
+
     @Test func glucoseBelowTargetReducesTheMealDose() {
         // 30/10 = 3 U; (75 - 110)/35 = -1 U; 3 - 1 = 2 U.
         let b = StandardBolus(carbs: 30, glucose: 75, insulinOnBoard: 0, settings: F.checked())

@@ -222,6 +222,15 @@ public enum DoseAdvisor {
             decision = .bolus(units: m, basis: .model)
         } else {
             decision = formulaDecision(standard, iob: iob, settings: settings, notes: &notes)
+            // The formula knows no curve: say when its dose, by the settings' own effects, goes low
+            // (hunt E, stop 51: 8.8 U for 80 g with insulin peaking at 29 minutes, 38.7 mg/dL at 80).
+            if let units = decision.units, units > 0 {
+                let path = curve.glucose(bolus: InsulinUnits(units)).map(\.mgdL)
+                if let i = path.indices.min(by: { path[$0] < path[$1] }), path[i] < settings.suspendThreshold {
+                    notes.append(.formulaDosePredictedLow(dose: units, lowest: path[i], minute: curve.minutes[i],
+                                                          threshold: settings.suspendThreshold))
+                }
+            }
         }
         out.predictions = horizons(curve, anchors: anchors.points, dose: decision.units ?? 0)
         return finish(out, decision, notes: notes)

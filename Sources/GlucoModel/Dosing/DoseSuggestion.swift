@@ -68,6 +68,10 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Exercise logged during, or within `DoseAdvisor.exerciseReach` before, the moment: insulin acts
     /// more strongly then, which neither dose counts.
     case exerciseRecent(minutesAgo: Double, durationMinutes: Double)
+    /// The formula's dose, suggested (no model, or `--method formula`), takes the curve of the
+    /// settings' effects below the suspend threshold at `minute`: the insulin acts before the meal
+    /// is absorbed (a fast insulin, a large meal). The model-based rule would not dose so.
+    case formulaDosePredictedLow(dose: Double, lowest: Double, minute: Double, threshold: Double)
 
     public var code: String {
         switch self {
@@ -81,6 +85,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .raiseLimitedBySuspend: return "raise_limited_by_suspend"
         case .insulinOnBoardStated: return "stated_iob"
         case .exerciseRecent: return "exercise_recent"
+        case .formulaDosePredictedLow: return "formula_dose_predicted_low"
         }
     }
 
@@ -103,6 +108,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case let .exerciseRecent(ago, duration):
             let end = ago - duration
             return String(format: "exercise logged %.0f min ago, for %.0f min (%@): insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin", ago, duration, end > 0 ? String(format: "ended %.0f min ago", end) : "still going")
+        case let .formulaDosePredictedLow(dose, lowest, minute, threshold):
+            return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %.0f mg/dL at %.0f min, below the suspend threshold (%.0f mg/dL): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, DoseAdvisor.shown(lowest), minute, threshold)
         case let .insulinOnBoardStated(u):
             return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }
