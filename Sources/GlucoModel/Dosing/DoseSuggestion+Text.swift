@@ -62,7 +62,9 @@ extension DoseSuggestion {
         lines.append("model-based dose: " + (modelDose.map(u) ?? "none") + (method == .formula ? " (the formula was asked for)" : ""))
         if let c = curve, let low = c.glucose(bolus: InsulinUnits(decision.units ?? 0)).map(\.mgdL).min(),
            let eventual = c.glucose(bolus: InsulinUnits(decision.units ?? 0)).last?.mgdL {
-            lines.append(String(format: "with the suggestion: lowest predicted %@, eventual (at %.0f min) %@", g(low), c.minutes.last ?? 0, g(eventual)))
+            // Within 10-600 mg/dL, as the table below and the JSON show them (the effects have no floor).
+            lines.append(String(format: "with the suggestion: lowest predicted %@, eventual (at %.0f min) %@",
+                                g(DoseAdvisor.shown(low)), c.minutes.last ?? 0, g(DoseAdvisor.shown(eventual))))
         }
         if !predictions.isEmpty {
             let dose = decision.units ?? 0
