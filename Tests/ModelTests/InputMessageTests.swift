@@ -148,7 +148,7 @@ import GrammarEvolution
         let url = try nightscoutFile(stem)
         let error = try #require(throws: InputError.self) { try NightscoutImporter().importFile(at: url, options: Fixture.options) }
         #expect(error.issue.message.hasPrefix("the file does not name its patient, and its name is no usable id as it stands (patient id"))
-        #expect(error.issue.message.hasSuffix("rename the file to a pseudonymous id (its name without the extension is the id), or give one with the patient option (--patient of import-data, dose, settings and report)"))
+        #expect(error.issue.message.hasSuffix("rename the file to a pseudonymous id (its name without the extension is the id), or import it with one (import-data --patient ID) and read the store (--store)"))
         #expect(throws: InputError.self) { try PatientIDScan.patient(of: url, options: Fixture.options) }
         var options = Fixture.options
         options.patient = try PatientID("p_7")

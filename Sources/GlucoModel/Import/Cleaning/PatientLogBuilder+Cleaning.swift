@@ -84,7 +84,7 @@ extension PatientLogBuilder {
             throw InputError(location(nil, nil), error.issue.message)
         }
         summary.issues.append(ImportIssue(.warning, location(nil, nil),
-            "the file does not name a pseudonymous patient; using id '\(id)' from the file name (rename the file, or set the patient option, to choose one)"))
+            "the file does not name a pseudonymous patient; using id '\(id)' from the file name (rename the file, or import it with import-data --patient, to choose one)"))
         return id
     }
 }

@@ -12,13 +12,13 @@ extension PatientLogBuilder {
     /// `Clarity_Export_Quintanilla_Jacinta_2026-11-20` gives `Clarity_Export_2026-11-20`. Words are
     /// separated by `_`, `-`, `.` or a space; words of one letter are kept. A name still inside a
     /// word (`JacintaQ`), or nothing left, is refused too.
-    /// - Throws: `InputError` naming the file, asking for another name or the patient option
-    ///   (`train`, `predict` and `metrics` have none: a file renamed, or imported into a store, is their way).
+    /// - Throws: `InputError` naming the file, asking for another name or an import with the patient
+    ///   option (only `import-data` names a file's patient; elsewhere `--patient` chooses among those read).
     static func patientID(fromFileName file: String, scrub: [String]) throws -> PatientID {
         func refuse(_ why: String) -> InputError {
             InputError(SourceLocation(file: file), "the file does not name its patient, and \(why); "
                 + "rename the file to a pseudonymous id (its name without the extension is the id), "
-                + "or give one with the patient option (--patient of import-data, dose, settings and report)")
+                + "or import it with one (import-data --patient ID) and read the store (--store)")
         }
         let original = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         // Checked before any name is taken out: name@example.com is not name_example.com's
