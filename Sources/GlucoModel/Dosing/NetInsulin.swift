@@ -146,8 +146,9 @@ public struct NetInsulin: Sendable {
     /// Net insulin on board `minutesAhead` after grid point `t`, with no new dose:
     /// `sum_{j <= t} net[j] * R((t - j) * step + minutesAhead)`, `R` the insulin model's fraction
     /// remaining. Negative when the schedule delivered more than was given (a suspension).
-    /// At the point holding the moment the insulin was counted at, the parts of extended boluses
-    /// still to be delivered are added (in full until they are given).
+    /// At the point holding the moment the insulin was counted at, the boluses given whole count by
+    /// their exact age instead, `b_i * R(moment - t_i + minutesAhead)`, and the parts of extended
+    /// boluses still to be delivered are added (in full until they are given).
     public func onBoard(at t: Int, minutesAhead: Double = 0, model: ExponentialInsulinModel) -> InsulinUnits {
         guard t >= 0, t < perStep.count else { return InsulinUnits(0) }
         let reach = Int((model.durationMinutes / stepMinutes).rounded(.up))
