@@ -42,10 +42,16 @@ class Toolkit:
         if eaten is not None and self.has_carbs_time:
             cmd += ["--carbs-time", iso(eaten)]
         done = subprocess.run(cmd, capture_output=True, text=True)
+        # 0 a decision, 3 a refusal; anything else is the tool failing (a crash, bad input), which
+        # stops the trial: scored as a refusal it counted in the medians as meals without insulin,
+        # and a smoke run with a broken tool passed (hunt G, stop 51).
         if done.returncode not in (0, 3):
-            return Decision(units=0.0, decision="refused",
-                            reasons=(f"tool_exit_{done.returncode}",)), done.stderr.strip()
-        j = json.loads(done.stdout)
+            raise RuntimeError(f"glucomodel-predict dose exited {done.returncode} for {patient} at {iso(at)}: "
+                               f"{done.stderr.strip()[-2000:]}")
+        try:
+            j = json.loads(done.stdout)
+        except json.JSONDecodeError as error:
+            raise RuntimeError(f"glucomodel-predict dose for {patient} at {iso(at)} wrote no JSON ({error}): {done.stdout[:500]}")
         if "formula_units" in j:  # the flat schema
             reasons = tuple(r["code"] for r in j.get("reasons", []))
             return Decision(units=float(j["units"] or 0.0), decision=j["decision"], reasons=reasons,
