@@ -11,6 +11,7 @@ import argparse
 import copy
 import csv
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -18,7 +19,7 @@ from collections import Counter
 from multiprocessing import Pool
 
 from outcomes import check_finite, outcomes
-from patients import ALL, facts, write_settings
+from patients import ALL, facts, patient_id, write_settings
 from sim import seeds as trial_seeds, Log, continued, iso, make_env, run, standard_rule
 from toolkit import Toolkit, dose_decider, patient_job
 
@@ -48,16 +49,17 @@ def run_patient(job):
     run(env, args.history_days, standard_rule(name), history)
     history.write_csv(os.path.join(folder, "history.csv"))
     settings, clamped = write_settings(os.path.join(folder, "settings.json"), name, args.target)
-    say(f"{pid}: {args.history_days} history days simulated, training")
-    try:
-        tk.train(os.path.join(folder, "history.csv"), os.path.join(folder, "train"), args.horizons,
-                 args.population, args.generations, args.seed, os.path.join(folder, "train.log"))
-        trained = True
-    except RuntimeError as error:
-        # Too little usable history (e.g. a 15-minute CGM at the sensor's floor most of the time):
-        # the trainer refuses; the patient is still dosed, without models, and the run goes on.
-        say(f"{pid}: no models ({error}); dosed without them")
-        trained = False
+    trained = False
+    if "model" in args.arms or "formula" in args.arms:
+        say(f"{pid}: {args.history_days} history days simulated, training")
+        try:
+            tk.train(os.path.join(folder, "history.csv"), os.path.join(folder, "train"), args.horizons,
+                     args.population, args.generations, args.seed, os.path.join(folder, "train.log"))
+            trained = True
+        except RuntimeError as error:
+            # Too little usable history (e.g. a 15-minute CGM at the sensor's floor most of the time):
+            # the trainer refuses; the patient is still dosed, without models, and the run goes on.
+            say(f"{pid}: no models ({error}); dosed without them")
     rows = []
     for arm in args.arms:
         t0 = time.time()
@@ -66,7 +68,7 @@ def run_patient(job):
         errors, trace = [], []
         decide = standard_rule(name) if arm == "standard" else toolkit_arm(tk, pid, folder, arm, errors, trained)
         bg, insulin = run(env_arm, args.trial_days, decide, log, trace)
-        asked = [d for *_, d in trace if d is not None]
+        asked = [d for *_, ds in trace for d in ds]
         decisions = [d for d in asked if d.final]  # one per meal: its last decision
         boluses = [d.units for d in asked if d.units > 0]
         refusals = Counter(code for d in decisions if d.decision == "refused" for code in (d.reasons or ("none",)))
@@ -84,10 +86,12 @@ def run_patient(job):
         check_finite({k: v for k, v in row.items() if isinstance(v, float)})
         rows.append(row)
         with open(os.path.join(folder, f"trace-{arm}.csv"), "w") as out:
+            # Glucose to 3 decimals: results.csv is computed from these values (at 0.1, 69.96 read as 70.0).
+            # Several decisions in one step (a meal waiting and a new one) are joined by '+'.
             out.write("time,bg_mgdl,cgm_mgdl,carbs_g,bolus_u,decision,reasons\n")
-            for t, b, c, g, u, d in trace:
-                out.write(f"{iso(t)},{b:.1f},{c:.1f},{g:.0f},{u:.2f},{('recheck:' if d and d.recheck else '') + (d.decision if d else '')},"
-                          f"{' '.join(d.reasons) if d else ''}\n")
+            for t, b, c, g, u, ds in trace:
+                decided = "+".join(("recheck:" if d.recheck else "") + d.decision for d in ds)
+                out.write(f"{iso(t)},{b:.3f},{c:.3f},{g:.0f},{u:.2f},{decided},{'+'.join(' '.join(d.reasons) for d in ds)}\n")
         if errors:
             with open(os.path.join(folder, f"errors-{arm}.txt"), "w") as out:
                 out.write("\n".join(errors) + "\n")
@@ -211,13 +215,30 @@ def main():
     if unknown:
         p.error(f"unknown patients {unknown}; the simulator has {ALL[0]} ... {ALL[-1]}")
     args.arms = args.arms.split(",")
+    wrong = [a for a in args.arms if a not in ARMS]
+    if wrong:
+        p.error(f"unknown arms {wrong}; the arms are {', '.join(ARMS)}")
+    if args.history_days < 1 or args.trial_days < 1 or args.jobs < 1:
+        p.error("--history-days, --trial-days and --jobs must be 1 or more")
     args.horizons = [int(h) for h in args.horizons.split(",")]
     args.bin = os.path.abspath(args.bin)
+    Toolkit(args.bin)  # fails early when the executables are missing, before any folder is made
     os.makedirs(args.out, exist_ok=True)
-    Toolkit(args.bin)  # fails early when the executables are missing
+    # What this run writes, from an earlier run into the same folder, goes first: an interrupted
+    # run left the old results.csv beside new traces, and old models were dosed with (hunt G, stop 51).
+    stale = [n for n in ("results.csv", "summary.md", "tir.svg", "traces.svg") if os.path.exists(os.path.join(args.out, n))]
+    stale += [patient_id(n) for n in ALL if os.path.isdir(os.path.join(args.out, patient_id(n)))]
+    if stale:
+        say(f"{args.out}: removing an earlier run's {', '.join(stale)}")
+        for n in stale:
+            path = os.path.join(args.out, n)
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
     jobs = [(name, ALL.index(name), args) for name in names]
-    with Pool(args.jobs) as pool:
-        rows = [row for rows in pool.imap(run_patient, jobs) for row in rows]
+    try:
+        with Pool(args.jobs) as pool:
+            rows = [row for rows in pool.imap(run_patient, jobs) for row in rows]
+    except RuntimeError as error:
+        raise SystemExit(f"insilico: stopped: {error}")
     with open(os.path.join(args.out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
         w.writeheader()
