@@ -67,6 +67,10 @@ def continued(env, scenario_seed, sensor_seed):
     copied = copy.deepcopy(env)
     copied.scenario = RandomScenario(start_time=START, seed=scenario_seed)
     copied.sensor = CGMSensor.withName("Dexcom", seed=sensor_seed)
+    # A new sensor holds 0 until its first sample: the first trial reading averaged it in (36 mg/dL
+    # at a true 102, below the sensor's floor, in every toolkit arm's log; hunt G, stop 51). It
+    # holds the last reading instead, as the sensor on the body would.
+    copied.sensor._last_CGM = env.sensor._last_CGM
     return copied
 
 
@@ -100,7 +104,11 @@ def run(env, days, decide, log, trace=None, recheck_window=60):
     the time they ate them (`decide`'s `eaten`), for up to `recheck_window` minutes after the
     meal; the carbohydrates are logged at the time they were eaten, with the bolus that covers
     them (as a pump's bolus calculator records them) or, deferred, once the last ask is answered.
-    The standard rule never defers. Returns the true BG and the insulin delivered (U)."""
+    A new meal while an earlier one waits: the earlier is asked about first, with its own time,
+    then the new one (until stop 51 one ask for both, as eaten now, the way docs/insilico.md shows
+    to be harmful); what both asks give is one bolus. The standard rule never defers. Each trace
+    row's last field is the list of the step's decisions. Returns the true BG and the insulin
+    delivered (U)."""
     f = facts(env.patient.name)
     basal_u_per_min = f["basal_u_per_h"] / 60.0
     sample = env.sample_time
@@ -109,40 +117,35 @@ def run(env, days, decide, log, trace=None, recheck_window=60):
         log.basal.append((env.time, f["basal_u_per_h"]))
     bg, insulin = [], 0.0
     meal_grams, bolus = 0.0, 0.0
-    pending = None  # (carbs, first meal time, time to ask again)
+    pending = []  # [(carbs, meal time, time to ask again)]: meals eaten at a low, not yet covered
     for _ in range(steps):
         now = env.time
         cgm = env.CGM_hist[-1]
-        decision = None
-        ask, recheck = 0.0, False
+        # (carbs, when eaten, a re-ask): the meals waiting that are due (all of them at a new
+        # meal), then the new meal. A re-ask is about carbohydrates the log does not hold yet.
+        due = [p for p in pending if meal_grams > 0 or now >= p[2]]
+        pending = [p for p in pending if p not in due]
+        asks = [(carbs, eaten, True) for carbs, eaten, _ in due]
         if meal_grams > 0:
-            meal_time = log_time = now - timedelta(minutes=sample)
-            ask = meal_grams
-            if pending:  # a new meal while an earlier one waits: one ask for both
-                ask += pending[0]
-                meal_time = pending[1]
-                pending = None
-        elif pending and now >= pending[2]:
-            ask, meal_time, recheck = pending[0], pending[1], True
-            log_time = meal_time  # the re-ask says when they were eaten, and so does the log
-            pending = None
-        if ask > 0:
-            # A re-ask is about carbohydrates eaten at the first ask, which the log does not hold yet.
-            decision = decide(now, cgm, ask, log, eaten=meal_time if recheck else None)
+            asks.append((meal_grams, now - timedelta(minutes=sample), False))
+        decisions = []
+        for carbs, meal_time, recheck in asks:
+            decision = decide(now, cgm, carbs, log, eaten=meal_time if recheck else None)
             decision.recheck = recheck
-            bolus = decision.units
             again = decision.recheck_minutes
-            if bolus <= 0 and again and now + timedelta(minutes=again) <= meal_time + timedelta(minutes=recheck_window):
+            if decision.units <= 0 and again and now + timedelta(minutes=again) <= meal_time + timedelta(minutes=recheck_window):
                 decision.final = False
-                pending = (ask, meal_time, now + timedelta(minutes=again))
+                pending.append((carbs, meal_time, now + timedelta(minutes=again)))
             else:
-                log.carbs.append((log_time, ask))
-                if bolus > 0:
-                    log.boluses.append((now, bolus))
+                log.carbs.append((meal_time, carbs))  # when eaten, as the re-ask says
+            bolus += max(0.0, decision.units)
+            decisions.append(decision)
+        if bolus > 0:
+            log.boluses.append((now, bolus))  # one bolus for the step's asks, as one injection
         step = env.step(Action(basal=basal_u_per_min, bolus=bolus / sample))
         insulin += step.info["sample_time"] * sum(env.insulin_hist[-1:])
         if trace is not None:
-            trace.append((now, env.BG_hist[-1], env.CGM_hist[-1], meal_grams, bolus, decision))
+            trace.append((now, env.BG_hist[-1], env.CGM_hist[-1], meal_grams, bolus, decisions))
         bolus = 0.0
         meal_grams = step.info["meal"] * sample
         log.glucose.append((env.time, step.observation.CGM))
