@@ -66,6 +66,9 @@ import GrammarEvolution
         #expect(r.status == 1)
         r = try Self.run("glucomodel-train", ["--population", "1"])
         #expect(r.status == 64)
+        // No upper bound on the command line grew a run to 20 GB (hunt H, stop 51); the config file's bounds hold here too.
+        r = try Self.run("glucomodel-train", ["--population", "9223372036854775807"])
+        #expect(r.status == 64 && r.stderr.contains("--population must be 2 to 10,000,000"), "\(r.stderr)")
     }
 
     /// Before: a data folder's exports that no importer recognises (an empty file, another device's
@@ -331,6 +334,36 @@ import GrammarEvolution
                                                     "--carbs", "0"])
         #expect(r.status == 1)
         #expect(r.stderr.contains("patients found: p_a"))
+    }
+
+    /// Hunt H (stop 51): a write that fails (a full disk; here a file-size limit of 20 KiB, with
+    /// SIGXFSZ ignored so that write(2) returns EFBIG) trapped in `AtomicTextFile`: exit 132, a
+    /// backtrace, the temporary file left. Now: exit 1 naming the file, the earlier file as it was,
+    /// no temporary file.
+    @Test func aWriteThatFailsIsAnErrorNotATrap() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 2)).utf8).write(to: data)
+        let out = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let target = out.appendingPathComponent("p.csv")
+        try Data("earlier\n".utf8).write(to: target)
+        let exe = try #require(Self.executable("glucomodel-predict"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -f 20; trap '' XFSZ; exec \"$0\" \"$@\"", exe.path,
+                             "predict", data.path, "--models", models.path, "--from", "2000-01-01T00:00", "--out", target.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1, "\(stderr)")
+        #expect(stderr.contains("\(target.path): error: cannot write the file"), "\(stderr)")
+        #expect(try String(contentsOf: target, encoding: .utf8) == "earlier\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["p.csv"])
     }
 
     /// A refusal is not a success: settings without an ISF make `dose` refuse (3).

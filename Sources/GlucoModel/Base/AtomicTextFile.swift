@@ -7,6 +7,10 @@ public final class AtomicTextFile {
     let temporary: URL
     let handle: FileHandle
     var buffer: [UInt8] = []
+    /// The first write that failed (a full disk, a file-size limit): later lines are dropped, and
+    /// `commit()` throws it with the temporary file removed. Until stop 51 the write trapped
+    /// (Foundation's non-throwing `FileHandle.write`): exit 132 and a backtrace, the `.tmp` left.
+    var failure: String?
 
     /// - Parameter temporary: the file written until `commit()` (default: a hidden name with the
     ///   process id beside `url`).
@@ -32,13 +36,22 @@ public final class AtomicTextFile {
     }
 
     func flush() {
-        handle.write(Data(buffer))
+        if failure == nil {
+            do { try handle.write(contentsOf: buffer) } catch {
+                failure = (error as NSError).localizedDescription
+            }
+        }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Flushes, closes and renames the temporary file over `url`.
+    /// Flushes, closes and renames the temporary file over `url`; on a write that failed, removes the
+    /// temporary file and throws, leaving `url` as it was.
     public func commit() throws {
         flush()
+        if let failure {
+            discard()
+            throw InputError(SourceLocation(file: url.path), "cannot write the file (\(failure)); the earlier file, if any, is left as it was")
+        }
         try handle.close()
         // rename(2) replaces an existing file atomically (same directory, same file system).
         guard rename(temporary.path, url.path) == 0 else {
