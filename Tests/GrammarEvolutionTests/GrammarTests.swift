@@ -79,6 +79,9 @@ import Testing
         #expect(line("<a> ::= x | | y") == 1)                     // empty alternative
         #expect(line("<a> ::= <GECodonValue-9+1>") == 1)          // inverted range
         #expect(line("<a> ::= x[5..2]") == 1)
+        // hi - lo + 1 overflowed and trapped (hunt H, stop 51); a range beyond the expansion limit is refused on its line.
+        #expect(line("<a> ::= 1\n<b> ::= G[0..9223372036854775807]") == 2)
+        #expect(line("<a> ::= G[-9223372036854775808..0]") == 1)
         #expect(line("# only a comment") == 1)
     }
 

@@ -229,6 +229,10 @@ struct GrammarParser {
             throw error(line, "range '\(text)': expected whole numbers like x[0..37]")
         }
         guard lo <= hi else { throw error(line, "range '\(text)': \(lo) is above \(hi)") }
+        // hi - lo + 1 below must not overflow (x[0..9223372036854775807] trapped; hunt H, stop 51).
+        guard hi.subtractingReportingOverflow(lo).overflow == false, hi - lo < Self.maximumExpansion else {
+            throw error(line, "range '\(text)': more than \(Self.maximumExpansion) values")
+        }
         return .range(prefix: String(text[..<open]), lower: lo, upper: hi, suffix: String(text[text.index(after: close)...]))
     }
 
