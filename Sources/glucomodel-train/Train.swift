@@ -100,9 +100,10 @@ struct Train: ParsableCommand {
     @OptionGroup var units: GlucoseUnitsOption
 
     func validate() throws {
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if let population, population < 2 { throw ValidationError("--population must be at least 2") }
-        if let generations, generations < 0 { throw ValidationError("--generations must be 0 or more") }
+        typealias C = TrainingRunConfig
+        if let threads, !C.threadsRange.contains(threads) { throw ValidationError("--threads must be \(C.describe(C.threadsRange))") }
+        if let population, !C.populationRange.contains(population) { throw ValidationError("--population must be \(C.describe(C.populationRange))") }
+        if let generations, !C.generationsRange.contains(generations) { throw ValidationError("--generations must be \(C.describe(C.generationsRange))") }
         if let terms, !(1...10).contains(terms) { throw ValidationError("--terms must be 1 to 10") }
         if let ensemble, !(1...100).contains(ensemble) { throw ValidationError("--ensemble must be 1 to 100") }
         if let arxRidge, ARXRidge(text: arxRidge) == nil { throw ValidationError("--arx-ridge must be auto or a number from 0 to 1") }

@@ -62,6 +62,21 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public static let defaultSeed: UInt64 = 1
     public static let defaultGrammar = "glucose-symbolic"
     public static var defaultPopulation: Int { TrainingOptions.defaultEvolution.populationSize }
+
+    /// What a run takes, from a config file or the command line alike (the command line had no
+    /// upper bound: `--population 9223372036854775807` grew to 20 GB before it was killed; hunt H, stop 51).
+    public static let populationRange = 2...10_000_000
+    public static let generationsRange = 0...10_000_000
+    public static let threadsRange = 1...4096
+
+    /// `2 to 10,000,000`, for messages.
+    public static func describe(_ range: ClosedRange<Int>) -> String {
+        func grouped(_ n: Int) -> String {
+            let digits = String(n)
+            return digits.enumerated().map { i, c in (i > 0 && (digits.count - i) % 3 == 0 ? "," : "") + String(c) }.joined()
+        }
+        return "\(grouped(range.lowerBound)) to \(grouped(range.upperBound))"
+    }
     public static var defaultGenerations: Int { TrainingOptions.defaultEvolution.generations }
     public static var defaultTerms: Int { TrainingOptions.defaultTerms }
     public static var defaultEnsemble: Int { TrainingOptions.defaultEnsemble }
@@ -192,10 +207,12 @@ extension TrainingRunConfig {
         }
         func integer(_ range: ClosedRange<Int>, _ what: String) throws -> Int {
             guard case let .number(v) = value else { throw badNumber("a number (\(what))") }
-            guard v == v.rounded(), v >= Double(range.lowerBound), v <= Double(range.upperBound) else {
+            // `Int(exactly:)`: 2^63 passed `v <= Double(Int.max)` (which is 2^63) and `Int(v)` trapped
+            // (hunt H, stop 51); now it is refused as any number out of range.
+            guard let exact = Int(exactly: v), range.contains(exact) else {
                 throw bad(what)
             }
-            return Int(v)
+            return exact
         }
         func bool() throws -> Bool {
             guard case let .bool(b) = value else { throw bad("true or false") }
@@ -257,8 +274,8 @@ extension TrainingRunConfig {
                 return Int(v)
             })
         case "out": out = try string()
-        case "population": population = try integer(2...10_000_000, "a population of 2 or more")
-        case "generations": generations = try integer(0...10_000_000, "a number of generations, 0 or more")
+        case "population": population = try integer(Self.populationRange, "a population of \(Self.describe(Self.populationRange))")
+        case "generations": generations = try integer(Self.generationsRange, "a number of generations, \(Self.describe(Self.generationsRange))")
         case "terms": terms = try integer(1...10, "a number of evolved terms, 1 to 10")
         case "ensemble": ensemble = try integer(1...100, "a number of searches, 1 to 100")
         case "curves": curves = try named(FeatureCurves.init(rawValue:), FeatureCurves.allCases.map(\.rawValue).joined(separator: ", "))
@@ -280,7 +297,7 @@ extension TrainingRunConfig {
             case let .string(s) where UInt64(s) != nil: seed = UInt64(s)
             default: throw bad("a whole number from 0, as a string from 2^52 (4503599627370496) on")
             }
-        case "threads": threads = try integer(1...4096, "a thread count of 1 or more")
+        case "threads": threads = try integer(Self.threadsRange, "a thread count of \(Self.describe(Self.threadsRange))")
         case "grammar": grammar = try string()
         case "fitness": fitness = try named(TrainingFitness.init(rawValue:), TrainingFitness.allCases.map(\.rawValue).joined(separator: ", "))
         case "base": base = try named(ModelBase.init(rawValue:), "arx or none")
