@@ -11,6 +11,8 @@ public enum BenchmarkSettingsError: Error, Equatable, CustomStringConvertible {
     case notPositive(option: String, value: Int)
     case nodeRange(minimum: Int, maximum: Int)
     case unknownOperator(String)
+    /// `--operators ""` or `","`: no operator to build expressions from (it trapped; hunt H, stop 51).
+    case noOperators
     /// The largest lag of the expressions reaches back past every row: nothing to evaluate.
     case lagBeyondRows(lag: Int, rows: Int)
     /// A generated expression nests deeper than an expression file may (`Program.maximumNesting`):
@@ -22,6 +24,8 @@ public enum BenchmarkSettingsError: Error, Equatable, CustomStringConvertible {
         case let .notPositive(option, value): return "\(option) must be at least 1 (got \(value))"
         case let .nodeRange(minimum, maximum):
             return "--min-nodes (\(minimum)) must be at least 1 and at most --max-nodes (\(maximum))"
+        case .noOperators:
+            return "--operators names no operator; expected a comma-separated list of + - * / pdiv aq min max sin cos exp log sqrt square neg"
         case let .unknownOperator(name):
             return "unknown operator '\(name)'; expected a comma-separated list of + - * / pdiv aq min max sin cos exp log sqrt square neg"
         case let .lagBeyondRows(lag, rows):
@@ -81,11 +85,13 @@ public enum EvaluatorBenchmark {
     /// Parses an operator list such as `+,-,*,/,aq,sin` (names as in infix text).
     public static func operations(_ list: String) throws(BenchmarkSettingsError) -> [GrammarEvolution.Operation] {
         let symbols: [String: GrammarEvolution.Operation] = ["+": .add, "-": .sub, "*": .mul, "/": .div, "neg": .neg]
-        return try list.split(separator: ",").map { (name: Substring) throws(BenchmarkSettingsError) -> GrammarEvolution.Operation in
+        let operations = try list.split(separator: ",").map { (name: Substring) throws(BenchmarkSettingsError) -> GrammarEvolution.Operation in
             let n = name.trimmingCharacters(in: .whitespaces)
             guard let op = symbols[n] ?? GrammarEvolution.Operation.functions[n] else { throw .unknownOperator(n) }
             return op
         }
+        guard !operations.isEmpty else { throw .noOperators }
+        return operations
     }
 
     /// `count` random expressions of `minNodes...maxNodes` nodes over `columns` columns.

@@ -91,6 +91,9 @@ import EvaluatorBenchmarking
         }
         #expect(try EvaluatorBenchmark.randomExpressions(count: 2, minNodes: 300, maxNodes: 300, operations: [.add, .mul], columns: 2, seed: 1).count == 2)
         #expect(throws: BenchmarkSettingsError.unknownOperator("tan")) { try EvaluatorBenchmark.operations("+,tan") }
+        // An empty list trapped in the generator (hunt H, stop 51).
+        #expect(throws: BenchmarkSettingsError.noOperators) { try EvaluatorBenchmark.operations("") }
+        #expect(throws: BenchmarkSettingsError.noOperators) { try EvaluatorBenchmark.operations(",") }
         #expect(try EvaluatorBenchmark.operations("+,-,*,/,aq,sin") == [.add, .sub, .mul, .div, .aq, .sin])
         let table = try! EvaluatorBenchmark.randomTable(rows: 10, columns: 2, seed: 1)
         #expect(throws: BenchmarkSettingsError.notPositive(option: "--threads", value: 0)) {
