@@ -59,6 +59,11 @@ struct ReportPartsTests: HandPredictions {
         #expect(try ReportPeriod.resolve(log: log, from: from, to: to) == DateInterval(start: from, end: to))
         #expect(throws: ReportError.emptyPeriod(Self.patient, from: to, to: from)) { try ReportPeriod.resolve(log: log, from: to, to: from) }
         #expect(throws: ReportError.noGlucose(Self.patient)) { try ReportPeriod.resolve(log: PatientLog(patient: Self.patient)) }
+        // Ten years (3,660 days) at most: 1990 to 9999 ran for ten minutes (hunt H, stop 51).
+        let tenYears = from.addingTimeInterval(3_660 * 86_400)
+        #expect(try ReportPeriod.resolve(log: log, from: from, to: tenYears).duration == 3_660 * 86_400)
+        let far = tenYears.addingTimeInterval(1)
+        #expect(throws: ReportError.periodTooLong(Self.patient, from: from, to: far)) { try ReportPeriod.resolve(log: log, from: from, to: far) }
     }
 
     @Test func parsesCommandLineTimes() {

@@ -4,6 +4,9 @@ import Foundation
 public enum ReportPeriod {
     /// The consensus report length (Battelino et al. 2019): 14 days.
     public static let defaultDays = 14
+    /// The longest period a report covers: ten years. Its work grows with the period's days, not
+    /// the data's (`--from 1990-01-01 --to 9999-12-31` ran for ten minutes; hunt H, stop 51).
+    public static let maximumDays = 3_660
 
     /// The period of a report: from `from` to `to` when given; otherwise the last `days` days
     /// of the log's glucose readings (ending one reading interval, 5 min, after the newest
@@ -18,6 +21,9 @@ public enum ReportPeriod {
         let end = to ?? last.addingTimeInterval(GlucoseSeries.defaultInterval)
         let start = from ?? max(first, end.addingTimeInterval(-Double(max(1, days)) * 86_400))
         guard start < end else { throw ReportError.emptyPeriod(log.patient, from: start, to: end) }
+        guard end.timeIntervalSince(start) <= Double(maximumDays) * 86_400 else {
+            throw ReportError.periodTooLong(log.patient, from: start, to: end)
+        }
         return DateInterval(start: start, end: end)
     }
 
@@ -34,12 +40,15 @@ public enum ReportError: Error, CustomStringConvertible, Equatable {
     case noGlucose(PatientID)
     case emptyPeriod(PatientID, from: Date, to: Date)
     case noReadingsInPeriod(PatientID, from: Date, to: Date)
+    case periodTooLong(PatientID, from: Date, to: Date)
 
     public var description: String {
         switch self {
         case let .noGlucose(p): return "\(p): no glucose readings in the data; nothing to report"
         case let .emptyPeriod(p, from, to):
             return "\(p): the report period is empty (from \(from.iso8601) is not before to \(to.iso8601)); check --from/--to"
+        case let .periodTooLong(p, from, to):
+            return "\(p): the report period from \(from.iso8601) to \(to.iso8601) is longer than \(ReportPeriod.maximumDays) days (ten years); choose a shorter --from/--to"
         case let .noReadingsInPeriod(p, from, to):
             return "\(p): no glucose readings from \(from.iso8601) to \(to.iso8601); choose a period the data covers"
         }
