@@ -73,6 +73,9 @@ def main():
     p.add_argument("--patients", default="all")
     args = p.parse_args()
     names = ALL if args.patients == "all" else args.patients.split(",")
+    unknown = [n for n in names if n not in ALL]
+    if unknown:
+        p.error(f"unknown patients {unknown}; the simulator has {ALL[0]} ... {ALL[-1]}")
     args.bin, args.old_bin = os.path.abspath(args.bin), os.path.abspath(args.old_bin)
     os.makedirs(args.out, exist_ok=True)
     with Pool(args.jobs) as pool:
