@@ -19,15 +19,17 @@ public enum BenchmarkSettingsError: Error, Equatable, CustomStringConvertible {
     /// long chains of functions of one argument.
     case generatedTooDeep(maximumNodes: Int)
 
+    static let operatorList = "expected a comma-separated list of + - * / pdiv aq min max sin cos exp log sqrt square neg"
+
     public var description: String {
         switch self {
         case let .notPositive(option, value): return "\(option) must be at least 1 (got \(value))"
         case let .nodeRange(minimum, maximum):
             return "--min-nodes (\(minimum)) must be at least 1 and at most --max-nodes (\(maximum))"
         case .noOperators:
-            return "--operators names no operator; expected a comma-separated list of + - * / pdiv aq min max sin cos exp log sqrt square neg"
+            return "--operators names no operator; \(Self.operatorList)"
         case let .unknownOperator(name):
-            return "unknown operator '\(name)'; expected a comma-separated list of + - * / pdiv aq min max sin cos exp log sqrt square neg"
+            return "unknown operator '\(name)'; \(Self.operatorList)"
         case let .lagBeyondRows(lag, rows):
             return "an expression reads lag \(lag), which reaches back past all \(rows) rows; expected lags below \(rows)"
         case let .generatedTooDeep(maximum):

@@ -200,10 +200,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             let others = count > 1 ? " (and \(Plural.of(count - 1, "other")) in that time)" : ""
             let hours = Plural.of(Int((duration / 60).rounded(.up)), "hour")
             if let amount = skipped.conflictingAmount {
-                var digits = formatNumber(amount, decimals: 3)
-                while digits.hasSuffix("0") { digits.removeLast() }
-                if digits.hasSuffix(".") { digits.removeLast() }
-                let value = digits + (skipped.kind == .bolus ? " U" : " U/h")
+                let value = SettingsEstimate.number(amount, 3) + (skipped.kind == .bolus ? " U" : " U/h")
                 return "\(what) of \(value) at \(time(skipped.time)) (\(skipped.location)) was dropped at import\(others): the file "
                     + "holds another \(skipped.noun.one) at the same instant with another amount, and the first was kept. Two given "
                     + "together (a meal bolus and a correction), or one written twice with a correction? Within the insulin's \(hours) "

@@ -333,20 +333,13 @@ extension PatientLog {
             }
             return times.contains { abs($0.timeIntervalSince(skipped.time)) <= window }
         }
-        // A record dropped beside another at its instant: held when a kept one has its amount (a
+        // A record dropped beside another at its instant is held only by a kept one of its amount (a
         // corrected file, the two boluses a second apart, imported again), not by the one kept.
-        if let amount = skipped.conflictingAmount {
-            func same(_ value: Double) -> Bool { abs(value - amount) < 1e-9 }
-            switch skipped.kind {
-            case .bolus: return near(boluses.lazy.filter { same($0.dose.units) }.map(\.time))
-            case .temporaryBasal: return near(temporaryBasals.lazy.filter { same($0.rate.unitsPerHour) }.map(\.start))
-            default: return false
-            }
-        }
+        func amount(_ value: Double) -> Bool { skipped.conflictingAmount.map { abs(value - $0) < 1e-9 } ?? true }
         switch skipped.kind {
-        case .bolus: return near(boluses.lazy.map(\.time))
+        case .bolus: return near(boluses.lazy.filter { amount($0.dose.units) }.map(\.time))
         case .basal: return near(basalRates.lazy.map(\.start))
-        case .temporaryBasal: return near(temporaryBasals.lazy.map(\.start))
+        case .temporaryBasal: return near(temporaryBasals.lazy.filter { amount($0.rate.unitsPerHour) }.map(\.start))
         case .basalInjection: return near(basalInjections.lazy.map(\.time))
         default: return false
         }

@@ -95,11 +95,12 @@ public struct NetInsulin: Sendable {
         perStep = zip(given, planned).map { $0 - $1 }
         stepMinutes = series.step / 60
         if let moment {
-            func whole(_ b: Bolus) -> Bool { b.type == .normal || (b.end ?? b.time) <= b.time }
-            let exact = delivered.boluses.filter { whole($0) && $0.time <= moment && grid.bin($0.time.timeIntervalSince1970) != nil }
+            // Given whole by the moment; the rest (extended parts) stays on the grid.
+            func exact(_ b: Bolus) -> Bool { (b.type == .normal || (b.end ?? b.time) <= b.time) && b.time <= moment }
             var rest = delivered
-            rest.boluses = delivered.boluses.filter { !(whole($0) && $0.time <= moment) }
-            exactBoluses = exact.map { ($0.time.timeIntervalSince1970, $0.dose.units) }
+            rest.boluses.removeAll(where: exact)
+            exactBoluses = delivered.boluses.filter { exact($0) && grid.bin($0.time.timeIntervalSince1970) != nil }
+                .map { ($0.time.timeIntervalSince1970, $0.dose.units) }
             momentSeconds = moment.timeIntervalSince1970
             perStepWithoutExact = zip(grid.insulin(rest, dualShare: dualShare), planned).map { $0 - $1 }
         } else {
@@ -153,7 +154,7 @@ public struct NetInsulin: Sendable {
         guard t >= 0, t < perStep.count else { return InsulinUnits(0) }
         let reach = Int((model.durationMinutes / stepMinutes).rounded(.up))
         var sum = 0.0
-        let atMoment = t == momentPoint && momentSeconds != nil
+        let atMoment = t == momentPoint
         let steps = atMoment ? perStepWithoutExact : perStep
         for j in max(0, t - reach)...t where steps[j] != 0 {
             sum += steps[j] * model.fractionRemaining(after: Double(t - j) * stepMinutes + minutesAhead)

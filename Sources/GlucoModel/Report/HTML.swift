@@ -102,9 +102,7 @@ public struct ReportClock: Sendable {
             let q = parts(d.addingTimeInterval(shift))
             return q.day == p.day && q.hour == p.hour && q.minute == p.minute
         }
-        guard same else { return text }
-        let seconds = timeZone.secondsFromGMT(for: d)
-        return text + String(format: " (%@%02d:%02d)", seconds < 0 ? "-" : "+", abs(seconds) / 3600, abs(seconds) % 3600 / 60)
+        return same ? text + " (\(timeZone.offsetText(at: d)))" : text
     }
 
     /// `2026-01-15 13:05`

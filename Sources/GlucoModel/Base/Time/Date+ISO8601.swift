@@ -14,6 +14,14 @@ extension Date {
     }
 }
 
+extension TimeZone {
+    /// The zone's offset from UTC at `date` as ISO 8601 writes it: `+02:00`, `-05:30`.
+    public func offsetText(at date: Date) -> String {
+        let seconds = secondsFromGMT(for: date)
+        return String(format: "%@%02d:%02d", seconds < 0 ? "-" : "+", abs(seconds) / 3600, abs(seconds) % 3600 / 60)
+    }
+}
+
 extension ISO8601DateFormatter {
     /// A shared UTC formatter. `ISO8601DateFormatter` is thread-safe for formatting.
     nonisolated(unsafe) static let shared: ISO8601DateFormatter = {

@@ -61,12 +61,8 @@ public enum TimeArgument {
             case .unique: break
             case .gap: throw ParseError.skippedLocalTime(option: option, text: text, zone: timeZone.identifier)
             case let .repeated(first, second):
-                func offset(_ d: Date) -> String {
-                    let seconds = timeZone.secondsFromGMT(for: d)
-                    return String(format: "%@%02d:%02d", seconds < 0 ? "-" : "+", abs(seconds) / 3600, abs(seconds) % 3600 / 60)
-                }
                 throw ParseError.repeatedLocalTime(option: option, text: text, zone: timeZone.identifier,
-                                                   first: text + offset(first), second: text + offset(second))
+                                                   first: text + timeZone.offsetText(at: first), second: text + timeZone.offsetText(at: second))
             }
         }
         return resolver.resolve(written.local).date
