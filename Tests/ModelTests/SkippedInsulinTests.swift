@@ -464,5 +464,12 @@ import Testing
         #expect(!report.html.contains("Jane_Doe"))
         #expect(try PatientReport(log: ReportFixture.data.log, models: ReportFixture.models, period: period).notes
             .allSatisfy { !$0.hasPrefix("Insulin records skipped") })
+        // A bolus dropped beside another at its instant (stop 51) says so: its amount was read,
+        // which of the two was given was not.
+        log.skippedInsulin = [SkippedInsulin(kind: .bolus, time: period.start.addingTimeInterval(7200), location: place, conflictingAmount: 3)]
+        let dropped = try PatientReport(log: log, models: ReportFixture.models, period: period)
+        #expect(dropped.notes.contains { $0.hasPrefix("Insulin records skipped at import in this period: 1 bolus (the first a bolus at "
+            + "2026-01-15 02:00), 1 of them dropped beside another of another amount at the same instant (both given, or one "
+            + "written twice?). Their amounts are unknown") }, "\(dropped.notes)")
     }
 }

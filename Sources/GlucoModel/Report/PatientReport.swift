@@ -129,12 +129,15 @@ public struct PatientReport: Sendable {
             if let i = counts.firstIndex(where: { $0.noun == s.noun }) { counts[i].count += 1 } else { counts.append((s.noun, 1)) }
         }
         let ahead = skipped.filter(\.datedAfterImport).count, unread = skipped.filter { $0.unreadTime != nil }.count
+        let conflicting = skipped.filter { $0.conflictingAmount != nil }.count
         let first = skipped.first { $0.unreadTime == nil }
         return "Insulin records skipped at import in this period: "
             + counts.map { Plural.of($0.count, $0.noun.one, plural: $0.noun.many) }.joined(separator: ", ")
             + (first.map { " (the first a \($0.noun.one) at \(clock.dateTime($0.time)))" } ?? "")
             + (ahead > 0 ? ", \(ahead) of them dated after their import (a device clock running ahead)" : "")
             + (unread > 0 ? ", \(unread) of them with a time that could not be read" : "")
+            + (conflicting > 0 ? ", \(conflicting) of them dropped beside another of another amount at the same instant "
+                + "(both given, or one written twice?)" : "")
             + ". Their amounts are unknown: the predictions after them read no insulin there, and a dose asked for within "
             + "the insulin's action after one is refused. Correct them in the exported files and import the files again."
     }
