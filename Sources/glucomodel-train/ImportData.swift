@@ -61,13 +61,7 @@ struct ImportData: ParsableCommand {
         // Several files per transaction (`ImportBatchLimits.standard`), each still all or nothing;
         // a file's lines are printed once its batch is committed.
         try db.importFiles(try expandingFolders(options: options)) { path in
-            let url = URL(fileURLWithPath: path)
-            guard let type = try format.map(ImportFormats.named) ?? ImportFormats.detect(url),
-                  let importer = ImportFormats.importer(type) else {
-                throw InputError(SourceLocation(file: path, line: 1),
-                                  "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", "))); name one with --format")
-            }
-            return PreparedImport(url: url, importer: importer, options: options)
+            try PreparedImport(url: URL(fileURLWithPath: path), format: format, options: options)
         } committed: { results in
             for (path, result) in results {
                 do {

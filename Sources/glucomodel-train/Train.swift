@@ -161,7 +161,9 @@ struct Train: ParsableCommand {
         }
         let merged = file.overridden(by: try commandLine())
         if merged.data?.isEmpty == false, merged.store != nil { throw ValidationError("give DATA or --store, not both") }
-        if let zone = merged.timeZone, TimeZone(identifier: zone) == nil { throw ValidationError("--time-zone: unknown time zone '\(zone)'") }
+        if let zone = merged.timeZone {
+            do { _ = try TimeArgument.timeZone(named: zone) } catch { throw ValidationError("--time-zone: \(error)") }
+        }
         return merged
     }
 

@@ -141,6 +141,9 @@ import Testing
             }
         }
         #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--time-zone", "Mars/Olympus"]) }
+        // train took only IANA names, though its help (the shared option) offers +01:00 (hunt N, stop 52).
+        #expect(try glucomodel_train.Train.parse(["d", "--time-zone", "+01:00"]).runConfig().timeZone == "+01:00")
+        #expect(throws: (any Error).self) { try glucomodel_train.Train.parse(["d", "--time-zone", "Mars/Olympus"]).runConfig() }
         let predict = try Predict.parse(["a.csv", "--models", "m", "--time-zone", "Europe/Madrid", "--from", "2026-01-05T08:00"])
         // 08:00 in Madrid in January (CET, UTC+1) is 07:00 UTC.
         #expect(try predict.period().0 == Date(timeIntervalSince1970: 1_767_596_400))

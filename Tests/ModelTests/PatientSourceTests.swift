@@ -29,7 +29,7 @@ import Testing
         let store = try PatientStore(path: path)
         for url in files {
             let type = try #require(try ImportFormats.detect(url))
-            let importer = try #require(ImportFormats.importer(type))
+            let importer = ImportFormats.importer(type)
             _ = try store.importFile(url, importer: importer, options: options)
         }
         return path

@@ -54,10 +54,7 @@ import Testing
 
     /// The format of `url` as import-data detects it (a file in none fails).
     func prepare(_ url: URL) throws -> PreparedImport {
-        guard let type = try ImportFormats.detect(url), let importer = ImportFormats.importer(type) else {
-            throw InputError(SourceLocation(file: url.path, line: 1), "the file is in none of the known formats")
-        }
-        return PreparedImport(url: url, importer: importer, options: options)
+        try PreparedImport(url: url, format: nil, options: options)
     }
 
     /// One transaction per file, as import-data did before batches.
@@ -181,6 +178,27 @@ import Testing
         #expect(failedRows == 0)
         // The run ids are those of one transaction per file (a failed file's run row is rolled back).
         #expect(try batched.importRuns().map(\.id) == [1, 2, 3])
+    }
+
+    /// A file imported with a format its content is not (`import-data --format ohio-xml` on a
+    /// GlucoModel CSV) fails saying so, as every other reader does: import-data chose its importer
+    /// itself and said only "malformed XML: the document is empty" (hunt N, stop 52).
+    @Test func aNamedFormatTheContentIsNotSaysSo() throws {
+        let (store, dir) = try freshStore()
+        var r = SplitMix64(seed: 3)
+        let csv = dir.appendingPathComponent("day.csv")
+        try Data(Self.day(&r, patient: "bp0", day: 0).utf8).write(to: csv)
+        var outcomes: [Outcome] = [], prepared = 0
+        try store.importFiles([csv, csv]) { url in
+            prepared += 1
+            return try PreparedImport(url: url, format: prepared == 1 ? "ohio-xml" : nil, options: options)
+        } committed: { results in
+            outcomes += results.map { Outcome($0.1) }
+        }
+        guard case let .failed(message) = outcomes.first else { Issue.record("\(outcomes)"); return }
+        #expect(message.contains("the file's content is glucomodel-csv's, not ohio-xml's"), "\(message)")
+        #expect(outcomes.count == 2 && !outcomes[1].isFailure)
+        #expect(throws: InputError.self) { try PreparedImport(url: csv, format: "dexcom", options: options) }
     }
 
     /// A run stopped inside a batch (as a kill would) leaves the store as the last committed batch

@@ -34,7 +34,7 @@ public enum ImportFormats {
     public static var names: [String] { all.map { $0.formatName } }
 
     /// A new importer of `type`.
-    public static func importer(_ type: any PatientDataImporter.Type) -> (any PatientDataImporter)? {
+    public static func importer(_ type: any PatientDataImporter.Type) -> any PatientDataImporter {
         type.init()
     }
 
@@ -90,16 +90,16 @@ public enum ImportFormats {
         } else if let format {
             type = named(format)
             if type == nil {
-                throw InputError(SourceLocation(file: url.lastPathComponent),
+                throw InputError(SourceLocation(file: url.path),
                                   "unknown format '\(format)'; expected one of \(names.joined(separator: ", "))")
             }
         } else {
             type = try detect(url)
         }
-        guard let type, let importer = importer(type) else {
-            throw InputError(SourceLocation(file: url.lastPathComponent, line: 1),
+        guard let type else {
+            throw InputError(SourceLocation(file: url.path, line: 1),
                               "the file is in none of the known formats; choose one of \(names.joined(separator: ", ")) with the format option")
         }
-        return importer
+        return importer(type)
     }
 }

@@ -319,13 +319,13 @@ public struct NightlyScorer {
         var progress = Progress(interval: progressInterval, total: files.count, what: "inbox files", verb: "read")
         try store.importFiles(files) { url in
             progress.tick(message)
-            guard let type = try ImportFormats.detect(url), let importer = ImportFormats.importer(type) else {
+            guard let type = try ImportFormats.detect(url) else {
                 throw InputError(SourceLocation(file: url.path, line: 1),
                                   "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))")
             }
             var options = settings.importOptions
             if settings.patientFolders, let patient = try patientFolder(of: url) { options.patient = patient }
-            return PreparedImport(url: url, importer: importer, options: options)
+            return PreparedImport(url: url, importer: ImportFormats.importer(type), options: options)
         } committed: { results in
             for (url, result) in results {
                 do {

@@ -25,11 +25,23 @@ public struct PreparedImport {
     public var url: URL
     public var importer: any PatientDataImporter
     public var options: ImportOptions
+    /// The format the user named for the file (`--format`), or nil: a file whose content is another
+    /// format's then fails saying so (`ImportFormats.hintingAtContent`).
+    public var namedFormat: String?
 
-    public init(url: URL, importer: any PatientDataImporter, options: ImportOptions) {
+    public init(url: URL, importer: any PatientDataImporter, options: ImportOptions, namedFormat: String? = nil) {
         self.url = url
         self.importer = importer
         self.options = options
+        self.namedFormat = namedFormat
+    }
+
+    /// `url` read by the importer named `format`, or the mapped CSV's when `options` has a column
+    /// mapping, or the one its content shows (`ImportFormats`' choice, as every other reader makes it).
+    /// - Throws: `InputError` for an unknown format name or a file in none of the known formats.
+    public init(url: URL, format: String?, options: ImportOptions) throws {
+        self.init(url: url, importer: try ImportFormats.importer(for: url, format: format, options: options),
+                  options: options, namedFormat: format)
     }
 }
 
@@ -103,7 +115,9 @@ extension PatientStore {
                         && (results.isEmpty || Date().timeIntervalSince(began) < limits.seconds) {
                     let result = Result { () throws -> StoreImportOutcome in
                         let file = try prepare(items[end])
-                        return try importOne(file.url, importer: file.importer, options: file.options, db: db)
+                        return try ImportFormats.hintingAtContent(file.url, format: file.namedFormat) {
+                            try importOne(file.url, importer: file.importer, options: file.options, db: db)
+                        }
                     }
                     // A store SQLite cannot write fails every file alike: the run stops with it.
                     if case let .failure(error) = result, StoreFileError.isReadOnly(error) { throw Stopped(underlying: error) }

@@ -263,7 +263,9 @@ extension TrainingRunConfig {
         case "date-order": dateOrder = try named(DateOrder.init(rawValue:), "dmy or mdy")
         case "time-zone":
             let name = try string()
-            guard TimeZone(identifier: name) != nil else { throw bad("an IANA time zone name like Europe/Madrid") }
+            guard (try? TimeArgument.timeZone(named: name)) != nil else {
+                throw bad("an IANA time zone name like Europe/Madrid, or a fixed offset like +01:00")
+            }
             timeZone = name
         case "horizons":
             guard case let .array(items) = value, !items.isEmpty else { throw bad("a list of positive minutes like [30, 60]") }
