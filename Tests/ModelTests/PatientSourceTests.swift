@@ -97,14 +97,17 @@ import Testing
             p_overlap,2026-01-05T08:05:00Z,glucose,104,mg/dL,,cgm,,
             p_overlap,2026-01-05T08:10:00Z,glucose,108,mg/dL,,cgm,,
             p_overlap,2026-01-05T08:10:00Z,bolus,2,U,,normal,,
+            p_overlap,2026-01-05T08:15:00Z,bolus,6.1,U,,normal,,
 
             """
-        // b: the same 08:00 reading, 08:05 and the bolus with other values, 08:10 a finger stick (another event).
+        // b: the same 08:00 reading, 08:05 and the bolus with other values, 08:10 a finger stick (another
+        // event), 08:15 the same bolus as a JavaScript uploader writes 6.1 (one value, not a conflict).
         let b = header + """
             p_overlap,2026-01-05T08:00:00Z,glucose,100,mg/dL,,cgm,,
             p_overlap,2026-01-05T08:05:00Z,glucose,134,mg/dL,,cgm,,
             p_overlap,2026-01-05T08:10:00Z,glucose,120,mg/dL,,finger,,
             p_overlap,2026-01-05T08:10:00Z,bolus,2.5,U,,normal,,
+            p_overlap,2026-01-05T08:15:00Z,bolus,6.1000000000000005,U,,normal,,
 
             """
         // c: another day, no record shared.
@@ -128,6 +131,17 @@ import Testing
         let store = try PatientStore(path: try store(with: try CohortLoader.files([dir.path])))
         let runs = try store.importRuns()
         #expect(runs.map { $0.summary.adjusted["record differing from one an earlier import stored (the stored one kept)"] ?? 0 } == [0, 2, 0])
+        // The bolus b's file holds with another amount is left out of the insulin on board, as a
+        // file's own conflicting duplicate is: kept as skipped insulin, so a dose near it is refused.
+        // Before, it was dropped silently and the dose rested on whichever file came first (hunt M, stop 52).
+        let bPath = dir.appendingPathComponent("b.csv").path
+        let fromFiles = try #require(loaded.patients.first?.log.skippedInsulin)
+        #expect(fromFiles == [SkippedInsulin(kind: .bolus, time: Fixture.date("2026-01-05T08:10:00Z"), location: SourceLocation(file: bPath, line: 5),
+                                             conflictingAmount: 2.5, keptFrom: "a file read before (\(aPath))")])
+        let fromStore = try store.log(for: PatientID("p_overlap")).skippedInsulin
+        #expect(fromStore.map(\.conflictingAmount) == [2.5] && fromStore.map(\.keptFrom) == ["an earlier import"])
+        #expect(fromStore.map(\.location.line) == [5])
+        #expect(loaded.patients.first?.log.boluses.map(\.dose.units) == [2, 6.1])
     }
 
     @Test func mergeKeepsTheFirstRecordOfEachEvent() throws {

@@ -201,6 +201,13 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             let hours = Plural.of(Int((duration / 60).rounded(.up)), "hour")
             if let amount = skipped.conflictingAmount {
                 let value = SettingsEstimate.number(amount, 3) + (skipped.kind == .bolus ? " U" : " U/h")
+                if let other = skipped.keptFrom {
+                    return "\(what) of \(value) at \(time(skipped.time)) (\(skipped.location)) is not in the log\(others): \(other) "
+                        + "holds another \(skipped.noun.one) at the same instant with another amount, and that one was kept. A file "
+                        + "corrected since, or two given together? Within the insulin's \(hours) of action the insulin on board is "
+                        + "unknown, and a dose could stack on it. Keep the right file only (import-data --forget the other, or leave "
+                        + "it out of --data), or write two given together a second apart"
+                }
                 return "\(what) of \(value) at \(time(skipped.time)) (\(skipped.location)) was dropped at import\(others): the file "
                     + "holds another \(skipped.noun.one) at the same instant with another amount, and the first was kept. Two given "
                     + "together (a meal bolus and a correction), or one written twice with a correction? Within the insulin's \(hours) "

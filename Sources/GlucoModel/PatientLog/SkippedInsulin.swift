@@ -23,6 +23,9 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     /// U/h for a temporary basal). Two boluses given together, or one written twice with a
     /// correction? The kept one does not say, so the insulin on board is unknown.
     public var conflictingAmount: Double?
+    /// Set when the record kept at that instant came from another source than this record's file:
+    /// where it is ("an earlier import", "a file read before (a.csv)"). Nil for one file's own two.
+    public var keptFrom: String?
 
     /// The bounds of a time that could not be read, from the rows around the record.
     public struct UnreadTime: Hashable, Sendable, Codable {
@@ -39,9 +42,9 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     }
 
     public init(kind: RecordKind, time: Date, location: SourceLocation, datedAfterImport: Bool = false,
-                unreadTime: UnreadTime? = nil, conflictingAmount: Double? = nil) {
+                unreadTime: UnreadTime? = nil, conflictingAmount: Double? = nil, keptFrom: String? = nil) {
         self.kind = kind; self.time = time; self.location = location; self.datedAfterImport = datedAfterImport
-        self.unreadTime = unreadTime; self.conflictingAmount = conflictingAmount
+        self.unreadTime = unreadTime; self.conflictingAmount = conflictingAmount; self.keptFrom = keptFrom
     }
 
     /// The latest the record can be: `time`, or `unreadTime.latest` when its time was not read.

@@ -123,7 +123,12 @@ public enum CohortLoader {
         // Merged once per patient at the end (`PatientLog.merging(_:)`): merging file by file was
         // quadratic in the files (a thousand daily exports took a dose ask 46 s).
         for (id, list) in logs { byPatient[id]?.log = PatientLog.merging(list) }
-        for files in read.values { FileConflicts.report(files, into: &summaries) }
+        for (id, files) in read {
+            let skipped = FileConflicts.report(files, into: &summaries)
+            if !skipped.isEmpty, let log = byPatient[id]?.log {
+                byPatient[id]?.log.skippedInsulin = SkippedInsulin.ordered(log.skippedInsulin + skipped)
+            }
+        }
         return (byPatient.values.sorted { $0.patient < $1.patient }, summaries, failures)
     }
 }

@@ -8,8 +8,12 @@ import Foundation
 enum FileConflicts {
     /// Notes, in `summaries[file.summary]` of each file after the first, its conflicts with the files
     /// before it (`files` of one patient, in the order they were read).
-    static func report(_ files: [(result: ImportResult, summary: Int, path: String)], into summaries: inout [ImportSummary]) {
-        guard files.count > 1 else { return }
+    /// - Returns: the boluses and temporary basals so left out (`StoredConflicts.insulin`), to be
+    ///   added to the merged log's skipped insulin.
+    @discardableResult
+    static func report(_ files: [(result: ImportResult, summary: Int, path: String)], into summaries: inout [ImportSummary]) -> [SkippedInsulin] {
+        guard files.count > 1 else { return [] }
+        var skipped: [SkippedInsulin] = []
         for j in files.indices.dropFirst() {
             let file = files[j]
             guard let first = file.result.log.firstTime, let last = file.result.log.lastTime else { continue }
@@ -28,7 +32,8 @@ enum FileConflicts {
                 }
                 guard !earlier.isEmpty else { return }
                 for (i, r) in file.result.log[keyPath: list].enumerated() {
-                    guard let e = earlier["\(r.time.timeIntervalSince1970) \(r.identity)"], e.value != r.canonicalValue else { continue }
+                    guard let e = earlier["\(r.time.timeIntervalSince1970) \(r.identity)"],
+                          abs(e.value - r.canonicalValue) > StoredConflicts.tolerance else { continue }
                     conflicts.note(R.kind, time: r.time.timeIntervalSince1970, line: file.result.line(of: R.kind, i),
                                    here: r.canonicalValue, stored: e.value)
                     if otherFile == nil { otherFile = e.path }
@@ -39,7 +44,9 @@ enum FileConflicts {
             guard let other = otherFile else { continue }
             conflicts.report(into: &summaries[file.summary], file: file.path,
                              earlier: "a file read before (\(other)) holds", there: "there", kept: "that file's",
-                             whose: "of a file read before")
+                             whose: "of a file read before", keptFrom: "a file read before (\(other))")
+            skipped += conflicts.skippedInsulin(file: file.path, keptFrom: "a file read before (\(other))")
         }
+        return skipped
     }
 }

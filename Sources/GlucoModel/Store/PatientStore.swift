@@ -209,8 +209,8 @@ public struct PatientStore: Sendable {
                 let span = try Self.span(of: number, db)
                 var conflicts = StoredConflicts()
                 let stored = try db.makeStatement(sql: """
-                    SELECT value FROM records WHERE patient = ? AND time = ? AND kind = ? AND import_run_id != ?
-                        AND (kind != \(StoreSchema.code(.glucose)) OR subtype = ?) LIMIT 1
+                    SELECT value FROM records WHERE patient = ?1 AND time = ?2 AND kind = ?3 AND import_run_id != ?4
+                        AND (kind != \(StoreSchema.code(.glucose)) OR subtype = ?5) AND (abs(value - ?6) > ?7 OR subtype != ?5) LIMIT 1
                     """)
                 let moved = try Row.fetchCursor(db, sql: """
                     INSERT INTO records SELECT ?, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
@@ -226,7 +226,8 @@ public struct PatientStore: Sendable {
                     guard let kind = StoreSchema.kind(code: code) else { continue }
                     addedByKind[kind, default: 0] += 1
                     guard let span, span.contains(time),
-                          let value = try Double.fetchOne(stored, arguments: [number, time, code, runID, row[2] as String]) else { continue }
+                          let value = try Double.fetchOne(stored, arguments: [number, time, code, runID, row[2] as String, row[3] as Double,
+                                                                              StoredConflicts.tolerance]) else { continue }
                     conflicts.note(kind, time: time, line: row[4], here: row[3], stored: value)
                 }
                 conflicts.report(into: &result.summary, file: url.path)
@@ -272,8 +273,9 @@ public struct PatientStore: Sendable {
             SELECT r.kind, r.time, r.source_line, r.value, m.value, r.subtype FROM records r
             JOIN records m ON m.patient = ?1 AND m.time = r.time AND m.kind = r.kind
             WHERE r.patient = ?1 AND r.import_run_id = ?2 AND +r.time BETWEEN ?3 AND ?4 AND m.import_run_id != ?2
-                AND (r.kind != \(StoreSchema.code(.glucose)) OR m.subtype = r.subtype) AND (m.value != r.value OR m.subtype != r.subtype)
-            """, arguments: [patient, runID, span.lowerBound, span.upperBound])
+                AND (r.kind != \(StoreSchema.code(.glucose)) OR m.subtype = r.subtype)
+                AND (abs(m.value - r.value) > ?5 OR m.subtype != r.subtype)
+            """, arguments: [patient, runID, span.lowerBound, span.upperBound, StoredConflicts.tolerance])
         var seen: Set<String> = []
         while let row = try rows.next() {
             let code: Int = row[0], time: Double = row[1]
@@ -401,13 +403,21 @@ public struct PatientStore: Sendable {
 
 /// The records of one import that an earlier import stored at the same instant with another value:
 /// the store reads the earlier one back (`PatientLog.firstAtEachInstant`), so the file's is not used.
+/// Values within `tolerance` are one value (a JavaScript uploader writes 6.1 U as 6.1000000000000005).
 struct StoredConflicts {
+    static let tolerance = 1e-9
     var count = 0
     /// The first three by time.
     var examples: [(kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double)] = []
+    /// Every bolus and temporary basal among them: the file's amount is left out of the insulin on
+    /// board, as a file's own conflicting duplicate is (`DuplicateFilter.skipConflicting`), so each is
+    /// kept as `SkippedInsulin` and a dose within its action is refused (hunt M, stop 52: the
+    /// corrected re-export of a pump's file, 7.4 U where the first said 5.4, was dosed on the 5.4).
+    var insulin: [(kind: RecordKind, time: Double, line: Int?, amount: Double)] = []
 
     mutating func note(_ kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double) {
         count += 1
+        if kind == .bolus || kind == .temporaryBasal { insulin.append((kind, time, line, here)) }
         examples.append((kind, time, line, here, stored))
         examples.sort { ($0.time, $0.line ?? 0) < ($1.time, $1.line ?? 0) }
         if examples.count > 3 { examples.removeLast() }
@@ -416,15 +426,25 @@ struct StoredConflicts {
     /// Counted in `summary.adjusted` and warned with the first three lines, both values given.
     /// `earlier` names where the kept record is (`an earlier import stored`, the store; `a file read
     /// before (a.csv) holds`, files read together), `there` its value's place, `kept` the record kept,
-    /// `whose` the kept record's source in the adjusted count.
+    /// `whose` the kept record's source in the adjusted count, `keptFrom` in a skipped bolus's.
     func report(into summary: inout ImportSummary, file: String, earlier: String = "an earlier import stored",
-                there: String = "stored", kept: String = "the stored one", whose: String = "an earlier import stored") {
+                there: String = "stored", kept: String = "the stored one", whose: String = "an earlier import stored",
+                keptFrom: String = "an earlier import") {
         guard count > 0 else { return }
         summary.adjusted["record differing from one \(whose) (\(kept) kept)", default: 0] += count
+        if !insulin.isEmpty {
+            summary.skippedInsulin = (summary.skippedInsulin ?? []) + skippedInsulin(file: file, keptFrom: keptFrom)
+        }
         for e in examples {
             summary.issues.append(ImportIssue(.warning, SourceLocation(file: file, line: e.line),
                 "\(earlier) this \(e.kind.rawValue) at the same instant with another value "
                 + "(\(String(format: "%g", e.here)) here, \(String(format: "%g", e.stored)) \(there)); \(kept) is kept"))
         }
+    }
+
+    /// The insulin records among them as skipped insulin of `file`, the kept one's source `keptFrom`.
+    func skippedInsulin(file: String, keptFrom: String) -> [SkippedInsulin] {
+        insulin.map { SkippedInsulin(kind: $0.kind, time: Date(timeIntervalSince1970: $0.time), location: SourceLocation(file: file, line: $0.line),
+                                     conflictingAmount: $0.amount, keptFrom: keptFrom) }
     }
 }
