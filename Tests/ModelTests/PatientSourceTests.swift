@@ -144,6 +144,60 @@ import Testing
         #expect(loaded.patients.first?.log.boluses.map(\.dose.units) == [2, 6.1])
     }
 
+    /// Two sources of one person's data whose times differ by seconds (LibreView writes them to the
+    /// minute, Nightscout to the second; a re-export shifted by a second) are one record per event,
+    /// read together or imported into a store in either order: before, every reading, bolus and meal
+    /// was there twice (a report's CGM active 0.7%, insulin on board doubled; hunt M, stop 52).
+    @Test func anExportToTheMinuteBesideOneToTheSecondIsOneRecordEach() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-twice-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let header = "patient,time,event,value,unit,duration,type,moment,note\n"
+        // Times to the second: readings at :37, a bolus and a meal at 08:07:45.
+        let seconds = header + """
+            p_overlap,2026-01-05T08:00:37Z,glucose,100,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:05:37Z,glucose,104,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:07:45Z,bolus,2,U,,normal,,
+            p_overlap,2026-01-05T08:07:45Z,carbs,30,g,,,,
+            p_overlap,2026-01-05T08:10:37Z,glucose,108,mg/dL,,cgm,,
+
+            """
+        // The same to the minute, 37-45 s earlier; and what the other does not hold: a second 2 U
+        // bolus 20 s after the first (one stored record stands for one record of another source),
+        // a 2.5 U bolus (another value), a reading of another value and one a minute off.
+        let minutes = header + """
+            p_overlap,2026-01-05T08:00:00Z,glucose,100,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:05:00Z,glucose,104,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:07:00Z,bolus,2,U,,normal,,
+            p_overlap,2026-01-05T08:07:00Z,carbs,30,g,,,,
+            p_overlap,2026-01-05T08:07:20Z,bolus,2,U,,normal,,
+            p_overlap,2026-01-05T08:08:00Z,bolus,2.5,U,,normal,,
+            p_overlap,2026-01-05T08:10:00Z,glucose,109,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:11:37Z,glucose,108,mg/dL,,cgm,,
+
+            """
+        let a = dir.appendingPathComponent("a-seconds.csv"), b = dir.appendingPathComponent("b-minutes.csv")
+        try Data(seconds.utf8).write(to: a)
+        try Data(minutes.utf8).write(to: b)
+        func t(_ hms: String) -> Date { Fixture.date("2026-01-05T\(hms)Z") }
+        let log = try #require(try ExportFiles(paths: [a.path, b.path], options: Self.options).load().patients.first?.log)
+        #expect(log.glucose.map { ($0.time, $0.value.mgdL) }.elementsEqual(
+            [(t("08:00:37"), 100), (t("08:05:37"), 104), (t("08:10:00"), 109), (t("08:10:37"), 108), (t("08:11:37"), 108)]) { $0 == $1 })
+        #expect(log.boluses.map { ($0.time, $0.dose.units) }.elementsEqual(
+            [(t("08:07:20"), 2), (t("08:07:45"), 2), (t("08:08:00"), 2.5)]) { $0 == $1 })
+        #expect(log.carbs.map(\.time) == [t("08:07:45")])
+        // The store keeps the same records, and counts the repeats as already stored.
+        let db = try PatientStore(path: try store(with: [a, b]))
+        let stored = try db.log(for: Self.patient)
+        #expect(stored.glucose == log.glucose && stored.boluses == log.boluses && stored.carbs == log.carbs)
+        #expect(try db.importRuns().map(\.recordsAlreadyStored) == [0, 4])
+        // Imported the other way round, the minute file's records are kept and the second file's repeats go.
+        let storedReversed = try PatientStore(path: try store(with: [b, a])).log(for: Self.patient)
+        #expect(storedReversed.glucose.map(\.time) == [t("08:00:00"), t("08:05:00"), t("08:10:00"), t("08:10:37"), t("08:11:37")])
+        #expect(storedReversed.boluses.map(\.time) == [t("08:07:00"), t("08:07:20"), t("08:08:00")])
+        #expect(storedReversed.carbs.map(\.time) == [t("08:07:00")])
+    }
+
     @Test func mergeKeepsTheFirstRecordOfEachEvent() throws {
         let t = Fixture.date("2026-01-05T08:00:00Z"), later = t.addingTimeInterval(300)
         var a = PatientLog(patient: Self.patient), b = PatientLog(patient: Self.patient)

@@ -9,6 +9,10 @@ extension PatientLog {
     /// - of the records of one kind at one instant with one `TimedRecord.identity` only the first is
     ///   kept: the same event written by two files (an exact duplicate, or a conflicting one where the
     ///   files disagree on its value) is one record, the first file's;
+    /// - a glucose reading, bolus, basal injection or meal of `other` that repeats one of this log's
+    ///   a few seconds off (the same value less than `ImportLimits.sourceWindow` apart, not at the same
+    ///   instant: an export to the minute beside one to the second) is the same upload, left out,
+    ///   one to one (`droppingUploadedTwice`);
     /// - other sections' counts add up; the insulin kind is `other`'s when it names one (the latest
     ///   import that knows it, as in the store).
     public func merging(_ other: PatientLog) -> PatientLog {
@@ -21,7 +25,8 @@ extension PatientLog {
     public static func merging(_ logs: [PatientLog]) -> PatientLog {
         guard var m = logs.first else { preconditionFailure("merging needs at least one log") }
         func all<R: TimedRecord>(_ list: KeyPath<PatientLog, [R]>) -> [R] {
-            firstAtEachInstant(Array(logs.map { $0[keyPath: list] }.joined()))
+            let lists = logs.map { $0[keyPath: list] }
+            return firstAtEachInstant(Array((uploadWindowKinds.contains(R.kind) ? droppingUploadedTwice(lists) : lists).joined()))
         }
         m.glucose = all(\.glucose)
         m.boluses = all(\.boluses)
@@ -38,6 +43,62 @@ extension PatientLog {
             if other.insulinKind != .unknown { m.insulinKind = other.insulinKind }
         }
         return m
+    }
+
+    /// The kinds a record of which, repeated by another source a few seconds off, is the same upload
+    /// (a file's own upload window has the same: `DuplicateFilter`).
+    public static let uploadWindowKinds: Set<RecordKind> = [.glucose, .bolus, .basalInjection, .carbs]
+
+    /// `lists` (one per log, in the order read; each in time order) without the records of a later
+    /// list that repeat an earlier list's a few seconds off: the same upload
+    /// (`PatientLogBuilder.sameUpload`) less than `ImportLimits.sourceWindow` apart, not at the same
+    /// instant (`firstAtEachInstant` settles those). One to one: an earlier record stands for one
+    /// record of each later list, the nearest in time, as the store keeps one stored record for
+    /// each import (`PatientStore.dropUploadedTwice`).
+    /// - Complexity: O(n log n) over lists whose times do not overlap; an overlapping list costs a
+    ///   merge of the earlier ones.
+    static func droppingUploadedTwice<R: TimedRecord>(_ lists: [[R]]) -> [[R]] {
+        let window = ImportLimits.sourceWindow
+        var earlier: [R] = []  // the kept records of the lists before, in time order
+        var out: [[R]] = []
+        for list in lists {
+            let kept: [R]
+            if let first = list.first?.time, let last = list.last?.time, let e0 = earlier.first?.time, let e1 = earlier.last?.time,
+               first.timeIntervalSince(e1) < window, e0.timeIntervalSince(last) < window {
+                var used = Set<Int>()
+                kept = list.filter { r in
+                    var lo = 0, hi = earlier.count
+                    while lo < hi {
+                        let mid = (lo + hi) / 2
+                        if r.time.timeIntervalSince(earlier[mid].time) >= window { lo = mid + 1 } else { hi = mid }
+                    }
+                    var best: Int?
+                    var i = lo
+                    while i < earlier.count, earlier[i].time.timeIntervalSince(r.time) < window {
+                        let e = earlier[i]
+                        if e.time != r.time, !used.contains(i), PatientLogBuilder.sameUpload(e, r),
+                           best.map({ abs(e.time.timeIntervalSince(r.time)) < abs(earlier[$0].time.timeIntervalSince(r.time)) }) ?? true {
+                            best = i
+                        }
+                        i += 1
+                    }
+                    guard let best else { return true }
+                    used.insert(best)
+                    return false
+                }
+            } else {
+                kept = list
+            }
+            out.append(kept)
+            if let end = earlier.last?.time, let start = kept.first?.time, start < end {
+                earlier = (earlier + kept).enumerated().sorted { a, b in
+                    a.element.time != b.element.time ? a.element.time < b.element.time : a.offset < b.offset
+                }.map(\.element)
+            } else {
+                earlier += kept
+            }
+        }
+        return out
     }
 
     /// `records` in time order (stable: records at one instant keep their order), keeping of the

@@ -232,8 +232,13 @@ public struct PatientStore: Sendable {
                 }
                 conflicts.report(into: &result.summary, file: url.path)
                 try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
+                for (kind, n) in try Self.dropUploadedTwice(db, patient: number, within: span, runID: runID) {
+                    addedByKind[kind, default: 0] -= n
+                    added -= n
+                }
             } else {
                 try Self.storedConflicts(db, patient: number, within: namedSpan, runID: runID).report(into: &result.summary, file: url.path)
+                for (_, n) in try Self.dropUploadedTwice(db, patient: number, within: namedSpan, runID: runID) { added -= n }
                 addedByKind = try Self.countByKind(db, sql: "SELECT kind, COUNT(*) FROM records WHERE patient = ? AND import_run_id = ? GROUP BY kind",
                                                    [number, runID])
             }
@@ -283,6 +288,50 @@ public struct PatientStore: Sendable {
             conflicts.note(kind, time: time, line: row[2], here: row[3], stored: row[4])
         }
         return conflicts
+    }
+
+    /// Deletes the rows run `runID` added to patient number `patient` that repeat another import's
+    /// record a few seconds off: the same kind and value (`PatientLogBuilder.sameUpload`) less than
+    /// `ImportLimits.sourceWindow` apart, not at the same instant (an export whose times are to the
+    /// minute beside one to the second, a re-export shifted by a second). Within one file such a
+    /// pair is one upload; between imports both were stored, and a clinic importing a Libre's
+    /// LibreView and Nightscout exports had every reading, bolus and meal twice (hunt M, stop 52).
+    /// One to one: a stored record stands for one row of the run, the nearest in time; glucose,
+    /// boluses, basal injections and meals, as a file's upload window has them. Only rows within
+    /// `span` (what the patient held before), widened by the window, are looked at.
+    /// - Returns: the rows deleted, per kind (they count as already stored).
+    static func dropUploadedTwice(_ db: Database, patient: Int64, within span: ClosedRange<Double>?, runID: Int64) throws -> [RecordKind: Int] {
+        guard let span else { return [:] }
+        let w = ImportLimits.sourceWindow
+        let g = StoreSchema.code(.glucose), b = StoreSchema.code(.bolus)
+        let kinds = PatientLog.uploadWindowKinds.map { String(StoreSchema.code($0)) }.joined(separator: ",")
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT r.kind, r.subtype, r.time, r.value, m.kind, m.subtype, m.time, m.value FROM records r
+            JOIN records m ON m.patient = ?1 AND m.time > r.time - ?5 AND m.time < r.time + ?5 AND m.kind = r.kind
+            WHERE r.patient = ?1 AND r.import_run_id = ?2 AND +r.time BETWEEN ?3 AND ?4 AND r.kind IN (\(kinds))
+                AND m.import_run_id != ?2 AND m.time != r.time
+                AND abs(m.value - r.value) < CASE WHEN r.kind = \(g) THEN 1e-6 ELSE 1e-9 END
+                AND (r.kind NOT IN (\(g), \(b)) OR m.subtype = r.subtype) AND (r.kind != \(g) OR m.flag IS r.flag)
+            ORDER BY r.time, r.kind, r.subtype, r.value, abs(m.time - r.time), m.time
+            """, arguments: [patient, runID, span.lowerBound - w, span.upperBound + w, w])
+        /// A row's key: kind, subtype, time, value.
+        func key(_ row: Row, _ i: Int) -> [DatabaseValue] { (i..<i + 4).map { row[$0] as DatabaseValue } }
+        var used: Set<[DatabaseValue]> = [], dropped: [[DatabaseValue]] = []
+        var last: [DatabaseValue]?
+        for row in rows {
+            let r = key(row, 0), m = key(row, 4)
+            guard r != last, !used.contains(m) else { continue }
+            used.insert(m)
+            dropped.append(r)
+            last = r
+        }
+        var counts: [RecordKind: Int] = [:]
+        let delete = try db.makeStatement(sql: "DELETE FROM records WHERE patient = ? AND kind = ? AND subtype = ? AND time = ? AND value = ?")
+        for r in dropped {
+            try delete.execute(arguments: StatementArguments([patient.databaseValue] + r))
+            if let code = Int.fromDatabaseValue(r[0]), let kind = StoreSchema.kind(code: code) { counts[kind, default: 0] += 1 }
+        }
+        return counts
     }
 
     /// The first and last record time of patient number `patient` (two seeks of the key), nil
