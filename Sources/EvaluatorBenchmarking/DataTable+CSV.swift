@@ -31,7 +31,10 @@ extension DataTable {
                 guard s.allSatisfy({ "0123456789+-.eE".contains($0) }), let v = Double(s), v.isFinite else {
                     throw .notANumber(file: path, line: lineNumber, field: f + 1, text: s)
                 }
-                guard v.magnitude <= largestMagnitude else {
+                // Float32's largest value as its shortest text (`3.4028235e+38`, as --write-values and
+                // numpy write it) reads a little above it in Double; it rounds to it, so it is held.
+                guard v.magnitude <= largestMagnitude
+                        || (largestMagnitude == Double(Float.greatestFiniteMagnitude) && Float(v).isFinite) else {
                     throw .outOfRange(file: path, line: lineNumber, field: f + 1, text: s, largestMagnitude: largestMagnitude)
                 }
                 columns[f].append(v)

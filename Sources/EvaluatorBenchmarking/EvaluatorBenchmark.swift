@@ -199,7 +199,20 @@ public enum EvaluatorBenchmark {
         for r in 0..<range.count {
             text += columns.map { $0[r] }.joined(separator: ",") + "\n"
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+        // A stream (`/dev/stdout`, a named pipe) is written in place; a regular file atomically, a
+        // symbolic link's target in its place (until stop 52 the link, and as root `/dev/stdout`
+        // itself, was replaced by a regular file and nothing reached the reader).
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFDIR {
+            guard let handle = FileHandle(forWritingAtPath: path), (try? handle.write(contentsOf: Data(text.utf8))) != nil else {
+                throw .unwritable(file: path)
+            }
+            try? handle.close()
+            return
+        }
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
+            ? URL(fileURLWithPath: path).resolvingSymlinksInPath().path : path
+        guard FileManager.default.createFile(atPath: target, contents: Data(text.utf8)) else {
             throw .unwritable(file: path)
         }
     }

@@ -35,7 +35,11 @@ public enum ExpressionFile {
     ///   - file: the name used in errors.
     public static func parse(_ text: String, file: String, columns: Int? = nil, rows: Int? = nil) throws(ExpressionFileError) -> [Program] {
         var programs: [Program] = []
-        for (n, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+        // Lines end at LF (a CRLF's CR is whitespace at the end): a lone CR, VT or FF inside a line
+        // split one expression into two without a word (hunt K, stop 52); a byte-order mark, as an
+        // editor saves it, is skipped as the data CSV's is.
+        let body = text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text
+        for (n, line) in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let program: Program
@@ -113,28 +117,40 @@ public struct ExpressionGenerator: Sendable {
         }
     }
 
+    /// What `grow` does next: a subtree of so many nodes, or an operator after its arguments.
+    private enum GrowTask { case tree(Int), unaryOperator, binaryOperator }
+
+    /// A random tree of `size` nodes in postfix order. A stack of tasks, not recursion: a chain of
+    /// 100,000 one-argument operators overflowed the stack (hunt K, stop 52). The generator is
+    /// drawn from in the order the recursive version drew (an operator after its arguments), so a
+    /// seed gives the expressions it gave.
     private func grow<G: RandomNumberGenerator>(_ size: Int, into out: inout [Instruction], using rng: inout G) {
         let unary = operations.filter { $0.arity == 1 }, binary = operations.filter { $0.arity == 2 }
-        if size == 1 || (size == 2 && unary.isEmpty) {
-            if Double.random(in: 0..<1, using: &rng) < variableProbability {
-                let c = Int.random(in: 0..<columns, using: &rng)
-                let lag = maximumLag > 0 ? Int.random(in: 0...maximumLag, using: &rng) : 0
-                out.append(lag == 0 ? .variable(c) : .lagged(column: c, lag: lag))
-            } else {
-                out.append(.constant((Double.random(in: -2...2, using: &rng) * 1000).rounded() / 1000))
+        var tasks: [GrowTask] = [.tree(size)]
+        while let task = tasks.popLast() {
+            switch task {
+            case .unaryOperator: out.append(.operation(unary.randomElement(using: &rng)!))
+            case .binaryOperator: out.append(.operation(binary.randomElement(using: &rng)!))
+            case let .tree(size):
+                if size == 1 || (size == 2 && unary.isEmpty) {
+                    if Double.random(in: 0..<1, using: &rng) < variableProbability {
+                        let c = Int.random(in: 0..<columns, using: &rng)
+                        let lag = maximumLag > 0 ? Int.random(in: 0...maximumLag, using: &rng) : 0
+                        out.append(lag == 0 ? .variable(c) : .lagged(column: c, lag: lag))
+                    } else {
+                        out.append(.constant((Double.random(in: -2...2, using: &rng) * 1000).rounded() / 1000))
+                    }
+                    continue
+                }
+                let useUnary = !unary.isEmpty && (size == 2 || binary.isEmpty || Int.random(in: 0..<operations.count, using: &rng) < unary.count)
+                if useUnary {
+                    tasks += [.unaryOperator, .tree(size - 1)]
+                } else {
+                    var left = Int.random(in: 1...(size - 2), using: &rng)
+                    if unary.isEmpty, left % 2 == 0 { left = left > 1 ? left - 1 : left + 1 }
+                    tasks += [.binaryOperator, .tree(size - 1 - left), .tree(left)]
+                }
             }
-            return
-        }
-        let useUnary = !unary.isEmpty && (size == 2 || binary.isEmpty || Int.random(in: 0..<operations.count, using: &rng) < unary.count)
-        if useUnary {
-            grow(size - 1, into: &out, using: &rng)
-            out.append(.operation(unary.randomElement(using: &rng)!))
-        } else {
-            var left = Int.random(in: 1...(size - 2), using: &rng)
-            if unary.isEmpty, left % 2 == 0 { left = left > 1 ? left - 1 : left + 1 }
-            grow(left, into: &out, using: &rng)
-            grow(size - 1 - left, into: &out, using: &rng)
-            out.append(.operation(binary.randomElement(using: &rng)!))
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GlucoModelCommandLine
 
 /// Applies trained models: predictions, scoring, CGM metrics, dose suggestions, nightly runs, reports.
 @main
@@ -8,4 +9,6 @@ struct GlucomodelPredict: ParsableCommand {
         abstract: "Predict glucose with trained models, score predictions, suggest doses, report.",
         subcommands: [Predict.self, Score.self, Metrics.self, Dose.self, Settings.self, Nightly.self, Report.self],
         defaultSubcommand: Predict.self)
+
+    static func main() { mainEscapingMessages() }
 }

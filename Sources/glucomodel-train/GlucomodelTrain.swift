@@ -1,4 +1,5 @@
 import ArgumentParser
+import GlucoModelCommandLine
 
 /// Trains personal glucose models; also imports data and benchmarks the evaluator.
 @main
@@ -8,4 +9,6 @@ struct GlucomodelTrain: ParsableCommand {
         abstract: "Train a personal glucose-prediction model for every patient.",
         subcommands: [Train.self, Collect.self, ImportData.self, BenchEval.self],
         defaultSubcommand: Train.self)
+
+    static func main() { mainEscapingMessages() }
 }

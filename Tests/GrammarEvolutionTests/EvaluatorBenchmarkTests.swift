@@ -57,6 +57,11 @@ import EvaluatorBenchmarking
         // Float32's largest finite value itself is held.
         try "3.4028234663852886e38,1\n".write(toFile: path, atomically: true, encoding: .utf8)
         #expect(try DataTable<Double>(csvFile: path, largestMagnitude: float).rowCount == 1)
+        // And as Float32's shortest text writes it, a little above in Double (hunt K, stop 52).
+        try "\(Float.greatestFiniteMagnitude),-3.4028235e+38\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try DataTable<Double>(csvFile: path, largestMagnitude: float).rowCount == 1)
+        try "3.4028236e+38,1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: DataTableError.self) { try DataTable<Double>(csvFile: path, largestMagnitude: float) }
         try Data([0xEF, 0xBB, 0xBF] + Array("1,2\n3,4\n".utf8)).write(to: URL(fileURLWithPath: path))
         let table = try DataTable<Double>(csvFile: path)
         #expect(Array(table.column(0)) == [1, 3] && Array(table.column(1)) == [2, 4])
@@ -90,6 +95,10 @@ import EvaluatorBenchmarking
             try EvaluatorBenchmark.randomExpressions(count: 2, minNodes: 300, maxNodes: 300, operations: [.sin, .cos], columns: 2, seed: 1)
         }
         #expect(try EvaluatorBenchmark.randomExpressions(count: 2, minNodes: 300, maxNodes: 300, operations: [.add, .mul], columns: 2, seed: 1).count == 2)
+        // A chain of 100,000 one-argument operators overflowed the generator's stack (hunt K, stop 52).
+        #expect(throws: BenchmarkSettingsError.generatedTooDeep(maximumNodes: 100_000)) {
+            try EvaluatorBenchmark.randomExpressions(count: 1, minNodes: 100_000, maxNodes: 100_000, operations: [.sin], columns: 2, seed: 1)
+        }
         #expect(throws: BenchmarkSettingsError.unknownOperator("tan")) { try EvaluatorBenchmark.operations("+,tan") }
         // An empty list trapped in the generator (hunt H, stop 51).
         #expect(throws: BenchmarkSettingsError.noOperators) { try EvaluatorBenchmark.operations("") }

@@ -82,6 +82,12 @@ import Testing
         // hi - lo + 1 overflowed and trapped (hunt H, stop 51); a range beyond the expansion limit is refused on its line.
         #expect(line("<a> ::= 1\n<b> ::= G[0..9223372036854775807]") == 2)
         #expect(line("<a> ::= G[-9223372036854775808..0]") == 1)
+        // Two ranges in one terminal multiply: 10^10 alternatives ran out of memory (hunt K, stop 52).
+        #expect(line("<a> ::= 1\n<b> ::= Q[0..99999][0..99999]") == 2)
+        #expect(line("<a> ::= Q[0..999][0..999]") == 1)
+        #expect((try? Grammar(text: "<a> ::= Q[0..9][0..9]"))?.rules[0].productions.count == 100)
+        // Two rule names on the left were read as one rule named `e> <f`.
+        #expect(line("<s> ::= <e>\n<e> <f> ::= G0 | G1") == 2)
         #expect(line("# only a comment") == 1)
     }
 
@@ -91,6 +97,19 @@ import Testing
 }
 
 @Suite struct GrammarCheckTests {
+    /// The check that some alternative of the start rule makes an expression took memory growing
+    /// with the square of a chain of rules (6 GB at 10,000) and overflowed the stack at 50,000
+    /// (hunt K, stop 52): it builds each rule's shortest text in order of depth, not recursively.
+    @Test func aLongChainOfRulesIsCheckedInLittleMemory() throws {
+        let n = 50_000
+        var text = (0..<n).map { "<r\($0)> ::= <r\($0 + 1)> + x0 | <r\($0 + 1)>" }
+        text.append("<r\(n)> ::= x0")
+        #expect(Mapper.expressionIssues(try Grammar(text: text.joined(separator: "\n"))).isEmpty)
+        // Terms side by side are still found through a chain.
+        text[0] = "<r0> ::= <r1> <r1>"
+        #expect(Mapper.expressionIssues(try Grammar(text: text.joined(separator: "\n"))).map(\.kind) == [.noExpression])
+    }
+
     @Test func reportsEveryProblemWithItsLine() throws {
         let g = try Grammar(text: """
         <s> ::= <a> | <b> x

@@ -136,4 +136,38 @@ import Testing
         try file.commit()
         #expect(try String(contentsOf: url, encoding: .utf8) == "a,b\n")
     }
+
+    /// A symbolic link keeps pointing at its file, which gets the text; a named pipe (as
+    /// `/dev/stdout` is a stream) gets the text in place. Both were replaced by a regular file
+    /// (hunt K, stop 52: as root, `--write-values /dev/stdout` replaced the machine's /dev/stdout).
+    @Test func followsALinkAndWritesAStreamInPlace() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let real = dir.appendingPathComponent("real.csv"), link = dir.appendingPathComponent("link.csv")
+        try "old\n".write(to: real, atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        let file = try AtomicTextFile(url: link)
+        file.writeLine("new")
+        try file.commit()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == real.path)
+        #expect(try String(contentsOf: real, encoding: .utf8) == "new\n")
+        let fifo = dir.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        // A reader on the pipe (an open for writing waits for one), reading to the end.
+        final class Received: @unchecked Sendable { var text = "" }
+        let received = Received()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            received.text = FileHandle(forReadingAtPath: fifo.path).map { String(decoding: $0.readDataToEndOfFile(), as: UTF8.self) } ?? "unreadable"
+            done.signal()
+        }
+        let stream = try AtomicTextFile(url: fifo)
+        stream.writeLine("through the pipe")
+        try stream.commit()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(received.text == "through the pipe\n")
+        var info = stat()
+        #expect(stat(fifo.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
+    }
 }

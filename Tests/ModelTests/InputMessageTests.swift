@@ -11,19 +11,27 @@ import GrammarEvolution
             <e> ::= <e> + <v> | <v>
             # BG and CARBS are not features; G0, IOB, exp and lag are fine
             <v> ::= G0 | BG | exp(IOB) | lag(G0, 1)
-                  | CARBS * 2
+                  | CARBS * 2 | pow(G0, 2)
             """
         var options = try SyntheticCohort.options()
         options.grammar = GrammarSource(name: "mine.bnf", text: text)
         do {
             _ = try CohortTrainer(options: options, settings: CohortRunSettings(output: temporaryFolder("grammar-check")))
             Issue.record("a grammar naming BG and CARBS was accepted")
-        } catch let TrainingError.grammarUnknownVariables(grammar, names, lines, _) {
+        } catch let TrainingError.grammarUnknownVariables(grammar, names, lines, _, calls) {
             #expect(grammar == "mine.bnf")
-            #expect(names == ["BG", "CARBS"] && lines == [3, 4])
+            #expect(names == ["BG", "CARBS", "pow"] && lines == [3, 4, 4] && calls == [false, false, true])
         }
         let message = TrainingError.grammarUnknownVariables("mine.bnf", names: ["BG"], lines: [3], features: ["G0"]).description
         #expect(message == "mine.bnf: the grammar names variables the data does not have (line 3: 'BG'); the variables are G0")
+        // A call is an unknown function, not a variable; a long list is cut at 10 (a range of
+        // unknown names made a message of megabytes; hunt K, stop 52).
+        let names = (0..<12).map { "Q\($0)" } + ["pow"]
+        let both = TrainingError.grammarUnknownVariables("g.bnf", names: names, lines: Array(repeating: 1, count: 12) + [2], features: ["G0"],
+                                                         calls: Array(repeating: false, count: 12) + [true]).description
+        #expect(both.hasPrefix("g.bnf: the grammar names variables the data does not have (line 1: 'Q0', "))
+        #expect(both.contains("line 1: 'Q9' and 2 more); the variables are G0; the grammar calls functions the evaluator does not have (line 2: 'pow'); the functions are "))
+        #expect(both.hasSuffix(" lag") && both.contains(" exp ") && !both.contains("'Q10'"))
     }
 
     /// Before: a grammar calling lag() trained with exit 0, every lagged expression scored +inf on

@@ -12,15 +12,35 @@ public final class AtomicTextFile {
     /// (Foundation's non-throwing `FileHandle.write`): exit 132 and a backtrace, the `.tmp` left.
     var failure: String?
 
+    /// Set when `url` is no regular file but a stream (`/dev/stdout`, a named pipe, a terminal):
+    /// written in place, as nothing can be renamed over it.
+    let inPlace: Bool
+
     /// - Parameter temporary: the file written until `commit()` (default: a hidden name with the
     ///   process id beside `url`).
+    ///
+    /// A symbolic link is followed: the file it points to is replaced, the link kept. A stream
+    /// (`--out /dev/stdout`, a named pipe) is written in place. Until stop 52 both were replaced
+    /// by a regular file (as root, `/dev/stdout` itself), and nothing reached the reader.
     public init(url: URL, temporary: URL? = nil) throws {
-        self.url = url
-        self.temporary = temporary ?? url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        var target = url
+        var info = stat()
+        if stat(url.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            inPlace = (info.st_mode & S_IFMT) != S_IFDIR
+        } else {
+            inPlace = false
+            var link = stat()
+            if lstat(url.path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK, let real = realpath(url.path, nil) {
+                target = URL(fileURLWithPath: String(cString: real))
+                free(real)
+            }
+        }
+        self.url = target
+        self.temporary = inPlace ? target : temporary ?? target.deletingLastPathComponent()
+            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         // open(2) itself, not `FileManager.createFile`: that writes the empty file atomically through
         // a `.dat.nosync*` file of its own, which a process killed at that moment leaves behind.
-        let descriptor = open(self.temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let descriptor = inPlace ? open(target.path, O_WRONLY) : open(self.temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else {
             throw InputError(SourceLocation(file: url.path),
                              "cannot create a file in \(url.deletingLastPathComponent().path): \(String(cString: strerror(errno)))")
@@ -53,6 +73,7 @@ public final class AtomicTextFile {
             throw InputError(SourceLocation(file: url.path), "cannot write the file (\(failure)); the earlier file, if any, is left as it was")
         }
         try handle.close()
+        if inPlace { return }
         // rename(2) replaces an existing file atomically (same directory, same file system).
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -64,6 +85,6 @@ public final class AtomicTextFile {
     /// Closes and deletes the temporary file (on error).
     public func discard() {
         try? handle.close()
-        try? FileManager.default.removeItem(at: temporary)
+        if !inPlace { try? FileManager.default.removeItem(at: temporary) }
     }
 }

@@ -98,7 +98,7 @@ public struct CohortTrainer: Sendable {
         let unknown = grammar.unknownNames(VariableNames(names))
         if !unknown.isEmpty {
             throw TrainingError.grammarUnknownVariables(options.grammar.name, names: unknown.map(\.name),
-                                                        lines: unknown.map(\.line), features: names)
+                                                        lines: unknown.map(\.line), features: names, calls: unknown.map(\.isCall))
         }
         let lags = grammar.lagLines()
         if !lags.isEmpty { throw TrainingError.grammarUsesLag(options.grammar.name, lines: lags) }

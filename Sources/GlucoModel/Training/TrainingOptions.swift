@@ -211,7 +211,7 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
     /// A population too small to share among the ensemble's searches (`TrainingOptions.ensemble`).
     case populationTooSmall(Int, searches: Int)
     /// The grammar names variables the features do not have: grammar, (name, line) pairs, the features.
-    case grammarUnknownVariables(String, names: [String], lines: [Int], features: [String])
+    case grammarUnknownVariables(String, names: [String], lines: [Int], features: [String], calls: [Bool] = [])
     case grammarUsesLag(String, lines: [Int])
 
     public var description: String {
@@ -236,9 +236,23 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
             return "\(p) at \(h) min: \(Plural.of(rows, "usable \(split) row")) (glucose with 1 h of history and a measured target); at least \(need) needed" + days
         case let .populationTooSmall(population, searches):
             return "population \(population) shared by \(searches) searches leaves fewer than 2 each; give a population of at least \(2 * max(1, searches)) or fewer searches"
-        case let .grammarUnknownVariables(grammar, names, lines, features):
-            let each = zip(names, lines).map { "line \($1): '\($0)'" }.joined(separator: ", ")
-            return "\(grammar): the grammar names variables the data does not have (\(each)); the variables are \(features.joined(separator: " "))"
+        case let .grammarUnknownVariables(grammar, names, lines, features, calls):
+            // At most 10 named: a range (`Q[0..499]`) of unknown names made a message of megabytes.
+            func listed(_ items: [(name: String, line: Int)]) -> String {
+                items.prefix(10).map { "line \($0.line): '\($0.name)'" }.joined(separator: ", ")
+                    + (items.count > 10 ? " and \(items.count - 10) more" : "")
+            }
+            let all = zip(names, lines).enumerated().map { (i, e) in (name: e.0, line: e.1, call: i < calls.count && calls[i]) }
+            let functions = all.filter(\.call).map { ($0.name, $0.line) }, variables = all.filter { !$0.call }.map { ($0.name, $0.line) }
+            var parts: [String] = []
+            if !variables.isEmpty {
+                parts.append("the grammar names variables the data does not have (\(listed(variables))); the variables are \(features.joined(separator: " "))")
+            }
+            if !functions.isEmpty {
+                parts.append("the grammar calls functions the evaluator does not have (\(listed(functions))); the functions are "
+                             + Operation.functions.keys.sorted().joined(separator: " ") + " lag")
+            }
+            return "\(grammar): " + parts.joined(separator: "; ")
         case let .grammarUsesLag(grammar, lines):
             return "\(grammar): the grammar calls lag() (line \(lines.map(String.init).joined(separator: ", "))), which reads the feature "
                 + "table's row before; the trainer's rows are not evenly spaced (rows without a glucose at the horizon are left out), so "

@@ -39,7 +39,8 @@ struct GrammarParser {
             if content.isEmpty { continue }
             if content.hasPrefix("<"), let range = Self.definitionOperator(in: content) {
                 let lhs = String(content[..<range.lowerBound]).trimmingSpaces()
-                guard lhs.hasPrefix("<"), lhs.hasSuffix(">"), lhs.count > 2 else {
+                guard lhs.hasPrefix("<"), lhs.hasSuffix(">"), lhs.count > 2,
+                      !lhs.dropFirst().dropLast().contains(where: { $0 == "<" || $0 == ">" }) else {
                     throw error(lineNumber, "the left side of '::=' must be one rule name like <expr>, found '\(lhs)'")
                 }
                 let name = String(lhs.dropFirst().dropLast())
@@ -256,6 +257,11 @@ struct GrammarParser {
                         case let .range(p2, l2, h2, s2):
                             next.append(contentsOf: try expand([.range(prefix: prefix + p2, lower: l2, upper: h2, suffix: s2)], line: line).map { r + $0 })
                         default: preconditionFailure()
+                        }
+                        // Ranges in one terminal (`Q[0..499][0..499]`) multiply too: the nested one
+                        // was checked alone, and 10^10 alternatives ran out of memory (hunt K, stop 52).
+                        guard next.count <= Self.maximumExpansion else {
+                            throw error(line, "ranges expand this alternative into more than \(Self.maximumExpansion) alternatives")
                         }
                     }
                 }

@@ -8,6 +8,9 @@ extension Mapper {
     /// a start rule none of whose alternatives, every rule in it taken by its shortest alternative,
     /// parses as an expression (terms side by side: `G1 G2`). Names are not judged here (a
     /// grammar may be written for another table: `Grammar.unknownNames`).
+    /// The longest shortest text `expressionIssues` judges (tokens): a longer one is not judged.
+    static let judgedTokens = 1_000
+
     static func expressionIssues(_ grammar: Grammar) -> [GrammarReport.Issue] {
         var issues: [GrammarReport.Issue] = []
         for rule in grammar.rules {
@@ -29,20 +32,46 @@ extension Mapper {
         func depthOf(_ p: Grammar.Production) -> Int {
             1 + p.symbols.reduce(0) { d, s in if case let .nonTerminal(n) = s { return max(d, depth[n]) } else { return d } }
         }
-        var shortest: [Int: [InfixToken]] = [:]
-        func tokens(_ p: Grammar.Production) -> [InfixToken] {
-            p.symbols.flatMap { symbol -> [InfixToken] in
-                switch symbol {
-                case let .terminal(text): return InfixLexer.tokens(text)
-                case let .codonValue(range): return InfixLexer.tokens(of: range.lower)
-                case let .nonTerminal(n):
-                    if let known = shortest[n] { return known }
-                    guard let best = grammar.rules[n].productions.min(by: { depthOf($0) < depthOf($1) }) else { return [] }
-                    let made = tokens(best)
-                    shortest[n] = made
-                    return made
+        // Each rule's text by its shallowest alternative, built in order of depth (an alternative
+        // reads only shallower rules), so a long chain of rules costs no recursion; a text longer
+        // than `judgedTokens` is not judged. Recursively, a 50,000-rule chain overflowed the stack
+        // and a 10,000-rule one held 6 GB of token arrays (hunt K, stop 52).
+        var shortest: [[InfixToken]?] = Array(repeating: nil, count: grammar.rules.count)
+        for n in grammar.rules.indices.sorted(by: { depth[$0] < depth[$1] }) where depth[n] < GrammarTables.unbounded {
+            // Of the shallowest alternatives, the shortest text (a chain `<r1> ::= <r2> + G1 | <r2>`
+            // stays short): its length from the rules' texts built before.
+            func length(_ p: Grammar.Production) -> Int {
+                p.symbols.reduce(0) { total, symbol in
+                    switch symbol {
+                    case let .terminal(text): return total + InfixLexer.tokens(text).count
+                    case .codonValue: return total + 1
+                    case let .nonTerminal(m): return total + (shortest[m]?.count ?? Self.judgedTokens + 1)
+                    }
                 }
             }
+            guard let best = grammar.rules[n].productions.filter({ depthOf($0) == depth[n] }).min(by: { length($0) < length($1) }) else { continue }
+            var made: [InfixToken]? = []
+            for symbol in best.symbols {
+                switch symbol {
+                case let .terminal(text): made?.append(contentsOf: InfixLexer.tokens(text))
+                case let .codonValue(range): made?.append(contentsOf: InfixLexer.tokens(of: range.lower))
+                case let .nonTerminal(m): if let known = shortest[m] { made?.append(contentsOf: known) } else { made = nil }
+                }
+                if (made?.count ?? 0) > Self.judgedTokens { made = nil }
+                if made == nil { break }
+            }
+            shortest[n] = made
+        }
+        func tokens(_ p: Grammar.Production) -> [InfixToken]? {
+            var out: [InfixToken] = []
+            for symbol in p.symbols {
+                switch symbol {
+                case let .terminal(text): out += InfixLexer.tokens(text)
+                case let .codonValue(range): out += InfixLexer.tokens(of: range.lower)
+                case let .nonTerminal(m): guard let known = shortest[m] else { return nil }; out += known
+                }
+            }
+            return out
         }
         // Every name that is not called reads as a variable of the table: only the form is judged.
         var names = Set<String>()
@@ -59,7 +88,7 @@ extension Mapper {
         let variables = VariableNames(names.sorted())
         var failures: [(line: Int, text: String, message: String)] = []
         for p in start.productions {
-            let t = tokens(p)
+            guard let t = tokens(p) else { return [] }
             var parser = InfixParser(tokens: t, text: "", variables: variables)
             do { _ = try parser.parseAll(); return [] } catch {
                 failures.append((p.line, t.map(\.text).joined(separator: " "), (error as? ExpressionParseError)?.message ?? "\(error)"))

@@ -4,6 +4,8 @@ extension Grammar {
         public var name: String
         /// 1-based line of the alternative holding it.
         public var line: Int
+        /// Whether the terminal calls it (`pow(`): an unknown function, not a variable.
+        public var isCall = false
     }
 
     /// Names in the grammar's terminals (lexed as the infix language lexes them) that are not
@@ -15,10 +17,12 @@ extension Grammar {
         for rule in rules {
             for production in rule.productions {
                 for case let .terminal(text) in production.symbols {
-                    for token in InfixLexer.tokens(text) {
+                    let tokens = InfixLexer.tokens(text)
+                    for (i, token) in tokens.enumerated() {
                         guard case let .name(name) = token.kind, variables.column(named: name) == nil,
                               Operation.functions[name] == nil, name != "lag", seen.insert(name).inserted else { continue }
-                        out.append(UnknownName(name: name, line: production.line))
+                        out.append(UnknownName(name: name, line: production.line,
+                                               isCall: i + 1 < tokens.count && tokens[i + 1].isSymbol("(")))
                     }
                 }
             }

@@ -200,10 +200,11 @@ struct InfixParser {
             }
             pos += 1
             try expect(",")
+            if pos < tokens.count, tokens[pos].isSymbol("-") { throw error("lag needs a whole number of rows from 0 to 100000, found a negative one") }
             let lag = try parseNumber()
             guard lag >= 0, lag == lag.rounded(), lag <= 100_000 else {
                 pos -= 1
-                throw error("lag needs a whole number of rows >= 0")
+                throw error("lag needs a whole number of rows from 0 to 100000, found \(String(format: "%g", lag))")
             }
             try expect(")")
             out.append(lag == 0 ? .variable(column) : .lagged(column: column, lag: Int(lag)))
