@@ -120,7 +120,8 @@ struct ImportData: ParsableCommand {
     func takeLock() throws -> StoreLock {
         do { return try StoreLock(storePath: store) } catch let error as StoreLock.LockError {
             Console.write("\(error)")
-            throw ExitCode(error == .busy(store + ".lock") ? 75 : 1)
+            if case .busy = error { throw ExitCode(RunStatus.locked.rawValue) }
+            throw ExitCode(RunStatus.failure.rawValue)
         }
     }
 

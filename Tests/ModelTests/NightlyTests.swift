@@ -411,6 +411,15 @@ struct Interrupted: Error {}
         #expect(try bench.files().isEmpty)
         held.release()
         #expect(try bench.scorer().run().exitCode == 0)
+        // The store named through a symbolic link takes the same lock (each spelling had its own,
+        // and two writers ran at once; hunt J, stop 52).
+        let link = URL(fileURLWithPath: bench.store).deletingLastPathComponent().appendingPathComponent("current.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: bench.store)
+        let viaLink = try StoreLock(storePath: link)
+        #expect(viaLink.path == StoreLock.resolved(bench.store) + ".lock")
+        #expect(throws: StoreLock.LockError.self) { try StoreLock(storePath: bench.store) }
+        #expect(try bench.scorer().run().exitCode == 75)
+        viaLink.release()
     }
 
     @Test func patientWithoutModelAndBadFileAreWarnings() throws {

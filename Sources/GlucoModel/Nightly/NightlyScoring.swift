@@ -221,11 +221,8 @@ public struct NightlyScorer {
             }
         }
         let lock: StoreLock
-        do { lock = try StoreLock(storePath: settings.storePath) } catch let error as StoreLock.LockError where error != .busy(settings.storePath + ".lock") {
-            outcome.failure = .unusableStore(settings.storePath, "\(error)")
-            return outcome
-        } catch {
-            outcome.failure = .busy("\(error)")
+        do { lock = try StoreLock(storePath: settings.storePath) } catch let error as StoreLock.LockError {
+            if case .busy = error { outcome.failure = .busy("\(error)") } else { outcome.failure = .unusableStore(settings.storePath, "\(error)") }
             return outcome
         }
         defer { lock.release() }

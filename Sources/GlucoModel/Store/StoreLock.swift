@@ -24,10 +24,13 @@ public final class StoreLock {
     public let path: String
     private var descriptor: Int32
 
-    /// Takes the lock for the store at `storePath`.
+    /// Takes the lock for the store at `storePath`, however the path is spelt: the lock file is
+    /// beside the store's real file (`resolved(_:)`), so a run naming the store through a symbolic
+    /// link (`current.sqlite -> cohort.sqlite`) and one naming the file lock the same
+    /// `cohort.sqlite.lock`. Until stop 52 each locked its own spelling, and both wrote at once.
     /// - Throws: `LockError.busy` when another process (or another `StoreLock` here) holds it.
     public init(storePath: String) throws {
-        path = storePath + ".lock"
+        path = Self.resolved(storePath) + ".lock"
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw LockError.cannotOpen(path, String(cString: strerror(errno))) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
@@ -36,6 +39,16 @@ public final class StoreLock {
             close(descriptor)
             throw busy ? LockError.busy(path) : LockError.cannotOpen(path, reason)
         }
+    }
+
+    /// `path` with every symbolic link and `.`/`..` resolved (`realpath(3)`); for a store not made
+    /// yet, its folder's real path and its name; `path` itself when neither resolves.
+    static func resolved(_ path: String) -> String {
+        if let real = realpath(path, nil) { defer { free(real) }; return String(cString: real) }
+        let url = URL(fileURLWithPath: path)
+        guard let folder = realpath(url.deletingLastPathComponent().path, nil) else { return path }
+        defer { free(folder) }
+        return URL(fileURLWithPath: String(cString: folder)).appendingPathComponent(url.lastPathComponent).path
     }
 
     public func release() {
