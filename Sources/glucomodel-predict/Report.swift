@@ -94,6 +94,7 @@ struct Report: ParsableCommand {
         try read.check(outputFolder: folder, writing: ["index.html"] + reported.map { CohortReport.fileName(for: $0.patient) },
                        option: "--out-dir")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        LeftoverFiles.removeAll(in: folder)
         var entries: [CohortReport.Entry] = [], failures: [(subject: String, reason: String)] = []
         for patientData in reported {
             do {
@@ -104,7 +105,7 @@ struct Report: ParsableCommand {
                 report.notes.forEach { Console.write("\(patientData.patient): \($0)") }
             } catch {
                 failures.append((patientData.patient.rawValue, ReportErrorText.describe(error)))
-                Console.write("\(error)")
+                Console.write("\(patientData.patient): \(error)")
             }
         }
         for p in withModels.subtracting(loaded.patients.map(\.patient)).sorted() {

@@ -86,9 +86,13 @@ struct ImportData: ParsableCommand {
                     print("\(nothing.summary)")
                     printWarnings(nothing.summary)
                     print("\(nothing)")
-                } catch {
+                } catch let error as InputError {
                     failed += 1
                     print("\(error)")
+                } catch {
+                    // Not the file's own error (a full disk): the message names the file (hunt J, stop 52).
+                    failed += 1
+                    print("\(path): error: cannot import the file: \(error); nothing of it was stored")
                 }
             }
         }

@@ -137,6 +137,28 @@ import Testing
         #expect(try String(contentsOf: url, encoding: .utf8) == "a,b\n")
     }
 
+    /// A write killed before its rename leaves `.<name>.<pid>.tmp`: the next write of the file
+    /// removes those of ended processes (five interrupted `predict --out` left 66 MB; hunt J,
+    /// stop 52), and leaves a running process's and other files' alone.
+    @Test func leftoversOfEndedProcessesGo() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let names = [".out.csv.2147483646.tmp", ".out.csv.\(getppid()).tmp", ".other.csv.2147483646.tmp", ".out.csv.tmp"]
+        for name in names { try Data("half".utf8).write(to: dir.appendingPathComponent(name)) }
+        let file = try AtomicTextFile(url: dir.appendingPathComponent("out.csv"))
+        file.writeLine("whole")
+        try file.commit()
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == [".other.csv.2147483646.tmp", ".out.csv.\(getppid()).tmp", ".out.csv.tmp", "out.csv"].sorted())
+        // A command's folders, once: every ended process's file of any name, one folder down too.
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("models"), withIntermediateDirectories: true)
+        try Data("half".utf8).write(to: dir.appendingPathComponent("models/.p-h030.json.2147483646.tmp"))
+        LeftoverFiles.removeAll(in: dir)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".out.csv.\(getppid()).tmp", ".out.csv.tmp", "models", "out.csv"].sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("models").path).isEmpty)
+    }
+
     /// A symbolic link keeps pointing at its file, which gets the text; a named pipe (as
     /// `/dev/stdout` is a stream) gets the text in place. Both were replaced by a regular file
     /// (hunt K, stop 52: as root, `--write-values /dev/stdout` replaced the machine's /dev/stdout).

@@ -244,8 +244,16 @@ struct Interrupted: Error {}
         #expect(try bench.files()["/\(NightlyBench.night)/predictions/p_b.csv"] != nil)
         // A leftover temporary file, as a run killed inside a write would leave.
         try Data("half".utf8).write(to: bench.out.appendingPathComponent("\(NightlyBench.night)/predictions/.p_c.csv.partial"))
+        // and one of a process that has ended (2147483646: no such process); a running process's
+        // (the test's parent) is another night's writing into this folder, and is left to it.
+        let dead = bench.out.appendingPathComponent("\(NightlyBench.night)/predictions/.p_c.csv.2147483646.partial")
+        let running = bench.out.appendingPathComponent("\(NightlyBench.night)/alerts/.p_c.csv.\(getppid()).partial")
+        try Data("half".utf8).write(to: dead)
+        try Data("half".utf8).write(to: running)
         let resumed = try bench.scorer().run()
         #expect(resumed.exitCode == 0 && resumed.patientsScored == 2 && resumed.patientsUpToDate == 1)
+        #expect(FileManager.default.fileExists(atPath: running.path) && !FileManager.default.fileExists(atPath: dead.path))
+        try FileManager.default.removeItem(at: running)
         #expect(try bench.files() == reference.files())
         #expect(try bench.states() == reference.states())
     }

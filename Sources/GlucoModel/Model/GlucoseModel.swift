@@ -284,7 +284,7 @@ extension GlucoseModel {
     /// Writes the model as pretty JSON, atomically (a reader never sees half a file).
     public func write(to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try GlucoseModel.encoder.encode(self).write(to: url, options: .atomic)
+        try AtomicTextFile.write(GlucoseModel.encoder.encode(self), to: url)
     }
 
     /// Reads a model file, checking its schema and version, and validating every field.

@@ -29,11 +29,16 @@ struct NightFolder {
 
     func file(_ dir: URL, _ patient: PatientID) -> URL { dir.appendingPathComponent(patient.rawValue + ".csv") }
 
-    /// Removes temporary files a killed run left behind (they were never renamed into place).
+    /// Removes temporary files a killed run left behind (they were never renamed into place): those
+    /// of a process that has ended. A running one's are left: two nights writing into one folder
+    /// (two stores, one `--out`) removed each other's files mid-write, and each warned "cannot write
+    /// the file: No such file or directory" (hunt J, stop 52). Files of older builds (no process id) go.
     func removeLeftovers() {
         let fm = FileManager.default
         for dir in [root, predictions, alerts, doseAudit, settingsCheck] {
             for name in (try? fm.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(Self.temporarySuffix) {
+                let parts = name.dropLast(Self.temporarySuffix.count).split(separator: ".")
+                if let pid = parts.last.flatMap({ Int32($0) }), LeftoverFiles.isRunning(pid) { continue }
                 try? fm.removeItem(at: dir.appendingPathComponent(name))
             }
         }
@@ -89,7 +94,7 @@ struct NightFolder {
     /// The file `url` is written to before it is renamed into place (`removeLeftovers` removes
     /// those a killed run left).
     static func temporaryURL(_ url: URL) -> URL {
-        url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + temporarySuffix)
+        url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".\(getpid())" + temporarySuffix)
     }
 
     /// The night's per-patient files written with another header than these (another glucose

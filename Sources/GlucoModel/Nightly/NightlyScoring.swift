@@ -242,21 +242,16 @@ public struct NightlyScorer {
             return outcome
         }
         folder.removeLeftovers()
+        LeftoverFiles.removeAll(in: settings.output.appendingPathComponent("quarantine"))
         if let mismatch = folder.headerMismatch(predictions: PredictionRow.csvHeader(units: settings.units),
                                                 alerts: AlertEpisode.csvHeader(units: settings.units),
                                                 doseAudit: DoseAuditRow.csvHeader(units: settings.units)) {
             outcome.failure = mismatch
             return outcome
         }
-        do { try importInbox(store, &outcome, message) } catch {
+        do { try importInbox(store, folder: folder, &outcome, message) } catch {
             outcome.failure = .unusableStore(settings.storePath, "\(error)")
             return outcome
-        }
-        // The import's warnings (a file quarantined, rows skipped) are recorded in the night's
-        // summary now: the files are moved and imported, so a run killed while scoring would
-        // leave no other trace of them.
-        if !outcome.warnings.isEmpty {
-            try? folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units)
         }
         let withModels = Set(ModelSet.patients(in: settings.modelsFolder))
         let patients: [PatientID]
@@ -311,7 +306,13 @@ public struct NightlyScorer {
     /// Imports every data file of the inbox (sorted by path) not imported before, several files
     /// per transaction (`PatientStore.importFiles`, each file all or nothing). A file is counted,
     /// reported or quarantined once its batch is committed.
-    func importInbox(_ store: PatientStore, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
+    ///
+    /// The warnings of a batch (a file quarantined, rows skipped) are recorded in the night's summary
+    /// as the batch is done: its files are moved or imported, and a run killed later (importing the
+    /// rest of a backfill, or scoring) would leave no other trace of them. Until stop 52 they were
+    /// written once the whole inbox was imported, and a night killed before then was run again
+    /// with exit 0 and no warning of the file quarantined (hunt J).
+    func importInbox(_ store: PatientStore, folder: NightFolder, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
         let files = try CohortLoader.files([settings.inbox.path], onlyRecognised: false)
         var progress = Progress(interval: progressInterval, total: files.count, what: "inbox files", verb: "read")
         try store.importFiles(files) { url in
@@ -324,6 +325,12 @@ public struct NightlyScorer {
             if settings.patientFolders, let patient = try patientFolder(of: url) { options.patient = patient }
             return PreparedImport(url: url, importer: ImportFormats.importer(type), options: options)
         } committed: { results in
+            let warned = outcome.warnings.count
+            defer {
+                if outcome.warnings.count > warned {
+                    try? folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units)
+                }
+            }
             for (url, result) in results {
                 do {
                     if case let .imported(run) = try result.get() {
@@ -336,7 +343,8 @@ public struct NightlyScorer {
                 } catch let nothing as NothingKeptError {
                     quarantine(url, nothing.description, details: nothing.summary.report(warnings: 5), &outcome, message)
                 } catch {
-                    warn(&outcome, message, "import failed: \(error)")
+                    // Not the file's fault (a full disk, a store SQLite cannot write): it stays in the inbox.
+                    warn(&outcome, message, "import failed: \(url.path): \(error); the file stays in the inbox for the next run")
                 }
             }
         }

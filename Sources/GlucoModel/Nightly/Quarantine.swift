@@ -15,7 +15,7 @@ enum Quarantine {
             target = folder.appendingPathComponent("\(file.lastPathComponent).\(n)")
         }
         let text = "\(file.path)\nquarantined \(now.iso8601)\n\(reason)\n"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: target.path + ".reason.txt"), options: .atomic)
+        try AtomicTextFile.write(Data(text.utf8), to: URL(fileURLWithPath: target.path + ".reason.txt"))
         try fm.moveItem(at: file, to: target)
         return target
     }

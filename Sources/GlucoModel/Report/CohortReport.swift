@@ -148,6 +148,6 @@ public struct CohortReport: Sendable {
     }
 
     public func write(to url: URL) throws {
-        try Data(html.utf8).write(to: url, options: .atomic)
+        try AtomicTextFile.write(Data(html.utf8), to: url)
     }
 }

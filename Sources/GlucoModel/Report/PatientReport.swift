@@ -161,6 +161,6 @@ public struct PatientReport: Sendable {
 
     /// Writes `html` to `url` atomically (a reader never sees half a report).
     public func write(to url: URL) throws {
-        try Data(html.utf8).write(to: url, options: .atomic)
+        try AtomicTextFile.write(Data(html.utf8), to: url)
     }
 }

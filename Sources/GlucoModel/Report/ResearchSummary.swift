@@ -220,6 +220,6 @@ public struct ResearchSummary: Sendable {
 
     /// Writes `html` atomically.
     public func write(to url: URL) throws {
-        try Data(html.utf8).write(to: url, options: .atomic)
+        try AtomicTextFile.write(Data(html.utf8), to: url)
     }
 }

@@ -108,6 +108,8 @@ public struct CohortTrainer: Sendable {
     }
 
     public func run(_ patients: [PatientData], progress: (@Sendable (CohortProgress) -> Void)? = nil) -> CohortOutcome {
+        // Temporary files of earlier runs killed mid-write (models, checkpoints, tables).
+        LeftoverFiles.removeAll(in: settings.output)
         var failures: [(String, String)] = []
         var trainers: [PatientTrainer] = []
         for data in patients {
@@ -172,8 +174,8 @@ public struct CohortTrainer: Sendable {
             }
             try trained.model.write(to: modelURL)
             let timings = try GlucoseModel.encoder.encode(trained.timings)
-            try timings.write(to: settings.jobURL("timings", patient, h, "json"), options: .atomic)
-            try Data(trained.predictionsCSV.utf8).write(to: settings.jobURL("predictions", patient, h, "csv"), options: .atomic)
+            try AtomicTextFile.write(timings, to: settings.jobURL("timings", patient, h, "json"))
+            try AtomicTextFile.write(Data(trained.predictionsCSV.utf8), to: settings.jobURL("predictions", patient, h, "csv"))
             for k in searches { try? fm.removeItem(at: PatientTrainer.searchURL(checkpoint, search: k)) }
             state.finish(key, trained: (patient, h, trained.timings))
         } catch {
@@ -215,7 +217,7 @@ public enum CohortResults {
 
     /// Writes `output/results.csv` atomically.
     public static func write(_ rows: [ResultRow], to output: URL) throws {
-        try Data(ResultsTable.csv(rows).utf8).write(to: output.appendingPathComponent("results.csv"), options: .atomic)
+        try AtomicTextFile.write(Data(ResultsTable.csv(rows).utf8), to: output.appendingPathComponent("results.csv"))
     }
 }
 

@@ -51,7 +51,7 @@ public enum ShardLedger {
         let fm = FileManager.default
         try fm.createDirectory(at: folder(output), withIntermediateDirectories: true)
         let temporary = folder(output).appendingPathComponent(".count-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
-        try Data("\(count)\n".utf8).write(to: temporary, options: .atomic)
+        try Data("\(count)\n".utf8).write(to: temporary)
         defer { try? fm.removeItem(at: temporary) }
         // A link fails when the name exists: of tasks starting at once, exactly one records its count.
         do { try fm.linkItem(at: temporary, to: url) } catch {
@@ -65,7 +65,7 @@ public enum ShardLedger {
         try FileManager.default.createDirectory(at: folder(output), withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: reportFile(output, report.shard), options: .atomic)
+        try AtomicTextFile.write(encoder.encode(report), to: reportFile(output, report.shard))
     }
 
     /// The report of every shard of `count` that has one, by shard index.

@@ -53,7 +53,9 @@ extension Evolution {
     /// Writes `data` to a temporary file beside `url` and renames it over `url`: a kill leaves the
     /// old file or the new one, never part of either (checkpoints and statistics files).
     static func replace(_ url: URL, with data: Data) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        // With the process id: two runs into one folder (a job resubmitted while the first runs)
+        // renamed each other's file away (hunt J, stop 52).
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         do {
             try data.write(to: temporary)
         } catch {
