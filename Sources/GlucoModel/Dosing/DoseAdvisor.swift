@@ -140,7 +140,13 @@ public enum DoseAdvisor {
         out.basalScheduleSource = net.source
         out.statedInsulinOnBoard = stated
         let standard = StandardBolus(carbs: carbs, glucose: glucose, insulinOnBoard: iob, settings: settings)
-        out.standard = standard
+        // Carbohydrates eaten before the ask: the formula's correction is for the glucose at the
+        // meal when that is lower than now (step 9). The rise since is the meal's own, which the
+        // carbohydrates' dose covers: corrected as well, the meal was dosed twice (hunt L, stop 52:
+        // 4.40 U where the meal's glucose gave 2.31, then three hours below 54 mg/dL).
+        let atMeal = eaten.flatMap { Self.formulaAtMeal(carbs: carbs, eaten: $0, log: history, iob: iob, settings: settings) }
+        let formula = atMeal.map { $0.unclamped < standard.unclamped ? $0 : standard } ?? standard
+        out.standard = formula
         if glucose < settings.suspendThreshold {
             return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: [])
         }
@@ -162,6 +168,10 @@ public enum DoseAdvisor {
 
         var notes: [DoseNote] = []
         if let stated { notes.append(.insulinOnBoardStated(units: stated)) }
+        if let eaten, formula != standard, let then = history.glucose.last(where: { $0.time <= eaten }) {
+            notes.append(.formulaAtMeal(formula: formula.dose, formulaNow: standard.dose, glucoseAtMeal: then.value.mgdL,
+                                        glucoseNow: glucose, minutesAgo: at.timeIntervalSince(eaten) / 60))
+        }
         // Exercise during or in the hours before the ask: insulin then acts more strongly, which
         // neither the formula nor the models count (hunt D: a dose 21 minutes into a logged session
         // said nothing of it).
@@ -176,7 +186,7 @@ public enum DoseAdvisor {
         guard curve.isFinite else {
             // A model value that is not finite (never a dose on it): the formula with the reason.
             notes.append(.modelUnavailable("a model predicts a non-finite value"))
-            return finish(out, formulaDecision(standard, iob: iob, settings: settings, notes: &notes), notes: notes)
+            return finish(out, formulaDecision(formula, iob: iob, settings: settings, notes: &notes), notes: notes)
         }
         out.curve = curve
         let rule = LoopDoseRule(suspendThreshold: .mgdL(settings.suspendThreshold), target: .mgdL(settings.target),
@@ -221,11 +231,15 @@ public enum DoseAdvisor {
         if method == .model, let m = out.modelDose {
             decision = .bolus(units: m, basis: .model)
         } else {
-            decision = formulaDecision(standard, iob: iob, settings: settings, notes: &notes)
+            decision = formulaDecision(formula, iob: iob, settings: settings, notes: &notes)
             // The formula knows no curve: say when its dose, by the settings' own effects, goes low
             // (hunt E, stop 51: 8.8 U for 80 g with insulin peaking at 29 minutes, 38.7 mg/dL at 80).
             if let units = decision.units, units > 0 {
-                let path = curve.glucose(bolus: InsulinUnits(units)).map(\.mgdL)
+                // The settings' effects alone, as the note says: the curve with the models' trajectory
+                // fired it on re-asks where the models' fall after an unbolused meal, not the dose's
+                // timing, went low (hunt L, stop 52).
+                let alone = PredictedCurve(effects: effects, anchors: [], plannedCarbs: Carbohydrate(grams: eaten == nil ? carbs : 0))
+                let path = alone.glucose(bolus: InsulinUnits(units)).map(\.mgdL)
                 if let i = path.indices.min(by: { path[$0] < path[$1] }), path[i] < settings.suspendThreshold {
                     notes.append(.formulaDosePredictedLow(dose: units, lowest: path[i], minute: curve.minutes[i],
                                                           threshold: settings.suspendThreshold))
@@ -258,8 +272,7 @@ public enum DoseAdvisor {
             return ceiling
         }
         guard let then = log.glucose.last(where: { $0.time <= eaten }),
-              eaten.timeIntervalSince(then.time) < DoseGuards.maximumGlucoseAge else { return asked }
-        let atMeal = StandardBolus(carbs: carbs, glucose: then.value.mgdL, insulinOnBoard: iob, settings: settings)
+              let atMeal = formulaAtMeal(carbs: carbs, eaten: eaten, log: log, iob: iob, settings: settings) else { return asked }
         let floor = min(ceiling, max(0, atMeal.unclamped))
         guard asked < floor else { return asked }
         let suspend = GlucoseValue(mgdL: settings.suspendThreshold)
@@ -277,6 +290,15 @@ public enum DoseAdvisor {
             notes.append(.raiseLimitedBySuspend(formula: floor, limit: raised, threshold: settings.suspendThreshold))
         }
         return raised
+    }
+
+    /// The formula for carbohydrates eaten at `eaten` as it would have been then: the newest reading
+    /// at or before the meal (nil when none is within `DoseGuards.maximumGlucoseAge` before it) and
+    /// the insulin on board now.
+    static func formulaAtMeal(carbs: Double, eaten: Date, log: PatientLog, iob: Double, settings: CheckedDoseSettings) -> StandardBolus? {
+        guard let then = log.glucose.last(where: { $0.time <= eaten }),
+              eaten.timeIntervalSince(then.time) < DoseGuards.maximumGlucoseAge else { return nil }
+        return StandardBolus(carbs: carbs, glucose: then.value.mgdL, insulinOnBoard: iob, settings: settings)
     }
 
     /// The first model horizon whose 80% interval, around the curve without a bolus at that

@@ -62,6 +62,10 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// (glucose now, carbohydrates still on board, insulin) below the suspend threshold, so the
     /// dose was raised only to `limit`, the most that keeps it above.
     case raiseLimitedBySuspend(formula: Double, limit: Double, threshold: Double)
+    /// Carbohydrates eaten before the ask: the formula's dose is `formula` U, with the glucose at
+    /// the meal, not `formulaNow` U with the glucose now (the rise since is the meal's, which the
+    /// carbohydrates' dose covers).
+    case formulaAtMeal(formula: Double, formulaNow: Double, glucoseAtMeal: Double, glucoseNow: Double, minutesAgo: Double)
     /// The insulin on board was stated by the person (the data has no insulin record), and counts
     /// as given at the moment of the suggestion.
     case insulinOnBoardStated(units: Double)
@@ -86,6 +90,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .insulinOnBoardStated: return "stated_iob"
         case .exerciseRecent: return "exercise_recent"
         case .formulaDosePredictedLow: return "formula_dose_predicted_low"
+        case .formulaAtMeal: return "formula_at_meal"
         }
     }
 
@@ -98,7 +103,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case let .insulinOnBoardCovers(iob, need):
             return String(format: "insulin on board %.2f U covers the %.2f U needed for carbohydrates and correction", iob, need)
         case let .limitedByFormulaAfterMeal(r, f, ago):
-            return String(format: "%.2f U requested, lowered to the formula's %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
+            return String(format: "%.2f U requested, lowered to the formula's with the glucose now, %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
         case let .limitedByFormulaCorrection(r, f, iob):
             return String(format: "%.2f U requested for a correction, lowered to the formula's %.2f U (insulin on board %.2f U): a correction never goes beyond the formula's, since the models see glucose still rising from a meal whose bolus has yet to bring it down, and a dose on top stacks insulin", r, f, iob)
         case let .raisedToFormulaAtMeal(r, f, g, ago):
@@ -110,6 +115,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "exercise logged %.0f min ago, for %.0f min (%@): insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin", ago, duration, end > 0 ? String(format: "ended %.0f min ago", end) : "still going")
         case let .formulaDosePredictedLow(dose, lowest, minute, threshold):
             return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %.0f mg/dL at %.0f min, below the suspend threshold (%.0f mg/dL): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, DoseAdvisor.shown(lowest), minute, threshold)
+        case let .formulaAtMeal(f, now, then, g, ago):
+            return String(format: "the formula's dose is %.2f U, with the glucose when the carbohydrates were eaten %.0f min ago (%.0f mg/dL), not %.2f U with the glucose now (%.0f mg/dL): the rise since is the meal's, which the carbohydrates' dose covers; corrected as well, the meal would be dosed twice", f, ago, DoseAdvisor.shown(then), now, DoseAdvisor.shown(g))
         case let .insulinOnBoardStated(u):
             return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }
