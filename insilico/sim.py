@@ -140,8 +140,16 @@ def run(env, days, decide, log, trace=None, recheck_window=60):
                 log.carbs.append((meal_time, carbs))  # when eaten, as the re-ask says
             bolus += max(0.0, decision.units)
             decisions.append(decision)
-        if bolus > 0:
-            log.boluses.append((now, bolus))  # one bolus for the step's asks, as one injection
+            # The bolus is logged with the carbohydrates it covers before the next ask, as a pump
+            # records it: one bolus for the step's asks, as one injection, so a second ask replaces
+            # the step's record with the sum. (Until stop 52 it was logged after every ask: the new
+            # meal was asked about with the waiting meal's carbohydrates logged and no bolus for
+            # them, which no pump holds; the models then dosed that meal a second time.)
+            if bolus > 0:
+                if log.boluses and log.boluses[-1][0] == now:
+                    log.boluses[-1] = (now, bolus)
+                else:
+                    log.boluses.append((now, bolus))
         step = env.step(Action(basal=basal_u_per_min, bolus=bolus / sample))
         insulin += step.info["sample_time"] * sum(env.insulin_hist[-1:])
         if trace is not None:
