@@ -22,9 +22,11 @@ declarations() {
     --include='*.swift' "$1" 2>/dev/null | awk '{print $NF}' | sort -u
 }
 
-# The identifiers a file's code names, comments and string contents removed.
+# The identifiers a file's code names, comments and string contents removed, but the code of a
+# string's interpolations kept ("\(ARXRidge.fixed(r).text)" names ARXRidge).
 identifiers() {
-  sed -E -e 's://.*$::' -e 's/"([^"\\]|\\.)*"/""/g' "$1" | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u
+  perl -pe 's{//.*$}{}; s{"((?:[^"\\]|\\.)*)"}{join " ", $1 =~ /\\\(((?:[^()]|\([^()]*\))*)\)/g}ge' "$1" \
+    | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u
 }
 
 for entry in "${LAYERS[@]}"; do

@@ -41,9 +41,4 @@ public enum ImportLimits {
     public static let noteCharacters = 1_000
     /// In device exports, two readings (or doses) with the same value this close (s) are one record uploaded twice.
     public static let duplicateWindow: TimeInterval = 30
-    /// Between two sources (imports, or files read together), a reading or dose of the same value
-    /// less than this apart (s) is one record: one export writes times to the minute (LibreView,
-    /// a pump's CSV), another to the second (Nightscout, Clarity), so the same record's two times
-    /// differ by up to 59.999 s (`PatientLog.droppingUploadedTwice`, `PatientStore.dropUploadedTwice`).
-    public static let sourceWindow: TimeInterval = 60
 }

@@ -10,7 +10,7 @@ extension PatientLog {
     ///   kept: the same event written by two files (an exact duplicate, or a conflicting one where the
     ///   files disagree on its value) is one record, the first file's;
     /// - a glucose reading, bolus, basal injection or meal of `other` that repeats one of this log's
-    ///   a few seconds off (the same value less than `ImportLimits.sourceWindow` apart, not at the same
+    ///   a few seconds off (the same value less than `sourceWindow` apart, not at the same
     ///   instant: an export to the minute beside one to the second) is the same upload, left out,
     ///   one to one (`droppingUploadedTwice`);
     /// - other sections' counts add up; the insulin kind is `other`'s when it names one (the latest
@@ -45,20 +45,39 @@ extension PatientLog {
         return m
     }
 
+    /// Between two sources (imports, or files read together), a reading or dose of the same value
+    /// less than this apart (s) is one record: one export writes times to the minute (LibreView,
+    /// a pump's CSV), another to the second (Nightscout, Clarity), so the same record's two times
+    /// differ by up to 59.999 s (`droppingUploadedTwice`, `PatientStore.dropUploadedTwice`).
+    public static let sourceWindow: TimeInterval = 60
+
+    /// Whether two records are one uploaded twice: same source, censoring and value for glucose;
+    /// same type and dose for boluses; same amount for injections and meals; otherwise equal records.
+    public static func sameUpload<R: TimedRecord>(_ a: R, _ b: R) -> Bool {
+        switch (a, b) {
+        case let (x as GlucoseReading, y as GlucoseReading):
+            return x.source == y.source && x.censoring == y.censoring && abs(x.value.mgdL - y.value.mgdL) < 1e-6
+        case let (x as Bolus, y as Bolus): return x.type == y.type && abs(x.dose.units - y.dose.units) < 1e-9
+        case let (x as BasalInjection, y as BasalInjection): return abs(x.dose.units - y.dose.units) < 1e-9
+        case let (x as CarbIntake, y as CarbIntake): return abs(x.amount.grams - y.amount.grams) < 1e-9
+        default: return a == b
+        }
+    }
+
     /// The kinds a record of which, repeated by another source a few seconds off, is the same upload
     /// (a file's own upload window has the same: `DuplicateFilter`).
     public static let uploadWindowKinds: Set<RecordKind> = [.glucose, .bolus, .basalInjection, .carbs]
 
     /// `lists` (one per log, in the order read; each in time order) without the records of a later
     /// list that repeat an earlier list's a few seconds off: the same upload
-    /// (`PatientLogBuilder.sameUpload`) less than `ImportLimits.sourceWindow` apart, not at the same
+    /// (`sameUpload`) less than `sourceWindow` apart, not at the same
     /// instant (`firstAtEachInstant` settles those). One to one: an earlier record stands for one
     /// record of each later list, the nearest in time, as the store keeps one stored record for
     /// each import (`PatientStore.dropUploadedTwice`).
     /// - Complexity: O(n log n) over lists whose times do not overlap; an overlapping list costs a
     ///   merge of the earlier ones.
     static func droppingUploadedTwice<R: TimedRecord>(_ lists: [[R]]) -> [[R]] {
-        let window = ImportLimits.sourceWindow
+        let window = Self.sourceWindow
         var earlier: [R] = []  // the kept records of the lists before, in time order
         var out: [[R]] = []
         for list in lists {
@@ -76,7 +95,7 @@ extension PatientLog {
                     var i = lo
                     while i < earlier.count, earlier[i].time.timeIntervalSince(r.time) < window {
                         let e = earlier[i]
-                        if e.time != r.time, !used.contains(i), PatientLogBuilder.sameUpload(e, r),
+                        if e.time != r.time, !used.contains(i), Self.sameUpload(e, r),
                            best.map({ abs(e.time.timeIntervalSince(r.time)) < abs(earlier[$0].time.timeIntervalSince(r.time)) }) ?? true {
                             best = i
                         }

@@ -291,8 +291,8 @@ public struct PatientStore: Sendable {
     }
 
     /// Deletes the rows run `runID` added to patient number `patient` that repeat another import's
-    /// record a few seconds off: the same kind and value (`PatientLogBuilder.sameUpload`) less than
-    /// `ImportLimits.sourceWindow` apart, not at the same instant (an export whose times are to the
+    /// record a few seconds off: the same kind and value (`PatientLog.sameUpload`) less than
+    /// `PatientLog.sourceWindow` apart, not at the same instant (an export whose times are to the
     /// minute beside one to the second, a re-export shifted by a second). Within one file such a
     /// pair is one upload; between imports both were stored, and a clinic importing a Libre's
     /// LibreView and Nightscout exports had every reading, bolus and meal twice (hunt M, stop 52).
@@ -302,7 +302,7 @@ public struct PatientStore: Sendable {
     /// - Returns: the rows deleted, per kind (they count as already stored).
     static func dropUploadedTwice(_ db: Database, patient: Int64, within span: ClosedRange<Double>?, runID: Int64) throws -> [RecordKind: Int] {
         guard let span else { return [:] }
-        let w = ImportLimits.sourceWindow
+        let w = PatientLog.sourceWindow
         let g = StoreSchema.code(.glucose), b = StoreSchema.code(.bolus)
         let kinds = PatientLog.uploadWindowKinds.map { String(StoreSchema.code($0)) }.joined(separator: ",")
         let rows = try Row.fetchAll(db, sql: """

@@ -139,27 +139,6 @@ public struct TrainingOptions: Sendable {
     }
 }
 
-/// The ARX fit's ridge weight (`--arx-ridge`), per row on standardised features: a number, or
-/// `auto`, the one of `ARXModel.ridgeCandidates` with the lowest validation RMSE.
-public enum ARXRidge: Hashable, Sendable {
-    case fixed(Double)
-    case auto
-
-    /// `auto`, or a decimal number from 0 to 1 (`NumberText`: not `0x1p-10`).
-    public init?(text: String) {
-        if text == "auto" { self = .auto; return }
-        guard let v = NumberText.read(text), (0...1).contains(v) else { return nil }
-        self = .fixed(v)
-    }
-
-    public var text: String {
-        switch self {
-        case .auto: return "auto"
-        case let .fixed(v): return String(format: "%g", v)
-        }
-    }
-}
-
 /// Which insulin and carbohydrate curves a model's features carry (`--curves`), and whether the
 /// least-squares part holds its weights to their signs (`FeatureSet.weightSigns`).
 public enum FeatureCurves: String, CaseIterable, Sendable, Codable {

@@ -42,19 +42,6 @@ extension PatientLogBuilder {
         return kept
     }
 
-    /// Whether two records are one uploaded twice: same source, censoring and value for glucose;
-    /// same type and dose for boluses; same amount for injections and meals; otherwise equal records.
-    static func sameUpload<R: TimedRecord>(_ a: R, _ b: R) -> Bool {
-        switch (a, b) {
-        case let (x as GlucoseReading, y as GlucoseReading):
-            return x.source == y.source && x.censoring == y.censoring && abs(x.value.mgdL - y.value.mgdL) < 1e-6
-        case let (x as Bolus, y as Bolus): return x.type == y.type && abs(x.dose.units - y.dose.units) < 1e-9
-        case let (x as BasalInjection, y as BasalInjection): return abs(x.dose.units - y.dose.units) < 1e-9
-        case let (x as CarbIntake, y as CarbIntake): return abs(x.amount.grams - y.amount.grams) < 1e-9
-        default: return a == b
-        }
-    }
-
     /// Builds the log with `options.patient`, else the id its file name is (`patientID(fromFileName:scrub:)`:
     /// any `scrub` text, names read from a preamble, taken out), with a warning saying so; the names
     /// are removed from the file name in the summary and issues too.

@@ -139,7 +139,7 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
             head = 0
         }
         for j in stride(from: recent.count - 1, through: head, by: -1)
-        where PatientLogBuilder.sameUpload(recent[j].record, item.record) {
+        where PatientLog.sameUpload(recent[j].record, item.record) {
             summary.skipQuietly("duplicate")
             return false
         }
