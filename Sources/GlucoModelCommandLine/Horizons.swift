@@ -22,12 +22,11 @@ public struct HorizonList: ExpressibleByArgument, Sendable, Equatable, CustomStr
 extension HorizonList {
     /// Minutes separated by commas, as `init?(argument:)` reads them.
     public static let usage = "whole minutes from 1 to 1440 like 30,60,90,120"
-}
 
-extension HorizonList {
-    /// Horizons known to be valid (a command's default).
-    public init(_ minutes: [Int]) {
-        precondition(!minutes.isEmpty && minutes.allSatisfy { $0 > 0 }, "horizons are positive minutes")
-        self.minutes = minutes
+    /// The `transform` of every `--horizons` option: a value that is no list of horizons is refused
+    /// saying what one is (`--horizons 2000` said only "The value '2000' is invalid"; hunt N, stop 52).
+    @Sendable public static func read(_ text: String) throws -> HorizonList {
+        guard let list = HorizonList(argument: text) else { throw ValidationError("expected \(usage)") }
+        return list
     }
 }

@@ -48,7 +48,7 @@ struct Nightly: ParsableCommand {
     @Option(help: "Alert when a prediction is above this, in --units (default: 250 mg/dL, 13.88 mmol/L).", transform: DecimalArgument.read)
     var high: Double?
 
-    @Option(parsing: .unconditional, help: "Horizons in minutes, comma-separated (default: every horizon with a model).")
+    @Option(parsing: .unconditional, help: "Horizons in minutes, comma-separated (default: every horizon with a model).", transform: HorizonList.read)
     var horizons: HorizonList?
 
     @OptionGroup var time: TimeZoneOption

@@ -22,7 +22,7 @@ struct Predict: ParsableCommand {
     @Option(help: "The trainer's output folder (or its models/ folder).")
     var models: String
 
-    @Option(parsing: .unconditional, help: "Horizons in minutes, comma-separated (default: every horizon with a model).")
+    @Option(parsing: .unconditional, help: "Horizons in minutes, comma-separated (default: every horizon with a model).", transform: HorizonList.read)
     var horizons: HorizonList?
 
     @Option(help: "First issue moment, ISO 8601 (default: start of the data).")

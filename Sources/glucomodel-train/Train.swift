@@ -38,7 +38,7 @@ struct Train: ParsableCommand {
     @Option(help: "Format of every data file (\(ImportFormats.names.joined(separator: ", "))); default: detected from each file's content.")
     var format: String?
 
-    @Option(parsing: .unconditional, help: "Prediction horizons in minutes, comma-separated (default: \(TrainingRunConfig.defaultHorizons.map(String.init).joined(separator: ","))).")
+    @Option(parsing: .unconditional, help: "Prediction horizons in minutes, comma-separated (default: \(TrainingRunConfig.defaultHorizons.map(String.init).joined(separator: ","))).", transform: HorizonList.read)
     var horizons: HorizonList?
 
     @Option(help: "Output folder (default: \(TrainingRunConfig.defaultOut)).")

@@ -138,6 +138,7 @@ import Testing
             do { try parse(); Issue.record("--horizons -30 was accepted") } catch {
                 let message = glucomodel_train.Train.message(for: error)
                 #expect(message.contains("'-30'") && !message.contains("Missing value"), "\(message)")
+                #expect(message.contains("whole minutes from 1 to 1440"), "\(message)")
             }
         }
         #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--time-zone", "Mars/Olympus"]) }

@@ -23,13 +23,14 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         /// What a value below its limits most likely is in another unit, when that reads as plausible.
         static func unitHint(_ name: String, _ value: Double, _ limits: ClosedRange<Double>) -> String {
             guard value > 0, value < limits.lowerBound else { return "" }
+            let mmol = GlucoseValue.mgdLPerMmolL  // the one conversion (it was written as 18, 18.016 and 18.01559 here)
             switch name {
-            case "insulinSensitivity" where value * 18 >= limits.lowerBound:
-                // 1 mmol/L = 18.016 mg/dL: an ISF of 2.5 is almost surely mmol/L per U.
-                return " (it looks like mmol/L per U: the file takes mg/dL per U, \(value) mmol/L is about \(Int((value * 18.016).rounded())) mg/dL)"
-            case "target" where limits.contains(value * 18.01559), "suspendThreshold" where limits.contains(value * 18.01559):
+            case "insulinSensitivity" where value * mmol >= limits.lowerBound:
+                // An ISF of 2.5 is almost surely mmol/L per U.
+                return " (it looks like mmol/L per U: the file takes mg/dL per U, \(value) mmol/L is about \(Int((value * mmol).rounded())) mg/dL)"
+            case "target" where limits.contains(value * mmol), "suspendThreshold" where limits.contains(value * mmol):
                 // Hunt D: a clinic in mmol/L wrote "target": 6.1; only the ISF had the hint.
-                return " (it looks like mmol/L: the file takes mg/dL, \(value) mmol/L is about \(Int((value * 18.01559).rounded())) mg/dL)"
+                return " (it looks like mmol/L: the file takes mg/dL, \(value) mmol/L is about \(Int((value * mmol).rounded())) mg/dL)"
             case "insulinDurationMinutes" where limits.contains(value * 60), "insulinPeakMinutes" where limits.contains(value * 60):
                 // A pump shows the insulin's action in hours ("active insulin time 6 h").
                 return " (it looks like hours: the file takes minutes, \(value) h is \(Int((value * 60).rounded())) minutes)"

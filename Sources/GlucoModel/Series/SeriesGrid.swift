@@ -15,12 +15,6 @@ struct SeriesGrid {
         return i >= 0 && i < count ? i : nil
     }
 
-    /// The nearest point to instant `s`, or nil outside the grid.
-    func nearest(_ s: Double) -> Int? {
-        let i = Int(((s - start) / step).rounded())
-        return i >= 0 && i < count ? i : nil
-    }
-
     /// Sums of point events per step.
     func events(_ items: [(Date, Double)]) -> [Double] {
         var out = [Double](repeating: 0, count: count)

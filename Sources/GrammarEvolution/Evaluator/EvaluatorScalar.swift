@@ -21,9 +21,6 @@ public protocol EvaluatorScalar: BinaryFloatingPoint, SIMDScalar, Codable, Senda
     static func _vectorExp(_ x: UnsafePointer<Self>, _ y: UnsafeMutablePointer<Self>, _ count: Int)
     /// `log|x|`, with `log(0) = 0` as `Operation.log`.
     static func _vectorLog(_ x: UnsafePointer<Self>, _ y: UnsafeMutablePointer<Self>, _ count: Int)
-    /// libm in this precision, for arguments outside the fast range.
-    static func _libmSin(_ x: Self) -> Self
-    static func _libmCos(_ x: Self) -> Self
 }
 
 /// Whether any of `x[0..<count]` has `|x| > limit` or is NaN: an OR-reduction over
@@ -60,8 +57,6 @@ func _anyNotNormal(_ x: UnsafePointer<Float>, _ count: Int) -> Bool {
 
 extension Float: EvaluatorScalar {
     public static var _trigonometricFastRange: Float { 8192 }
-    public static func _libmSin(_ x: Float) -> Float { sinf(x) }
-    public static func _libmCos(_ x: Float) -> Float { cosf(x) }
 
     public static func _vectorSin(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ count: Int) {
         for i in 0..<count { y[i] = _FloatMath.sinCos(x[i], cosine: false) }
@@ -100,8 +95,6 @@ extension Float: EvaluatorScalar {
 
 extension Double: EvaluatorScalar {
     public static var _trigonometricFastRange: Double { 100_000 }
-    public static func _libmSin(_ x: Double) -> Double { sin(x) }
-    public static func _libmCos(_ x: Double) -> Double { cos(x) }
 
     public static func _vectorSin(_ x: UnsafePointer<Double>, _ y: UnsafeMutablePointer<Double>, _ count: Int) {
         for i in 0..<count { y[i] = _DoubleMath.sinCos(x[i], cosine: false) }

@@ -29,12 +29,7 @@ extension PatientLogBuilder {
         return t
     }
 
-    /// A required finite number, any value.
-    public mutating func numberAllowingAnyValue(_ text: String?, at location: SourceLocation, expected: String) -> Double? {
-        anyNumber(text, at: location, expected: expected)
-    }
-
-    /// `numberAllowingAnyValue` with `expected` made only for a message (it is interpolated per call).
+    /// A required finite number, any value; `expected` is made only for a message (it is interpolated per call).
     mutating func anyNumber(_ text: String?, at location: SourceLocation, expected: @autoclosure () -> String) -> Double? {
         guard let t = required(text, at: location, missing: expected(),
                                empty: "the value is empty; expected \(expected()) (an empty cell is never read as 0)") else { return nil }

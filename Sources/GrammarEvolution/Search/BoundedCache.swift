@@ -2,13 +2,11 @@
 /// once (amortised O(1) per access; exact LRU order is not needed for a cache).
 ///
 /// Used for program -> error and phenotype -> program. Because evaluators are deterministic,
-/// the cache changes only speed and hit counts, never results.
+/// the cache changes only speed, never results (`Evolution` counts its hits).
 struct BoundedCache<Key: Hashable, Value> {
     private var entries: [Key: (value: Value, stamp: Int)] = [:]
     private var clock = 0
     let capacity: Int
-    private(set) var hits = 0
-    private(set) var misses = 0
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -16,8 +14,7 @@ struct BoundedCache<Key: Hashable, Value> {
 
     mutating func value(for key: Key) -> Value? {
         clock += 1
-        guard let e = entries[key] else { misses += 1; return nil }
-        hits += 1
+        guard let e = entries[key] else { return nil }
         entries[key] = (e.value, clock)
         return e.value
     }
@@ -28,8 +25,6 @@ struct BoundedCache<Key: Hashable, Value> {
         if entries.count >= capacity, entries[key] == nil { evictOldestHalf() }
         entries[key] = (value, clock)
     }
-
-    mutating func resetCounters() { hits = 0; misses = 0 }
 
     private mutating func evictOldestHalf() {
         let stamps = entries.values.map(\.stamp).sorted()
