@@ -71,7 +71,8 @@ struct Dose: ParsableCommand {
     @OptionGroup var units: GlucoseUnitsOption
 
     func validate() throws {
-        guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
+        // The reason, not the text: it may be an e-mail or a name (hunt N, stop 52: this echoed it).
+        do { _ = try PatientID(patient) } catch { throw ValidationError("--patient: \(error)") }
         if audit {
             if carbs != nil || at != nil || carbsTime != nil { throw ValidationError("--audit takes --from/--to, not --carbs/--carbs-time/--at") }
             if settingsFromData { throw ValidationError("--settings-from-data goes with a suggestion, not --audit") }

@@ -66,11 +66,10 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        let loaded = try loadPatients(input.source(timeZone: time.zone()), patient: try patient.map { try PatientID($0) },
-                                      failure: { Console.write("skipped: \($0)") })
+        let only = try patient.map { try PatientID($0) }
+        let loaded = try loadPatients(input.source(timeZone: time.zone()), patient: only, failure: { Console.write("skipped: \($0)") })
         let modelsURL = URL(fileURLWithPath: models)
-        if let out {
-            let id = try PatientID(patient!)
+        if let out, let id = only {
             guard let patientData = loaded.data(for: id) else {
                 throw PredictionError.unknownPatient(id, found: loaded.allPatients, in: input.name)
             }

@@ -40,7 +40,8 @@ struct Settings: ParsableCommand {
     @OptionGroup var units: GlucoseUnitsOption
 
     func validate() throws {
-        guard (try? PatientID(patient)) != nil else { throw ValidationError("--patient: '\(patient)' is not a valid patient id") }
+        // The reason, not the text: it may be an e-mail or a name (hunt N, stop 52: this echoed it).
+        do { _ = try PatientID(patient) } catch { throw ValidationError("--patient: \(error)") }
         guard (1...3650).contains(days) else { throw ValidationError("--days: \(days); expected 1 to 3650") }
     }
 

@@ -141,6 +141,14 @@ import Testing
                 #expect(message.contains("whole minutes from 1 to 1440"), "\(message)")
             }
         }
+        // An id that is an e-mail is refused with the reason, not echoed (dose and settings printed it).
+        for parse in [{ _ = try Dose.parse(["--patient", "john.smith@example.com", "--settings", "s.json", "--data", "a.csv"]) },
+                      { _ = try glucomodel_predict.Settings.parse(["--patient", "john.smith@example.com", "--settings", "s.json", "--data", "a.csv"]) }] {
+            do { try parse(); Issue.record("an e-mail was taken as a patient id") } catch {
+                let message = Dose.message(for: error)
+                #expect(message.contains("looks like an e-mail or a name") && !message.contains("john"), "\(message)")
+            }
+        }
         #expect(throws: (any Error).self) { try Metrics.parse(["a.csv", "--time-zone", "Mars/Olympus"]) }
         // train took only IANA names, though its help (the shared option) offers +01:00 (hunt N, stop 52).
         #expect(try glucomodel_train.Train.parse(["d", "--time-zone", "+01:00"]).runConfig().timeZone == "+01:00")
