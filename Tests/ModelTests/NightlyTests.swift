@@ -435,7 +435,7 @@ struct Interrupted: Error {}
         let bench = try NightlyBench(patients: [PredictFixture.patientA, noModel], modelsFor: [PredictFixture.patientA])
         try Data("this is not an export\n".utf8).write(to: bench.inbox.appendingPathComponent("junk.csv"))
         let outcome = try bench.scorer().run()
-        #expect(outcome.exitCode == 2 && outcome.status == .doneWithWarnings)
+        #expect(outcome.exitCode == 2 && outcome.status == .partial)
         #expect(outcome.patientsScored == 1)
         #expect(outcome.warnings.count == 2)
         #expect(outcome.warnings.contains { $0.hasPrefix("import failed: ") && $0.contains("junk.csv") })
@@ -557,7 +557,7 @@ struct Interrupted: Error {}
         try Data((try String(contentsOf: file, encoding: .utf8) + other.joined(separator: "\n") + "\n").utf8).write(to: file)
         var messages: [String] = []
         let outcome = try bench.scorer().run { messages.append($0) }
-        #expect(outcome.exitCode == 2 && outcome.status == .doneWithWarnings && outcome.patientsScored == 1)
+        #expect(outcome.exitCode == 2 && outcome.status == .partial && outcome.patientsScored == 1)
         #expect(outcome.warnings.count == 1)
         let warning = try #require(outcome.warnings.first)
         #expect(warning.contains("p_a-days0-4.csv: ") && warning.contains("skipped (\(other.count) other patient)"), "\(warning)")

@@ -88,12 +88,6 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
 /// What a nightly run did. `exitCode` (`RunStatus`): 0 all done, 1 failed (nothing could be
 /// done), 2 done with warnings (a patient skipped, a file quarantined), 75 another run holds the lock.
 public struct NightlyOutcome: Sendable {
-    public enum Status: Int32, Sendable {
-        case allDone = 0
-        case failed = 1
-        case doneWithWarnings = 2
-        case locked = 75
-    }
 
     /// Patients given new predictions this run.
     public var patientsScored = 0
@@ -129,11 +123,12 @@ public struct NightlyOutcome: Sendable {
 
     /// Failed when the run could not start or no patient could be handled while something
     /// went wrong; done with warnings when a patient was skipped or a file failed to import.
-    public var status: Status {
+    /// On the one scale of every command (`RunStatus`; nightly had a copy of its own).
+    public var status: RunStatus {
         if case .busy? = failure { return .locked }
-        if failure != nil { return .failed }
-        if warnings.isEmpty { return .allDone }
-        return patientsScored + patientsUpToDate == 0 && filesImported == 0 ? .failed : .doneWithWarnings
+        if failure != nil { return .failure }
+        if warnings.isEmpty { return .success }
+        return patientsScored + patientsUpToDate == 0 && filesImported == 0 ? .failure : .partial
     }
 
     public var exitCode: Int32 { status.rawValue }
