@@ -71,8 +71,8 @@ struct Predict: ParsableCommand {
             let skip = run.predict(data.patient, log: data.log) { chunk in
                 rows += chunk.count
                 for row in chunk { sink.write(row.csvLine(units: unit, intervals: true)) }
-                byBase += chunk.count(where: \.baseAlone)
-                atLimit += chunk.count { $0.model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit($0.prediction) }
+                byBase += chunk.count(where: \.isByBaseAlone)
+                atLimit += chunk.count(where: \.isAtLimit)
             }
             if let reason = skip {
                 skipped += 1

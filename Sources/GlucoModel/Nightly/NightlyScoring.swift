@@ -455,8 +455,8 @@ public struct NightlyScorer {
                         continue
                     }
                     newRows += 1
-                    if ge, GlucoseModel.isAtLimit(row.prediction) { atLimit += 1 }
-                    if ge, row.baseAlone { byBase += 1 }
+                    if row.isAtLimit { atLimit += 1 }
+                    if row.isByBaseAlone { byBase += 1 }
                 }
             }
         } catch PredictionError.nothingToPredict {

@@ -21,6 +21,11 @@ public struct PredictionRow: Sendable, Equatable {
 
     public static let csvHeader = csvHeader(units: .mgdL)
 
+    /// Whether the row is an evolved model's at the clamp (`GlucoseModel.isAtLimit`: 10 or 600 mg/dL).
+    public var isAtLimit: Bool { model == ModelKind.ge.rawValue && GlucoseModel.isAtLimit(prediction) }
+    /// Whether the row is an evolved model's made by its ARX base alone (`baseAlone` is set on no other).
+    public var isByBaseAlone: Bool { model == ModelKind.ge.rawValue && baseAlone }
+
     /// What `predict` and `nightly` say of a patient's `count` rows predicted by an ARX base alone.
     public static func baseAloneNote(_ patient: PatientID, count: Int) -> String {
         "\(patient): \(Plural.of(count, "prediction")) by the model's ARX base alone: its evolved expression was not finite or "
