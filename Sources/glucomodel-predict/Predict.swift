@@ -61,7 +61,7 @@ struct Predict: ParsableCommand {
             try read.check(outputFile: URL(fileURLWithPath: out), option: "--out")
         }
         let run = PredictionRun(modelsFolder: URL(fileURLWithPath: models), horizons: horizons?.minutes, from: start, to: end)
-        let sink = try PredictLineSink(path: out)
+        let sink = try LineOutput(path: out)
         let unit = units.unit
         sink.write(PredictionRow.csvHeader(units: unit, intervals: true))
         var predicted = 0, rows = 0, skipped = loaded.failures.count
@@ -91,35 +91,5 @@ struct Predict: ParsableCommand {
         try sink.commit()
         Console.status("\(Plural.of(rows, "prediction")) for \(predicted) of \(Plural.of(loaded.patients.count, "patient"))" + (out.map { " written to \($0)" } ?? ""))
         if skipped > 0 { throw ExitCode(RunStatus.partial.rawValue) }
-    }
-}
-
-/// Lines to a file written atomically (`AtomicTextFile`), or to stdout in large chunks.
-final class PredictLineSink {
-    private let file: AtomicTextFile?
-    private var buffer: [UInt8] = []
-
-    init(path: String?) throws {
-        file = try path.map { try AtomicTextFile(url: URL(fileURLWithPath: $0)) }
-    }
-
-    func write(_ line: String) {
-        if let file { file.writeLine(line); return }
-        buffer.append(contentsOf: line.utf8)
-        buffer.append(10)
-        if buffer.count >= 1 << 20 { flush() }
-    }
-
-    private func flush() {
-        FileHandle.standardOutput.write(Data(buffer))
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    func commit() throws {
-        if let file { try file.commit() } else { flush() }
-    }
-
-    func discard() {
-        if let file { file.discard() } else { buffer.removeAll() }
     }
 }

@@ -35,25 +35,15 @@ struct Score: ParsableCommand {
             if let line = issue.location.line, lines.count < 1000 { lines.append(line) }
             if warnings <= maxWarnings { Console.write(issue.description) }
         }
+        if let out { try ReadFiles([pairs], role: "the pairs file").check(outputFile: URL(fileURLWithPath: out), option: "--out") }
+        let output = try LineOutput(path: out)
         let summary: PairScoreSummary
-        if let out {
-            try ReadFiles([pairs], role: "the pairs file").check(outputFile: URL(fileURLWithPath: out), option: "--out")
-            let file = try AtomicTextFile(url: URL(fileURLWithPath: out))
-            do {
-                summary = try PairScoring.score(csv: URL(fileURLWithPath: pairs), units: units.unit, writeLine: file.writeLine, warning: warn)
-                try file.commit()
-            } catch {
-                file.discard()
-                throw error
-            }
-        } else {
-            var buffer: [UInt8] = []
-            summary = try PairScoring.score(csv: URL(fileURLWithPath: pairs), units: units.unit, writeLine: { line in
-                buffer.append(contentsOf: line.utf8)
-                buffer.append(10)
-                if buffer.count >= 1 << 20 { FileHandle.standardOutput.write(Data(buffer)); buffer.removeAll(keepingCapacity: true) }
-            }, warning: warn)
-            FileHandle.standardOutput.write(Data(buffer))
+        do {
+            summary = try PairScoring.score(csv: URL(fileURLWithPath: pairs), units: units.unit, writeLine: output.write, warning: warn)
+            try output.commit()
+        } catch {
+            output.discard()
+            throw error
         }
         if warnings > maxWarnings {
             // Every row not scored is counted, and the lines of the first thousand named.
