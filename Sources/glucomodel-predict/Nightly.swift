@@ -55,34 +55,23 @@ struct Nightly: ParsableCommand {
 
     @OptionGroup var units: GlucoseUnitsOption
 
-    /// The thresholds in mg/dL: `--low`/`--high` read in `--units`, else 70 and 250 mg/dL.
-    var thresholds: AlertThresholds {
-        let unit = units.unit
-        return AlertThresholds(low: low.map(unit.mgdL) ?? 70, high: high.map(unit.mgdL) ?? 250)
+    /// The thresholds in mg/dL: `--low`/`--high` read in `--units`, else the defaults (70 and 250 mg/dL).
+    func thresholds() throws -> AlertThresholds {
+        do { return try AlertThresholds(low: low, high: high, in: units.unit) } catch { throw ValidationError("\(error)") }
     }
 
     func validate() throws {
         if let night, !NightlySettings.isNightLabel(night) { throw ValidationError("--night: expected YYYY-MM-DD, got '\(night)'") }
         if settingsCheckOn != nil, settings == nil { throw ValidationError("--settings-check-on needs --settings (the folder of settings files)") }
-        let t = thresholds
-        // A threshold outside what a CGM reads is a unit mix-up (70 read as mmol/L is 1261 mg/dL).
-        // Checked before the order: `--units mmol/L --low 70` is that slip, not a low above the default high.
-        for (name, value, given) in [("--low", t.low, low), ("--high", t.high, high)] where given != nil && !(20...600).contains(value) {
-            // Whole mg/dL, unless that would read as inside the range (1.1 mmol/L is 19.8, not 20).
-            let shown = (20...600).contains(value.rounded()) ? (value * 10).rounded() / 10 : value.rounded()
-            let inMgdL = units.unit == .mgdL ? " is" : " is \(formatGiven(shown)) mg/dL,"
-            throw ValidationError("\(name) \(formatGiven(given!)) \(units.unit.rawValue)\(inMgdL) outside 20-600 mg/dL; is --units right?")
-        }
-        guard t.low < t.high else { throw ValidationError("--low must be below --high") }
+        _ = try thresholds()
     }
-
-    func formatGiven(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
 
     func run() throws {
         let zone = try time.zone()
         var settings = NightlySettings(storePath: store, inbox: URL(fileURLWithPath: inbox), modelsFolder: URL(fileURLWithPath: models),
                                        output: URL(fileURLWithPath: out), night: night ?? NightlySettings.nightLabel(Date(), timeZone: zone),
                                        importOptions: ImportOptions(timeZone: zone))
+        let thresholds = try thresholds()
         settings.thresholds = thresholds
         settings.horizons = horizons?.minutes
         settings.patientFolders = patientFolders

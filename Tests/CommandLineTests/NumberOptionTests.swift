@@ -1,4 +1,5 @@
 import ArgumentParser
+import GlucoModel
 import Testing
 @testable import glucomodel_predict
 @testable import glucomodel_train
@@ -17,7 +18,13 @@ import Testing
         #expect(try Dose.parse(Self.dose + ["--carbs", "1.6e1"]).carbs == 16)
         #expect(try Dose.parse(Self.dose + ["--carbs", "0"]).carbs == 0)
         let night = try Nightly.parse(Self.nightly + ["--low", "64.5", "--high", "+300"])
-        #expect(night.thresholds.low == 64.5 && night.thresholds.high == 300)
+        #expect(try night.thresholds() == AlertThresholds(low: 64.5, high: 300))
+        // The rules are the library's (AlertThresholds): a unit slip, and a low not below the high.
+        #expect(throws: AlertThresholdProblem.implausible(option: "--low", given: 70, unit: .mmolL, mgdL: 70 * GlucoseValue.mgdLPerMmolL)) {
+            try AlertThresholds(low: 70, high: nil, in: .mmolL)
+        }
+        #expect(throws: AlertThresholdProblem.notBelow) { try AlertThresholds(low: 200, high: 180, in: .mgdL) }
+        #expect(try AlertThresholds(low: 3.9, high: 13.9, in: .mmolL).low == 3.9 * GlucoseValue.mgdLPerMmolL)
         #expect(try Metrics.parse(["a.csv", "--days", "7.5"]).days == 7.5)
         #expect(try Metrics.parse(["a.csv"]).days == 14)
         _ = try glucomodel_train.Train.parse(["--data", "datasets", "--arx-ridge", "1e-4"])

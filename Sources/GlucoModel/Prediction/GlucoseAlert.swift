@@ -13,10 +13,45 @@ public struct AlertThresholds: Sendable, Hashable {
         self.high = high
     }
 
+    /// What a CGM reads (mg/dL): a threshold outside is a unit slip (70 read as mmol/L is 1261 mg/dL).
+    public static let plausible: ClosedRange<Double> = 20...600
+
+    /// The thresholds given as `low` and `high` in `unit` (nil: the defaults).
+    /// - Throws: `AlertThresholdProblem` for a value outside `plausible` (checked before the order:
+    ///   `--units mmol/L --low 70` is that slip, not a low above the default high), or a low not
+    ///   below the high. Its text names the options `--low` and `--high`.
+    public init(low: Double?, high: Double?, in unit: GlucoseUnit) throws(AlertThresholdProblem) {
+        let defaults = AlertThresholds()
+        self.init(low: low.map(unit.mgdL) ?? defaults.low, high: high.map(unit.mgdL) ?? defaults.high)
+        for (name, value, given) in [("--low", self.low, low), ("--high", self.high, high)] where given != nil && !Self.plausible.contains(value) {
+            throw .implausible(option: name, given: given!, unit: unit, mgdL: value)
+        }
+        guard self.low < self.high else { throw .notBelow }
+    }
+
     /// Whether a glucose value (mg/dL) is below `low`, above `high`, or neither (nil).
     public func excursion(_ value: Double) -> GlucoseExcursion? {
         value < low ? .low : value > high ? .high : nil
     }
+}
+
+/// Alert thresholds that cannot be: a value outside what a CGM reads, or a low not below the high.
+public enum AlertThresholdProblem: Error, CustomStringConvertible, Equatable {
+    case implausible(option: String, given: Double, unit: GlucoseUnit, mgdL: Double)
+    case notBelow
+
+    public var description: String {
+        switch self {
+        case let .implausible(option, given, unit, value):
+            // Whole mg/dL, unless that would read as inside the range (1.1 mmol/L is 19.8, not 20).
+            let shown = AlertThresholds.plausible.contains(value.rounded()) ? (value * 10).rounded() / 10 : value.rounded()
+            let inMgdL = unit == .mgdL ? " is" : " is \(Self.format(shown)) mg/dL,"
+            return "\(option) \(Self.format(given)) \(unit.rawValue)\(inMgdL) outside 20-600 mg/dL; is --units right?"
+        case .notBelow: return "--low must be below --high"
+        }
+    }
+
+    static func format(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
 }
 
 /// A glucose value outside the thresholds, on the low or the high side.
