@@ -42,7 +42,7 @@ public struct ImportReadOptions: ParsableArguments {
     /// Import options with these settings, local times on `timeZone`.
     /// - Throws: `ValidationError` for a bad mapping, or `--glucose-units` without `--columns`.
     public func importOptions(timeZone: TimeZone) throws -> ImportOptions {
-        if glucoseUnits != nil, columns == nil { throw ValidationError("--glucose-units goes with --columns (the mapped CSV's glucose columns)") }
+        do { _ = try ImportOptions.format(nil, columns: columns != nil, glucoseUnits: glucoseUnits != nil) } catch { throw ValidationError("\(error)") }
         var options = ImportOptions(timeZone: timeZone, dateOrder: dateOrder)
         options.columns = try mapping()
         return options
@@ -54,13 +54,9 @@ public struct ImportReadOptions: ParsableArguments {
     ///   `--format csv` without `--columns`.
     public func format(_ given: String?, option: String = "--format") throws -> String? {
         try checkImportFormat(given, option: option)
-        let csv = MappedCSVImporter.formatName
-        if columns != nil {
-            if let given, given.lowercased() != csv { throw ValidationError("--columns reads the files as \(csv); \(option) \(given) cannot go with it") }
-            return csv
+        do { return try ImportOptions.format(given, columns: columns != nil, glucoseUnits: false, option: option) } catch {
+            throw ValidationError("\(error)")
         }
-        if given?.lowercased() == csv { throw ValidationError("\(option) \(csv) needs --columns (which column holds which field)") }
-        return given
     }
 }
 

@@ -171,10 +171,10 @@ struct Train: ParsableCommand {
     func importSettings(_ c: TrainingRunConfig) throws -> (options: ImportOptions, format: String?) {
         let mapping: CSVColumnMapping?
         do { mapping = try c.columnMapping() } catch { throw ValidationError("columns: \(error)") }
-        let csv = MappedCSVImporter.formatName
-        if mapping == nil, c.glucoseUnits != nil { throw ValidationError("--glucose-units goes with --columns (the mapped CSV's glucose columns)") }
-        if mapping == nil, c.format == csv { throw ValidationError("--format \(csv) needs --columns (which column holds which field)") }
-        if mapping != nil, let f = c.format, f != csv { throw ValidationError("--columns reads the files as \(csv); --format \(f) cannot go with it") }
+        // Checked by the rules every command shares; the format stays as given (a mapping reads the files as csv by itself).
+        do { _ = try ImportOptions.format(c.format, columns: mapping != nil, glucoseUnits: c.glucoseUnits != nil) } catch {
+            throw ValidationError("\(error)")
+        }
         var options = ImportOptions(timeZone: try TimeArgument.timeZone(named: c.timeZone), dateOrder: c.dateOrder)
         options.columns = mapping
         return (options, c.format)
