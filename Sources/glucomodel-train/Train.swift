@@ -213,22 +213,11 @@ struct Train: ParsableCommand {
         var resolved = merged.resolved(machineTimeZone: try TimeArgument.timeZone(named: merged.timeZone))
         let (importOptions, dataFormat) = try importSettings(resolved)
         let out = resolved.out ?? TrainingRunConfig.defaultOut
-        let seed = resolved.seed ?? TrainingRunConfig.defaultSeed
         let threadCount = resolved.threads ?? ProcessInfo.processInfo.activeProcessorCount
         let keepSensorLimits = resolved.keepSensorLimits ?? false
         let unit = resolved.units ?? .mgdL
-        var options = TrainingOptions(grammar: try GrammarSource.load(resolved.grammar ?? TrainingRunConfig.defaultGrammar))
-        options.horizons = resolved.horizons ?? TrainingRunConfig.defaultHorizons
-        options.fitness = resolved.fitness ?? .rmse
-        options.base = resolved.base ?? .arx
-        options.evolution.seed = seed
-        options.keepSensorLimits = keepSensorLimits
-        if let population = resolved.population { options.evolution.populationSize = population }
-        if let generations = resolved.generations { options.evolution.generations = generations }
-        if let terms = resolved.terms { options.terms = terms }
-        if let ensemble = resolved.ensemble { options.ensemble = ensemble }
-        if let curves = resolved.curves { options.curves = curves }
-        if let ridge = resolved.arxRidge.flatMap(ARXRidge.init(text:)) { options.arxRidge = ridge }
+        let options = try resolved.trainingOptions()
+        let seed = options.evolution.seed
         let defaultData = merged.store == nil && merged.data?.isEmpty ?? true
         if defaultData, !FileManager.default.fileExists(atPath: "datasets") {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")

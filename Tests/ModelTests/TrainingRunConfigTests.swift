@@ -12,6 +12,19 @@ import Testing
         do { _ = try parse(text); return nil } catch let e as InputError { return e } catch { return nil }
     }
 
+    /// The trainer's options from a config: unset ones at TrainingOptions' defaults (so the default
+    /// run's models are those of `TrainingOptions` itself), set ones as given.
+    @Test func trainingOptionsFromAConfig() throws {
+        let defaults = try TrainingRunConfig().resolved(machineTimeZone: TimeZone(identifier: "UTC")!).trainingOptions()
+        let direct = TrainingOptions(grammar: try GrammarSource.load(TrainingRunConfig.defaultGrammar))
+        #expect(defaults.fingerprint == direct.fingerprint && defaults.horizons == [30, 60, 90, 120])
+        let c = try parse(#"{"population": 90, "generations": 7, "terms": 2, "ensemble": 3, "seed": 5, "curves": "multi", "arx-ridge": "auto", "horizons": [45]}"#)
+        let o = try c.trainingOptions()
+        #expect(o.evolution.populationSize == 90 && o.evolution.generations == 7 && o.terms == 2 && o.ensemble == 3)
+        #expect(o.evolution.seed == 5 && o.curves == .multi && o.arxRidge == .auto && o.horizons == [45])
+        #expect(o.fingerprint != defaults.fingerprint)
+    }
+
     @Test func everyOptionIsRead() throws {
         let c = try parse("""
             {"version": 1, "data": ["a.csv", "b"], "format": "csv",

@@ -104,6 +104,26 @@ public struct TrainingRunConfig: Sendable, Equatable {
         return c
     }
 
+    /// The trainer's options these say (the grammar loaded by name or path), every unset one at its
+    /// default: what `glucomodel-train` trains with, testable without the executable (it mapped them
+    /// itself, with its own copies of the defaults; hunt N, stop 52).
+    /// - Throws: `TrainingError` for a grammar that cannot be loaded.
+    public func trainingOptions() throws -> TrainingOptions {
+        var options = TrainingOptions(grammar: try GrammarSource.load(grammar ?? Self.defaultGrammar))
+        options.horizons = horizons ?? Self.defaultHorizons
+        if let fitness { options.fitness = fitness }
+        if let base { options.base = base }
+        options.evolution.seed = seed ?? Self.defaultSeed
+        options.keepSensorLimits = keepSensorLimits ?? false
+        if let population { options.evolution.populationSize = population }
+        if let generations { options.evolution.generations = generations }
+        if let terms { options.terms = terms }
+        if let ensemble { options.ensemble = ensemble }
+        if let curves { options.curves = curves }
+        if let ridge = arxRidge.flatMap(ARXRidge.init(text:)) { options.arxRidge = ridge }
+        return options
+    }
+
     /// Every option with its value or default, as the run uses it: the time zone named (this
     /// machine's when none was), the data folder when neither data nor a store was named, the mapped
     /// CSV's format and unit when columns are mapped. `threads` stays nil (all cores: results do not
