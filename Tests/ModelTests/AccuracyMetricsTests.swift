@@ -144,18 +144,26 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let names = [".out.csv.2147483646.tmp", ".out.csv.\(getppid()).tmp", ".other.csv.2147483646.tmp", ".out.csv.tmp"]
-        for name in names { try Data("half".utf8).write(to: dir.appendingPathComponent(name)) }
+        // Untouched for an hour, but for the one written a minute ago by a process that is not this
+        // machine's (a cluster's other node sharing the folder: its process id means nothing here).
+        func put(_ name: String, age: TimeInterval = 3600) throws {
+            let url = dir.appendingPathComponent(name)
+            try Data("half".utf8).write(to: url)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -age)], ofItemAtPath: url.path)
+        }
+        for name in [".out.csv.2147483646.tmp", ".out.csv.\(getppid()).tmp", ".other.csv.2147483646.tmp", ".out.csv.tmp"] { try put(name) }
+        try put(".out.csv.2147483645.tmp", age: 60)
         let file = try AtomicTextFile(url: dir.appendingPathComponent("out.csv"))
         file.writeLine("whole")
         try file.commit()
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-        #expect(left == [".other.csv.2147483646.tmp", ".out.csv.\(getppid()).tmp", ".out.csv.tmp", "out.csv"].sorted())
+        #expect(left == [".other.csv.2147483646.tmp", ".out.csv.2147483645.tmp", ".out.csv.\(getppid()).tmp", ".out.csv.tmp", "out.csv"].sorted())
         // A command's folders, once: every ended process's file of any name, one folder down too.
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("models"), withIntermediateDirectories: true)
-        try Data("half".utf8).write(to: dir.appendingPathComponent("models/.p-h030.json.2147483646.tmp"))
+        try put("models/.p-h030.json.2147483646.tmp")
         LeftoverFiles.removeAll(in: dir)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".out.csv.\(getppid()).tmp", ".out.csv.tmp", "models", "out.csv"].sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+                == [".out.csv.2147483645.tmp", ".out.csv.\(getppid()).tmp", ".out.csv.tmp", "models", "out.csv"].sorted())
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("models").path).isEmpty)
     }
 
@@ -191,5 +199,18 @@ import Testing
         #expect(received.text == "through the pipe\n")
         var info = stat()
         #expect(stat(fifo.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO)
+        // A descriptor of this process (`/dev/stdout` and the like) is written through a copy of
+        // it: a file opened for appending keeps what it had (it was replaced; review, stop 52).
+        let log = dir.appendingPathComponent("log.txt")
+        try "earlier\n".write(to: log, atomically: false, encoding: .utf8)
+        let appending = open(log.path, O_WRONLY | O_APPEND)
+        #expect(appending >= 0)
+        defer { close(appending) }
+        let out = try AtomicTextFile(url: URL(fileURLWithPath: "/dev/fd/\(appending)"))
+        out.writeLine("added")
+        try out.commit()
+        #expect(try String(contentsOf: log, encoding: .utf8) == "earlier\nadded\n")
+        #expect(AtomicTextFile.inheritedDescriptor("/dev/stdout") == 1 && AtomicTextFile.inheritedDescriptor("/proc/self/fd/7") == 7)
+        #expect(AtomicTextFile.inheritedDescriptor("/dev/null") == nil)
     }
 }

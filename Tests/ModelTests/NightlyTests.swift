@@ -250,6 +250,9 @@ struct Interrupted: Error {}
         let running = bench.out.appendingPathComponent("\(NightlyBench.night)/alerts/.p_c.csv.\(getppid()).partial")
         try Data("half".utf8).write(to: dead)
         try Data("half".utf8).write(to: running)
+        for url in [dead, running] {  // untouched for an hour (another machine's may be fresher)
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: url.path)
+        }
         let resumed = try bench.scorer().run()
         #expect(resumed.exitCode == 0 && resumed.patientsScored == 2 && resumed.patientsUpToDate == 1)
         #expect(FileManager.default.fileExists(atPath: running.path) && !FileManager.default.fileExists(atPath: dead.path))

@@ -27,6 +27,21 @@ public final class AtomicTextFile {
     public init(url: URL, temporary: URL? = nil, removingLeftovers: Bool = true) throws {
         var target = url
         var info = stat()
+        // One of this process's own descriptors (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`):
+        // written through a copy of it, so `--out /dev/stdout >> log` appends to the log, as the
+        // shell opened it (following the link to the file replaced it; review, stop 52).
+        if let inherited = Self.inheritedDescriptor(url.path) {
+            let descriptor = dup(inherited)
+            guard descriptor >= 0 else {
+                throw InputError(SourceLocation(file: url.path), "cannot write the file: \(String(cString: strerror(errno)))")
+            }
+            self.url = url
+            self.temporary = url
+            inPlace = true
+            handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            buffer.reserveCapacity(1 << 20)
+            return
+        }
         if stat(url.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
             inPlace = (info.st_mode & S_IFMT) != S_IFDIR
         } else {
@@ -56,6 +71,21 @@ public final class AtomicTextFile {
     /// renamed over it; a link's file replaced, a stream written in place). For whole files
     /// (reports, models, tables): Foundation's `.atomic` write leaves a `.dat.nosync*` file when
     /// the process is killed at that moment, which nothing removes (hunt J, stop 52).
+    /// The descriptor of this process that `path` names: `/dev/stdin`, `/dev/stdout`, `/dev/stderr`,
+    /// `/dev/fd/N`, `/proc/self/fd/N`; nil for any other path.
+    static func inheritedDescriptor(_ path: String) -> Int32? {
+        switch path {
+        case "/dev/stdin": return 0
+        case "/dev/stdout": return 1
+        case "/dev/stderr": return 2
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                return Int32(path.dropFirst(prefix.count))
+            }
+            return nil
+        }
+    }
+
     /// Leftovers are not looked for here (a trainer writes thousands of files in one folder): the
     /// command removes those of its folders once (`LeftoverFiles.removeAll(in:)`).
     public static func write(_ data: Data, to url: URL) throws {
@@ -114,8 +144,9 @@ public enum LeftoverFiles {
         let folder = url.deletingLastPathComponent(), prefix = "." + url.lastPathComponent + "."
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             let pid = name.dropFirst(prefix.count).dropLast(4)
-            guard let process = Int32(pid), !isRunning(process) else { continue }
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+            let file = folder.appendingPathComponent(name)
+            guard let process = Int32(pid), isLeftover(file, process: process) else { continue }
+            try? FileManager.default.removeItem(at: file)
         }
     }
 
@@ -133,10 +164,24 @@ public enum LeftoverFiles {
         for dir in folders {
             for name in (try? fm.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
                 let parts = name.dropLast(4).split(separator: ".")
-                guard parts.count >= 2, let process = Int32(parts[parts.count - 1]), !isRunning(process) else { continue }
-                try? fm.removeItem(at: dir.appendingPathComponent(name))
+                let file = dir.appendingPathComponent(name)
+                guard parts.count >= 2, let process = Int32(parts[parts.count - 1]), isLeftover(file, process: process) else { continue }
+                try? fm.removeItem(at: file)
             }
         }
+    }
+
+    /// How long a temporary file of an ended process is left alone (s): the process id is this
+    /// machine's, and a folder may be shared by runs on other machines (the tasks of a job array
+    /// on a cluster's nodes), whose files being written are newer than this.
+    public static let quietSeconds: TimeInterval = 600
+
+    /// Whether `file`, the temporary file of process `process`, is a leftover: its process has
+    /// ended here and the file has not been written for `quietSeconds`.
+    public static func isLeftover(_ file: URL, process: Int32) -> Bool {
+        guard !isRunning(process) else { return false }
+        guard let modified = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate else { return false }
+        return Date().timeIntervalSince(modified) >= quietSeconds
     }
 
     /// Whether process `pid` runs (`kill(pid, 0)`: no such process is ESRCH).

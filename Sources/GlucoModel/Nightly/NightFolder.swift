@@ -30,7 +30,8 @@ struct NightFolder {
     func file(_ dir: URL, _ patient: PatientID) -> URL { dir.appendingPathComponent(patient.rawValue + ".csv") }
 
     /// Removes temporary files a killed run left behind (they were never renamed into place): those
-    /// of a process that has ended. A running one's are left: two nights writing into one folder
+    /// of a process that has ended, untouched for `LeftoverFiles.quietSeconds` (another machine's run
+    /// may share the folder). A running one's are left: two nights writing into one folder
     /// (two stores, one `--out`) removed each other's files mid-write, and each warned "cannot write
     /// the file: No such file or directory" (hunt J, stop 52). Files of older builds (no process id) go.
     func removeLeftovers() {
@@ -38,8 +39,9 @@ struct NightFolder {
         for dir in [root, predictions, alerts, doseAudit, settingsCheck] {
             for name in (try? fm.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(Self.temporarySuffix) {
                 let parts = name.dropLast(Self.temporarySuffix.count).split(separator: ".")
-                if let pid = parts.last.flatMap({ Int32($0) }), LeftoverFiles.isRunning(pid) { continue }
-                try? fm.removeItem(at: dir.appendingPathComponent(name))
+                let file = dir.appendingPathComponent(name)
+                if let pid = parts.last.flatMap({ Int32($0) }), !LeftoverFiles.isLeftover(file, process: pid) { continue }
+                try? fm.removeItem(at: file)
             }
         }
     }
