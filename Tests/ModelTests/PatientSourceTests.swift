@@ -164,7 +164,8 @@ import Testing
             """
         // The same to the minute, 37-45 s earlier; and what the other does not hold: a second 2 U
         // bolus 20 s after the first (one stored record stands for one record of another source),
-        // a 2.5 U bolus (another value), a reading of another value and one a minute off.
+        // a 2.5 U bolus (another value), a reading 3 mg/dL off (another value: two sources' same
+        // reading differs by at most 1.4) and one a minute off.
         let minutes = header + """
             p_overlap,2026-01-05T08:00:00Z,glucose,100,mg/dL,,cgm,,
             p_overlap,2026-01-05T08:05:00Z,glucose,104,mg/dL,,cgm,,
@@ -172,7 +173,7 @@ import Testing
             p_overlap,2026-01-05T08:07:00Z,carbs,30,g,,,,
             p_overlap,2026-01-05T08:07:20Z,bolus,2,U,,normal,,
             p_overlap,2026-01-05T08:08:00Z,bolus,2.5,U,,normal,,
-            p_overlap,2026-01-05T08:10:00Z,glucose,109,mg/dL,,cgm,,
+            p_overlap,2026-01-05T08:10:00Z,glucose,111,mg/dL,,cgm,,
             p_overlap,2026-01-05T08:11:37Z,glucose,108,mg/dL,,cgm,,
 
             """
@@ -182,7 +183,7 @@ import Testing
         func t(_ hms: String) -> Date { Fixture.date("2026-01-05T\(hms)Z") }
         let log = try #require(try ExportFiles(paths: [a.path, b.path], options: Self.options).load().patients.first?.log)
         #expect(log.glucose.map { ($0.time, $0.value.mgdL) }.elementsEqual(
-            [(t("08:00:37"), 100), (t("08:05:37"), 104), (t("08:10:00"), 109), (t("08:10:37"), 108), (t("08:11:37"), 108)]) { $0 == $1 })
+            [(t("08:00:37"), 100), (t("08:05:37"), 104), (t("08:10:00"), 111), (t("08:10:37"), 108), (t("08:11:37"), 108)]) { $0 == $1 })
         #expect(log.boluses.map { ($0.time, $0.dose.units) }.elementsEqual(
             [(t("08:07:20"), 2), (t("08:07:45"), 2), (t("08:08:00"), 2.5)]) { $0 == $1 })
         #expect(log.carbs.map(\.time) == [t("08:07:45")])
@@ -196,6 +197,29 @@ import Testing
         #expect(storedReversed.glucose.map(\.time) == [t("08:00:00"), t("08:05:00"), t("08:10:00"), t("08:10:37"), t("08:11:37")])
         #expect(storedReversed.boluses.map(\.time) == [t("08:07:00"), t("08:07:20"), t("08:08:00")])
         #expect(storedReversed.carbs.map(\.time) == [t("08:07:00")])
+    }
+
+    /// Review, stop 52: a LibreView export in mmol/L (5.5, read back 99.09 mg/dL) beside Nightscout's
+    /// 99 mg/dL is one reading; and a bolus two files disagree on names the file that holds the kept
+    /// one, not the first file that disagreed about anything.
+    @Test func anMmolExportIsOneRecordAndAConflictNamesItsFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-mmol-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let header = "patient,time,event,value,unit,duration,type,moment,note\n"
+        let files = [
+            ("a-cgm.csv", "p_overlap,2026-01-05T08:00:00Z,glucose,100,mg/dL,,cgm,,\np_overlap,2026-01-05T08:05:37Z,glucose,99,mg/dL,,cgm,,\n"),
+            ("b-pump.csv", "p_overlap,2026-01-05T08:10:00Z,bolus,2,U,,normal,,\n"),
+            ("c-other.csv", "p_overlap,2026-01-05T08:00:00Z,glucose,130,mg/dL,,cgm,,\np_overlap,2026-01-05T08:05:00Z,glucose,5.5,mmol/L,,cgm,,\n"
+                + "p_overlap,2026-01-05T08:10:00Z,bolus,2.5,U,,normal,,\n"),
+        ]
+        for (name, rows) in files { try Data((header + rows).utf8).write(to: dir.appendingPathComponent(name)) }
+        let log = try #require(try ExportFiles(paths: [dir.path], options: Self.options).load().patients.first?.log)
+        #expect(log.glucose.map(\.value.mgdL) == [100, 99])
+        let pump = dir.appendingPathComponent("b-pump.csv").path
+        #expect(log.skippedInsulin.map(\.keptFrom) == ["a file read before (\(pump))"])
+        let stored = try PatientStore(path: try store(with: files.map { dir.appendingPathComponent($0.0) })).log(for: Self.patient)
+        #expect(stored.glucose.map(\.value.mgdL) == [100, 99])
     }
 
     @Test func mergeKeepsTheFirstRecordOfEachEvent() throws {

@@ -30,7 +30,8 @@ public struct ReadFiles: Sendable, Hashable {
     public mutating func add(store path: String) {
         add([path], role: "the store")
         add(["-wal", "-shm", "-journal"].map { path + $0 }, role: "the store's SQLite journal")
-        add([path + ".lock"], role: "the store's lock file")
+        // The lock beside the store's real file, where `StoreLock` takes it, and the one as spelt.
+        add([path + ".lock", Self.resolved(path) + ".lock"], role: "the store's lock file")
     }
 
     public mutating func add(_ paths: [String], role: String) {

@@ -50,13 +50,19 @@ extension PatientLog {
     /// a pump's CSV), another to the second (Nightscout, Clarity), so the same record's two times
     /// differ by up to 59.999 s (`droppingUploadedTwice`, `PatientStore.dropUploadedTwice`).
     public static let sourceWindow: TimeInterval = 60
+    /// Between two sources, readings this close (mg/dL) are one value: a LibreView export in mmol/L
+    /// writes 99 mg/dL as 5.5 (99.09 read back), half its 0.1 mmol/L step (0.9 mg/dL) and half a
+    /// mg/dL of rounding apart (review, stop 52: every reading of such a pair was still stored twice).
+    public static let sourceGlucoseTolerance = 1.4
 
     /// Whether two records are one uploaded twice: same source, censoring and value for glucose;
     /// same type and dose for boluses; same amount for injections and meals; otherwise equal records.
-    public static func sameUpload<R: TimedRecord>(_ a: R, _ b: R) -> Bool {
+    /// `glucoseTolerance`: how far apart two readings' values may be (mg/dL); between sources, one
+    /// in mmol/L (`sourceGlucoseTolerance`).
+    public static func sameUpload<R: TimedRecord>(_ a: R, _ b: R, glucoseTolerance: Double = 1e-6) -> Bool {
         switch (a, b) {
         case let (x as GlucoseReading, y as GlucoseReading):
-            return x.source == y.source && x.censoring == y.censoring && abs(x.value.mgdL - y.value.mgdL) < 1e-6
+            return x.source == y.source && x.censoring == y.censoring && abs(x.value.mgdL - y.value.mgdL) < glucoseTolerance
         case let (x as Bolus, y as Bolus): return x.type == y.type && abs(x.dose.units - y.dose.units) < 1e-9
         case let (x as BasalInjection, y as BasalInjection): return abs(x.dose.units - y.dose.units) < 1e-9
         case let (x as CarbIntake, y as CarbIntake): return abs(x.amount.grams - y.amount.grams) < 1e-9
@@ -95,7 +101,7 @@ extension PatientLog {
                     var i = lo
                     while i < earlier.count, earlier[i].time.timeIntervalSince(r.time) < window {
                         let e = earlier[i]
-                        if e.time != r.time, !used.contains(i), Self.sameUpload(e, r),
+                        if e.time != r.time, !used.contains(i), Self.sameUpload(e, r, glucoseTolerance: Self.sourceGlucoseTolerance),
                            best.map({ abs(e.time.timeIntervalSince(r.time)) < abs(earlier[$0].time.timeIntervalSince(r.time)) }) ?? true {
                             best = i
                         }
@@ -109,10 +115,18 @@ extension PatientLog {
                 kept = list
             }
             out.append(kept)
-            if let end = earlier.last?.time, let start = kept.first?.time, start < end {
-                earlier = (earlier + kept).enumerated().sorted { a, b in
+            if let end = earlier.last?.time, let start = kept.first?.time, start <= end {
+                // A record another list holds at the same instant with the same value is one stored
+                // record, as the store's key keeps one: it stands for one record of a later list.
+                let merged = (earlier + kept).enumerated().sorted { a, b in
                     a.element.time != b.element.time ? a.element.time < b.element.time : a.offset < b.offset
                 }.map(\.element)
+                earlier = []
+                earlier.reserveCapacity(merged.count)
+                for r in merged {
+                    let repeated = earlier.reversed().prefix { $0.time == r.time }.contains { $0.identity == r.identity && Self.sameUpload($0, r) }
+                    if !repeated { earlier.append(r) }
+                }
             } else {
                 earlier += kept
             }

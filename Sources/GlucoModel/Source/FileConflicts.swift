@@ -35,7 +35,7 @@ enum FileConflicts {
                     guard let e = earlier["\(r.time.timeIntervalSince1970) \(r.identity)"],
                           abs(e.value - r.canonicalValue) > StoredConflicts.tolerance else { continue }
                     conflicts.note(R.kind, time: r.time.timeIntervalSince1970, line: file.result.line(of: R.kind, i),
-                                   here: r.canonicalValue, stored: e.value)
+                                   here: r.canonicalValue, stored: e.value, from: e.path)
                     if otherFile == nil { otherFile = e.path }
                 }
             }

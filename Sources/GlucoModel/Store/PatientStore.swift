@@ -310,10 +310,10 @@ public struct PatientStore: Sendable {
             JOIN records m ON m.patient = ?1 AND m.time > r.time - ?5 AND m.time < r.time + ?5 AND m.kind = r.kind
             WHERE r.patient = ?1 AND r.import_run_id = ?2 AND +r.time BETWEEN ?3 AND ?4 AND r.kind IN (\(kinds))
                 AND m.import_run_id != ?2 AND m.time != r.time
-                AND abs(m.value - r.value) < CASE WHEN r.kind = \(g) THEN 1e-6 ELSE 1e-9 END
+                AND abs(m.value - r.value) < CASE WHEN r.kind = \(g) THEN ?6 ELSE 1e-9 END
                 AND (r.kind NOT IN (\(g), \(b)) OR m.subtype = r.subtype) AND (r.kind != \(g) OR m.flag IS r.flag)
             ORDER BY r.time, r.kind, r.subtype, r.value, abs(m.time - r.time), m.time
-            """, arguments: [patient, runID, span.lowerBound - w, span.upperBound + w, w])
+            """, arguments: [patient, runID, span.lowerBound - w, span.upperBound + w, w, PatientLog.sourceGlucoseTolerance])
         /// A row's key: kind, subtype, time, value.
         func key(_ row: Row, _ i: Int) -> [DatabaseValue] { (i..<i + 4).map { row[$0] as DatabaseValue } }
         var used: Set<[DatabaseValue]> = [], dropped: [[DatabaseValue]] = []
@@ -457,17 +457,18 @@ struct StoredConflicts {
     static let tolerance = 1e-9
     var count = 0
     /// The first three by time.
-    var examples: [(kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double)] = []
+    var examples: [(kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double, from: String?)] = []
     /// Every bolus and temporary basal among them: the file's amount is left out of the insulin on
     /// board, as a file's own conflicting duplicate is (`DuplicateFilter.skipConflicting`), so each is
     /// kept as `SkippedInsulin` and a dose within its action is refused (hunt M, stop 52: the
     /// corrected re-export of a pump's file, 7.4 U where the first said 5.4, was dosed on the 5.4).
-    var insulin: [(kind: RecordKind, time: Double, line: Int?, amount: Double)] = []
+    var insulin: [(kind: RecordKind, time: Double, line: Int?, amount: Double, from: String?)] = []
 
-    mutating func note(_ kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double) {
+    /// `from`: the file the kept record came from, when files are read together (nil in the store).
+    mutating func note(_ kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double, from: String? = nil) {
         count += 1
-        if kind == .bolus || kind == .temporaryBasal { insulin.append((kind, time, line, here)) }
-        examples.append((kind, time, line, here, stored))
+        if kind == .bolus || kind == .temporaryBasal { insulin.append((kind, time, line, here, from)) }
+        examples.append((kind, time, line, here, stored, from))
         examples.sort { ($0.time, $0.line ?? 0) < ($1.time, $1.line ?? 0) }
         if examples.count > 3 { examples.removeLast() }
     }
@@ -486,7 +487,7 @@ struct StoredConflicts {
         }
         for e in examples {
             summary.issues.append(ImportIssue(.warning, SourceLocation(file: file, line: e.line),
-                "\(earlier) this \(e.kind.rawValue) at the same instant with another value "
+                "\(e.from.map { "a file read before (\($0)) holds" } ?? earlier) this \(e.kind.rawValue) at the same instant with another value "
                 + "(\(String(format: "%g", e.here)) here, \(String(format: "%g", e.stored)) \(there)); \(kept) is kept"))
         }
     }
@@ -494,6 +495,6 @@ struct StoredConflicts {
     /// The insulin records among them as skipped insulin of `file`, the kept one's source `keptFrom`.
     func skippedInsulin(file: String, keptFrom: String) -> [SkippedInsulin] {
         insulin.map { SkippedInsulin(kind: $0.kind, time: Date(timeIntervalSince1970: $0.time), location: SourceLocation(file: file, line: $0.line),
-                                     conflictingAmount: $0.amount, keptFrom: keptFrom) }
+                                     conflictingAmount: $0.amount, keptFrom: $0.from.map { "a file read before (\($0))" } ?? keptFrom) }
     }
 }

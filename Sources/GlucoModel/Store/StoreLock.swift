@@ -43,8 +43,13 @@ public final class StoreLock {
 
     /// `path` with every symbolic link and `.`/`..` resolved (`realpath(3)`); for a store not made
     /// yet, its folder's real path and its name; `path` itself when neither resolves.
-    static func resolved(_ path: String) -> String {
+    static func resolved(_ path: String, links: Int = 0) -> String {
         if let real = realpath(path, nil) { defer { free(real) }; return String(cString: real) }
+        // A link to a store not made yet: its target's lock (review, stop 52).
+        if links < 8, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+            let absolute = target.hasPrefix("/") ? target : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(target).path
+            return resolved(absolute, links: links + 1)
+        }
         let url = URL(fileURLWithPath: path)
         guard let folder = realpath(url.deletingLastPathComponent().path, nil) else { return path }
         defer { free(folder) }
