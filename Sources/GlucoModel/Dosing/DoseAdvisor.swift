@@ -140,13 +140,7 @@ public enum DoseAdvisor {
         out.basalScheduleSource = net.source
         out.statedInsulinOnBoard = stated
         let standard = StandardBolus(carbs: carbs, glucose: glucose, insulinOnBoard: iob, settings: settings)
-        // Carbohydrates eaten before the ask: the formula's correction is for the glucose at the
-        // meal when that is lower than now (step 9). The rise since is the meal's own, which the
-        // carbohydrates' dose covers: corrected as well, the meal was dosed twice (hunt L, stop 52:
-        // 4.40 U where the meal's glucose gave 2.31, then three hours below 54 mg/dL).
-        let atMeal = eaten.flatMap { Self.formulaAtMeal(carbs: carbs, eaten: $0, log: history, iob: iob, settings: settings) }
-        let formula = atMeal.map { $0.unclamped < standard.unclamped ? $0 : standard } ?? standard
-        out.standard = formula
+        out.standard = standard
         if glucose < settings.suspendThreshold {
             return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: [])
         }
@@ -168,10 +162,6 @@ public enum DoseAdvisor {
 
         var notes: [DoseNote] = []
         if let stated { notes.append(.insulinOnBoardStated(units: stated)) }
-        if let eaten, formula != standard, let then = history.glucose.last(where: { $0.time <= eaten }) {
-            notes.append(.formulaAtMeal(formula: formula.dose, formulaNow: standard.dose, glucoseAtMeal: then.value.mgdL,
-                                        glucoseNow: glucose, minutesAgo: at.timeIntervalSince(eaten) / 60))
-        }
         // Exercise during or in the hours before the ask: insulin then acts more strongly, which
         // neither the formula nor the models count (hunt D: a dose 21 minutes into a logged session
         // said nothing of it).
@@ -186,7 +176,7 @@ public enum DoseAdvisor {
         guard curve.isFinite else {
             // A model value that is not finite (never a dose on it): the formula with the reason.
             notes.append(.modelUnavailable("a model predicts a non-finite value"))
-            return finish(out, formulaDecision(formula, iob: iob, settings: settings, notes: &notes), notes: notes)
+            return finish(out, formulaDecision(standard, iob: iob, settings: settings, notes: &notes), notes: notes)
         }
         out.curve = curve
         let rule = LoopDoseRule(suspendThreshold: .mgdL(settings.suspendThreshold), target: .mgdL(settings.target),
@@ -231,7 +221,7 @@ public enum DoseAdvisor {
         if method == .model, let m = out.modelDose {
             decision = .bolus(units: m, basis: .model)
         } else {
-            decision = formulaDecision(formula, iob: iob, settings: settings, notes: &notes)
+            decision = formulaDecision(standard, iob: iob, settings: settings, notes: &notes)
             // The formula knows no curve: say when its dose, by the settings' own effects, goes low
             // (hunt E, stop 51: 8.8 U for 80 g with insulin peaking at 29 minutes, 38.7 mg/dL at 80).
             if let units = decision.units, units > 0 {

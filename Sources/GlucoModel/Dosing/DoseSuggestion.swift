@@ -62,10 +62,6 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// (glucose now, carbohydrates still on board, insulin) below the suspend threshold, so the
     /// dose was raised only to `limit`, the most that keeps it above.
     case raiseLimitedBySuspend(formula: Double, limit: Double, threshold: Double)
-    /// Carbohydrates eaten before the ask: the formula's dose is `formula` U, with the glucose at
-    /// the meal, not `formulaNow` U with the glucose now (the rise since is the meal's, which the
-    /// carbohydrates' dose covers).
-    case formulaAtMeal(formula: Double, formulaNow: Double, glucoseAtMeal: Double, glucoseNow: Double, minutesAgo: Double)
     /// The insulin on board was stated by the person (the data has no insulin record), and counts
     /// as given at the moment of the suggestion.
     case insulinOnBoardStated(units: Double)
@@ -90,7 +86,6 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .insulinOnBoardStated: return "stated_iob"
         case .exerciseRecent: return "exercise_recent"
         case .formulaDosePredictedLow: return "formula_dose_predicted_low"
-        case .formulaAtMeal: return "formula_at_meal"
         }
     }
 
@@ -115,8 +110,6 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "exercise logged %.0f min ago, for %.0f min (%@): insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin", ago, duration, end > 0 ? String(format: "ended %.0f min ago", end) : "still going")
         case let .formulaDosePredictedLow(dose, lowest, minute, threshold):
             return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %.0f mg/dL at %.0f min, below the suspend threshold (%.0f mg/dL): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, DoseAdvisor.shown(lowest), minute, threshold)
-        case let .formulaAtMeal(f, now, then, g, ago):
-            return String(format: "the formula's dose is %.2f U, with the glucose when the carbohydrates were eaten %.0f min ago (%.0f mg/dL), not %.2f U with the glucose now (%.0f mg/dL): the rise since is the meal's, which the carbohydrates' dose covers; corrected as well, the meal would be dosed twice", f, ago, DoseAdvisor.shown(then), now, DoseAdvisor.shown(g))
         case let .insulinOnBoardStated(u):
             return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }
