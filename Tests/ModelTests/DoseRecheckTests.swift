@@ -24,11 +24,13 @@ import Testing
     @Test func eatenCarbsAreOnBoardFromWhenTheyWereEatenAndTheFormulaCoversThemInFull() {
         // 20 g eaten 30 min ago: what is left of them, 20 C(30 + t), still raises the curve by
         // (35/10) per gram: at the end (360 min) 180 + 70 (C(30) - C(390)). Planned now, they would
-        // raise it by 70 (1 - C(360)). The formula covers every gram: 20/10 + (180 - 110)/35 = 4 U.
+        // raise it by 70 (1 - C(360)). The formula covers the grams still to appear, with the glucose
+        // now: COB(30)/D = (0.03 e^-0.6 - 0.02 e^-0.9)/0.01 = 0.8333, 16.67/10 + (180 - 110)/35 = 3.667 U,
+        // 3.65 U at the pump's 0.05 U (every gram, 4 U, counted the absorbed ones twice; stop 52).
         let c = BatemanCarbModel.standard
         let s = suggest()
         #expect(s.carbsTime == F.at(60))
-        #expect(s.standard?.dose == 4)
+        #expect(s.standard?.dose == 3.65)
         let eventual = 180 + 70 * (c.fractionRemaining(after: 30) - c.fractionRemaining(after: 390))
         #expect(abs(s.curve!.glucose(bolus: InsulinUnits(0)).last!.mgdL - eventual) < 1e-9)
         let planned = suggest(eaten: nil)
@@ -49,7 +51,7 @@ import Testing
         let eaten = suggest(rising)
         #expect(eaten.modelDose == 4)
         #expect(eaten.decision == .bolus(units: 4, basis: .model))
-        #expect(eaten.reasonCodes == ["limited_by_formula_after_meal"])
+        #expect(eaten.reasonCodes == ["formula_carbs_still_to_appear", "limited_by_formula_after_meal"])
         #expect(eaten.reasons.first?.message.contains("eaten 30 min ago") == true)
     }
 
@@ -67,10 +69,17 @@ import Testing
         let falling = [model("G0 - 90", horizon: 60)]
         let s = DoseAdvisor.suggest(log: risingLog(), carbs: 20, carbsTime: F.at(60), at: F.at(90), settings: F.settings(),
                                     models: F.models(falling))
-        #expect(s.standard?.dose == 4)
+        // The formula covers the carbohydrates still to appear, with the glucose now: of 20 g eaten 30
+        // minutes ago, COB(30)/D = (0.03 e^-0.6 - 0.02 e^-0.9)/0.01 = 0.8333 remain (the Bateman curve,
+        // by hand): 16.67/10 + (180 - 110)/35 = 3.667 U, 3.65 U at the pump's 0.05 U (hunt L, stop 52).
+        #expect(s.standard?.dose == 3.65)
         #expect(s.modelDose == 1.4)
         #expect(s.decision == .bolus(units: 1.4, basis: .model))
-        #expect(s.reasonCodes == ["raised_to_formula_at_meal"])
+        #expect(s.reasonCodes == ["formula_carbs_still_to_appear", "raised_to_formula_at_meal"])
+        let formula = DoseAdvisor.suggest(log: risingLog(), carbs: 20, carbsTime: F.at(60), at: F.at(90), settings: F.settings(),
+                                          models: F.models(falling), method: .formula)
+        #expect(formula.decision == .bolus(units: 3.65, basis: .standardFormula))
+        #expect(formula.reasons.first?.message.hasPrefix("the formula covers 17 g of the 20 g eaten 30 min ago") == true)
         // "0.xx U requested, raised to 1.43 U, ... eaten 30 min ago at its glucose then (90 mg/dL) ..."
         let message = s.reasons.first { $0.code == "raised_to_formula_at_meal" }?.message ?? ""
         #expect((Double(message.prefix { $0 != " " }) ?? 99) < 1.4)
@@ -96,16 +105,18 @@ import Testing
         let curve = try #require(DoseAdvisor.suggest(log: log, carbs: 60, carbsTime: F.at(60), at: F.at(240), settings: F.settings(),
                                                      models: nil).curve)
         func lowest(_ u: Double) -> Double { curve.glucose(bolus: InsulinUnits(u)).map(\.mgdL).min()! }
-        #expect(s.reasonCodes == ["raised_to_formula_at_meal", "raise_limited_by_suspend"])
+        #expect(s.reasonCodes == ["formula_carbs_still_to_appear", "raised_to_formula_at_meal", "raise_limited_by_suspend"])
         #expect(s.decision == .bolus(units: dose, basis: .model))
         #expect(lowest(5.71) < 0)
         // The most that keeps every point at or above 70 mg/dL, to the pump's 0.05 U below it.
         #expect(lowest(dose) >= 70 && lowest(dose + 0.05) < 70, "\(dose) U: \(lowest(dose))")
         #expect(s.reasons.last?.message.hasPrefix("5.71 U, the formula's at the meal, would take glucose below the suspend threshold (70 mg/dL)") == true)
-        // The model's own ask stays below what was given: the raise still went as far as it safely could.
+        // The formula covers the grams still to appear after 180 min, with the glucose now:
+        // COB(180)/D = (0.03 e^-3.6 - 0.02 e^-5.4)/0.01 = 0.07294, 4.38/10 + (100 - 110)/35 = 0.152 U,
+        // 0.15 U: the meal has appeared and glucose has not risen with it.
         let own = DoseAdvisor.suggest(log: log, carbs: 60, carbsTime: F.at(60), at: F.at(240), settings: F.settings(),
                                       models: F.models([model("G0", horizon: 60)]), method: .formula)
-        #expect((own.standard?.dose ?? 0) > dose)
+        #expect(own.standard?.dose == 0.15 && own.decision == .bolus(units: 0.15, basis: .standardFormula))
     }
 
     @Test func withNoReadingNearTheMealTheModelKeepsItsLowerDose() {
@@ -116,7 +127,7 @@ import Testing
         let dose = try! #require(s.modelDose)
         #expect(dose < 1.4)
         #expect(s.decision == .bolus(units: dose, basis: .model))
-        #expect(s.reasonCodes.isEmpty)
+        #expect(s.reasonCodes == ["formula_carbs_still_to_appear"])
     }
 
     @Test func theModelsCurveStillGuardsAgainstALow() {

@@ -140,7 +140,16 @@ public enum DoseAdvisor {
         out.basalScheduleSource = net.source
         out.statedInsulinOnBoard = stated
         let standard = StandardBolus(carbs: carbs, glucose: glucose, insulinOnBoard: iob, settings: settings)
-        out.standard = standard
+        // Carbohydrates eaten before the ask: the formula covers those still to appear (the
+        // carbohydrate curve) and corrects the glucose now, which holds those already absorbed. With
+        // all of them and the glucose now it counted the absorbed part twice (hunt L, stop 52: child_001
+        // below 54 mg/dL for three hours); with the glucose at the meal it missed a rise not the meal's
+        // (child_003, 70.8% below 54). docs/insilico.md, "The formula at the meal".
+        let formula = eaten.map {
+            StandardBolus(carbs: carbs * options.carbModel.fractionRemaining(after: at.timeIntervalSince($0) / 60), glucose: glucose,
+                          insulinOnBoard: iob, settings: settings)
+        } ?? standard
+        out.standard = formula
         if glucose < settings.suspendThreshold {
             return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: [])
         }
@@ -162,6 +171,10 @@ public enum DoseAdvisor {
 
         var notes: [DoseNote] = []
         if let stated { notes.append(.insulinOnBoardStated(units: stated)) }
+        if let eaten, formula != standard {
+            notes.append(.formulaCarbsStillToAppear(grams: formula.carbDose * settings.carbRatio, of: carbs,
+                                                    minutesAgo: at.timeIntervalSince(eaten) / 60, formulaAllCarbs: standard.dose))
+        }
         // Exercise during or in the hours before the ask: insulin then acts more strongly, which
         // neither the formula nor the models count (hunt D: a dose 21 minutes into a logged session
         // said nothing of it).
@@ -176,7 +189,7 @@ public enum DoseAdvisor {
         guard curve.isFinite else {
             // A model value that is not finite (never a dose on it): the formula with the reason.
             notes.append(.modelUnavailable("a model predicts a non-finite value"))
-            return finish(out, formulaDecision(standard, iob: iob, settings: settings, notes: &notes), notes: notes)
+            return finish(out, formulaDecision(formula, iob: iob, settings: settings, notes: &notes), notes: notes)
         }
         out.curve = curve
         let rule = LoopDoseRule(suspendThreshold: .mgdL(settings.suspendThreshold), target: .mgdL(settings.target),
@@ -221,7 +234,7 @@ public enum DoseAdvisor {
         if method == .model, let m = out.modelDose {
             decision = .bolus(units: m, basis: .model)
         } else {
-            decision = formulaDecision(standard, iob: iob, settings: settings, notes: &notes)
+            decision = formulaDecision(formula, iob: iob, settings: settings, notes: &notes)
             // The formula knows no curve: say when its dose, by the settings' own effects, goes low
             // (hunt E, stop 51: 8.8 U for 80 g with insulin peaking at 29 minutes, 38.7 mg/dL at 80).
             if let units = decision.units, units > 0 {

@@ -62,6 +62,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// (glucose now, carbohydrates still on board, insulin) below the suspend threshold, so the
     /// dose was raised only to `limit`, the most that keeps it above.
     case raiseLimitedBySuspend(formula: Double, limit: Double, threshold: Double)
+    /// Carbohydrates eaten before the ask: the formula covers the `grams` of the `of` still to
+    /// appear, with the glucose now, which holds those already absorbed (`formulaAllCarbs` U with all of them).
+    case formulaCarbsStillToAppear(grams: Double, of: Double, minutesAgo: Double, formulaAllCarbs: Double)
     /// The insulin on board was stated by the person (the data has no insulin record), and counts
     /// as given at the moment of the suggestion.
     case insulinOnBoardStated(units: Double)
@@ -86,6 +89,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .insulinOnBoardStated: return "stated_iob"
         case .exerciseRecent: return "exercise_recent"
         case .formulaDosePredictedLow: return "formula_dose_predicted_low"
+        case .formulaCarbsStillToAppear: return "formula_carbs_still_to_appear"
         }
     }
 
@@ -110,6 +114,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "exercise logged %.0f min ago, for %.0f min (%@): insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin", ago, duration, end > 0 ? String(format: "ended %.0f min ago", end) : "still going")
         case let .formulaDosePredictedLow(dose, lowest, minute, threshold):
             return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %.0f mg/dL at %.0f min, below the suspend threshold (%.0f mg/dL): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, DoseAdvisor.shown(lowest), minute, threshold)
+        case let .formulaCarbsStillToAppear(grams, total, ago, all):
+            return String(format: "the formula covers %.0f g of the %.0f g eaten %.0f min ago, those still to appear by the carbohydrate curve, and corrects the glucose now, which holds the rest; with all of them it would be %.2f U and count the absorbed part twice", grams, total, ago, all)
         case let .insulinOnBoardStated(u):
             return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }
