@@ -22,6 +22,16 @@ import Testing
     }
 
     /// Imports `files` into a new store in the order the files source reads them (sorted paths).
+    /// The GlucoModel CSV header of the hand-written files below.
+    static let header = "patient,time,event,value,unit,duration,type,moment,note\n"
+
+    /// A new empty folder for a test's files (the caller removes it).
+    func scratchFolder(_ name: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
     func store(with files: [URL], options: ImportOptions = PatientSourceTests.options) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-source-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -88,10 +98,9 @@ import Testing
     @Test func twoFilesThatDisagreeSaySoAsTheStoreDoes() throws {
         // Before: train, predict and report read two exports of one patient that disagreed at the
         // same instants without a word, keeping the file whose name sorts first; import-data warned.
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-conflict-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try scratchFolder("conflict")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let header = "patient,time,event,value,unit,duration,type,moment,note\n"
+        let header = Self.header
         let a = header + """
             p_overlap,2026-01-05T08:00:00Z,glucose,100,mg/dL,,cgm,,
             p_overlap,2026-01-05T08:05:00Z,glucose,104,mg/dL,,cgm,,
@@ -149,10 +158,9 @@ import Testing
     /// read together or imported into a store in either order: before, every reading, bolus and meal
     /// was there twice (a report's CGM active 0.7%, insulin on board doubled; hunt M, stop 52).
     @Test func anExportToTheMinuteBesideOneToTheSecondIsOneRecordEach() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-twice-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try scratchFolder("twice")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let header = "patient,time,event,value,unit,duration,type,moment,note\n"
+        let header = Self.header
         // Times to the second: readings at :37, a bolus and a meal at 08:07:45.
         let seconds = header + """
             p_overlap,2026-01-05T08:00:37Z,glucose,100,mg/dL,,cgm,,
@@ -203,10 +211,9 @@ import Testing
     /// 99 mg/dL is one reading; and a bolus two files disagree on names the file that holds the kept
     /// one, not the first file that disagreed about anything.
     @Test func anMmolExportIsOneRecordAndAConflictNamesItsFile() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-mmol-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try scratchFolder("mmol")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let header = "patient,time,event,value,unit,duration,type,moment,note\n"
+        let header = Self.header
         let files = [
             ("a-cgm.csv", "p_overlap,2026-01-05T08:00:00Z,glucose,100,mg/dL,,cgm,,\np_overlap,2026-01-05T08:05:37Z,glucose,99,mg/dL,,cgm,,\n"),
             ("b-pump.csv", "p_overlap,2026-01-05T08:10:00Z,bolus,2,U,,normal,,\n"),

@@ -141,13 +141,8 @@ public enum LeftoverFiles {
     /// names) whose process has ended. A running process's file is left: two runs may write beside
     /// each other.
     public static func remove(besides url: URL) {
-        let folder = url.deletingLastPathComponent(), prefix = "." + url.lastPathComponent + "."
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
-            let pid = name.dropFirst(prefix.count).dropLast(4)
-            let file = folder.appendingPathComponent(name)
-            guard let process = Int32(pid), isLeftover(file, process: process) else { continue }
-            try? FileManager.default.removeItem(at: file)
-        }
+        let prefix = "." + url.lastPathComponent + "."
+        remove(in: url.deletingLastPathComponent()) { $0.hasPrefix(prefix) && Int32($0.dropFirst(prefix.count).dropLast(4)) != nil }
     }
 
     /// Removes, in `folder` and the folders in it (one level), every `.<name>.<pid>.tmp` whose
@@ -161,13 +156,24 @@ public enum LeftoverFiles {
                 folders.append(folder.appendingPathComponent(name))
             }
         }
-        for dir in folders {
-            for name in (try? fm.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
-                let parts = name.dropLast(4).split(separator: ".")
-                let file = dir.appendingPathComponent(name)
-                guard parts.count >= 2, let process = Int32(parts[parts.count - 1]), isLeftover(file, process: process) else { continue }
-                try? fm.removeItem(at: file)
+        for dir in folders { remove(in: dir) }
+    }
+
+    /// Removes the files of `dir` named `.<name>.<pid><suffix>` (and passing `matching`) whose process
+    /// has ended (`isLeftover`); with `unnumbered`, also those with no process id (an older build's).
+    /// The one rule of `remove(besides:)`, `removeAll(in:)` and nightly's `.partial` files.
+    public static func remove(in dir: URL, suffix: String = ".tmp", unnumbered: Bool = false,
+                              matching: (String) -> Bool = { $0.hasPrefix(".") }) {
+        let fm = FileManager.default
+        for name in (try? fm.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(suffix) && matching(name) {
+            let parts = name.dropLast(suffix.count).split(separator: ".")
+            let file = dir.appendingPathComponent(name)
+            if parts.count >= 2, let process = Int32(parts[parts.count - 1]) {
+                guard isLeftover(file, process: process) else { continue }
+            } else if !unnumbered {
+                continue
             }
+            try? fm.removeItem(at: file)
         }
     }
 

@@ -35,14 +35,8 @@ struct NightFolder {
     /// (two stores, one `--out`) removed each other's files mid-write, and each warned "cannot write
     /// the file: No such file or directory" (hunt J, stop 52). Files of older builds (no process id) go.
     func removeLeftovers() {
-        let fm = FileManager.default
         for dir in [root, predictions, alerts, doseAudit, settingsCheck] {
-            for name in (try? fm.contentsOfDirectory(atPath: dir.path)) ?? [] where name.hasSuffix(Self.temporarySuffix) {
-                let parts = name.dropLast(Self.temporarySuffix.count).split(separator: ".")
-                let file = dir.appendingPathComponent(name)
-                if let pid = parts.last.flatMap({ Int32($0) }), !LeftoverFiles.isLeftover(file, process: pid) { continue }
-                try? fm.removeItem(at: file)
-            }
+            LeftoverFiles.remove(in: dir, suffix: Self.temporarySuffix, unnumbered: true) { _ in true }
         }
     }
 
