@@ -75,7 +75,7 @@ import Testing
     /// Before: 1e308 against itself was Parkes D (the line tests overflowed), 1e5 mg/dL was Clarke A,
     /// and a 0 or negative reference was unscored without a word (exit 0).
     @Test func valuesNoDeviceReadsAreUnscoredWithAWarning() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-implausible-\(UInt32.random(in: 0...UInt32.max)).csv")
+        let url = ScratchSpace.root.appendingPathComponent("eval-implausible-\(UInt32.random(in: 0...UInt32.max)).csv")
         try "reference,prediction\n0,0\n-5,100\n1e308,1e308\n1001,900\n1000,1000\n600,620\n100,-1\n".write(to: url, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
         var lines: [String] = [], warnings: [ImportIssue] = []
@@ -98,7 +98,7 @@ import Testing
     /// 100 against 5 (Clarke B) before; in a file whose rows all have a note column, `100,5,97,`
     /// also hides the comma in the empty note. Both are unscored with a warning now.
     @Test func aRowWithAFieldTooManyIsUnscored() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-wide-\(UInt32.random(in: 0...UInt32.max)).csv")
+        let url = ScratchSpace.root.appendingPathComponent("eval-wide-\(UInt32.random(in: 0...UInt32.max)).csv")
         defer { try? FileManager.default.removeItem(at: url) }
         for (text, line, reason) in [("reference,prediction\n120,118\n100,5,97\n80,81\n", 3, "the header has 2"),
                                      ("reference,prediction,note\n120,118,\n100,5,97,\n80,81,\n", 3, "the file's rows have 3")] {
@@ -117,7 +117,7 @@ import Testing
     }
 
     @Test func missingColumnsIsAnError() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-missing-\(UInt32.random(in: 0...UInt32.max)).csv")
+        let url = ScratchSpace.root.appendingPathComponent("eval-missing-\(UInt32.random(in: 0...UInt32.max)).csv")
         try "reference,value\n1,2\n".write(to: url, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
         #expect(throws: PairScoring.ScoringError.self) {
@@ -128,7 +128,7 @@ import Testing
 
 @Suite struct AtomicTextFileTests {
     @Test func replacesAnExistingFile() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("eval-atomic-\(UInt32.random(in: 0...UInt32.max)).csv")
+        let url = ScratchSpace.root.appendingPathComponent("eval-atomic-\(UInt32.random(in: 0...UInt32.max)).csv")
         try "old\n".write(to: url, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
         let file = try AtomicTextFile(url: url)
@@ -141,7 +141,7 @@ import Testing
     /// removes those of ended processes (five interrupted `predict --out` left 66 MB; hunt J,
     /// stop 52), and leaves a running process's and other files' alone.
     @Test func leftoversOfEndedProcessesGo() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("atomic-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         // Untouched for an hour, but for the one written a minute ago by a process that is not this
@@ -171,7 +171,7 @@ import Testing
     /// `/dev/stdout` is a stream) gets the text in place. Both were replaced by a regular file
     /// (hunt K, stop 52: as root, `--write-values /dev/stdout` replaced the machine's /dev/stdout).
     @Test func followsALinkAndWritesAStreamInPlace() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("atomic-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("atomic-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let real = dir.appendingPathComponent("real.csv"), link = dir.appendingPathComponent("link.csv")

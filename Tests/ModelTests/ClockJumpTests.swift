@@ -30,7 +30,7 @@ import Testing
 
     /// Imports `text` in memory and into a fresh store: the two summaries' warnings must agree.
     func importBoth(_ text: String, zone: String = "UTC") throws -> ImportSummary {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("clock-jump-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("clock-jump-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("clarity.csv")

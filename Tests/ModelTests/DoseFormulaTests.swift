@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func settingsFileIsReadAndBadFilesNameTheField() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dose-settings-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("dose-settings-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let good = dir.appendingPathComponent("good.json")

@@ -63,7 +63,7 @@ struct ExportCSVTests {
 
     @Test func dexcomPatientIDFromFileNameDropsPreambleNames() throws {
         // Clarity names its files after the patient: the id must not carry the name.
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dexcom-name-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("dexcom-name-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let named = dir.appendingPathComponent("Clarity_Export_Quintanilla_Jacinta_2026-11-20.csv")
@@ -153,7 +153,7 @@ struct ExportCSVTests {
 
     /// A LibreView export in the Libre's own shape, written to a temporary file named `name`.
     static func libreFile(_ rows: [String], name: String) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("libre-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("libre-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let url = dir.appendingPathComponent(name)
         let header = "Device,Serial Number,Device Timestamp,Record Type,Historic Glucose mg/dL,Scan Glucose mg/dL,"

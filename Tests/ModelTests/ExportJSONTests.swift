@@ -93,7 +93,7 @@ struct ExportJSONTests {
     /// amount in `normal`: insulin given. Read as an unknown subType, each was skipped insulin, and
     /// every dose within 6 hours of one was refused, all day for such a pump.
     @Test func tidepoolAutomatedBolusesAreBoluses() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tidepool-auto-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("tidepool-auto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("p1.json")
@@ -112,7 +112,7 @@ struct ExportJSONTests {
     /// "line 1", and a bad dose among thousands could not be found. Such a file's warnings name the
     /// record's place; a file of one record per line keeps its lines.
     @Test func warningsOfAJSONExportOnOneLineNameTheRecord() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("packed-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("packed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let records = [#"{"eventType": "Correction Bolus", "insulin": 1, "created_at": "2026-03-01T08:00:00Z"}"#,
@@ -133,7 +133,7 @@ struct ExportJSONTests {
     }
 
     @Test func tidepoolMmolFromWholeMgdLReadsBackWhole() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tidepool-mmol-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("tidepool-mmol-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let values = Array(39...401) + Array(repeating: 400, count: 8)
@@ -188,7 +188,7 @@ struct ExportJSONTests {
         #expect(throws: InputError.self) {
             try ImportFormats.importFile(at: ExportFixtures.url("tidepool.json"), format: "no-such", options: ExportFixtures.options("UTC"))
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("detect-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("detect-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let other = dir.appendingPathComponent("notes.txt")
@@ -202,7 +202,7 @@ struct ExportJSONTests {
     /// text is (`'abc' is not a number`), in Tidepool and Nightscout alike; a non-string value is
     /// written as JSON, and an activity's duration names its `value`, not "an object".
     @Test func jsonValuesInWarningsAreQuotedOnce() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quotes-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("quotes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let tidepool = dir.appendingPathComponent("tp.json"), nightscout = dir.appendingPathComponent("ns.json")
@@ -260,7 +260,7 @@ struct ExportJSONTests {
     }
 
     @Test func truncatedJSONIsAnErrorNamingTheLine() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("trunc-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("trunc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let f = dir.appendingPathComponent("cut.json")

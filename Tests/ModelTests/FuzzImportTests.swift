@@ -82,7 +82,7 @@ struct FuzzRun {
     }
 
     mutating func run(_ importer: any PatientDataImporter, fixtures: [String], ext: String, seed: UInt64) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("fuzz-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let inputs = try fixtures.map { try [UInt8](Data(contentsOf: Self.fixtureURL($0))) }
@@ -218,7 +218,7 @@ struct CutFileTests {
         let bytes = try Data(contentsOf: FuzzRun.fixtureURL(name))
         #expect(bytes.last == 0x0A)
         let whole = Self.records(try importer.importFile(at: FuzzRun.fixtureURL(name), options: options).log)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("cut-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent((name as NSString).lastPathComponent)
@@ -248,7 +248,7 @@ struct CutFileTests {
             + "Transmitter Time (Long Integer),Transmitter ID"
         let rows = ["1,2026-10-21T08:05:00,EGV,,,,Android G6,104,,,,,,", "2,2026-10-21T08:10:00,EGV,,,,Android G6,106,,,,,,",
                     "3,2026-10-21T08:12:00,Insulin,Fast-Acting,,,Android G6,,9.1,,,,,"]
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cut-dexcom-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("cut-dexcom-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("child.csv")

@@ -65,7 +65,7 @@ import Testing
     }
 
     func temporaryFile(_ bytes: [UInt8], _ name: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bytes-\(UUID().uuidString)-\(name)")
+        let url = ScratchSpace.root.appendingPathComponent("bytes-\(UUID().uuidString)-\(name)")
         try Data(bytes).write(to: url)
         return url
     }

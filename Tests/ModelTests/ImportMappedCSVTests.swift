@@ -16,7 +16,7 @@ import Testing
 
     /// A CSV file holding `text`, removed when the test's temporary folder is.
     static func file(_ text: String, name: String = "mapped.csv") throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("mapped-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let url = dir.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
@@ -180,7 +180,7 @@ import Testing
     @Test func dataFilesTakeSeveralPatientsAndFoldersTakeFilesWithTheColumns() throws {
         var mapping = Self.mapping
         mapping.glucoseUnit = .mmolL
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mapped-dir-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("mapped-dir-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: ExportFixtures.url("glupredkit_two_mmol.csv"), to: dir.appendingPathComponent("two.csv"))
         try Data("a,b\n1,2\n".utf8).write(to: dir.appendingPathComponent("notes.csv"))

@@ -8,7 +8,7 @@ import Testing
     /// Writes `text` to a temporary file named `name` and imports it with `importer`.
     func importText(_ text: String, name: String, _ importer: any PatientDataImporter,
                     zone: String = "UTC") throws -> ImportResult {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shared-rules-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("shared-rules-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent(name)

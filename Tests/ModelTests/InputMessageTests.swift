@@ -167,7 +167,7 @@ import GrammarEvolution
     /// the document is empty" and nothing about the format option. The message now says what the
     /// content is; an error in a file of the format named stays as it was.
     @Test func aFormatNamedAgainstTheContentIsSaid() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("p_fmt-\(UUID().uuidString).csv")
+        let url = ScratchSpace.root.appendingPathComponent("p_fmt-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: url) }
         try "patient,time,event,value,unit\np1,2026-01-01T00:00:00Z,glucose,120,mg/dL\n".write(to: url, atomically: true, encoding: .utf8)
         let error = try #require(throws: InputError.self) {

@@ -34,7 +34,7 @@ import Testing
         let csv = "patient,time,event,value,unit\np1,2026-01-05T08:00,glucose,0x10,mg/dL\n"
             + "p1,2026-01-05T08:05,glucose,0x1p7,mg/dL\np1,2026-01-05T08:10,glucose,120,mg/dL\n"
             + "p1,2026-01-05T08:15,bolus,0x1.8p1,U\np1,2026-01-05T08:20,glucose,inf,mg/dL\n"
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hex-\(UUID().uuidString).csv")
+        let url = ScratchSpace.root.appendingPathComponent("hex-\(UUID().uuidString).csv")
         try Data(csv.utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let r = try LogCSVImporter().importFile(at: url, options: Fixture.options)
@@ -59,7 +59,7 @@ import Testing
     /// names a valid patient; fill the patient column", no line, no field, no reason, for a column
     /// that was filled; and a row's warning quoted the address's first 20 characters.
     @Test func aFileOfBadIDsIsRefusedAtItsFirstRowWithTheReason() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ids-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("ids-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let email = "john.smith@example.com"

@@ -27,13 +27,13 @@ import Testing
 
     /// A new empty folder for a test's files (the caller removes it).
     func scratchFolder(_ name: String) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-\(name)-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }
 
     func store(with files: [URL], options: ImportOptions = PatientSourceTests.options) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-source-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-source-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let path = dir.appendingPathComponent("store.sqlite").path
         let store = try PatientStore(path: path)
@@ -49,7 +49,7 @@ import Testing
         // An export renamed to a pseudonymous id beside the original, whose name is no id. Before:
         // the original (sorted first) failed, and the copy was "same content as Jane Doe.csv; not
         // read again", so p_renamed was trained by nobody (a store made of the folder had it).
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-copy-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-copy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let export = """
@@ -269,7 +269,7 @@ import Testing
     }
 
     @Test func missingStoreIsAnInputErrorAndIsNotCreated() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-store-\(UUID().uuidString).sqlite").path
+        let path = ScratchSpace.root.appendingPathComponent("no-store-\(UUID().uuidString).sqlite").path
         #expect(throws: InputError.self) { try StoreSource(path: path).load() }
         #expect(!FileManager.default.fileExists(atPath: path))
     }

@@ -70,7 +70,7 @@ enum PredictFixture {
     }
 
     static func temporaryDirectory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-predict-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-predict-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }

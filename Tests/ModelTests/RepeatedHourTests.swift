@@ -111,7 +111,7 @@ import Testing
         let start = Self.utc("2026-10-24T01:00:00Z")
         let times = (0..<12_000).map { start.addingTimeInterval(Double($0) * 300) }
         let rows = times.enumerated().map { i, t in (t, "p0,\(Self.local(t)),glucose,\(80 + i % 200),mg/dL") }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("dst-store-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("dst-store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("p0.csv")

@@ -257,7 +257,7 @@ struct ReportPatientTests {
     /// with the settings' basal schedule on UTC's clock whatever the time zone, so net insulin on
     /// board ran the schedule hours off. Both now audit on their clock, as `dose --audit` does.
     @Test func theDoseAuditRunsTheBasalScheduleOnTheReportsClock() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("audit-clock-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("audit-clock-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let s = DoseSettings(patient: try PatientID("adolescent_003"), carbRatio: 10, insulinSensitivity: 40, target: 110,
@@ -284,7 +284,7 @@ struct ReportPatientTests {
     }
 
     @Test func writesAtomicallyAndReadsBack() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString).html")
+        let url = ScratchSpace.root.appendingPathComponent("report-\(UUID().uuidString).html")
         defer { try? FileManager.default.removeItem(at: url) }
         try ReportFixture.report.write(to: url)
         #expect(try String(contentsOf: url, encoding: .utf8) == ReportFixture.report.html)

@@ -119,7 +119,7 @@ struct ResearchSummaryTests {
         #expect(ResultsTable.parse(old) == [Self.row("p2", 60, "arx", 18.25)])
         #expect(ResultsTable.parse("patient,model\np1,ge\n").isEmpty)
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("summary-\(UUID().uuidString)")
+        let folder = ScratchSpace.root.appendingPathComponent("summary-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try CohortResults.write(rows, to: folder)

@@ -691,7 +691,7 @@ struct KnownPerson {
             let b = e.basal[block]
             #expect(abs(entry.unitsPerHour - (scheduled * b.suggested! / b.current!)) <= 0.005 + 1e-9)
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("settings-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let original = dir.appendingPathComponent("settings.json")
         try Data(try current.jsonText().utf8).write(to: original)

@@ -11,7 +11,7 @@ import Testing
 
     /// Writes `text` to `name` in a new temporary folder.
     static func file(_ text: String, name: String) throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skipped-insulin-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("skipped-insulin-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let url = dir.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)

@@ -9,7 +9,7 @@ import Testing
     let options = Fixture.options
 
     func freshStore() throws -> (PatientStore, URL) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-batch-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return (try PatientStore(path: dir.appendingPathComponent("store.sqlite").path), dir)
     }
@@ -141,7 +141,7 @@ import Testing
     /// no format) stores the others and nothing of the failed ones, with the results of one
     /// transaction per file.
     @Test func failingFilesInTheMiddleOfABatch() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-batch-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         var r = SplitMix64(seed: 7)
         let good = try (0..<3).map { i -> URL in

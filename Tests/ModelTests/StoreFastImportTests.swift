@@ -7,7 +7,7 @@ import Testing
 /// several per statement, and what they must not change.
 @Suite struct StoreFastImportTests {
     func tempDir() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-fast-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-fast-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }

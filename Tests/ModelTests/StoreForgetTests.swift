@@ -11,7 +11,7 @@ import Testing
     let store: PatientStore
 
     init() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-forget-\(UUID().uuidString)")
+        dir = ScratchSpace.root.appendingPathComponent("glucomodel-forget-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
     }
@@ -111,7 +111,7 @@ import Testing
 /// failed at once with "database is locked"; it now waits (`PatientStore.busyTimeout`).
 @Suite struct StoreBusyTests {
     @Test func aReaderWaitsForAWriterToCommit() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-busy-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-busy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let path = dir.appendingPathComponent("s.sqlite").path
         let file = dir.appendingPathComponent("a.csv")

@@ -89,7 +89,7 @@ struct StoreKillTests {
         let big0 = first0.addingTimeInterval(400 * day)          // no overlap with the first file
         var rows = 150_000                                        // ~13 MB; doubled while the import outruns the kill
         for attempt in 1...3 {
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-kill-\(UUID().uuidString)")
+            let dir = ScratchSpace.root.appendingPathComponent("glucomodel-kill-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
             let store = dir.appendingPathComponent("store.sqlite").path
@@ -154,7 +154,7 @@ struct StoreKillTests {
         }
         var count = 250
         for attempt in 1...3 {
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-killb-\(UUID().uuidString)")
+            let dir = ScratchSpace.root.appendingPathComponent("glucomodel-killb-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
             let start = Date(timeIntervalSince1970: 1_262_304_000)

@@ -6,7 +6,7 @@ import Testing
 /// How records are laid out in the store since the bulk-insert rework.
 @Suite struct StoreLayoutTests {
     @Test func fileIsNamedOncePerRunAndOldRowsStillRead() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-layout-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-layout-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)

@@ -116,7 +116,7 @@ enum ReadOnlyFile {
     }
 
     static let canMakeReadOnly: Bool = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("readonly-probe-\(UUID().uuidString)")
+        let url = ScratchSpace.root.appendingPathComponent("readonly-probe-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: url.path, contents: Data("x".utf8)) else { return false }
         defer { setReadOnly(url, false); try? FileManager.default.removeItem(at: url) }
         return setReadOnly(url, true) && access(url.path, W_OK) != 0

@@ -6,7 +6,7 @@ import Testing
 /// The store's streaming import gives the records and counts of the in-memory import.
 @Suite struct StoreStreamingTests {
     func freshStore() throws -> (PatientStore, URL) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-stream-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-stream-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return (try PatientStore(path: dir.appendingPathComponent("store.sqlite").path), dir)
     }
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func largeUnorderedAndNewestFirstFilesAsInMemory() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-stream-files-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-stream-files-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         var options = ExportFixtures.options("UTC")
@@ -104,7 +104,7 @@ import Testing
     /// A store written by the v2 schema (as on main before v3: text kinds, AUTOINCREMENT ids, a unique
     /// index) opens with its records intact.
     @Test func migrationFromV2KeepsRecords() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-v2-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-v2-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("store.sqlite").path

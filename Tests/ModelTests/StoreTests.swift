@@ -28,7 +28,7 @@ struct FixedLogImporter: PatientDataImporter {
     let options = Fixture.options
 
     func freshStore() throws -> (PatientStore, URL) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-store-\(UUID().uuidString)")
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let path = dir.appendingPathComponent("store.sqlite")
         return (try PatientStore(path: path.path), dir)

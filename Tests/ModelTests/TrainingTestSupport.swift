@@ -58,7 +58,7 @@ enum SyntheticCohort {
 }
 
 func temporaryFolder(_ name: String) -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("glucomodel-\(name)-\(UUID().uuidString)")
+    let url = ScratchSpace.root.appendingPathComponent("glucomodel-\(name)-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

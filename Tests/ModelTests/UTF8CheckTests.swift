@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct UTF8CheckTests {
     func write(_ bytes: [UInt8]) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("utf8-\(UUID().uuidString).xml")
+        let url = ScratchSpace.root.appendingPathComponent("utf8-\(UUID().uuidString).xml")
         try Data(bytes).write(to: url)
         return url
     }
