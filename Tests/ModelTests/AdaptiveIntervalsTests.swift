@@ -38,6 +38,20 @@ import Testing
         #expect(g[0].h80.isNaN && g[1].h80 == 9)
     }
 
+    /// Each level adapts on its own, but the 95% interval is never narrower than the 80% one. Scores
+    /// 1...20 (n = 20), gamma 0.1 at 80% and 0 at 95%: the 95% rank stays ceil(21 · 0.95) = 20,
+    /// half-width 20. The 80% rank starts at ceil(21 · 0.8) = 17; a miss takes its rate to 0.12, rank
+    /// ceil(18.48) = 19; a second to 0.04, rank ceil(20.16) = 21 > 20: the plausible range, which the
+    /// 95% interval then takes too (alone it would stay 20).
+    @Test func the95IntervalHoldsThe80One() {
+        let a = IntervalAdaptation(windowMinutes: 24 * 60, gamma80: 0.1, gamma95: 0, scores: (1...20).map(Double.init))
+        let rows = [Self.row(0, reference: 130), Self.row(30, reference: 130), Self.row(60, reference: 100)]
+        let h = a.halfWidths(rows, targets: 0..<3, scales: [1, 1, 1], horizonMinutes: 30)
+        #expect(h.map(\.h80) == [17, 19, .infinity])
+        #expect(h.map(\.h95) == [20, 20, .infinity])
+        #expect(a.score(missRate: 0.05) == 20)
+    }
+
     /// At the nominal rate the rank is the static interval's, for every n (the static one counts in
     /// integers, `((n + 1) p + 99) / 100`; this one in floating point).
     @Test func theNominalRateIsTheStaticQuantile() {

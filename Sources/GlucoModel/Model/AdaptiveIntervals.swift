@@ -53,8 +53,8 @@ public struct IntervalAdaptation: Codable, Hashable, Sendable {
         }
     }
 
-    /// The 80% and 95% half-widths (mg/dL; `infinity` for the plausible range) of `rows[targets]`,
-    /// `rows` in time order, `scales` the bands' (`PredictionIntervals.Band.scale`), for a horizon
+    /// The 80% and 95% half-widths (mg/dL; `infinity` for the plausible range; the 95% one at least
+    /// the 80% one) of `rows[targets]`, `rows` in time order, `scales` the bands' (`PredictionIntervals.Band.scale`), for a horizon
     /// of `horizonMinutes`. A row whose glucose now or prediction is not finite gets NaN, and counts
     /// in no replay.
     /// - Complexity: O(targets × rows in a window).
@@ -81,7 +81,10 @@ public struct IntervalAdaptation: Codable, Hashable, Sendable {
             while times[start] < t - window { start += 1 }
             replay.run(self, errors, times, bands, start..<i, before: t, scales: scales, horizon: horizon)
             let b = bands[i]
-            out.append((score(missRate: replay.alpha80[b]) * scales[b], score(missRate: replay.alpha95[b]) * scales[b]))
+            let h80 = score(missRate: replay.alpha80[b]) * scales[b]
+            // Each level adapts on its own, so misses between the two widths can take the 80% level
+            // past the 95% one: the 95% interval is never the narrower (it holds the 80% one).
+            out.append((h80, max(h80, score(missRate: replay.alpha95[b]) * scales[b])))
         }
         return out
     }
