@@ -93,6 +93,29 @@ import Testing
         #expect(DoseAudit.mealBoluses(l).first?.intakes.count == 1)
     }
 
+    /// The meal's own carbohydrates are taken out of the history (so as not to count twice), but
+    /// they are records of the data: a model trained with carbohydrates still doses the log's first
+    /// meal, whose intake is the only one before it. Before stop 53 it was refused as "the data has
+    /// no carbohydrate records" and the formula's dose shown. The same 40 g at 11:55 with a 4 U bolus
+    /// at 12:00 as above; the model (360 min, nothing on board) asks 40/10 + (150 - 110)/35 =
+    /// 5.142857 -> 5.10 U, as the formula does.
+    @Test func theMealsOwnCarbohydratesAreRecordsOfTheData() {
+        var l = log()
+        l.boluses = [Bolus(time: F.at(120), dose: InsulinUnits(4))]
+        l.carbs = [CarbIntake(time: F.at(115), amount: Carbohydrate(grams: 40))]
+        // Trained with carbohydrates and boluses (the fixture's log has no basal records).
+        var model = F.model("G0 - 40*INS + 3*CARB", horizon: 360)
+        model.absentRecords = [PatientLog.RecordInputs.basal.rawValue]
+        let row = DoseAudit.run(log: l, models: F.models([model]), settings: F.checked()).first
+        #expect(row?.suggestion.decision == .bolus(units: 5.1, basis: .model), "\(row?.suggestion.reasons.map(\.message) ?? [])")
+        // The history without the meal's intake holds no carbohydrate record of its own: without
+        // the audit's word, the model's CARB would be an input the data lacks.
+        var bare = DoseAdvisor.history(l, at: F.at(120), inclusive: false)
+        bare.carbs = []
+        bare.inputsBefore.formUnion([.insulin, .bolus])  // as the audit marks them
+        #expect(F.models([model]).missingInput(in: bare)?.records == .carbohydrate)
+    }
+
     @Test func refusedSuggestionsAreRowsToo() {
         // Readings stop at 11:30; the 12:00 bolus has stale data: refused, no suggested dose.
         var l = log()

@@ -102,8 +102,11 @@ public enum DoseAudit {
             // The bolus audited is a record of the data: its insulin is not in another file, though
             // none came before the first one (`DoseGuards.insulinRecordsRefusal`).
             history.inputsBefore.formUnion([.insulin, .bolus])
+            // Its carbohydrates too: they are taken out of the history, so as not to count twice,
+            // and before the first meal nothing else would say the data holds any.
             let matched = Set(meal.intakes)
             history.carbs.removeAll { matched.contains($0) }
+            if !matched.isEmpty { history.inputsBefore.insert(.carbohydrate) }
             var suggestion = DoseAdvisor.suggest(log: history, carbs: meal.carbs, at: meal.bolus.time,
                                                  settings: settings, models: models, timeZone: timeZone)
             // The meal's own records recorded twice (two exports merged): its carbohydrates, or its
