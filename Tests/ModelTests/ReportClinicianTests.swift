@@ -133,6 +133,31 @@ struct ReportClinicianTests {
         if report.metrics.tbrLevel1 + report.metrics.tbrLevel2 > 0 { #expect(html.section("daily-profiles").contains("#e31a1c")) }
     }
 
+    /// Page 2 names the models' own horizons, and says why a model has no test-day figures.
+    @Test func testAccuracyNamesItsHorizonsAndWhyNoneWereScored() throws {
+        #expect(report.html.section("test-accuracy").contains("the CGM reading 30 and 60 minutes ahead on the test days"))
+        #expect(Plural.list(["30"]) == "30" && Plural.list(["30", "60", "120"]) == "30, 60 and 120")
+        func without(_ change: (inout GlucoseModel) -> Void) throws -> String {
+            var models = ReportFixture.models.models
+            for h in models.keys { change(&models[h]!) }
+            let set = ModelSet(patient: ReportFixture.patient, models: models)
+            return try PatientReport(log: ReportFixture.data.log, models: set, period: ReportFixture.period).html
+        }
+        // Test days whose rows could not be scored (all at the sensor's floor, say).
+        let unscoredReport = try without { $0.metrics.removeAll { $0.split == "test" } }
+        let unscored = unscoredReport.section("test-accuracy")
+        #expect(unscoredReport.contains("30-min predictions on test days: none could be scored (page 2 says why)"))
+        #expect(unscored.contains("No test-day figures: the test days (") && unscored.contains("fewer than 12 rows with a reading at the horizon"))
+        // Models trained without test days.
+        let untested = try without { m in
+            m.metrics.removeAll { $0.split == "test" }
+            m.training.testFrom = nil
+            m.training.testTo = nil
+        }
+        #expect(untested.section("test-accuracy").contains("trained without held-out test days"))
+        #expect(!untested.contains("predictions on test days"))
+    }
+
     var report: PatientReport { ReportFixture.report }
 
     @Test func doseSummaryGivesEachReasonOnceWithItsCount() {

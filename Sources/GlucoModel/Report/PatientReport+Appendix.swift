@@ -70,9 +70,6 @@ extension PatientReport {
         return HTML.section(id: "error-grids", title: "Error grids", s + "</div>\n")
     }
 
-    /// At most this many predicted episodes are listed (the count says how many there are).
-    static let episodeRows = 60
-
     var episodeSection: String {
         // Without predictions, counts of zero would read as a period the model saw no low in.
         guard chartHorizon != nil else {
@@ -84,7 +81,8 @@ extension PatientReport {
         if predictedEpisodes.isEmpty {
             s += HTML.paragraph("No predicted lows or highs in this period.")
         } else {
-            let rows: [[HTMLCell]] = predictedEpisodes.prefix(Self.episodeRows).map { e in
+            // Every one: page 2 lists the latest lows and sends the reader here for the rest.
+            let rows: [[HTMLCell]] = predictedEpisodes.map { e in
                 let seen = e.confirmed()
                 let threshold = e.kind == .low ? PredictedEpisode.lowThreshold : PredictedEpisode.highThreshold
                 return [HTMLCell(e.kind == .low ? "low" : "high", cssClass: e.kind == .low ? "bad" : nil), "\(e.horizonMinutes) min",
@@ -94,9 +92,6 @@ extension PatientReport {
             }
             s += HTML.table(header: ["Kind", "Horizon", "From", "To", "First issued", "Predicted (\(units.rawValue))", "Measured at that time",
                                      "Measured lowest/highest", "Seen in CGM"], rows: rows)
-            if predictedEpisodes.count > Self.episodeRows {
-                s += HTML.paragraph("... and \(predictedEpisodes.count - Self.episodeRows) more.", cssClass: "muted")
-            }
         }
         return HTML.section(id: "predicted-episodes", title: "Predicted lows and highs", s)
     }

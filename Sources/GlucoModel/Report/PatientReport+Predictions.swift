@@ -5,9 +5,16 @@ extension PatientReport {
     /// trained or were selected on), the evolved model against each baseline.
     var testAccuracySection: String {
         let byHorizon = Dictionary(grouping: testMetrics, by: \.horizonMinutes)
+        let window = models.first.flatMap { m in m.training.testFrom.map { ($0, m.training.testTo) } }
+        let when = window.map { "\(clock.date($0.0)) to \($0.1.map(clock.date) ?? "end")" } ?? "the held-out days"
         guard !byHorizon.isEmpty else {
-            return HTML.section(id: "test-accuracy", title: "Prediction accuracy on test days",
-                                HTML.paragraph("The model files hold no test-day figures.", cssClass: "note"))
+            // Why: a clinician reads "no figures" as "never tested" otherwise.
+            let why = window == nil
+                ? "The models were trained without held-out test days, so there are no test-day figures."
+                : "No test-day figures: the test days (\(when)) had no row that could be scored (fewer than "
+                    + "\(PatientTrainer.minimumRows.test) rows with a reading at the horizon: test days too short, "
+                    + "or their readings missing or at the sensor's limits)."
+            return HTML.section(id: "test-accuracy", title: "Prediction accuracy on test days", HTML.paragraph(why, cssClass: "note"))
         }
         let baselines = [ModelKind.arx, .average, .persistence].map(\.rawValue)
         var rows: [[HTMLCell]] = []
@@ -24,9 +31,8 @@ extension PatientReport {
                         + baselines.map { name in rmseCell(all.first { $0.model == name }) }
                         + [.number(units.format(ge.mae, mgdLDecimals: 1)), .number(formatPercent(ge.clarkeAB)), .number(formatPercent(ge.parkesAB))])
         }
-        let window = models.first.flatMap { m in m.training.testFrom.map { ($0, m.training.testTo) } }
-        let when = window.map { "\(clock.date($0.0)) to \($0.1.map(clock.date) ?? "end")" } ?? "the held-out days"
-        var s = HTML.paragraph("Each model's error predicting the CGM reading 30-120 minutes ahead on the test days (\(when)), which no model was trained or selected on. RMSE and MAE in \(units.rawValue); the lowest RMSE per horizon in bold. Baselines: ARX (a linear model of the same inputs), average (mean of the last 2 h), persistence (the last reading).", cssClass: "muted")
+        let horizons = Plural.list(byHorizon.keys.sorted().map(String.init))
+        var s = HTML.paragraph("Each model's error predicting the CGM reading \(horizons) minutes ahead on the test days (\(when)), which no model was trained or selected on. RMSE and MAE in \(units.rawValue); the lowest RMSE per horizon in bold. Baselines: ARX (a linear model of the same inputs), average (mean of the last 2 h), persistence (the last reading).", cssClass: "muted")
         s += HTML.table(header: ["Horizon", "n", "RMSE evolved", "RMSE ARX", "RMSE average", "RMSE persistence", "MAE evolved", "Clarke A+B", "Parkes A+B"], rows: rows)
         return HTML.section(id: "test-accuracy", title: "Prediction accuracy on test days", s)
     }

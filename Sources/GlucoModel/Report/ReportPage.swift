@@ -26,7 +26,8 @@ enum ReportPage {
 
     static let css = """
     body { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 14px; color: #222; margin: 16px auto; padding: 0 12px; }
-    h1 { font-size: 22px; margin: 0 0 4px; }
+    h1 { font-size: 22px; margin: 0 0 4px; overflow-wrap: anywhere; }
+    #cohort td:first-child { overflow-wrap: anywhere; }
     h2 { font-size: 17px; border-bottom: 2px solid #08306b; padding-bottom: 2px; margin: 22px 0 8px; }
     h3 { font-size: 14px; margin: 12px 0 4px; }
     header p { margin: 2px 0; }
@@ -81,7 +82,11 @@ enum ReportPage {
       body { max-width: none; margin: 0; padding: 0; font-size: 10.5px; }
       .page { max-width: none; margin: 0; break-after: page; }
       .appendix { max-width: none; margin: 0; border-top: none; padding-top: 0; }
-      .day, dl.model, table, figure, .strip-day { break-inside: avoid; }
+      /* The clinician pages' tables are short and kept whole; the appendix's may be pages long: a
+         whole one moved to the next page left a page holding only its heading. They break between
+         rows, the header row repeated on each page. */
+      .day, dl.model, .page table, figure, .strip-day, tr { break-inside: avoid; }
+      thead { display: table-header-group; }
       h2, h3 { break-after: avoid; }
       h1 { font-size: 17px; }
       h2 { font-size: 13px; margin: 8px 0 4px; }
