@@ -164,6 +164,26 @@ enum PredictFixture {
         #expect(throws: ModelFileError.self) { try ModelSet.load(folder, patient: PredictFixture.patientA) }
     }
 
+    /// Hunt R (stop 53): both `horizonMinutes` of `h030.json` edited to 1440 were read without a
+    /// word: `predict` wrote the 30-minute model's output as 24 hours ahead, and `dose` added a
+    /// "1440 min" row and moved a dose from 6.60 to 10.85 U. The name is the trainer's horizon.
+    @Test func aHorizonEditedAgainstTheFileNameIsRefused() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let folder = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let file = folder.appendingPathComponent(PredictFixture.patientA.rawValue).appendingPathComponent("h030.json")
+        var model = try GlucoseModel.read(from: file)
+        model.horizonMinutes = 1440
+        model.features.horizonMinutes = 1440
+        try model.write(to: file)
+        #expect(throws: ModelFileError.invalidField(file.path, field: "horizonMinutes", reason: "1440, but the file is the 30-minute "
+            + "model's (h030.json): a model is trained for its horizon, and an edited horizon predicts another time with the same "
+            + "coefficients; train that horizon (--horizons)")) {
+            try ModelSet.load(folder, patient: PredictFixture.patientA)
+        }
+        #expect(ModelSet.horizon(named: "h030.json") == 30 && ModelSet.horizon(named: "h1440.json") == 1440)
+        #expect(ModelSet.horizon(named: "h030.orig.json") == nil && ModelSet.horizon(named: "h.json") == nil)
+    }
+
     @Test func modelReadingInsulinRefusesDataWithoutInsulin() throws {
         let models = PredictFixture.modelSet()
         // An ARX base reads every feature whose coefficient is not zero; insulin varied in training.

@@ -26,6 +26,14 @@ public struct ModelSet: Sendable {
             guard model.patient == patient else {
                 throw ModelFileError.malformed(url.path, "model belongs to patient \(model.patient), not \(patient)")
             }
+            // A horizon edited by hand in `h030.json` (to 1440, say) made the 30-minute model's
+            // predictions read as 24 hours ahead, and a dose rest on them: the name is the horizon
+            // the trainer wrote.
+            if let named = horizon(named: url.lastPathComponent), named != model.horizonMinutes {
+                throw ModelFileError.invalidField(url.path, field: "horizonMinutes", reason: "\(model.horizonMinutes), but the file is "
+                    + "the \(named)-minute model's (\(url.lastPathComponent)): a model is trained for its horizon, and an edited "
+                    + "horizon predicts another time with the same coefficients; train that horizon (--horizons)")
+            }
             // Two files of one horizon (a kept copy `h030.orig.json`, a file copied over another):
             // the later in name order replaced the other without a word, the edited file or the copy.
             if let other = found[model.horizonMinutes] {
@@ -40,6 +48,13 @@ public struct ModelSet: Sendable {
             throw PredictionError.noModelForHorizon(patient, horizon: missing, available: found.keys.sorted())
         }
         return ModelSet(patient: patient, models: models)
+    }
+
+    /// The horizon a model file's name gives (`h030.json`: 30), if it has the trainer's form.
+    static func horizon(named name: String) -> Int? {
+        guard name.hasPrefix("h"), name.hasSuffix(".json") else { return nil }
+        let digits = name.dropFirst().dropLast(5)
+        return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) ? Int(digits) : nil
     }
 
     /// The model files of one patient's folder (`h030.json`...), in name order; none when it
