@@ -44,16 +44,17 @@ struct Train: ParsableCommand {
     @Option(help: "Output folder (default: \(TrainingRunConfig.defaultOut)).")
     var out: String?
 
-    @Option(help: "Population size (default: \(TrainingRunConfig.defaultPopulation)).")
+    // `.unconditional` on the number options: `--seed -1` is a value to refuse by name, not "Missing value".
+    @Option(parsing: .unconditional, help: "Population size (default: \(TrainingRunConfig.defaultPopulation)).")
     var population: Int?
 
-    @Option(help: "Generations (default: \(TrainingRunConfig.defaultGenerations)).")
+    @Option(parsing: .unconditional, help: "Generations (default: \(TrainingRunConfig.defaultGenerations)).")
     var generations: Int?
 
-    @Option(help: "Most evolved terms per model, fitted jointly by least squares (default: \(TrainingRunConfig.defaultTerms); 1: one expression).")
+    @Option(parsing: .unconditional, help: "Most evolved terms per model, fitted jointly by least squares (default: \(TrainingRunConfig.defaultTerms); 1: one expression).")
     var terms: Int?
 
-    @Option(help: "Independent searches sharing the population, each with its own seed, whose models are averaged (default: \(TrainingRunConfig.defaultEnsemble); 1: one search). The time is that of one search. docs/accuracy.md.")
+    @Option(parsing: .unconditional, help: "Independent searches sharing the population, each with its own seed, whose models are averaged (default: \(TrainingRunConfig.defaultEnsemble); 1: one search). The time is that of one search. docs/accuracy.md.")
     var ensemble: Int?
 
     @Option(help: "Insulin and carbohydrate curves: single (default; the series' own, the linear part's weights free), single-held (the same, the weights held so that a meal never lowers glucose and insulin never raises it), multi (those and the same amounts at several speeds, the weights held) or multi-free (the weights free: closer predictions, but its models do not advise insulin). docs/accuracy.md.")
@@ -62,10 +63,10 @@ struct Train: ParsableCommand {
     @Option(name: .customLong("arx-ridge"), help: "Ridge weight of the ARX fit (the baseline and the evolved model's linear part), per row on standardised features: a number from 0 to 1 (default: \(TrainingRunConfig.defaultARXRidge)) or auto, the one of 1e-3 ... 1e-8 with the lowest RMSE on the validation days. docs/accuracy.md.")
     var arxRidge: String?
 
-    @Option(help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).")
+    @Option(parsing: .unconditional, help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).")
     var seed: UInt64?
 
-    @Option(help: "Threads (default: all cores). Results do not depend on it.")
+    @Option(parsing: .unconditional, help: "Threads (default: all cores). Results do not depend on it.")
     var threads: Int?
 
     @Option(help: "Grammar: a bundled name (glucose-directed, glucose-symbolic) or a .bnf file (default: \(TrainingRunConfig.defaultGrammar)).")
@@ -83,7 +84,7 @@ struct Train: ParsableCommand {
     @Option(help: "Split the cohort into N shards and train this array task's one (N, or auto).")
     var shards: String?
 
-    @Option(help: "The array task id for --shards (default: SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX).")
+    @Option(parsing: .unconditional, help: "The array task id for --shards (default: SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX).")
     var taskID: Int?
 
     @OptionGroup var time: TimeZoneOption

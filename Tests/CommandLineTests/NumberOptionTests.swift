@@ -78,3 +78,21 @@ import Testing
         #expect(try Dose.parse(Self.dose + ["--carbs", "-5", "--format", "json"]).format == .json)
     }
 }
+
+/// Hunt R (stop 53): `train --seed -1` said "Missing value for '--seed <seed>'" (ArgumentParser took
+/// the minus for an option), as `dose --carbs -5` did before audit 46. The value is read, and refused
+/// by name; a negative task id or population reaches the rules that name their bounds.
+@Suite struct NegativeTrainNumberTests {
+    @Test func aNegativeSeedIsRefusedAsTheValueItIs() throws {
+        do {
+            _ = try glucomodel_train.Train.parse(["--data", "datasets", "--seed", "-1"])
+            Issue.record("--seed -1 was read")
+        } catch {
+            let message = glucomodel_train.Train.message(for: error)
+            #expect(message.contains("'-1'") && message.contains("--seed") && !message.contains("Missing value"), "\(message)")
+        }
+        #expect(try glucomodel_train.Train.parse(["--data", "datasets", "--shards", "2", "--task-id", "-1"]).taskID == -1)
+        #expect(try glucomodel_train.Train.parse(["--data", "datasets", "--population", "-5"]).population == -5)
+        #expect(try glucomodel_train.Train.parse(["--data", "datasets", "--seed", "7", "--threads", "2"]).seed == 7)
+    }
+}
