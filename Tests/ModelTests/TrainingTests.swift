@@ -192,7 +192,6 @@ import Testing
         let a = String(decoding: try GlucoseModel.encoder.encode(one), as: UTF8.self)
         let b = String(decoding: try GlucoseModel.encoder.encode(two), as: UTF8.self)
         #expect(a == b)
-        if a != b { try? a.write(toFile: "/tmp/m1.json", atomically: true, encoding: .utf8); try? b.write(toFile: "/tmp/m2.json", atomically: true, encoding: .utf8) }
     }
 
     @Test func anEnsembleIsTheMeanOfItsSearchesEachTrainedAlone() throws {
