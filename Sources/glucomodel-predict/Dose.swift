@@ -120,22 +120,20 @@ struct Dose: ParsableCommand {
             Console.write("note: no --at: the suggestion is for the data's newest record, \(asked.iso8601(in: try time.zone())), "
                 + "\(minutes) min before this machine's clock; for a dose now, give --at with the time now")
         }
+        // The data's settings are said on standard error, and recorded in the suggestion's reasons.
+        var fromData: DoseNote?
         if settingsFromData,
-           let fromData = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: asked), timeZone: try time.zone()) {
-            Console.write("settings from data: carbRatio \(fromData.estimate.carbRatio.current) -> \(fromData.settings.carbRatio ?? .nan) g/U, "
-                + "insulinSensitivity \(isfText(fromData.estimate.insulinSensitivity.current)) -> \(isfText(fromData.settings.insulinSensitivity ?? .nan)), "
-                + "basalSchedule \(settingsFile.basalSchedule == nil ? "none (the data's programmed rates)" : BasalSchedule.Entry.describe(settingsFile.basalSchedule)) "
-                + "-> \(BasalSchedule.Entry.describe(fromData.settings.basalSchedule)) "
-                + "(glucomodel-predict settings shows the evidence)")
-            settingsFile = fromData.settings
-        }
-        func isfText(_ mgdL: Double) -> String {
-            units.unit == .mmolL ? String(format: "%.2f mmol/L/U", units.unit.convert(mgdL)) : "\(mgdL) mg/dL/U"
+           let suggested = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: asked), timeZone: try time.zone()) {
+            Console.write("settings from data: " + SettingsEstimator.changes(from: settingsFile, to: suggested.settings, units: units.unit)
+                + " (glucomodel-predict settings shows the evidence)")
+            fromData = .settingsFromData(changes: SettingsEstimator.changes(from: settingsFile, to: suggested.settings))
+            settingsFile = suggested.settings
         }
         let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time", exact: true) }
-        let suggestion = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: asked), carbs: carbs ?? 0, carbsTime: eaten, at: asked,
+        var suggestion = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: asked), carbs: carbs ?? 0, carbsTime: eaten, at: asked,
                                              settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone(),
                                              statedInsulinOnBoard: insulinOnBoard)
+        if let fromData { suggestion.reasons.append(DoseReason(code: fromData.code, message: fromData.description)) }
         print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit, timeZone: try time.zone()))
         // A refusal is not a success (3); `no_insulin` is a decision (0).
         if case .refused = suggestion.decision { throw ExitCode(RunStatus.doseRefused.rawValue) }

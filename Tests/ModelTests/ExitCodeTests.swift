@@ -500,7 +500,19 @@ import GrammarEvolution
         let plain = try Self.run("glucomodel-predict", ["dose"] + common + ["--carbs", "50"])
         #expect(plain.status == 0 && !plain.stderr.contains("settings from data"))
         let fromData = try Self.run("glucomodel-predict", ["dose"] + common + ["--carbs", "50", "--settings-from-data"])
-        #expect(fromData.status == 0 && fromData.stderr.contains("carbRatio 14.0 -> 11.2 g/U"), "\(fromData.stderr)")
+        #expect(fromData.status == 0 && fromData.stderr.contains("carbRatio 14 -> 11.2 g/U"), "\(fromData.stderr)")
+        // ... and the suggestion's own record says so (hunt Q, stop 53: a program keeping the JSON
+        // could not tell the data's carb ratio from the clinician's).
+        func reasons(_ extra: [String]) throws -> [String: String] {
+            let file = dir.appendingPathComponent("dose-\(UUID().uuidString).json")
+            #expect(try Self.run("glucomodel-predict", ["dose"] + common + ["--carbs", "50", "--format", "json"] + extra, stdout: file).status == 0)
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+            let list = object?["reasons"] as? [[String: Any]] ?? []
+            return Dictionary(list.compactMap { r in (r["code"] as? String).map { ($0, r["message"] as? String ?? "") } }, uniquingKeysWith: { a, _ in a })
+        }
+        let noted = try reasons(["--settings-from-data"])["settings_from_data"]
+        #expect(noted?.contains("not the settings file's") == true && noted?.contains("carbRatio 14 -> 11.2 g/U") == true, "\(noted ?? "none")")
+        #expect(try reasons([])["settings_from_data"] == nil)
         // The basal schedule it doses with is named too (before: only the ratio and the sensitivity).
         let suggested = try DoseSettings.load(out)
         #expect(fromData.stderr.contains("basalSchedule \(BasalSchedule.Entry.describe(current.basalSchedule)) -> "

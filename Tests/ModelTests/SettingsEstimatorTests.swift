@@ -553,8 +553,10 @@ struct KnownPerson {
         let log = person.log()
         let e = SettingsEstimator.estimate(log: log, settings: try! current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
         // 0.8 against 1.0 from 06:00 to midnight: three quarters of the time.
-        let reason = "no change: the settings' basal schedule differs from the pump's programme in the data 75% of the time "
-            + "(at 06:00 the pump ran 1 U/h, the file says 0.8); bring the file up to date with the pump"
+        // The period: 2026-01-05 00:00 to the last reading, 2026-01-18 23:55 (the last step counted 23:50).
+        let reason = "no change: the settings' basal schedule differs from the pump's programme in the data 75% of the time, "
+            + "from 2026-01-05 06:00 to 2026-01-18 23:50 (at 2026-01-05 06:00 the pump ran 1 U/h, the file says 0.8); "
+            + "bring the file up to date with the pump"
         #expect(e.insulinSensitivity.reason == reason && e.carbRatio.reason == reason, "\(e.insulinSensitivity.reason)")
         #expect(e.basal.allSatisfy { $0.suggested == $0.current && $0.reason == reason })
         // Within 0.05 U/h (or 5%) the schedule is the pump's: the estimate runs.
@@ -562,6 +564,38 @@ struct KnownPerson {
         let near = SettingsEstimator.estimate(log: log, settings: try! current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
         #expect(!near.insulinSensitivity.reason.hasPrefix("no change: the settings' basal schedule"))
         #expect(abs(near.insulinSensitivity.estimate! / 40 - 1) < 0.03)
+    }
+
+    /// Hunt Q (stop 53): a clinician adopted the check's basal suggestion and reprogrammed the pump;
+    /// the next three weekly checks changed nothing, "bring the file up to date with the pump", until
+    /// the old programme's days had left the 28 days. The days since the programme became the file's
+    /// schedule are now read alone. Here the pump ran 0.8 U/h for 14 days, then the file's 1 U/h for 7
+    /// (the body is the same throughout: its effects are the boluses'); 14 of the 21 days differ.
+    @Test func aProgrammeThatBecameTheScheduleIsReadFromTheChange() {
+        var person = KnownPerson()
+        person.days = 21
+        var log = person.log()
+        let change = KnownPerson.day0.addingTimeInterval(14 * 86_400)  // 2026-01-19 00:00 UTC
+        log.basalRates = [BasalRate(start: KnownPerson.day0, end: change, rate: InsulinRate(unitsPerHour: 0.8)),
+                          BasalRate(start: change, end: change.addingTimeInterval(7 * 86_400), rate: InsulinRate(unitsPerHour: 1))]
+        let checked = try! person.settings.checked(for: log.patient).get()
+        let e = SettingsEstimator.estimate(log: log, settings: checked, timeZone: KnownPerson.utc)
+        #expect(e.programmeChange?.time == change && e.first == change)
+        // 14 days of 20.99 (the last reading at 23:55, the last step counted 23:50): 4032 of 6047 steps.
+        #expect(abs((e.programmeChange?.shareBefore ?? 0) - 4032.0 / 6047) < 1e-12)
+        #expect(!e.insulinSensitivity.reason.hasPrefix("no change: the settings' basal schedule"), "\(e.insulinSensitivity.reason)")
+        #expect(abs((e.insulinSensitivity.estimate ?? 0) / 40 - 1) < 0.05 && abs((e.carbRatio.estimate ?? 0) / 10 - 1) < 0.05)
+        #expect(e.report.contains("Days read from 2026-01-19 00:00, when the pump's programme became the settings' basal schedule (it had differed 67% of the time"))
+        #expect(e.csvLines.allSatisfy { $0.contains("read from 2026-01-19 00:00, when the pump's programme became") })
+        // A change less than a day before the last reading: too few of the new programme's hours to
+        // read alone, and the file is not what the pump ran: no change, as before.
+        let late = KnownPerson.day0.addingTimeInterval(20.5 * 86_400)
+        log.basalRates = [BasalRate(start: KnownPerson.day0, end: late, rate: InsulinRate(unitsPerHour: 0.8)),
+                          BasalRate(start: late, end: change.addingTimeInterval(7 * 86_400), rate: InsulinRate(unitsPerHour: 1))]
+        let held = SettingsEstimator.estimate(log: log, settings: checked, timeZone: KnownPerson.utc)
+        #expect(held.programmeChange == nil)
+        #expect(held.insulinSensitivity.reason.hasPrefix("no change: the settings' basal schedule differs from the pump's programme in the data "), "\(held.insulinSensitivity.reason)")
+        #expect(held.insulinSensitivity.reason.contains("to 2026-01-25 11:55 (at 2026-01-05 00:00 the pump ran 0.8 U/h, the file says 1)"))
     }
 
     /// Audit 39 (settings): every bolus recorded twice a minute apart (two exports merged) halved
@@ -671,6 +705,29 @@ struct KnownPerson {
         #expect(part.windows == 13 * 48 - 1)
     }
 
+    /// Hunt Q (stop 53): the file's values were rounded to the nearest step, which broke the ±20%
+    /// cap on small values: 0.13 U/h +20% = 0.156 was written 0.16 (+23%), and a carb ratio of 3.3
+    /// -20% = 2.64 was written 2.6 (-21%, more insulin). Toward the current value: 0.15 and 2.7.
+    @Test func theFileRoundsTowardTheCurrentValue() {
+        var e = SettingsEstimate(patient: try! PatientID("known"), first: nil, last: nil, windows: 0, used: 0, deviation: nil,
+                                 carbRatio: .init(current: 3.3, periods: 50), insulinSensitivity: .init(current: 30, periods: 50),
+                                 basal: [.init(startHour: 0, endHour: 12, current: 0.13, periods: 20),
+                                         .init(startHour: 12, endHour: 24, current: 0.5, periods: 20)])
+        e.carbRatio.suggested = 3.3 * 0.8            // 2.64
+        e.insulinSensitivity.suggested = 30 * 1.2    // 36 (a step of 0.1 exactly: 359.99999999999994 tenths)
+        e.basal[0].suggested = 0.13 * 1.2            // 0.156
+        e.basal[1].suggested = 0.5 * 0.8             // 0.4
+        var current = KnownPerson().settings
+        (current.carbRatio, current.insulinSensitivity) = (3.3, 30)
+        current.basalSchedule = [.init(start: "00:00", unitsPerHour: 0.13), .init(start: "06:00", unitsPerHour: 0.08),
+                                 .init(start: "12:00", unitsPerHour: 0.5)]
+        let file = e.suggestedSettings(from: current, timeZone: KnownPerson.utc)
+        #expect(file.carbRatio == 2.7 && file.insulinSensitivity == 36)
+        // 0.08 +20% = 0.096: 0.09 (nearest: 0.10, +25%); 0.5 -20% = 0.4 exactly.
+        #expect(file.basalSchedule?.map(\.unitsPerHour) == [0.15, 0.09, 0.4])
+        #expect(SettingsEstimate.round(0.3, decimals: 2, toward: 0.25) == 0.3 && SettingsEstimate.round(0.3, decimals: 2, toward: 0.35) == 0.3)
+    }
+
     @Test func suggestedSettingsFileKeepsEverythingElseAndNeverOverwritesTheCurrent() throws {
         let person = KnownPerson()
         var current = person.settings
@@ -682,14 +739,16 @@ struct KnownPerson {
         let e = SettingsEstimator.estimate(log: log, settings: try current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
         #expect(e.basal.contains { $0.suggested != $0.current })
         let suggested = e.suggestedSettings(from: current, timeZone: KnownPerson.utc)
-        #expect(suggested.carbRatio == (e.carbRatio.suggested * 10).rounded() / 10)
+        // Rounded toward the current value (12): a step down rounds up.
+        #expect(e.carbRatio.suggested < 12 && suggested.carbRatio == (e.carbRatio.suggested * 10 - 1e-9).rounded(.up) / 10)
         #expect(suggested.target == 120 && suggested.maxBolus == 15 && suggested.patient == current.patient)
         // The entries are the current starts and the block starts; each scaled by its block's suggestion.
         let starts = suggested.basalSchedule!.map(\.start)
         #expect(starts == ["00:00", "06:00", "08:00", "12:00", "18:00"])
         for (entry, (scheduled, block)) in zip(suggested.basalSchedule!, [(0.8, 0), (0.8, 1), (1.2, 1), (1.2, 2), (1.2, 3)]) {
             let b = e.basal[block]
-            #expect(abs(entry.unitsPerHour - (scheduled * b.suggested! / b.current!)) <= 0.005 + 1e-9)
+            let exact = scheduled * b.suggested! / b.current!
+            #expect(abs(entry.unitsPerHour - exact) < 0.01 && abs(entry.unitsPerHour - scheduled) <= abs(exact - scheduled) + 1e-12)
         }
         let dir = ScratchSpace.root.appendingPathComponent("settings-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

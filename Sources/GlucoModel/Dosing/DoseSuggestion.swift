@@ -75,6 +75,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// settings' effects below the suspend threshold at `minute`: the insulin acts before the meal
     /// is absorbed (a fast insulin, a large meal). The model-based rule would not dose so.
     case formulaDosePredictedLow(dose: Double, lowest: Double, minute: Double, threshold: Double)
+    /// The settings used are the data's suggestion (`dose --settings-from-data`), not the settings
+    /// file's: `changes` says which and how (`SettingsEstimator.changes(from:to:units:)`).
+    case settingsFromData(changes: String)
 
     public var code: String {
         switch self {
@@ -90,6 +93,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .exerciseRecent: return "exercise_recent"
         case .formulaDosePredictedLow: return "formula_dose_predicted_low"
         case .formulaCarbsStillToAppear: return "formula_carbs_still_to_appear"
+        case .settingsFromData: return "settings_from_data"
         }
     }
 
@@ -116,6 +120,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %.0f mg/dL at %.0f min, below the suspend threshold (%.0f mg/dL): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, DoseAdvisor.shown(lowest), minute, threshold)
         case let .formulaCarbsStillToAppear(grams, total, ago, all):
             return String(format: "the formula covers %.0f g of the %.0f g eaten %.0f min ago, those still to appear by the carbohydrate curve, and corrects the glucose now, which holds the rest; with all of them it would be %.2f U and count the absorbed part twice", grams, total, ago, all)
+        case let .settingsFromData(changes):
+            return "the settings used are the data's suggestion, not the settings file's (--settings-from-data; "
+                + "glucomodel-predict settings shows the evidence): \(changes)"
         case let .insulinOnBoardStated(u):
             return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }

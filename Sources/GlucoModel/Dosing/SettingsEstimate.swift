@@ -53,6 +53,10 @@ public struct SettingsEstimate: Sendable {
     /// Boluses in the days read with no carbohydrates logged near them and larger than the glucose
     /// called for, read as meals not logged: their windows are left out (`SettingsEstimator`).
     public var unloggedMeals = 0
+    /// When the pump's programme became the settings' basal schedule, if it did in the period asked
+    /// for, and the share of that period's programmed time it had differed before: the days read
+    /// (`first` on) start there.
+    public var programmeChange: (time: Date, shareBefore: Double)?
     /// The residual standard deviation of the fit, mg/dL per window: the fitted deviation.
     public var deviation: Double?
     public var carbRatio: Parameter
@@ -98,10 +102,14 @@ public struct SettingsEstimate: Sendable {
     /// with no suggestion keep the current rates), everything else as it was.
     public func suggestedSettings(from settings: DoseSettings, timeZone: TimeZone) -> DoseSettings {
         var out = settings
-        // A setting left as it is keeps its exact value; a changed one is rounded as a pump takes it.
-        if carbRatio.suggested != carbRatio.current { out.carbRatio = Self.round(carbRatio.suggested, decimals: 1) }
+        // A setting left as it is keeps its exact value; a changed one is rounded as a pump takes it,
+        // toward the current value, so the step stays within its bound (0.13 U/h +20% is 0.156:
+        // 0.15, where the nearest, 0.16, is +23%).
+        if carbRatio.suggested != carbRatio.current {
+            out.carbRatio = Self.round(carbRatio.suggested, decimals: 1, toward: carbRatio.current)
+        }
         if insulinSensitivity.suggested != insulinSensitivity.current {
-            out.insulinSensitivity = Self.round(insulinSensitivity.suggested, decimals: 1)
+            out.insulinSensitivity = Self.round(insulinSensitivity.suggested, decimals: 1, toward: insulinSensitivity.current)
         }
         // A file without a schedule leaves the basal to the pump's programme in the data: none is
         // written (one of the blocks' mean rates would replace the programme's own steps).
@@ -120,15 +128,17 @@ public struct SettingsEstimate: Sendable {
             }
             let unchanged = scheduled == rate
             entries.append(.init(start: String(format: "%02d:%02d", minute / 60, minute % 60),
-                                 unitsPerHour: unchanged ? rate : Self.round(rate, decimals: 2)))
+                                 unitsPerHour: unchanged ? rate : Self.round(rate, decimals: 2, toward: scheduled)))
         }
         if entries.first?.start == "00:00" { out.basalSchedule = entries }
         return out
     }
 
-    static func round(_ value: Double, decimals: Int) -> Double {
-        let scale = pow(10, Double(decimals))
-        return (value * scale).rounded() / scale
+    /// `value` to `decimals`, rounded toward `current` (a value a hair off a step, as 0.3 / 0.01 is
+    /// 29.999999999999996 steps, is that step).
+    static func round(_ value: Double, decimals: Int, toward current: Double) -> Double {
+        let scale = pow(10, Double(decimals)), steps = value * scale
+        return (value > current ? (steps + 1e-9).rounded(.down) : (steps - 1e-9).rounded(.up)) / scale
     }
 }
 
@@ -190,9 +200,18 @@ extension SettingsEstimate {
         rows.map { r in
             [patient.rawValue, r.setting, r.unit, Self.number(r.current), Self.number(r.suggested),
              Self.number(r.changePercent, 1), Self.number(r.estimate), Self.number(r.bandLow), Self.number(r.bandHigh),
-             String(r.periods), r.periodKind, Self.number(deviation, 2), "\"\(r.reason.replacingOccurrences(of: "\"", with: "'"))\""]
+             String(r.periods), r.periodKind, Self.number(deviation, 2),
+             "\"\((r.reason + (programmeChangeText.map { "; " + $0 } ?? "")).replacingOccurrences(of: "\"", with: "'"))\""]
                 .joined(separator: ",")
         }
+    }
+
+    /// What the estimate says of a programme that became the schedule in the period, if any.
+    public var programmeChangeText: String? {
+        guard let change = programmeChange else { return nil }
+        return "read from \(SettingsEstimator.ProgrammeMismatch.time(change.time, timeZone)), when the pump's programme became the "
+            + "settings' basal schedule (it had differed \(Self.number(100 * change.shareBefore, 0))% of the time in the period asked for: "
+            + "days on another programme would read the difference as insulin given or missed)"
     }
 
     /// What the estimate says of boluses read as unlogged meals, if any.
@@ -217,6 +236,7 @@ extension SettingsEstimate {
         lines.append("\(Plural.of(windows, "window")) of 30 minutes with glucose at both ends; \(used) in the fit; fitted deviation "
             + (deviation.map { units == .mmolL ? String(format: "%.2f mmol/L per window", units.convert($0))
                                                : String(format: "%.1f mg/dL per window", $0) } ?? "none (no fit)"))
+        if let change = programmeChangeText { lines.append("Days " + change) }
         if let unlogged = unloggedMealsText { lines.append(unlogged) }
         if let below70, let below54 {
             lines.append("Lows in the log: \(Self.number(below70, 1))% of readings below \(both("70", "3.9")), "

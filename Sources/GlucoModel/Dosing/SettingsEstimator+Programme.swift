@@ -16,6 +16,10 @@ extension SettingsEstimator {
         /// that rate and the schedule's differ, and the first such step.
         var share: Double
         var first: (time: Date, programmed: Double, scheduled: Double)?
+        /// The last step at which the rates differ: from the next on, the programme is the schedule
+        /// (a suggestion adopted and the pump reprogrammed to it, say).
+        var lastDifference: Date?
+        var agreesSince: Date? { lastDifference.map { $0.addingTimeInterval(SeriesOptions().step) } }
 
         init(log: PatientLog, schedule: BasalSchedule, timeZone: TimeZone, from since: Date, to end: Date) {
             var known = 0, differ = 0
@@ -31,6 +35,7 @@ extension SettingsEstimator {
                     if abs(programmed - scheduled) > max(Self.absolute, Self.relative * scheduled) {
                         differ += 1
                         if first == nil { first = (t, programmed, scheduled) }
+                        lastDifference = t
                     }
                 }
                 t = t.addingTimeInterval(step)
@@ -38,17 +43,36 @@ extension SettingsEstimator {
             share = known > 0 ? Double(differ) / Double(known) : 0
         }
 
+        /// The least time a programme that became the schedule has run for the days since to be read
+        /// alone: a day, so that every basal block has had its hours.
+        static let leastAgreement: TimeInterval = 86_400
+
+        /// Whether the schedule is not the pump's over the days read.
+        var differs: Bool { share > Self.largestShare && first != nil }
+
+        /// When the programme became the schedule, if it did in the days read and has been it for at
+        /// least `leastAgreement` up to `end`: the days from then on can be read alone.
+        func becameTheSchedule(before end: Date) -> Date? {
+            guard differs, let since = agreesSince, end.timeIntervalSince(since) >= Self.leastAgreement else { return nil }
+            return since
+        }
+
         /// The reason nothing changes, if the schedule is not the pump's.
         func reason(timeZone: TimeZone) -> String? {
-            guard share > Self.largestShare, let first else { return nil }
+            guard differs, let first else { return nil }
+            return "no change: the settings' basal schedule differs from the pump's programme in the data "
+                + "\(SettingsEstimate.number(100 * share, 0))% of the time, from \(Self.time(first.time, timeZone))"
+                + (lastDifference.map { " to \(Self.time($0, timeZone))" } ?? "") + " (at \(Self.time(first.time, timeZone)) the pump ran "
+                + "\(SettingsEstimate.number(first.programmed)) U/h, the file says \(SettingsEstimate.number(first.scheduled))); "
+                + "bring the file up to date with the pump"
+        }
+
+        static func time(_ t: Date, _ timeZone: TimeZone) -> String {
             let f = DateFormatter()
             f.locale = Locale(identifier: "en_US_POSIX")
             f.timeZone = timeZone
-            f.dateFormat = "HH:mm"
-            return "no change: the settings' basal schedule differs from the pump's programme in the data "
-                + "\(SettingsEstimate.number(100 * share, 0))% of the time (at \(f.string(from: first.time)) the pump ran "
-                + "\(SettingsEstimate.number(first.programmed)) U/h, the file says \(SettingsEstimate.number(first.scheduled))); "
-                + "bring the file up to date with the pump"
+            f.dateFormat = "yyyy-MM-dd HH:mm"
+            return f.string(from: t)
         }
     }
 }

@@ -123,9 +123,10 @@ public enum SettingsEstimator {
 
     /// The estimate, from the records `memory` before its first window on when `cut` (the same
     /// estimate as from the whole log, at the cost of the weeks it covers).
+    /// `start`, when given, is where the days read begin (instead of `days` before the newest reading).
     static func estimate(log whole: PatientLog, settings: CheckedDoseSettings, timeZone: TimeZone,
-                         carbModel: BatemanCarbModel, days: Int?, cut: Bool) -> SettingsEstimate {
-        let since = days.flatMap { d in whole.glucose.last.map { $0.time.addingTimeInterval(-Double(max(1, d)) * 86_400) } }
+                         carbModel: BatemanCarbModel, days: Int?, cut: Bool, from start: Date? = nil) -> SettingsEstimate {
+        let since = start ?? days.flatMap { d in whole.glucose.last.map { $0.time.addingTimeInterval(-Double(max(1, d)) * 86_400) } }
         let reach = memory(insulinDurationMinutes: settings.insulin.durationMinutes, carbModel: carbModel)
         let log = cut ? since.map { whole.since($0.addingTimeInterval(-reach)) } ?? whole : whole
         let readings = since.map { since in log.glucose.filter { $0.time >= since } } ?? log.glucose
@@ -172,9 +173,18 @@ public enum SettingsEstimator {
         if settings.basalSchedule == nil, log.basalRates.isEmpty, log.temporaryBasals.contains(where: { read($0.start) }) {
             return unchanged(out, settings: settings, reason: noScheduleReason)
         }
-        if let schedule = settings.basalSchedule, let first = out.first, let last = out.last,
-           let reason = ProgrammeMismatch(log: log, schedule: schedule, timeZone: timeZone, from: first, to: last).reason(timeZone: timeZone) {
-            return unchanged(out, settings: settings, reason: reason)
+        if let schedule = settings.basalSchedule, let first = out.first, let last = out.last {
+            let mismatch = ProgrammeMismatch(log: log, schedule: schedule, timeZone: timeZone, from: first, to: last)
+            // The pump reprogrammed to the file's schedule in the days read (last week's suggestion
+            // adopted): the days since are read alone, rather than no advice until the old
+            // programme's days have left the period (three weekly checks).
+            if start == nil, let change = mismatch.becameTheSchedule(before: last) {
+                var since = estimate(log: whole, settings: settings, timeZone: timeZone, carbModel: carbModel, days: days,
+                                     cut: cut, from: change)
+                since.programmeChange = (change, mismatch.share)
+                return since
+            }
+            if let reason = mismatch.reason(timeZone: timeZone) { return unchanged(out, settings: settings, reason: reason) }
         }
         let hold = out.lowsHoldMoreInsulin ? out.lowsReason : nil
         let holdLess = out.highsHoldLessInsulin ? out.highsReason : nil
@@ -670,7 +680,8 @@ public enum SettingsEstimator {
         var step = boundedStep(from: current, toward: estimate, limits: limits)
         let bounded = step != estimate
         if let increment {
-            let rounded = (step / increment).rounded(step > current ? .down : .up) * increment
+            let steps = step / increment
+            let rounded = (step > current ? (steps + 1e-9).rounded(.down) : (steps - 1e-9).rounded(.up)) * increment
             if rounded == current { return (current, "no change: the step rounds to none (\(SettingsEstimate.number(increment)) U steps)") }
             step = rounded
         }
@@ -710,5 +721,18 @@ extension SettingsEstimator {
         guard case let .success(checked) = settings.checked(for: log.patient) else { return nil }
         let estimate = estimate(log: log, settings: checked, timeZone: timeZone, days: days)
         return (estimate.suggestedSettings(from: settings, timeZone: timeZone), estimate)
+    }
+
+    /// What the data's settings change from the file's, as the person and the dose's record read
+    /// it (`DoseNote.settingsFromData`): every setting the suggestion may change, current -> used.
+    public static func changes(from file: DoseSettings, to data: DoseSettings, units: GlucoseUnit = .mgdL) -> String {
+        func isf(_ mgdL: Double?) -> String {
+            guard let mgdL else { return "none" }
+            return units == .mmolL ? String(format: "%.2f mmol/L/U", units.convert(mgdL)) : "\(SettingsEstimate.number(mgdL)) mg/dL/U"
+        }
+        return "carbRatio \(SettingsEstimate.number(file.carbRatio, nil: "none")) -> \(SettingsEstimate.number(data.carbRatio, nil: "none")) g/U, "
+            + "insulinSensitivity \(isf(file.insulinSensitivity)) -> \(isf(data.insulinSensitivity)), "
+            + "basalSchedule \(file.basalSchedule == nil ? "none (the data's programmed rates)" : BasalSchedule.Entry.describe(file.basalSchedule)) "
+            + "-> \(BasalSchedule.Entry.describe(data.basalSchedule))"
     }
 }

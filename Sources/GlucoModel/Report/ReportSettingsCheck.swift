@@ -46,9 +46,10 @@ public struct ReportSettingsCheck: Sendable {
         // Its own days, which are not the report's period (hunt D: the header's 14.4% below 70 beside
         // this section's 12.9% read as a contradiction).
         let clock = ReportClock(timeZone: estimate.timeZone)
-        let days = estimate.first.flatMap { a in estimate.last.map { b in
+        let change: String = estimate.programmeChangeText.map { "; " + $0 } ?? ""
+        let days = estimate.first.flatMap { a in estimate.last.map { b -> String in
             "Read from the log of \(clock.date(a)) to \(clock.date(b)) (up to \(SettingsEstimator.defaultDays) days to the period's end, "
-                + "not only the report's period: its lows and highs are of these days). " } } ?? ""
+                + "not only the report's period: its lows and highs are of these days" + change + "). " } } ?? ""
         note = days + "From \(estimate.windows) windows of 30 minutes (\(estimate.used) in the fit; fitted deviation "
             + (estimate.deviation.map { units.format($0, mgdLDecimals: 1) + " \(units.rawValue)" } ?? "none")
             + ")" + (estimate.unloggedMealsText.map { "; " + $0 } ?? "")
