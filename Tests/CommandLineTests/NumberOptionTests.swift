@@ -91,8 +91,15 @@ import Testing
             let message = glucomodel_train.Train.message(for: error)
             #expect(message.contains("'-1'") && message.contains("--seed") && !message.contains("Missing value"), "\(message)")
         }
-        #expect(try glucomodel_train.Train.parse(["--data", "datasets", "--shards", "2", "--task-id", "-1"]).taskID == -1)
-        #expect(try glucomodel_train.Train.parse(["--data", "datasets", "--population", "-5"]).population == -5)
+        for (arguments, message) in [(["--shards", "2", "--task-id", "-1"], "--task-id must be 0 or more"),
+                                     (["--population", "-5"], "--population must be 2 to 10,000,000")] {
+            do {
+                _ = try glucomodel_train.Train.parse(["--data", "datasets"] + arguments)
+                Issue.record("\(arguments) was read")
+            } catch {
+                #expect(glucomodel_train.Train.message(for: error).contains(message), "\(glucomodel_train.Train.message(for: error))")
+            }
+        }
         #expect(try glucomodel_train.Train.parse(["--data", "datasets", "--seed", "7", "--threads", "2"]).seed == 7)
     }
 }
