@@ -110,6 +110,12 @@ struct Report: ParsableCommand {
         for p in withModels.subtracting(loaded.patients.map(\.patient)).sorted() {
             failures.append((p.rawValue, "has models but no data"))
         }
+        // A patient with data and no model is said, not left out: often one whose CGM sat at its floor.
+        for patientData in loaded.patients where !withModels.contains(patientData.patient) && (patient == nil || patient == patientData.patient.rawValue) {
+            let reason = CohortReport.noModelReason(log: patientData.log, period: try? period(patientData.log), units: units.unit)
+            failures.append((patientData.patient.rawValue, reason))
+            Console.write("\(patientData.patient): no report: \(reason)")
+        }
         try CohortReport(entries: entries, failures: failures, clock: ReportClock(timeZone: zone), units: units.unit)
             .write(to: folder.appendingPathComponent("index.html"))
         print("Wrote \(Plural.of(entries.count, "report")) and index.html to \(folder.path)")
@@ -119,8 +125,7 @@ struct Report: ParsableCommand {
 
     func makeReport(_ patientData: PatientData, _ modelsURL: URL) throws -> PatientReport {
         let modelSet = try ModelSet.load(modelsURL, patient: patientData.patient)
-        let period = try ReportPeriod.resolve(log: patientData.log, from: from.flatMap { ReportPeriod.parseTime($0, timeZone: zone) },
-                                              to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days)
+        let period = try period(patientData.log)
         var report = try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
                                        doseAudit: try doseAudit(patientData, modelSet, period), keepSensorLimits: keepSensorLimits)
         report.units = units.unit
@@ -129,6 +134,12 @@ struct Report: ParsableCommand {
         }
         report.paper = PaperSize(name: paper) ?? .a4
         return report
+    }
+
+    /// The report's period of `log` (--from, --to, --days).
+    func period(_ log: PatientLog) throws -> DateInterval {
+        try ReportPeriod.resolve(log: log, from: from.flatMap { ReportPeriod.parseTime($0, timeZone: zone) },
+                                 to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days)
     }
 
     /// The patient's settings file: --settings itself, or <patient>.json in it when it is a folder.

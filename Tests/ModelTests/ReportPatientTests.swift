@@ -234,6 +234,31 @@ struct ReportPatientTests {
         #expect(check.rows.prefix(2).map(\.current) == ["10.0", "40.0"])
     }
 
+    /// Hunt R (stop 53): `report --out-dir` left out, without a word and with exit 0, a patient with
+    /// data and no model: the one whose training failed, often for a CGM sat at its floor, the
+    /// patient a clinic should see first. The index now lists it under "No report" (above the
+    /// table), with its time below 54 and 70 (no model needed), and the run exits 2.
+    @Test func aCohortReportNamesThePatientWithDataButNoModel() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let models = try PredictFixture.modelsFolder(for: [PredictFixture.patientA], in: dir)
+        let a = dir.appendingPathComponent("p_a.csv"), b = dir.appendingPathComponent("p_low.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 4)).utf8).write(to: a)
+        var low = PredictFixture.log(try PatientID("p_low"), days: 4)
+        // Half its readings at 50 mg/dL, half at 120: 50.0% below 54, and the same below 70.
+        low.glucose = low.glucose.enumerated().map { i, r in GlucoseReading(time: r.time, value: .mgdL(i % 2 == 0 ? 50 : 120)) }
+        try Data(PredictFixture.csv(low).utf8).write(to: b)
+        let out = dir.appendingPathComponent("reports")
+        let r = try ExitCodeTests.run("glucomodel-predict", ["report", "--models", models.path, "--data", a.path, b.path,
+                                                             "--out-dir", out.path, "--time-zone", "UTC", "--days", "30"])
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("p_low: no report: no trained model"), "\(r.stderr)")
+        let index = try String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(index.section("skipped").contains("p_low: no trained model (its training was skipped or failed: the training run says why); "
+            + "its CGM over the report&#39;s days: 50.0% of readings below 54 mg/dL, 50.0% below 70"), "\(index.section("skipped"))")
+        #expect(index.range(of: "id=\"skipped\"")!.lowerBound < index.range(of: "id=\"patients\"")!.lowerBound)
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("p_a.html").path))
+    }
+
     /// Audit 38's fix withheld the dose audit for a settings file that cannot be read, but the
     /// settings check still read it and failed the whole report (exit 1, no page).
     @Test func aSettingsFileThatCannotBeReadWithholdsItsSectionsNotTheReport() throws {

@@ -132,13 +132,28 @@ public struct CohortReport: Sendable {
             table += cells.map(\.html).joined() + "</tr>\n"
         }
         table += "</tbody></table></div>\n"
-        s += HTML.section(id: "patients", title: "Patients", table)
+        // Before the table: a patient without a report (no model: training failed, often for a CGM
+        // at its floor) may be the one to see first.
         if !failures.isEmpty {
             s += HTML.section(id: "skipped", title: "No report",
                               "<ul>\n" + failures.map { "<li>\(HTML.escape("\($0.subject): \($0.reason)"))</li>\n" }.joined() + "</ul>\n")
         }
+        s += HTML.section(id: "patients", title: "Patients", table)
         s += "<footer>Made by GlucoModel. Patients identified by pseudonymous ids only.</footer>\n"
         return ReportPage.wrap(title: "Cohort glucose reports", body: s, landscape: true)
+    }
+
+    /// Why a patient with data has no report: no model (its training was skipped or failed), with
+    /// its time below 54 and 70 over `period` of `log`, which need no model.
+    public static func noModelReason(log: PatientLog, period: DateInterval?, units: GlucoseUnit) -> String {
+        let readings = log.glucose.filter { period?.contains($0.time) ?? true }
+        var reason = "no trained model (its training was skipped or failed: the training run says why)"
+        if !readings.isEmpty {
+            let m = CGMMetrics(readings: readings)
+            reason += "; its CGM over the report's days: \(formatPercent(m.tbrLevel2)) of readings below \(units.format(54)) "
+                + "\(units.rawValue), \(formatPercent(m.tbrLevel1 + m.tbrLevel2)) below \(units.format(70))"
+        }
+        return reason
     }
 
     /// A value against its consensus target, marked in colour and with a sign (so it also reads
