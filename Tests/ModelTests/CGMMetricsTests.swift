@@ -50,6 +50,11 @@ import Testing
         #expect(m.tbrLevel2 == 10 && m.tbrLevel1 == 20 && m.tir == 40 && m.tarLevel1 == 20 && m.tarLevel2 == 10)
         // GRI = 3*10 + 2.4*20 + 1.6*10 + 0.8*20 = 30 + 48 + 16 + 16 = 110 -> capped at 100.
         #expect(m.gri == 100)
+        // Below the cap every weight counts (hunt T, stop 53: only 0.8 was pinned alone). Of 20
+        // readings 1 below 54 (5%), 2 in 54-69 (10%), 3 above 250 (15%), 4 in 181-250 (20%):
+        // GRI = 3*5 + 2.4*10 + 1.6*15 + 0.8*20 = 15 + 24 + 24 + 16 = 79 (3 and 2.4 swapped: 82).
+        let values = [50.0, 60, 60, 300, 300, 300, 200, 200, 200, 200] + Array(repeating: 120, count: 10)
+        #expect(abs(CGMMetrics(series: series(values)).gri - 79) < 1e-9)
     }
 
     @Test func sineSeries() {

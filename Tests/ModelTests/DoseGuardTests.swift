@@ -440,6 +440,47 @@ import Testing
         #expect(s.reasonCodes.contains("clamped_to_max_bolus"))
     }
 
+    /// Hunt T (stop 53): max IOB was tested only with nothing on board, so `u > maxIOB` for
+    /// `u > maxIOB - iob` passed. 2 U given 60 min before 11:30 (the fixture's old bolus long
+    /// absorbed): IOB 2 R(60) = 1.5586 U. The formula: 60/10 + (180 - 110)/35 - 1.5586 = 6.44 U; a
+    /// max IOB of 4 U leaves 4 - 1.5586 = 2.4414 U, rounded down to 2.40 U.
+    @Test func maxInsulinOnBoardCountsTheInsulinAlreadyOnBoard() {
+        var log = F.flatLog()
+        log.boluses.append(Bolus(time: F.at(30), dose: InsulinUnits(2)))
+        var settings = F.settings()
+        settings.maxInsulinOnBoard = 4
+        let s = suggest(log, carbs: 60, settings: settings)
+        let iob = 2 * F.insulinRemaining(60)
+        #expect(abs((s.insulinOnBoard ?? 0) - iob) < 1e-9 && abs(iob - 1.5586) < 1e-4)
+        #expect(s.decision == .bolus(units: 2.4, basis: .standardFormula))
+        #expect(s.reasonCodes.contains("limited_by_max_iob"))
+    }
+
+    /// Hunt T (stop 53): the limits were tested only from outside; an exclusive end (67<..<110)
+    /// would have passed. Every end of dosing.md's limits is accepted, and glucose exactly at the
+    /// suspend threshold is not below it: 70 mg/dL with 60 g and suspend 70 doses
+    /// 60/10 + (70 - 110)/35 = 4.857 -> 4.85 U.
+    @Test(arguments: [("suspendThreshold", 67.0), ("suspendThreshold", 110.0), ("target", 87.0), ("target", 180.0),
+                      ("insulinSensitivity", 10.0), ("insulinSensitivity", 500.0), ("carbRatio", 2.0), ("carbRatio", 150.0),
+                      ("maxBolus", 30.0), ("maxBolus", 0.05)])
+    func theEndsOfEachLimitAreAccepted(_ field: String, _ value: Double) {
+        var settings = F.settings()
+        switch field {
+        case "suspendThreshold": settings.suspendThreshold = value; settings.target = 150
+        case "target": settings.target = value
+        case "insulinSensitivity": settings.insulinSensitivity = value
+        case "carbRatio": settings.carbRatio = value
+        default: settings.maxBolus = value
+        }
+        let s = suggest(F.flatLog(), settings: settings)
+        #expect(refusals(s).isEmpty && s.decision.units ?? 0 > 0, "\(field) \(value): \(s.reasons.map(\.message))")
+    }
+
+    @Test func glucoseAtTheSuspendThresholdIsNotBelowIt() {
+        let s = suggest(F.flatLog(glucose: 70), carbs: 60)
+        #expect(s.decision == .bolus(units: 4.85, basis: .standardFormula))
+    }
+
     @Test func currentGlucoseBelowSuspendMeansNoInsulin() {
         let s = suggest(F.flatLog(glucose: 65), carbs: 60)
         #expect(s.decision == .noInsulin(.belowSuspend(glucose: 65, threshold: 70)))
