@@ -23,12 +23,6 @@ public struct SeriesOptions: Sendable, Hashable {
         self.insulinModel = insulinModel; self.carbModel = carbModel
         self.start = start; self.end = end
     }
-
-    /// The insulin model dosing.md prescribes for the insulin kind and age group.
-    public static func insulinModel(for kind: InsulinKind, child: Bool) -> ExponentialInsulinModel {
-        if kind == .ultraRapid { return .ultraRapid }
-        return child ? .child : .adultRapid
-    }
 }
 
 /// How the glucose value of a grid step was obtained.
