@@ -10,10 +10,10 @@ struct Collect: ParsableCommand {
         abstract: "Rebuild results.csv from the models in an output folder and print the summary table.",
         discussion: """
         Model files that cannot be read, and models trained with other options than the rest (two
-        experiments in one folder), are listed on standard error. For a sharded run (--shards or
-        --shard), it also checks the shards' reports in OUT/shards/: shards that never reported or did
-        not finish, patients that failed, and models that are missing (at every horizon any shard
-        trained). Exit status: 0 when nothing is missing or mixed, 2 when something is (results.csv is
+        experiments in one folder), are listed on standard error, and so are the patients a run could
+        not train and their missing models: a sharded run's (--shards or --shard) from its reports in
+        OUT/shards/, with the shards that never reported or did not finish (models missing at every
+        horizon any shard trained); an unsharded run's from OUT/run.json. Exit status: 0 when nothing is missing or mixed, 2 when something is (results.csv is
         still rebuilt from the models that can be read), 1 when there is no model at all.
         """)
 

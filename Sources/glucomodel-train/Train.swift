@@ -284,6 +284,14 @@ struct Train: ParsableCommand {
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
             try resolved.write(to: output.appendingPathComponent("config.json"))
         }
+        // An unsharded run keeps its own account too (run.json): what it could not train, and why.
+        func runReport(finished: Bool) throws {
+            guard shard == nil else { return }
+            try ShardLedger.writeRun(ShardReport(shard: .whole, patients: loaded.patients.map(\.patient), horizons: options.horizons,
+                                                 failures: failures.map { .init(subject: $0.subject, message: $0.message) },
+                                                 finished: finished), in: output)
+        }
+        try runReport(finished: false)
         Console.status("Training \(Plural.of(loaded.patients.count, "patient"))\(shard.map { " (shard \($0))" } ?? "") at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(Plural.of(options.evolution.generations, "generation")), seed \(seed), \(Plural.of(threadCount, "thread"))")
         let progress = ProgressLine()
         let outcome = trainer.run(loaded.patients) { progress.show($0) }
@@ -291,10 +299,11 @@ struct Train: ParsableCommand {
         failures += outcome.failures
         for note in outcome.notes { Console.status(note) }
         for failure in failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
+        try runReport(finished: true)
         // results.csv holds every model of the folder: say which it could not read, or which came
         // from an earlier run with other options (a sharded run's are for `collect`, once all ran).
         if shard == nil, let check = try? CohortCompleteness.check(output) {
-            for line in check.lines { Console.warn(line) }
+            for line in check.modelLines { Console.warn(line) }
         }
         if let shard {
             try ShardLedger.write(ShardReport(shard: shard, patients: shardPatients, horizons: options.horizons,

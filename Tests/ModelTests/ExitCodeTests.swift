@@ -123,6 +123,9 @@ import GrammarEvolution
             .write(to: data.appendingPathComponent("p_a.csv"))
         #expect(try Self.run("glucomodel-train", [data.path, "--out", out.path, "--threads", "1", "--horizons", "30"]).status == 1)
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("config.json").path))
+        // The run's own account (run.json) names the patient it could not train.
+        let run = try #require(ShardLedger.runReport(in: out))
+        #expect(run.finished && run.patients == [PredictFixture.patientA] && run.failures.map(\.subject) == ["p_a"])
         var r = try Self.run("glucomodel-train", ["collect", "--out", out.path])
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.stderr.contains("no model in \(out.path)/models"), "\(r.stderr)")

@@ -212,6 +212,35 @@ import Testing
         #expect(mixed.closingLine == "incomplete, 1 model trained with other options")
     }
 
+    /// Hunt R (stop 53): an unsharded run kept no record of the patients it could not train: the
+    /// reasons went to standard error only, and `collect` said "16 patients", exit 0. Its run.json
+    /// (a shard report's schema) now names them, as a sharded run's reports do.
+    @Test func collectNamesTheFailuresOfAnUnshardedRun() throws {
+        let out = temporaryFolder("unsharded-run")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let files = CohortRunSettings(output: out)
+        let a = try PatientID("a"), b = try PatientID("b")
+        for h in [30, 60] { try Self.writeModel(a, h, generations: 100, settings: "s100", in: files) }
+        #expect(try CohortCompleteness.check(out).isComplete)
+        var run = ShardReport(shard: .whole, patients: [a, b], horizons: [30, 60],
+                              failures: [.init(subject: "b", message: "1.2 days of training data; at least 2.0 needed")], finished: false)
+        try ShardLedger.writeRun(run, in: out)
+        let running = try CohortCompleteness.check(out)
+        #expect(running.unfinishedRun && running.shardCount == nil)
+        #expect(running.lines == ["the last run into this folder did not finish (still running, or killed): run.json",
+                                  "failed: b: 1.2 days of training data; at least 2.0 needed", "missing: b at 30, 60 min"])
+        #expect(running.closingLine == "incomplete: 2 models missing, 1 failure, the run did not finish")
+        run.finished = true
+        try ShardLedger.writeRun(run, in: out)
+        let done = try CohortCompleteness.check(out)
+        #expect(!done.unfinishedRun && done.closingLine == "incomplete: 2 models missing, 1 failure")
+        #expect(done.modelLines.isEmpty)
+        run.failures = []
+        run.patients = [a]
+        try ShardLedger.writeRun(run, in: out)
+        #expect(try CohortCompleteness.check(out).isComplete)
+    }
+
     @Test func collectFindsShardsRunWithOtherOptionsOrHorizons() throws {
         // Before: shard 1 resubmitted with --horizons 30 and other --generations left collect
         // saying nothing (exit 0): b had no 60-min model and its 30-min model was of another run.

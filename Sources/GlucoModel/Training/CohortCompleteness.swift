@@ -1,12 +1,12 @@
 import Foundation
 
 /// What a run's output folder lacks, or mixes: model files that cannot be read, models trained
-/// with other options than most (two experiments in one folder); and for a sharded run, shards
-/// that never reported or did not finish, patients that failed, and (patient, horizon) models that
-/// are not there.
+/// with other options than most (two experiments in one folder); patients that failed and
+/// (patient, horizon) models that are not there; and for a sharded run, shards that never reported
+/// or did not finish.
 ///
-/// Read from the model files and, for a sharded run, the ledger (`ShardLedger`): the recorded shard
-/// count and each shard's report.
+/// Read from the model files and the ledger (`ShardLedger`): for a sharded run the recorded shard
+/// count and each shard's report, for an unsharded one its `run.json`.
 public struct CohortCompleteness: Sendable {
     /// The recorded shard count; nil for an unsharded run, whose folder is checked for unreadable
     /// and mixed models only.
@@ -15,8 +15,11 @@ public struct CohortCompleteness: Sendable {
     public var missingShards: [Int] = []
     /// Shards whose report says the task has not finished: still running, or killed.
     public var unfinishedShards: [Int] = []
-    /// Failures the shards reported, as `shard i/n: subject: message`.
+    /// Failures the shards reported, as `shard i/n: subject: message` (an unsharded run's, from its
+    /// `run.json`, as `subject: message`).
     public var failures: [String] = []
+    /// An unsharded run whose `run.json` says it has not finished: still running, or killed.
+    public var unfinishedRun = false
     /// Models a shard was to train that are not in `models/`, at every horizon any shard was asked
     /// for: a task run with fewer horizons than the others leaves its patients without the rest.
     public var missingModels: [(patient: PatientID, horizon: Int)] = []
@@ -32,7 +35,7 @@ public struct CohortCompleteness: Sendable {
 
     public var isComplete: Bool {
         missingShards.isEmpty && unfinishedShards.isEmpty && failures.isEmpty && missingModels.isEmpty
-            && unreadableModels.isEmpty && otherOptions.isEmpty
+            && unreadableModels.isEmpty && otherOptions.isEmpty && !unfinishedRun
     }
 
     /// Checks `output` (the `--out` of the run, or the one every shard used).
@@ -70,6 +73,17 @@ public struct CohortCompleteness: Sendable {
             for url in CohortResults.modelFiles(output) {
                 if let model = read(url) { add(model) }
             }
+            // The last unsharded run's own account: what it could not train, and why.
+            if let run = ShardLedger.runReport(in: output) {
+                c.unfinishedRun = !run.finished
+                c.failures += run.failures.map { CohortOutcome.failureLine(subject: $0.subject, message: $0.message) }
+                let settings = CohortRunSettings(output: output)
+                for patient in run.patients {
+                    for h in run.horizons where !FileManager.default.fileExists(atPath: settings.modelURL(patient, h).path) {
+                        c.missingModels.append((patient, h))
+                    }
+                }
+            }
         }
         // The options most models share (of equal counts, the first fingerprint) are the cohort's.
         let groups = bySettings.sorted { $0.value.models.count != $1.value.models.count ? $0.value.models.count > $1.value.models.count : $0.key < $1.key }
@@ -98,7 +112,11 @@ public struct CohortCompleteness: Sendable {
         let mixed = otherOptions.map(\.models.count).reduce(0, +)
         let unreadable = unreadableModels.isEmpty ? "" : ", \(Plural.of(unreadableModels.count, "model file")) unreadable"
         let other = mixed > 0 ? ", \(Plural.of(mixed, "model")) trained with other options" : ""
-        guard let shardCount else { return "incomplete" + unreadable + other }
+        guard let shardCount else {
+            return "incomplete" + (missingModels.isEmpty && failures.isEmpty ? ""
+                : ": \(Plural.of(missingModels.count, "model")) missing, \(Plural.of(failures.count, "failure"))")
+                + unreadable + other + (unfinishedRun ? ", the run did not finish" : "")
+        }
         return "incomplete: \(Plural.of(missingModels.count, "model")) missing, \(Plural.of(failures.count, "failure"))"
             + unreadable + other
             + ", \(missingShards.count + unfinishedShards.count) of \(Plural.of(shardCount, "shard")) not finished"
@@ -106,8 +124,25 @@ public struct CohortCompleteness: Sendable {
 
     /// A readable account, one finding per line; empty when complete.
     public var lines: [String] {
-        var out: [String] = []
-        out += unreadableModels.map { "not in results.csv: \($0)" }
+        var out = modelLines
+        guard let n = shardCount else {
+            if unfinishedRun { out.append("the last run into this folder did not finish (still running, or killed): run.json") }
+            return out + failures.map { "failed: \($0)" } + missingLines
+        }
+        if !missingShards.isEmpty {
+            out.append("shards that never reported (their task did not start): \(missingShards.map { "\($0)/\(n)" }.joined(separator: ", "))")
+        }
+        if !unfinishedShards.isEmpty {
+            out.append("shards that did not finish (still running, or killed): \(unfinishedShards.map { "\($0)/\(n)" }.joined(separator: ", "))")
+        }
+        out += failures.map { "failed: \($0)" }
+        return out + missingLines
+    }
+
+    /// The model files' findings alone: those that cannot be read, and those trained with other
+    /// options (what a run says of the folder it wrote to, beside its own failures).
+    public var modelLines: [String] {
+        var out = unreadableModels.map { "not in results.csv: \($0)" }
         let guess = shardCount == nil ? "an earlier run into this folder?" : "a task run with options the others did not have?"
         for other in otherOptions {
             let byPatient = Dictionary(grouping: other.models, by: \.patient).sorted { $0.key < $1.key }
@@ -116,20 +151,13 @@ public struct CohortCompleteness: Sendable {
                        + "\(Plural.of(other.models.count, "model")) with \(other.options), the rest with \(commonOptions ?? "other options"): "
                        + list.joined(separator: "; "))
         }
-        guard let n = shardCount else { return out }
-        if !missingShards.isEmpty {
-            out.append("shards that never reported (their task did not start): \(missingShards.map { "\($0)/\(n)" }.joined(separator: ", "))")
-        }
-        if !unfinishedShards.isEmpty {
-            out.append("shards that did not finish (still running, or killed): \(unfinishedShards.map { "\($0)/\(n)" }.joined(separator: ", "))")
-        }
-        out += failures.map { "failed: \($0)" }
-        if !missingModels.isEmpty {
-            let byPatient = Dictionary(grouping: missingModels, by: \.patient)
-            for (patient, models) in byPatient.sorted(by: { $0.key < $1.key }) {
-                out.append("missing: \(patient) at \(models.map { "\($0.horizon)" }.joined(separator: ", ")) min")
-            }
-        }
         return out
+    }
+
+    /// `missing: patient at 30, 60 min`, one line a patient.
+    var missingLines: [String] {
+        Dictionary(grouping: missingModels, by: \.patient).sorted { $0.key < $1.key }.map { patient, models in
+            "missing: \(patient) at \(models.map { "\($0.horizon)" }.joined(separator: ", ")) min"
+        }
     }
 }

@@ -68,6 +68,24 @@ public enum ShardLedger {
         try AtomicTextFile.write(encoder.encode(report), to: reportFile(output, report.shard))
     }
 
+    /// An unsharded run's own report, `OUT/run.json` (the same schema as a shard's: its patients,
+    /// horizons, failures, and whether it finished), so that `collect` can name the patients a run
+    /// left out after its terminal is gone.
+    static func runReportFile(_ output: URL) -> URL { output.appendingPathComponent("run.json") }
+
+    /// Writes `report` atomically as the unsharded run's report.
+    public static func writeRun(_ report: ShardReport, in output: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try AtomicTextFile.write(encoder.encode(report), to: runReportFile(output))
+    }
+
+    /// The unsharded run's report, if one was written and can be read.
+    public static func runReport(in output: URL) -> ShardReport? {
+        guard let data = FileManager.default.contents(atPath: runReportFile(output).path) else { return nil }
+        return try? JSONDecoder().decode(ShardReport.self, from: data)
+    }
+
     /// The report of every shard of `count` that has one, by shard index.
     public static func reports(in output: URL, count: Int) -> [Int: ShardReport] {
         var out: [Int: ShardReport] = [:]
