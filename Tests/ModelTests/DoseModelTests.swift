@@ -238,6 +238,7 @@ import Testing
         var random = SplitMix64(seed: 11)
         let expressions = ["G0 + 10*INS", "G0 - 40*INS + 3*CARB", "G0 + 3*CARB", "max(G0, 200) - IOB*IA",
                            "G0 * 0.9 + 20", "G3 - G0 + G0 + exp(INS/10)"]
+        var checked = 0
         for _ in 0..<60 {
             let e = expressions[Int(random.next() % UInt64(expressions.count))]
             let h = [30, 60, 90, 120][Int(random.next() % 4)]
@@ -248,7 +249,10 @@ import Testing
             let g1 = curve.glucose(bolus: InsulinUnits(b1)), g2 = curve.glucose(bolus: InsulinUnits(b2))
             #expect(zip(g1, g2).allSatisfy { $1.mgdL <= $0.mgdL }, "\(e) at \(h) min")
             if let u = s.decision.units { #expect(u >= 0 && u <= 10) }
+            checked += 1
         }
+        // Suggestions that all lost their curve would check nothing (hunt T, stop 53).
+        #expect(checked >= 50, "\(checked) of 60 with a curve")
     }
 
     @Test func aPredictionAtTheLimitIsNoBasisForInsulin() {

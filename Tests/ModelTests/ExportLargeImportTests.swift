@@ -7,8 +7,9 @@ import Testing
 /// variable `GLUCOMODEL_LARGE_IMPORT` names a file, so CI skips it.
 @Suite("Large export import (measurement)")
 struct ExportLargeImportTests {
-    @Test func importLargeFile() throws {
-        guard let path = ProcessInfo.processInfo.environment["GLUCOMODEL_LARGE_IMPORT"] else { return }
+    // A measurement: shown as skipped unless GLUCOMODEL_LARGE_IMPORT is set (it asserted nothing, and passed, in CI).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["GLUCOMODEL_LARGE_IMPORT"] != nil)) func importLargeFile() throws {
+        let path = try #require(ProcessInfo.processInfo.environment["GLUCOMODEL_LARGE_IMPORT"])
         let url = URL(fileURLWithPath: path)
         let bytes = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         let options = ImportOptions(timeZone: TimeZone(identifier: "Europe/Madrid") ?? .current)

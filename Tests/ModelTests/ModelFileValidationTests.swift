@@ -176,6 +176,21 @@ import GrammarEvolution
         for whole in ["30.0", "3e1"] {
             #expect(decode(text.replacingOccurrences(of: #""horizonMinutes" : 30"#, with: "\"horizonMinutes\" : \(whole)")) == nil)
         }
+        // Hunt R (stop 53): a negative seed, and a byte that is not UTF-8 in a text field, were both
+        // blamed on "a number its field cannot hold", with no field or line.
+        let negative = text.replacingOccurrences(of: #""seed" : 1"#, with: #""seed" : -1"#)
+        #expect(negative != text)
+        #expect(decode(negative) == .malformed("m.json", place(negative, #""seed" : -1"#)
+            + ": field seed: -1 is negative where a whole number from 0 belongs (as seed)"))
+        var latin1 = Array(text.utf8)
+        let selection = Array(#""selection" : ""#.utf8)
+        let at = try #require((0...(latin1.count - selection.count)).first { Array(latin1[$0..<($0 + selection.count)]) == selection })
+        latin1.insert(0xE9, at: at + selection.count)  // "é" in Latin-1
+        let line = 1 + latin1[..<at].count { $0 == 0x0A }
+        #expect(throws: ModelFileError.malformed("m.json", "line \(line): a byte that is not UTF-8 text (saved in another encoding?): "
+                                                 + "save the file as UTF-8, or retrain the model")) {
+            _ = try GlucoseModel.decode(Data(latin1), path: "m.json")
+        }
         #expect(decode(text.replacingOccurrences(of: #""schema" : "glucomodel.model""#, with: #""schema" : "other""#)) == .notAModel("m.json"))
     }
 

@@ -271,6 +271,8 @@ struct KnownPerson {
         let e = person.estimate()
         let informed = e.basal.filter { $0.periods >= SettingsEstimator.minimumFastingWindows }
         #expect(!informed.isEmpty)
+        // The test needs blocks whose estimate steps up (hunt T, stop 53: else it checked nothing).
+        #expect(informed.contains { $0.estimate! > 1 })
         for block in informed where block.estimate! > 1 {
             #expect(block.suggested == 1 && block.reason == SettingsEstimator.noCarbsBasalReason)
         }

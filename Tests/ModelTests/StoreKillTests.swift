@@ -79,11 +79,9 @@ struct StoreKillTests {
         return .finished(process.terminationStatus)
     }
 
-    @Test func killedImportLeavesOnlyWholeFiles() throws {
-        guard let exe = Self.executable else {
-            print("StoreKillTests: skipped, no glucomodel-train beside \(CommandLine.arguments[0]) (run `swift build` first)")
-            return
-        }
+    // Skipped, and shown as skipped, when no glucomodel-train sits beside the test binary (`swift build` first).
+    @Test(.enabled(if: StoreKillTests.executable != nil)) func killedImportLeavesOnlyWholeFiles() throws {
+        let exe = try #require(Self.executable)
         let day = 86_400.0
         let first0 = Date(timeIntervalSince1970: 1_262_304_000)   // 2010-01-01T00:00Z
         let big0 = first0.addingTimeInterval(400 * day)          // no overlap with the first file
@@ -128,6 +126,8 @@ struct StoreKillTests {
                 rows *= 2
             }
         }
+        // Three imports that all outran the kill tested no recovery from one (hunt T, stop 53).
+        Issue.record("the import finished before every kill")
     }
 
     /// Runs `import-data` on `files` into `store` to the end; returns its exit status and output.
@@ -147,11 +147,8 @@ struct StoreKillTests {
     /// Many small files are committed in batches: killed once a first batch is committed and the
     /// next is under way, the store holds whole files, a first part of the list in order, and
     /// running the same import again ends with the store of an uninterrupted import.
-    @Test func killedBatchLeavesWholeFilesAndARerunCompletes() throws {
-        guard let exe = Self.executable else {
-            print("StoreKillTests: skipped, no glucomodel-train beside \(CommandLine.arguments[0]) (run `swift build` first)")
-            return
-        }
+    @Test(.enabled(if: StoreKillTests.executable != nil)) func killedBatchLeavesWholeFilesAndARerunCompletes() throws {
+        let exe = try #require(Self.executable)
         var count = 250
         for attempt in 1...3 {
             let dir = ScratchSpace.root.appendingPathComponent("glucomodel-killb-\(UUID().uuidString)")
