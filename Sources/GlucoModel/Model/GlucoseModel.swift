@@ -323,8 +323,13 @@ extension GlucoseModel {
         guard readableVersions.contains(version) else { throw ModelFileError.unsupportedVersion(path, version) }
         let model: GlucoseModel
         do { model = try decoder.decode(GlucoseModel.self, from: data) } catch {
-            if case let .dataCorrupted(c)? = error as? DecodingError, c.codingPath.isEmpty, let found = unholdableNumber(in: data) {
-                throw ModelFileError.malformed(path, found)
+            if case let .dataCorrupted(c)? = error as? DecodingError, c.codingPath.isEmpty {
+                // A text field saved in another encoding (Latin-1 from an editor) was blamed on a number.
+                if let line = UTF8Check.firstInvalidLine(in: Array(data)) {
+                    throw ModelFileError.malformed(path, "line \(line): a byte that is not UTF-8 text (saved in another encoding?): "
+                        + "save the file as UTF-8, or retrain the model")
+                }
+                if let found = unholdableNumber(in: data) { throw ModelFileError.malformed(path, found) }
             }
             throw ModelFileError.malformed(path, ModelFileError.describe(error))
         }
@@ -333,7 +338,7 @@ extension GlucoseModel {
 
     /// The number a decoder refused without saying which (Foundation on Linux gives no field for
     /// a fraction in a whole-number field), found by writing 0 over the candidates (a fraction, an
-    /// exponent, or a whole number beyond 64 bits) from the end of the text back until it decodes
+    /// exponent, a whole number beyond 64 bits, or a negative one) from the end of the text back until it decodes
     /// or fails otherwise: the last one written over is then the first in the file the decoder
     /// could not hold. Nil when no candidate explains the error. Only for an error: one decode per
     /// candidate.
@@ -341,7 +346,7 @@ extension GlucoseModel {
         var bytes = Array(data)
         for token in JSONSyntax.numbers(in: bytes).reversed() {
             let text = String(decoding: bytes[token.bytes], as: UTF8.self)
-            guard let v = Double(text), text.contains(where: { ".eE".contains($0) }) || abs(v) >= 9.2e18 else { continue }
+            guard let v = Double(text), text.contains(where: { ".eE".contains($0) }) || abs(v) >= 9.2e18 || v < 0 else { continue }
             bytes.replaceSubrange(token.bytes, with: [UInt8(ascii: "0")])  // the tokens before keep their places
             do {
                 _ = try decoder.decode(GlucoseModel.self, from: Data(bytes))
@@ -350,6 +355,7 @@ extension GlucoseModel {
             } catch {}
             let what = v != v.rounded() ? "\(text) is a fraction where a whole number belongs"
                 : abs(v) >= 9.2e18 ? "\(text) is beyond the range of a whole number"
+                : v < 0 && !text.contains(where: { ".eE".contains($0) }) ? "\(text) is negative where a whole number from 0 belongs (as seed)"
                 : "\(text) is a whole number written in a form its field does not read (write it as digits only)"
             return "line \(token.line), column \(token.column): " + (token.key.map { "field \($0): " } ?? "") + what
         }

@@ -28,6 +28,13 @@ enum UTF8Check {
         }
     }
 
+    /// The 1-based line of the first byte sequence of `bytes` that is not UTF-8, or nil when all are.
+    static func firstInvalidLine(in bytes: [UInt8]) -> Int? {
+        let whole = bytes[...]
+        guard String(validating: whole, as: UTF8.self) == nil else { return nil }
+        return 1 + newlines(in: whole[..<firstInvalidOffset(whole)])
+    }
+
     /// How many bytes at the end of `bytes` begin a code point that needs more bytes than follow.
     static func unfinishedTail(_ bytes: [UInt8]) -> Int {
         for back in 1...min(3, bytes.count) {
