@@ -14,11 +14,9 @@ public enum ImportFormats {
     public static let headBytes = 8 << 10
 
     /// The importer whose `recognizes(head:)` accepts the file's first `headBytes`, or nil.
-    /// - Throws: `InputError` when the file cannot be read.
+    /// - Throws: `FileOpenError` when the file cannot be opened.
     public static func detect(_ url: URL) throws -> (any PatientDataImporter.Type)? {
-        guard let handle = try? FileHandle(forReadingFrom: url) else {
-            throw InputError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
-        }
+        let handle = try FileOpenError.open(url)
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: headBytes)) ?? Data()
         let head = String(decoding: data, as: UTF8.self)

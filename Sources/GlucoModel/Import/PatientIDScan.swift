@@ -46,9 +46,7 @@ public enum PatientIDScan {
     }
 
     static func ohioPatient(_ url: URL) throws -> PatientID {
-        guard let handle = try? FileHandle(forReadingFrom: url) else {
-            throw InputError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
-        }
+        let handle = try FileOpenError.open(url)
         defer { try? handle.close() }
         let head = String(decoding: (try? handle.read(upToCount: xmlHeadBytes)) ?? Data(), as: UTF8.self)
         guard let raw = patientAttribute(in: head) else {

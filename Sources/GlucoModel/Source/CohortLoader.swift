@@ -19,7 +19,11 @@ public enum CohortLoader {
                 throw InputError(SourceLocation(file: path), "no such file or folder")
             }
             if isDir.boolValue {
-                out += candidates(inFolder: path).filter { !onlyRecognised || ImportFormats.isReadable($0, options: options) }
+                // A file that cannot be opened (no permission, a name not UTF-8) is kept: reading it
+                // names it with the reason, where leaving it out lost a patient without a word.
+                out += candidates(inFolder: path).filter {
+                    !onlyRecognised || ImportFormats.isReadable($0, options: options) || FileOpenError.problem($0) != nil
+                }
             } else {
                 guard isRegularFile(path) else {
                     throw InputError(SourceLocation(file: path), "not a regular file (a pipe, device or socket); give a data file")
@@ -37,8 +41,11 @@ public enum CohortLoader {
         let e = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
         var out: [URL] = []
         while let url = e?.nextObject() as? URL {
-            // Named pipes, devices and sockets would block or never end: never opened.
-            if dataExtensions.contains(url.pathExtension.lowercased()), isRegularFile(url.path) { out.append(url) }
+            // Named pipes, devices and sockets would block or never end: never opened. A name that is
+            // not UTF-8 reaches here with U+FFFD in its place, which names no file: it is kept, to be
+            // named as a file that cannot be opened (`FileOpenError`), not lost.
+            if dataExtensions.contains(url.pathExtension.lowercased()),
+               isRegularFile(url.path) || url.lastPathComponent.contains("\u{FFFD}") { out.append(url) }
         }
         return out
     }
@@ -54,7 +61,8 @@ public enum CohortLoader {
         for path in paths {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { continue }
-            for url in candidates(inFolder: path) where !ImportFormats.isReadable(url, options: options) && !isSettingsFile(url) {
+            for url in candidates(inFolder: path) where FileOpenError.problem(url) == nil && !ImportFormats.isReadable(url, options: options)
+                && !isSettingsFile(url) {
                 if let skip, url.standardizedFileURL.path.hasPrefix(skip) { continue }
                 out.append(url)
             }

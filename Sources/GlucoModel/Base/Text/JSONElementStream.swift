@@ -50,9 +50,7 @@ public struct JSONElementStream {
     }
 
     private func elements(_ body: (Element) throws -> Void) throws {
-        guard let handle = try? FileHandle(forReadingFrom: url) else {
-            throw InputError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
-        }
+        let handle = try FileOpenError.open(url)
         defer { try? handle.close() }
         var src = ByteSource(handle: handle, chunkSize: chunkSize)
         src.skipBOM()

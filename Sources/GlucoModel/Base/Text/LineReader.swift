@@ -13,9 +13,7 @@ public struct LineReader: Sequence {
 
     /// Opens the file now, so a missing or unreadable file is an error before iteration starts.
     public func checkReadable() throws {
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
-            throw InputError(SourceLocation(file: url.path), "cannot read the file (missing or not readable)")
-        }
+        if let problem = FileOpenError.problem(url) { throw problem }
     }
 
     public func makeIterator() -> Iterator { Iterator(url: url, chunkSize: chunkSize) }
