@@ -316,7 +316,7 @@ struct Train: ParsableCommand {
         for line in ResultsTable.sensorLimitLines(outcome.sensorLimits, kept: keepSensorLimits) { print(line) }
         // Only a folder holding models has something to summarise: a run that trained nothing
         // and found no earlier models writes no summary, and says nothing about it.
-        if !outcome.results.isEmpty {
+        if !outcome.results.isEmpty, outcome.resultsWritten {
             let summaryURL = output.appendingPathComponent("summary.html")
             do {
                 try ResearchSummary.load(output, units: unit).write(to: summaryURL)

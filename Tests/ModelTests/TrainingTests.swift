@@ -180,6 +180,21 @@ import Testing
         try old.write(to: url)
         let fifth = trainer.run([patients[0], grown])
         #expect(fifth.reused == 3 && fifth.notes == ["s-one h30: trained again: its model file was written before models recorded their data"])
+        // Hunt P (stop 53): a run stopped between the model file and its predictions file (a full
+        // disk) left a model reused for ever without its predictions. The model file is now written
+        // last, and one whose predictions or timings file is missing is trained again.
+        let predictions = out.appendingPathComponent("predictions/s-one-h030.csv")
+        try FileManager.default.removeItem(at: predictions)
+        let sixth = trainer.run([patients[0], grown])
+        #expect(sixth.reused == 3 && sixth.notes == ["s-one h30: trained again: its predictions file is missing (\(predictions.path))"])
+        #expect(FileManager.default.fileExists(atPath: predictions.path))
+        // results.csv that cannot be written (a folder in its place here, a full disk in life) is a
+        // failure, not ignored: before, an earlier run's table stayed and read as this run's.
+        let table = out.appendingPathComponent("results.csv")
+        try FileManager.default.removeItem(at: table)
+        try FileManager.default.createDirectory(at: table.appendingPathComponent("x"), withIntermediateDirectories: true)
+        let seventh = trainer.run([patients[0], grown])
+        #expect(!seventh.resultsWritten && seventh.failures.map(\.subject) == ["results.csv"], "\(seventh.failures)")
     }
 
     @Test func sameSeedSameModelsWhateverTheThreads() throws {

@@ -69,6 +69,9 @@ public struct CohortOutcome: Sendable {
     /// Models not trained: a failed horizon counts one, a patient that could not be trained at all
     /// counts each of its horizons (so that it reads beside `trained`, which counts models).
     public var failedModels = 0
+    /// Whether `results.csv` was written (it was removed when it could not be: an earlier run's
+    /// table would read as this one's; `failures` says why).
+    public var resultsWritten = true
 
     /// `subject: message`, or the message alone when it already begins with the subject's patient
     /// (errors such as `TrainingError` name it: "p at 30 min: ...", not "p h30: p at 30 min: ...").
@@ -129,9 +132,16 @@ public struct CohortTrainer: Sendable {
             }
         }
         let results = CohortResults.collect(settings.output)
-        try? CohortResults.write(results, to: settings.output)
+        var tableFailure: [(subject: String, message: String)] = []
+        do { try CohortResults.write(results, to: settings.output) } catch {
+            // Left, an earlier run's table (and the summary drawn from it) would read as this one's.
+            try? FileManager.default.removeItem(at: settings.output.appendingPathComponent("results.csv"))
+            tableFailure = [("results.csv", "\(error); an earlier run's results.csv is removed, so that no table reads as this "
+                + "run's: once it can be written, glucomodel-train collect --out \(settings.output.path) makes it from the models")]
+        }
         var outcome = CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
-                                    failures: failures + state.failures)
+                                    failures: failures + state.failures + tableFailure)
+        outcome.resultsWritten = tableFailure.isEmpty
         outcome.failedModels = failures.count * options.horizons.count + state.failures.count
         outcome.notes = state.notes
         outcome.sensorLimits = trainers.filter { !$0.sensorLimitRuns.isEmpty }.map { ($0.data.patient, $0.sensorLimitRuns) }
@@ -142,16 +152,22 @@ public struct CohortTrainer: Sendable {
         let patient = trainer.data.patient
         let modelURL = settings.modelURL(patient, h)
         let key = "\(patient) h\(h)"
+        let companions = [settings.jobURL("timings", patient, h, "json"), settings.jobURL("predictions", patient, h, "csv")]
         if !settings.retrain, let existing = try? GlucoseModel.read(from: modelURL), existing.settings == options.fingerprint {
             // The same options on other data (an export that gained days, a file corrected or
             // added) train the model a fresh run would: its metrics are of today's test days.
-            if let data = existing.data, data == (try? trainer.dataFingerprint(horizon: h)) {
+            let sameData = existing.data.map { $0 == (try? trainer.dataFingerprint(horizon: h)) } ?? false
+            // A model whose predictions or timings file is missing (a run stopped between them,
+            // before stop 53 wrote the model first) was reused without them for ever.
+            let missing = companions.first { !FileManager.default.fileExists(atPath: $0.path) }
+            if sameData, missing == nil {
                 state.finish(key, reused: true)
                 return
             }
             state.note("\(key): trained again: " + (existing.data == nil
                 ? "its model file was written before models recorded their data"
-                : "the data differ from those its model was trained on (more days, or files changed)"))
+                : !sameData ? "the data differ from those its model was trained on (more days, or files changed)"
+                : "its \(missing!.deletingLastPathComponent().lastPathComponent) file is missing (\(missing!.path))"))
         }
         let fm = FileManager.default
         for folder in ["checkpoints", "statistics", "timings", "predictions"] {
@@ -172,10 +188,12 @@ public struct CohortTrainer: Sendable {
             let trained = try trainer.train(horizon: h, threads: threads, checkpoint: checkpoint, statistics: statistics) { k, s in
                 state.update(key, search: k, of: ensemble, generation: s.generation, of: generations, best: s.bestFitness)
             }
-            try trained.model.write(to: modelURL)
+            // The model file last: it is what marks the job done (a run stopped before it trains
+            // the job again, from its checkpoint).
             let timings = try GlucoseModel.encoder.encode(trained.timings)
-            try AtomicTextFile.write(timings, to: settings.jobURL("timings", patient, h, "json"))
-            try AtomicTextFile.write(Data(trained.predictionsCSV.utf8), to: settings.jobURL("predictions", patient, h, "csv"))
+            try AtomicTextFile.write(timings, to: companions[0])
+            try AtomicTextFile.write(Data(trained.predictionsCSV.utf8), to: companions[1])
+            try trained.model.write(to: modelURL)
             for k in searches { try? fm.removeItem(at: PatientTrainer.searchURL(checkpoint, search: k)) }
             state.finish(key, trained: (patient, h, trained.timings))
         } catch {
