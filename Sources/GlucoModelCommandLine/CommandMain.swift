@@ -1,6 +1,21 @@
 import ArgumentParser
 import Foundation
 import GlucoModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the working folder cannot be worked in, if its path is too long for Foundation to resolve
+/// paths relative to it (about 1 KB: an output folder named relatively spun for ever in the check
+/// of where it goes, and an XML file named relatively crashed its parser; hunt P, stop 53).
+public func deepWorkingFolder(limit: Int = 1000) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return nil }
+    let length = strlen(buffer)
+    guard length > limit else { return nil }
+    return "the working folder's path is \(length) bytes long, more than the \(limit) Foundation resolves relative paths "
+        + "under: run from a folder with a shorter path"
+}
 
 extension ParsableCommand {
     /// `main()` as ArgumentParser runs it, but the message of an error it prints (a
@@ -8,11 +23,25 @@ extension ParsableCommand {
     /// characters that came from files escaped, as `Console.write` escapes every other message:
     /// a rule name holding ESC turned the terminal red (hunt K, stop 52). Help and version text go
     /// to standard output as they are.
+    ///
+    /// A file-size limit (`ulimit -f`) makes a write fail with its error, named by the writer, not
+    /// kill the process (SIGXFSZ, exit 153, no word, a temporary file left); standard output that
+    /// could not be written fails the command (`StandardOutputError`).
     public static func mainEscapingMessages(_ arguments: [String]? = nil) {
+        signal(SIGXFSZ, SIG_IGN)
+        if let deep = deepWorkingFolder() {
+            FileHandle.standardError.write(Data("Error: \(deep)\n".utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
+            if let failed = StandardOutputError.check() { throw failed }
         } catch {
+            if !(error is StandardOutputError), let failed = StandardOutputError.check(), exitCode(for: error) != .failure {
+                FileHandle.standardError.write(Data("Error: \(failed)\n".utf8))
+                Foundation.exit(ExitCode.failure.rawValue)
+            }
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success {

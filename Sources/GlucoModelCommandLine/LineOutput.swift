@@ -6,6 +6,8 @@ import GlucoModel
 public final class LineOutput {
     private let file: AtomicTextFile?
     private var buffer: [UInt8] = []
+    /// The first write to standard output that failed: later lines are dropped, `commit` throws it.
+    private var failed: StandardOutputError?
 
     public init(path: String?) throws {
         file = try path.map { try AtomicTextFile(url: URL(fileURLWithPath: $0)) }
@@ -19,12 +21,18 @@ public final class LineOutput {
     }
 
     private func flush() {
-        FileHandle.standardOutput.write(Data(buffer))
+        // FileHandle's write trapped on a full disk (`predict > /dev/full`, exit 132).
+        if failed == nil, !buffer.isEmpty {
+            do { try StandardOutputError.write(buffer) } catch { failed = error as? StandardOutputError }
+        }
         buffer.removeAll(keepingCapacity: true)
     }
 
+    /// - Throws: the file's error, or `StandardOutputError` when standard output could not be written.
     public func commit() throws {
-        if let file { try file.commit() } else { flush() }
+        if let file { try file.commit(); return }
+        flush()
+        if let failed { throw failed }
     }
 
     public func discard() {

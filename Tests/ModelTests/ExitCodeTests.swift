@@ -35,6 +35,40 @@ import GrammarEvolution
         return (process.terminationStatus, text)
     }
 
+    /// Hunt P (stop 53): standard output on a full disk. `score` (and `predict`) trapped writing it
+    /// (exit 132, a backtrace); `metrics`, `dose` and `settings` left an empty file and exited 0. Each
+    /// now fails (1), saying the output is incomplete. /dev/full stands for the full disk.
+    @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full")))
+    func standardOutputThatCannotBeWrittenFails() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let pairs = dir.appendingPathComponent("pairs.csv")
+        try Data("reference,prediction\n100,110\n".utf8).write(to: pairs)
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 2)).utf8).write(to: data)
+        for arguments in [["score", "--pairs", pairs.path], ["metrics", data.path, "--time-zone", "UTC"]] {
+            let process = Process()
+            process.executableURL = Self.executable("glucomodel-predict")
+            process.arguments = arguments
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 1, "\(arguments[0]): \(text)")
+            #expect(text.contains("standard output could not be written (No space left on device): the output is incomplete"),
+                    "\(arguments[0]): \(text)")
+        }
+    }
+
+    /// Hunt P (stop 53): from a working folder whose path is longer than Foundation resolves relative
+    /// paths under, an output folder named relatively spun for ever (its path walked up to "" and
+    /// never met "/"), and an XML file crashed its parser. The check of where an output goes ends at
+    /// the working folder for a relative path (the commands refuse such a folder: WorkingFolderTests).
+    @Test func aRelativeOutputFolderIsCheckedToTheWorkingFolder() throws {
+        try ReadFiles().check(outputFolder: try #require(URL(string: "not-there-\(UUID().uuidString)/out")), option: "--out")
+    }
+
     @Test func scaleValues() {
         #expect(RunStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 64, 75])
         #expect(RunStatus.of(done: 3, failed: 0) == .success)

@@ -49,8 +49,13 @@ extension ReadFiles {
         try check(output: output, option: option)
         for name in names { try check(output: output.appendingPathComponent(name), option: option) }
         // The folder, or the nearest of its parents that exists: the one the command writes in.
+        // A relative path (Foundation leaves one relative under a working folder deeper than about
+        // 1 KB) ends in "": the working folder. It spun for ever there (hunt P, stop 53).
         var existing = output.path
-        while Self.kind(existing) == nil, existing != "/" { existing = (existing as NSString).deletingLastPathComponent }
+        while Self.kind(existing) == nil, existing != "/" {
+            let parent = (existing as NSString).deletingLastPathComponent
+            existing = parent.isEmpty || parent == existing ? "." : parent
+        }
         if Self.kind(existing) == .file {
             throw Self.refusal(output.path, existing == output.path
                                ? "is a file, not a folder" + (option.map { "; give \($0) a folder" } ?? "")

@@ -55,7 +55,9 @@ public struct OhioXMLImporter: PatientDataImporter {
         } catch let error as InputError { throw error } catch {
             throw InputError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
         }
-        guard let stream = InputStream(url: url) else {
+        // By its path: a URL under a working folder deeper than about 1 KB gave the parser no stream
+        // (a crash in _CFStreamOpen), and a long absolute one read as a truncated file (hunt P).
+        guard let stream = InputStream(fileAtPath: url.path) else {
             throw InputError(SourceLocation(file: url.path), "cannot open the file")
         }
         let parser = XMLParser(stream: stream)

@@ -1,0 +1,33 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Standard output that could not be written (a full disk under `> file`, `/dev/full`): the output
+/// is incomplete, and the command says so and fails, where `print` and `FileHandle` failed in
+/// silence (a 0-byte `dose --format json` file, exit 0) or trapped (`predict > /dev/full`, exit 132;
+/// hunt P, stop 53).
+public struct StandardOutputError: Error, CustomStringConvertible {
+    public var reason: String
+    public var description: String { "standard output could not be written (\(reason)): the output is incomplete" }
+
+    /// Flushes what `print` holds (every C stream: Swift 6 does not let `stdout` itself be named);
+    /// the error if that failed.
+    public static func check() -> StandardOutputError? {
+        guard fflush(nil) != 0 else { return nil }
+        return StandardOutputError(reason: String(cString: strerror(errno)))
+    }
+
+    /// Writes `bytes` to standard output's descriptor whole, or throws with the system's reason.
+    public static func write(_ bytes: [UInt8]) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StandardOutputError(reason: String(cString: strerror(errno)))
+            }
+            done += n
+        }
+    }
+}
