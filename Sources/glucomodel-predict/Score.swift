@@ -35,6 +35,11 @@ struct Score: ParsableCommand {
             if let line = issue.location.line, lines.count < 1000 { lines.append(line) }
             if warnings <= maxWarnings { Console.write(issue.description) }
         }
+        // A pipe (`<(...)`, /dev/stdin) reached the second of its two reads empty: "the file is empty" (hunt P).
+        if FileManager.default.fileExists(atPath: pairs), !CohortLoader.isRegularFile(pairs) {
+            throw ValidationError("--pairs \(pairs): not a regular file (a pipe or device); the pairs are read twice "
+                + "(first to find the decimal mark): give a file")
+        }
         if let out { try ReadFiles([pairs], role: "the pairs file").check(outputFile: URL(fileURLWithPath: out), option: "--out") }
         let output = try LineOutput(path: out)
         let summary: PairScoreSummary

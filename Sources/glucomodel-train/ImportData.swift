@@ -53,6 +53,8 @@ struct ImportData: ParsableCommand {
         var options = try reading.importOptions(timeZone: time.zone())
         if let patient { options.patient = try parsePatient(patient) }
         let format = try reading.format(format)
+        // Listed before the lock: a named pipe is refused here, not waited on with the store locked.
+        let paths = try expandingFolders(options: options)
         let db = try PatientStore(path: store)
         try db.requireWritable()
         let lock = try takeLock()
@@ -60,7 +62,7 @@ struct ImportData: ParsableCommand {
         var failed = 0, done = 0, rowsSkipped = 0
         // Several files per transaction (`ImportBatchLimits.standard`), each still all or nothing;
         // a file's lines are printed once its batch is committed.
-        try db.importFiles(try expandingFolders(options: options)) { path in
+        try db.importFiles(paths) { path in
             try PreparedImport(url: URL(fileURLWithPath: path), format: format, options: options)
         } committed: { results in
             for (path, result) in results {
@@ -135,7 +137,13 @@ struct ImportData: ParsableCommand {
     func expandingFolders(options: ImportOptions) throws -> [String] {
         try files.flatMap { path -> [String] in
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else { return [path] }
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+            // A named pipe, a device or a socket would be waited on for ever (holding the store's
+            // lock, so that every night meanwhile exited 75; hunt P), as the other commands refuse it.
+            if exists, !isFolder.boolValue, !CohortLoader.isRegularFile(path) {
+                throw ValidationError("\(path): not a regular file (a pipe, device or socket); give a data file")
+            }
+            guard exists, isFolder.boolValue else { return [path] }
             let found = try CohortLoader.files([path], options: options).map(\.path)
             if found.isEmpty {
                 throw ValidationError("\(path): no data file in this folder that a format reads (\(ImportFormats.names.joined(separator: ", ")))")

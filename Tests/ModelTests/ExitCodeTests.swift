@@ -69,6 +69,33 @@ import GrammarEvolution
         try ReadFiles().check(outputFolder: try #require(URL(string: "not-there-\(UUID().uuidString)/out")), option: "--out")
     }
 
+    /// Hunt P (stop 53): `import-data` waited for ever on a named pipe, holding the store's lock (every
+    /// nightly meanwhile exited 75), and `score --pairs <(...)` read the pipe's second pass empty ("the
+    /// file is empty"). Both refuse a pipe at once, as train, predict and metrics do (a watchdog
+    /// kills a run that waits).
+    @Test func aNamedPipeIsRefusedNotWaitedOn() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("f.csv")
+        try #require(mkfifo(fifo.path, 0o644) == 0)
+        let store = dir.appendingPathComponent("s.sqlite").path
+        for (name, arguments) in [("glucomodel-train", ["import-data", fifo.path, "--store", store]),
+                                  ("glucomodel-predict", ["score", "--pairs", fifo.path])] {
+            let process = Process()
+            process.executableURL = Self.executable(name)
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            watchdog.cancel()
+            #expect(process.terminationStatus == 64 && text.contains("not a regular file (a pipe"), "\(arguments[0]): \(text)")
+        }
+    }
+
     @Test func scaleValues() {
         #expect(RunStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 64, 75])
         #expect(RunStatus.of(done: 3, failed: 0) == .success)

@@ -80,7 +80,7 @@ public enum CohortLoader {
     }
 
     /// Whether `path` is a regular file (following symbolic links), checked without opening it.
-    static func isRegularFile(_ path: String) -> Bool {
+    public static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
