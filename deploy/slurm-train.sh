@@ -32,6 +32,9 @@
 #SBATCH --output=glucomodel-train-%A_%a.log
 #SBATCH --open-mode=append
 set -euo pipefail
+# OpenBLAS's own threads spin for ever at start-up under an address-space limit (docs/deploy.md);
+# the trainer runs its own threads and calls BLAS on small problems.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 
 usage="usage: sbatch --array=0-N deploy/slurm-train.sh [--shards N] [--bin PATH] DATA OUT [trainer options...]"
 shards=${GLUCOMODEL_SHARDS:-auto}
