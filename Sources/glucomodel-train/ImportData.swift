@@ -94,7 +94,9 @@ struct ImportData: ParsableCommand {
                 } catch {
                     // Not the file's own error (a full disk): the message names the file (hunt J, stop 52).
                     failed += 1
-                    print("\(path): error: cannot import the file: \(error); nothing of it was stored")
+                    print("\(path): error: cannot import the file: "
+                          + (StoreErrorText.reason(error).map { "the store \(store) failed (\($0))" } ?? "\(error)")
+                          + "; nothing of it was stored")
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// Writes text to a file atomically: into a temporary file beside it, renamed over it at `commit()`.
 /// Buffered, so a million short lines are a few large writes.
@@ -103,7 +104,7 @@ public final class AtomicTextFile {
     func flush() {
         if failure == nil {
             do { try handle.write(contentsOf: buffer) } catch {
-                failure = (error as NSError).localizedDescription
+                failure = SystemErrorText.reason(error)
             }
         }
         buffer.removeAll(keepingCapacity: true)

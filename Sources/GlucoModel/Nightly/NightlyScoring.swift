@@ -266,7 +266,12 @@ public struct NightlyScorer {
             } catch let error as NightlyInterruption {
                 throw error.underlying
             } catch {
-                warn(&outcome, message, error is PredictionError ? "\(error)" : "\(patient): \(error)")
+                if let reason = StoreErrorText.reason(error) {
+                    warn(&outcome, message, "\(patient): the store \(settings.storePath) failed (\(reason)): "
+                        + "the patient's scoring state did not advance, and the next run scores it again")
+                } else {
+                    warn(&outcome, message, error is PredictionError ? "\(error)" : "\(patient): \(error)")
+                }
             }
         }
         do { try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units) } catch {

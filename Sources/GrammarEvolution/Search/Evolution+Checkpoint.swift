@@ -45,7 +45,7 @@ extension Evolution {
         encoder.outputFormatting = [.sortedKeys]
         let data: Data
         do { data = try encoder.encode(file) } catch {
-            throw EvolutionError.cannotWrite(path: url.path, reason: "\(error)")
+            throw EvolutionError.cannotWrite(path: url.path, reason: SystemErrorText.reason(error))
         }
         try Self.replace(url, with: data)
     }
@@ -59,7 +59,7 @@ extension Evolution {
         do {
             try data.write(to: temporary)
         } catch {
-            throw EvolutionError.cannotWrite(path: temporary.path, reason: "\(error)")
+            throw EvolutionError.cannotWrite(path: temporary.path, reason: SystemErrorText.reason(error))
         }
         guard rename(temporary.path, url.path) == 0 else {
             throw EvolutionError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))

@@ -83,7 +83,7 @@ struct StatisticsWriter {
             data.append(UInt8(ascii: "\n"))
             return data
         } catch {
-            throw EvolutionError.cannotWrite(path: url.path, reason: "\(error)")
+            throw EvolutionError.cannotWrite(path: url.path, reason: SystemErrorText.reason(error))
         }
     }
 
@@ -95,7 +95,7 @@ struct StatisticsWriter {
             try handle.seekToEnd()
             try handle.write(contentsOf: data)
         } catch {
-            throw EvolutionError.cannotWrite(path: url.path, reason: "\(error)")
+            throw EvolutionError.cannotWrite(path: url.path, reason: SystemErrorText.reason(error))
         }
     }
 }
