@@ -26,3 +26,22 @@ import Testing
         #expect(StoreErrorText.reason(InputError(SourceLocation(file: "f"), "x")) == nil)
     }
 }
+
+/// Hunt P (stop 53): a file nightly could not move out of its inbox (a read-only share) left a
+/// copy and a reason file in the quarantine every night. A move that fails leaves nothing there.
+@Suite struct QuarantineTests {
+    @Test func aMoveThatFailsLeavesNothingInTheQuarantine() throws {
+        let dir = ScratchSpace.root.appendingPathComponent("quarantine-\(UUID().uuidString)")
+        let folder = dir.appendingPathComponent("quarantine")
+        #expect(throws: (any Error).self) {
+            try Quarantine.move(dir.appendingPathComponent("gone.csv"), into: folder, reason: "bad")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        // A move that succeeds leaves the file and its reason.
+        let file = dir.appendingPathComponent("bad.csv")
+        try Data("x\n".utf8).write(to: file)
+        let moved = try Quarantine.move(file, into: folder, reason: "bad")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["bad.csv", "bad.csv.reason.txt"])
+        #expect(moved.lastPathComponent == "bad.csv" && !FileManager.default.fileExists(atPath: file.path))
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import GrammarEvolution
 
 /// The settings of a nightly scoring run.
 public struct NightlySettings: Sendable {
@@ -377,11 +378,13 @@ public struct NightlyScorer {
             return
         }
         let folder = settings.output.appendingPathComponent("quarantine")
-        if let moved = try? Quarantine.move(url, into: folder, reason: reason + more) {
+        do {
+            let moved = try Quarantine.move(url, into: folder, reason: reason + more)
             outcome.filesQuarantined += 1
             warn(&outcome, message, "import failed: \(reason); moved to \(moved.path)" + more)
-        } else {
-            warn(&outcome, message, "import failed: \(reason)" + more)
+        } catch {
+            warn(&outcome, message, "import failed: \(reason); it could not be moved out of the inbox (\(SystemErrorText.reason(error))), "
+                + "so it stays, and is reported each night until it is removed" + more)
         }
     }
 
