@@ -34,9 +34,13 @@ def outcomes(bg, insulin_units):
     lbgi, hbgi = risk(g)
     gri = min(100.0, 3.0 * below54 + 2.4 * (below70 - below54) + 1.6 * above250 + 0.8 * (above180 - above250))
     mean = float(np.mean(g))
+    # The sample SD, as the toolkit's metrics and iglu's cv() take it (numpy's default is the
+    # population's: hunt T, stop 53; over a trial's thousands of samples the two differ in the
+    # fourth digit).
+    sd = float(np.std(g, ddof=1)) if n > 1 else 0.0
     return {
         "tir": tir, "below70": below70, "below54": below54, "above180": above180, "above250": above250,
-        "mean": mean, "cv": 100.0 * float(np.std(g)) / mean, "lbgi": lbgi, "hbgi": hbgi, "gri": gri,
+        "mean": mean, "cv": 100.0 * sd / mean, "lbgi": lbgi, "hbgi": hbgi, "gri": gri,
         "insulin_u": float(insulin_units),
     }
 
