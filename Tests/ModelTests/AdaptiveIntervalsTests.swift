@@ -52,6 +52,20 @@ import Testing
         #expect(a.score(missRate: 0.05) == 20)
     }
 
+    /// The interval score of uncertainty.md, `width + (2 / alpha) * distance outside`, worked by hand
+    /// (hunt T, stop 53: computed nowhere). Prediction 100, half-widths 10 and 20 (80% [90, 110],
+    /// 95% [80, 120]), references 105, 115, 130: at 80% 20 + 10 (0, 5, 20) -> (20, 70, 220), mean
+    /// 103.33; at 95% 40 + 40 (0, 0, 10) -> (40, 40, 440), mean 173.33.
+    @Test func theIntervalScoreWeighsWidthAgainstMisses() {
+        let score = PredictionIntervals.score(current: [100, 100, 100], predictions: [100, 100, 100], references: [105, 115, 130],
+                                              halfWidths: Array(repeating: (h80: 10, h95: 20), count: 3))
+        #expect(abs(score.intervalScore80 - 310.0 / 3) < 1e-9 && abs(score.intervalScore95 - 520.0 / 3) < 1e-9)
+        #expect(score.width80 == 20 && score.width95 == 40 && abs(score.coverage80 - 100.0 / 3) < 1e-9)
+        var metrics = SplitMetrics(model: "ge", split: "test", n: 3, rmse: 1, mae: 1, mard: 1, clarkeA: 1, clarkeAB: 1, parkesA: 1, parkesAB: 1)
+        metrics.record(score)
+        #expect(metrics.intervalScore80 == score.intervalScore80 && metrics.intervalScore95 == score.intervalScore95)
+    }
+
     /// At the nominal rate the rank is the static interval's, for every n (the static one counts in
     /// integers, `((n + 1) p + 99) / 100`; this one in floating point).
     @Test func theNominalRateIsTheStaticQuantile() {

@@ -70,7 +70,11 @@ struct PredictionIntervalsTests {
         metrics.record(score)
         #expect(metrics.rows70To180 == 3 && metrics.coverage95In70To180 == 200.0 / 3 && metrics.rowsBelow70 == 1)
         let line = ResultRow(patient: try PatientID("p1"), horizonMinutes: 30, metrics: metrics).csvLine
-        #expect(line.hasSuffix(",1,100.000,100.000,3,33.333,66.667,1,100.000,100.000"))
+        // Then the interval scores, width + (2 / alpha) distance outside, by hand: 80% [101, 199]
+        // (98) for 190, 205, 220: 98, 98 + 10 * 6, 98 + 10 * 21; [23, 137] for 100: 114; [93, 207]
+        // for 150: 114: 792 / 5 = 158.4. 95% [92, 208] (116): 116, 116, 116 + 40 * 12; [10, 180]
+        // (clamped at 10): 170; [50, 250]: 200: 1198 / 5 = 239.6.
+        #expect(line.hasSuffix(",1,100.000,100.000,3,33.333,66.667,1,100.000,100.000,158.400,239.600"))
         // No rows in a band: its fields stay empty.
         let none = intervals.score(current: [120], predictions: [150], references: [150])
         var empty = SplitMetrics(model: "ge", split: "test", references: [150], predictions: [150])

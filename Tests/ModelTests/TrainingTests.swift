@@ -87,7 +87,7 @@ import Testing
             + "coverage_80,coverage_95,width_80,width_95,alarm_sensitivity,alarm_specificity,alarm_lead_min,false_alarms_per_day,"
             + "lower80_alarm_sensitivity,lower80_alarm_specificity,lower80_alarm_lead_min,lower80_false_alarms_per_day,"
             + "rows_below70,coverage_80_below70,coverage_95_below70,rows_70to180,coverage_80_70to180,coverage_95_70to180,"
-            + "rows_from180,coverage_80_from180,coverage_95_from180"
+            + "rows_from180,coverage_80_from180,coverage_95_from180,interval_score_80,interval_score_95"
         #expect(lines[0] == header)
         // 2 patients x 2 horizons x 4 models x 3 splits.
         #expect(lines.count == 1 + 2 * 2 * 4 * 3)

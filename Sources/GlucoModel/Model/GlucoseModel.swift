@@ -228,6 +228,9 @@ public struct SplitMetrics: Codable, Hashable, Sendable {
     public var coverage95: Double? = nil
     public var width80: Double? = nil
     public var width95: Double? = nil
+    /// Their mean interval score (mg/dL; `IntervalScore.intervalScore80`).
+    public var intervalScore80: Double? = nil
+    public var intervalScore95: Double? = nil
     /// The same coverage within each band of the glucose at the moment of prediction (rows, and
     /// the 80% and 95% coverage): below 70, 70-180, from 180 mg/dL; nil for a band without rows.
     public var rowsBelow70: Int? = nil
@@ -270,6 +273,7 @@ public struct SplitMetrics: Codable, Hashable, Sendable {
         guard let score, score.n > 0 else { return }
         coverage80 = score.coverage80; coverage95 = score.coverage95
         width80 = score.width80; width95 = score.width95
+        intervalScore80 = score.intervalScore80; intervalScore95 = score.intervalScore95
         func band(_ i: Int) -> (Int?, Double?, Double?) {
             guard i < score.bands.count, score.bands[i].n > 0 else { return (nil, nil, nil) }
             return (score.bands[i].n, score.bands[i].coverage80, score.bands[i].coverage95)

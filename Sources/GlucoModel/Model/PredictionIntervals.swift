@@ -212,7 +212,7 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
         precondition(current.count == halfWidths.count, "one pair of half-widths per row")
         let bandCount = PredictionIntervals.bandEdges.count + 1
         var rows = [Int](repeating: 0, count: bandCount), in80 = rows, in95 = rows
-        var width80 = 0.0, width95 = 0.0
+        var width80 = 0.0, width95 = 0.0, score80 = 0.0, score95 = 0.0
         for (((g, p), y), h) in zip(zip(zip(current, predictions), references), halfWidths)
         where g.isFinite && p.isFinite && y.isFinite && !h.h80.isNaN && !h.h95.isNaN {
             let i = interval(prediction: p, halfWidths: h)
@@ -222,15 +222,21 @@ public struct PredictionIntervals: Codable, Hashable, Sendable {
             if y >= i.lower95 && y <= i.upper95 { in95[b] += 1 }
             width80 += i.upper80 - i.lower80
             width95 += i.upper95 - i.lower95
+            score80 += IntervalScore.score(lower: i.lower80, upper: i.upper80, alpha: 0.2, reference: y)
+            score95 += IntervalScore.score(lower: i.lower95, upper: i.upper95, alpha: 0.05, reference: y)
         }
         func percent(_ k: Int, _ n: Int) -> Double { n > 0 ? 100 * Double(k) / Double(n) : .nan }
         let n = rows.reduce(0, +)
         let bands = (0..<bandCount).map { IntervalScore.BandCoverage(n: rows[$0], coverage80: percent(in80[$0], rows[$0]),
                                                                        coverage95: percent(in95[$0], rows[$0])) }
-        guard n > 0 else { return IntervalScore(n: 0, coverage80: .nan, coverage95: .nan, width80: .nan, width95: .nan, bands: bands) }
+        guard n > 0 else {
+            return IntervalScore(n: 0, coverage80: .nan, coverage95: .nan, width80: .nan, width95: .nan, bands: bands,
+                                 intervalScore80: .nan, intervalScore95: .nan)
+        }
         let d = Double(n)
         return IntervalScore(n: n, coverage80: percent(in80.reduce(0, +), n), coverage95: percent(in95.reduce(0, +), n),
-                             width80: width80 / d, width95: width95 / d, bands: bands)
+                             width80: width80 / d, width95: width95 / d, bands: bands,
+                             intervalScore80: score80 / d, intervalScore95: score95 / d)
     }
 
     /// The checks a model file's intervals must pass (`GlucoseModel.validated`): a band per range in
@@ -275,6 +281,16 @@ public struct IntervalScore: Hashable, Sendable {
     /// Per band of the glucose at the moment of prediction (< 70, 70-180, >= 180 mg/dL): rows
     /// and coverage (%, NaN for a band without rows).
     public var bands: [BandCoverage]
+    /// The mean interval score (uncertainty.md): `width + (2 / alpha) * distance outside`, the
+    /// distance by which the reference misses the interval (0 inside), alpha 0.2 and 0.05 (mg/dL;
+    /// lower is better: a narrow interval that holds the reference).
+    public var intervalScore80: Double
+    public var intervalScore95: Double
+
+    /// One row's interval score.
+    static func score(lower: Double, upper: Double, alpha: Double, reference y: Double) -> Double {
+        (upper - lower) + 2 / alpha * max(0, lower - y, y - upper)
+    }
 
     public struct BandCoverage: Hashable, Sendable {
         public var n: Int

@@ -47,6 +47,7 @@ public struct ResultRow: Codable, Hashable, Sendable {
             optional("coverage_95_70to180", \.coverage95In70To180),
             count("rows_from180", \.rowsFrom180), optional("coverage_80_from180", \.coverage80From180),
             optional("coverage_95_from180", \.coverage95From180),
+            optional("interval_score_80", \.intervalScore80), optional("interval_score_95", \.intervalScore95),
         ]
     }
 
