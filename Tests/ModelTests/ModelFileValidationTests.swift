@@ -67,6 +67,20 @@ import GrammarEvolution
         try GlucoseModel.decode(JSONSerialization.data(withJSONObject: object), path: "h030.json")
     }
 
+    /// Hunt R (stop 53): a 50 MB model file (an unknown key holding 25 million numbers) took 1.1 GB
+    /// to read. A file beyond 16 MB is refused before it is read; one just under is read.
+    @Test func aModelFileFarLargerThanAnyTheTrainerWritesIsRefused() throws {
+        var object = try Self.json(Self.model())
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        object["notes"] = String(repeating: "x", count: GlucoseModel.maximumFileBytes - text.utf8.count - 20)
+        #expect(try Self.read(object).horizonMinutes == 30)
+        object["notes"] = String(repeating: "x", count: GlucoseModel.maximumFileBytes + 1)
+        #expect(throws: ModelFileError.self) { try Self.read(object) }
+        do { _ = try Self.read(object) } catch {
+            #expect("\(error)".contains("16 MB, larger than any model file the trainer writes (the most read is 16 MB)"), "\(error)")
+        }
+    }
+
     /// A version-1 file (program as `{"instructions": [{"variable": {"_0": 0}}, ...]}`) is still read.
     @Test func readsVersionOneFiles() throws {
         var object = try Self.json(Self.model())

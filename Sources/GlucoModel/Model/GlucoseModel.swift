@@ -293,12 +293,21 @@ extension GlucoseModel {
 
     /// Reads a model file, checking its schema and version, and validating every field.
     public static func read(from url: URL) throws -> GlucoseModel {
+        // A file far beyond any the trainer writes (tens of KB; the validation scores of a long
+        // history a few MB) is refused before it is read: a 50 MB one took 1.1 GB to decode (hunt R).
+        if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int, size > maximumFileBytes {
+            throw ModelFileError.malformed(url.path, "\(size >> 20) MB, larger than any model file the trainer writes "
+                + "(the most read is \(maximumFileBytes >> 20) MB)")
+        }
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw ModelFileError.unreadable(url.path)
         }
         return try decode(data, path: url.path)
     }
+
+    /// The largest model file read (bytes).
+    public static let maximumFileBytes = 16 << 20
 
     /// Decodes and validates the bytes of a model file; `path` names it in errors.
     /// - Throws: `ModelFileError` only.
