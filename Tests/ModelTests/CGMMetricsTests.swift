@@ -114,7 +114,11 @@ import Testing
         let readings = (0..<288).map { i in (time: Self.t0.addingTimeInterval(Double(i) * 300 + (i % 2 == 1 ? -10 : 0)), mgdL: 120.0) }
         let m = CGMMetrics(series: GlucoseSeries(readings: readings))
         #expect(m.readingInterval == 290 && m.readingsCovering == 288)
-        #expect(m.percentActive == 100 * 288 / Double(m.readingsExpected))
+        // Pinned (hunt T, stop 53: compared with the code's own count): the span is 287 * 300 - 10 =
+        // 86,090 s, 86,090 / 290 = 296.9 intervals, so 298 readings expected at the median spacing;
+        // a complete day of jittered readings reads 28,800 / 298 = 96.6% active.
+        #expect(m.readingsExpected == 298)
+        #expect(abs(m.percentActive - 28_800.0 / 298) < 1e-9)
     }
 
     @Test func episodesWithExactFifteenMinuteBoundaries() {
