@@ -561,6 +561,10 @@ struct KnownPerson {
             + "bring the file up to date with the pump"
         #expect(e.insulinSensitivity.reason == reason && e.carbRatio.reason == reason, "\(e.insulinSensitivity.reason)")
         #expect(e.basal.allSatisfy { $0.suggested == $0.current && $0.reason == reason })
+        // No window counts: they were classified with the wrong schedule (hunt Q, stop 53: "0
+        // fasting windows" per block beside hundreds of ISF windows made of the difference).
+        #expect(e.rows.allSatisfy { $0.periods == nil } && e.report.contains("windows not weighed; no change: the settings' basal schedule"))
+        #expect(e.csvLines.allSatisfy { $0.contains(",,meal,") || $0.contains(",,correction,") || $0.contains(",,fasting,") })
         // Within 0.05 U/h (or 5%) the schedule is the pump's: the estimate runs.
         current.basalSchedule = [.init(start: "00:00", unitsPerHour: 1.04)]
         let near = SettingsEstimator.estimate(log: log, settings: try! current.checked(for: log.patient).get(), timeZone: KnownPerson.utc)

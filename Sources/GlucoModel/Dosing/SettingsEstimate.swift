@@ -57,6 +57,9 @@ public struct SettingsEstimate: Sendable {
     /// for, and the share of that period's programmed time it had differed before: the days read
     /// (`first` on) start there.
     public var programmeChange: (time: Date, shareBefore: Double)?
+    /// False when a rule over the whole table held every setting before the windows were weighed
+    /// (`SettingsEstimator.unchanged`): the rows give no window counts then.
+    public var windowsWeighed = true
     /// The residual standard deviation of the fit, mg/dL per window: the fitted deviation.
     public var deviation: Double?
     public var carbRatio: Parameter
@@ -153,11 +156,19 @@ extension SettingsEstimate {
         public var suggested: Double?
         public var estimate: Double?
         public var bandLow: Double?, bandHigh: Double?
-        public var periods: Int
+        /// The windows that informed it; nil when a rule over the whole table held every setting before
+        /// the windows were weighed (counts classified with a schedule that is not the pump's, or no
+        /// boluses, are not evidence: hunt Q, stop 53).
+        public var periods: Int?
         public var periodKind: String
         public var reason: String
 
         /// Percent change of the suggestion from the current value.
+        /// `24 meal windows`, or `windows not weighed` (`periods` nil).
+        public var evidenceCount: String {
+            periods.map { Plural.of($0, "\(periodKind) window") } ?? "windows not weighed"
+        }
+
         public var changePercent: Double? {
             guard let current, let suggested, current > 0 else { return nil }
             return (suggested / current - 1) * 100
@@ -174,20 +185,21 @@ extension SettingsEstimate {
     }
 
     public var rows: [Row] {
+        let counted = { (n: Int) in windowsWeighed ? n : nil }
         func row(_ name: String, _ unit: String, _ p: Parameter, _ kind: String) -> Row {
             Row(setting: name, unit: unit, current: p.current, suggested: p.suggested, estimate: p.estimate,
-                bandLow: p.band?.low, bandHigh: p.band?.high, periods: p.periods, periodKind: kind, reason: p.reason)
+                bandLow: p.band?.low, bandHigh: p.band?.high, periods: counted(p.periods), periodKind: kind, reason: p.reason)
         }
         var out = [row("carbRatio", "g/U", carbRatio, "meal"),
                    row("insulinSensitivity", "mg/dL/U", insulinSensitivity, "correction")]
         for b in basal {
             out.append(Row(setting: String(format: "basal %02d:00-%02d:00", b.startHour, b.endHour), unit: "U/h",
                            current: b.current, suggested: b.suggested, estimate: b.estimate, bandLow: b.band?.low,
-                           bandHigh: b.band?.high, periods: b.periods, periodKind: "fasting", reason: b.reason))
+                           bandHigh: b.band?.high, periods: counted(b.periods), periodKind: "fasting", reason: b.reason))
         }
         if let d = longActing {
             out.append(Row(setting: "basalInjections", unit: "U/day", current: d.current, suggested: d.suggested,
-                           estimate: d.estimate, bandLow: d.band?.low, bandHigh: d.band?.high, periods: d.periods,
+                           estimate: d.estimate, bandLow: d.band?.low, bandHigh: d.band?.high, periods: counted(d.periods),
                            periodKind: "fasting", reason: d.reason))
         }
         return out
@@ -200,7 +212,7 @@ extension SettingsEstimate {
         rows.map { r in
             [patient.rawValue, r.setting, r.unit, Self.number(r.current), Self.number(r.suggested),
              Self.number(r.changePercent, 1), Self.number(r.estimate), Self.number(r.bandLow), Self.number(r.bandHigh),
-             String(r.periods), r.periodKind, Self.number(deviation, 2),
+             r.periods.map(String.init) ?? "", r.periodKind, Self.number(deviation, 2),
              "\"\((r.reason + (programmeChangeText.map { "; " + $0 } ?? "")).replacingOccurrences(of: "\"", with: "'"))\""]
                 .joined(separator: ",")
         }
@@ -262,7 +274,7 @@ extension SettingsEstimate {
             } ?? "-"
             table.append(["\(r.setting) \(r.unit)", Self.number(r.current, nil: "-"), Self.number(r.suggested, nil: "-"),
                           change ?? "-", band,
-                          "\(Plural.of(r.periods, "\(r.periodKind) window")); \(r.reason)"])
+                          "\(r.evidenceCount); \(r.reason)"])
         }
         let widths = header.indices.map { c in table.map { $0[c].count }.max() ?? 0 }
         for row in table {

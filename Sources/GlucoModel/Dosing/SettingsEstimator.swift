@@ -359,6 +359,7 @@ public enum SettingsEstimator {
     /// mean rates) for `reason`.
     static func unchanged(_ out: SettingsEstimate, settings: CheckedDoseSettings, reason: String) -> SettingsEstimate {
         var out = out
+        out.windowsWeighed = false
         out.carbRatio.reason = reason
         out.insulinSensitivity.reason = reason
         out.longActing?.reason = reason

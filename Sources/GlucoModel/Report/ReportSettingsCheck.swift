@@ -41,7 +41,7 @@ public struct ReportSettingsCheck: Sendable {
                        suggested: value(r.suggested, glucose: glucose, decimals: decimals),
                        change: r.changeText ?? "-",
                        estimate: value(r.estimate, glucose: glucose, decimals: decimals) + (band.map { " (\($0))" } ?? ""),
-                       evidence: "\(r.periods) \(r.periodKind) windows; \(r.reason)")
+                       evidence: "\(r.evidenceCount); \(r.reason)")
         }
         // Its own days, which are not the report's period (hunt D: the header's 14.4% below 70 beside
         // this section's 12.9% read as a contradiction).
