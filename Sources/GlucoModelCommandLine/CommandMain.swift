@@ -3,6 +3,8 @@ import Foundation
 import GlucoModel
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Why the working folder cannot be worked in, if its path is too long for Foundation to resolve
@@ -10,11 +12,11 @@ import Glibc
 /// of where it goes, and an XML file named relatively crashed its parser; hunt P, stop 53).
 public func deepWorkingFolder(limit: Int = 1000) -> String? {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    guard getcwd(&buffer, buffer.count) != nil else { return nil }
-    let length = strlen(buffer)
+    // Longer than PATH_MAX, getcwd fails (ERANGE): the deepest folders of all.
+    let length = getcwd(&buffer, buffer.count) != nil ? strlen(buffer) : (errno == ERANGE ? Int(PATH_MAX) + 1 : 0)
     guard length > limit else { return nil }
-    return "the working folder's path is \(length) bytes long, more than the \(limit) Foundation resolves relative paths "
-        + "under: run from a folder with a shorter path"
+    return "the working folder's path is \(length > Int(PATH_MAX) ? "more than \(PATH_MAX)" : "\(length)") bytes long, more than the "
+        + "\(limit) Foundation resolves relative paths under: run from a folder with a shorter path"
 }
 
 extension ParsableCommand {

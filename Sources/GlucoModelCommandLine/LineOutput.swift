@@ -23,7 +23,7 @@ public final class LineOutput {
     private func flush() {
         // FileHandle's write trapped on a full disk (`predict > /dev/full`, exit 132).
         if failed == nil, !buffer.isEmpty {
-            do { try StandardOutputError.write(buffer) } catch { failed = error as? StandardOutputError }
+            do { try StandardOutputError.writeAll(buffer) } catch { failed = error as? StandardOutputError }
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Standard output that could not be written (a full disk under `> file`, `/dev/full`): the output
@@ -19,10 +21,10 @@ public struct StandardOutputError: Error, CustomStringConvertible {
     }
 
     /// Writes `bytes` to standard output's descriptor whole, or throws with the system's reason.
-    public static func write(_ bytes: [UInt8]) throws {
+    public static func writeAll(_ bytes: [UInt8]) throws {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + done, $0.count - done) }
+            let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + done, $0.count - done) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw StandardOutputError(reason: String(cString: strerror(errno)))

@@ -36,9 +36,10 @@ struct Score: ParsableCommand {
             if warnings <= maxWarnings { Console.write(issue.description) }
         }
         // A pipe (`<(...)`, /dev/stdin) reached the second of its two reads empty: "the file is empty" (hunt P).
-        if FileManager.default.fileExists(atPath: pairs), !CohortLoader.isRegularFile(pairs) {
-            throw ValidationError("--pairs \(pairs): not a regular file (a pipe or device); the pairs are read twice "
-                + "(first to find the decimal mark): give a file")
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: pairs, isDirectory: &isFolder), !CohortLoader.isRegularFile(pairs) {
+            throw ValidationError("--pairs \(pairs): " + (isFolder.boolValue ? "a folder; give the pairs file"
+                : "not a regular file (a pipe or device); the pairs are read twice (first to find the decimal mark): give a file"))
         }
         if let out { try ReadFiles([pairs], role: "the pairs file").check(outputFile: URL(fileURLWithPath: out), option: "--out") }
         let output = try LineOutput(path: out)

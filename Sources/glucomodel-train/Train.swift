@@ -316,7 +316,8 @@ struct Train: ParsableCommand {
         for line in ResultsTable.sensorLimitLines(outcome.sensorLimits, kept: keepSensorLimits) { print(line) }
         // Only a folder holding models has something to summarise: a run that trained nothing
         // and found no earlier models writes no summary, and says nothing about it.
-        if !outcome.results.isEmpty, outcome.resultsWritten {
+        if let failure = outcome.resultsFailure { Console.warn("results.csv: \(failure)") }
+        if !outcome.results.isEmpty, outcome.resultsFailure == nil {
             let summaryURL = output.appendingPathComponent("summary.html")
             do {
                 try ResearchSummary.load(output, units: unit).write(to: summaryURL)
@@ -332,7 +333,7 @@ struct Train: ParsableCommand {
         // trained (also no data at all). A scheduler's afterok sees either failure.
         // A shard task with no patients of its own (more tasks than patients) has nothing to do: success.
         if shard != nil, shardPatients.isEmpty, failures.isEmpty { return }
-        let status = RunStatus.of(done: outcome.trained.count + outcome.reused, failed: failures.count)
+        let status = RunStatus.of(done: outcome.trained.count + outcome.reused, failed: failures.count + (outcome.resultsFailure == nil ? 0 : 1))
         if status != .success { throw ExitCode(status.rawValue) }
     }
 }

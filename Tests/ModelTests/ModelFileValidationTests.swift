@@ -77,7 +77,7 @@ import GrammarEvolution
         object["notes"] = String(repeating: "x", count: GlucoseModel.maximumFileBytes + 1)
         #expect(throws: ModelFileError.self) { try Self.read(object) }
         do { _ = try Self.read(object) } catch {
-            #expect("\(error)".contains("16 MB, larger than any model file the trainer writes (the most read is 16 MB)"), "\(error)")
+            #expect("\(error)".contains("bytes, larger than any model file the trainer writes (the most read is 16777216 bytes, 16 MB)"), "\(error)")
         }
     }
 

@@ -153,7 +153,7 @@ enum PredictFixture {
         let patientFolder = folder.appendingPathComponent(PredictFixture.patientA.rawValue)
         let edited = patientFolder.appendingPathComponent("h030.json"), copy = patientFolder.appendingPathComponent("h030.orig.json")
         try FileManager.default.copyItem(at: edited, to: copy)
-        #expect(throws: ModelFileError.invalidField(copy.path, field: "horizonMinutes", reason: "30, the horizon of \(edited.path) too; "
+        #expect(throws: ModelFileError.invalidField(copy.path, field: "horizonMinutes", reason: "30, the horizon of h030.json too; "
                                                     + "a patient has one model file per horizon: move the other out of the folder")) {
             try ModelSet.load(folder, patient: PredictFixture.patientA)
         }

@@ -602,6 +602,12 @@ struct KnownPerson {
         #expect(held.programmeChange == nil)
         #expect(held.insulinSensitivity.reason.hasPrefix("no change: the settings' basal schedule differs from the pump's programme in the data "), "\(held.insulinSensitivity.reason)")
         #expect(held.insulinSensitivity.reason.contains("to 2026-01-25 11:55 (at 2026-01-05 00:00 the pump ran 0.8 U/h, the file says 1)"))
+        // Basal records that stop two days before the last reading: the days without a record
+        // agree with nothing, so no programme became the schedule (review, stop 53).
+        log.basalRates = [BasalRate(start: KnownPerson.day0, end: KnownPerson.day0.addingTimeInterval(19 * 86_400),
+                                    rate: InsulinRate(unitsPerHour: 0.8))]
+        let stopped = SettingsEstimator.estimate(log: log, settings: checked, timeZone: KnownPerson.utc)
+        #expect(stopped.programmeChange == nil && stopped.insulinSensitivity.reason.hasPrefix("no change: the settings' basal schedule differs"))
     }
 
     /// Audit 39 (settings): every bolus recorded twice a minute apart (two exports merged) halved
@@ -732,6 +738,11 @@ struct KnownPerson {
         // 0.08 +20% = 0.096: 0.09 (nearest: 0.10, +25%); 0.5 -20% = 0.4 exactly.
         #expect(file.basalSchedule?.map(\.unitsPerHour) == [0.15, 0.09, 0.4])
         #expect(SettingsEstimate.round(0.3, decimals: 2, toward: 0.25) == 0.3 && SettingsEstimate.round(0.3, decimals: 2, toward: 0.35) == 0.3)
+        // Never back past a current value between two steps (review, stop 53): 3.33 stepped to 3.35
+        // stays 3.33, not 3.3; 0.375 U/h stepped +1.3% (0.3799) stays 0.375, not 0.37.
+        #expect(SettingsEstimate.round(3.35, decimals: 1, toward: 3.33) == 3.33)
+        #expect(SettingsEstimate.round(0.375 * 1.013, decimals: 2, toward: 0.375) == 0.375)
+        #expect(SettingsEstimate.round(3.31, decimals: 1, toward: 3.33) == 3.33)
     }
 
     @Test func suggestedSettingsFileKeepsEverythingElseAndNeverOverwritesTheCurrent() throws {

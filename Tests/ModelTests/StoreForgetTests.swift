@@ -120,19 +120,29 @@ import Testing
                                                     options: ImportOptions(timeZone: Fixture.utc, now: Fixture.date("2026-02-01T00:00:00Z")))
         let writer = try DatabaseQueue(path: path)
         let held = DispatchSemaphore(value: 0)
+        let committed = LockedDate()
         DispatchQueue.global().async {
             try? writer.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN EXCLUSIVE")
                 held.signal()
                 Thread.sleep(forTimeInterval: 1)
+                committed.set(Date())
                 try db.execute(sql: "COMMIT")
             }
         }
         held.wait()
-        // Timed from the lock taken (hunt T, stop 53: from before the writer's thread started, a
-        // slow start made the reader's wait look longer than it was).
-        let started = Date()
+        // The reader waited for the writer: it ends after the commit (hunt T, stop 53: timed from
+        // before the writer's thread started, a slow start made the wait look longer than it was).
         #expect(try PatientStore(path: path).patients() == [PatientID("p1")])
-        #expect(Date().timeIntervalSince(started) >= 0.8)
+        let done = Date()
+        #expect(committed.value.map { done >= $0 } == true)
     }
+}
+
+/// A date set on one thread and read on another.
+final class LockedDate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var date: Date?
+    func set(_ d: Date) { lock.withLock { date = d } }
+    var value: Date? { lock.withLock { date } }
 }

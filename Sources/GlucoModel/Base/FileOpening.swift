@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A file that cannot be opened for reading, for a reason other than its content: no permission,
@@ -30,8 +32,8 @@ public struct FileOpenError: Error, CustomStringConvertible, Equatable {
 
     /// `url` opened for reading.
     /// - Throws: `FileOpenError` with the system's reason.
-    public static func open(_ url: URL) throws -> FileHandle {
-        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC)
+    public static func reading(_ url: URL) throws -> FileHandle {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileOpenError(url, errno: errno) }
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
@@ -39,7 +41,7 @@ public struct FileOpenError: Error, CustomStringConvertible, Equatable {
     /// Why `url` cannot be opened for reading, or nil when it can (opened without waiting: a named
     /// pipe is not read).
     public static func problem(_ url: URL) -> FileOpenError? {
-        let fd = Glibc.open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return FileOpenError(url, errno: errno) }
         close(fd)
         return nil

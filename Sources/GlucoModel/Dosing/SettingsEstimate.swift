@@ -139,9 +139,12 @@ public struct SettingsEstimate: Sendable {
 
     /// `value` to `decimals`, rounded toward `current` (a value a hair off a step, as 0.3 / 0.01 is
     /// 29.999999999999996 steps, is that step).
+    /// Never past `current` (a current value between two steps, 3.33 stepped to 3.35, would
+    /// round back past it, to 3.3): the current value then.
     static func round(_ value: Double, decimals: Int, toward current: Double) -> Double {
         let scale = pow(10, Double(decimals)), steps = value * scale
-        return (value > current ? (steps + 1e-9).rounded(.down) : (steps - 1e-9).rounded(.up)) / scale
+        let rounded = (value > current ? (steps + 1e-9).rounded(.down) : (steps - 1e-9).rounded(.up)) / scale
+        return value > current ? max(rounded, current) : min(rounded, current)
     }
 }
 

@@ -20,6 +20,9 @@ extension SettingsEstimator {
         /// (a suggestion adopted and the pump reprogrammed to it, say).
         var lastDifference: Date?
         var agreesSince: Date? { lastDifference.map { $0.addingTimeInterval(SeriesOptions().step) } }
+        /// The last step with a programmed rate: steps after it, with no basal record, agree with
+        /// nothing.
+        var lastRecorded: Date?
 
         init(log: PatientLog, schedule: BasalSchedule, timeZone: TimeZone, from since: Date, to end: Date) {
             var known = 0, differ = 0
@@ -31,6 +34,7 @@ extension SettingsEstimator {
                 while i + 1 < rates.count, rates[i + 1].start <= t { i += 1 }
                 if i < rates.count, rates[i].start <= t, rates[i].end.map({ t < $0 }) ?? true {
                     known += 1
+                    lastRecorded = t
                     let programmed = rates[i].rate.unitsPerHour, scheduled = schedule.rate(at: t, timeZone: timeZone).unitsPerHour
                     if abs(programmed - scheduled) > max(Self.absolute, Self.relative * scheduled) {
                         differ += 1
@@ -50,10 +54,13 @@ extension SettingsEstimator {
         /// Whether the schedule is not the pump's over the days read.
         var differs: Bool { share > Self.largestShare && first != nil }
 
-        /// When the programme became the schedule, if it did in the days read and has been it for at
-        /// least `leastAgreement` up to `end`: the days from then on can be read alone.
-        func becameTheSchedule(before end: Date) -> Date? {
-            guard differs, let since = agreesSince, end.timeIntervalSince(since) >= Self.leastAgreement else { return nil }
+        /// When the programme became the schedule, if it did in the days read and its records have
+        /// agreed with it for at least `leastAgreement` since: the days from then on can be read
+        /// alone. Steps with no basal record agree with nothing (records that stop a day before the
+        /// last reading are no programme become the schedule).
+        func becameTheSchedule() -> Date? {
+            guard differs, let since = agreesSince, let recorded = lastRecorded,
+                  recorded.addingTimeInterval(SeriesOptions().step).timeIntervalSince(since) >= Self.leastAgreement else { return nil }
             return since
         }
 

@@ -178,7 +178,7 @@ public enum SettingsEstimator {
             // The pump reprogrammed to the file's schedule in the days read (last week's suggestion
             // adopted): the days since are read alone, rather than no advice until the old
             // programme's days have left the period (three weekly checks).
-            if start == nil, let change = mismatch.becameTheSchedule(before: last) {
+            if start == nil, let change = mismatch.becameTheSchedule() {
                 var since = estimate(log: whole, settings: settings, timeZone: timeZone, carbModel: carbModel, days: days,
                                      cut: cut, from: change)
                 since.programmeChange = (change, mismatch.share)
@@ -683,7 +683,10 @@ public enum SettingsEstimator {
         if let increment {
             let steps = step / increment
             let rounded = (step > current ? (steps + 1e-9).rounded(.down) : (steps - 1e-9).rounded(.up)) * increment
-            if rounded == current { return (current, "no change: the step rounds to none (\(SettingsEstimate.number(increment)) U steps)") }
+            // Rounded back to or past a current value between two steps: no step.
+            if step > current ? rounded <= current : rounded >= current {
+                return (current, "no change: the step rounds to none (\(SettingsEstimate.number(increment)) U steps)")
+            }
             step = rounded
         }
         if step > current, let holdingIncrease { return (current, holdingIncrease) }

@@ -16,7 +16,7 @@ public enum ImportFormats {
     /// The importer whose `recognizes(head:)` accepts the file's first `headBytes`, or nil.
     /// - Throws: `FileOpenError` when the file cannot be opened.
     public static func detect(_ url: URL) throws -> (any PatientDataImporter.Type)? {
-        let handle = try FileOpenError.open(url)
+        let handle = try FileOpenError.reading(url)
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: headBytes)) ?? Data()
         let head = String(decoding: data, as: UTF8.self)

@@ -46,7 +46,7 @@ public enum PatientIDScan {
     }
 
     static func ohioPatient(_ url: URL) throws -> PatientID {
-        let handle = try FileOpenError.open(url)
+        let handle = try FileOpenError.reading(url)
         defer { try? handle.close() }
         let head = String(decoding: (try? handle.read(upToCount: xmlHeadBytes)) ?? Data(), as: UTF8.self)
         guard let raw = patientAttribute(in: head) else {

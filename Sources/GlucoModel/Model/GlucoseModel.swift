@@ -295,9 +295,10 @@ extension GlucoseModel {
     public static func read(from url: URL) throws -> GlucoseModel {
         // A file far beyond any the trainer writes (tens of KB; the validation scores of a long
         // history a few MB) is refused before it is read: a 50 MB one took 1.1 GB to decode (hunt R).
-        if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int, size > maximumFileBytes {
-            throw ModelFileError.malformed(url.path, "\(size >> 20) MB, larger than any model file the trainer writes "
-                + "(the most read is \(maximumFileBytes >> 20) MB)")
+        var info = stat()
+        if stat(url.path, &info) == 0, Int(info.st_size) > maximumFileBytes {  // stat follows a symbolic link
+            throw ModelFileError.malformed(url.path, "\(info.st_size) bytes, larger than any model file the trainer writes "
+                + "(the most read is \(maximumFileBytes) bytes, 16 MB)")
         }
         let data: Data
         do { data = try Data(contentsOf: url) } catch {

@@ -38,7 +38,7 @@ public struct ModelSet: Sendable {
             // the later in name order replaced the other without a word, the edited file or the copy.
             if let other = found[model.horizonMinutes] {
                 throw ModelFileError.invalidField(url.path, field: "horizonMinutes", reason: "\(model.horizonMinutes), the horizon of "
-                    + "\(other.path) too; a patient has one model file per horizon: move the other out of the folder")
+                    + "\(other.lastPathComponent) too; a patient has one model file per horizon: move the other out of the folder")
             }
             found[model.horizonMinutes] = url
             if horizons == nil || horizons!.contains(model.horizonMinutes) { models[model.horizonMinutes] = model }

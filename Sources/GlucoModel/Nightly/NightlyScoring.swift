@@ -246,13 +246,13 @@ public struct NightlyScorer {
             return outcome
         }
         do { try importInbox(store, folder: folder, &outcome, message) } catch {
-            outcome.failure = .unusableStore(settings.storePath, "\(error)")
+            outcome.failure = .unusableStore(settings.storePath, StoreErrorText.reason(error) ?? "\(error)")
             return outcome
         }
         let withModels = Set(ModelSet.patients(in: settings.modelsFolder))
         let patients: [PatientID]
         do { patients = try store.patients() } catch {
-            outcome.failure = .unusableStore(settings.storePath, "\(error)")
+            outcome.failure = .unusableStore(settings.storePath, StoreErrorText.reason(error) ?? "\(error)")
             return outcome
         }
         var progress = Progress(interval: progressInterval, total: patients.count, what: "patients", verb: "scored")

@@ -88,7 +88,8 @@ extension PatientReport {
             let others = test.filter { $0.model != Self.evolvedModel }.map { "\(modelName($0.model)) \(units.format($0.rmse, mgdLDecimals: 1))" }
             items.append("\(h)-min predictions on test days: RMSE \(glucose(ge.rmse, 1)) (\(others.joined(separator: ", "))); Clarke A+B \(formatPercent(ge.clarkeAB))")
         } else if let m = models.first, m.training.testFrom != nil {
-            items.append("\(m.horizonMinutes)-min predictions on test days: none could be scored (page 2 says why)")
+            items.append("\(m.horizonMinutes)-min predictions on test days: none could be scored"
+                         + (testMetrics.isEmpty ? " (page 2 says why)" : " (page 2 gives the longer horizons' figures)"))
         }
         var s = "<header id=\"summary\">\n<h1>Glucose report: patient \(HTML.escape(patient.rawValue))</h1>\n"
         s += HTML.paragraph("Period: " + periodText, cssClass: "period")

@@ -42,10 +42,11 @@ public enum CohortLoader {
         var out: [URL] = []
         while let url = e?.nextObject() as? URL {
             // Named pipes, devices and sockets would block or never end: never opened. A name that is
-            // not UTF-8 reaches here with U+FFFD in its place, which names no file: it is kept, to be
-            // named as a file that cannot be opened (`FileOpenError`), not lost.
-            if dataExtensions.contains(url.pathExtension.lowercased()),
-               isRegularFile(url.path) || url.lastPathComponent.contains("\u{FFFD}") { out.append(url) }
+            // not UTF-8 (a file's, or a folder's the listing cannot enter) reaches here with U+FFFD in
+            // its place, which names nothing: it is kept, to be named as a file that cannot be opened
+            // (`FileOpenError`), not lost.
+            let unnamable = url.lastPathComponent.contains("\u{FFFD}") && !FileManager.default.fileExists(atPath: url.path)
+            if unnamable || dataExtensions.contains(url.pathExtension.lowercased()) && isRegularFile(url.path) { out.append(url) }
         }
         return out
     }

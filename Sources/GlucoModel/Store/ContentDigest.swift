@@ -28,7 +28,7 @@ public struct ContentDigest {
     /// Hashes a file in 1 MiB chunks, while `continuing()` says so before each chunk (a hash
     /// stopped early is of the part read and of no use: the caller stops it when it no longer needs it).
     public static func hexDigest(ofFile url: URL, continuing: () -> Bool = { true }) throws -> String {
-        let handle = try FileOpenError.open(url)
+        let handle = try FileOpenError.reading(url)
         defer { try? handle.close() }
         var digest = ContentDigest()
         while continuing(), let data = try handle.read(upToCount: 1 << 20), !data.isEmpty { digest.update(data) }

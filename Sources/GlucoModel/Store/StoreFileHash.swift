@@ -12,7 +12,7 @@ struct FileFingerprint: Equatable {
     var headHash: String
 
     init(of url: URL) throws {
-        let handle = try FileOpenError.open(url)
+        let handle = try FileOpenError.reading(url)
         defer { try? handle.close() }
         size = Int64(try handle.seekToEnd())
         try handle.seek(toOffset: 0)

@@ -27,9 +27,10 @@ public struct CohortRunSettings: Sendable {
     }
 
     /// What a training run writes directly in `output` (above; with `config.json`, the run's options,
-    /// `summary.html` and `shards/`, a job array's reports): no file it reads may be one of them.
+    /// `summary.html`, `shards/`, a job array's reports, and `run.json`, an unsharded run's): no file
+    /// it reads may be one of them.
     public static let written = ["models", "checkpoints", "statistics", "timings", "predictions", "results.csv",
-                                 "config.json", "summary.html", "shards"]
+                                 "config.json", "summary.html", "shards", "run.json"]
 
     func modelURL(_ p: PatientID, _ h: Int) -> URL {
         output.appendingPathComponent("models").appendingPathComponent(GlucoseModel.relativePath(patient: p, horizonMinutes: h))
@@ -69,9 +70,10 @@ public struct CohortOutcome: Sendable {
     /// Models not trained: a failed horizon counts one, a patient that could not be trained at all
     /// counts each of its horizons (so that it reads beside `trained`, which counts models).
     public var failedModels = 0
-    /// Whether `results.csv` was written (it was removed when it could not be: an earlier run's
-    /// table would read as this one's; `failures` says why).
-    public var resultsWritten = true
+    /// Why `results.csv` could not be written, if it could not (an unsharded run's earlier one is
+    /// removed then: it would read as this one's). Not a patient's failure: not in `failures`, nor
+    /// in the run's report, so that `collect` rebuilding the table is a success.
+    public var resultsFailure: String?
 
     /// `subject: message`, or the message alone when it already begins with the subject's patient
     /// (errors such as `TrainingError` name it: "p at 30 min: ...", not "p h30: p at 30 min: ...").
@@ -132,16 +134,23 @@ public struct CohortTrainer: Sendable {
             }
         }
         let results = CohortResults.collect(settings.output)
-        var tableFailure: [(subject: String, message: String)] = []
+        var tableFailure: String?
         do { try CohortResults.write(results, to: settings.output) } catch {
-            // Left, an earlier run's table (and the summary drawn from it) would read as this one's.
-            try? FileManager.default.removeItem(at: settings.output.appendingPathComponent("results.csv"))
-            tableFailure = [("results.csv", "\(error); an earlier run's results.csv is removed, so that no table reads as this "
-                + "run's: once it can be written, glucomodel-train collect --out \(settings.output.path) makes it from the models")]
+            // Left, an unsharded run's earlier table and the summary drawn from it would read as this
+            // run's (a job array's results.csv is collect's, which another task may have just written).
+            var removed = ""
+            if settings.shard == .whole {
+                for name in ["results.csv", "summary.html"] {
+                    let url = settings.output.appendingPathComponent(name)
+                    if CohortLoader.isRegularFile(url.path), (try? FileManager.default.removeItem(at: url)) != nil { removed += " \(name)" }
+                }
+            }
+            tableFailure = "\(error)" + (removed.isEmpty ? "" : "; an earlier run's\(removed) removed, so that none reads as this run's")
+                + ": once it can be written, glucomodel-train collect --out \(settings.output.path) makes it from the models"
         }
         var outcome = CohortOutcome(results: results, trained: state.trained, reused: state.reusedCount,
-                                    failures: failures + state.failures + tableFailure)
-        outcome.resultsWritten = tableFailure.isEmpty
+                                    failures: failures + state.failures)
+        outcome.resultsFailure = tableFailure
         outcome.failedModels = failures.count * options.horizons.count + state.failures.count
         outcome.notes = state.notes
         outcome.sensorLimits = trainers.filter { !$0.sensorLimitRuns.isEmpty }.map { ($0.data.patient, $0.sensorLimitRuns) }

@@ -50,7 +50,7 @@ public struct JSONElementStream {
     }
 
     private func elements(_ body: (Element) throws -> Void) throws {
-        let handle = try FileOpenError.open(url)
+        let handle = try FileOpenError.reading(url)
         defer { try? handle.close() }
         var src = ByteSource(handle: handle, chunkSize: chunkSize)
         src.skipBOM()
