@@ -21,3 +21,14 @@ public enum DecimalArgument {
         return value
     }
 }
+
+/// Reads a whole-number option parsed `.unconditional` (so that `--seed -1` is a value refused by
+/// name, not "Missing value"): the next option taken as its value (`--seed --threads 1`) is said to
+/// be a missing value (hunt U, stop 53: "The value '--threads' is invalid").
+public enum WholeArgument {
+    @Sendable public static func read<T: FixedWidthInteger>(_ text: String) throws -> T {
+        if text.hasPrefix("--") { throw ValidationError("no value given: '\(text)' is the next option") }
+        guard let value = T(text) else { throw ValidationError("expected a whole number") }
+        return value
+    }
+}

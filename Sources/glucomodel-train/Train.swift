@@ -45,16 +45,16 @@ struct Train: ParsableCommand {
     var out: String?
 
     // `.unconditional` on the number options: `--seed -1` is a value to refuse by name, not "Missing value".
-    @Option(parsing: .unconditional, help: "Population size (default: \(TrainingRunConfig.defaultPopulation)).")
+    @Option(parsing: .unconditional, help: "Population size (default: \(TrainingRunConfig.defaultPopulation)).", transform: WholeArgument.read)
     var population: Int?
 
-    @Option(parsing: .unconditional, help: "Generations (default: \(TrainingRunConfig.defaultGenerations)).")
+    @Option(parsing: .unconditional, help: "Generations (default: \(TrainingRunConfig.defaultGenerations)).", transform: WholeArgument.read)
     var generations: Int?
 
-    @Option(parsing: .unconditional, help: "Most evolved terms per model, fitted jointly by least squares (default: \(TrainingRunConfig.defaultTerms); 1: one expression).")
+    @Option(parsing: .unconditional, help: "Most evolved terms per model, fitted jointly by least squares (default: \(TrainingRunConfig.defaultTerms); 1: one expression).", transform: WholeArgument.read)
     var terms: Int?
 
-    @Option(parsing: .unconditional, help: "Independent searches sharing the population, each with its own seed, whose models are averaged (default: \(TrainingRunConfig.defaultEnsemble); 1: one search). The time is that of one search. docs/accuracy.md.")
+    @Option(parsing: .unconditional, help: "Independent searches sharing the population, each with its own seed, whose models are averaged (default: \(TrainingRunConfig.defaultEnsemble); 1: one search). The time is that of one search. docs/accuracy.md.", transform: WholeArgument.read)
     var ensemble: Int?
 
     @Option(help: "Insulin and carbohydrate curves: single (default; the series' own, the linear part's weights free), single-held (the same, the weights held so that a meal never lowers glucose and insulin never raises it), multi (those and the same amounts at several speeds, the weights held) or multi-free (the weights free: closer predictions, but its models do not advise insulin). docs/accuracy.md.")
@@ -63,10 +63,10 @@ struct Train: ParsableCommand {
     @Option(name: .customLong("arx-ridge"), help: "Ridge weight of the ARX fit (the baseline and the evolved model's linear part), per row on standardised features: a number from 0 to 1 (default: \(TrainingRunConfig.defaultARXRidge)) or auto, the one of 1e-3 ... 1e-8 with the lowest RMSE on the validation days. docs/accuracy.md.")
     var arxRidge: String?
 
-    @Option(parsing: .unconditional, help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).")
+    @Option(parsing: .unconditional, help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).", transform: WholeArgument.read)
     var seed: UInt64?
 
-    @Option(parsing: .unconditional, help: "Threads (default: all cores). Results do not depend on it.")
+    @Option(parsing: .unconditional, help: "Threads (default: all cores). Results do not depend on it.", transform: WholeArgument.read)
     var threads: Int?
 
     @Option(help: "Grammar: a bundled name (glucose-directed, glucose-symbolic) or a .bnf file (default: \(TrainingRunConfig.defaultGrammar)).")
@@ -84,7 +84,7 @@ struct Train: ParsableCommand {
     @Option(help: "Split the cohort into N shards and train this array task's one (N, or auto).")
     var shards: String?
 
-    @Option(parsing: .unconditional, help: "The array task id for --shards (default: SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX).")
+    @Option(parsing: .unconditional, help: "The array task id for --shards (default: SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX).", transform: WholeArgument.read)
     var taskID: Int?
 
     @OptionGroup var time: TimeZoneOption
@@ -303,7 +303,7 @@ struct Train: ParsableCommand {
         // results.csv holds every model of the folder: say which it could not read, or which came
         // from an earlier run with other options (a sharded run's are for `collect`, once all ran).
         if shard == nil, let check = try? CohortCompleteness.check(output) {
-            for line in check.modelLines { Console.warn(line) }
+            for line in check.modelLines + check.shardLines { Console.warn(line) }
         }
         if let shard {
             try ShardLedger.write(ShardReport(shard: shard, patients: shardPatients, horizons: options.horizons,

@@ -101,5 +101,12 @@ import Testing
             }
         }
         #expect(try glucomodel_train.Train.parse(["--data", "datasets", "--seed", "7", "--threads", "2"]).seed == 7)
+        // The next option taken as the value is said to be a missing value (hunt U, stop 53).
+        do {
+            _ = try glucomodel_train.Train.parse(["--data", "datasets", "--seed", "--threads", "1"])
+            Issue.record("--seed --threads was read")
+        } catch {
+            #expect(glucomodel_train.Train.message(for: error).contains("no value given: '--threads' is the next option"))
+        }
     }
 }

@@ -227,7 +227,7 @@ import Testing
         try ShardLedger.writeRun(run, in: out)
         let running = try CohortCompleteness.check(out)
         #expect(running.unfinishedRun && running.shardCount == nil)
-        #expect(running.lines == ["the last run into this folder did not finish (still running, or killed): run.json",
+        #expect(running.lines == ["the last unsharded run into this folder did not finish (still running, or killed): run.json",
                                   "failed: b: 1.2 days of training data; at least 2.0 needed", "missing: b at 30, 60 min"])
         #expect(running.closingLine == "incomplete: 2 models missing, 1 failure, the run did not finish")
         run.finished = true
@@ -235,6 +235,15 @@ import Testing
         let done = try CohortCompleteness.check(out)
         #expect(!done.unfinishedRun && done.closingLine == "incomplete: 2 models missing, 1 failure")
         #expect(done.modelLines.isEmpty)
+        // In a job array's folder (an unsharded run into it after the array, hunt U): the run's
+        // failure of a patient still without a model counts; one trained since does not.
+        try ShardLedger.settle(1, in: out)
+        try ShardLedger.write(ShardReport(shard: Shard(uncheckedIndex: 0, count: 1), patients: [a], horizons: [30, 60], finished: true), in: out)
+        let inArray = try CohortCompleteness.check(out)
+        #expect(inArray.shardCount == 1 && inArray.failures == ["b: 1.2 days of training data; at least 2.0 needed"], "\(inArray.failures)")
+        #expect(inArray.missingModels.map { "\($0.patient) \($0.horizon)" } == ["b 30", "b 60"])
+        for h in [30, 60] { try Self.writeModel(b, h, generations: 100, settings: "s100", in: files) }
+        #expect(try CohortCompleteness.check(out).isComplete)
         run.failures = []
         run.patients = [a]
         try ShardLedger.writeRun(run, in: out)

@@ -19,6 +19,10 @@ public enum CohortLoader {
                 throw InputError(SourceLocation(file: path), "no such file or folder")
             }
             if isDir.boolValue {
+                // A folder named that cannot be listed said "no data file in this folder" (hunt U).
+                if let problem = FileOpenError.problem(URL(fileURLWithPath: path)) {
+                    throw InputError(SourceLocation(file: path), "cannot list the folder: \(problem.reason)")
+                }
                 // A file that cannot be opened (no permission, a name not UTF-8) is kept: reading it
                 // names it with the reason, where leaving it out lost a patient without a word.
                 out += candidates(inFolder: path).filter {
@@ -38,7 +42,14 @@ public enum CohortLoader {
     static func candidates(inFolder path: String) -> [URL] {
         // Resolved first: the enumerator does not descend into a folder named through a symbolic link.
         let folder = URL(fileURLWithPath: path).resolvingSymlinksInPath()
-        let e = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        // A subfolder the listing cannot read (a patient's folder of another owner) is kept, to be
+        // named "permission denied" when read, not passed over (hunt U, stop 53); but a file
+        // system's own lost+found, which only its owner reads, is no data.
+        var unreadable: [URL] = []
+        let e = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil, options: [], errorHandler: { url, _ in
+            if url.lastPathComponent != "lost+found", url.standardizedFileURL != folder.standardizedFileURL { unreadable.append(url) }
+            return true
+        })
         var out: [URL] = []
         while let url = e?.nextObject() as? URL {
             // Named pipes, devices and sockets would block or never end: never opened. A name that is
@@ -48,7 +59,7 @@ public enum CohortLoader {
             let unnamable = url.lastPathComponent.contains("\u{FFFD}") && !FileManager.default.fileExists(atPath: url.path)
             if unnamable || dataExtensions.contains(url.pathExtension.lowercased()) && isRegularFile(url.path) { out.append(url) }
         }
-        return out
+        return out + unreadable.filter { FileOpenError.problem($0) != nil && !out.contains($0) }
     }
 
     /// The files with a data extension in the folders of `paths` that `files(_:)` leaves out because

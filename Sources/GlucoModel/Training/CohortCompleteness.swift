@@ -73,17 +73,23 @@ public struct CohortCompleteness: Sendable {
             for url in CohortResults.modelFiles(output) {
                 if let model = read(url) { add(model) }
             }
-            // The last unsharded run's own account: what it could not train, and why.
-            if let run = ShardLedger.runReport(in: output) {
-                c.unfinishedRun = !run.finished
-                c.failures += run.failures.map { CohortOutcome.failureLine(subject: $0.subject, message: $0.message) }
-                let settings = CohortRunSettings(output: output)
-                for patient in run.patients {
-                    for h in run.horizons where !FileManager.default.fileExists(atPath: settings.modelURL(patient, h).path) {
-                        c.missingModels.append((patient, h))
-                    }
+        }
+        // The last unsharded run's own account: what it could not train, and why. In a job array's
+        // folder (an unsharded run into it after the array) only the failures of patients still
+        // without a model count: an earlier run's, trained since by a task, are history (hunt U).
+        if let run = ShardLedger.runReport(in: output) {
+            c.unfinishedRun = !run.finished
+            let settings = CohortRunSettings(output: output)
+            var stillMissing = Set<String>()
+            for patient in run.patients {
+                for h in run.horizons where !FileManager.default.fileExists(atPath: settings.modelURL(patient, h).path) {
+                    stillMissing.insert(patient.rawValue)
+                    if !c.missingModels.contains(where: { $0.patient == patient && $0.horizon == h }) { c.missingModels.append((patient, h)) }
                 }
             }
+            let failures = c.shardCount == nil ? run.failures
+                : run.failures.filter { stillMissing.contains($0.subject.split(separator: " ").first.map(String.init) ?? "") }
+            c.failures += failures.map { CohortOutcome.failureLine(subject: $0.subject, message: $0.message) }
         }
         // The options most models share (of equal counts, the first fingerprint) are the cohort's.
         let groups = bySettings.sorted { $0.value.models.count != $1.value.models.count ? $0.value.models.count > $1.value.models.count : $0.key < $1.key }
@@ -120,23 +126,27 @@ public struct CohortCompleteness: Sendable {
         return "incomplete: \(Plural.of(missingModels.count, "model")) missing, \(Plural.of(failures.count, "failure"))"
             + unreadable + other
             + ", \(missingShards.count + unfinishedShards.count) of \(Plural.of(shardCount, "shard")) not finished"
+            + (unfinishedRun ? ", the last unsharded run did not finish" : "")
     }
 
     /// A readable account, one finding per line; empty when complete.
     public var lines: [String] {
-        var out = modelLines
-        guard let n = shardCount else {
-            if unfinishedRun { out.append("the last run into this folder did not finish (still running, or killed): run.json") }
-            return out + failures.map { "failed: \($0)" } + missingLines
-        }
+        var out = modelLines + shardLines
+        if unfinishedRun { out.append("the last unsharded run into this folder did not finish (still running, or killed): run.json") }
+        return out + failures.map { "failed: \($0)" } + missingLines
+    }
+
+    /// A job array's shards that never reported or did not finish (none for an unsharded folder).
+    public var shardLines: [String] {
+        guard let n = shardCount else { return [] }
+        var out: [String] = []
         if !missingShards.isEmpty {
             out.append("shards that never reported (their task did not start): \(missingShards.map { "\($0)/\(n)" }.joined(separator: ", "))")
         }
         if !unfinishedShards.isEmpty {
             out.append("shards that did not finish (still running, or killed): \(unfinishedShards.map { "\($0)/\(n)" }.joined(separator: ", "))")
         }
-        out += failures.map { "failed: \($0)" }
-        return out + missingLines
+        return out
     }
 
     /// The model files' findings alone: those that cannot be read, and those trained with other
