@@ -328,7 +328,9 @@ struct Train: ParsableCommand {
         }
         let skipped = failures.count - outcome.failures.count
         print("\nModels: trained \(outcome.trained.count), reused \(outcome.reused), failed \(outcome.failedModels)"
-              + (skipped > 0 ? "; files skipped \(skipped)" : "") + ". Results: \(out)/results.csv; models: \(out)/models/; options: \(out)/config.json")
+              + (skipped > 0 ? "; files skipped \(skipped)" : "")
+              + (outcome.resultsFailure == nil ? ". Results: \(out)/results.csv" : ". Results: not written (above)")
+              + "; models: \(out)/models/; options: \(out)/config.json")
         // 0 all trained; 2 partial (some patients or files failed, the others finished); 1 nothing
         // trained (also no data at all). A scheduler's afterok sees either failure.
         // A shard task with no patients of its own (more tasks than patients) has nothing to do: success.
