@@ -348,14 +348,8 @@ import Testing
         #expect(s.reasonCodes == ["settings"])
     }
 
-    // Limits from dosing.md (Loop's guardrails): suspend 67-110, target 87-180, ISF 10-500,
-    // ICR 2-150, max bolus at most 30 U. One value just outside each end.
-    @Test(arguments: [("suspendThreshold", 66.0, 67.0...110.0), ("suspendThreshold", 110.5, 67.0...110.0),
-                      ("target", 86.0, 87.0...180.0), ("target", 181.0, 87.0...180.0),
-                      ("insulinSensitivity", 9.0, 10.0...500.0), ("insulinSensitivity", 501.0, 10.0...500.0),
-                      ("carbRatio", 1.9, 2.0...150.0), ("carbRatio", 151.0, 2.0...150.0),
-                      ("maxBolus", 30.5, 0.05...30.0), ("maxBolus", 0.0, 0.05...30.0)])
-    func settingOutsideItsLimitsIsRefused(_ field: String, _ value: Double, _ limits: ClosedRange<Double>) {
+    /// The fixture's settings with `field` set to `value` (a suspend threshold with the target at 150).
+    static func settings(_ field: String, _ value: Double) -> DoseSettings {
         var settings = F.settings()
         switch field {
         case "suspendThreshold": settings.suspendThreshold = value; settings.target = 150
@@ -364,6 +358,18 @@ import Testing
         case "carbRatio": settings.carbRatio = value
         default: settings.maxBolus = value
         }
+        return settings
+    }
+
+    // Limits from dosing.md (Loop's guardrails): suspend 67-110, target 87-180, ISF 10-500,
+    // ICR 2-150, max bolus at most 30 U. One value just outside each end.
+    @Test(arguments: [("suspendThreshold", 66.0, 67.0...110.0), ("suspendThreshold", 110.5, 67.0...110.0),
+                      ("target", 86.0, 87.0...180.0), ("target", 181.0, 87.0...180.0),
+                      ("insulinSensitivity", 9.0, 10.0...500.0), ("insulinSensitivity", 501.0, 10.0...500.0),
+                      ("carbRatio", 1.9, 2.0...150.0), ("carbRatio", 151.0, 2.0...150.0),
+                      ("maxBolus", 30.5, 0.05...30.0), ("maxBolus", 0.0, 0.05...30.0)])
+    func settingOutsideItsLimitsIsRefused(_ field: String, _ value: Double, _ limits: ClosedRange<Double>) {
+        let settings = Self.settings(field, value)
         let s = suggest(F.flatLog(), settings: settings)
         #expect(refusals(s) == [.settings([.outOfLimits(field, value: value, limits: limits)])])
     }
@@ -464,14 +470,7 @@ import Testing
                       ("insulinSensitivity", 10.0), ("insulinSensitivity", 500.0), ("carbRatio", 2.0), ("carbRatio", 150.0),
                       ("maxBolus", 30.0), ("maxBolus", 0.05)])
     func theEndsOfEachLimitAreAccepted(_ field: String, _ value: Double) {
-        var settings = F.settings()
-        switch field {
-        case "suspendThreshold": settings.suspendThreshold = value; settings.target = 150
-        case "target": settings.target = value
-        case "insulinSensitivity": settings.insulinSensitivity = value
-        case "carbRatio": settings.carbRatio = value
-        default: settings.maxBolus = value
-        }
+        let settings = Self.settings(field, value)
         let s = suggest(F.flatLog(), settings: settings)
         #expect(refusals(s).isEmpty && s.decision.units ?? 0 > 0, "\(field) \(value): \(s.reasons.map(\.message))")
     }
