@@ -143,7 +143,7 @@ struct ImportData: ParsableCommand {
             // A named pipe, a device or a socket would be waited on for ever (holding the store's
             // lock, so that every night meanwhile exited 75; hunt P), as the other commands refuse it.
             if exists, !isFolder.boolValue, !CohortLoader.isRegularFile(path) {
-                throw ValidationError("\(path): not a regular file (a pipe, device or socket); give a data file")
+                throw ValidationError("\(path): \(CohortLoader.notRegularFile)")
             }
             guard exists, isFolder.boolValue else { return [path] }
             let found = try CohortLoader.files([path], options: options).map(\.path)

@@ -142,9 +142,15 @@ public struct SettingsEstimate: Sendable {
     /// Never past `current` (a current value between two steps, 3.33 stepped to 3.35, would
     /// round back past it, to 3.3): the current value then.
     static func round(_ value: Double, decimals: Int, toward current: Double) -> Double {
-        let scale = pow(10, Double(decimals)), steps = value * scale
-        let rounded = (value > current ? (steps + 1e-9).rounded(.down) : (steps - 1e-9).rounded(.up)) / scale
+        let rounded = rounded(value, stepsPerUnit: pow(10, Double(decimals)), toward: current)
         return value > current ? max(rounded, current) : min(rounded, current)
+    }
+
+    /// `value` on the grid of `1 / stepsPerUnit`, the step toward `current` (it may land on or past
+    /// a current value that lies between two steps; the callers decide what that means).
+    static func rounded(_ value: Double, stepsPerUnit scale: Double, toward current: Double) -> Double {
+        let steps = value * scale
+        return (value > current ? (steps + 1e-9).rounded(.down) : (steps - 1e-9).rounded(.up)) / scale
     }
 }
 

@@ -681,8 +681,7 @@ public enum SettingsEstimator {
         var step = boundedStep(from: current, toward: estimate, limits: limits)
         let bounded = step != estimate
         if let increment {
-            let steps = step / increment
-            let rounded = (step > current ? (steps + 1e-9).rounded(.down) : (steps - 1e-9).rounded(.up)) * increment
+            let rounded = SettingsEstimate.rounded(step, stepsPerUnit: 1 / increment, toward: current)
             // Rounded back to or past a current value between two steps: no step.
             if step > current ? rounded <= current : rounded >= current {
                 return (current, "no change: the step rounds to none (\(SettingsEstimate.number(increment)) U steps)")

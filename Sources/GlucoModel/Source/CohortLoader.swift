@@ -2,6 +2,9 @@ import Foundation
 
 /// Reads training data from files and folders.
 public enum CohortLoader {
+    /// Why a data file named that is a pipe, device or socket is refused (it would be waited on for ever).
+    public static let notRegularFile = "not a regular file (a pipe, device or socket); give a data file"
+
     /// File extensions looked at inside folders.
     public static let dataExtensions: Set<String> = ["xml", "csv", "json"]
 
@@ -30,7 +33,7 @@ public enum CohortLoader {
                 }
             } else {
                 guard isRegularFile(path) else {
-                    throw InputError(SourceLocation(file: path), "not a regular file (a pipe, device or socket); give a data file")
+                    throw InputError(SourceLocation(file: path), notRegularFile)
                 }
                 out.append(URL(fileURLWithPath: path))
             }
@@ -73,7 +76,7 @@ public enum CohortLoader {
         for path in paths {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { continue }
-            for url in candidates(inFolder: path) where FileOpenError.problem(url) == nil && !ImportFormats.isReadable(url, options: options)
+            for url in candidates(inFolder: path) where !ImportFormats.isReadable(url, options: options) && FileOpenError.problem(url) == nil
                 && !isSettingsFile(url) {
                 if let skip, url.standardizedFileURL.path.hasPrefix(skip) { continue }
                 out.append(url)
