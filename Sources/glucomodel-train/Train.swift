@@ -236,45 +236,34 @@ struct Train: ParsableCommand {
         }
         // A job array's tasks share one config.json: its count, never a task's own shard.
         if case .array = request, let shard { resolved.shards = String(shard.count) }
-        var failures: [(subject: String, message: String)] = []
-        let loaded: LoadedPatients
-        var shardPatients: [PatientID] = []
-        // A task that stops on an error once it has its shard (no data, an unreadable store) says so
-        // in the shard's report, finished with the error, as a failing patient does: collect then
-        // lists the failure, not a shard whose task never started.
+        var account = RunAccount(shard: shard, output: output, horizons: options.horizons)
+        // A task that stops on an error once it has its shard says so in its report (RunAccount.stopped).
         func reporting<T>(_ step: () throws -> T) throws -> T {
-            do { return try step() } catch {
-                if let shard {
-                    try? ShardLedger.write(ShardReport(shard: shard, patients: shardPatients, horizons: options.horizons,
-                                                       failures: [.init(subject: "task stopped", message: "\(error)")],
-                                                       finished: true), in: output)
-                }
-                throw error
-            }
+            do { return try step() } catch { account.stopped(by: error); throw error }
         }
         let source = try reporting {
             try patientSource(paths: resolved.data ?? [], store: resolved.store, options: importOptions, format: dataFormat)
         }
+        let loaded: LoadedPatients
         if let shard {
             let pick = try reporting { try ShardPick(source, shard: shard) }
             Console.status("Shard \(shard): \(pick.summary)")
-            shardPatients = pick.patients
-            try ShardLedger.write(ShardReport(shard: shard, patients: pick.patients, horizons: options.horizons), in: output)
+            try account.begin(patients: pick.patients)
             let read = try reporting { try pick.load() }
             loaded = read.loaded
-            failures += read.failures
+            account.record(read.failures.map { .init(subject: $0.subject, message: $0.message) })
         } else {
             Console.status("Reading \(resolved.store.map { "store \($0)" } ?? "the data")...")
             loaded = try source.load()
         }
         reportImportWarnings(loaded.summaries)
         reportUnrecognisedFiles(resolved.data ?? [], options: importOptions, excluding: output)
-        failures += loaded.failures.map { (subject: "skipped file", message: "\($0)") }
+        account.record(loaded.failures.map { .init(subject: "skipped file", message: "\($0)") })
         // No data at all: nothing is written, so an earlier run's config.json, results.csv and
         // summary in the same folder stay as they were (a shard with no patients of its own
         // is another matter: its task has nothing to do, and says so in its report).
         if shard == nil, loaded.patients.isEmpty {
-            for failure in failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
+            for failure in account.failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
             Console.write("Error: no patient data in \(resolved.store ?? (resolved.data ?? []).joined(separator: ", ")): nothing trained, nothing written to \(out)")
             throw ExitCode(RunStatus.failure.rawValue)
         }
@@ -285,30 +274,19 @@ struct Train: ParsableCommand {
             try resolved.write(to: output.appendingPathComponent("config.json"))
         }
         // An unsharded run keeps its own account too (run.json): what it could not train, and why.
-        func runReport(finished: Bool) throws {
-            guard shard == nil else { return }
-            try ShardLedger.writeRun(ShardReport(shard: .whole, patients: loaded.patients.map(\.patient), horizons: options.horizons,
-                                                 failures: failures.map { .init(subject: $0.subject, message: $0.message) },
-                                                 finished: finished), in: output)
-        }
-        try runReport(finished: false)
+        if shard == nil { try account.begin(patients: loaded.patients.map(\.patient)) }
         Console.status("Training \(Plural.of(loaded.patients.count, "patient"))\(shard.map { " (shard \($0))" } ?? "") at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(Plural.of(options.evolution.generations, "generation")), seed \(seed), \(Plural.of(threadCount, "thread"))")
         let progress = ProgressLine()
         let outcome = trainer.run(loaded.patients) { progress.show($0) }
         progress.end()
-        failures += outcome.failures
+        account.record(outcome.failures.map { .init(subject: $0.subject, message: $0.message) })
         for note in outcome.notes { Console.status(note) }
-        for failure in failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
-        try runReport(finished: true)
+        for failure in account.failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
+        try account.finish()
         // results.csv holds every model of the folder: say which it could not read, or which came
         // from an earlier run with other options (a sharded run's are for `collect`, once all ran).
         if shard == nil, let check = try? CohortCompleteness.check(output) {
             for line in check.modelLines + check.shardLines { Console.warn(line) }
-        }
-        if let shard {
-            try ShardLedger.write(ShardReport(shard: shard, patients: shardPatients, horizons: options.horizons,
-                                              failures: failures.map { .init(subject: $0.subject, message: $0.message) },
-                                              finished: true), in: output)
         }
         print(ResultsTable.summary(outcome.results, units: unit))
         if resolved.perPatient ?? false { print("\n" + ResultsTable.perPatient(outcome.results, units: unit)) }
@@ -326,6 +304,7 @@ struct Train: ParsableCommand {
                 Console.warn("no research summary: \(error)")
             }
         }
+        let failures = account.failures
         let skipped = failures.count - outcome.failures.count
         print("\nModels: trained \(outcome.trained.count), reused \(outcome.reused), failed \(outcome.failedModels)"
               + (skipped > 0 ? "; files skipped \(skipped)" : "")
@@ -334,7 +313,7 @@ struct Train: ParsableCommand {
         // 0 all trained; 2 partial (some patients or files failed, the others finished); 1 nothing
         // trained (also no data at all). A scheduler's afterok sees either failure.
         // A shard task with no patients of its own (more tasks than patients) has nothing to do: success.
-        if shard != nil, shardPatients.isEmpty, failures.isEmpty { return }
+        if shard != nil, account.patients.isEmpty, failures.isEmpty { return }
         let status = RunStatus.of(done: outcome.trained.count + outcome.reused, failed: failures.count + (outcome.resultsFailure == nil ? 0 : 1))
         if status != .success { throw ExitCode(status.rawValue) }
     }

@@ -250,6 +250,36 @@ import Testing
         #expect(try CohortCompleteness.check(out).isComplete)
     }
 
+    @Test func aRunsAccountIsUnfinishedFromItsPatientsToItsEnd() throws {
+        let out = temporaryFolder("run-account")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let a = try PatientID("a"), b = try PatientID("b")
+        let skipped = RunAccount.Failure(subject: "skipped file", message: "x.csv: line 3, field time: not a time")
+        // Unsharded: run.json, and no shards/ folder.
+        var whole = RunAccount(shard: nil, output: out, horizons: [30])
+        whole.record([skipped])
+        try whole.begin(patients: [a, b])
+        #expect(ShardLedger.runReport(in: out) == ShardReport(shard: .whole, patients: [a, b], horizons: [30], failures: [skipped]))
+        whole.record([.init(subject: "b", message: "too short")])
+        try whole.finish()
+        let ended = try #require(ShardLedger.runReport(in: out))
+        #expect(ended.finished && ended.failures.map(\.subject) == ["skipped file", "b"])
+        // A stop is a shard's only: an unsharded run's account stays as it was.
+        whole.stopped(by: InputError(SourceLocation(file: "s.sqlite"), "cannot open"))
+        #expect(ShardLedger.runReport(in: out) == ended)
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("shards").path))
+        // A shard: its report, begun with its patients; stopped, finished with the stop alone.
+        let shard = try Shard("1/2")
+        var task = RunAccount(shard: shard, output: out, horizons: [30, 60])
+        try task.begin(patients: [b])
+        #expect(ShardLedger.reports(in: out, count: 2) == [1: ShardReport(shard: shard, patients: [b], horizons: [30, 60])])
+        task.record([skipped])
+        task.stopped(by: InputError(SourceLocation(file: "s.sqlite"), "cannot open"))
+        let stopped = try #require(ShardLedger.reports(in: out, count: 2)[1])
+        #expect(stopped.finished && stopped.patients == [b] && stopped.failures.map(\.subject) == ["task stopped"])
+        #expect(stopped.failures.first?.message.contains("cannot open") == true)
+    }
+
     @Test func collectFindsShardsRunWithOtherOptionsOrHorizons() throws {
         // Before: shard 1 resubmitted with --horizons 30 and other --generations left collect
         // saying nothing (exit 0): b had no 60-min model and its 30-min model was of another run.
