@@ -317,6 +317,18 @@ import Testing
         #expect(!single.weightsKeepTheirSigns && single.mayAnchorADose)
         let fromSingle = suggest([single], carbs: 20)
         #expect(!fromSingle.reasonCodes.contains("model_unavailable") && fromSingle.modelDose != nil)
+        // `--base none` (hunt X): the seeded fit, kept in `arx`, is what the search started from and
+        // may be the expression itself. Its broken sign or other ridge withholds the model as above.
+        for seeded in [model(carb1Weight: -2), ridged] {
+            var none = F.model("G0", horizon: 60, features: f)
+            none.arx = seeded.arx
+            let s = suggest([none], carbs: 20)
+            #expect(s.decision == .bolus(units: 4, basis: .standardFormula))
+            #expect(s.reasonCodes == ["model_unavailable"])
+        }
+        var heldNone = model(carb1Weight: 2)
+        heldNone.base = .none
+        #expect(heldNone.mayAnchorADose)
     }
 
     @Test func unfinishedStepIsCarriedToThePreviousPoint() {

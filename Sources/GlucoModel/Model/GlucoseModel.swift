@@ -146,10 +146,10 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// Whether the least-squares part's weights keep `FeatureSet.weightSigns`: no carbohydrate
     /// column with a negative weight, no insulin column with a positive one. Models trained with
     /// `--curves single` (the default) or `multi-free` may not.
-    /// A model without an ARX base has none.
+    /// A model without an ARX base (`--base none`) is judged by the fit it was seeded with, which it
+    /// keeps in `arx`: the search starts from that fit, and often ends at it (hunt X).
     public var weightsKeepTheirSigns: Bool {
-        guard base == .arx else { return true }
-        return zip(features.weightSigns, arx.coefficients).allSatisfy { $0.admits($1) }
+        zip(features.weightSigns, arx.coefficients).allSatisfy { $0.admits($1) }
     }
 
     /// Why the model's trajectory may not anchor a dose (`DoseAdvisor`), or nil when it may:
@@ -159,11 +159,13 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     ///   may, held or free: the default's free ones are the models the closed-loop trials dosed with;
     /// - its ARX was fitted with another ridge than the default (`--arx-ridge`): closer on average,
     ///   such models dosed worse in the closed-loop check (docs/accuracy.md, "The ARX's ridge").
+    /// With `--base none` both are read from the seeded fit (`weightsKeepTheirSigns`): its expression
+    /// is that fit, or evolved from it.
     public var doseAnchorProblem: String? {
         if !(features.carbCurves.isEmpty && features.insulinCurves.isEmpty), !weightsKeepTheirSigns {
             return "lets a meal lower glucose or insulin raise it (trained with --curves multi-free)"
         }
-        if base == .arx, arx.ridge != ARXModel.defaultRidge {
+        if arx.ridge != ARXModel.defaultRidge {
             return "was trained with --arx-ridge \(ARXRidge.fixed(arx.ridge).text), whose dose advice the closed-loop trial has not borne out"
         }
         return nil
