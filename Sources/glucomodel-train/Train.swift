@@ -285,7 +285,7 @@ struct Train: ParsableCommand {
         try account.finish()
         // results.csv holds every model of the folder: say which it could not read, or which came
         // from an earlier run with other options (a sharded run's are for `collect`, once all ran).
-        if shard == nil, let check = try? CohortCompleteness.check(output) {
+        if shard == nil, let check = try? CohortCompleteness.check(output, current: options.fingerprint) {
             for line in check.modelLines + check.shardLines { Console.warn(line) }
         }
         print(ResultsTable.summary(outcome.results, units: unit))

@@ -210,6 +210,23 @@ import Testing
                                 + "\(mixed.otherOptions[0].options), the rest with \(mixed.commonOptions ?? ""): a at 60 min"])
         #expect(mixed.otherOptions[0].options.contains("20 generations") && mixed.commonOptions?.contains("100 generations") == true)
         #expect(mixed.closingLine == "incomplete, 1 model trained with other options")
+        // Train names the models of its own run the cohort's, however few (hunt X: equal counts
+        // named this run's models "an earlier run"'s).
+        let afterRun = try CohortCompleteness.check(out, current: "s20")
+        #expect(afterRun.commonOptions?.contains("20 generations") == true)
+        #expect(afterRun.otherOptions.map { $0.models.map { "\($0.patient) \($0.horizon)" } } == [["a 30", "b 30"]])
+        // Settings that differ where the file says nothing (--terms, say) read alike: the line says so.
+        try write(b, 60, generations: 100, settings: "s100-terms1")
+        let alike = try CohortCompleteness.check(out)
+        let terms = try #require(alike.otherOptions.first { $0.models.map(\.horizon) == [60] && $0.models.first?.patient == b })
+        #expect(terms.options.hasSuffix("(settings s100-terms1) (options a model file does not record: --terms, --keep-sensor-limits, or whether --curves held the weights)"))
+        #expect(alike.otherOptions.first { $0.options.contains("20 generations") }?.options.contains("does not record") == false)
+        // The curves and the ridge a file does record are named.
+        var ridged = ModelFileValidationTests.model()
+        ridged.arx.ridge = 1e-5
+        ridged.features = FeatureSet(horizonMinutes: 30, carbCurves: [.standard], insulinCurves: [])
+        #expect(CohortCompleteness.options(of: ridged).hasSuffix("curves at several speeds, ARX ridge 1e-05"))
+        #expect(CohortCompleteness.options(of: ModelFileValidationTests.model()).hasSuffix("grammar \(ridged.grammar.name), the series' own curves"))
     }
 
     /// Hunt R (stop 53): an unsharded run kept no record of the patients it could not train: the

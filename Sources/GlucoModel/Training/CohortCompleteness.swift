@@ -38,9 +38,11 @@ public struct CohortCompleteness: Sendable {
             && unreadableModels.isEmpty && otherOptions.isEmpty && !unfinishedRun
     }
 
-    /// Checks `output` (the `--out` of the run, or the one every shard used).
+    /// Checks `output` (the `--out` of the run, or the one every shard used). `current`: the
+    /// settings fingerprint of the run that has just trained into it, whose models are then the
+    /// ones the others are told apart from (else those of most models).
     /// - Throws: `ShardLedger.LedgerError.unreadable` when the recorded count is not a number.
-    public static func check(_ output: URL) throws -> CohortCompleteness {
+    public static func check(_ output: URL, current: String? = nil) throws -> CohortCompleteness {
         var c = CohortCompleteness()
         var bySettings: [String: (options: String, models: [(patient: PatientID, horizon: Int)])] = [:]
         func read(_ url: URL) -> GlucoseModel? {
@@ -91,24 +93,35 @@ public struct CohortCompleteness: Sendable {
                 : run.failures.filter { stillMissing.contains($0.subject.split(separator: " ").first.map(String.init) ?? "") }
             c.failures += failures.map { CohortOutcome.failureLine(subject: $0.subject, message: $0.message) }
         }
-        // The options most models share (of equal counts, the first fingerprint) are the cohort's.
-        let groups = bySettings.sorted { $0.value.models.count != $1.value.models.count ? $0.value.models.count > $1.value.models.count : $0.key < $1.key }
+        // The current run's options, or those most models share (of equal counts, the first
+        // fingerprint), are the cohort's.
+        let groups = bySettings.sorted { a, b in
+            if (a.key == current) != (b.key == current) { return a.key == current }
+            return a.value.models.count != b.value.models.count ? a.value.models.count > b.value.models.count : a.key < b.key
+        }
         if groups.count > 1 {
-            c.commonOptions = groups[0].value.options
+            let common = groups[0].value.options
+            c.commonOptions = common
             c.otherOptions = groups.dropFirst().map { group in
-                (group.value.options, group.value.models.sorted { ($0.patient, $0.horizon) < ($1.patient, $1.horizon) })
+                // Options in the same words differ where a model file does not say (hunt X).
+                let unrecorded = group.value.options == common ? " (options a model file does not record: --terms, --keep-sensor-limits, or whether --curves held the weights)" : ""
+                return (group.value.options + " (settings \(group.key))" + unrecorded,
+                        group.value.models.sorted { ($0.patient, $0.horizon) < ($1.patient, $1.horizon) })
             }
+            c.commonOptions = common + " (settings \(groups[0].key))"
         }
         return c
     }
 
-    /// The options of `model` a researcher sets, in words (`population 600, 100 generations,
-    /// seed 1, ...`); two models whose settings differ only elsewhere read alike, and are told apart
-    /// by their settings fingerprint.
+    /// The options of `model` a researcher sets, as far as its file records them, in words
+    /// (`population 600, 100 generations, seed 1, ...`); two models whose settings differ only
+    /// elsewhere read alike, and are told apart by their settings fingerprint.
     static func options(of model: GlucoseModel) -> String {
         "population \(model.evolution.populationSize), \(Plural.of(model.evolution.generations, "generation")), seed \(model.seed), "
             + "\(Plural.of(model.searches ?? 1, "search", plural: "searches")), fitness \(model.fitness.rawValue), base \(model.base.rawValue), "
-            + "grammar \(model.grammar.name) (settings \(model.settings))"
+            + "grammar \(model.grammar.name), "
+            + (model.features.carbCurves.isEmpty && model.features.insulinCurves.isEmpty ? "the series' own curves" : "curves at several speeds")
+            + (model.arx.ridge == ARXModel.defaultRidge ? "" : ", ARX ridge \(ARXRidge.fixed(model.arx.ridge).text)")
     }
 
     /// The line `collect` ends an incomplete run with: `incomplete: 1 model missing, 2 failures,
