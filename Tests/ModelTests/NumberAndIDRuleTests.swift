@@ -49,6 +49,21 @@ import Testing
         #expect(throws: PatientID.InvalidID.self) { try PatientID(raw) }
     }
 
+    /// Hunt W: an id refused for a letter outside ASCII (`García`) or its length was quoted whole,
+    /// and the words went into the store's import summary, nightly's summary.json, quarantine
+    /// reasons and reports. The reason names the character and where it is, never the text.
+    @Test func aRefusedIDIsNeverQuoted() {
+        func reason(_ raw: String) -> String {
+            do { _ = try PatientID(raw); return "accepted" } catch { return "\(error)" }
+        }
+        #expect(reason("María_García") == "patient id has the character 'í' (character 4 of 12); use letters, digits, '-', '_' or '.'")
+        #expect(reason(".Ana.Lopez") == "patient id must start with a letter or a digit, not '.'")
+        #expect(reason("MariaGarciaLopez" + String(repeating: "x", count: 60)) == "patient id is longer than 64 characters (76)")
+        for raw in ["María_García", ".Ana.Lopez", "MariaGarciaLopez" + String(repeating: "x", count: 60), "Ana.López"] {
+            #expect(!reason(raw).contains("Mar") && !reason(raw).contains("Ana") && !reason(raw).contains("Lop"))
+        }
+    }
+
     @Test(arguments: ["p1", "adolescent_003", "559", "a.b", "child-001", "P_07.v2"])
     func idRuleAccepts(raw: String) throws {
         #expect(try PatientID(raw).rawValue == raw)

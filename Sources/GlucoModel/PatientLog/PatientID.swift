@@ -13,14 +13,19 @@ public struct PatientID: Hashable, Comparable, Sendable, Codable, CustomStringCo
         case invalidCharacter(String, Character)
         case badStart(String)
 
+        /// Why, never the text itself: an id that is not valid may be a name (`García`, `Ana.López`,
+        /// a long one), and these words reach warnings, the store's import summaries, nightly's
+        /// files and reports (hunt W). A single character, and where it is, is not personal data.
         public var description: String {
             switch self {
             case .empty: return "patient id is empty"
-            case let .tooLong(s): return "patient id '\(TerminalText.escaped(s.prefix(16)))...' is longer than 64 characters"
+            case let .tooLong(s): return "patient id is longer than 64 characters (\(s.count))"
             case .looksLikePersonalData: return "patient id looks like an e-mail or a name; use a pseudonymous id"
             case let .invalidCharacter(s, c):
-                return "patient id '\(TerminalText.escaped(s))' has the character '\(TerminalText.escaped(String(c)))'; use letters, digits, '-', '_' or '.'"
-            case let .badStart(s): return "patient id '\(s)' must start with a letter or a digit"
+                let position = (s.firstIndex(of: c).map { s.distance(from: s.startIndex, to: $0) } ?? 0) + 1
+                return "patient id has the character '\(TerminalText.escaped(String(c)))' (character \(position) of \(s.count)); use letters, digits, '-', '_' or '.'"
+            case let .badStart(s):
+                return "patient id must start with a letter or a digit, not '\(TerminalText.escaped(String(s.prefix(1))))'"
             }
         }
     }
