@@ -54,13 +54,21 @@ extension PatientLogBuilder {
         if !names.isEmpty {
             // Clarity names its files after the patient: keep the names out of the summary too,
             // including the warnings `build` adds (duplicates, clock jumps, repeated hours).
+            // Word by word: LibreView's title line gives "First Last", its file name "FirstLast".
+            let words = Set(names.flatMap { $0.split(whereSeparator: Self.isWordSeparator) }.filter { $0.count >= 2 }.map(String.init))
             func clean(_ s: String) -> String {
-                names.reduce(s) { $0.replacingOccurrences(of: $1, with: "", options: .caseInsensitive) }
+                words.sorted { $0.count > $1.count }.reduce(s) { $0.replacingOccurrences(of: $1, with: "", options: .caseInsensitive) }
             }
             result.summary.file = clean(result.summary.file)
             for i in result.summary.issues.indices {
                 result.summary.issues[i].location.file = clean(result.summary.issues[i].location.file)
             }
+            // The insulin records skipped are kept with the store's import run and named by `dose`
+            // (hunt W: their file still held the names).
+            if let skipped = result.summary.skippedInsulin {
+                result.summary.skippedInsulin = skipped.map { var s = $0; s.location.file = clean(s.location.file); return s }
+            }
+            result.log.skippedInsulin = result.log.skippedInsulin.map { var s = $0; s.location.file = clean(s.location.file); return s }
         }
         return result
     }
