@@ -51,6 +51,9 @@ struct Nightly: ParsableCommand {
     @Option(parsing: .unconditional, help: "Horizons in minutes, comma-separated (default: every horizon with a model).", transform: HorizonList.read)
     var horizons: HorizonList?
 
+    @Option(name: .customLong("date-order"), help: "Day/month order of numeric dates in the inbox's files: dmy or mdy (default: from each file's data; a file where no date decides, all its days 1-12, is quarantined asking for this).")
+    var dateOrder: DateOrder?
+
     @OptionGroup var time: TimeZoneOption
 
     @OptionGroup var units: GlucoseUnitsOption
@@ -66,16 +69,22 @@ struct Nightly: ParsableCommand {
         _ = try thresholds()
     }
 
-    func run() throws {
-        let zone = try time.zone()
+    /// The run's settings, its night today in `zone` unless `--night` names it.
+    func nightlySettings(zone: TimeZone) throws -> NightlySettings {
         var settings = NightlySettings(storePath: store, inbox: URL(fileURLWithPath: inbox), modelsFolder: URL(fileURLWithPath: models),
                                        output: URL(fileURLWithPath: out), night: night ?? NightlySettings.nightLabel(Date(), timeZone: zone),
-                                       importOptions: ImportOptions(timeZone: zone))
-        let thresholds = try thresholds()
-        settings.thresholds = thresholds
+                                       importOptions: ImportOptions(timeZone: zone, dateOrder: dateOrder))
+        settings.thresholds = try thresholds()
         settings.horizons = horizons?.minutes
         settings.patientFolders = patientFolders
         settings.units = units.unit
+        return settings
+    }
+
+    func run() throws {
+        let zone = try time.zone()
+        let settings = try nightlySettings(zone: zone)
+        let thresholds = settings.thresholds
         let auditor = self.settings.map {
             DoseAudit.nightlyAuditor(settingsFolder: URL(fileURLWithPath: $0), lowThreshold: thresholds.low, units: units.unit,
                                      timeZone: zone)
