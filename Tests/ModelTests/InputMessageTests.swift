@@ -121,6 +121,10 @@ import GrammarEvolution
 
     @Test func controlCharactersAreEscaped() {
         #expect(TerminalText.escaped("p\u{1B}[2J\u{7}ok") == "p\\u{1B}[2J\\u{7}ok")
+        // A right-to-left override turns what follows around on screen (hunt W): escaped too; a
+        // letter of a right-to-left script is text, kept.
+        #expect(TerminalText.escaped("ab\u{202E}cd\u{2066}e\u{200F}") == "ab\\u{202E}cd\\u{2066}e\\u{200F}")
+        #expect(TerminalText.escaped("مريض") == "مريض")
         let issue = ImportIssue(.warning, SourceLocation(file: "a\u{1B}.csv", line: 2), "'\u{9B}31m' is not a number")
         #expect(issue.description == "a\\u{1B}.csv:2: warning: '\\u{9B}31m' is not a number")
         var summary = ImportSummary(file: "b\u{1B}]0;title\u{7}.csv")

@@ -1,6 +1,7 @@
-/// Text from files made safe to print: control characters (C0, DEL, C1, and the Unicode
-/// line and paragraph separators) are written as escapes (`\u{1B}`), so a file cannot move the
-/// cursor, clear a terminal or forge a line of output through a message that quotes it.
+/// Text from files made safe to print: control characters (C0, DEL, C1, the Unicode line and
+/// paragraph separators, and the bidirectional marks, embeddings, overrides and isolates) are
+/// written as escapes (`\u{1B}`), so a file cannot move the cursor, clear a terminal, forge a line
+/// of output or turn a message's words around (U+202E) through a message that quotes it.
 public enum TerminalText {
     /// - Parameter keepingLines: keep line feeds and tabs (for multi-line reports).
     public static func escaped<S: StringProtocol>(_ text: S, keepingLines: Bool = false) -> String {
@@ -15,5 +16,7 @@ public enum TerminalText {
 
     static func isControl(_ s: Unicode.Scalar) -> Bool {
         s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029
+            || s.value == 0x061C || s.value == 0x200E || s.value == 0x200F || (0x202A...0x202E).contains(s.value)
+            || (0x2066...0x2069).contains(s.value)
     }
 }
