@@ -439,6 +439,23 @@ import Testing
         #expect(short.hasSuffix("; the validation period runs from 1991-01-01T00:00:00Z to 1991-01-01T03:00:00Z"))
     }
 
+    /// Hunt X (stop 54): a CGM that records every 15 minutes, trained at 5, 20 and 30 minutes. At 5
+    /// and 20 no target falls on a reading, and the message said "0 usable training rows ... at least
+    /// 288 needed", as if the data were short. It now names the interval; 30 minutes trains.
+    @Test func aHorizonBetweenTheCGMsReadingsIsNamed() throws {
+        let out = temporaryFolder("cgm15")
+        defer { try? FileManager.default.removeItem(at: out) }
+        var log = SyntheticCohort.patient("s-cgm15", days: 8, seed: 5)
+        log.glucose = log.glucose.filter { Int($0.time.timeIntervalSince1970) % 900 == 0 }
+        #expect(PatientSeries(log: log).readingSteps == 3)
+        #expect(PatientSeries(log: SyntheticCohort.patient("s-cgm5", days: 2, seed: 5)).readingSteps == nil)
+        var options = try SyntheticCohort.options(generations: 1, population: 10)
+        options.horizons = [20, 30]
+        let outcome = try CohortTrainer(options: options, settings: CohortRunSettings(output: out, threads: 1)).run([SyntheticCohort.data(log)])
+        #expect(outcome.trained.map(\.horizon) == [30])
+        #expect(outcome.failures.map(\.message) == ["s-cgm15 at 20 min: the CGM records every 15 minutes, so a target 20 minutes ahead never falls on a reading (0 usable training rows, at least \(PatientTrainer.minimumRows.train) needed); use horizons that are multiples of 15 minutes"])
+    }
+
     @Test func aHorizonGivenTwiceIsTrainedOnce() throws {
         // Before: two jobs of one horizon ran at once on two threads and raced for the same checkpoint
         // and model file; one failed ("cannot write .../checkpoints/s-twice-h030.json").

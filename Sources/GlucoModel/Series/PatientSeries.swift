@@ -156,3 +156,20 @@ public struct PatientSeries: Sendable {
         return (first, last)
     }
 }
+
+extension PatientSeries {
+    /// The CGM's interval in grid steps when it records less often than every step (3 for a
+    /// 15-minute CGM on the 5-minute grid): the most common distance between measured steps, when
+    /// it is more than one and at least half of the distances are it. Nil for a CGM of the grid's
+    /// own interval, or readings too irregular to say.
+    public var readingSteps: Int? {
+        var counts: [Int: Int] = [:], total = 0, last: Int?
+        for i in glucoseFlags.indices where glucoseFlags[i] == .measured {
+            if let last { counts[i - last, default: 0] += 1; total += 1 }
+            last = i
+        }
+        guard let (steps, n) = counts.max(by: { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }),
+              steps > 1, 2 * n >= total else { return nil }
+        return steps
+    }
+}

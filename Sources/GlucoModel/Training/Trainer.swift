@@ -367,7 +367,9 @@ public struct PatientTrainer: Sendable {
         for (name, range, minimum, period) in [("training", ranges.train, need.train, periods[0]),
                                                ("validation", ranges.validation, need.validation, periods[1])]
         where range.count < minimum {
-            throw TrainingError.tooFewRows(data.patient, horizon: h, split: name, rows: range.count, need: minimum, period: period)
+            let every = series.readingSteps.map { $0 * Int(series.step / 60) }
+            throw TrainingError.tooFewRows(data.patient, horizon: h, split: name, rows: range.count, need: minimum, period: period,
+                                           readingMinutes: every.flatMap { h % $0 == 0 ? nil : $0 })
         }
         return ranges
     }

@@ -185,8 +185,10 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
     case tooFewDays(PatientID, have: Double, need: Double, leftOut: Int = 0)
     case horizonNotOnGrid(horizon: Int, stepMinutes: Int)
     /// Too few rows in a split; `period` is the split's days (a stray record years from the rest
-    /// of the data stretches the periods so that the data falls in one of them).
-    case tooFewRows(PatientID, horizon: Int, split: String, rows: Int, need: Int, period: DateInterval? = nil)
+    /// of the data stretches the periods so that the data falls in one of them). `readingMinutes`:
+    /// the CGM's interval when the horizon is not a multiple of it (a 15-minute CGM at 20 minutes:
+    /// no target ever falls on a reading).
+    case tooFewRows(PatientID, horizon: Int, split: String, rows: Int, need: Int, period: DateInterval? = nil, readingMinutes: Int? = nil)
     /// A population too small to share among the ensemble's searches (`TrainingOptions.ensemble`).
     case populationTooSmall(Int, searches: Int)
     /// The grammar names variables the features do not have: grammar, (name, line) pairs, the features.
@@ -209,7 +211,11 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
                     + "--keep-sensor-limits keeps them)" : "")
         case let .horizonNotOnGrid(h, step):
             return "horizon \(h) min is not a positive multiple of the \(step)-minute grid"
-        case let .tooFewRows(p, h, split, rows, need, period):
+        case let .tooFewRows(p, h, split, rows, need, period, readingMinutes):
+            if let every = readingMinutes {
+                return "\(p) at \(h) min: the CGM records every \(every) minutes, so a target \(h) minutes ahead never falls on a reading "
+                    + "(\(Plural.of(rows, "usable \(split) row")), at least \(need) needed); use horizons that are multiples of \(every) minutes"
+            }
             let days = period.map { "; the \(split) period runs from \($0.start.iso8601) to \($0.end.iso8601)"
                 + ($0.duration > 366 * 86_400 ? " (a stray record far from the rest of the data?)" : "") } ?? ""
             return "\(p) at \(h) min: \(Plural.of(rows, "usable \(split) row")) (glucose with 1 h of history and a measured target); at least \(need) needed" + days
