@@ -332,6 +332,47 @@ import Testing
         #expect(DoseGuards.skippedInsulinRefusal(after, at: at, durationMinutes: 360) == nil)
     }
 
+    /// Hunt Y (stop 54): a store filled by a build before skipped insulin was kept has runs whose
+    /// summary holds none, and a dose an hour after a bolus typed 435 for 4.35 U was 4.15 U with
+    /// nothing on board; the file imported again was only "already imported". Now importing it again
+    /// keeps them with its run. A run of this build whose skipped rows hold no insulin says so ([]).
+    @Test func aFileImportedByAnEarlierBuildKeepsItsSkippedInsulinWhenImportedAgain() throws {
+        let bad = try Self.file("patient,time,event,value,unit\n" + (0..<3).map { "p0,2026-01-05T08:0\($0 * 5):00Z,glucose,12\($0),mg/dL\n" }.joined()
+                                + "p0,2026-01-05T09:00:00Z,bolus,435,U\n", name: "p0.csv")
+        let dir = bad.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
+        let options = ExportFixtures.options("UTC")
+        _ = try store.importFile(bad, importer: LogCSVImporter(), options: options)
+        let p0 = try PatientID("p0"), at = Self.utc("2026-01-05T10:00:00Z")
+        // As the earlier build stored it: the summary without the key.
+        try store.db.write { db in
+            let text = try String.fetchOne(db, sql: "SELECT summary FROM import_runs") ?? ""
+            var summary = try JSONDecoder().decode(ImportSummary.self, from: Data(text.utf8))
+            summary.skippedInsulin = nil
+            try db.execute(sql: "UPDATE import_runs SET summary = ?", arguments: [String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)])
+        }
+        #expect(DoseGuards.skippedInsulinRefusal(try store.log(for: p0), at: at, durationMinutes: 360) == nil)
+        guard case let .alreadyImported(run) = try store.importFile(bad, importer: LogCSVImporter(), options: options) else {
+            Issue.record("imported twice"); return
+        }
+        #expect(run.skippedInsulinKeptNow == 1)
+        let log = try store.log(for: p0)
+        #expect(log.boluses.isEmpty, "records untouched: the bolus is still not one")
+        #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360)?.code == "skipped_insulin_record")
+        // Once kept, a third import reads nothing again.
+        guard case let .alreadyImported(again) = try store.importFile(bad, importer: LogCSVImporter(), options: options) else { return }
+        #expect(again.skippedInsulinKeptNow == nil)
+        // A glucose row skipped, no insulin: the run says none ([]), so it is not read again either.
+        let glucoseOnly = dir.appendingPathComponent("p1.csv")
+        try Data("patient,time,event,value,unit\np1,2026-01-05T08:00:00Z,glucose,120,mg/dL\np1,2026-01-05T08:05:00Z,glucose,x,mg/dL\n".utf8)
+            .write(to: glucoseOnly)
+        guard case let .imported(fresh) = try store.importFile(glucoseOnly, importer: LogCSVImporter(), options: options) else {
+            Issue.record("not imported"); return
+        }
+        #expect(fresh.summary.skippedInsulin == [])
+    }
+
     /// Hunt E (stop 51): a meal bolus of 2 U and a correction of 3 U written at one instant. The
     /// import kept the first and dropped the second with a warning, and the dose counted 2 U on
     /// board: 5.20 U by the formula for 60 g where both give 2.90 U (60/10 + (150-110)/50 - netIOB;

@@ -18,6 +18,9 @@ public struct ImportRun: Sendable, Hashable {
     public var summary: ImportSummary
     /// `recordsAdded` per kind, for an import made now (nil for a run read back from the store).
     public var recordsAddedByKind: [RecordKind: Int]? = nil
+    /// For a file imported again: the insulin records its import skipped, now kept with the run
+    /// because a build before they were kept had stored none (`keepingSkippedInsulin`); nil otherwise.
+    public var skippedInsulinKeptNow: Int? = nil
 
     /// What `import-data` prints under the file's summary: `patient p_017: 1 record added, 0 already stored`.
     public var storedLine: String {
@@ -113,7 +116,9 @@ public struct PatientStore: Sendable {
         if try Self.hasRun(like: fingerprint, db) {
             let hash: String
             do { hash = try ContentDigest.hexDigest(ofFile: url) } catch { throw cannotRead(error) }
-            if let previous = try Self.run(hash: hash, db) { return .alreadyImported(previous) }
+            if let previous = try Self.run(hash: hash, db) {
+                return .alreadyImported(try keepingSkippedInsulin(of: previous, url: url, importer: importer, options: options, db: db))
+            }
             hasher = BackgroundFileHash(known: hash)
         } else {
             hasher = BackgroundFileHash(url)
@@ -132,10 +137,28 @@ public struct PatientStore: Sendable {
                 return .commit
             }
         } catch let stored as ContentStoredBefore {
-            return .alreadyImported(stored.run)
+            return .alreadyImported(try keepingSkippedInsulin(of: stored.run, url: url, importer: importer, options: options, db: db))
         }
         guard let run else { throw DatabaseError(message: "import returned no run") }
         return .imported(run)
+    }
+
+    /// `previous`, the run that stored the file's content, with the insulin records its import
+    /// skipped. A build before they were kept (stop 43) stored none: `skippedInsulin` absent though
+    /// rows were skipped for problems, and a dose could not see a bolus the import had refused
+    /// (hunt Y: 4.15 U an hour after a 4.35 U bolus typed 435). Importing the file again reads them
+    /// and keeps them with the run (an empty list: none); records are not touched. A file that can
+    /// no longer be read as it was leaves the run as it is.
+    func keepingSkippedInsulin(of previous: ImportRun, url: URL, importer: some PatientDataImporter, options: ImportOptions,
+                               db: Database) throws -> ImportRun {
+        guard previous.summary.skippedInsulin == nil, previous.summary.rowsSkippedForProblems > 0,
+              let fresh = try? importer.importFile(at: url, options: options), fresh.log.patient == previous.patient else { return previous }
+        var run = previous
+        run.summary.skippedInsulin = fresh.summary.skippedInsulin ?? []
+        run.skippedInsulinKeptNow = run.summary.skippedInsulin?.count
+        try db.execute(sql: "UPDATE import_runs SET summary = ? WHERE id = ?",
+                       arguments: [String(decoding: try JSONEncoder().encode(run.summary), as: UTF8.self), run.id])
+        return run
     }
 
     /// Thrown inside the import's transaction to roll it back when the file's content turns out to
@@ -253,6 +276,9 @@ public struct PatientStore: Sendable {
         }
         let (hash, fingerprint) = try contentHash(db)
         let finished = Date()
+        // Rows skipped for problems, none of them insulin: said (an empty list), so that a run from
+        // a build that kept no skipped insulin can be told from it (`keepingSkippedInsulin`).
+        if result.summary.skippedInsulin == nil, result.summary.rowsSkippedForProblems > 0 { result.summary.skippedInsulin = [] }
         let summaryJSON = String(decoding: try JSONEncoder().encode(result.summary), as: UTF8.self)
         let otherJSON = String(decoding: try JSONEncoder().encode(result.log.otherRecords), as: UTF8.self)
         try db.execute(sql: """
