@@ -250,6 +250,18 @@ enum PredictFixture {
         #expect(throws: PredictionError.missingInput(PredictFixture.patientA, missing)) { try Predictor(models: models).predict(log) }
         #expect(missing.description.hasSuffix("but the data has no basal records (basal rates or long-acting injections), "
             + "which its training data had: are they in another file?"))
+        // A model file from before basal and bolus records were recorded (no `data` either) cannot
+        // say its training data had them: a pen user's models were refused after an upgrade on the
+        // data they were trained on, and told to look for another file (hunt Y). Still refused, said so.
+        var older = models
+        for h in older.horizons { older.models[h]!.data = nil }
+        let unsure = try #require(older.missingInput(in: log))
+        #expect(unsure.fileMaySayNothing && unsure.records == .basal)
+        #expect(unsure.description.hasSuffix("or its model file is from a build that did not record whether they had them: "
+            + "are they in another file? If it was trained on data like this, train it again (glucomodel-train into the same --out)"))
+        var noCarbs = log
+        noCarbs.carbs = []
+        #expect(older.missingInput(in: noCarbs).map { $0.records == .carbohydrate && !$0.fileMaySayNothing } ?? true)
         // A temporary basal or a long-acting injection is basal insulin recorded.
         var temporary = log
         temporary.temporaryBasals = [TemporaryBasal(start: log.glucose[0].time, end: log.glucose[12].time, rate: InsulinRate(unitsPerHour: 0))]

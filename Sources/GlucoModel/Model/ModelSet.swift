@@ -111,7 +111,7 @@ public struct ModelSet: Sendable {
             for kind in PatientLog.RecordInputs.allCases where !log.has(kind) && !model.trainedWithout(kind) {
                 let inputs = kind == .carbohydrate ? model.features.carbInputs : model.features.insulinInputs
                 if let input = inputs.first(where: used.contains) {
-                    return MissingInput(horizon: h, input: input, records: kind)
+                    return MissingInput(horizon: h, input: input, records: kind, fileMaySayNothing: model.data == nil && (kind == .basal || kind == .bolus))
                 }
             }
         }
@@ -132,11 +132,22 @@ public struct MissingInput: Sendable, Equatable, CustomStringConvertible {
     /// The feature the model reads (`IOB`, `INS`, `COB`...).
     public var input: String
     public var records: PatientLog.RecordInputs
+    /// The model file is older than its record of basal and bolus records (it has no `data`
+    /// fingerprint either): absent, they may have been absent from its training data too (hunt Y:
+    /// a pen user's models, refused after an upgrade on the data they were trained on).
+    public var fileMaySayNothing = false
+
+    public init(horizon: Int, input: String, records: PatientLog.RecordInputs, fileMaySayNothing: Bool = false) {
+        self.horizon = horizon; self.input = input; self.records = records; self.fileMaySayNothing = fileMaySayNothing
+    }
 
     public var description: String {
-        "the \(horizon)-minute model uses \(input), but the data has no \(records.rawValue) records"
-            + (records == .basal ? " (basal rates or long-acting injections), which its training data had: are they in another file?"
-                : records == .bolus ? ", which its training data had: are they in another file?" : "")
+        let had = fileMaySayNothing && (records == .basal || records == .bolus)
+            ? ", which its training data had, or its model file is from a build that did not record whether they had them: "
+                + "are they in another file? If it was trained on data like this, train it again (glucomodel-train into the same --out)"
+            : ", which its training data had: are they in another file?"
+        return "the \(horizon)-minute model uses \(input), but the data has no \(records.rawValue) records"
+            + (records == .basal ? " (basal rates or long-acting injections)" + had : records == .bolus ? had : "")
     }
 }
 
