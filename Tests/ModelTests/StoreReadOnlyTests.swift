@@ -53,6 +53,28 @@ import Testing
         #expect(try db.log(for: PredictFixture.patientA).glucose.count == 288)
     }
 
+    /// Hunt Y (stop 54): a read-only copy of a store an earlier build wrote (a backup, a snapshot)
+    /// was refused by every reading command as "read-only ... make it writable", as if a write had
+    /// been asked for: opening it upgrades its schema. The refusal says so, and how to read it.
+    @Test func aReadOnlyStoreOfAnEarlierSchemaSaysTheUpgradeIsTheWrite() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let store = dir.appendingPathComponent("old.sqlite")
+        defer { Self.cleanUp(dir, store) }
+        let day0 = dir.appendingPathComponent("p_a-day0.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: day0)
+        var options = ImportOptions()
+        options.timeZone = PredictFixture.utc
+        let writable = try PatientStore(path: store.path)
+        _ = try writable.importFile(day0, importer: LogCSVImporter(), options: options)
+        // As an earlier build left it: its last step not applied.
+        try writable.db.write { db in try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v6-scoring-runs'") }
+        #expect(ReadOnlyFile.setReadOnly(store, true))
+        let bytes = try Data(contentsOf: store)
+        #expect(throws: StoreFileError.readOnlyOlderSchema(store.path, steps: ["v6-scoring-runs"])) { try PatientStore(path: store.path) }
+        #expect(StoreFileError.readOnlyOlderSchema(store.path, steps: ["v6-scoring-runs"]).description.contains("Read a copy"))
+        #expect(try Data(contentsOf: store) == bytes)
+    }
+
     /// As a user runs it: one line naming the store, exit 1, no SQLite message, the store as it was.
     @Test func importDataSaysTheStoreIsReadOnly() throws {
         let (dir, store, day1, bytes) = try Self.readOnlyStore()

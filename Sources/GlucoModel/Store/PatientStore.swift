@@ -63,7 +63,11 @@ public struct PatientStore: Sendable {
         let migrator = StoreSchema.migrator
         try db.read { db in try StoreFileCheck.checkSchema(db, path: path, known: migrator.migrations) }
         // A store that cannot be written is read as it is (only a new store, or an older schema,
-        // needs writing here).
+        // needs writing here; an older schema read-only is refused as such).
+        let applied = try db.read { db in try migrator.appliedIdentifiers(db) }
+        let steps = migrator.migrations.filter { !applied.contains($0) }
+        let readOnly = (try? db.read { db in sqlite3_db_readonly(db.sqliteConnection, "main") == 1 }) ?? false
+        if readOnly, !steps.isEmpty, !applied.isEmpty { throw StoreFileError.readOnlyOlderSchema(path, steps: steps) }
         try StoreFileError.refusingReadOnly(path) {
             try db.writeWithoutTransaction { db in
                 // A new store's pages are 16 KiB (SQLite's default is 4 KiB): fewer page splits and

@@ -18,6 +18,9 @@ public enum StoreFileError: Error, Equatable, CustomStringConvertible {
     /// A store SQLite opened for reading only (a read-only file, file system or attribute): found
     /// at the first write, which SQLite refuses (`SQLITE_READONLY`), so the store is unchanged.
     case readOnly(String)
+    /// A read-only store of an earlier build, whose schema this build must upgrade (a write) before
+    /// it can read it (a backup or snapshot kept from before an upgrade; hunt Y).
+    case readOnlyOlderSchema(String, steps: [String])
 
     public var description: String {
         switch self {
@@ -38,6 +41,10 @@ public enum StoreFileError: Error, Equatable, CustomStringConvertible {
         case let .readOnly(p):
             return "\(p): the store file is read-only: nothing can be written to it, and it is left unchanged; "
                 + "make it writable, or give another store file"
+        case let .readOnlyOlderSchema(p, steps):
+            return "\(p): the store was written by an earlier build and is read-only: this build upgrades a store's schema when it opens it "
+                + "(\(steps.joined(separator: ", "))), which is a write; it is left unchanged. Read a copy (cp it to a writable file: "
+                + "the copy is upgraded, the original stays as it is), or make it writable"
         }
     }
 
