@@ -270,6 +270,13 @@ import Testing
         #expect(throws: TrainingError.populationTooSmall(3, searches: 2)) {
             try CohortTrainer(options: options, settings: CohortRunSettings(output: out))
         }
+        // The smallest population the options take, 2, with one search (hunt X: "parameter elitism:
+        // expected 0 up to populationSize - 1", the default elitism of 2 checked against it).
+        options.evolution.populationSize = 2
+        options.ensemble = 1
+        options.evolution.generations = 1
+        let smallest = try CohortTrainer(options: options, settings: CohortRunSettings(output: temporaryFolder("smallest"), threads: 1)).run([patient])
+        #expect(smallest.failures.isEmpty && smallest.trained.count == 1)
     }
 
     @Test func anInterruptedEnsembleResumesEachSearchToTheSameModel() throws {

@@ -97,8 +97,10 @@ public struct CohortTrainer: Sendable {
         self.options = options
         self.settings = settings
         grammar = try Grammar(text: options.grammar.text, source: options.grammar.name).validated()
-        try options.evolution.validate()
         try options.checkEnsemble()
+        // Each search's parameters, as they run: the elitism is capped to a search's population
+        // (`member`), so the smallest population, 2, trains (it stopped on "parameter elitism").
+        for k in 0..<options.ensemble { try options.evolution.member(k, of: options.ensemble).validate() }
         let names = options.features(horizonMinutes: options.horizons.first ?? 30, stepMinutes: 5).names
         let unknown = grammar.unknownNames(VariableNames(names))
         if !unknown.isEmpty {
