@@ -64,6 +64,34 @@ import Testing
         #expect(result.summary.issues[0].message.contains("note of 1000000 characters cut to its first 1000"))
     }
 
+    /// Hunt W (stop 54): a note cell with a line break (a spreadsheet's Alt+Enter), quoted as RFC
+    /// 4180 writes it. The row (a 64 mg/dL finger stick) was skipped as "a quoted field is not
+    /// closed" and the note's second line read as a row of its own. Now the lines up to the closing
+    /// quote are the row. A quote that never closes is a malformed row as before, the rows after
+    /// it read; one that a later row's quote would close is no row (wider than the header).
+    @Test func aQuotedNoteOverSeveralLinesIsOneRow() throws {
+        let text = """
+            patient,time,event,value,unit,duration,type,moment,note
+            p1,2026-01-05T08:00:00Z,glucose,120,mg/dL,,cgm,,
+            p1,2026-01-05T08:02:00Z,glucose,64,mg/dL,,finger,before_breakfast,"felt shaky
+            treated with juice, 15 g"
+            p1,2026-01-05T08:05:00Z,glucose,118,mg/dL,,cgm,,
+            p1,2026-01-05T08:10:00Z,bolus,2,U,,,,"never closed
+            p1,2026-01-05T08:15:00Z,glucose,117,mg/dL,,cgm,,
+            p1,2026-01-05T08:20:00Z,glucose,116,mg/dL,,cgm,,"a, b"
+
+            """
+        let r = try ImportSharedRulesTests().importText(text, name: "notes.csv", LogCSVImporter())
+        #expect(r.log.glucose.map(\.value.mgdL) == [120, 64, 118, 117, 116])
+        #expect(r.log.glucose[1].note == "felt shaky\ntreated with juice, 15 g" && r.log.glucose[1].source == .fingerStick)
+        #expect(r.log.glucose[4].note == "a, b")
+        #expect(r.summary.adjusted["quoted field over several lines read as one row"] == 1)
+        // Line 6's quote: closed by line 8's first quote, the rows between made one row 16 fields wide: not a row.
+        #expect(r.summary.skipped["malformed row"] == 1)
+        #expect(r.summary.issues.map(\.location.line) == [6])
+        #expect(r.summary.isBalanced && r.summary.rowsRead == 6)
+    }
+
     @Test func missingRequiredColumnIsAnError() throws {
         let bad = Fixture.url("csv/no_value_column.csv")
         let error = try #require(throws: InputError.self) { try LogCSVImporter().importFile(at: bad, options: Fixture.options) }

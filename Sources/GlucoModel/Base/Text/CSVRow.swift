@@ -6,8 +6,9 @@ import Foundation
 ///
 /// Quoting follows RFC 4180: `"a,b"` is one field, `""` inside quotes is a quote. A quote opens a
 /// quoted field only at its start (after optional spaces); a quoted field is kept as written,
-/// unquoted fields are trimmed of spaces and tabs. A quoted field spanning lines is not supported
-/// (no format this toolkit reads writes one): an unclosed quote is reported by `unterminatedQuote`.
+/// unquoted fields are trimmed of spaces and tabs. A row is one line: an unclosed quote is
+/// reported by `unterminatedQuote` (the GlucoModel CSV importer then joins the lines up to the
+/// closing quote, a note cell with a line break: `LogCSVState.read`).
 /// Splitting on bytes is safe for UTF-8: `,` and `"` never occur inside a multi-byte character.
 public struct CSVRow {
     /// The line's bytes (for a line with quotes: the fields unquoted, one after another).

@@ -96,6 +96,9 @@ struct LogCSVState {
         fixedPatient = options.patient != nil
     }
 
+    /// The most lines a quoted field may span (`read`).
+    static let quotedLineLimit = 20
+
     /// Reads `url` into a state: blank lines and comments (`#` first) skipped, the first other
     /// line the header, every later one a row, until `done` says so after a row.
     static func read(_ url: URL, options: ImportOptions, chunkSize: Int = 1 << 20,
@@ -106,7 +109,10 @@ struct LogCSVState {
         state.rowWidth = reader.commonFieldCount { bytes, _ in bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) || bytes.first == UInt8(ascii: "#") }
         var lines = reader.makeIterator()
         var row = CSVRow()
-        while let (number, bytes) = lines.nextBytes() {
+        // Lines read past a quote that did not close within `quotedLineLimit` lines: read again as rows.
+        var ahead: [(number: Int, bytes: ArraySlice<UInt8>)] = []
+        func nextLine() -> (number: Int, bytes: ArraySlice<UInt8>)? { ahead.isEmpty ? lines.nextBytes() : ahead.removeFirst() }
+        while let (number, bytes) = nextLine() {
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             // A comment starts with the character `#` (not `#` joined with a following mark).
             if bytes.first == UInt8(ascii: "#"), String(decoding: bytes, as: UTF8.self).hasPrefix("#") { continue }
@@ -115,8 +121,29 @@ struct LogCSVState {
             } else {
                 state.builder.summary.rowsRead += 1
                 row.load(bytes)
+                // A quoted field over several lines (a note cell with a line break, saved by a
+                // spreadsheet; RFC 4180): the lines up to its closing quote are the row (hunt W:
+                // the row was skipped and the note's next line read as a row of its own). A quote
+                // that does not close within the limit is a malformed row, and the lines after it rows.
+                if row.unterminatedQuote {
+                    var joined = Array(bytes), taken: [(number: Int, bytes: ArraySlice<UInt8>)] = []
+                    while row.unterminatedQuote, taken.count < Self.quotedLineLimit, let next = nextLine() {
+                        taken.append((next.number, ArraySlice(Array(next.bytes))))
+                        joined.append(UInt8(ascii: "\n"))
+                        joined.append(contentsOf: next.bytes)
+                        row.load(joined)
+                    }
+                    // Only a whole row: a stray quote closed by another row's quote lines later
+                    // would have made its rows one malformed row, wider than the header.
+                    if row.unterminatedQuote || row.count > max(state.columnCount, state.rowWidth ?? 0) {
+                        row.load(bytes)
+                        ahead = taken + ahead
+                    } else {
+                        state.builder.summary.adjust("quoted field over several lines read as one row")
+                    }
+                }
                 let mark = state.builder.skipMark
-                if state.builder.skipCutLastRow(row, header: state.columnCount, endedInsideLine: lines.endedInsideLine, line: number) {
+                if state.builder.skipCutLastRow(row, header: state.columnCount, endedInsideLine: lines.endedInsideLine && ahead.isEmpty, line: number) {
                     state.noteCutInsulin(row, line: number, since: mark)
                 } else {
                     try state.readRow(row, line: number)
