@@ -51,7 +51,7 @@ struct Nightly: ParsableCommand {
     @Option(parsing: .unconditional, help: "Horizons in minutes, comma-separated (default: every horizon with a model).", transform: HorizonList.read)
     var horizons: HorizonList?
 
-    @Option(name: .customLong("date-order"), help: "Day/month order of numeric dates in the inbox's files: dmy or mdy (default: from each file's data; a file where no date decides, all its days 1-12, is quarantined asking for this).")
+    @Option(name: .customLong("date-order"), help: "Day/month order of the numeric dates of an inbox file whose own dates do not decide it (all its days 1-12): dmy or mdy. Each other file's dates decide its order. Default: such a file is quarantined asking for this.")
     var dateOrder: DateOrder?
 
     @OptionGroup var time: TimeZoneOption
@@ -73,7 +73,8 @@ struct Nightly: ParsableCommand {
     func nightlySettings(zone: TimeZone) throws -> NightlySettings {
         var settings = NightlySettings(storePath: store, inbox: URL(fileURLWithPath: inbox), modelsFolder: URL(fileURLWithPath: models),
                                        output: URL(fileURLWithPath: out), night: night ?? NightlySettings.nightLabel(Date(), timeZone: zone),
-                                       importOptions: ImportOptions(timeZone: zone, dateOrder: dateOrder))
+                                       importOptions: ImportOptions(timeZone: zone))
+        settings.importOptions.undecidedDateOrder = dateOrder
         settings.thresholds = try thresholds()
         settings.horizons = horizons?.minutes
         settings.patientFolders = patientFolders

@@ -146,7 +146,7 @@ public struct LibreViewImporter: PatientDataImporter {
             guard column < row.count, let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
             evidence.add(d, line: number) { row.text(column) }
         }
-        return try evidence.order(column: "Device Timestamp") { b.error(nil, "Device Timestamp", $0) }
+        return try evidence.order(column: "Device Timestamp", undecided: b.options.undecidedDateOrder) { b.error(nil, "Device Timestamp", $0) }
     }
 
     /// The insulin records an insulin row (record type 4 or 5) holds: a bolus when a rapid-acting,

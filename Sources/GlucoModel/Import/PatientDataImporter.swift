@@ -10,6 +10,10 @@ public struct ImportOptions: Sendable {
     public var now: Date
     /// Forces a day/month order instead of detecting it from the data.
     public var dateOrder: DateOrder?
+    /// The order of a file whose dates prove neither (every day 1-12), detected first: nightly's
+    /// `--date-order`, over an inbox of many patients' exports, whose other files decide by their
+    /// own dates (forced on them, a day-first export of days 10-15 was stored as October).
+    public var undecidedDateOrder: DateOrder?
     /// Where a `PatientLogBuilder` made with these options spills its records in batches instead of
     /// keeping them (the store's streaming import); nil keeps the whole log in memory.
     public var recordSink: (any RecordSink)?

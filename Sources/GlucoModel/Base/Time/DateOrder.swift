@@ -33,8 +33,10 @@ struct DateOrderEvidence {
         }
     }
 
-    /// The order the rows prove, or the error: `error(message)` places it (the file and column).
-    func order(column: String, _ error: (String) -> InputError) throws -> DateOrder {
+    /// The order the rows prove, or `undecided` when rows with dates prove neither, or the error:
+    /// `error(message)` places it (the file and column).
+    func order(column: String, undecided: DateOrder? = nil, _ error: (String) -> InputError) throws -> DateOrder {
+        if dayFirst == nil, monthFirst == nil, dated > 0, let undecided { return undecided }
         switch (dayFirst, monthFirst) {
         case (_?, nil): return .dayMonthYear
         case (nil, _?): return .monthDayYear

@@ -435,7 +435,7 @@ struct MappedCSVReader {
             guard let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
             evidence.add(d, line: number) { row.text(column) }
         }
-        return try evidence.order(column: "time") { b.error(nil, names[.time], $0) }
+        return try evidence.order(column: "time", undecided: options.undecidedDateOrder) { b.error(nil, names[.time], $0) }
     }
 }
 
