@@ -85,6 +85,10 @@ struct ImportData: ParsableCommand {
                             print("  \(Plural.of(kept, "insulin record")) its import skipped (stored by an earlier build, which kept none) "
                                   + "now kept with it: a dose within their action is refused (skipped_insulin_record)")
                         }
+                        if run.skippedInsulinUnread {
+                            print("  an earlier build stored it without the insulin records its import skipped, and it does not read as "
+                                  + "it was imported now (another --time-zone?): import it again with the options it was imported with")
+                        }
                     }
                 } catch let nothing as NothingKeptError {
                     // A failed file, with the warnings that say why (nothing was stored).

@@ -337,14 +337,15 @@ import Testing
     /// nothing on board; the file imported again was only "already imported". Now importing it again
     /// keeps them with its run. A run of this build whose skipped rows hold no insulin says so ([]).
     @Test func aFileImportedByAnEarlierBuildKeepsItsSkippedInsulinWhenImportedAgain() throws {
-        let bad = try Self.file("patient,time,event,value,unit\n" + (0..<3).map { "p0,2026-01-05T08:0\($0 * 5):00Z,glucose,12\($0),mg/dL\n" }.joined()
-                                + "p0,2026-01-05T09:00:00Z,bolus,435,U\n", name: "p0.csv")
+        // Local times, imported in New York (UTC-5).
+        let bad = try Self.file("patient,time,event,value,unit\n" + (0..<3).map { "p0,2026-01-05T08:0\($0 * 5):00,glucose,12\($0),mg/dL\n" }.joined()
+                                + "p0,2026-01-05T09:00:00,bolus,435,U\n", name: "p0.csv")
         let dir = bad.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
-        let options = ExportFixtures.options("UTC")
+        let options = ExportFixtures.options("America/New_York")
         _ = try store.importFile(bad, importer: LogCSVImporter(), options: options)
-        let p0 = try PatientID("p0"), at = Self.utc("2026-01-05T10:00:00Z")
+        let p0 = try PatientID("p0"), at = Self.utc("2026-01-05T15:00:00Z")
         // As the earlier build stored it: the summary without the key.
         try store.db.write { db in
             let text = try String.fetchOne(db, sql: "SELECT summary FROM import_runs") ?? ""
@@ -353,6 +354,11 @@ import Testing
             try db.execute(sql: "UPDATE import_runs SET summary = ?", arguments: [String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)])
         }
         #expect(DoseGuards.skippedInsulinRefusal(try store.log(for: p0), at: at, durationMinutes: 360) == nil)
+        // Read again in another zone (the review: the bolus kept 5 h early, the run marked): not kept, said so.
+        guard case let .alreadyImported(elsewhere) = try store.importFile(bad, importer: LogCSVImporter(), options: ExportFixtures.options("UTC")) else {
+            Issue.record("imported twice"); return
+        }
+        #expect(elsewhere.skippedInsulinUnread && elsewhere.skippedInsulinKeptNow == nil)
         guard case let .alreadyImported(run) = try store.importFile(bad, importer: LogCSVImporter(), options: options) else {
             Issue.record("imported twice"); return
         }
@@ -360,6 +366,7 @@ import Testing
         let log = try store.log(for: p0)
         #expect(log.boluses.isEmpty, "records untouched: the bolus is still not one")
         #expect(DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360)?.code == "skipped_insulin_record")
+        #expect(log.skippedInsulin.map(\.time) == [Self.utc("2026-01-05T14:00:00Z")])
         // Once kept, a third import reads nothing again.
         guard case let .alreadyImported(again) = try store.importFile(bad, importer: LogCSVImporter(), options: options) else { return }
         #expect(again.skippedInsulinKeptNow == nil)

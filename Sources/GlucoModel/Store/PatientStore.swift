@@ -21,6 +21,9 @@ public struct ImportRun: Sendable, Hashable {
     /// For a file imported again: the insulin records its import skipped, now kept with the run
     /// because a build before they were kept had stored none (`keepingSkippedInsulin`); nil otherwise.
     public var skippedInsulinKeptNow: Int? = nil
+    /// For a file imported again whose run an earlier build stored without its skipped insulin: the
+    /// file no longer reads as it was imported (another `--time-zone`, say), so they are not kept.
+    public var skippedInsulinUnread = false
 
     /// What `import-data` prints under the file's summary: `patient p_017: 1 record added, 0 already stored`.
     public var storedLine: String {
@@ -151,18 +154,41 @@ public struct PatientStore: Sendable {
     /// skipped. A build before they were kept (stop 43) stored none: `skippedInsulin` absent though
     /// rows were skipped for problems, and a dose could not see a bolus the import had refused
     /// (hunt Y: 4.15 U an hour after a 4.35 U bolus typed 435). Importing the file again reads them
-    /// and keeps them with the run (an empty list: none); records are not touched. A file that can
-    /// no longer be read as it was leaves the run as it is.
+    /// and keeps them with the run (an empty list: none); records are not touched.
+    ///
+    /// The file is read as it was imported: at the import's moment (a row then in the future is
+    /// skipped again), and only kept when it reads as the run stored it, its first and last record
+    /// at the same instants (another `--time-zone` moves them; review). Otherwise the run is left
+    /// as it is, and `skippedInsulinUnread` says so. Records an import skipped for differing from
+    /// stored ones are the store's, not the file's: not found again.
     func keepingSkippedInsulin(of previous: ImportRun, url: URL, importer: some PatientDataImporter, options: ImportOptions,
                                db: Database) throws -> ImportRun {
-        guard previous.summary.skippedInsulin == nil, previous.summary.rowsSkippedForProblems > 0,
-              let fresh = try? importer.importFile(at: url, options: options), fresh.log.patient == previous.patient else { return previous }
+        guard previous.summary.skippedInsulin == nil, previous.summary.rowsSkippedForProblems > 0 else { return previous }
         var run = previous
+        var asImported = options
+        asImported.now = previous.startedAt
+        asImported.recordSink = nil
+        let stored = try Row.fetchOne(db, sql: "SELECT MIN(time), MAX(time) FROM records WHERE import_run_id = ?", arguments: [previous.id])
+        let first: Double? = stored?[0], last: Double? = stored?[1]
+        guard let fresh = try? importer.importFile(at: url, options: asImported), fresh.log.patient == previous.patient,
+              first == nil || (Self.recordTimes(fresh.log).contains(first!) && Self.recordTimes(fresh.log).contains(last!)) else {
+            run.skippedInsulinUnread = true
+            return run
+        }
         run.summary.skippedInsulin = fresh.summary.skippedInsulin ?? []
         run.skippedInsulinKeptNow = run.summary.skippedInsulin?.count
         try db.execute(sql: "UPDATE import_runs SET summary = ? WHERE id = ?",
                        arguments: [String(decoding: try JSONEncoder().encode(run.summary), as: UTF8.self), run.id])
         return run
+    }
+
+    /// Every record's time of `log` (seconds since 1970, as the store keeps them).
+    static func recordTimes(_ log: PatientLog) -> Set<Double> {
+        var times = Set<Double>()
+        for t in log.glucose.map(\.time) + log.boluses.map(\.time) + log.basalRates.map(\.start) + log.temporaryBasals.map(\.start)
+            + log.basalInjections.map(\.time) + log.carbs.map(\.time) + log.exercise.map(\.time) + log.weights.map(\.time)
+            + log.heartRate.map(\.time) { times.insert(t.timeIntervalSince1970) }
+        return times
     }
 
     /// Thrown inside the import's transaction to roll it back when the file's content turns out to
