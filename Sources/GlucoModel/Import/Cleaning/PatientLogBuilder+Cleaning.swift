@@ -55,9 +55,19 @@ extension PatientLogBuilder {
             // Clarity names its files after the patient: keep the names out of the summary too,
             // including the warnings `build` adds (duplicates, clock jumps, repeated hours).
             // Word by word: LibreView's title line gives "First Last", its file name "FirstLast".
-            let words = Set(names.flatMap { $0.split(whereSeparator: Self.isWordSeparator) }.filter { $0.count >= 2 }.map(String.init))
+            // Names of four letters or more wherever they are; shorter ones as whole words only
+            // (Lu is in "glucose"; the review).
+            let words = Set(names.flatMap { $0.split(whereSeparator: Self.isWordSeparator) }.filter { $0.count >= 2 }.map { $0.lowercased() })
             func clean(_ s: String) -> String {
-                words.sorted { $0.count > $1.count }.reduce(s) { $0.replacingOccurrences(of: $1, with: "", options: .caseInsensitive) }
+                let inside = words.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+                    .reduce(s) { $0.replacingOccurrences(of: $1, with: "", options: .caseInsensitive) }
+                let short = Set(words.filter { $0.count < 4 })
+                guard !short.isEmpty else { return inside }
+                // The file's folders are kept as they are; its name loses the short words.
+                let url = URL(fileURLWithPath: inside)
+                let name = url.lastPathComponent
+                let cleaned = Self.withoutWords(short, in: name)
+                return inside.hasSuffix(name) ? String(inside.dropLast(name.count)) + cleaned : inside
             }
             result.summary.file = clean(result.summary.file)
             for i in result.summary.issues.indices {
