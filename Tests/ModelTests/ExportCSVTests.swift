@@ -131,6 +131,34 @@ struct ExportCSVTests {
         #expect(throws: InputError.self) { try LibreViewImporter().importFile(at: together, options: options) }
     }
 
+    /// The review (stop 54): a re-export whose bolus differs from the stored one is kept as skipped
+    /// insulin by the store, and by files read together; both named the file with the person's names.
+    @Test func aConflictingReExportIsNamedWithoutThePersonsNames() throws {
+        let dir = ScratchSpace.root.appendingPathComponent("dexcom-conflict-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = try String(contentsOf: ExportFixtures.url("dexcom_madrid_dst.csv"), encoding: .utf8)
+        let first = dir.appendingPathComponent("Clarity_Export_Quintanilla_Jacinta_2026-11-20.csv")
+        let again = dir.appendingPathComponent("Clarity_Export_Quintanilla_Jacinta_2026-11-21.csv")
+        try text.write(to: first, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "Fast-Acting,,,iOS G6,,4.5,", with: "Fast-Acting,,,iOS G6,,6.5,").write(to: again, atomically: true, encoding: .utf8)
+        var options = ExportFixtures.options("Europe/Madrid")
+        options.patient = try PatientID("p-017")
+        let store = try PatientStore(path: dir.appendingPathComponent("s.sqlite").path)
+        _ = try store.importFile(first, importer: DexcomClarityImporter(), options: options)
+        guard case let .imported(run) = try store.importFile(again, importer: DexcomClarityImporter(), options: options) else {
+            Issue.record("not imported"); return
+        }
+        #expect(run.summary.skippedInsulin?.count == 1)
+        let stored = "\(run.summary) \(run.summary.issues) \(try store.log(for: options.patient!).skippedInsulin)"
+        #expect(!stored.contains("Jacinta") && !stored.contains("Quintanilla"), "\(stored)")
+        // Files read together: the same.
+        let source = ExportFiles(paths: [first.path, again.path], options: options)
+        let loaded = try source.load()
+        let together = "\(loaded.summaries) \(loaded.patients.map(\.log.skippedInsulin))"
+        #expect(together.contains("6.5") && !together.contains("Jacinta"), "\(together)")
+    }
+
     @Test func dexcomMmolAccount() throws {
         let r = try DexcomClarityImporter().importFile(at: ExportFixtures.url("dexcom_mmol.csv"),
                                                        options: ExportFixtures.options("Europe/Madrid"))

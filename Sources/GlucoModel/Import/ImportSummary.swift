@@ -23,6 +23,15 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
 
     public init(file: String) { self.file = file }
 
+    /// `path`, the file read, as this summary names it: with the names its import took out of the
+    /// file's name (a Clarity or LibreView export named after the person) out of the path's last
+    /// part too. Other paths as they are.
+    public func shown(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path), name = URL(fileURLWithPath: file).lastPathComponent
+        guard !name.isEmpty, url.lastPathComponent != name else { return path }
+        return url.deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
     /// Rows read but not modelled, over every section.
     public var rowsNotModelled: Int { notModelled.values.reduce(0, +) }
 

@@ -27,7 +27,7 @@ enum FileConflicts {
                 for f in before {
                     for r in f.result.log[keyPath: list] where r.time >= first && r.time <= last {
                         let key = "\(r.time.timeIntervalSince1970) \(r.identity)"
-                        if earlier[key] == nil { earlier[key] = (r.canonicalValue, f.path) }
+                        if earlier[key] == nil { earlier[key] = (r.canonicalValue, f.result.summary.shown(f.path)) }
                     }
                 }
                 guard !earlier.isEmpty else { return }
@@ -42,10 +42,12 @@ enum FileConflicts {
             check(\.glucose); check(\.boluses); check(\.basalRates); check(\.temporaryBasals); check(\.basalInjections)
             check(\.carbs); check(\.exercise); check(\.weights); check(\.heartRate)
             guard let other = otherFile else { continue }
-            conflicts.report(into: &summaries[file.summary], file: file.path,
+            // Named as their imports name them: without the names an export's preamble gave (review).
+            let shown = file.result.summary.shown(file.path)
+            conflicts.report(into: &summaries[file.summary], file: shown,
                              earlier: "a file read before (\(other)) holds", there: "there", kept: "that file's",
                              whose: "of a file read before", keptFrom: "a file read before (\(other))")
-            skipped += conflicts.skippedInsulin(file: file.path, keptFrom: "a file read before (\(other))")
+            skipped += conflicts.skippedInsulin(file: shown, keptFrom: "a file read before (\(other))")
         }
         return skipped
     }

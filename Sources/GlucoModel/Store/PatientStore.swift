@@ -283,14 +283,14 @@ public struct PatientStore: Sendable {
                                                                               StoredConflicts.tolerance]) else { continue }
                     conflicts.note(kind, time: time, line: row[4], here: row[3], stored: value)
                 }
-                conflicts.report(into: &result.summary, file: url.path)
+                conflicts.report(into: &result.summary, file: result.summary.shown(url.path))
                 try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
                 for (kind, n) in try Self.dropUploadedTwice(db, patient: number, within: span, runID: runID) {
                     addedByKind[kind, default: 0] -= n
                     added -= n
                 }
             } else {
-                try Self.storedConflicts(db, patient: number, within: namedSpan, runID: runID).report(into: &result.summary, file: url.path)
+                try Self.storedConflicts(db, patient: number, within: namedSpan, runID: runID).report(into: &result.summary, file: result.summary.shown(url.path))
                 for (_, n) in try Self.dropUploadedTwice(db, patient: number, within: namedSpan, runID: runID) { added -= n }
                 addedByKind = try Self.countByKind(db, sql: "SELECT kind, COUNT(*) FROM records WHERE patient = ? AND import_run_id = ? GROUP BY kind",
                                                    [number, runID])
