@@ -187,7 +187,7 @@ import Testing
         let alone = suggest(rising)
         #expect(alone.standard?.dose == 2 && alone.modelDose == 2 && alone.decision == .bolus(units: 2, basis: .model))
         let asked = try! #require(alone.reasons.first { $0.code == "limited_by_formula_correction" })
-        #expect(asked.message.contains("lowered to the formula's 2.00 U (insulin on board 0.00 U)"))
+        #expect(asked.message.contains("lowered to 2.00 U, the formula's and the carbohydrates' own insulin (insulin on board 0.00 U)"))
         // 5 U given 15 minutes before: the formula's 0 + 2 - IOB is below 0, so its dose is 0, and the model's too.
         var log = F.flatLog()
         log.boluses.append(Bolus(time: F.at(75), dose: InsulinUnits(5)))
@@ -196,15 +196,17 @@ import Testing
         #expect(iob > 2 && s.standard?.dose == 0)
         #expect(s.decision == .bolus(units: 0, basis: .model) && s.modelDose == 0)
         let note = try! #require(s.reasons.first { $0.code == "limited_by_formula_correction" })
-        #expect(note.message.contains(String(format: "requested for a correction, lowered to the formula's 0.00 U (insulin on board %.2f U)", iob)))
+        #expect(note.message.contains(String(format: "lowered to 0.00 U, the formula's and the carbohydrates' own insulin (insulin on board %.2f U)", iob)))
         // A model that sees glucose falling asks less than the formula: that stands (`modelTrajectorySetsTheDose`).
         #expect(suggest([model("G0 - 35", horizon: 60)]).modelDose == 1)
         // At a meal the model's dose stands, covered or not (the closed-loop trial: capped at meals,
         // time in range fell for both patients it changed).
         let meal = suggest(rising, log: log, carbs: 60)
         #expect((meal.modelDose ?? 0) > (meal.standard?.dose ?? 0) && !meal.reasonCodes.contains("limited_by_formula_correction"))
+        // A few grams (hunt V: with 9.2 U on board, 0 g gave 0 U and 1 g 3.5 U): at most the
+        // formula's and the grams' own insulin, 0 + 5/10 = 0.5 U.
         let covered = suggest(rising, log: log, carbs: 5)
-        #expect(covered.standard?.dose == 0 && (covered.modelDose ?? 0) > 0 && !covered.reasonCodes.contains("limited_by_formula_correction"))
+        #expect(covered.standard?.dose == 0 && covered.modelDose == 0.5 && covered.reasonCodes.contains("limited_by_formula_correction"))
     }
 
     /// Hunt D: a dose 21 minutes into a logged 45-minute session said nothing of the exercise.

@@ -84,8 +84,10 @@ import Testing
         let message = s.reasons.first { $0.code == "raised_to_formula_at_meal" }?.message ?? ""
         #expect((Double(message.prefix { $0 != " " }) ?? 99) < 1.4)
         #expect(message.contains("raised to 1.43 U") && message.contains("eaten 30 min ago at its glucose then (90 mg/dL)"))
-        // Glucose flat at 180: the formula at the meal is the formula now, and the dose is 4 U.
-        #expect(suggest(falling).decision == .bolus(units: 4, basis: .model))
+        // Glucose flat at 180: the floor is the meal's own insulin, 2 U, not the formula's
+        // correction up (hunt V: a snack asked late at 262 mg/dL was raised to 13.15 U, the
+        // formula's full correction; on time the models' 6.55 U stood).
+        #expect(suggest(falling).decision == .bolus(units: 2, basis: .model))
     }
 
     /// Before: 60 g eaten three hours ago at 88 mg/dL, glucose 113 now: the floor raised 0.17 U to
@@ -130,11 +132,26 @@ import Testing
         #expect(s.reasonCodes == ["formula_carbs_still_to_appear"])
     }
 
-    @Test func theModelsCurveStillGuardsAgainstALow() {
-        // The model sees glucose fall to 60 in an hour: no insulin, eaten meal or not.
-        let s = suggest([model("G0 - 120", horizon: 60)])
-        #expect(s.decision.kind == "no_insulin")
-        #expect(s.reasonCodes == ["predicted_below_suspend"])
+    /// Hunt V (stop 54): the models' curve after a meal eaten with no insulin falls as every meal
+    /// they saw fell with its bolus; it said "no insulin" to a breakfast asked 25 minutes late at
+    /// 143 mg/dL, and again up to 452. A meal eaten is guarded by the settings' effects alone.
+    @Test func aMealEatenIsGuardedByTheSettingsEffectsNotTheModelsFall() {
+        // The model sees glucose fall to 60 in an hour. Nothing eaten: no insulin, as before.
+        let falling = [model("G0 - 120", horizon: 60)]
+        let planned = suggest(falling, carbs: 0, eaten: nil)
+        #expect(planned.decision.kind == "no_insulin" && planned.reasonCodes == ["predicted_below_suspend"])
+        // Eaten 30 min ago at 180 mg/dL: 180 now and 17 g still on board rise by the settings; the
+        // models' 0 U is raised to the meal's own insulin, 20/10 = 2 U (the correction up is not the floor's).
+        let eaten = suggest(falling)
+        #expect(eaten.decision == .bolus(units: 2, basis: .model))
+        #expect(eaten.reasonCodes == ["formula_carbs_still_to_appear", "raised_to_formula_at_meal"])
+        // With 10 U given 30 minutes before, the settings' effects go below 70 (35 mg/dL a unit,
+        // 3.5 a gram): no insulin, whatever the meal.
+        var log = F.flatLog()
+        log.boluses = [Bolus(time: F.at(60), dose: InsulinUnits(10))]
+        let covered = DoseAdvisor.suggest(log: log, carbs: 20, carbsTime: F.at(60), at: F.at(90), settings: F.settings(),
+                                          models: F.models(falling))
+        #expect(covered.decision.kind == "no_insulin" && covered.reasonCodes == ["predicted_below_suspend"])
     }
 
     @Test func aTimeAfterTheSuggestionOrMoreThanThreeHoursBeforeIsRefused() {

@@ -195,13 +195,19 @@ public enum DoseAdvisor {
         let rule = LoopDoseRule(suspendThreshold: .mgdL(settings.suspendThreshold), target: .mgdL(settings.target),
                                 insulinSensitivity: settings.insulinSensitivity, insulin: settings.insulin)
         let outcome = rule.apply(to: curve)
-        if case let .predictedLow(minute, low) = outcome {
+        // Carbohydrates eaten before the ask with no insulin (step 9): the models never saw such a
+        // meal, and the fall they learned after every meal came from its insulin. Whether a low is
+        // coming is then judged by the settings' effects alone, the glucose now and the carbohydrates
+        // and insulin on board (hunt V: a breakfast asked 25 minutes late was "no insulin" at 143
+        // mg/dL and again up to 452, the models predicting 35; the child's glucose reached 510).
+        let effectsAlone = PredictedCurve(effects: effects, anchors: [], plannedCarbs: Carbohydrate(grams: 0))
+        if case let .predictedLow(minute, low) = eaten == nil ? outcome : rule.apply(to: effectsAlone) {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: Int(minute.rounded()), predicted: shown(low.mgdL),
                                                                   threshold: settings.suspendThreshold)), notes: [])
         }
-        if let models, let low = possibleLow(models, anchors: anchors.points, curve: curve, glucose: glucose,
-                                             threshold: settings.suspendThreshold) {
+        if eaten == nil, let models, let low = possibleLow(models, anchors: anchors.points, curve: curve, glucose: glucose,
+                                                           threshold: settings.suspendThreshold) {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.possibleLowBelowSuspend(horizonMinutes: low.horizon, lower: low.lower,
                                                                     threshold: settings.suspendThreshold)), notes: [])
@@ -210,12 +216,11 @@ public enum DoseAdvisor {
             var asked: Double
             switch outcome {
             case let .dose(units, _): asked = units.units
-            case .noneNeeded, .predictedLow: asked = 0  // a predicted low returned above
+            case .noneNeeded, .predictedLow: asked = 0  // a predicted low: returned above, or the models' after a meal eaten (step 9)
             }
             if let eaten {
                 asked = eatenMealDose(asked, carbs: carbs, eaten: eaten, at: at, standard: standard, log: history, iob: iob,
-                                      settings: settings, effectsAlone: PredictedCurve(effects: effects, anchors: [], plannedCarbs: Carbohydrate(grams: 0)),
-                                      notes: &notes)
+                                      settings: settings, effectsAlone: effectsAlone, notes: &notes)
             }
             // A correction (no carbohydrates): at most the formula's. After a meal's bolus the models
             // see glucose rising with the meal and ask for insulin on top of the bolus about to
@@ -224,9 +229,13 @@ public enum DoseAdvisor {
             // with the formula's dose). Not at meals: in the closed-loop trial the rule at meals
             // lowered time in range for both patients it changed (child_010 62.2 -> 59.4%, below 54
             // 2.2 -> 4.2%: 0 U for 18 g, high, then a larger dose).
-            if carbs == 0, eaten == nil, asked > standard.dose {
-                notes.append(.limitedByFormulaCorrection(requested: asked, formula: standard.dose, insulinOnBoard: iob))
-                asked = standard.dose
+            // With a few grams the same: at most the formula's and the grams' own insulin (hunt V: with
+            // 9.2 U on board at 216 mg/dL, 0 g gave 0 U and 1 g 3.5 U, the stacked correction the
+            // rule stops). At a meal the bound is far above any dose the trials saw the models ask.
+            let allowed = standard.dose + (eaten == nil ? carbs / settings.carbRatio : 0)
+            if eaten == nil, asked > allowed + 1e-9 {
+                notes.append(.limitedByFormulaCorrection(requested: asked, formula: allowed, insulinOnBoard: iob))
+                asked = allowed
             }
             out.modelDose = capped(asked, iob: iob, settings: settings, notes: &notes)
         }
@@ -276,7 +285,11 @@ public enum DoseAdvisor {
         }
         guard let then = log.glucose.last(where: { $0.time <= eaten }),
               let atMeal = formulaAtMeal(carbs: carbs, eaten: eaten, log: log, iob: iob, settings: settings) else { return asked }
-        let floor = min(ceiling, max(0, atMeal.unclamped))
+        // The meal's own insulin, and less when it was eaten below target; never a correction up
+        // (hunt V: a snack asked 27 minutes late at 262 mg/dL was raised from 4.11 to 13.15 U, the
+        // formula's full correction, more than the formula now; glucose then fell to 11 mg/dL; on
+        // time the models' 6.55 U stood). The floor is for the low the meal was eaten at.
+        let floor = min(ceiling, max(0, atMeal.carbDose + min(0, atMeal.correctionDose) - atMeal.insulinOnBoard))
         guard asked < floor else { return asked }
         let suspend = GlucoseValue(mgdL: settings.suspendThreshold)
         let keepsAboveSuspend: Double

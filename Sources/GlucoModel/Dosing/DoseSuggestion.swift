@@ -108,7 +108,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case let .limitedByFormulaAfterMeal(r, f, ago):
             return String(format: "%.2f U requested, lowered to the formula's with the glucose now, %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
         case let .limitedByFormulaCorrection(r, f, iob):
-            return String(format: "%.2f U requested for a correction, lowered to the formula's %.2f U (insulin on board %.2f U): a correction never goes beyond the formula's, since the models see glucose still rising from a meal whose bolus has yet to bring it down, and a dose on top stacks insulin", r, f, iob)
+            return String(format: "%.2f U requested, lowered to %.2f U, the formula's and the carbohydrates' own insulin (insulin on board %.2f U): a correction never goes beyond the formula's, since the models see glucose still rising from a meal whose bolus has yet to bring it down, and a dose on top stacks insulin", r, f, iob)
         case let .raisedToFormulaAtMeal(r, f, g, ago):
             return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%.0f mg/dL) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g)
         case let .raiseLimitedBySuspend(f, limit, threshold):
