@@ -118,6 +118,12 @@ import Testing
         }
         #expect(compared >= 10)
         #expect(try PatientIDScan.patient(of: named, options: options).rawValue == "Clarity_Export_2026-11-20")
+        // A LibreView export under the name LibreView gives it, its title line naming the person: the
+        // scan refuses it as the import does (the review: the scan took the name as the id).
+        let libre = dir.appendingPathComponent("JacintaQuintanilla_glucose_20-1-2026.csv")
+        try FileManager.default.copyItem(at: ExportFixtures.url("libre_us_mgdl.csv"), to: libre)
+        #expect(throws: InputError.self) { try PatientIDScan.patient(of: libre, options: options) }
+        #expect(throws: InputError.self) { try ImportFormats.importFile(at: libre, options: options) }
     }
 
     @Test func aShardOfFilesOrOfAStoreReadsOnlyItsPatients() throws {
