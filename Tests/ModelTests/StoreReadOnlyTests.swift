@@ -71,7 +71,13 @@ import Testing
         #expect(ReadOnlyFile.setReadOnly(store, true))
         let bytes = try Data(contentsOf: store)
         #expect(throws: StoreFileError.readOnlyOlderSchema(store.path, steps: ["v6-scoring-runs"])) { try PatientStore(path: store.path) }
-        #expect(StoreFileError.readOnlyOlderSchema(store.path, steps: ["v6-scoring-runs"]).description.contains("Read a copy"))
+        #expect(StoreFileError.readOnlyOlderSchema(store.path, steps: ["v6-scoring-runs"]).description.contains("To read it, read a copy"))
+        // As a reading command says it: the store named once, not "cannot be read as a GlucoModel store".
+        #expect { try StoreSource(path: store.path).load() } throws: { error in
+            let text = "\(error)"
+            return text.contains("written by an earlier build") && !text.contains("cannot be read as")
+                && text.components(separatedBy: store.path).count == 2
+        }
         #expect(try Data(contentsOf: store) == bytes)
     }
 

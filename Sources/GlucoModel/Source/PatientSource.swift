@@ -127,6 +127,10 @@ public struct StoreSource: PatientSource {
             }, others: ids.filter { !wanted($0) }, read: ReadFiles(store: path))
         } catch let error as InputError {
             throw error
+        } catch let error as StoreFileError {
+            // It says what the file is and why, once (the review: the path twice, and "cannot be
+            // read" before a store that is read-only for its upgrade).
+            throw InputError(SourceLocation(file: path), error.reason)
         } catch {
             throw InputError(SourceLocation(file: path), "cannot be read as a GlucoModel store: \(error)")
         }

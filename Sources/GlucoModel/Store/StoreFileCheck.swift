@@ -22,29 +22,40 @@ public enum StoreFileError: Error, Equatable, CustomStringConvertible {
     /// it can read it (a backup or snapshot kept from before an upgrade; hunt Y).
     case readOnlyOlderSchema(String, steps: [String])
 
-    public var description: String {
+    public var description: String { "\(path): \(reason)" }
+
+    /// The store file the error is about.
+    public var path: String {
         switch self {
-        case let .notSQLite(p):
-            return "\(p): not a GlucoModel store (not an SQLite database); give a new file name or an existing store"
-        case let .foreignDatabase(p, tables):
-            return "\(p): an SQLite database of another application (tables \(tables.prefix(5).joined(separator: ", "))); "
+        case let .notSQLite(p), let .foreignDatabase(p, _), let .newerSchema(p, _), let .folder(p), let .noFolder(p, _),
+             let .cannotCreate(p, _, _), let .readOnly(p), let .readOnlyOlderSchema(p, _): return p
+        }
+    }
+
+    /// Why, without the path (for a message that names the file in its own place).
+    public var reason: String {
+        switch self {
+        case .notSQLite:
+            return "not a GlucoModel store (not an SQLite database); give a new file name or an existing store"
+        case let .foreignDatabase(_, tables):
+            return "an SQLite database of another application (tables \(tables.prefix(5).joined(separator: ", "))); "
                 + "it is left untouched: give a new file name for the store"
-        case let .newerSchema(p, unknown):
-            return "\(p): the store's schema is newer than this build knows (\(unknown.joined(separator: ", "))); "
+        case let .newerSchema(_, unknown):
+            return "the store's schema is newer than this build knows (\(unknown.joined(separator: ", "))); "
                 + "it is left untouched: use the GlucoModel build that wrote it"
-        case let .folder(p):
-            return "\(p): a folder, not a store file; give the store's file name (a new one makes a new store)"
-        case let .noFolder(p, folder):
-            return "\(p): the folder \(folder) does not exist; make it, or give the store in a folder that does"
-        case let .cannotCreate(p, folder, why):
-            return "\(p): cannot make the store in \(folder): \(why)"
-        case let .readOnly(p):
-            return "\(p): the store file is read-only: nothing can be written to it, and it is left unchanged; "
+        case .folder:
+            return "a folder, not a store file; give the store's file name (a new one makes a new store)"
+        case let .noFolder(_, folder):
+            return "the folder \(folder) does not exist; make it, or give the store in a folder that does"
+        case let .cannotCreate(_, folder, why):
+            return "cannot make the store in \(folder): \(why)"
+        case .readOnly:
+            return "the store file is read-only: nothing can be written to it, and it is left unchanged; "
                 + "make it writable, or give another store file"
-        case let .readOnlyOlderSchema(p, steps):
-            return "\(p): the store was written by an earlier build and is read-only: this build upgrades a store's schema when it opens it "
-                + "(\(steps.joined(separator: ", "))), which is a write; it is left unchanged. Read a copy (cp it to a writable file: "
-                + "the copy is upgraded, the original stays as it is), or make it writable"
+        case let .readOnlyOlderSchema(_, steps):
+            return "the store was written by an earlier build and is read-only: this build upgrades a store's schema when it opens it "
+                + "(\(steps.joined(separator: ", "))), which is a write; it is left unchanged. To read it, read a copy (cp it to a writable file: "
+                + "the copy is upgraded, the original stays as it is); to import into it, make it writable"
         }
     }
 

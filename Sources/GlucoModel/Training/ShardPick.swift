@@ -34,7 +34,9 @@ public struct ShardPick: Sendable {
             files = picked
         case let store as StoreSource:
             let ids: [PatientID]
-            do { ids = try PatientStore(path: store.path).patients() } catch {
+            do { ids = try PatientStore(path: store.path).patients() } catch let error as StoreFileError {
+                throw InputError(SourceLocation(file: store.path), error.reason)
+            } catch {
                 throw InputError(SourceLocation(file: store.path), "cannot be read as a GlucoModel store: \(error)")
             }
             patients = shard.select(ids)
