@@ -225,7 +225,7 @@ import Testing
         try write(b, 60, generations: 100, settings: "s100-terms1")
         let alike = try CohortCompleteness.check(out)
         let terms = try #require(alike.otherOptions.first { $0.models.map(\.horizon) == [60] && $0.models.first?.patient == b })
-        #expect(terms.options.hasSuffix("(settings s100-terms1) (options a model file does not record: --terms, --keep-sensor-limits, or whether --curves held the weights)"))
+        #expect(terms.options.hasSuffix("(settings s100-terms1) (options a model file does not record, such as --terms, --keep-sensor-limits or whether --curves held the weights)"))
         #expect(alike.otherOptions.first { $0.options.contains("20 generations") }?.options.contains("does not record") == false)
         // The curves and the ridge a file does record are named.
         var ridged = ModelFileValidationTests.model()

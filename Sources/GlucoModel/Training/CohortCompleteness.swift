@@ -104,7 +104,7 @@ public struct CohortCompleteness: Sendable {
             c.commonOptions = common
             c.otherOptions = groups.dropFirst().map { group in
                 // Options in the same words differ where a model file does not say (hunt X).
-                let unrecorded = group.value.options == common ? " (options a model file does not record: --terms, --keep-sensor-limits, or whether --curves held the weights)" : ""
+                let unrecorded = group.value.options == common ? " (options a model file does not record, such as --terms, --keep-sensor-limits or whether --curves held the weights)" : ""
                 return (group.value.options + " (settings \(group.key))" + unrecorded,
                         group.value.models.sorted { ($0.patient, $0.horizon) < ($1.patient, $1.horizon) })
             }
