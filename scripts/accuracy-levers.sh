@@ -14,17 +14,30 @@ cd "$(dirname "$0")/.."
 out="${1:-/tmp/accuracy-levers}"
 swift build -c release --product glucomodel-train
 bin=.build/release/glucomodel-train
+mkdir -p "$out"
+# train NAME ARGS...: one measurement into OUT/NAME, trained afresh (--retrain: a folder of an earlier
+# run, or of another build, would otherwise be reused and its figures reprinted), the trainer's own
+# output in OUT/NAME.log. Exit 2 (some patient not trained) is said and measured; any other failure stops.
+train() {
+    local name=$1 status=0; shift
+    "$@" --out "$out/$name" --retrain > "$out/$name.log" 2>&1 || status=$?
+    case $status in
+        0) ;;
+        2) echo "accuracy-levers: $name: some models not trained (see $out/$name.log)" >&2 ;;
+        *) echo "accuracy-levers: $name: the trainer failed (exit $status): see $out/$name.log" >&2; exit 1 ;;
+    esac
+}
 for seed in 1 2 3; do
-    "$bin" datasets --out "$out/default-seed$seed" --horizons 30,60 --threads 2 --seed "$seed" > /dev/null 2>&1
+    train "default-seed$seed" "$bin" datasets --horizons 30,60 --threads 2 --seed "$seed"
     [ "${DEFAULT_ONLY:-0}" = 1 ] && continue
     one=("$bin" datasets --horizons 30,60 --threads 2 --seed "$seed" --ensemble 1)
     for terms in 1 2 3 4; do
-        "${one[@]}" --out "$out/terms$terms-seed$seed" --terms "$terms" > /dev/null 2>&1
+        train "terms$terms-seed$seed" "${one[@]}" --terms "$terms"
     done
-    "${one[@]}" --out "$out/gen300-seed$seed" --generations 300 > /dev/null 2>&1
-    "${one[@]}" --out "$out/singleheld-seed$seed" --curves single-held > /dev/null 2>&1
-    "${one[@]}" --out "$out/multi-seed$seed" --curves multi > /dev/null 2>&1
-    "${one[@]}" --out "$out/multifree-seed$seed" --curves multi-free > /dev/null 2>&1
+    train "gen300-seed$seed" "${one[@]}" --generations 300
+    train "singleheld-seed$seed" "${one[@]}" --curves single-held
+    train "multi-seed$seed" "${one[@]}" --curves multi
+    train "multifree-seed$seed" "${one[@]}" --curves multi-free
 done
 python3 - "$out" "${DEFAULT_ONLY:-0}" <<'PY'
 import csv, statistics as st, sys

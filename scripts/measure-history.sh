@@ -61,7 +61,7 @@ cat > "$DIR/p1.json" <<'J'
  "maxBolus": 10, "bolusIncrement": 0.05, "insulinPeakMinutes": 75, "insulinDurationMinutes": 360}
 J
 mkdir -p "$DIR/settings" && cp "$DIR/p1.json" "$DIR/settings/"
-if [ ! -d "$DIR/models/p1" ]; then
+if [ ! -d "$DIR/models/models/p1" ]; then  # the trainer's own models/ folder inside --out
   echo "training small models for p1 (their quality does not matter here)..."
   gen 14 "$DIR/train" 14
   "$BIN/glucomodel-train" "$DIR/train-history.csv" --out "$DIR/models" --generations 5 --population 60 --ensemble 1 \
@@ -72,7 +72,11 @@ fi
 run() {
   local label=$1 bin=$2 h=$3 w="$DIR/$1-$3"
   rm -rf "$w"; mkdir -p "$w/inbox"
-  [ -f "$DIR/data-$h-history.csv" ] || gen $((h + NIGHTS)) "$DIR/data-$h" "$h"
+  # Kept data (KEEP) of another NIGHTS is made again: the nights run are the data's days.
+  if [ ! -f "$DIR/data-$h-history.csv" ] || [ "$(ls "$DIR/data-$h-days" 2>/dev/null | wc -l)" -ne "$NIGHTS" ]; then
+    rm -rf "$DIR/data-$h-days" "$DIR/data-$h-history.csv"
+    gen $((h + NIGHTS)) "$DIR/data-$h" "$h"
+  fi
   "$bin/glucomodel-train" import-data "$DIR/data-$h-history.csv" --store "$w/store.sqlite" --time-zone UTC >/dev/null 2>&1
   /usr/bin/time -f "%e %M" -o "$w/t" "$bin/glucomodel-predict" predict "$DIR/data-$h-history.csv" --models "$DIR/models" \
     --out "$w/predictions.csv" --horizons 30,60 --time-zone UTC >/dev/null 2>&1
@@ -81,7 +85,7 @@ run() {
     --models "$DIR/models" --out "$w/out" --night 2000-01-01 --horizons 30,60 --time-zone UTC >/dev/null 2>&1
   read -r fwall frss < "$w/t"
   echo "$label history ${h} d: predict over it ${pwall} s (${prss} KB peak); first night ${fwall} s (${frss} KB peak)"
-  local total=0 days check=()
+  local total=0 timed=0 days check=()
   days=$(ls "$DIR/data-$h-days" | sort)
   for f in $days; do
     cp "$DIR/data-$h-days/$f" "$w/inbox/"
@@ -91,7 +95,7 @@ run() {
     /usr/bin/time -f "%e %M" -o "$w/t" "$bin/glucomodel-predict" nightly --store "$w/store.sqlite" --inbox "$w/inbox" \
       --models "$DIR/models" --out "$w/out" --night "$night" --horizons 30,60 --time-zone UTC "${check[@]}" >/dev/null 2>&1
     read -r wall rss < "$w/t"
-    [ ${#check[@]} -eq 0 ] && total=$(echo "$total + $wall" | bc)
+    if [ ${#check[@]} -eq 0 ]; then total=$(echo "$total + $wall" | bc); timed=$((timed + 1)); fi
   done
   local cwall=$wall crss=$rss
   /usr/bin/time -f "%e %M" -o "$w/t" "$bin/glucomodel-predict" settings --patient p1 --store "$w/store.sqlite" \
@@ -100,7 +104,8 @@ run() {
   /usr/bin/time -f "%e %M" -o "$w/t" "$bin/glucomodel-predict" dose --patient p1 --models "$DIR/models" --store "$w/store.sqlite" \
     --settings "$DIR/p1.json" --carbs 50 --time-zone UTC >/dev/null 2>&1 || true
   read -r dwall drss < "$w/t"
-  local mean; mean=$(echo "scale=3; $total / ($NIGHTS - 1)" | bc)
+  # The mean of the nights timed (every night but the last, which also checks the settings).
+  local mean=n/a; [ "$timed" -gt 0 ] && mean=$(echo "scale=3; $total / $timed" | bc)
   echo "$label history ${h} d: nightly mean ${mean} s a night; a night with a settings check ${cwall} s (${crss} KB peak)"
   echo "$label history ${h} d: dose --store ${dwall} s (${drss} KB); settings --store ${swall} s (${srss} KB)"
   echo "$mean" > "$w/mean"

@@ -9,6 +9,8 @@
 #        (another build of the command, e.g. a copy of the previous version, to compare in one session)
 # GLUCOMODEL_MEASURE_DIR=dir keeps the generated files there (reused when present).
 set -euo pipefail
+# A relative GLUCOMODEL_TRAIN is the caller's, not the repository's (the script moves there).
+[ -n "${GLUCOMODEL_TRAIN:-}" ] && [ "${GLUCOMODEL_TRAIN#/}" = "$GLUCOMODEL_TRAIN" ] && GLUCOMODEL_TRAIN="$PWD/$GLUCOMODEL_TRAIN"
 cd "$(dirname "$0")/.."
 JOBS=()   # entries "format:file-name"
 if [ "${1:-}" = "--formats" ]; then
@@ -24,8 +26,11 @@ if [ -z "$EXE" ]; then
     swift build -c release --product glucomodel-train
     EXE=.build/release/glucomodel-train
 fi
+[ -x "$EXE" ] || { echo "measure-store-import: no executable $EXE" >&2; exit 1; }
 DIR="${GLUCOMODEL_MEASURE_DIR:-$(mktemp -d)}"
 mkdir -p "$DIR"
+# The generated files go with the folder, whatever ends the run, unless it was given to keep them.
+[ -z "${GLUCOMODEL_MEASURE_DIR:-}" ] && trap 'rm -rf "$DIR"' EXIT
 for JOB in "${JOBS[@]}"; do
     IFS=: read -r MB FORMAT NAME <<<"$JOB"
     FILE="$DIR/$NAME"
@@ -34,7 +39,11 @@ for JOB in "${JOBS[@]}"; do
     STORE="$DIR/store.sqlite"
     rm -f "$STORE" "$STORE-journal" "$STORE-wal" "$STORE-shm" "$STORE.lock"
     OUT="$DIR/time.txt"
-    /usr/bin/time -v "$EXE" import-data "$FILE" --store "$STORE" --patient large_p --time-zone UTC >"$DIR/out.txt" 2>"$OUT"
+    if ! /usr/bin/time -v "$EXE" import-data "$FILE" --store "$STORE" --patient large_p --time-zone UTC >"$DIR/out.txt" 2>"$OUT"; then
+        echo "measure-store-import: the import of $NAME failed:" >&2
+        grep -v '^\s' "$OUT" | head -5 >&2; head -5 "$DIR/out.txt" >&2
+        exit 1
+    fi
     WALL=$(grep "Elapsed (wall" "$OUT" | awk '{print $NF}')
     RSS=$(grep "Maximum resident" "$OUT" | awk '{print $NF}')
     python3 - "$BYTES" "$WALL" "$RSS" "$NAME" <<'PY'
@@ -46,5 +55,4 @@ print(f"{name} ({b / 1e6:.1f} MB): {secs:.2f} s, {b / 1e6 / secs:.1f} MB/s, peak
 PY
     head -2 "$DIR/out.txt"
 done
-[ -z "${GLUCOMODEL_MEASURE_DIR:-}" ] && rm -rf "$DIR"
 exit 0

@@ -64,7 +64,10 @@ for name in "$patient" "$patient-mmol-letter"; do
     [[ "$p3" == "Appendix"* ]] || ok=no
     echo "  clinician view on pages 1-2, appendix from page 3: $ok"
     [ "$ok" = yes ] || status=1
+    # pdftoppm pads the page number to the width of the page count (page-01.png of a 12-page PDF):
+    # the images are named as written.
+    rm -f "$out/$name-page"-*.png
     pdftoppm -r 60 -png -f 1 -l 2 "$pdf" "$out/$name-page"
-    echo "  page images: $out/$name-page-1.png, $out/$name-page-2.png"
+    echo "  page images: $(ls "$out/$name-page"-*.png | tr '\n' ' ')"
 done
 exit $status
