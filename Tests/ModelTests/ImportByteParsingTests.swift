@@ -39,6 +39,29 @@ import Testing
         }
     }
 
+    /// The date order's pass reads one field of every row without splitting the row (stop 54: the
+    /// pass over a LibreView export split every row, half the splitting of an import). The field is
+    /// the one `load` gives, or nil where a quote comes first or the row is short.
+    @Test func oneFieldReadsAsTheSplitRowReadsIt() {
+        var random = SystemRandomNumberGenerator()
+        let pieces = ["", " ", "\t", "a", "12-01-2026 08:00 AM", " 7 ", ",", "\"", "x\"y", "é"]
+        for _ in 0..<5000 {
+            let line = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            let bytes = ArraySlice(Array(line.utf8))
+            let row = CSVRow(bytes: bytes)
+            for i in 0..<4 {
+                guard let field = CSVRow.unquotedField(i, of: bytes) else {
+                    #expect(line.contains("\"") || row.count <= i, "\(line) field \(i)")
+                    continue
+                }
+                #expect(Array(field) == Array(row[i]), "\(line) field \(i)")
+            }
+        }
+        #expect(CSVRow.unquotedField(2, of: ArraySlice(Array("a,b, 12-01-2026 08:00 ,0".utf8))).map { String(decoding: $0, as: UTF8.self) } == "12-01-2026 08:00")
+        #expect(CSVRow.unquotedField(2, of: ArraySlice(Array("a,\"b\",c".utf8))) == nil)
+        #expect(CSVRow.unquotedField(3, of: ArraySlice(Array("a,b,c".utf8))) == nil)
+    }
+
     @Test func censoringOnBytesMatchesLowercasedText() {
         #expect(PatientLogBuilder.censoring(bytes: Array("Low".utf8)) == .belowRange)
         #expect(PatientLogBuilder.censoring(bytes: Array("LO".utf8)) == .belowRange)

@@ -147,6 +147,12 @@ public struct LibreViewImporter: PatientDataImporter {
         var row = CSVRow()
         while evidence.open, let (number, bytes) = lines.nextBytes() {
             guard number > headerLine else { continue }
+            // The date's field alone, unless a quote comes first (then the row split as the import splits it).
+            if let field = CSVRow.unquotedField(column, of: bytes) {
+                guard let d = TimestampParser.numericDate(bytes: field) else { continue }
+                evidence.add(d, line: number) { String(decoding: field, as: UTF8.self) }
+                continue
+            }
             row.load(bytes)
             guard column < row.count, let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
             evidence.add(d, line: number) { row.text(column) }

@@ -431,6 +431,12 @@ struct MappedCSVReader {
         var evidence = DateOrderEvidence()
         while evidence.open, let (number, bytes) = lines.nextBytes() {
             guard number > headerLine else { continue }
+            // The time's field alone, unless a quote comes first (`CSVRow.unquotedField`).
+            if let field = CSVRow.unquotedField(column, of: bytes) {
+                guard let d = TimestampParser.numericDate(bytes: field) else { continue }
+                evidence.add(d, line: number) { String(decoding: field, as: UTF8.self) }
+                continue
+            }
             row.load(bytes)
             guard let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
             evidence.add(d, line: number) { row.text(column) }
