@@ -10,8 +10,9 @@
 # Usage: scripts/accuracy-levers.sh [OUT_DIR]   (default /tmp/accuracy-levers)
 # DEFAULT_ONLY=1 trains the default runs only and prints the interval tables (about two minutes).
 set -euo pipefail
-cd "$(dirname "$0")/.."
 out="${1:-/tmp/accuracy-levers}"
+[ "${out#/}" = "$out" ] && out="$PWD/$out"  # relative: the caller's folder, not the repository's
+cd "$(dirname "$0")/.."
 swift build -c release --product glucomodel-train
 bin=.build/release/glucomodel-train
 mkdir -p "$out"

@@ -8,6 +8,10 @@
 # the per-night means as ratios new/old, and whether every file of both runs' nights is the same.
 # Usage: scripts/measure-history.sh [history days...]    env: NIGHTS, BIN, OLD_BIN, KEEP=DIR
 set -euo pipefail
+# Paths given relative are the caller's (the script moves to the repository).
+for v in BIN OLD_BIN KEEP; do
+  [ -n "${!v:-}" ] && [ "${!v#/}" = "${!v}" ] && printf -v "$v" '%s' "$PWD/${!v}"
+done
 cd "$(dirname "$0")/.."
 HISTORIES=("${@:-30 730}")
 read -r -a HISTORIES <<< "${HISTORIES[*]}"

@@ -13,6 +13,7 @@ if [ -z "$bin" ]; then
   bin=.build/release/glucomodel-train
 fi
 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT  # whatever ends the run
 mkdir -p "$tmp/d4" "$tmp/d10" "$tmp/d14"
 cp "datasets/$p-ws-testing.xml" "$tmp/d4/$p.xml"                 # 4 days, last day held out
 cp "datasets/$p-ws-training.xml" "$tmp/d10/$p.xml"               # 10 days, last 2 held out
