@@ -152,6 +152,14 @@ import Testing
         let covered = DoseAdvisor.suggest(log: log, carbs: 20, carbsTime: F.at(60), at: F.at(90), settings: F.settings(),
                                           models: F.models(falling))
         #expect(covered.decision.kind == "no_insulin" && covered.reasonCodes == ["predicted_below_suspend"])
+        // Glucose fallen since the meal (180 then, 150 now: exercise, insulin from before): the
+        // models' fall may be real, and their guard stands (the second review: 1 U at 85 mg/dL
+        // falling 3 a minute, the formula 0).
+        var fallen = F.flatLog(glucose: 180, through: 60)
+        fallen.glucose += stride(from: 65.0, through: 90, by: 5).map { GlucoseReading(time: F.at($0), value: .mgdL(180 - 1.2 * ($0 - 60))) }
+        let fell = DoseAdvisor.suggest(log: fallen, carbs: 20, carbsTime: F.at(60), at: F.at(90), settings: F.settings(),
+                                       models: F.models(falling))
+        #expect(fell.decision.kind == "no_insulin" && fell.reasonCodes == ["predicted_below_suspend"])
     }
 
     @Test func aTimeAfterTheSuggestionOrMoreThanThreeHoursBeforeIsRefused() {

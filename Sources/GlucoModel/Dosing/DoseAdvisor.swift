@@ -200,13 +200,22 @@ public enum DoseAdvisor {
         // coming is then judged by the settings' effects alone, the glucose now and the carbohydrates
         // and insulin on board (hunt V: a breakfast asked 25 minutes late was "no insulin" at 143
         // mg/dL and again up to 452, the models predicting 35; the child's glucose reached 510).
+        // Only while the meal shows: glucose now at or above what it was at the meal. Fallen since (exercise,
+        // insulin from before), or with no reading at the meal, the models' fall may be real, and their
+        // guards stand (the second review: 60 g eaten 105 minutes before, 230 then 85 mg/dL falling 3
+        // a minute, got 1 U where the formula gave 0).
         let effectsAlone = PredictedCurve(effects: effects, anchors: [], plannedCarbs: Carbohydrate(grams: 0))
-        if case let .predictedLow(minute, low) = eaten == nil ? outcome : rule.apply(to: effectsAlone) {
+        let mealShows = eaten.flatMap { eaten in
+            history.glucose.last(where: { $0.time <= eaten }).flatMap { then in
+                eaten.timeIntervalSince(then.time) < DoseGuards.maximumGlucoseAge ? glucose >= then.value.mgdL : nil
+            }
+        } ?? false
+        if case let .predictedLow(minute, low) = mealShows ? rule.apply(to: effectsAlone) : outcome {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: Int(minute.rounded()), predicted: shown(low.mgdL),
                                                                   threshold: settings.suspendThreshold)), notes: [])
         }
-        if eaten == nil, let models, let low = possibleLow(models, anchors: anchors.points, curve: curve, glucose: glucose,
+        if !mealShows, let models, let low = possibleLow(models, anchors: anchors.points, curve: curve, glucose: glucose,
                                                            threshold: settings.suspendThreshold) {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.possibleLowBelowSuspend(horizonMinutes: low.horizon, lower: low.lower,
