@@ -205,11 +205,7 @@ public enum DoseAdvisor {
         // guards stand (the second review: 60 g eaten 105 minutes before, 230 then 85 mg/dL falling 3
         // a minute, got 1 U where the formula gave 0).
         let effectsAlone = PredictedCurve(effects: effects, anchors: [], plannedCarbs: Carbohydrate(grams: 0))
-        let mealShows = eaten.flatMap { eaten in
-            history.glucose.last(where: { $0.time <= eaten }).flatMap { then in
-                eaten.timeIntervalSince(then.time) < DoseGuards.maximumGlucoseAge ? glucose >= then.value.mgdL : nil
-            }
-        } ?? false
+        let mealShows = eaten.flatMap { readingAtMeal($0, log: history) }.map { glucose >= $0.value.mgdL } ?? false
         if case let .predictedLow(minute, low) = mealShows ? rule.apply(to: effectsAlone) : outcome {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: Int(minute.rounded()), predicted: shown(low.mgdL),
@@ -292,8 +288,8 @@ public enum DoseAdvisor {
             notes.append(.limitedByFormulaAfterMeal(requested: asked, formula: ceiling, minutesAgo: ago))
             return ceiling
         }
-        guard let then = log.glucose.last(where: { $0.time <= eaten }),
-              let atMeal = formulaAtMeal(carbs: carbs, eaten: eaten, log: log, iob: iob, settings: settings) else { return asked }
+        guard let then = readingAtMeal(eaten, log: log) else { return asked }
+        let atMeal = StandardBolus(carbs: carbs, glucose: then.value.mgdL, insulinOnBoard: iob, settings: settings)
         // The meal's own insulin, and less when it was eaten below target; never a correction up
         // (hunt V: a snack asked 27 minutes late at 262 mg/dL was raised from 4.11 to 13.15 U, the
         // formula's full correction, more than the formula now; glucose then fell to 11 mg/dL; on
@@ -317,13 +313,13 @@ public enum DoseAdvisor {
         return raised
     }
 
-    /// The formula for carbohydrates eaten at `eaten` as it would have been then: the newest reading
-    /// at or before the meal (nil when none is within `DoseGuards.maximumGlucoseAge` before it) and
-    /// the insulin on board now.
-    static func formulaAtMeal(carbs: Double, eaten: Date, log: PatientLog, iob: Double, settings: CheckedDoseSettings) -> StandardBolus? {
+    /// The glucose when carbohydrates were eaten at `eaten`: the newest reading at or before it, nil
+    /// when none is within `DoseGuards.maximumGlucoseAge` before it. The formula at the meal is
+    /// made with it (the floor), and whether the meal shows is judged against it (step 6).
+    static func readingAtMeal(_ eaten: Date, log: PatientLog) -> GlucoseReading? {
         guard let then = log.glucose.last(where: { $0.time <= eaten }),
               eaten.timeIntervalSince(then.time) < DoseGuards.maximumGlucoseAge else { return nil }
-        return StandardBolus(carbs: carbs, glucose: then.value.mgdL, insulinOnBoard: iob, settings: settings)
+        return then
     }
 
     /// The first model horizon whose 80% interval, around the curve without a bolus at that

@@ -49,12 +49,7 @@ public enum PatientIDScan {
     }
 
     static func libreViewPatient(_ url: URL) throws -> PatientID {
-        var names: [String] = []
-        for (number, text) in LineReader(url: url) {
-            if number > 3 || text.contains("Device Timestamp") { break }
-            names += LibreViewImporter.titleNames(CSVRow(text).fields)
-        }
-        return try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: names.filter { $0.count >= 2 })
+        try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: LibreViewImporter.titleNames(in: LineReader(url: url)))
     }
 
     static func ohioPatient(_ url: URL) throws -> PatientID {

@@ -170,8 +170,9 @@ public struct PatientStore: Sendable {
         asImported.recordSink = nil
         let stored = try Row.fetchOne(db, sql: "SELECT MIN(time), MAX(time) FROM records WHERE import_run_id = ?", arguments: [previous.id])
         let first: Double? = stored?[0], last: Double? = stored?[1]
-        guard let fresh = try? importer.importFile(at: url, options: asImported), fresh.log.patient == previous.patient,
-              first == nil || (Self.recordTimes(fresh.log).contains(first!) && Self.recordTimes(fresh.log).contains(last!)) else {
+        let fresh = try? importer.importFile(at: url, options: asImported)
+        let times = fresh.map { Self.recordTimes($0.log) } ?? []
+        guard let fresh, fresh.log.patient == previous.patient, [first, last].allSatisfy({ $0.map(times.contains) ?? true }) else {
             run.skippedInsulinUnread = true
             return run
         }

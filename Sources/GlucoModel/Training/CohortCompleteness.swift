@@ -101,7 +101,6 @@ public struct CohortCompleteness: Sendable {
         }
         if groups.count > 1 {
             let common = groups[0].value.options
-            c.commonOptions = common
             c.otherOptions = groups.dropFirst().map { group in
                 // Options in the same words differ where a model file does not say (hunt X).
                 let unrecorded = group.value.options == common ? " (options a model file does not record, such as --terms, --keep-sensor-limits or whether --curves held the weights)" : ""
