@@ -460,6 +460,13 @@ import Testing
         #expect(abs((s.insulinOnBoard ?? 0) - iob) < 1e-9 && abs(iob - 1.5586) < 1e-4)
         #expect(s.decision == .bolus(units: 2.4, basis: .standardFormula))
         #expect(s.reasonCodes.contains("limited_by_max_iob"))
+        // The text gives the formula within the max IOB, as `--method formula` and the JSON do
+        // (hunt AC, stop 55: "standard formula beside it" showed the 6.40 U that would pass it).
+        #expect(s.formulaUnits == 2.4)
+        #expect(s.report.contains("= 6.44 U -> 6.40 U -> 2.40 U (within the max IOB)"))
+        let beside = DoseAdvisor.suggest(log: log, carbs: 60, at: F.at(90), settings: settings,
+                                         models: F.models([F.model("G0 - 35", horizon: 60)]))
+        #expect(beside.modelUsed && beside.report.contains("standard formula beside it: 2.40 U"), "\(beside.report)")
     }
 
     /// Hunt T (stop 53): the limits were tested only from outside; an exclusive end (67<..<110)
@@ -486,6 +493,11 @@ import Testing
         #expect(s.decision.units == 0)
         #expect(s.reasonCodes == ["below_suspend"])
         #expect(s.reasons[0].message.contains("no insulin"))
+        // Neither method gives insulin: the formula's 60/10 + (65 - 110)/35 = 4.71 U is shown as worked
+        // out, and given as 0 (hunt AC, stop 55: "formula_units 2.85" beside "no insulin").
+        #expect(s.standard?.dose == 4.7 && s.formulaUnits == 0)
+        #expect(DoseRecord(s).formula_units == 0)
+        #expect(s.report.contains("= 4.71 U -> 4.70 U -> 0.00 U (glucose below the suspend threshold)"))
     }
 
     @Test func aMealAtALowIsAskedAboutAgainIn15Minutes() throws {

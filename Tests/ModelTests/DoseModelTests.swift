@@ -84,6 +84,72 @@ import Testing
         #expect(suggest([trainedWithout], log: cgmOnly, statedInsulinOnBoard: 0).decision == .bolus(units: 1, basis: .model))
     }
 
+    /// Hunt AC (stop 55): models trained on a CGM-only export never saw insulin, so 3 U stated on
+    /// board counted only for its share left after the longest horizon (55% of its effect was lost)
+    /// and the model-based dose was 1.1 U where the formula and the effects alone gave 0. The
+    /// insulin on board now acts on the anchors by the settings' curve, and the model's insulin
+    /// inputs read zero, as it was fitted.
+    @Test func aModelTrainedWithoutInsulinGetsItsEffectsFromTheSettings() {
+        // G0 - 20 - 10 IOB, trained without insulin (the fixture's models are): its IOB reads 0, so it
+        // predicts 160 at 60 min; 1 U stated on board lowers that by 35 * (1 - R(60)), and the curve
+        // ends at 160 - 35 = 125 mg/dL (all of the 1 U's 35 mg/dL).
+        let m = F.model("G0 - 20 - 10 * IOB", horizon: 60, features: FeatureSet(horizonMinutes: 60))
+        let s = suggest([m], log: F.flatLog(insulinRecords: false), statedInsulinOnBoard: 1)
+        let curve = try! #require(s.curve)
+        let anchor = 160 - 35 * (1 - F.insulinRemaining(60))
+        #expect(abs(curve.glucose(bolus: InsulinUnits(0), atMinute: 60).mgdL - anchor) < 1e-6)
+        #expect(abs(curve.glucose(bolus: InsulinUnits(0)).last!.mgdL - 125) < 1e-6)
+        // Loop's rule on that curve, typed in from dosing.md: the least of (G(t) - T(t)) / (35 (1 - R(t))),
+        // the line from 180 now to the anchor, then the anchor less what the 1 U still does.
+        var least = Double.infinity
+        for t in stride(from: 5.0, through: 360, by: 5) {
+            let g = t <= 60 ? 180 + (anchor - 180) * t / 60 : anchor - 35 * (F.insulinRemaining(60) - F.insulinRemaining(t))
+            least = min(least, (g - (70 + 40 * min(1, t / 180))) / (35 * (1 - F.insulinRemaining(t))))
+        }
+        #expect(abs(least - 15.0 / 35) < 1e-6)  // the eventual point's ask: (125 - 110) / 35 = 0.43 U
+        // Below the formula's 2 - 1 = 1 U, so it stands, rounded down to the 0.05 U step.
+        #expect(s.standard?.dose == 1 && s.modelDose == 0.4 && s.decision == .bolus(units: 0.4, basis: .model))
+        // Counted only after the anchor, as before, the curve ended at 160 - 35 R(60), above 130, and
+        // asked 0.65 U: most of the stated unit given again.
+        #expect(160 - 35 * F.insulinRemaining(60) > 130)
+
+        // The same with the insulin recorded (a bolus 15 minutes before, nothing stated): the model's
+        // IOB input reads 0, and the bolus acts on the anchor by the settings' curve.
+        var log = F.flatLog()
+        log.boluses.append(Bolus(time: F.at(75), dose: InsulinUnits(2)))
+        let recorded = suggest([m], log: log)
+        let onBoard = 2 * F.insulinRemaining(15), at60 = 2 * F.insulinRemaining(75)  // the fixture's 1 U of 11 h before: none
+        #expect(abs(try! #require(recorded.insulinOnBoard) - onBoard) < 1e-3)
+        #expect(abs(recorded.curve!.glucose(bolus: InsulinUnits(0), atMinute: 60).mgdL - (160 - 35 * (onBoard - at60))) < 0.05)
+
+        // Trained with insulin records (boluses; no basal, as this log), the model's trajectory is its
+        // own: 160 - 10 IOB at 60 min, the insulin on board in it.
+        var trained = m
+        trained.absentRecords = ["basal"]
+        let own = suggest([trained], log: log)
+        #expect(!own.reasonCodes.contains("model_unavailable"))
+        #expect(abs(own.curve!.glucose(bolus: InsulinUnits(0), atMinute: 60).mgdL - (160 - 10 * onBoard)) < 0.05)
+    }
+
+    /// `withUnseenEffects` by hand: an anchor at 60 min, 2 U on board falling to 0.5, 30 g of
+    /// carbohydrate falling to 10 (ISF 35, ICR 10): -35 * 1.5 + 3.5 * 20 for a model trained without
+    /// both, each alone for one trained without one, unchanged for one trained with both.
+    @Test func unseenEffectsMoveTheAnchorsByTheSettingsCurves() {
+        let effects = PredictedCurve.Effects(
+            glucose: .mgdL(150), insulinSensitivity: 35, carbRatio: 10, insulin: .adultRapid, carbs: .standard,
+            insulinOnBoard: { InsulinUnits($0 == 0 ? 2 : 0.5) }, carbsOnBoard: { Carbohydrate(grams: $0 == 0 ? 30 : 10) })
+        func moved(_ absent: [String]?) -> Double {
+            var m = F.model("G0", horizon: 60)
+            m.absentRecords = absent
+            return DoseAdvisor.withUnseenEffects([(60, .mgdL(150))], models: F.models([m]), effects: effects)[0].glucose.mgdL
+        }
+        #expect(abs(moved(["insulin", "carbohydrate"]) - (150 - 52.5 + 70)) < 1e-9)
+        #expect(abs(moved(["insulin"]) - (150 - 52.5)) < 1e-9)
+        #expect(abs(moved(["carbohydrate"]) - (150 + 70)) < 1e-9)
+        #expect(moved(nil) == 150)
+        #expect(moved(["basal"]) == 150)  // part of the insulin missing: the model read the rest
+    }
+
     @Test func formulaMethodGivesTheFormulaBesideTheModel() {
         let s = suggest([model("G0 - 35", horizon: 60)], method: .formula)
         #expect(s.decision == .bolus(units: 2, basis: .standardFormula))
@@ -182,8 +248,12 @@ import Testing
     /// 1-5 U above the formula's) went below 70 mg/dL, 1 of 19 with the formula's dose.
     @Test func aModelCorrectionIsAtMostTheFormulas() {
         // A model predicting 280 mg/dL at 60 min (G0 + 100): the curve asks more than the formula's
-        // 0 + (180 - 110)/35 - 0 = 2 U; a correction gets the formula's 2 U.
-        let rising = [model("G0 + 100", horizon: 60)]
+        // 0 + (180 - 110)/35 - 0 = 2 U; a correction gets the formula's 2 U. Trained with insulin
+        // records: its trajectory is its own, the insulin on board in it (one trained without would
+        // have the bolus's effect added by the settings: `aModelTrainedWithoutInsulinGetsItsEffectsFromTheSettings`).
+        var trained = model("G0 + 100", horizon: 60)
+        trained.absentRecords = nil
+        let rising = [trained]
         let alone = suggest(rising)
         #expect(alone.standard?.dose == 2 && alone.modelDose == 2 && alone.decision == .bolus(units: 2, basis: .model))
         let asked = try! #require(alone.reasons.first { $0.code == "limited_by_formula_correction" })
@@ -207,6 +277,15 @@ import Testing
         // formula's and the grams' own insulin, 0 + 5/10 = 0.5 U.
         let covered = suggest(rising, log: log, carbs: 5)
         #expect(covered.standard?.dose == 0 && covered.modelDose == 0.5 && covered.reasonCodes.contains("limited_by_formula_correction"))
+        // A model asking less than one pump step above the formula: the pump gives the same 2 U, and no
+        // note says it was lowered ("0.25 U requested, lowered to 0.25 U"; hunt AC, stop 55). G0 + 0.35:
+        // 180.35 mg/dL from 60 min on, (180.35 - 110)/35 = 2.01 U at the eventual point; G0 + 2: 2.06 U, 2.05.
+        var slightly = model("G0 + 0.35", horizon: 60), more = model("G0 + 2", horizon: 60)
+        slightly.absentRecords = nil; more.absentRecords = nil
+        let same = suggest([slightly])
+        #expect(same.modelDose == 2 && !same.reasonCodes.contains("limited_by_formula_correction"))
+        let lowered = suggest([more])
+        #expect(lowered.modelDose == 2 && lowered.reasonCodes.contains("limited_by_formula_correction"))
     }
 
     /// Hunt D: a dose 21 minutes into a logged 45-minute session said nothing of the exercise.

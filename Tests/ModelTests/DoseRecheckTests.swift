@@ -113,6 +113,9 @@ import Testing
         // The most that keeps every point at or above 70 mg/dL, to the pump's 0.05 U below it.
         #expect(lowest(dose) >= 70 && lowest(dose + 0.05) < 70, "\(dose) U: \(lowest(dose))")
         #expect(s.reasons.last?.message.hasPrefix("5.71 U, the formula's at the meal, would take glucose below the suspend threshold (70 mg/dL)") == true)
+        // In mmol/L as every other glucose (hunt AC, stop 55), and the limit as the pump gives it: the dose.
+        #expect(s.reasons.last?.message(units: .mmolL).contains("below the suspend threshold (3.9 mmol/L)") == true)
+        #expect(s.reasons.last?.message.hasSuffix(String(format: "raised only to %.2f U, the most that keeps it above", dose)) == true)
         // The formula covers the grams still to appear after 180 min, with the glucose now:
         // COB(180)/D = (0.03 e^-3.6 - 0.02 e^-5.4)/0.01 = 0.07294, 4.38/10 + (100 - 110)/35 = 0.152 U,
         // 0.15 U: the meal has appeared and glucose has not risen with it.

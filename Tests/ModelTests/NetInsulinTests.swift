@@ -76,6 +76,10 @@ import Testing
         #expect(abs(effect - 35 * perUnitPerHour) < 1e-9 && effect > DoseGuards.basalMismatchEffectLimit)
         #expect(reasons[0].code == "basal_schedule_mismatch")
         #expect(far.report.contains("[basal_schedule_mismatch] the settings' basal schedule and the pump's programmed basal"))
+        // No formula dose beside the refusal: it was built on the insulin on board the refusal rejects
+        // (hunt AC, stop 55: the 10 U maximum bolus shown).
+        #expect(far.standard == nil && far.formulaUnits == nil && !far.report.contains("standard formula"))
+        #expect(DoseRecord(far).formula_units == nil)
         // 1.2 U/h: a fifth of that difference (under 40 mg/dL at an ISF of 35), dosed from the file's schedule.
         settings.basalSchedule = [.init(start: "00:00", unitsPerHour: 1.2)]
         let near = DoseAdvisor.suggest(log: log(), carbs: 40, at: F.at(90), settings: settings, models: nil)

@@ -165,6 +165,9 @@ public enum DoseAdvisor {
             if let r = DoseGuards.basalScheduleRefusal(settingsIOB: iob, programmeIOB: onBoard(history, nil),
                                                        programmeOnBoard: onBoard(programmeOnly, none),
                                                        insulinSensitivity: settings.insulinSensitivity) {
+                // No dose beside the refusal: the formula's was built on the insulin on board it rejects
+                // (hunt AC, stop 55: the 10 U maximum bolus shown for 40 g at 91 mg/dL).
+                out.standard = nil
                 return finish(out, .refused([r]), notes: [])
             }
         }
@@ -181,10 +184,11 @@ public enum DoseAdvisor {
         if let session = history.exercise.last(where: { $0.time <= at && $0.time.addingTimeInterval($0.durationMinutes * 60) >= at.addingTimeInterval(-Self.exerciseReach) }) {
             notes.append(.exerciseRecent(minutesAgo: at.timeIntervalSince(session.time) / 60, durationMinutes: session.durationMinutes))
         }
-        let anchors = trajectory(models, history: history, series: series, at: at, notes: &notes)
-        out.featureTime = anchors.featureTime
         let effects = effects(glucose: glucose, settings: settings, series: series, net: net, carbModel: options.carbModel,
                               stated: stated ?? 0)
+        var anchors = trajectory(models, history: history, series: series, at: at, notes: &notes)
+        anchors.points = withUnseenEffects(anchors.points, models: models, effects: effects)
+        out.featureTime = anchors.featureTime
         let curve = PredictedCurve(effects: effects, anchors: anchors.points, plannedCarbs: Carbohydrate(grams: eaten == nil ? carbs : 0))
         guard curve.isFinite else {
             // A model value that is not finite (never a dose on it): the formula with the reason.
@@ -239,7 +243,11 @@ public enum DoseAdvisor {
             // rule stops). At a meal the bound is far above any dose the trials saw the models ask.
             let allowed = standard.dose + (eaten == nil ? carbs / settings.carbRatio : 0)
             if eaten == nil, asked > allowed + 1e-9 {
-                notes.append(.limitedByFormulaCorrection(requested: asked, formula: allowed, insulinOnBoard: iob))
+                // Said only when it lowers the dose the pump gives ("0.25 U requested, lowered to 0.25 U"
+                // said nothing; hunt AC, stop 55).
+                if StandardBolus.deliverable(asked, settings: settings) > StandardBolus.deliverable(allowed, settings: settings) {
+                    notes.append(.limitedByFormulaCorrection(requested: asked, formula: allowed, insulinOnBoard: iob))
+                }
                 asked = allowed
             }
             out.modelDose = capped(asked, iob: iob, settings: settings, notes: &notes)
@@ -308,7 +316,10 @@ public enum DoseAdvisor {
             notes.append(.raisedToFormulaAtMeal(requested: asked, formula: floor, glucoseAtMeal: then.value.mgdL, minutesAgo: ago))
         }
         if raised < floor {
-            notes.append(.raiseLimitedBySuspend(formula: floor, limit: raised, threshold: settings.suspendThreshold))
+            // The limit as the pump can give it (rounded down), as the dose beside it is: "raised only to
+            // 1.20 U" beside a bolus of 1.15 U read as a contradiction (hunt AC, stop 55).
+            notes.append(.raiseLimitedBySuspend(formula: floor, limit: StandardBolus.deliverable(raised, settings: settings),
+                                                threshold: settings.suspendThreshold))
         }
         return raised
     }
@@ -406,7 +417,7 @@ public enum DoseAdvisor {
                 notes.append(.modelUnavailable("the models' inputs cannot be computed at \(featureTime.iso8601) (glucose of the last hour incomplete)"))
                 return ([], featureTime)
             }
-            let prediction = model.prediction(row: model.features.row(row, addingBolus: carriedInsulin, carbs: carriedCarbs))
+            let prediction = model.prediction(row: model.asTrained(model.features.row(row, addingBolus: carriedInsulin, carbs: carriedCarbs)))
             // The evolved expression beyond what it was fitted on: the model's answer is its ARX
             // base's alone, not the model that was validated. Not a basis for insulin either.
             if prediction.baseAlone {
@@ -425,6 +436,31 @@ public enum DoseAdvisor {
             points.append((minutes, GlucoseValue(mgdL: p)))
         }
         return (points, featureTime)
+    }
+
+    /// The models' trajectory with the effects their inputs cannot show: models fitted on data
+    /// without insulin records (a CGM-only export, `GlucoseModel.trainedWithout`) read insulin as
+    /// none, as they were fitted (`GlucoseModel.asTrained`), so the insulin on board (recorded, or
+    /// stated with `--insulin-on-board`) acts on their anchors by the settings' curve,
+    /// `- ISF (I(0) - I(m))`, as it does after the longest horizon; likewise carbohydrates on board
+    /// for models fitted without carbohydrate records, `+ ISF/ICR (Q(0) - Q(m))`. Without this the
+    /// curve counted only the share still on board after the longest horizon (hunt AC, stop 55: 3 U
+    /// stated, 40 g at a flat 160 mg/dL: 1.1 U where the formula and the effects alone gave 0, and
+    /// glucose near 55 mg/dL if the statement was right).
+    static func withUnseenEffects(_ points: [(minutes: Double, glucose: GlucoseValue)], models: ModelSet?,
+                                  effects e: PredictedCurve.Effects) -> [(minutes: Double, glucose: GlucoseValue)] {
+        guard let models else { return points }
+        let noInsulin = models.models.values.contains { $0.trainedWithout(.insulin) }
+        let noCarbs = models.models.values.contains { $0.trainedWithout(.carbohydrate) }
+        guard noInsulin || noCarbs else { return points }
+        let isf = e.insulinSensitivity, perGram = isf / e.carbRatio
+        let i0 = e.insulinOnBoard(0).units, q0 = e.carbsOnBoard(0).grams
+        return points.map { m, g in
+            var value = g.mgdL
+            if noInsulin { value -= isf * (i0 - e.insulinOnBoard(max(0, m)).units) }
+            if noCarbs { value += perGram * (q0 - e.carbsOnBoard(max(0, m)).grams) }
+            return (m, GlucoseValue(mgdL: value))
+        }
     }
 
     /// The curve's inputs: glucose now, the settings' ISF and ICR and insulin curve, the net
@@ -477,7 +513,7 @@ public enum DoseAdvisor {
         case let .noInsulin(r): reasons = [DoseReason(r)]
         case .bolus: break
         }
-        s.reasons = reasons + notes.map { DoseReason(code: $0.code, message: $0.description) }
+        s.reasons = reasons + notes.map(DoseReason.init)
         return s
     }
 }

@@ -41,7 +41,7 @@ public struct DoseAuditRow: Hashable, Sendable {
         if case let .bolus(_, b) = suggestion.decision { basis = b.rawValue }
         return [patient.rawValue, bolusTime.iso8601, f(carbs, "%.1f"), f(doseGiven, "%.2f"),
                 suggestion.decision.kind, f(suggestion.decision.units, "%.2f"), basis, f(suggestion.modelDose, "%.2f"),
-                f(suggestion.standard.map { DoseAdvisor.formulaUnits($0, iob: suggestion.insulinOnBoard ?? 0, settings: suggestion.settings) }, "%.2f"), g(suggestion.glucose), f(suggestion.insulinOnBoard, "%.2f"),
+                f(suggestion.formulaUnits, "%.2f"), g(suggestion.glucose), f(suggestion.insulinOnBoard, "%.2f"),
                 g(glucoseAfter1h), g(glucoseAfter2h), g(minimumAfter), g(maximumAfter),
                 lowFollowed.map { $0 ? "yes" : "no" } ?? "", suggestion.reasonCodes.joined(separator: ";")]
             .joined(separator: ",")

@@ -65,7 +65,7 @@ public struct DoseRecord: Encodable, Hashable, Sendable {
         method = s.method.rawValue
         units = s.decision.units ?? 0
         model_units = s.modelDose
-        formula_units = s.standard.map { DoseAdvisor.formulaUnits($0, iob: s.insulinOnBoard ?? 0, settings: s.settings) }
+        formula_units = s.formulaUnits
         model_used = s.modelUsed
         reasons = s.reasons.map { DoseReason(code: $0.code, message: $0.message(units: glucose)) }
         recheck_minutes = s.recheckMinutes

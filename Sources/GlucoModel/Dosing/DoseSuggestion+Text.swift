@@ -17,7 +17,7 @@ extension DoseSuggestion {
         switch decision {
         case let .bolus(units, basis):
             lines.append("suggestion: bolus \(u(units)) (\(basis == .model ? "model-based" : "standard formula"))")
-            if let f = standard, basis == .model { lines.append("standard formula beside it: \(u(f.dose))") }
+            if let f = formulaUnits, basis == .model { lines.append("standard formula beside it: \(u(f))") }
             if let m = modelDose, basis == .standardFormula { lines.append("model-based dose beside it: \(u(m))") }
         case .noInsulin: lines.append("suggestion: NO INSULIN; treat or watch for a low")
         case .refused: lines.append("suggestion: REFUSED, no dose")
@@ -56,8 +56,15 @@ extension DoseSuggestion {
                                 s.carbRatio, isf, target, suspend, s.maxBolus,
                                 s.bolusIncrement, s.insulin.peakMinutes, s.insulin.durationMinutes))
         }
-        if let f = standard {
-            lines.append("standard formula: carbs \(u(f.carbDose)) + correction \(u(f.correctionDose)) - IOB \(u(f.insulinOnBoard)) = \(u(f.unclamped)) -> \(u(f.dose))")
+        if let f = standard, let given = formulaUnits {
+            // What the formula gives after every cap: none below the suspend threshold, within the max IOB.
+            var after = ""
+            if case .noInsulin(.belowSuspend) = decision, f.dose > 0 {
+                after = " -> 0.00 U (glucose below the suspend threshold)"
+            } else if given < f.dose {
+                after = " -> \(u(given)) (within the max IOB)"
+            }
+            lines.append("standard formula: carbs \(u(f.carbDose)) + correction \(u(f.correctionDose)) - IOB \(u(f.insulinOnBoard)) = \(u(f.unclamped)) -> \(u(f.dose))" + after)
         }
         lines.append("model-based dose: " + (modelDose.map(u) ?? "none") + (method == .formula ? " (the formula was asked for)" : ""))
         if let c = curve, let low = c.glucose(bolus: InsulinUnits(decision.units ?? 0)).map(\.mgdL).min(),

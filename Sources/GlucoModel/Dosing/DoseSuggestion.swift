@@ -97,7 +97,11 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    public var description: String { description(units: .mgdL) }
+
+    /// The message with its glucose values in `units` (`dose --units mmol/L` converts every glucose).
+    public func description(units: GlucoseUnit) -> String {
+        func g(_ mgdL: Double) -> String { units == .mgdL ? String(format: "%.0f mg/dL", mgdL) : units.withUnit(mgdL) }
         switch self {
         case let .modelUnavailable(why): return "no model-based dose: \(why); the standard formula's dose is shown"
         case let .clampedToMaxBolus(r, m): return String(format: "%.2f U requested, clamped to the maximum bolus %.2f U", r, m)
@@ -109,15 +113,15 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U requested, lowered to the formula's with the glucose now, %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
         case let .limitedByFormulaCorrection(r, f, iob):
             return String(format: "%.2f U requested, lowered to %.2f U, the formula's and the carbohydrates' own insulin (insulin on board %.2f U): a correction never goes beyond the formula's, since the models see glucose still rising from a meal whose bolus has yet to bring it down, and a dose on top stacks insulin", r, f, iob)
-        case let .raisedToFormulaAtMeal(r, f, g, ago):
-            return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%.0f mg/dL) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g)
+        case let .raisedToFormulaAtMeal(r, f, glucose, ago):
+            return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%@) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g(glucose))
         case let .raiseLimitedBySuspend(f, limit, threshold):
-            return String(format: "%.2f U, the formula's at the meal, would take glucose below the suspend threshold (%.0f mg/dL) by the settings' effects of the carbohydrates still on board and the insulin: raised only to %.2f U, the most that keeps it above", f, threshold, limit)
+            return String(format: "%.2f U, the formula's at the meal, would take glucose below the suspend threshold (%@) by the settings' effects of the carbohydrates still on board and the insulin: raised only to %.2f U, the most that keeps it above", f, g(threshold), limit)
         case let .exerciseRecent(ago, duration):
             let end = ago - duration
             return String(format: "exercise logged %.0f min ago, for %.0f min (%@): insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin", ago, duration, end > 0 ? String(format: "ended %.0f min ago", end) : "still going")
         case let .formulaDosePredictedLow(dose, lowest, minute, threshold):
-            return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %.0f mg/dL at %.0f min, below the suspend threshold (%.0f mg/dL): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, DoseAdvisor.shown(lowest), minute, threshold)
+            return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %@ at %.0f min, below the suspend threshold (%@): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, g(DoseAdvisor.shown(lowest)), minute, g(threshold))
         case let .formulaCarbsStillToAppear(grams, total, ago, all):
             return String(format: "the formula covers %.0f g of the %.0f g eaten %.0f min ago, those still to appear by the carbohydrate curve, and corrects the glucose now, which holds the rest; with all of them it would be %.2f U and count the absorbed part twice", grams, total, ago, all)
         case let .settingsFromData(changes):
@@ -134,8 +138,9 @@ public struct DoseReason: Hashable, Sendable, Codable {
     public var code: String
     /// The message, glucose in mg/dL.
     public var message: String
-    /// The refusal the reason stands for, when it is one: its message can be given in another unit.
+    /// The refusal or note the reason stands for: its message can be given in another unit.
     var refusal: DoseRefusal?
+    var note: DoseNote?
 
     public init(code: String, message: String) { self.code = code; self.message = message }
 
@@ -144,9 +149,14 @@ public struct DoseReason: Hashable, Sendable, Codable {
         self.refusal = refusal
     }
 
+    init(_ note: DoseNote) {
+        self.init(code: note.code, message: note.description)
+        self.note = note
+    }
+
     /// The message with its glucose values in `units` and its times by `time` (ISO 8601 UTC by default).
     public func message(units: GlucoseUnit, time: ((Date) -> String)? = nil) -> String {
-        refusal?.description(units: units, time: time) ?? message
+        refusal?.description(units: units, time: time) ?? note?.description(units: units) ?? message
     }
 
     enum CodingKeys: String, CodingKey { case code, message }
@@ -215,6 +225,16 @@ public struct DoseSuggestion: Hashable, Sendable {
     public var recheckMinutes: Int? {
         if case .noInsulin = decision, carbs > 0 { return DoseAdvisor.recheckMinutes }
         return nil
+    }
+
+    /// The formula's dose as `--method formula` would give it: within the max IOB, clamped and
+    /// rounded (`DoseAdvisor.formulaUnits`), and 0 with glucose below the suspend threshold now, where
+    /// neither method gives insulin (hunt AC, stop 55: a low shown beside "2.85 U", and a max IOB of
+    /// 1 U beside the formula's 2.15). Nil when the formula was not worked out (a refusal).
+    public var formulaUnits: Double? {
+        guard let standard else { return nil }
+        if case .noInsulin(.belowSuspend) = decision { return 0 }
+        return DoseAdvisor.formulaUnits(standard, iob: insulinOnBoard ?? 0, settings: settings)
     }
 
     /// Whether the suggested bolus is the model-based one.

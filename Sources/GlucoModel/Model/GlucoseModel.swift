@@ -71,6 +71,21 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
         return absent.contains(kind.rawValue) || (kind.isPartOfInsulin && absent.contains(PatientLog.RecordInputs.insulin.rawValue))
     }
 
+    /// `row` (in `features`' column order) with the inputs of every kind of record the training
+    /// data held none of (`trainedWithout`) at zero, as the model was fitted: a model fitted on a
+    /// CGM-only export never weighed an insulin or carbohydrate input, and any weight its
+    /// expression gives one was fitted on zeros. The dose adds those records' effects by the
+    /// settings' curves instead (`DoseAdvisor.withUnseenEffects`).
+    public func asTrained(_ row: [Double]) -> [Double] {
+        var unseen = Set<String>()
+        if trainedWithout(.insulin) { unseen.formUnion(features.insulinInputs) }
+        if trainedWithout(.carbohydrate) { unseen.formUnion(features.carbInputs) }
+        guard !unseen.isEmpty else { return row }
+        var out = row
+        for (j, name) in features.names.enumerated() where j < out.count && unseen.contains(name) { out[j] = 0 }
+        return out
+    }
+
     /// Predictions are clamped to this range (mg/dL): a value outside it is certainly wrong,
     /// and clamping only moves it towards any real glucose.
     public static let plausibleRange = 10.0...600.0

@@ -22,6 +22,12 @@ extension ReportDoseAudit {
                 let iob = (standard.insulinOnBoard * 100).rounded() / 100 + 0
                 formula = String(format: "%.0f g / %g + (%@ - %@) / %@ - IOB %.2f = %.2f U", row.carbs, settings.carbRatio,
                                  g, target, isf, iob, standard.dose)
+                // What the formula gives after every cap (as `dose --method formula` would).
+                if case .noInsulin(.belowSuspend) = s.decision, standard.dose > 0 {
+                    formula += ", none below the suspend threshold"
+                } else if let given = s.formulaUnits, given < standard.dose {
+                    formula += String(format: ", %.2f U within the max IOB", given)
+                }
             }
             return Row(time: row.bolusTime, carbs: Carbohydrate(grams: row.carbs), given: InsulinUnits(row.doseGiven),
                        suggested: s.decision.units.map(InsulinUnits.init), advice: Advice(s.decision), formula: formula,
