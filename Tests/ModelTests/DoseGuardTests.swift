@@ -234,6 +234,35 @@ import Testing
         #expect(refusals(suggest(F.flatLog(skipping: [65]))) == [.recentGap(missingSteps: 1, windowMinutes: 30)])
     }
 
+    /// Hunt AB (stop 55): a refusal for a CGM gap said nothing of what to do, and a meal asked for
+    /// within 30 minutes of a dropout went uncovered (16 of 40 meals in a closed loop with dropouts).
+    /// Now it says when the readings are complete again, if the CGM reads on: the last missing
+    /// reading plus 30 minutes.
+    @Test func aRefusalForTheCGMsReadingsSaysWhenToAskAgain() throws {
+        // 11:10 and 11:15 missing at 11:30: complete again when 11:15 has left the window, at 11:45.
+        let gap = suggest(F.flatLog(skipping: [70, 75]))
+        #expect(gap.askAgainAt == F.at(105) && gap.recheckMinutes == 15)
+        #expect(DoseRecord(gap).recheck_minutes == 15)
+        #expect(gap.report.contains("ask again in 15 minutes (2026-01-05T11:45:00Z), when the CGM has read for 30 minutes, if it reads on "
+                                    + "with the 20 g, if eaten, and --carbs-time 2026-01-05T11:30:00Z; or dose by hand"), "\(gap.report)")
+        // Asked again then, the readings continuing, with the 20 g eaten at 11:30: dosed.
+        var on = F.flatLog(through: 105, skipping: [70, 75])
+        on.boluses = [F.absorbedBolus]
+        let again = DoseAdvisor.suggest(log: on, carbs: 20, carbsTime: F.at(90), at: F.at(105), settings: F.settings(), models: nil)
+        #expect(again.decision.units ?? 0 > 0, "\(again.reasons.map(\.message))")
+        // A minute before, still refused.
+        #expect(refusals(DoseAdvisor.suggest(log: on.recorded(through: F.at(104)), carbs: 20, carbsTime: F.at(90), at: F.at(104), settings: F.settings(), models: nil))
+                == [.recentGap(missingSteps: 1, windowMinutes: 30)])
+        // The newest reading 20 minutes old (the CGM not reading): at the soonest 30 minutes from now.
+        let stale = suggest(F.flatLog(through: 70))
+        #expect(refusals(stale).map(\.code) == ["stale_glucose", "recent_gap"] && stale.recheckMinutes == 30)
+        // Any other refusal: nothing to wait for.
+        var settings = F.settings()
+        settings.carbRatio = 0
+        let other = suggest(F.flatLog(skipping: [70, 75]), settings: settings)
+        #expect(other.askAgainAt == nil && other.recheckMinutes == nil)
+    }
+
     /// Hunt D: an evening with no record at all (the phone off), the CGM back at midnight: the
     /// boluses of the evening were unknown, read as 0 U on board, and the formula gave 3.85 U; in
     /// simulation 126 minutes below 54 mg/dL followed.

@@ -117,9 +117,11 @@ public enum DoseAdvisor {
         out.carbsTime = eaten
         let (newest, glucoseRefusals) = DoseGuards.glucoseRefusals(log.glucose, at: at)
         refusals += glucoseRefusals
+        if let r = DoseGuards.glucoseAheadRefusal(log, at: at, window: duration * 60) { refusals.append(r) }
         out.glucose = newest?.value.mgdL
         out.glucoseTime = newest?.time
         guard refusals.isEmpty, let settings, let glucose = out.glucose else {
+            out.askAgainAt = DoseGuards.askAgain(after: refusals, readings: log.glucose, at: at)
             return finish(out, .refused(refusals), notes: [])
         }
 

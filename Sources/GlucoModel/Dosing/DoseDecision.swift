@@ -43,6 +43,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// The newest reading is 15 minutes old or older at the moment of the suggestion.
     case staleGlucose(newest: Date, ageMinutes: Double)
     case futureGlucose(newest: Date)
+    /// `count` glucose readings dated from `earliest` to `latest`, after the import's time, were
+    /// skipped (`PatientLog.glucoseAhead`): the CGM's clock runs ahead, so the readings kept were
+    /// taken earlier than their times say. Code `future_glucose`.
+    case glucoseAheadOfImport(earliest: Date, latest: Date, count: Int)
     /// The series misses readings within the last 30 minutes.
     case recentGap(missingSteps: Int, windowMinutes: Int)
     /// The CGM has read one value, unchanged, up to the newest reading for two hours or more (a
@@ -101,7 +105,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         switch self {
         case .noGlucose: return "no_glucose"
         case .staleGlucose: return "stale_glucose"
-        case .futureGlucose: return "future_glucose"
+        case .futureGlucose, .glucoseAheadOfImport: return "future_glucose"
         case .recentGap: return "recent_gap"
         case .flatSensor: return "flat_sensor"
         case .settings: return "settings"
@@ -144,6 +148,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case let .staleGlucose(newest, age):
             return "newest glucose reading (\(time(newest))) is \(Int(age)) minutes old; 15 minutes or older is too old to dose on"
         case let .futureGlucose(newest): return "newest glucose reading (\(time(newest))) is dated in the future"
+        case let .glucoseAheadOfImport(earliest, latest, count):
+            return "\(count) glucose reading(s) dated \(time(earliest))\(latest > earliest ? " to \(time(latest))" : ""), after the time "
+                + "the data was read, were skipped: the CGM's clock runs ahead, so the newest reading kept was taken earlier "
+                + "than its time says. Set the CGM's clock right (or dose by hand with a finger-stick)"
         case let .recentGap(missing, window):
             return "\(missing) glucose reading(s) missing in the last \(window) minutes: the recent trend is unknown"
         case let .flatSensor(value, minutes):

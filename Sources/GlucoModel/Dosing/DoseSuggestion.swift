@@ -206,6 +206,9 @@ public struct DoseSuggestion: Hashable, Sendable {
     public var curve: PredictedCurve?
     /// Predicted glucose per model horizon (or hourly without a model), no bolus vs the dose.
     public var predictions: [PredictedGlucose]
+    /// For a refusal for the CGM's readings alone (a gap, a stale reading): when it may be lifted if
+    /// the CGM reads on (`DoseGuards.askAgain`).
+    public var askAgainAt: Date?
 
     public init(patient: PatientID, at: Date, method: DoseMethod = .model, decision: DoseDecision, reasons: [DoseReason],
                 carbs: Double, predictions: [PredictedGlucose]) {
@@ -222,8 +225,11 @@ public struct DoseSuggestion: Hashable, Sendable {
     /// not yet covered and the time they were eaten (`carbsTime`: this suggestion's `at`, or its own
     /// `carbsTime`) (the clinical "treat, recheck in 15 minutes, then take the meal insulin").
     /// Nil for every other decision, and for a correction with no carbohydrates.
+    /// For a refusal for the CGM's readings alone, the minutes until `askAgainAt`, with or without
+    /// carbohydrates: eat, and ask again then with them and `carbsTime`.
     public var recheckMinutes: Int? {
         if case .noInsulin = decision, carbs > 0 { return DoseAdvisor.recheckMinutes }
+        if case .refused = decision, let again = askAgainAt { return max(1, Int((again.timeIntervalSince(at) / 60).rounded(.up))) }
         return nil
     }
 

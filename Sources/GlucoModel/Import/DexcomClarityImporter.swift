@@ -179,7 +179,9 @@ public struct DexcomClarityImporter: PatientDataImporter {
                 continue
             }
             let time = b.instant(written)
-            guard b.acceptTime(time, line: number, field: Self.timestampField, insulin: insulin, amounts: [row.text(c.insulin)]) else { continue }
+            let glucose = row.equals(c.eventType, "EGV") || row.equals(c.eventType, "Calibration")
+            guard b.acceptTime(time, line: number, field: Self.timestampField, insulin: insulin, glucose: glucose,
+                               amounts: [row.text(c.insulin)]) else { continue }
             if row.equals(c.eventType, "EGV") || row.equals(c.eventType, "Calibration") {
                 if Self.skipShifted(row, value: c.glucose, next: c.afterGlucose, c, line: number, &b) { continue }
                 let source: GlucoseSource = row.equals(c.eventType, "EGV") ? .cgm : .fingerStick

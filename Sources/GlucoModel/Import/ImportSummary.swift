@@ -20,6 +20,9 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
     /// (the warnings stop at the first 100 of a reason; a dose near any of these is refused). Nil
     /// when there were none, and in summaries stored before they were kept.
     public var skippedInsulin: [SkippedInsulin]?
+    /// Of the skipped rows, the glucose readings dated after the import's time (`GlucoseAhead`).
+    /// Nil when there were none, and in summaries stored before they were kept.
+    public var glucoseAhead: GlucoseAhead?
 
     public init(file: String) { self.file = file }
 
@@ -69,6 +72,7 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
             skippedQuietly = (skippedQuietly ?? [:]).merging(more, uniquingKeysWith: +)
         }
         if let more = other.skippedInsulin { skippedInsulin = (skippedInsulin ?? []) + more }
+        glucoseAhead = GlucoseAhead.merged([glucoseAhead, other.glucoseAhead])
         issues += other.issues
     }
 

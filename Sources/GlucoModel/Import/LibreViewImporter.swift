@@ -240,7 +240,8 @@ public struct LibreViewImporter: PatientDataImporter {
                 continue
             }
             let time = b.instant(local)
-            guard b.acceptTime(time, line: number, field: "Device Timestamp", insulin: insulin, amounts: amounts) else { continue }
+            guard b.acceptTime(time, line: number, field: "Device Timestamp", insulin: insulin, glucose: type == "0" || type == "1" || type == "2",
+                               amounts: amounts) else { continue }
             let at = b.location(number, "Device Timestamp")
             switch type {
             case "0", "1", "2":

@@ -101,7 +101,7 @@ public struct NightscoutImporter: PatientDataImporter {
             return
         }
         guard let t = time(r, msKeys: Self.entryMsKeys, isoKeys: Self.entryIsoKeys, line: line, &b),
-              b.acceptTime(t, line: line, field: "date") else { return }
+              b.acceptTime(t, line: line, field: "date", glucose: true) else { return }
         guard let raw = r[type] else {
             b.skip("no glucose value", line: line, field: type, "\(type) entry has no '\(type)' value; expected mg/dL")
             return

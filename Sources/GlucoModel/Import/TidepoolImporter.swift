@@ -77,7 +77,7 @@ public struct TidepoolImporter: PatientDataImporter {
             : type == "basal" ? [r["deliveryType"]?.string == "scheduled" ? .basal : .temporaryBasal] : []
         let amounts = type == "bolus" ? [r["normal"]?.text, r["extended"]?.text] : []
         guard let t = time(r, line: line, &b) else { return b.noteUndatedInsulin(insulin, amounts: amounts, at: b.location(line, "time")) }
-        guard b.acceptTime(t, line: line, field: "time", insulin: insulin, amounts: amounts) else { return }
+        guard b.acceptTime(t, line: line, field: "time", insulin: insulin, glucose: type == "cbg" || type == "smbg", amounts: amounts) else { return }
         switch type {
         case "cbg", "smbg":
             let unit: GlucoseUnit = Self.isMilligrams(r["units"]?.string) ? .mgdL : .mmolL

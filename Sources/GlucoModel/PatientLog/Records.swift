@@ -160,6 +160,8 @@ public struct PatientLog: Sendable, Equatable {
     public var historyStart: Date?
     /// Insulin records the source held that the import skipped (`SkippedInsulin`), in time order.
     public var skippedInsulin: [SkippedInsulin] = []
+    /// Glucose readings the source held that the import skipped for a time after the import's.
+    public var glucoseAhead: GlucoseAhead?
 
     public init(patient: PatientID) { self.patient = patient }
 }

@@ -147,21 +147,26 @@ enum StoreRecords {
         }
         let number: Int64 = row["number"]
         log.insulinKind = InsulinKind(rawValue: row["insulin_kind"]) ?? .unknown
-        /// Of a run's summary, the insulin records its file held and the import skipped.
-        struct Skipped: Decodable { var skippedInsulin: [SkippedInsulin]? }
+        /// Of a run's summary, the insulin records and glucose readings dated ahead its file held and the import skipped.
+        struct Skipped: Decodable { var skippedInsulin: [SkippedInsulin]?; var glucoseAhead: GlucoseAhead? }
         var skipped: [SkippedInsulin] = []
-        // A summary holds the key only when the import skipped insulin: the others are not decoded.
+        var ahead: [GlucoseAhead?] = []
+        // A summary holds the keys only when the import skipped such rows: the others are not decoded.
         for row in try Row.fetchAll(db, sql: """
-            SELECT other_records, CASE WHEN instr(summary, '"skippedInsulin"') > 0 THEN summary END FROM import_runs
+            SELECT other_records, CASE WHEN instr(summary, '"skippedInsulin"') > 0 OR instr(summary, '"glucoseAhead"') > 0
+                                       THEN summary END FROM import_runs
             WHERE patient_id = ? ORDER BY id
             """, arguments: [patient.rawValue]) {
             let counts = try JSONDecoder().decode([String: Int].self, from: Data((row[0] as String).utf8))
             log.otherRecords.merge(counts, uniquingKeysWith: +)
             if let summary = row[1] as String? {
-                skipped += try JSONDecoder().decode(Skipped.self, from: Data(summary.utf8)).skippedInsulin ?? []
+                let run = try JSONDecoder().decode(Skipped.self, from: Data(summary.utf8))
+                skipped += run.skippedInsulin ?? []
+                ahead.append(run.glucoseAhead)
             }
         }
         log.skippedInsulin = SkippedInsulin.ordered(skipped)
+        log.glucoseAhead = GlucoseAhead.merged(ahead)
         // Passes over the patient's rows in key order (time first), each kind's list in (time, seq) order.
         var lists = RecordLists()
         func read(_ sql: String, _ arguments: StatementArguments) throws {

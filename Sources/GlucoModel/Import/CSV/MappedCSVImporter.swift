@@ -290,7 +290,8 @@ struct MappedCSVReader {
         }
         guard !present.isEmpty else { return patient.builder.skipQuietly("row with no values") }
         let insulin = present.compactMap { $0 == .bolus ? RecordKind.bolus : $0 == .basal ? RecordKind.basal : nil }
-        guard let time = try readTime(row, line: line, &patient.builder, insulin: insulin) else { return }
+        guard let time = try readTime(row, line: line, &patient.builder, insulin: insulin,
+                                      glucose: present.contains(.glucose) || present.contains(.finger)) else { return }
         let at = patient.builder.location(line, names[.time])
         for field in present {
             let i = positions[field]!
@@ -385,7 +386,7 @@ struct MappedCSVReader {
     /// - Throws: `InputError` when dates are numeric, no order is set and none of them decides it.
     /// A row of `insulin` records dated after the import is kept as `SkippedInsulin` (`acceptTime`),
     /// and one whose time cannot be read is too, bounded by the rows around it (`noteUndatedInsulin`).
-    mutating func readTime(_ row: CSVRow, line: Int, _ b: inout PatientLogBuilder, insulin: [RecordKind] = []) throws -> Date? {
+    mutating func readTime(_ row: CSVRow, line: Int, _ b: inout PatientLogBuilder, insulin: [RecordKind] = [], glucose: Bool = false) throws -> Date? {
         let column = positions[.time]!
         let name = names[.time]!
         let f = row[column]
@@ -414,7 +415,7 @@ struct MappedCSVReader {
             b.noteUndatedInsulin(insulin, at: b.location(line, name))
             return nil
         }
-        return b.acceptTime(time, line: line, field: name, insulin: insulin) ? time : nil
+        return b.acceptTime(time, line: line, field: name, insulin: insulin, glucose: glucose) ? time : nil
     }
 
     /// A time written as seconds (10 digits today) or milliseconds (13) since 1970, UTC.

@@ -315,12 +315,14 @@ public struct PatientLogBuilder: Sendable {
     /// (else the row is skipped as `future-dated` or `dated before 1990`, with a warning).
     /// A row of insulin records (`insulin`: their kinds; `amounts`: the amounts as written, read only then) dated
     /// after the import time is kept as `SkippedInsulin` too (`datedAfterImport`), but for amounts
-    /// that all read as 0 (no dose): a device whose clock runs ahead writes its latest doses so.
-    public mutating func acceptTime(_ date: Date, at location: SourceLocation, insulin: [RecordKind] = [],
+    /// that all read as 0 (no dose): a device whose clock runs ahead writes its latest doses so. A
+    /// glucose reading (`glucose`) so dated is counted in `ImportSummary.glucoseAhead`.
+    public mutating func acceptTime(_ date: Date, at location: SourceLocation, insulin: [RecordKind] = [], glucose: Bool = false,
                                     amounts: @autoclosure () -> [String?] = []) -> Bool {
         if date > options.now {
             skip("future-dated", at: location,
                  "time \(date.iso8601) is after the import time; expected a past date; skipped")
+            if glucose { summary.glucoseAhead = summary.glucoseAhead?.merged(GlucoseAhead(date)) ?? GlucoseAhead(date) }
             if !insulin.isEmpty, !Self.allZero(amounts()) {
                 for kind in insulin { keep(SkippedInsulin(kind: kind, time: date, location: location, datedAfterImport: true)) }
             }
@@ -334,14 +336,14 @@ public struct PatientLogBuilder: Sendable {
         return true
     }
 
-    public mutating func acceptTime(_ date: Date, line: Int?, field: String?, insulin: [RecordKind] = [],
+    public mutating func acceptTime(_ date: Date, line: Int?, field: String?, insulin: [RecordKind] = [], glucose: Bool = false,
                                     amounts: @autoclosure () -> [String?] = []) -> Bool {
-        acceptTime(date, at: location(line, field), insulin: insulin, amounts: amounts())
+        acceptTime(date, at: location(line, field), insulin: insulin, glucose: glucose, amounts: amounts())
     }
 
     /// Adds a record whose time `acceptTime` accepts (else it is skipped with a warning).
     public mutating func add<R: TimedRecord>(_ record: R, at location: SourceLocation) {
-        guard acceptTime(record.time, at: location, insulin: R.kind.isInsulin ? [R.kind] : []) else { return }
+        guard acceptTime(record.time, at: location, insulin: R.kind.isInsulin ? [R.kind] : [], glucose: R.kind == .glucose) else { return }
         switch record {
         case let r as GlucoseReading: glucose.append(Located(r, location))
         case let r as Bolus: boluses.append(Located(r, location))
@@ -433,6 +435,7 @@ public struct PatientLogBuilder: Sendable {
             log.otherRecords = otherRecords
             log.insulinKind = insulinKind
             log.skippedInsulin = SkippedInsulin.ordered(summary.skippedInsulin ?? [])
+            log.glucoseAhead = summary.glucoseAhead
             return ImportResult(log: log, summary: summary)
         }
         var summary = self.summary
@@ -456,6 +459,7 @@ public struct PatientLogBuilder: Sendable {
         log.otherRecords = otherRecords
         log.insulinKind = insulinKind
         log.skippedInsulin = SkippedInsulin.ordered(summary.skippedInsulin ?? [])
+        log.glucoseAhead = summary.glucoseAhead
         summary.recordsKept = log.recordCount
         return ImportResult(log: log, summary: summary, sourceLines: lines)
     }

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Hunt AB (stop 55): a CGM whose clock runs an hour ahead wrote the last hour's readings after the
+/// import's time; the import skipped them with a warning and `dose` went ahead on the newest reading
+/// kept, dated "now" but taken an hour before (the peak after lunch, +1.3 U by the formula). The
+/// spec refuses a dose when glucose is dated in the future: every importer now keeps the span of
+/// glucose readings so skipped (`GlucoseAhead`), the store keeps it with the run, and a dose whose
+/// moment it bears on is refused (`future_glucose`).
+@Suite struct GlucoseAheadTests {
+    static let utc = ExportFixtures.utc
+    /// The import's time is `ExportFixtures.now`, 2027-01-01T00:00Z: two readings 10 and 20 minutes after it.
+    static let ahead = GlucoseAhead(earliest: utc("2027-01-01T00:10:00Z"), latest: utc("2027-01-01T00:20:00Z"), count: 2)
+
+    static func imported(_ text: String, name: String, _ importer: any PatientDataImporter,
+                         options: ImportOptions = ExportFixtures.options("UTC")) throws -> ImportResult {
+        try SkippedInsulinTests.importText(text, name: name, importer, options: options)
+    }
+
+    static func expectAhead(_ r: ImportResult, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(r.log.glucoseAhead == ahead, sourceLocation: sourceLocation)
+        #expect(r.summary.glucoseAhead == ahead, sourceLocation: sourceLocation)
+        #expect(r.log.glucose.count == 2, sourceLocation: sourceLocation)
+    }
+
+    @Test func theGlucoModelCSVKeepsTheirSpanAndNotOtherKindsDatedAhead() throws {
+        let r = try Self.imported("""
+            patient,time,event,value,unit
+            p0,2026-12-31T23:50:00Z,glucose,120,mg/dL
+            p0,2026-12-31T23:55:00Z,glucose,125,mg/dL
+            p0,2027-01-01T00:10:00Z,glucose,130,mg/dL
+            p0,2027-01-01T00:20:00Z,glucose,135,mg/dL
+            p0,2027-01-01T00:30:00Z,carbs,40,g
+            """, name: "p0.csv", LogCSVImporter())
+        Self.expectAhead(r)
+        #expect(r.summary.skipped["future-dated"] == 3)  // the meal too, but it is no glucose
+    }
+
+    @Test func nightscoutEntries() throws {
+        let ms = { (t: String) in Int(Self.utc(t).timeIntervalSince1970 * 1000) }
+        let r = try Self.imported("""
+            {"entries": [
+              {"type": "sgv", "sgv": 120, "date": \(ms("2026-12-31T23:50:00Z"))},
+              {"type": "sgv", "sgv": 125, "date": \(ms("2026-12-31T23:55:00Z"))},
+              {"type": "sgv", "sgv": 130, "date": \(ms("2027-01-01T00:10:00Z"))},
+              {"type": "sgv", "sgv": 135, "date": \(ms("2027-01-01T00:20:00Z"))}
+            ], "treatments": [{"eventType": "Meal Bolus", "created_at": "2027-01-01T00:30:00Z", "carbs": 40}]}
+            """, name: "p0.json", NightscoutImporter())
+        Self.expectAhead(r)
+    }
+
+    @Test func dexcomClarityEGVs() throws {
+        let rows = ["1,2026-12-31T23:50:00,EGV,,,,G6,120,,", "2,2026-12-31T23:55:00,EGV,,,,G6,125,,",
+                    "3,2027-01-01T00:10:00,EGV,,,,G6,130,,", "4,2027-01-01T00:20:00,EGV,,,,G6,135,,",
+                    "5,2027-01-01T00:30:00,Carbs,,,,,,,40"]
+        let r = try Self.imported(([UndatedInsulinTests.clarityHeader] + rows).joined(separator: "\n") + "\n", name: "p0.csv",
+                                  DexcomClarityImporter())
+        Self.expectAhead(r)
+    }
+
+    @Test func aMappedCSVsGlucoseColumn() throws {
+        let csv = """
+        date,id,CGM,insulin,carbs
+        2026-12-31T23:50:00Z,p0,120,,
+        2026-12-31T23:55:00Z,p0,125,,
+        2027-01-01T00:10:00Z,p0,130,,
+        2027-01-01T00:20:00Z,p0,135,,
+        2027-01-01T00:30:00Z,p0,,,40
+        """
+        Self.expectAhead(try Self.imported(csv, name: "p0.csv", MappedCSVImporter(), options: ImportMappedCSVTests.options(zone: "UTC")))
+    }
+
+    @Test func tidepoolReadings() throws {
+        let json = """
+        [
+        {"type": "cbg", "units": "mg/dL", "value": 120, "time": "2026-12-31T23:50:00.000Z"},
+        {"type": "cbg", "units": "mg/dL", "value": 125, "time": "2026-12-31T23:55:00.000Z"},
+        {"type": "smbg", "units": "mg/dL", "value": 130, "time": "2027-01-01T00:10:00.000Z"},
+        {"type": "cbg", "units": "mg/dL", "value": 135, "time": "2027-01-01T00:20:00.000Z"},
+        {"type": "food", "nutrition": {"carbohydrate": {"net": 40, "units": "grams"}}, "time": "2027-01-01T00:30:00.000Z"}
+        ]
+        """
+        Self.expectAhead(try Self.imported(json, name: "p0.json", TidepoolImporter()))
+    }
+
+    /// The store keeps the span with the run's summary and gives it back with the log (and a
+    /// window of it), and two runs' spans join.
+    @Test func theStoreKeepsTheSpan() throws {
+        let url = try SkippedInsulinTests.file("""
+            patient,time,event,value,unit
+            p0,2026-12-31T23:50:00Z,glucose,120,mg/dL
+            p0,2026-12-31T23:55:00Z,glucose,125,mg/dL
+            p0,2027-01-01T00:10:00Z,glucose,130,mg/dL
+            p0,2027-01-01T00:20:00Z,glucose,135,mg/dL
+            """, name: "p0.csv")
+        let dir = url.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
+        _ = try store.importFile(url, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+        let p0 = try PatientID("p0")
+        #expect(try store.log(for: p0).glucoseAhead == Self.ahead)
+        #expect(try store.log(for: p0, since: Self.utc("2026-12-31T23:00:00Z")).glucoseAhead == Self.ahead)
+        let later = dir.appendingPathComponent("p0-later.csv")
+        try Data("patient,time,event,value,unit\np0,2027-01-01T00:00:00Z,glucose,140,mg/dL\np0,2027-01-01T00:45:00Z,glucose,150,mg/dL\n".utf8)
+            .write(to: later)
+        _ = try store.importFile(later, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+        #expect(try store.log(for: p0).glucoseAhead
+                == GlucoseAhead(earliest: Self.utc("2027-01-01T00:10:00Z"), latest: Self.utc("2027-01-01T00:45:00Z"), count: 3))
+    }
+
+    /// The dose: refused at the import's time (the readings kept look fresh), with the span in the
+    /// message; not for a replay further back than the insulin's action, nor once the moment is
+    /// past the latest of them.
+    @Test func aDoseTheyBearOnIsRefused() throws {
+        var log = DoseFixture.flatLog()
+        log.glucoseAhead = GlucoseAhead(earliest: DoseFixture.at(95), latest: DoseFixture.at(150), count: 12)
+        let s = DoseAdvisor.suggest(log: log, carbs: 30, at: DoseFixture.at(90), settings: DoseFixture.settings(), models: nil)
+        #expect(s.decision.units == nil && s.reasonCodes == ["future_glucose"], "\(s.reasons)")
+        #expect(s.reasons[0].message.hasPrefix("12 glucose reading(s) dated 2026-01-05T11:35:00Z to 2026-01-05T12:30:00Z, after the time the data was read, were skipped: the CGM's clock runs ahead"))
+        // The insulin's action (360 min) before the earliest: still refused; a minute more: dosed.
+        #expect(DoseGuards.glucoseAheadRefusal(log, at: DoseFixture.at(95 - 360), window: 360 * 60) != nil)
+        #expect(DoseGuards.glucoseAheadRefusal(log, at: DoseFixture.at(95 - 361), window: 360 * 60) == nil)
+        // At or after the latest (the clock set right, the hour passed): dosed.
+        #expect(DoseGuards.glucoseAheadRefusal(log, at: DoseFixture.at(150), window: 360 * 60) == nil)
+        log.glucoseAhead = nil
+        #expect(DoseAdvisor.suggest(log: log, carbs: 30, at: DoseFixture.at(90), settings: DoseFixture.settings(), models: nil).decision.units == 5)
+    }
+}
