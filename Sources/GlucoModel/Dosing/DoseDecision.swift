@@ -52,6 +52,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// The CGM has read one value, unchanged, up to the newest reading for two hours or more (a
     /// flat `SensorLimitRun`): a stuck sensor, not living glucose.
     case flatSensor(value: Double, minutes: Double)
+    /// Two consecutive CGM readings `minutes` apart, the later at `time` within
+    /// `DoseGuards.jumpWindow` before the moment, differ by `DoseGuards.jumpLimit` or more, faster
+    /// than `DoseGuards.jumpRate` a minute: a calibration or a sensor fault, not living glucose
+    /// (`DoseGuards.sensorJump`).
+    case sensorJump(from: Double, to: Double, time: Date, minutes: Double)
     case settings([SettingProblem])
     /// Current glucose below the suspend threshold: no insulin; treat or watch for a low.
     case belowSuspend(glucose: Double, threshold: Double)
@@ -108,6 +113,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .futureGlucose, .glucoseAheadOfImport: return "future_glucose"
         case .recentGap: return "recent_gap"
         case .flatSensor: return "flat_sensor"
+        case .sensorJump: return "sensor_jump"
         case .settings: return "settings"
         case .belowSuspend: return "below_suspend"
         case .predictedBelowSuspend: return "predicted_below_suspend"
@@ -157,6 +163,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case let .flatSensor(value, minutes):
             return "the CGM has read \(g(value)) unchanged for \(Int(minutes)) minutes, which living glucose never does: "
                 + "a stuck or failed sensor; check with a finger-stick"
+        case let .sensorJump(from, to, jumpTime, minutes):
+            return "the CGM's reading jumped from \(g(from)) to \(g(to)) in \(Int(minutes.rounded())) minutes at \(time(jumpTime)), faster "
+                + "than living glucose changes: a calibration or a sensor fault, and the models read it as the trend; "
+                + "check with a finger-stick (a finger-stick in the data settles it), or ask again an hour after the jump"
         case let .settings(problems): return "settings not usable: " + problems.map(\.description).joined(separator: "; ")
         case let .belowSuspend(glucose, t):
             return "glucose \(below(glucose, t)) is below the suspend threshold \(g(t)): no insulin; treat or watch for a low"

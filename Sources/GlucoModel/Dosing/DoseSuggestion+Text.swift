@@ -26,7 +26,7 @@ extension DoseSuggestion {
         if let recheck = recheckMinutes, let again = askAgainAt {
             // A refusal for the CGM's readings alone: when it may be lifted, and what to do meanwhile.
             let meal = carbs > 0 ? String(format: " with the %.0f g, if eaten, and --carbs-time %@", carbs, time(carbsTime ?? at)) : ""
-            lines.append("  ask again in \(recheck) minutes (\(time(again))), when the CGM has read for 30 minutes, if it reads on\(meal); or dose by hand (a finger-stick and your calculator)")
+            lines.append("  ask again in \(recheck) minutes (\(time(again))), when the CGM's readings serve again if it reads on steadily\(meal); or dose by hand (a finger-stick and your calculator)")
         } else if let recheck = recheckMinutes {
             lines.append(String(format: "  eat, check glucose again in %d minutes and ask again with the %.0f g (not yet covered by insulin) eaten at %@", recheck, carbs, time(carbsTime ?? at)))
         }
