@@ -265,6 +265,12 @@ import Testing
         #expect(suggest(log(jumpAt: 60, by: 50, fingerStickAt: 46)).decision.units != nil)
         #expect(suggest(log(jumpAt: 60, by: 50, fingerStickAt: 85)).decision.units != nil)
         #expect(refusals(suggest(log(jumpAt: 60, by: 50, fingerStickAt: 40))).map(\.code) == ["sensor_jump"])
+        // One reading out of line and back (150 -> 200 -> 150 at 11:00) is no shift of the level: dosed.
+        var dip = log(jumpAt: 60, by: 0)
+        dip.glucose = dip.glucose.map { $0.time == F.at(60) ? GlucoseReading(time: $0.time, value: .mgdL(200)) : $0 }
+        #expect(suggest(dip).decision.units != nil, "\(suggest(dip).reasons.map(\.message))")
+        // The newest reading jumping (+50 at 11:30): the formula would dose it as it reads; refused.
+        #expect(refusals(suggest(log(jumpAt: 90, by: 50))).map(\.code) == ["sensor_jump"])
         // A finger-stick 50 mg/dL from the CGM beside it is no jump of the CGM's.
         var meter = F.flatLog(glucose: 150)
         meter.glucose = (meter.glucose + [GlucoseReading(time: F.at(62), value: .mgdL(200), source: .fingerStick)]).sorted { $0.time < $1.time }

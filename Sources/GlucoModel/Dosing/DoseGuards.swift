@@ -286,19 +286,30 @@ public enum DoseGuards {
     public static let jumpLimit = 40.0, jumpRate = 8.0, jumpWindow: TimeInterval = 3600
 
     /// The newest jump between consecutive CGM readings (at most 15 minutes apart) of the last
-    /// `jumpWindow` before `at`: a difference of `jumpLimit` or more at `jumpRate` or more a minute,
-    /// unless a finger-stick reading was taken from 15 minutes before it to `at` (a calibration
+    /// `jumpWindow` before `at`: a difference of `jumpLimit` or more at `jumpRate` or more a minute
+    /// that shifts the level (the readings on each side agree with their neighbours), unless a finger-stick reading was taken from 15 minutes before it to `at` (a calibration
     /// explains it, or the meter confirmed the level since). Hunt AB, stop 55: a calibration that
     /// put every reading 53 mg/dL high (161 -> 214 in 3 minutes) 54 minutes before dinner raised the
     /// model-based dose from 6.0 to 8.6 U, and 3.4 hours below 70 mg/dL followed in the simulator.
     static func sensorJump(_ past: [GlucoseReading], at: Date) -> DoseRefusal? {
         let since = at.addingTimeInterval(-jumpWindow - slowReadingInterval)
         let recent = past.drop { $0.time < since }
-        let cgm = recent.filter { $0.source == .cgm }
-        for (a, b) in zip(cgm, cgm.dropFirst()).reversed() where at.timeIntervalSince(b.time) <= jumpWindow {
+        let cgm = Array(recent.filter { $0.source == .cgm })
+        // Whether two readings are consecutive (at most 15 minutes apart) and within a jump of each other.
+        func near(_ i: Int, _ j: Int) -> Bool {
+            guard i >= 0, j < cgm.count else { return true }  // none there: nothing says otherwise
+            return cgm[j].time.timeIntervalSince(cgm[i].time) > slowReadingInterval || abs(cgm[j].value.mgdL - cgm[i].value.mgdL) < jumpLimit
+        }
+        for k in stride(from: cgm.count - 1, through: 1, by: -1) where at.timeIntervalSince(cgm[k].time) <= jumpWindow {
+            let (a, b) = (cgm[k - 1], cgm[k])
             let minutes = b.time.timeIntervalSince(a.time) / 60
             let change = abs(b.value.mgdL - a.value.mgdL)
             guard minutes > 0, minutes <= slowReadingInterval / 60, change >= jumpLimit, change / minutes >= jumpRate else { continue }
+            // A shift of the level, not one reading out of line: the reading before the jump agrees with
+            // the one before it, and the one after with the next (a dip of one reading, 150 -> 65 -> 150,
+            // is two jumps that cancel: the models barely move on it; hunt AB). The newest reading
+            // jumping has no next: refused, the formula doses it as it reads.
+            guard near(k - 2, k - 1), near(k, k + 1) else { continue }
             let checked = recent.contains { $0.source == .fingerStick && $0.time >= b.time.addingTimeInterval(-maximumGlucoseAge) }
             return checked ? nil : .sensorJump(from: a.value.mgdL, to: b.value.mgdL, time: b.time, minutes: minutes)
         }
