@@ -150,6 +150,27 @@ import Testing
         #expect(moved(["basal"]) == 150)  // part of the insulin missing: the model read the rest
     }
 
+    /// Hunt AA (stop 55): at a meal asked below target the models see glucose rising (people eat
+    /// when it is low: the rise they learned is the meal), and the model-based dose was 1.3-1.5 times
+    /// the formula's, which lowers the meal's dose by the glucose below target (96 g at 78 mg/dL: 4.8
+    /// U for 3.5, glucose then 34). Now at most the formula's there.
+    @Test func aMealAskedBelowTargetGetsAtMostTheFormulas() throws {
+        // Flat 100 mg/dL (target 110), 20 g, a model seeing +30 in an hour: the formula
+        // 20/10 + (100 - 110)/35 = 1.714 -> 1.70 U; the curve asks more.
+        let rising = [model("G0 + 30", horizon: 60)]
+        let low = suggest(rising, log: F.flatLog(glucose: 100), carbs: 20)
+        #expect(low.standard?.dose == 1.7 && low.modelDose == 1.7 && low.decision == .bolus(units: 1.7, basis: .model))
+        let note = try #require(low.reasons.first { $0.code == "limited_by_formula_below_target" })
+        #expect(note.message.contains("lowered to the formula's 1.70 U: glucose 100 mg/dL is below the target 110 mg/dL"), "\(note.message)")
+        #expect(note.message(units: .mmolL).contains("glucose 5.6 mmol/L is below the target 6.1 mmol/L"))
+        // At the target and above, the model's dose stands (120: the formula 2 + 10/35 = 2.29 -> 2.25 U).
+        let high = suggest(rising, log: F.flatLog(glucose: 120), carbs: 20)
+        #expect((high.modelDose ?? 0) > 2.25 && high.standard?.dose == 2.25 && !high.reasonCodes.contains("limited_by_formula_below_target"))
+        // A model that asks less than the formula below target keeps its dose.
+        let falling = suggest([model("G0 - 20", horizon: 60)], log: F.flatLog(glucose: 100), carbs: 20)
+        #expect((falling.modelDose ?? 9) < 1.7 && !falling.reasonCodes.contains("limited_by_formula_below_target"))
+    }
+
     @Test func formulaMethodGivesTheFormulaBesideTheModel() {
         let s = suggest([model("G0 - 35", horizon: 60)], method: .formula)
         #expect(s.decision == .bolus(units: 2, basis: .standardFormula))

@@ -55,6 +55,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// A correction (no carbohydrates): the model-based dose of `requested` U, above the formula's,
     /// was lowered to it: on top of the insulin on board it would stack insulin.
     case limitedByFormulaCorrection(requested: Double, formula: Double, insulinOnBoard: Double)
+    /// A meal asked for with glucose below target: the model-based dose of `requested` U, above the
+    /// formula's, was lowered to it.
+    case limitedByFormulaBelowTarget(requested: Double, formula: Double, glucose: Double, target: Double)
     /// The same meal: the model-based dose was raised to the formula's as it would have been at
     /// the meal (the glucose then, the insulin on board now).
     case raisedToFormulaAtMeal(requested: Double, formula: Double, glucoseAtMeal: Double, minutesAgo: Double)
@@ -87,6 +90,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .insulinOnBoardCovers: return "iob_covers_need"
         case .limitedByFormulaAfterMeal: return "limited_by_formula_after_meal"
         case .limitedByFormulaCorrection: return "limited_by_formula_correction"
+        case .limitedByFormulaBelowTarget: return "limited_by_formula_below_target"
         case .raisedToFormulaAtMeal: return "raised_to_formula_at_meal"
         case .raiseLimitedBySuspend: return "raise_limited_by_suspend"
         case .insulinOnBoardStated: return "stated_iob"
@@ -113,6 +117,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U requested, lowered to the formula's with the glucose now, %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
         case let .limitedByFormulaCorrection(r, f, iob):
             return String(format: "%.2f U requested, lowered to %.2f U, the formula's and the carbohydrates' own insulin (insulin on board %.2f U): a correction never goes beyond the formula's, since the models see glucose still rising from a meal whose bolus has yet to bring it down, and a dose on top stacks insulin", r, f, iob)
+        case let .limitedByFormulaBelowTarget(r, f, glucose, target):
+            return String(format: "%.2f U requested, lowered to the formula's %.2f U: glucose %@ is below the target %@, and the rise the models see from there is mostly the meal itself, which people eat when glucose is low", r, f, g(glucose), g(target))
         case let .raisedToFormulaAtMeal(r, f, glucose, ago):
             return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%@) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g(glucose))
         case let .raiseLimitedBySuspend(f, limit, threshold):
