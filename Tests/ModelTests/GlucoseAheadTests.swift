@@ -121,6 +121,15 @@ import Testing
         // The insulin's action (360 min) before the earliest: still refused; a minute more: dosed.
         #expect(DoseGuards.glucoseAheadRefusal(log, at: DoseFixture.at(95 - 360), window: 360 * 60) != nil)
         #expect(DoseGuards.glucoseAheadRefusal(log, at: DoseFixture.at(95 - 361), window: 360 * 60) == nil)
+        // One reading a little ahead, or readings less than 5 minutes apart (a clock drifting a minute
+        // or two, an export made as a reading came in): dosed on the reading before.
+        log.glucoseAhead = GlucoseAhead(earliest: DoseFixture.at(92), latest: DoseFixture.at(92), count: 1)
+        #expect(DoseGuards.glucoseAheadRefusal(log, at: DoseFixture.at(90), window: 360 * 60) == nil)
+        log.glucoseAhead = GlucoseAhead(earliest: DoseFixture.at(92), latest: DoseFixture.at(96), count: 2)
+        #expect(DoseGuards.glucoseAheadRefusal(log, at: DoseFixture.at(90), window: 360 * 60) == nil)
+        log.glucoseAhead = GlucoseAhead(earliest: DoseFixture.at(92), latest: DoseFixture.at(97), count: 2)
+        #expect(DoseGuards.glucoseAheadRefusal(log, at: DoseFixture.at(90), window: 360 * 60) != nil)
+        log.glucoseAhead = GlucoseAhead(earliest: DoseFixture.at(95), latest: DoseFixture.at(150), count: 12)
         // At or after the latest (the clock set right, the hour passed): dosed.
         #expect(DoseGuards.glucoseAheadRefusal(log, at: DoseFixture.at(150), window: 360 * 60) == nil)
         log.glucoseAhead = nil

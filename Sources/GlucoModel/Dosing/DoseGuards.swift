@@ -189,13 +189,21 @@ public enum DoseGuards {
         return .basalScheduleMismatch(settings: settingsIOB, programme: programmeIOB, effect: effect)
     }
 
+    /// How far apart the first and last glucose readings dated after the import's time must be for a
+    /// clock running ahead (`glucoseAheadRefusal`): a CGM's reading interval. One reading a minute or
+    /// two ahead is a clock drifting, not a clock an hour out.
+    public static let clockDriftTolerance: TimeInterval = 5 * 60
+
     /// The refusal for glucose readings the import skipped as dated after its time
     /// (`PatientLog.glucoseAhead`: a CGM whose clock runs ahead) that bear on `at`: some dated after
     /// `at`, the earliest within `window` after it (the insulin's action, as for insulin records so
     /// skipped). The readings kept are then older than their times say, and the newest looks fresh.
-    /// A replay further back (`--at` a day before) is not refused.
+    /// A replay further back (`--at` a day before) is not refused, nor readings dated ahead by less
+    /// than `clockDriftTolerance` from first to last (a clock a minute or two fast, or an export
+    /// made as a reading came in: the reading before it is at most minutes older, and dosed on).
     public static func glucoseAheadRefusal(_ log: PatientLog, at: Date, window: TimeInterval) -> DoseRefusal? {
-        guard let ahead = log.glucoseAhead, ahead.latest > at, ahead.earliest <= at.addingTimeInterval(window) else { return nil }
+        guard let ahead = log.glucoseAhead, ahead.latest > at, ahead.earliest <= at.addingTimeInterval(window),
+              ahead.latest.timeIntervalSince(ahead.earliest) >= clockDriftTolerance else { return nil }
         return .glucoseAheadOfImport(earliest: ahead.earliest, latest: ahead.latest, count: ahead.count)
     }
 
