@@ -239,8 +239,8 @@ import Testing
     /// below 70 followed in the simulator. A jump of 40 mg/dL or more between consecutive CGM
     /// readings, at 8 mg/dL a minute or more, within the hour before the ask is refused.
     @Test func aJumpBetweenConsecutiveReadingsIsRefusedForAnHour() throws {
-        func log(jumpAt minute: Double, by rise: Double, fingerStickAt stick: Double? = nil) -> PatientLog {
-            var log = F.flatLog(glucose: 150)
+        func log(jumpAt minute: Double, by rise: Double, fingerStickAt stick: Double? = nil, through: Double = 90) -> PatientLog {
+            var log = F.flatLog(glucose: 150, through: through)
             log.glucose = log.glucose.map { r in
                 GlucoseReading(time: r.time, value: .mgdL(r.time >= F.at(minute) ? 150 + rise : 150 + (r.time.timeIntervalSince(F.t0) / 300).truncatingRemainder(dividingBy: 2)))
             }
@@ -257,14 +257,31 @@ import Testing
         #expect(refusals(suggest(log(jumpAt: 60, by: -45))).map(\.code) == ["sensor_jump"])
         // Under 40 mg/dL in a step (35 in 5 minutes, 7 a minute): living glucose, dosed.
         #expect(suggest(log(jumpAt: 60, by: 35)).decision.units != nil)
-        // An hour and more before the ask (10:25): out of the models' hour, dosed.
+        // An hour and more before the ask (10:25, 10:30): out of the models' hour, dosed.
         #expect(suggest(log(jumpAt: 25, by: 50)).decision.units != nil)
-        #expect(refusals(suggest(log(jumpAt: 30, by: 50))).map(\.code) == ["sensor_jump"])
-        // A finger-stick from 15 minutes before the jump on settles it (a calibration, or the meter
-        // confirming the level); one before that does not.
-        #expect(suggest(log(jumpAt: 60, by: 50, fingerStickAt: 46)).decision.units != nil)
-        #expect(suggest(log(jumpAt: 60, by: 50, fingerStickAt: 85)).decision.units != nil)
-        #expect(refusals(suggest(log(jumpAt: 60, by: 50, fingerStickAt: 40))).map(\.code) == ["sensor_jump"])
+        #expect(suggest(log(jumpAt: 30, by: 50)).decision.units != nil)  // an hour exactly: the hour has passed
+        #expect(refusals(suggest(log(jumpAt: 35, by: 50))).map(\.code) == ["sensor_jump"])
+        // A finger-stick after the jump that agrees with the CGM settles it (200 beside 200; 235 is
+        // within 20%); one that disagrees (160 beside 200: the sensor reads high) does not, nor one at
+        // or before the jump (the calibration that made it).
+        func checked(_ minute: Double, _ value: Double) -> DoseSuggestion {
+            var l = log(jumpAt: 60, by: 49)
+            l.glucose = (l.glucose + [GlucoseReading(time: F.at(minute), value: .mgdL(value), source: .fingerStick)]).sorted { $0.time < $1.time }
+            return suggest(l)
+        }
+        #expect(checked(85, 200).decision.units != nil)
+        #expect(checked(85, 235).decision.units != nil)
+        #expect(refusals(checked(85, 160)).map(\.code) == ["sensor_jump"])
+        #expect(refusals(checked(60, 200)).map(\.code) == ["sensor_jump"])
+        #expect(refusals(checked(50, 200)).map(\.code) == ["sensor_jump"])
+        // Two steps the same way (150 -> 195 -> 240 at 11:00 and 11:05) are a shift: refused.
+        var steps = log(jumpAt: 65, by: 90)
+        steps.glucose = steps.glucose.map { $0.time == F.at(60) ? GlucoseReading(time: $0.time, value: .mgdL(195)) : $0 }
+        #expect(refusals(suggest(steps)).map(\.code) == ["sensor_jump"])
+        // Asked again at the time given (an hour after the jump): dosed.
+        let later = log(jumpAt: 60, by: 49, through: 120)
+        #expect(refusals(suggest(later.recorded(through: F.at(119)), at: 119)).map(\.code) == ["sensor_jump"])
+        #expect(suggest(later, at: 120).decision.units != nil, "\(suggest(later, at: 120).reasons.map(\.message))")
         // One reading out of line and back (150 -> 200 -> 150 at 11:00) is no shift of the level: dosed.
         var dip = log(jumpAt: 60, by: 0)
         dip.glucose = dip.glucose.map { $0.time == F.at(60) ? GlucoseReading(time: $0.time, value: .mgdL(200)) : $0 }
@@ -569,7 +586,7 @@ import Testing
         // out, and given as 0 (hunt AC, stop 55: "formula_units 2.85" beside "no insulin").
         #expect(s.standard?.dose == 4.7 && s.formulaUnits == 0)
         #expect(DoseRecord(s).formula_units == 0)
-        #expect(s.report.contains("= 4.71 U -> 4.70 U -> 0.00 U (glucose below the suspend threshold)"))
+        #expect(s.report.contains("= 4.71 U -> 4.70 U -> 0.00 U (no insulin now, as above)"))
     }
 
     @Test func aMealAtALowIsAskedAboutAgainIn15Minutes() throws {

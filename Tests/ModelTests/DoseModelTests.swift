@@ -439,11 +439,16 @@ import Testing
         // Formula: 2 + 2 - net IOB 1 U (R(0) = 1) = 3 U.
         var log = F.flatLog()
         log.boluses = [Bolus(time: F.at(92), dose: InsulinUnits(1))]
-        let s = DoseAdvisor.suggest(log: log, carbs: 20, at: F.at(93), settings: F.settings(),
-                                    models: F.models([F.model("G0 - 40*INS + 3*CARB", horizon: 360)]))
+        // Trained with boluses (not a CGM-only export's model, whose insulin inputs read 0): the 1 U
+        // carried in is read, INS = 1 (R(360) = 0), and the model predicts 180 - 40 = 140 at 11:30 + 360
+        // min, 357 min from now; the planned 20 g (the fast curve: all appeared) add 70 mg/dL there.
+        var model = F.model("G0 - 40*INS + 3*CARB", horizon: 360)
+        model.absentRecords = ["basal", "carbohydrate"]
+        let s = DoseAdvisor.suggest(log: log, carbs: 20, at: F.at(93), settings: F.settings(), models: F.models([model]))
         #expect(s.featureTime == F.at(90))
         #expect(s.standard?.dose == 3)
         #expect(s.modelUsed)
+        #expect(abs((s.predictions.first?.atZeroDose ?? 0) - 210) < 0.5, "\(s.predictions)")
     }
 
     /// Before: a CGM recording every 15 minutes had its models unused at two asks in three (its

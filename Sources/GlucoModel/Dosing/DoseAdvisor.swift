@@ -464,13 +464,14 @@ public enum DoseAdvisor {
     /// glucose near 55 mg/dL if the statement was right).
     static func withUnseenEffects(_ points: [(minutes: Double, glucose: GlucoseValue)], models: ModelSet?,
                                   effects e: PredictedCurve.Effects) -> [(minutes: Double, glucose: GlucoseValue)] {
-        guard let models else { return points }
-        let noInsulin = models.models.values.contains { $0.trainedWithout(.insulin) }
-        let noCarbs = models.models.values.contains { $0.trainedWithout(.carbohydrate) }
-        guard noInsulin || noCarbs else { return points }
+        // The points are the models' in horizon order (`trajectory`): each gets its own model's unseen effects.
+        guard let models, points.count == models.horizons.count else { return points }
         let isf = e.insulinSensitivity, perGram = isf / e.carbRatio
         let i0 = e.insulinOnBoard(0).units, q0 = e.carbsOnBoard(0).grams
-        return points.map { m, g in
+        return zip(models.horizons, points).map { h, point in
+            let (m, g) = point
+            let noInsulin = models.models[h]?.trainedWithout(.insulin) ?? false
+            let noCarbs = models.models[h]?.trainedWithout(.carbohydrate) ?? false
             var value = g.mgdL
             if noInsulin { value -= isf * (i0 - e.insulinOnBoard(max(0, m)).units) }
             if noCarbs { value += perGram * (q0 - e.carbsOnBoard(max(0, m)).grams) }

@@ -195,16 +195,16 @@ public enum DoseGuards {
     public static let clockDriftTolerance: TimeInterval = 5 * 60
 
     /// The refusal for glucose readings the import skipped as dated after its time
-    /// (`PatientLog.glucoseAhead`: a CGM whose clock runs ahead) that bear on `at`: some dated after
-    /// `at`, the earliest within `window` after it (the insulin's action, as for insulin records so
+    /// (`PatientLog.glucoseAhead`: a CGM whose clock runs ahead) that bear on `at`: those dated after
+    /// `at` and within `window` after it (the insulin's action, as for insulin records so
     /// skipped). The readings kept are then older than their times say, and the newest looks fresh.
     /// A replay further back (`--at` a day before) is not refused, nor readings dated ahead by less
     /// than `clockDriftTolerance` from first to last (a clock a minute or two fast, or an export
     /// made as a reading came in: the reading before it is at most minutes older, and dosed on).
     public static func glucoseAheadRefusal(_ log: PatientLog, at: Date, window: TimeInterval) -> DoseRefusal? {
-        guard let ahead = log.glucoseAhead, ahead.latest > at, ahead.earliest <= at.addingTimeInterval(window),
-              ahead.latest.timeIntervalSince(ahead.earliest) >= clockDriftTolerance else { return nil }
-        return .glucoseAheadOfImport(earliest: ahead.earliest, latest: ahead.latest, count: ahead.count)
+        guard let near = log.glucoseAhead?.times(after: at, through: at.addingTimeInterval(window)),
+              let first = near.first, let last = near.last, last.timeIntervalSince(first) >= clockDriftTolerance else { return nil }
+        return .glucoseAheadOfImport(earliest: first, latest: last, count: near.count)
     }
 
     /// When a refusal for the CGM's readings alone (`recent_gap`, `stale_glucose`, `sensor_jump`) may
@@ -223,9 +223,9 @@ public enum DoseGuards {
             }
         }
         guard !refusals.isEmpty else { return nil }
-        if stale { return at.addingTimeInterval(recentWindow) }
         let times = readings.map(\.time).filter { $0 <= at }
-        let gapClears = missingInstants(times, at: at, step: recordingInterval(times, at: at)).last?.addingTimeInterval(recentWindow)
+        let gapClears = stale ? at.addingTimeInterval(recentWindow)
+            : missingInstants(times, at: at, step: recordingInterval(times, at: at)).last?.addingTimeInterval(recentWindow)
         let jumpLeaves = refusals.lazy.compactMap { r -> Date? in
             if case let .sensorJump(_, _, time, _) = r { return time.addingTimeInterval(jumpWindow) }
             return nil
@@ -295,34 +295,49 @@ public enum DoseGuards {
 
     /// The newest jump between consecutive CGM readings (at most 15 minutes apart) of the last
     /// `jumpWindow` before `at`: a difference of `jumpLimit` or more at `jumpRate` or more a minute
-    /// that shifts the level (the readings on each side agree with their neighbours), unless a finger-stick reading was taken from 15 minutes before it to `at` (a calibration
-    /// explains it, or the meter confirmed the level since). Hunt AB, stop 55: a calibration that
+    /// that shifts the level (not one reading out of line and back), unless a finger-stick taken
+    /// after it, by `at`, agrees with the CGM (the meter confirmed the new level). Hunt AB, stop 55: a calibration that
     /// put every reading 53 mg/dL high (161 -> 214 in 3 minutes) 54 minutes before dinner raised the
     /// model-based dose from 6.0 to 8.6 U, and 3.4 hours below 70 mg/dL followed in the simulator.
     static func sensorJump(_ past: [GlucoseReading], at: Date) -> DoseRefusal? {
-        let since = at.addingTimeInterval(-jumpWindow - slowReadingInterval)
+        let since = at.addingTimeInterval(-jumpWindow - 2 * slowReadingInterval)
         let recent = past.drop { $0.time < since }
         let cgm = Array(recent.filter { $0.source == .cgm })
-        // Whether two readings are consecutive (at most 15 minutes apart) and within a jump of each other.
-        func near(_ i: Int, _ j: Int) -> Bool {
-            guard i >= 0, j < cgm.count else { return true }  // none there: nothing says otherwise
-            return cgm[j].time.timeIntervalSince(cgm[i].time) > slowReadingInterval || abs(cgm[j].value.mgdL - cgm[i].value.mgdL) < jumpLimit
+        func consecutive(_ i: Int, _ j: Int) -> Bool {
+            i >= 0 && j < cgm.count && cgm[j].time.timeIntervalSince(cgm[i].time) <= slowReadingInterval
         }
-        for k in stride(from: cgm.count - 1, through: 1, by: -1) where at.timeIntervalSince(cgm[k].time) <= jumpWindow {
+        func apart(_ i: Int, _ j: Int) -> Double { abs(cgm[j].value.mgdL - cgm[i].value.mgdL) }
+        for k in stride(from: cgm.count - 1, through: 1, by: -1) where at.timeIntervalSince(cgm[k].time) < jumpWindow {
             let (a, b) = (cgm[k - 1], cgm[k])
             let minutes = b.time.timeIntervalSince(a.time) / 60
-            let change = abs(b.value.mgdL - a.value.mgdL)
-            guard minutes > 0, minutes <= slowReadingInterval / 60, change >= jumpLimit, change / minutes >= jumpRate else { continue }
-            // A shift of the level, not one reading out of line: the reading before the jump agrees with
-            // the one before it, and the one after with the next (a dip of one reading, 150 -> 65 -> 150,
-            // is two jumps that cancel: the models barely move on it; hunt AB). The newest reading
-            // jumping has no next: refused, the formula doses it as it reads.
-            guard near(k - 2, k - 1), near(k, k + 1) else { continue }
-            let checked = recent.contains { $0.source == .fingerStick && $0.time >= b.time.addingTimeInterval(-maximumGlucoseAge) }
-            return checked ? nil : .sensorJump(from: a.value.mgdL, to: b.value.mgdL, time: b.time, minutes: minutes)
+            let change = apart(k - 1, k)
+            guard minutes > 0, consecutive(k - 1, k), change >= jumpLimit, change / minutes >= jumpRate else { continue }
+            // One reading out of line and back, not a shift of the level: the reading after the jump
+            // returns to the level before it, or the reading before it was the one out of line (a dip
+            // of one reading, 150 -> 65 -> 150, is two jumps that cancel: the models barely move on
+            // it; hunt AB). Two steps the same way (164 -> 206 -> 248) are a shift.
+            if consecutive(k, k + 1), apart(k - 1, k + 1) < jumpLimit { continue }
+            if consecutive(k - 2, k - 1), apart(k - 2, k) < jumpLimit { continue }
+            // A finger-stick taken after the jump that agrees with the CGM's reading nearest it (within
+            // 20 mg/dL or 20%): the meter confirmed the new level. One that disagrees settles nothing
+            // (the review of stop 55: a meter reading of 160 beside the CGM's 204 lifted the refusal, and
+            // the dose was the 8.6 U of the jump), nor does the calibration that caused the jump (a
+            // Dexcom `Calibration` row is a finger-stick at or before it): only a check after it.
+            let after = cgm[k...]
+            let confirmed = recent.contains { f in
+                guard f.source == .fingerStick, f.time > b.time, f.time <= at,
+                      let near = after.min(by: { abs($0.time.timeIntervalSince(f.time)) < abs($1.time.timeIntervalSince(f.time)) })
+                else { return false }
+                return abs(near.value.mgdL - f.value.mgdL) <= max(fingerStickAgreement, fingerStickAgreementShare * f.value.mgdL)
+            }
+            return confirmed ? nil : .sensorJump(from: a.value.mgdL, to: b.value.mgdL, time: b.time, minutes: minutes)
         }
         return nil
     }
+
+    /// How near a finger-stick must be to the CGM to confirm its level after a jump: 20 mg/dL, or
+    /// 20% above 100 mg/dL (a meter's ISO 15197 accuracy of 15 and 15%, and a CGM's of about 10%).
+    public static let fingerStickAgreement = 20.0, fingerStickAgreementShare = 0.2
 
     /// The CGM's recording interval at `at`: 15 minutes when the median spacing of the readings
     /// of the last 6 hours is 12.5 minutes or more (a Libre's history), or when they hold a

@@ -63,8 +63,8 @@ extension DoseSuggestion {
         if let f = standard, let given = formulaUnits {
             // What the formula gives after every cap: none below the suspend threshold, within the max IOB.
             var after = ""
-            if case .noInsulin(.belowSuspend) = decision, f.dose > 0 {
-                after = " -> 0.00 U (glucose below the suspend threshold)"
+            if case .noInsulin = decision, f.dose > 0 {
+                after = " -> 0.00 U (no insulin now, as above)"
             } else if given < f.dose {
                 after = " -> \(u(given)) (within the max IOB)"
             }

@@ -240,12 +240,12 @@ public struct DoseSuggestion: Hashable, Sendable {
     }
 
     /// The formula's dose as `--method formula` would give it: within the max IOB, clamped and
-    /// rounded (`DoseAdvisor.formulaUnits`), and 0 with glucose below the suspend threshold now, where
-    /// neither method gives insulin (hunt AC, stop 55: a low shown beside "2.85 U", and a max IOB of
+    /// rounded (`DoseAdvisor.formulaUnits`), and 0 with glucose below the suspend threshold now or
+    /// predicted so, where neither method gives insulin (hunt AC, stop 55: a low shown beside "2.85 U", and a max IOB of
     /// 1 U beside the formula's 2.15). Nil when the formula was not worked out (a refusal).
     public var formulaUnits: Double? {
         guard let standard else { return nil }
-        if case .noInsulin(.belowSuspend) = decision { return 0 }
+        if case .noInsulin = decision { return 0 }  // neither method gives insulin then
         return DoseAdvisor.formulaUnits(standard, iob: insulinOnBoard ?? 0, settings: settings)
     }
 

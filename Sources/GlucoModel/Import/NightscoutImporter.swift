@@ -138,7 +138,8 @@ public struct NightscoutImporter: PatientDataImporter {
         guard let t = time(r, msKeys: Self.treatmentMsKeys, isoKeys: Self.treatmentIsoKeys, line: line, &b) else {
             return b.noteUndatedInsulin(kinds, amounts: amounts, at: b.location(line, "created_at"))
         }
-        guard b.acceptTime(t, line: line, field: "created_at", insulin: kinds, amounts: amounts) else { return }
+        guard b.acceptTime(t, line: line, field: "created_at", insulin: kinds, glucose: type == "BG Check" && r["glucose"] != nil,
+                           amounts: amounts) else { return }
         if type == "Temp Basal" {
             let mark = b.skipMark
             defer { b.noteSkippedInsulin(.temporaryBasal, time: t, since: mark, at: b.location(line, "absolute")) }

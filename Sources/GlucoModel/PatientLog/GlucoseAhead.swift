@@ -5,27 +5,33 @@ import Foundation
 /// then taken earlier than their times say, and the newest of them looks fresh where it is not
 /// (hunt AB, stop 55: a clock an hour ahead left the reading of an hour before, the peak after
 /// lunch, as "now", and the formula dosed 1.3 U more on it). A dose near them is refused
-/// (`DoseGuards.glucoseAheadRefusal`). Only their span is kept: a clock a year ahead skips every row.
+/// (`DoseGuards.glucoseAheadRefusal`). Only their times are kept, and only those up to `reach`
+/// after the import's: a garbled date years ahead is a typo, not a clock (its row is skipped with
+/// a warning), and kept it would have refused every dose until then (the review of stop 55).
 public struct GlucoseAhead: Hashable, Sendable, Codable {
-    /// The earliest and latest time written on a skipped reading, and how many there were.
-    public var earliest: Date
-    public var latest: Date
-    public var count: Int
+    /// The times written on the skipped readings, ascending, each once.
+    public private(set) var times: [Date]
 
-    public init(earliest: Date, latest: Date, count: Int) {
-        self.earliest = earliest; self.latest = latest; self.count = count
+    /// How far after the import's time a reading's time is kept: a day.
+    public static let reach: TimeInterval = 24 * 3600
+
+    public init(_ times: [Date]) { self.times = Array(Set(times)).sorted() }
+
+    /// `time` added (in place: a file's times, mostly ascending, stay linear).
+    public mutating func add(_ time: Date) {
+        guard let last = times.last, time <= last else { times.append(time); return }
+        if !times.contains(time) { times.append(time); times.sort() }
     }
 
-    /// One reading dated `time`.
-    public init(_ time: Date) { self.init(earliest: time, latest: time, count: 1) }
+    /// Both lists' times.
+    public func merged(_ other: GlucoseAhead) -> GlucoseAhead { GlucoseAhead(times + other.times) }
 
-    /// The span of both.
-    public func merged(_ other: GlucoseAhead) -> GlucoseAhead {
-        GlucoseAhead(earliest: min(earliest, other.earliest), latest: max(latest, other.latest), count: count + other.count)
-    }
-
-    /// The span of every one of `list`; nil for none.
+    /// Every one of `list`'s times; nil for none.
     public static func merged(_ list: [GlucoseAhead?]) -> GlucoseAhead? {
-        list.compactMap { $0 }.reduce(nil) { $0?.merged($1) ?? $1 }
+        let all = list.compactMap { $0 }.flatMap(\.times)
+        return all.isEmpty ? nil : GlucoseAhead(all)
     }
+
+    /// The times from `start` (exclusive) through `end`.
+    public func times(after start: Date, through end: Date) -> [Date] { times.filter { $0 > start && $0 <= end } }
 }

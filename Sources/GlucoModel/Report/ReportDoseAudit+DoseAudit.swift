@@ -23,8 +23,8 @@ extension ReportDoseAudit {
                 formula = String(format: "%.0f g / %g + (%@ - %@) / %@ - IOB %.2f = %.2f U", row.carbs, settings.carbRatio,
                                  g, target, isf, iob, standard.dose)
                 // What the formula gives after every cap (as `dose --method formula` would).
-                if case .noInsulin(.belowSuspend) = s.decision, standard.dose > 0 {
-                    formula += ", none below the suspend threshold"
+                if case .noInsulin = s.decision, standard.dose > 0 {
+                    formula += ", none now (a low now or predicted)"
                 } else if let given = s.formulaUnits, given < standard.dose {
                     formula += String(format: ", %.2f U within the max IOB", given)
                 }

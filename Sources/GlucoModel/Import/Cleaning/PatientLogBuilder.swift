@@ -322,7 +322,11 @@ public struct PatientLogBuilder: Sendable {
         if date > options.now {
             skip("future-dated", at: location,
                  "time \(date.iso8601) is after the import time; expected a past date; skipped")
-            if glucose { summary.glucoseAhead = summary.glucoseAhead?.merged(GlucoseAhead(date)) ?? GlucoseAhead(date) }
+            if glucose, date.timeIntervalSince(options.now) <= GlucoseAhead.reach {
+                var ahead = summary.glucoseAhead.take() ?? GlucoseAhead([])  // added in place
+                ahead.add(date)
+                summary.glucoseAhead = ahead
+            }
             if !insulin.isEmpty, !Self.allZero(amounts()) {
                 for kind in insulin { keep(SkippedInsulin(kind: kind, time: date, location: location, datedAfterImport: true)) }
             }
