@@ -148,6 +148,12 @@ import Testing
         #expect(abs(moved(["carbohydrate"]) - (150 + 70)) < 1e-9)
         #expect(moved(nil) == 150)
         #expect(moved(["basal"]) == 150)  // part of the insulin missing: the model read the rest
+        // Each model by its own file (the review of stop 55: one model trained without carbohydrates
+        // had the carbohydrates added to every model's anchor, counted twice in the others).
+        var without = F.model("G0", horizon: 30), with = F.model("G0", horizon: 60)
+        without.absentRecords = ["carbohydrate"]; with.absentRecords = nil
+        let both = DoseAdvisor.withUnseenEffects([(30, .mgdL(150)), (60, .mgdL(150))], models: F.models([without, with]), effects: effects)
+        #expect(both.map(\.glucose.mgdL) == [150 + 70, 150])
     }
 
     /// Hunt AA (stop 55): at a meal asked below target the models see glucose rising (people eat
