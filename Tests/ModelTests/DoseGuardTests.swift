@@ -274,6 +274,14 @@ import Testing
         #expect(refusals(checked(85, 160)).map(\.code) == ["sensor_jump"])
         #expect(refusals(checked(60, 200)).map(\.code) == ["sensor_jump"])
         #expect(refusals(checked(50, 200)).map(\.code) == ["sensor_jump"])
+        // A calibration 53 high while glucose falls 1.4 a minute (209 -> 255 -> 248): the reading after
+        // the jump is nearer the new level than the old, a shift (the second review of stop 55).
+        var falling = F.flatLog(glucose: 150)
+        falling.glucose = falling.glucose.map { r in
+            let m = r.time.timeIntervalSince(F.t0) / 60
+            return GlucoseReading(time: r.time, value: .mgdL(m < 60 ? 293 - 1.4 * m : 346 - 1.4 * m))
+        }
+        #expect(refusals(suggest(falling)).map(\.code) == ["sensor_jump"], "\(falling.glucose.map(\.value.mgdL))")
         // Two steps the same way (150 -> 195 -> 240 at 11:00 and 11:05) are a shift: refused.
         var steps = log(jumpAt: 65, by: 90)
         steps.glucose = steps.glucose.map { $0.time == F.at(60) ? GlucoseReading(time: $0.time, value: .mgdL(195)) : $0 }

@@ -110,6 +110,19 @@ import Testing
         _ = try store.importFile(later, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
         #expect(try store.log(for: p0).glucoseAhead
                 == GlucoseAhead(["2027-01-01T00:10:00Z", "2027-01-01T00:20:00Z", "2027-01-01T00:45:00Z"].map(Self.utc)))
+        // An hour later the next export holds the readings of 00:10 and 00:20 (their time has come):
+        // those times are settled, 00:45's is not (the second review of stop 55: kept for good, a
+        // clock a minute fast refused a store's replays near every import).
+        let next = dir.appendingPathComponent("p0-next.csv")
+        try Data("patient,time,event,value,unit\np0,2027-01-01T00:10:00Z,glucose,130,mg/dL\np0,2027-01-01T00:20:10Z,glucose,135,mg/dL\n".utf8)
+            .write(to: next)
+        var hourLater = ExportFixtures.options("UTC")
+        hourLater.now = Self.utc("2027-01-01T00:30:00Z")
+        _ = try store.importFile(next, importer: LogCSVImporter(), options: hourLater)
+        #expect(try store.log(for: p0).glucoseAhead == GlucoseAhead([Self.utc("2027-01-01T00:45:00Z")]))
+        // A summary whose key holds another shape reads as none, and the store's log is still read.
+        let odd = try JSONDecoder().decode(ImportSummary.self, from: Data(#"{"file":"x","rowsRead":1,"recordsKept":1,"skipped":{},"adjusted":{},"notModelled":{},"issues":[],"glucoseAhead":{"earliest":1,"latest":2,"count":2}}"#.utf8))
+        #expect(odd.glucoseAhead?.times == [])
     }
 
     /// The dose: refused at the import's time (the readings kept look fresh), with the span in the

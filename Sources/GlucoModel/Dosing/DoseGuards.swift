@@ -316,8 +316,11 @@ public enum DoseGuards {
             // returns to the level before it, or the reading before it was the one out of line (a dip
             // of one reading, 150 -> 65 -> 150, is two jumps that cancel: the models barely move on
             // it; hunt AB). Two steps the same way (164 -> 206 -> 248) are a shift.
-            if consecutive(k, k + 1), apart(k - 1, k + 1) < jumpLimit { continue }
-            if consecutive(k - 2, k - 1), apart(k - 2, k) < jumpLimit { continue }
+            // Back means nearer the level before the jump than the level after it: glucose falling
+            // 1.4 mg/dL a minute across a calibration 53 high (209 -> 255 -> 248) is a shift (the second
+            // review of stop 55: with "within 40" it passed, and got 8.45 U).
+            if consecutive(k, k + 1), apart(k - 1, k + 1) < change / 2 { continue }
+            if consecutive(k - 2, k - 1), apart(k - 2, k) < change / 2 { continue }
             // A finger-stick taken after the jump that agrees with the CGM's reading nearest it (within
             // 20 mg/dL or 20%): the meter confirmed the new level. One that disagrees settles nothing
             // (the review of stop 55: a meter reading of 160 beside the CGM's 204 lifted the refusal, and

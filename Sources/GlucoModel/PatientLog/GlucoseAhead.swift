@@ -32,6 +32,29 @@ public struct GlucoseAhead: Hashable, Sendable, Codable {
         return all.isEmpty ? nil : GlucoseAhead(all)
     }
 
+    /// The times with no glucose reading of `readings` (ascending) within `ImportLimits.duplicateWindow`:
+    /// a reading read later, once the time was past (the next export, or another file of the same
+    /// data), settles its time (the second review of stop 55: kept for good, a clock a minute fast
+    /// gave each import a time, and a store's replays and audits were refused near them).
+    public func unsettled(by readings: [GlucoseReading]) -> GlucoseAhead? {
+        let window = ImportLimits.duplicateWindow
+        let left = times.filter { t in
+            var lo = 0, hi = readings.count  // the first reading at or after t - window
+            while lo < hi { let mid = (lo + hi) / 2; if readings[mid].time < t.addingTimeInterval(-window) { lo = mid + 1 } else { hi = mid } }
+            return !(lo < readings.count && readings[lo].time <= t.addingTimeInterval(window))
+        }
+        return left.isEmpty ? nil : GlucoseAhead(left)
+    }
+
+    enum CodingKeys: String, CodingKey { case times }
+
+    /// Lenient: a summary whose key holds another shape (written while it was being built) reads as none,
+    /// so that the store's log is still read.
+    public init(from decoder: any Decoder) throws {
+        let c = try? decoder.container(keyedBy: CodingKeys.self)
+        self.init((try? c?.decodeIfPresent([Date].self, forKey: .times)) ?? [])
+    }
+
     /// The times from `start` (exclusive) through `end`.
     public func times(after start: Date, through end: Date) -> [Date] { times.filter { $0 > start && $0 <= end } }
 }

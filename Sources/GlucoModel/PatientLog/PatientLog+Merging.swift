@@ -38,7 +38,7 @@ extension PatientLog {
         m.weights = all(\.weights)
         m.heartRate = all(\.heartRate)
         m.skippedInsulin = SkippedInsulin.ordered(logs.flatMap(\.skippedInsulin))
-        m.glucoseAhead = GlucoseAhead.merged(logs.map(\.glucoseAhead))
+        m.glucoseAhead = GlucoseAhead.merged(logs.map(\.glucoseAhead))?.unsettled(by: m.glucose)
         for other in logs.dropFirst() {
             for (k, v) in other.otherRecords { m.otherRecords[k, default: 0] += v }
             if other.insulinKind != .unknown { m.insulinKind = other.insulinKind }

@@ -224,6 +224,7 @@ enum StoreRecords {
         log.exercise = clean(lists.exercise)
         log.weights = clean(lists.weights)
         log.heartRate = clean(lists.heartRate)
+        log.glucoseAhead = log.glucoseAhead?.unsettled(by: log.glucose)
         guard let start else { return log }
         log = log.since(start)
         log.inputsBefore.formUnion(before)
