@@ -32,12 +32,12 @@ public struct GlucoseAhead: Hashable, Sendable, Codable {
         return all.isEmpty ? nil : GlucoseAhead(all)
     }
 
-    /// The times with no glucose reading of `readings` (ascending) within `ImportLimits.duplicateWindow`:
+    /// The times with no glucose reading of `readings` (ascending) within `PatientLog.sourceWindow`:
     /// a reading read later, once the time was past (the next export, or another file of the same
     /// data), settles its time (the second review of stop 55: kept for good, a clock a minute fast
     /// gave each import a time, and a store's replays and audits were refused near them).
     public func unsettled(by readings: [GlucoseReading]) -> GlucoseAhead? {
-        let window = ImportLimits.duplicateWindow
+        let window = PatientLog.sourceWindow
         let left = times.filter { t in
             var lo = 0, hi = readings.count  // the first reading at or after t - window
             while lo < hi { let mid = (lo + hi) / 2; if readings[mid].time < t.addingTimeInterval(-window) { lo = mid + 1 } else { hi = mid } }
