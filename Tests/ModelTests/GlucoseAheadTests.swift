@@ -13,6 +13,16 @@ import Testing
     /// The import's time is `ExportFixtures.now`, 2027-01-01T00:00Z: two readings 10 and 20 minutes after it.
     static let ahead = GlucoseAhead([utc("2027-01-01T00:10:00Z"), utc("2027-01-01T00:20:00Z")])
 
+    /// A GlucoModel CSV: two readings before the import's time, two 10 and 20 minutes after it.
+    static let readings = """
+        patient,time,event,value,unit
+        p0,2026-12-31T23:50:00Z,glucose,120,mg/dL
+        p0,2026-12-31T23:55:00Z,glucose,125,mg/dL
+        p0,2027-01-01T00:10:00Z,glucose,130,mg/dL
+        p0,2027-01-01T00:20:00Z,glucose,135,mg/dL
+
+        """
+
     static func imported(_ text: String, name: String, _ importer: any PatientDataImporter,
                          options: ImportOptions = ExportFixtures.options("UTC")) throws -> ImportResult {
         try SkippedInsulinTests.importText(text, name: name, importer, options: options)
@@ -25,12 +35,7 @@ import Testing
     }
 
     @Test func theGlucoModelCSVKeepsTheirSpanAndNotOtherKindsDatedAhead() throws {
-        let r = try Self.imported("""
-            patient,time,event,value,unit
-            p0,2026-12-31T23:50:00Z,glucose,120,mg/dL
-            p0,2026-12-31T23:55:00Z,glucose,125,mg/dL
-            p0,2027-01-01T00:10:00Z,glucose,130,mg/dL
-            p0,2027-01-01T00:20:00Z,glucose,135,mg/dL
+        let r = try Self.imported(Self.readings + """
             p0,2027-01-01T00:30:00Z,carbs,40,g
             p0,2031-01-01T00:15:00Z,glucose,140,mg/dL
             """, name: "p0.csv", LogCSVImporter())
@@ -90,13 +95,7 @@ import Testing
     /// The store keeps the span with the run's summary and gives it back with the log (and a
     /// window of it), and two runs' spans join.
     @Test func theStoreKeepsTheSpan() throws {
-        let url = try SkippedInsulinTests.file("""
-            patient,time,event,value,unit
-            p0,2026-12-31T23:50:00Z,glucose,120,mg/dL
-            p0,2026-12-31T23:55:00Z,glucose,125,mg/dL
-            p0,2027-01-01T00:10:00Z,glucose,130,mg/dL
-            p0,2027-01-01T00:20:00Z,glucose,135,mg/dL
-            """, name: "p0.csv")
+        let url = try SkippedInsulinTests.file(Self.readings, name: "p0.csv")
         let dir = url.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)

@@ -39,9 +39,8 @@ public struct GlucoseAhead: Hashable, Sendable, Codable {
     public func unsettled(by readings: [GlucoseReading]) -> GlucoseAhead? {
         let window = PatientLog.sourceWindow
         let left = times.filter { t in
-            var lo = 0, hi = readings.count  // the first reading at or after t - window
-            while lo < hi { let mid = (lo + hi) / 2; if readings[mid].time < t.addingTimeInterval(-window) { lo = mid + 1 } else { hi = mid } }
-            return !(lo < readings.count && readings[lo].time <= t.addingTimeInterval(window))
+            let first = PatientLog.firstIndex(readings, atOrAfter: t.addingTimeInterval(-window))
+            return !(first < readings.count && readings[first].time <= t.addingTimeInterval(window))
         }
         return left.isEmpty ? nil : GlucoseAhead(left)
     }
