@@ -141,10 +141,7 @@ public struct CSVRow {
             j += 1
         }
         guard field == i else { return nil }
-        var a = start, b = j
-        while a < b, line[a] == 0x20 || line[a] == 0x09 { a += 1 }
-        while b > a, line[b - 1] == 0x20 || line[b - 1] == 0x09 { b -= 1 }
-        return line[a..<b]
+        return line[trimmed(line, start..<j)]
     }
 
     public func text(_ i: Int) -> String { String(decoding: self[i], as: UTF8.self) }
