@@ -62,7 +62,9 @@ import Testing
         checked.glucose.append(GlucoseReading(time: F.at(182), value: .mgdL(250), source: .fingerStick))
         #expect(!suggest(checked, at: 182).reasonCodes.contains("flat_sensor"))
         // Stuck for two days: the whole run, not the 4.5 hours searched first (a week read "255 minutes").
-        #expect(refusals(suggest(F.flatLog(glucose: 120, through: 2880), at: 2880)) == [.flatSensor(value: 120, minutes: 2880)])
+        var twoDays = F.flatLog(glucose: 120, through: 2880)
+        twoDays.boluses = [Bolus(time: F.at(2880 - 600), dose: InsulinUnits(1))]  // insulin within the day
+        #expect(refusals(suggest(twoDays, at: 2880)) == [.flatSensor(value: 120, minutes: 2880)])
     }
 
     /// Before: a Dexcom export with the meals typed in its app, and Nightscout treatments with the
@@ -204,9 +206,12 @@ import Testing
                                                  statedInsulinOnBoard: bad))
             #expect(r.map(\.code) == ["invalid_stated_iob"])
         }
-        // A window of a longer history knows the insulin records before it.
+        // A window of a longer history knows the insulin records before it: not a CGM-only export,
+        // but none within the day before the moment (the window read) is the records' end.
         var window = cgmOnly
         window.inputsBefore = [.insulin, .bolus]
+        #expect(refusals(suggest(window)) == [.insulinRecordsEnd(newest: nil)])
+        window.boluses = [F.absorbedBolus]
         #expect(suggest(window).decision == .bolus(units: 4, basis: .standardFormula))
     }
 
@@ -368,6 +373,57 @@ import Testing
         #expect(DoseGuards.recordsGapRefusal(warmUp, at: F.at(600), durationMinutes: 360) == nil)
         let longer = log(through: 600, skipping: Set(stride(from: 150.0, through: 265, by: 5)))
         #expect(DoseGuards.recordsGapRefusal(longer, at: F.at(600), durationMinutes: 360) != nil)
+    }
+
+    /// Hunt AE (stop 56): the pump's export ends, the CGM's goes on. Read as none, the insulin on
+    /// board gave 3.60 U where the whole log gave 1.05 U. No insulin record in the 24 hours before
+    /// the moment, in data that has some, is refused; a stated insulin on board is then taken.
+    @Test func insulinRecordsEndingADayBeforeAreRefused() throws {
+        // F.absorbedBolus is at 00:00 (F.at(-600)), the only insulin record; readings every 5
+        // minutes for 6 hours before the moment asked.
+        let day = 24.0 * 60 - 600, later = day + 5  // 24 h after the bolus, and 5 minutes more
+        #expect(DoseGuards.insulinRecordsEndRefusal(log(every: 5, through: day), at: F.at(day)) == nil)
+        #expect(suggest(log(every: 5, through: day), at: day).decision.kind == "bolus")
+        let ended = log(every: 5, through: later)
+        let refusal = DoseRefusal.insulinRecordsEnd(newest: F.at(-600))
+        #expect(DoseGuards.insulinRecordsEndRefusal(ended, at: F.at(later)) == refusal)
+        #expect(refusals(suggest(ended, at: later)) == [refusal])
+        #expect(refusal.code == "insulin_records_end")
+        #expect(refusal.description.hasPrefix("the data has insulin records but none in the last 24 h (the newest is at "
+                                              + "2026-01-05T00:00:00Z) while glucose reads on"))
+        // Stated, the insulin on board is taken (the records give none) and the dose goes on.
+        let stated = DoseAdvisor.suggest(log: ended, carbs: 20, at: F.at(later), settings: F.settings(), models: nil,
+                                         statedInsulinOnBoard: 1)
+        #expect(stated.decision.kind == "bolus" && stated.insulinOnBoard == 1)
+        // Within the day, a stated insulin on board beside the records is refused as before.
+        let twice = DoseAdvisor.suggest(log: log(every: 5, through: day), carbs: 20, at: F.at(day), settings: F.settings(),
+                                        models: nil, statedInsulinOnBoard: 1)
+        #expect(refusals(twice) == [.statedInsulinOnBoardWithRecords])
+        // Any insulin record within the day counts: a basal rate, a temporary basal by its end, an injection.
+        var rate = ended
+        rate.basalRates = [BasalRate(start: F.at(day - 60), rate: InsulinRate(unitsPerHour: 0.8))]
+        #expect(DoseGuards.insulinRecordsEndRefusal(rate, at: F.at(later)) == nil)
+        var temporary = ended
+        temporary.temporaryBasals = [TemporaryBasal(start: F.at(-900), end: F.at(day), rate: InsulinRate(unitsPerHour: 0))]
+        #expect(DoseGuards.insulinRecordsEndRefusal(temporary, at: F.at(later)) == nil)
+        var pen = ended
+        pen.basalInjections = [BasalInjection(time: F.at(day - 600), dose: InsulinUnits(20))]
+        #expect(DoseGuards.insulinRecordsEndRefusal(pen, at: F.at(later)) == nil)
+        // A record after the moment is no record before it.
+        var after = ended
+        after.boluses.append(Bolus(time: F.at(later + 60), dose: InsulinUnits(1)))
+        #expect(DoseGuards.insulinRecordsEndRefusal(after, at: F.at(later)) == refusal)
+        // A store's window without any: none in the window read, some before it.
+        var window = ended
+        window.boluses = []
+        window.inputsBefore = [.insulin, .bolus]
+        #expect(DoseGuards.insulinRecordsEndRefusal(window, at: F.at(later)) == .insulinRecordsEnd(newest: nil))
+        #expect(DoseRefusal.insulinRecordsEnd(newest: nil).description.contains("none in the last 24 h (none in the window read)"))
+        // No insulin record at all is the CGM-only export's refusal, not this one.
+        var none = ended
+        none.boluses = []
+        #expect(DoseGuards.insulinRecordsEndRefusal(none, at: F.at(later)) == nil)
+        #expect(refusals(suggest(none, at: later)) == [.noInsulinRecords(durationMinutes: 360)])
     }
 
     /// Readings every `every` minutes from 10:00 - 6 h through `through` minutes, all 180 mg/dL

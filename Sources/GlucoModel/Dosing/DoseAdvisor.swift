@@ -83,14 +83,20 @@ public enum DoseAdvisor {
     public static func suggest(log: PatientLog, carbs: Double, carbsTime: Date? = nil, at: Date, settings: CheckedDoseSettings,
                                models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt,
                                statedInsulinOnBoard: Double? = nil) -> DoseSuggestion {
-        let checked: Result<CheckedDoseSettings, DoseRefusal> = settings.patient == log.patient
-            ? .success(settings) : .failure(.wrongPatient(expected: log.patient, found: settings.patient, source: "settings"))
-        return suggest(log: log, carbs: carbs, carbsTime: carbsTime, at: at, settings: checked, models: models, method: method,
-                       timeZone: timeZone, statedInsulinOnBoard: statedInsulinOnBoard)
+        suggest(log: log, carbs: carbs, carbsTime: carbsTime, at: at, settings: checked(settings, for: log.patient), models: models,
+                method: method, timeZone: timeZone, statedInsulinOnBoard: statedInsulinOnBoard)
     }
 
+    /// `settings`, or the refusal for settings of another patient than `patient`'s.
+    static func checked(_ settings: CheckedDoseSettings, for patient: PatientID) -> Result<CheckedDoseSettings, DoseRefusal> {
+        settings.patient == patient ? .success(settings) : .failure(.wrongPatient(expected: patient, found: settings.patient, source: "settings"))
+    }
+
+    /// - Parameter insulinRecordedAt: an insulin record of the data at `at` that `log` leaves out (the
+    ///   bolus `DoseAudit` replays): the records go on to the moment (`insulinRecordsEndRefusal`).
     static func suggest(log: PatientLog, carbs: Double, carbsTime: Date?, at: Date, settings checked: Result<CheckedDoseSettings, DoseRefusal>,
-                        models: ModelSet?, method: DoseMethod, timeZone: TimeZone, statedInsulinOnBoard stated: Double?) -> DoseSuggestion {
+                        models: ModelSet?, method: DoseMethod, timeZone: TimeZone, statedInsulinOnBoard stated: Double?,
+                        insulinRecordedAt: Bool = false) -> DoseSuggestion {
         let models = models.flatMap { $0.models.isEmpty ? nil : $0 }
         var out = DoseSuggestion(patient: log.patient, at: at, method: method, decision: .refused([]), reasons: [],
                                  carbs: carbs, predictions: [])
@@ -107,7 +113,8 @@ public enum DoseAdvisor {
         if let r = DoseGuards.carbRefusal(carbs) { refusals.append(r) }
         if let r = DoseGuards.carbsTimeRefusal(carbsTime, at: at) { refusals.append(r) }
         let duration = (settings?.insulin ?? SeriesOptions().insulinModel).durationMinutes
-        if let r = DoseGuards.insulinRecordsRefusal(log, statedInsulinOnBoard: stated, durationMinutes: duration) { refusals.append(r) }
+        if let r = DoseGuards.insulinRecordsRefusal(log, statedInsulinOnBoard: stated, durationMinutes: duration, at: at) { refusals.append(r) }
+        if stated == nil, !insulinRecordedAt, let r = DoseGuards.insulinRecordsEndRefusal(log, at: at) { refusals.append(r) }
         if let r = DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }
         if stated == nil, let r = DoseGuards.recordsGapRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }
         if let r = DoseGuards.twinRecordRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }

@@ -107,8 +107,9 @@ public enum DoseAudit {
             let matched = Set(meal.intakes)
             history.carbs.removeAll { matched.contains($0) }
             if !matched.isEmpty { history.inputsBefore.insert(.carbohydrate) }
-            var suggestion = DoseAdvisor.suggest(log: history, carbs: meal.carbs, at: meal.bolus.time,
-                                                 settings: settings, models: models, timeZone: timeZone)
+            var suggestion = DoseAdvisor.suggest(log: history, carbs: meal.carbs, carbsTime: nil, at: meal.bolus.time,
+                                                 settings: DoseAdvisor.checked(settings, for: history.patient), models: models, method: .model, timeZone: timeZone,
+                                                 statedInsulinOnBoard: nil, insulinRecordedAt: true)
             // The meal's own records recorded twice (two exports merged): its carbohydrates, or its
             // bolus, would count double; the history before it is checked by `suggest`.
             if let twin = twinRecords(of: meal, in: log) {

@@ -42,15 +42,41 @@ public enum DoseGuards {
     ///   without any lacks the records, not the insulin, and a dose on "nothing on board" stacks.
     /// - a stated insulin on board beside insulin records (`statedInsulinOnBoardWithRecords`), or
     ///   one that is not a number of units from 0 to `statedInsulinOnBoardLimit`.
+    ///   Beside records that end more than `insulinRecordsLimit` before `at`
+    ///   (`insulinRecordsEndRefusal`) a stated insulin on board is taken: the records give none.
     public static func insulinRecordsRefusal(_ log: PatientLog, statedInsulinOnBoard stated: Double?,
-                                             durationMinutes: Double) -> DoseRefusal? {
+                                             durationMinutes: Double, at: Date? = nil) -> DoseRefusal? {
         let records = log.has(.insulin)
         if let stated {
             if !(0...statedInsulinOnBoardLimit).contains(stated) { return .invalidStatedInsulinOnBoard(stated) }
-            return records ? .statedInsulinOnBoardWithRecords : nil
+            let ended = at.map { insulinRecordsEndRefusal(log, at: $0) != nil } ?? false
+            return records && !ended ? .statedInsulinOnBoardWithRecords : nil
         }
         if !records { return .noInsulinRecords(durationMinutes: durationMinutes) }
         return log.has(.basal) && !log.has(.bolus) ? .noBolusRecords : nil
+    }
+
+    /// The longest the data may go without any insulin record (bolus, basal rate, temporary basal,
+    /// injection) before a dose while it holds some before: a day. Every person with type 1
+    /// diabetes takes insulin every day; a pump that records its basal only when the programme
+    /// changes shows none overnight, so less than a day cannot tell missing records from none.
+    public static let insulinRecordsLimit: TimeInterval = 24 * 3600
+
+    /// The refusal for data with insulin records (`PatientLog.has(.insulin)`, counting those
+    /// before the window read) none of which is dated in the `insulinRecordsLimit` before `at`
+    /// (a temporary basal, or a basal rate with an end, by its end): the CGM's export goes on where the pump's or pen's stops (two
+    /// sources, the newest of one not added), and read as none the insulin on board stacks a dose
+    /// on what was given. Hunt AE (stop 56): the pump's records ending 50 h before, the CGM and meals
+    /// going on, the dose was 3.60 U where the whole log gave 1.05 U. Nil without any insulin
+    /// record (`noInsulinRecords`).
+    public static func insulinRecordsEndRefusal(_ log: PatientLog, at: Date) -> DoseRefusal? {
+        guard log.has(.insulin) else { return nil }
+        let newest = [log.boluses.last { $0.time <= at }?.time,
+                      log.basalRates.filter { $0.start <= at }.map { max($0.start, min(at, $0.end ?? $0.start)) }.max(),
+                      log.temporaryBasals.filter { $0.start <= at }.map { min(at, $0.end) }.max(),
+                      log.basalInjections.last { $0.time <= at }?.time].compactMap { $0 }.max()
+        if let newest, at.timeIntervalSince(newest) <= insulinRecordsLimit { return nil }
+        return .insulinRecordsEnd(newest: newest)
     }
 
     /// The longest stretch without any record that the data may hold within the insulin's action
