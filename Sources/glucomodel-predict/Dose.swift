@@ -124,9 +124,9 @@ struct Dose: ParsableCommand {
         var fromData: DoseNote?
         if settingsFromData,
            let suggested = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: asked), timeZone: try time.zone()) {
-            Console.write("settings from data: " + SettingsEstimator.changes(from: settingsFile, to: suggested.settings, units: units.unit)
-                + " (glucomodel-predict settings shows the evidence)")
-            fromData = .settingsFromData(changes: SettingsEstimator.changes(from: settingsFile, to: suggested.settings))
+            let changes = SettingsEstimator.changes(from: settingsFile, to: suggested.settings, units: units.unit)
+            Console.write("settings from data: " + changes + " (glucomodel-predict settings shows the evidence)")
+            fromData = .settingsFromData(changes: changes)
             settingsFile = suggested.settings
         }
         let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time", exact: true) }

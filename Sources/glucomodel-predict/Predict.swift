@@ -81,7 +81,7 @@ struct Predict: ParsableCommand {
             }
             predicted += 1
             if byBase > 0 { Console.status(PredictionRow.baseAloneNote(data.patient, count: byBase)) }
-            if atLimit > 0 { Console.status(PredictionRow.atLimitNote(data.patient, count: atLimit)) }
+            if atLimit > 0 { Console.status(PredictionRow.atLimitNote(data.patient, count: atLimit, units: unit)) }
         }
         guard predicted > 0 else {
             sink.discard()

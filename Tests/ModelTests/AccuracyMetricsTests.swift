@@ -92,6 +92,17 @@ import Testing
         let mmol = try PairScoring.score(csv: url, units: .mmolL, writeLine: { _ in }, warning: { warnings.append($0) })
         #expect(mmol.implausibleRows == 1 && mmol.clarke.scored == 1)
         #expect(warnings.first?.message.hasPrefix("100 mmol/L is not a glucose a device reads (expected above 0 and at most 55.5 mmol/L)") == true)
+        // mmol/L values read as mg/dL (no --units; hunt AD, stop 56: 5.5 "mg/dL" scored, Clarke A
+        // 100%): most of a column below 30 is refused, as the importers refuse it; 2 of 4 is not most.
+        try "reference,prediction\n5.5,6\n3.1,4.5\n12,7.2\n8,9.1\n".write(to: url, atomically: true, encoding: .utf8)
+        #expect(throws: PairScoring.ScoringError.self) { try PairScoring.score(csv: url, writeLine: { _ in }, warning: { _ in }) }
+        do { _ = try PairScoring.score(csv: url, writeLine: { _ in }, warning: { _ in }) } catch {
+            #expect("\(error)".hasSuffix(": 4 of 4 reference values are below 30, as glucose in mmol/L is, but the column is read in "
+                                          + "mg/dL: give --units mmol/L (or name the column reference_mmoll); nothing scored"))
+        }
+        #expect(try PairScoring.score(csv: url, units: .mmolL, writeLine: { _ in }, warning: { _ in }).clarke.scored == 4)
+        try "reference,prediction\n5.5,6\n3.1,45\n120,72\n80,91\n".write(to: url, atomically: true, encoding: .utf8)
+        #expect(try PairScoring.score(csv: url, writeLine: { _ in }, warning: { _ in }).clarke.scored == 4)
     }
 
     /// A decimal comma that was not quoted: `100,5,97` under `reference,prediction` was scored as

@@ -45,9 +45,16 @@ import Testing
     }
 
     @Test func rangeBoundaries() {
-        // 53.9 TBR2; 54 and 69.9 TBR1; 70 and 180 TIR; 180.1 and 250 TAR1; 250.1 TAR2. 10 readings.
-        let m = CGMMetrics(series: series([53.9, 54, 69.9, 70, 180, 180.1, 250, 250.1, 100, 100]))
+        // 53.9 TBR2; 54 and 69.9 TBR1; 70 and 180 TIR; 181 and 250 TAR1; 251 TAR2. 10 readings.
+        let m = CGMMetrics(series: series([53.9, 54, 69.9, 70, 180, 181, 250, 251, 100, 100]))
         #expect(m.tbrLevel2 == 10 && m.tbrLevel1 == 20 && m.tir == 40 && m.tarLevel1 == 20 && m.tarLevel2 == 10)
+        // The consensus's ranges in mmol/L (3.9-10.0, 10.1-13.9, >13.9, <3.0, 3.0-3.8), read at one
+        // decimal and stored in mg/dL (x 18.01559): 10.0 is 180.16 and in range, 13.9 is 250.42 and
+        // in level 1, 10.1 (181.96) and 14.0 (252.22) above them (hunt AD, stop 56: 10.0 and 13.9
+        // counted a level higher).
+        let mmol = [2.9, 3.0, 3.8, 3.9, 10.0, 10.1, 13.9, 14.0, 5.5, 5.5].map { GlucoseUnit.mmolL.mgdL($0) }
+        let n = CGMMetrics(series: series(mmol))
+        #expect(n.tbrLevel2 == 10 && n.tbrLevel1 == 20 && n.tir == 40 && n.tarLevel1 == 20 && n.tarLevel2 == 10)
         // GRI = 3*10 + 2.4*20 + 1.6*10 + 0.8*20 = 30 + 48 + 16 + 16 = 110 -> capped at 100.
         #expect(m.gri == 100)
         // Below the cap every weight counts (hunt T, stop 53: only 0.8 was pinned alone). Of 20

@@ -172,6 +172,14 @@ import Testing
         // At the target and above, the model's dose stands (120: the formula 2 + 10/35 = 2.29 -> 2.25 U).
         let high = suggest(rising, log: F.flatLog(glucose: 120), carbs: 20)
         #expect((high.modelDose ?? 0) > 2.25 && high.standard?.dose == 2.25 && !high.reasonCodes.contains("limited_by_formula_below_target"))
+        // A reading of 6.1 mmol/L (109.9 mg/dL) is at a target of 110 as its person reads it (hunt AD,
+        // stop 56: "glucose 6.1 mmol/L is below the target 6.1 mmol/L"); 6.0 (108.1) is below it.
+        let mmol = suggest(rising, log: F.flatLog(glucose: GlucoseUnit.mmolL.mgdL(6.1)), carbs: 20)
+        #expect(!mmol.reasonCodes.contains("limited_by_formula_below_target") && mmol.modelDose! > mmol.standard!.dose)
+        #expect(suggest(rising, log: F.flatLog(glucose: GlucoseUnit.mmolL.mgdL(6.0)), carbs: 20).reasonCodes.contains("limited_by_formula_below_target"))
+        // Below a target it would print as, the value gains a decimal: 109.4 / 18.01559 = 6.0725 -> 6.07.
+        let close = DoseNote.limitedByFormulaBelowTarget(requested: 2, formula: 1.7, glucose: 109.4, target: 110)
+        #expect(close.description(units: .mmolL).contains("glucose 6.07 mmol/L is below the target 6.1 mmol/L"))
         // A model that asks less than the formula below target keeps its dose.
         let falling = suggest([model("G0 - 20", horizon: 60)], log: F.flatLog(glucose: 100), carbs: 20)
         #expect((falling.modelDose ?? 9) < 1.7 && !falling.reasonCodes.contains("limited_by_formula_below_target"))

@@ -114,6 +114,17 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: Data(try low.json(units: .mmolL).utf8)) as? [String: Any])
         #expect((json["reasons"] as? [[String: String]])?.first?["message"] == reason)
         #expect(low.report.contains("is 60.0 mg/dL, below the suspend threshold 70.0 mg/dL"))
+        // A model at the limit of what it may predict: 600 mg/dL / 18.01559 = 33.30 -> 33.3.
+        let limit = DoseNote.modelAtLimit(horizon: 30, glucose: 600)
+        #expect(limit.code == "model_unavailable")
+        #expect(limit.description.hasPrefix("no model-based dose: the 30-minute model predicts 600 mg/dL, the limit of"))
+        #expect(limit.description(units: .mmolL).hasPrefix("no model-based dose: the 30-minute model predicts 33.3 mmol/L, the limit of"))
+        #expect(!limit.description(units: .mmolL).contains("mg/dL"))
+        // predict's and nightly's note of predictions at the clamp, as the file writes them
+        // (10 / 18.01559 = 0.555 -> 0.56, 600 -> 33.30; hunt AD, stop 56: "10 or 600 mg/dL" beside 0.56 and 33.30).
+        #expect(PredictionRow.atLimitNote(try PatientID("p1"), count: 2, units: .mmolL)
+            .hasPrefix("p1: 2 predictions at the limit of what a model may predict (0.56 or 33.30 mmol/L): "))
+        #expect(PredictionRow.atLimitNote(try PatientID("p1"), count: 2).contains("(10 or 600 mg/dL)"))
     }
 
     /// Values worked by hand: a value beside a threshold that rounds to it gains decimals, rounded
@@ -136,6 +147,22 @@ import Testing
         // Two decimals more when one is not enough: 70.01 and 70.04 both print "70" and "70.0".
         #expect(mg.format(70.01, apartFrom: 70.04) == "70.01")
         #expect(mmol.format(60, apartFrom: 70) == "3.3")
+    }
+
+    /// Hunt AD (stop 56): an alert above 11.0 mmol/L (198.17 mg/dL) predicted at 198.2 read
+    /// "11.00" above "11.00" in alerts.csv. 198.2 / 18.01559 = 11.0016 -> 11.002 (away from 11.0000).
+    @Test func anAlertsExtremeNeverPrintsAsItsThreshold() {
+        let t = 11 * 18.01559
+        let row = PredictionRow(patient: F.patient, issuedAt: F.at(0), targetTime: F.at(30), horizonMinutes: 30, model: "ge",
+                                prediction: 198.2, reference: nil)
+        var alert = AlertEpisode(kind: .high, threshold: t, first: row)
+        var fields = alert.csvLine(units: .mmolL).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        #expect(fields[4] == "11.00" && fields[8] == "11.002")
+        // In mg/dL too: 198.2 beside the threshold's 198.2 (198.17) gains a decimal.
+        #expect(alert.csvLine(units: .mgdL).split(separator: ",").map(String.init)[8] == "198.20")
+        alert.predictedExtreme = 200
+        fields = alert.csvLine(units: .mmolL).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        #expect(fields[8] == "11.10")
     }
 
     @Test func doseAuditRowsInMmolL() throws {

@@ -265,7 +265,9 @@ public enum DoseAdvisor {
             // AA, stop 55: 96 g at 78 mg/dL got 4.8 U where the formula gave 3.5, and glucose fell to 34;
             // in closed loop over 8 patients the median time below 70 went 14.55 -> 6.95%; docs/insilico.md,
             // "Meals asked below target").
-            if eaten == nil, carbs > 0, glucose < settings.target, asked > standard.dose + 1e-9 {
+            // Below by more than half a mg/dL: a reading of 6.1 mmol/L (109.9 mg/dL) is at a target of
+            // 110, as its person reads it (hunt AD, stop 56: "6.1 mmol/L is below the target 6.1").
+            if eaten == nil, carbs > 0, glucose < settings.target - 0.5, asked > standard.dose + 1e-9 {
                 if StandardBolus.deliverable(asked, settings: settings) > standard.dose {
                     notes.append(.limitedByFormulaBelowTarget(requested: asked, formula: standard.dose, glucose: glucose,
                                                               target: settings.target))
@@ -450,8 +452,7 @@ public enum DoseAdvisor {
             let p = prediction.glucose
             // A prediction at the edge of what a model may predict (10 or 600 mg/dL): not a basis for insulin.
             if GlucoseModel.isAtLimit(p) {
-                notes.append(.modelUnavailable("the \(h)-minute model predicts \(String(format: "%.0f", p)) mg/dL, the limit of "
-                                               + "what a model may predict: its inputs are beyond what it was trained on"))
+                notes.append(.modelAtLimit(horizon: h, glucose: p))
                 return ([], featureTime)
             }
             let minutes = featureTime.addingTimeInterval(Double(h) * 60).timeIntervalSince(at) / 60

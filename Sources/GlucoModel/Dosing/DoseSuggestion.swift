@@ -43,6 +43,9 @@ public enum DoseBasis: String, Hashable, Sendable, Codable {
 public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// No model was given, or none could predict at this moment: the formula's dose is given.
     case modelUnavailable(String)
+    /// The model for `horizon` minutes predicts `glucose` (mg/dL), the limit of what a model may
+    /// predict: its inputs are beyond what it was trained on (code `model_unavailable`).
+    case modelAtLimit(horizon: Int, glucose: Double)
     /// The dose asked for `requested` U, more than the maximum bolus.
     case clampedToMaxBolus(requested: Double, maxBolus: Double)
     /// The dose was lowered so that net insulin on board stays within the settings' max IOB.
@@ -84,7 +87,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var code: String {
         switch self {
-        case .modelUnavailable: return "model_unavailable"
+        case .modelUnavailable, .modelAtLimit: return "model_unavailable"
         case .clampedToMaxBolus: return "clamped_to_max_bolus"
         case .limitedByMaxInsulinOnBoard: return "limited_by_max_iob"
         case .insulinOnBoardCovers: return "iob_covers_need"
@@ -106,8 +109,15 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The message with its glucose values in `units` (`dose --units mmol/L` converts every glucose).
     public func description(units: GlucoseUnit) -> String {
         func g(_ mgdL: Double) -> String { units == .mgdL ? String(format: "%.0f mg/dL", mgdL) : units.withUnit(mgdL) }
+        // Below a threshold it would print as: with the decimals that tell them apart (as `DoseRefusal`'s).
+        func below(_ mgdL: Double, _ threshold: Double) -> String {
+            g(mgdL) == g(threshold) ? units.format(mgdL, apartFrom: threshold) + " " + units.rawValue : g(mgdL)
+        }
         switch self {
         case let .modelUnavailable(why): return "no model-based dose: \(why); the standard formula's dose is shown"
+        case let .modelAtLimit(h, p):
+            return DoseNote.modelUnavailable("the \(h)-minute model predicts \(g(p)), the limit of what a model may predict: "
+                                             + "its inputs are beyond what it was trained on").description(units: units)
         case let .clampedToMaxBolus(r, m): return String(format: "%.2f U requested, clamped to the maximum bolus %.2f U", r, m)
         case let .limitedByMaxInsulinOnBoard(r, m, iob):
             return String(format: "%.2f U requested, lowered so that net insulin on board (now %.2f U) stays within the max IOB %.2f U", r, iob, m)
@@ -118,7 +128,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case let .limitedByFormulaCorrection(r, f, iob):
             return String(format: "%.2f U requested, lowered to %.2f U, the formula's and the carbohydrates' own insulin (insulin on board %.2f U): a correction never goes beyond the formula's, since the models see glucose still rising from a meal whose bolus has yet to bring it down, and a dose on top stacks insulin", r, f, iob)
         case let .limitedByFormulaBelowTarget(r, f, glucose, target):
-            return String(format: "%.2f U requested, lowered to the formula's %.2f U: glucose %@ is below the target %@, and the rise the models see from there is mostly the meal itself, which people eat when glucose is low", r, f, g(glucose), g(target))
+            return String(format: "%.2f U requested, lowered to the formula's %.2f U: glucose %@ is below the target %@, and the rise the models see from there is mostly the meal itself, which people eat when glucose is low", r, f, below(glucose, target), g(target))
         case let .raisedToFormulaAtMeal(r, f, glucose, ago):
             return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%@) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g(glucose))
         case let .raiseLimitedBySuspend(f, limit, threshold):
@@ -127,7 +137,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             let end = ago - duration
             return String(format: "exercise logged %.0f min ago, for %.0f min (%@): insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin", ago, duration, end > 0 ? String(format: "ended %.0f min ago", end) : "still going")
         case let .formulaDosePredictedLow(dose, lowest, minute, threshold):
-            return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %@ at %.0f min, below the suspend threshold (%@): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, g(DoseAdvisor.shown(lowest)), minute, g(threshold))
+            return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %@ at %.0f min, below the suspend threshold (%@): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, below(DoseAdvisor.shown(lowest), threshold), minute, g(threshold))
         case let .formulaCarbsStillToAppear(grams, total, ago, all):
             return String(format: "the formula covers %.0f g of the %.0f g eaten %.0f min ago, those still to appear by the carbohydrate curve, and corrects the glucose now, which holds the rest; with all of them it would be %.2f U and count the absorbed part twice", grams, total, ago, all)
         case let .settingsFromData(changes):

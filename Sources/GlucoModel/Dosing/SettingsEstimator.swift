@@ -315,9 +315,13 @@ public enum SettingsEstimator {
         guard !levels.isEmpty else { return nil }
         let mean = levels.reduce(0, +) / Double(levels.count)
         guard mean < target else { return nil }
-        return "no step toward more insulin: the fasting windows average \(SettingsEstimate.number(mean, 0)) mg/dL "
-            + "(\(SettingsEstimate.number(GlucoseValue(mgdL: mean).mmolL, 1)) mmol/L), below the target "
-            + "\(SettingsEstimate.number(target, 0)) mg/dL: a rise from below the target is the body's return after a bolus or a low, not basal lacking"
+        // Both units, each told apart from the target (hunt AD, stop 56: "6 mmol/L", the target in mg/dL only).
+        func both(_ mgdL: Double) -> String {
+            GlucoseUnit.mgdL.format(mgdL, apartFrom: target) + " mg/dL (" + GlucoseUnit.mmolL.format(mgdL, apartFrom: target) + " mmol/L)"
+        }
+        return "no step toward more insulin: the fasting windows average \(both(mean)), below the target "
+            + "\(GlucoseUnit.mgdL.withUnit(target)) (\(GlucoseUnit.mmolL.withUnit(target))): a rise from below the target is the "
+            + "body's return after a bolus or a low, not basal lacking"
     }
 
     /// Below this a reading is a low (mg/dL).

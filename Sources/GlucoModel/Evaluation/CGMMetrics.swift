@@ -4,8 +4,12 @@ import Foundation
 /// on Time in Range (Battelino et al., Diabetes Care 2019) and the iglu package's formulas.
 ///
 /// Ranges (mg/dL), as fractions of the readings: TBR level 2 `G < 54`; TBR level 1 `54 <= G < 70`
-/// (54-69 for whole mg/dL); TIR `70 <= G <= 180`; TAR level 1 `180 < G <= 250` (181-250);
-/// TAR level 2 `G > 250`. SD is the sample SD (n - 1), as iglu. Metrics that need more
+/// (54-69 for whole mg/dL); TIR `70 <= G < 180.5` (70-180); TAR level 1 `180.5 <= G < 250.5`
+/// (181-250); TAR level 2 `G >= 250.5`. The upper bounds lie half a mg/dL above the consensus's
+/// so that its ranges in mmol/L hold too: a reading of 10.0 mmol/L is 180.16 mg/dL, in its range
+/// 3.9-10.0, and 13.9 is 250.42, in level 1's 10.1-13.9 (hunt AD, stop 56: counted above, TIR
+/// read 88.6% for 89.5%). Whole mg/dL count as iglu counts them; the lower bounds need no such
+/// half (3.9 mmol/L is 70.26 mg/dL, 3.0 is 54.05). SD is the sample SD (n - 1), as iglu. Metrics that need more
 /// readings than there are are NaN.
 public struct CGMMetrics: Sendable {
     public var period: DateInterval
@@ -51,6 +55,11 @@ public struct CGMMetrics: Sendable {
     /// `100 * readings in sensorLimitRuns / readingsPresent`.
     public var sensorLimitPercent: Double
 
+    /// The least glucose above the range (mg/dL): 180 and 10.0 mmol/L are in it (the type's comment).
+    public static let aboveRange = 180.5
+    /// The least glucose of TAR level 2 (mg/dL): 250 and 13.9 mmol/L are below it.
+    public static let veryHigh = 250.5
+
     public init(series s: GlucoseSeries, congaHours: Double = 1) {
         period = s.period
         readingInterval = s.interval
@@ -70,9 +79,9 @@ public struct CGMMetrics: Sendable {
         }
         tbrLevel2 = percent { $0 < 54 }
         tbrLevel1 = percent { $0 >= 54 && $0 < 70 }
-        tir = percent { $0 >= 70 && $0 <= 180 }
-        tarLevel1 = percent { $0 > 180 && $0 <= 250 }
-        tarLevel2 = percent { $0 > 250 }
+        tir = percent { $0 >= 70 && $0 < Self.aboveRange }
+        tarLevel1 = percent { $0 >= Self.aboveRange && $0 < Self.veryHigh }
+        tarLevel2 = percent { $0 >= Self.veryHigh }
         var low = 0.0, high = 0.0
         for g in v {
             let f = 1.509 * (pow(log(g), 1.084) - 5.381)

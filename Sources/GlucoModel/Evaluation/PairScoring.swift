@@ -52,6 +52,9 @@ public enum PairScoring {
         case missingColumns(file: String, missing: [String], header: String)
         case ambiguousColumns(file: String, name: String, found: [String])
         case empty(file: String)
+        /// Most of a column read in mg/dL (at least 3 values, more than half) is below
+        /// `mmolLooking`, as glucose in mmol/L is: the importers' rule for a unit mix-up.
+        case otherUnit(file: String, column: String, below: Int, of: Int)
 
         public var description: String {
             switch self {
@@ -62,6 +65,9 @@ public enum PairScoring {
                 return "\(file):1: more than one \(name) column (\(found.joined(separator: ", "))); keep one"
             case let .empty(file):
                 return "\(file): the file is empty; expected a header 'reference,prediction' and rows of mg/dL values"
+            case let .otherUnit(file, column, below, total):
+                return "\(file): \(below) of \(total) \(column) values are below \(Int(PairScoring.mmolLooking)), as glucose in mmol/L is, "
+                    + "but the column is read in mg/dL: give --units mmol/L (or name the column \(column)_mmoll); nothing scored"
             }
         }
     }
@@ -71,6 +77,10 @@ public enum PairScoring {
     /// domain), neither beyond the importers' 1000 mg/dL (`ImportLimits.glucoseMgdL`). Beyond it a
     /// value is a unit mix-up or a fault, and 1e308 would overflow the grids' line tests.
     public static let plausibleUpperMgdL = ImportLimits.glucoseMgdL.upperBound
+    /// Below this a value read in mg/dL looks like mmol/L (no sensor reads under 39 mg/dL; the
+    /// importers' rule, `MappedCSVImporter`): most of a column so is refused (hunt AD, stop 56:
+    /// pairs in mmol/L without `--units` scored as 5.5 mg/dL, Clarke A 100%).
+    public static let mmolLooking = 30.0
 
     /// Streams `input`, calling `writeLine` for each output line (header first) and `warning`
     /// for each bad row. Rows are split and parsed as UTF-8 bytes (`CSVRow`, reused from row to
@@ -92,6 +102,8 @@ public enum PairScoring {
         // 120 and 5) as a row a field wider, even where the field it adds at the end is empty.
         let rowWidth = reader.commonFieldCount { bytes, _ in bytes.allSatisfy { $0 == 32 || $0 == 9 || $0 == 44 } }
         var row = CSVRow(bytes: EmptyCollection())
+        // Per column (reference, prediction): values read, and those that look like mmol/L in mg/dL.
+        var values = [0, 0], mmolLike = [0, 0]
         var out: [UInt8] = []
         out.reserveCapacity(64)
         while let (number, bytes) = lines.nextBytes() {
@@ -152,6 +164,11 @@ public enum PairScoring {
                 bad = true
                 summary.implausibleRows += 1
             }
+            for (i, (value, unit)) in [(reference, unitOf.reference), (prediction, unitOf.prediction)].enumerated() where !bad {
+                guard let value, unit == .mgdL else { continue }
+                values[i] += 1
+                if value < mmolLooking { mmolLike[i] += 1 }
+            }
             let pair = GlucosePair(reference: reference.map(unitOf.reference.mgdL) ?? .nan,
                                    prediction: prediction.map(unitOf.prediction.mgdL) ?? .nan)
             let zones = pair.isScorable && !bad
@@ -172,6 +189,9 @@ public enum PairScoring {
             writeLine(String(decoding: out, as: UTF8.self))
         }
         guard columns != nil else { throw ScoringError.empty(file: input.path) }
+        for (i, name) in ["reference", "prediction"].enumerated() where values[i] >= 3 && 2 * mmolLike[i] > values[i] {
+            throw ScoringError.otherUnit(file: input.path, column: name, below: mmolLike[i], of: values[i])
+        }
         summary.accuracy = accuracy.result
         return summary
     }

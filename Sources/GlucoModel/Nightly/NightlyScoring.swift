@@ -533,7 +533,7 @@ public struct NightlyScorer {
         }
         if atLimit > 0 {
             outcome.modelLimits.append((patient, atLimit))
-            message(PredictionRow.atLimitNote(patient, count: atLimit) + " (alerts still raised on them)")
+            message(PredictionRow.atLimitNote(patient, count: atLimit, units: settings.units) + " (alerts still raised on them)")
         }
         if byBase > 0 {
             outcome.baseAlone.append((patient, byBase))

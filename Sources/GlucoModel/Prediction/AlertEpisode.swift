@@ -50,12 +50,15 @@ public struct AlertEpisode: Sendable, Hashable {
 
     public var csvLine: String { csvLine(units: .mgdL) }
 
-    /// The episode as CSV, glucose in `units` (one decimal in mg/dL, two in mmol/L).
+    /// The episode as CSV, glucose in `units` (one decimal in mg/dL, two in mmol/L). The predicted
+    /// extreme, beyond the threshold, never prints as it: it gains decimals until it differs (an
+    /// alert "11.00" above 11.00 mmol/L; hunt AD, stop 56), as the report's do.
     public func csvLine(units: GlucoseUnit) -> String {
         func g(_ v: Double) -> String { PredictionCSV.glucose(v, units, mgdLDecimals: 1) }
+        let extreme = g(predictedExtreme) == g(threshold) ? units.format(predictedExtreme, apartFrom: threshold, mgdLDecimals: 1) : g(predictedExtreme)
         return [patient.rawValue, PredictionCSV.iso8601(firstIssuedAt), kind.rawValue, String(horizonMinutes),
                 g(threshold), PredictionCSV.iso8601(start), PredictionCSV.iso8601(end), String(predictions),
-                g(predictedExtreme), measuredExtreme.map(g) ?? "",
+                extreme, measuredExtreme.map(g) ?? "",
                 confirmed.map { $0 ? "yes" : "no" } ?? "", leadMinutes.map { PredictionCSV.fixed($0, decimals: 0) } ?? ""].joined(separator: ",")
     }
 

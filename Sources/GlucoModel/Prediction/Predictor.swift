@@ -34,8 +34,11 @@ public struct PredictionRow: Sendable, Equatable {
 
     /// What `predict` and `nightly` say of a patient's `count` evolved-model rows at the clamp
     /// (`GlucoseModel.isAtLimit`: 10 or 600 mg/dL).
-    public static func atLimitNote(_ patient: PatientID, count: Int) -> String {
-        "\(patient): \(Plural.of(count, "prediction")) at the limit of what a model may predict (10 or 600 mg/dL): a model "
+    public static func atLimitNote(_ patient: PatientID, count: Int, units: GlucoseUnit = .mgdL) -> String {
+        let range = GlucoseModel.plausibleRange
+        let limits = units == .mgdL ? "10 or 600 mg/dL"
+            : "\(PredictionCSV.glucose(range.lowerBound, units, mgdLDecimals: 1)) or \(PredictionCSV.glucose(range.upperBound, units, mgdLDecimals: 1)) mmol/L"
+        return "\(patient): \(Plural.of(count, "prediction")) at the limit of what a model may predict (\(limits)): a model "
             + "evaluated beyond its training data; retrain it (glucomodel-train)"
     }
 
