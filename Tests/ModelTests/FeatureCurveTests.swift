@@ -117,6 +117,73 @@ import GrammarEvolution
         }
     }
 
+    /// A model trained on a CGM-only export (`absentRecords`) reads insulin and carbohydrates as the
+    /// zeros it was fitted on in `predict`, as `dose` does (`asTrained`): the weight its expression
+    /// gives IOB was fitted on zeros and says nothing of a bolus (stop 55 left `predict` reading
+    /// them; hunt AC found it in `dose`).
+    @Test func predictReadsUnseenInputsAsTrained() throws {
+        var log = F.flatLog(glucose: 150, insulinRecords: false)
+        log.boluses = [Bolus(time: F.at(30), dose: InsulinUnits(2))]
+        log.carbs = [CarbIntake(time: F.at(30), amount: Carbohydrate(grams: 40))]
+        func predictions(_ absent: [String]?) throws -> [Double] {
+            // ["basal"]: a bolus-only log, its insulin seen. The standard carbohydrate curve: 40 g
+            // eaten an hour before the last row are mostly still on board.
+            var model = F.model("G0 - 20 * IOB + COB", horizon: 30, features: FeatureSet(horizonMinutes: 30))
+            model.absentRecords = absent
+            return try Predictor(models: F.models([model])).predict(log).filter { $0.model == "ge" }.map(\.prediction)
+        }
+        let seen = try predictions(["basal"]), unseen = try predictions(["insulin", "carbohydrate"])
+        let insulinOnly = try predictions(["insulin"])
+        #expect(!seen.isEmpty && seen.count == unseen.count)
+        // After the bolus and the meal the expression moves; read as trained it is G0 alone.
+        #expect(unseen.allSatisfy { $0 == 150 })
+        #expect(seen.last! != 150)
+        // Without insulin records only: the carbohydrates on board still count, the IOB does not.
+        #expect(insulinOnly.last! > 150 && insulinOnly.last! > seen.last!)
+    }
+
+    /// Hunt AE (stop 56): a model trained with a heart-rate watch, used without it, read HR 0 and
+    /// predicted 41 mg/dL low on average (nightly: 31 low alerts for 5). Now refused, naming HR;
+    /// one trained without heart rate (or exercise) reads them as the zeros it was fitted on; a
+    /// file from before `absentSignals` reads them as they come; no exercise is never refused.
+    @Test func heartRateIsASignalItsModelNeeds() throws {
+        var withWatch = F.flatLog(glucose: 150)
+        withWatch.basalRates = [BasalRate(start: F.at(-700), rate: InsulinRate(unitsPerHour: 1))]
+        withWatch.heartRate = stride(from: -60.0, through: 90, by: 5).map { HeartRateSample(time: F.at($0), beatsPerMinute: 100) }
+        var withoutWatch = withWatch
+        withoutWatch.heartRate = []
+        func model(_ signals: [String]?) -> ModelSet {
+            var m = F.model("G0 - 0.2 * HR + EX", horizon: 30)
+            m.absentRecords = ["carbohydrate"]  // the flat logs have no meals
+            m.absentSignals = signals
+            return F.models([m])
+        }
+        func predictions(_ signals: [String]?, _ log: PatientLog) throws -> [Double] {
+            try Predictor(models: model(signals)).predict(log).filter { $0.model == "ge" }.map(\.prediction)
+        }
+        // Trained with both: the watch's 100 bpm count; without it, refused with the reason.
+        #expect(try predictions([], withWatch).allSatisfy { $0 == 130 })
+        #expect(throws: PredictionError.missingInput(F.patient, MissingInput(horizon: 30, input: "HR", records: .heartRate))) {
+            try predictions([], withoutWatch)
+        }
+        #expect(MissingInput(horizon: 30, input: "HR", records: .heartRate).description
+            .hasPrefix("the 30-minute model uses HR, but the data has no heart-rate records, which its training data had"))
+        // The dose does not anchor on it either: the formula's, with the reason.
+        let dose = DoseAdvisor.suggest(log: withoutWatch, carbs: 20, at: F.at(90), settings: F.settings(), models: model([]))
+        #expect(dose.reasonCodes.contains("model_unavailable") && dose.modelDose == nil)
+        // Trained without heart rate: its weight on HR was fitted on zeros, and reads zeros.
+        #expect(try predictions(["heart_rate"], withWatch).allSatisfy { $0 == 150 })
+        #expect(try predictions(["heart_rate"], withoutWatch).allSatisfy { $0 == 150 })
+        // A file from before stop 56: as it came (HR 0 without the watch).
+        #expect(try predictions(nil, withoutWatch).allSatisfy { $0 == 150 })
+        #expect(try predictions(nil, withWatch).allSatisfy { $0 == 130 })
+        // Exercise: none in a week is a week without exercise, never refused; trained without any, EX reads 0.
+        var exercising = withWatch
+        exercising.exercise = [ExerciseSession(time: F.at(50), intensity: 5, durationMinutes: 60)]
+        let seen = try predictions([], exercising), unseen = try predictions(["exercise"], exercising)
+        #expect(seen.contains { $0 > 130 } && unseen.allSatisfy { $0 == 130 })
+    }
+
     /// Where a person's carbohydrates act at 0.6 times the toolkit's speed, the curves at other speeds
     /// let the linear part follow them: the ARX with them fits far closer than the one without.
     @Test func curvesAtOtherSpeedsFollowASlowerPerson() throws {

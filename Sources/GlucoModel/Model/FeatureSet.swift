@@ -60,6 +60,16 @@ public struct FeatureSet: Codable, Hashable, Sendable {
     public var insulinInputs: [String] { ["IOB", "IA", "INS"] + insulinCurves.indices.map { "INS\($0 + 1)" } }
     public var carbInputs: [String] { ["COB", "RA", "CARB"] + carbCurves.indices.map { "CARB\($0 + 1)" } }
 
+    /// The columns computed from records of `kind`.
+    public func inputs(of kind: PatientLog.RecordInputs) -> [String] {
+        switch kind {
+        case .insulin, .basal, .bolus: return insulinInputs
+        case .carbohydrate: return carbInputs
+        case .heartRate: return ["HR"]
+        case .exercise: return ["EX"]
+        }
+    }
+
     /// The sign each column's weight is held to in the least-squares part of a model (`ARXModel`):
     /// every column computed from carbohydrates (`carbInputs`) has a weight of zero or more and
     /// every column computed from insulin (`insulinInputs`) zero or less, so that in the linear

@@ -95,9 +95,11 @@ extension GlucoseModel {
         if let range = evolvedRange, !(range.lowerBound.magnitude <= limit && range.upperBound.magnitude <= limit) {
             throw fail("evolvedRange", "\(range); expected finite numbers within ±\(limit)")
         }
-        if let absent = absentRecords, let bad = absent.first(where: { !PatientLog.RecordInputs.allCases.map(\.rawValue).contains($0) }) {
-            let kinds = PatientLog.RecordInputs.allCases.map(\.rawValue)
-            throw fail("absentRecords", "'\(bad)'; expected \(kinds.dropLast().joined(separator: ", ")) or \(kinds.last!)")
+        for (field, listed, signals) in [("absentRecords", absentRecords, false), ("absentSignals", absentSignals, true)] {
+            let kinds = PatientLog.RecordInputs.allCases.filter { $0.isSignal == signals }.map(\.rawValue)
+            if let listed, let bad = listed.first(where: { !kinds.contains($0) }) {
+                throw fail(field, "'\(bad)'; expected \(kinds.dropLast().joined(separator: ", ")) or \(kinds.last!)")
+            }
         }
         if let searches, !(2...100).contains(searches) { throw fail("searches", "\(searches); expected 2 to 100 (absent for one search)") }
         var checked = self

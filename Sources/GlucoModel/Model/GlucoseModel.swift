@@ -64,9 +64,15 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// beside other insulin records; no insulin at all implies neither. Absent when it had every
     /// kind, and in older files (which a log without basal or bolus records is then refused by).
     public var absentRecords: [String]? = nil
+    /// The signals the training data held none of (`PatientLog.RecordInputs.isSignal`:
+    /// "heart_rate", "exercise"), empty when it had both; absent in files written before stop 56,
+    /// whose signals are read as they come. The model was fitted with those inputs at zero, and
+    /// reads them so (`asTrained`); one trained with heart rate refuses data without any.
+    public var absentSignals: [String]? = nil
 
     /// Whether the training data held no records of `kind` (`absentRecords`).
     public func trainedWithout(_ kind: PatientLog.RecordInputs) -> Bool {
+        if kind.isSignal { return absentSignals?.contains(kind.rawValue) ?? false }
         let absent = absentRecords ?? []
         return absent.contains(kind.rawValue) || (kind.isPartOfInsulin && absent.contains(PatientLog.RecordInputs.insulin.rawValue))
     }
@@ -77,13 +83,20 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// expression gives one was fitted on zeros. The dose adds those records' effects by the
     /// settings' curves instead (`DoseAdvisor.withUnseenEffects`).
     public func asTrained(_ row: [Double]) -> [Double] {
-        var unseen = Set<String>()
-        if trainedWithout(.insulin) { unseen.formUnion(features.insulinInputs) }
-        if trainedWithout(.carbohydrate) { unseen.formUnion(features.carbInputs) }
+        let unseen = unseenColumns
         guard !unseen.isEmpty else { return row }
         var out = row
-        for (j, name) in features.names.enumerated() where j < out.count && unseen.contains(name) { out[j] = 0 }
+        for j in unseen where j < out.count { out[j] = 0 }
         return out
+    }
+
+    /// The columns of `features` that `asTrained` sets to zero.
+    var unseenColumns: [Int] {
+        var unseen = Set<String>()
+        for kind in [PatientLog.RecordInputs.insulin, .carbohydrate, .heartRate, .exercise] where trainedWithout(kind) {
+            unseen.formUnion(features.inputs(of: kind))
+        }
+        return features.names.indices.filter { unseen.contains(features.names[$0]) }
     }
 
     /// Predictions are clamped to this range (mg/dL): a value outside it is certainly wrong,
@@ -199,12 +212,17 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
     /// Predicts every row of a feature table built with `features`.
     public func predict(_ table: FeatureTable) -> [Double] { predictions(table).map(\.glucose) }
 
-    /// Every row's prediction of a feature table built with `features`, with `baseAlone`.
+    /// Every row's prediction of a feature table built with `features`, with `baseAlone`. Inputs
+    /// the training data held no records of are read as zero, as the model was fitted (`asTrained`):
+    /// `predict`, `report` and `nightly` give a model trained on a CGM-only export the
+    /// predictions `dose` anchors on, not its expression's weights on inputs it never saw.
     public func predictions(_ table: FeatureTable) -> [Prediction] {
         precondition(table.names == features.names, "model and feature table disagree on the features")
         var row = [Double](repeating: 0, count: table.columns.count)
+        let unseen = unseenColumns
         return (0..<table.rowCount).map { r in
             for j in row.indices { row[j] = table.columns[j][r] }
+            for j in unseen where j < row.count { row[j] = 0 }
             return prediction(row: row)
         }
     }

@@ -109,8 +109,9 @@ public struct ModelSet: Sendable {
         for h in horizons {
             let model = models[h]!, used = model.inputsUsed
             for kind in PatientLog.RecordInputs.allCases where !log.has(kind) && !model.trainedWithout(kind) {
-                let inputs = kind == .carbohydrate ? model.features.carbInputs : model.features.insulinInputs
-                if let input = inputs.first(where: used.contains) {
+                // Signals only where the file lists them, and heart rate alone: no exercise is a value.
+                if kind.isSignal, model.absentSignals == nil || kind == .exercise { continue }
+                if let input = model.features.inputs(of: kind).first(where: used.contains) {
                     return MissingInput(horizon: h, input: input, records: kind, fileMaySayNothing: model.data == nil && (kind == .basal || kind == .bolus))
                 }
             }
@@ -146,6 +147,11 @@ public struct MissingInput: Sendable, Equatable, CustomStringConvertible {
             ? ", which its training data had, or its model file is from a build that did not record whether they had them: "
                 + "are they in another file? If it was trained on data like this, train it again (glucomodel-train into the same --out)"
             : ", which its training data had: are they in another file?"
+        if records == .heartRate {
+            return "the \(horizon)-minute model uses \(input), but the data has no heart-rate records, which its training data "
+                + "had (read as none, a step's heart rate is 0): was the watch not worn, or its export not added? Without it, "
+                + "train the model again on data without heart rate"
+        }
         return "the \(horizon)-minute model uses \(input), but the data has no \(records.rawValue) records"
             + (records == .basal ? " (basal rates or long-acting injections)" + had : records == .bolus ? had : "")
     }

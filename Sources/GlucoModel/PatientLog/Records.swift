@@ -201,13 +201,24 @@ extension PatientLog {
         /// Boluses: the insulin an export of the pump's basal alone lacks (the same models
         /// predicted 11 mg/dL high at 30 minutes, and dosed 5.05 U for 50 g where 2.6 was right).
         case bolus
+        /// Heart rate (a watch): a signal, listed in a model's `absentSignals`, not `absentRecords`.
+        /// Absent, a step reads `HR` 0, as no heart beats: a model trained with a watch predicted 41
+        /// mg/dL low on average at 30 minutes without it (hunt AE, stop 56).
+        case heartRate = "heart_rate"
+        /// Exercise sessions: a signal too. A week without any is a week without exercise, not data
+        /// missing, so absent it refuses nothing; a model trained without any reads `EX` as zero.
+        case exercise
+
+        /// Heart rate and exercise: recorded in `GlucoseModel.absentSignals`, not `absentRecords`.
+        public var isSignal: Bool { self == .heartRate || self == .exercise }
 
         /// Basal and bolus are parts of insulin: data without insulin has neither, so a model
         /// trained without insulin was trained without them (`GlucoseModel.trainedWithout`).
         public var isPartOfInsulin: Bool { self == .basal || self == .bolus }
     }
 
-    /// Whether the log holds any record of `kind` (or held one before its window: `since(_:)`).
+    /// Whether the log holds any record of `kind` (or held one before its window: `since(_:)`; a
+    /// signal, heart rate or exercise, only in the window).
     public func has(_ kind: RecordInputs) -> Bool {
         if inputsBefore.contains(kind) { return true }
         switch kind {
@@ -215,6 +226,8 @@ extension PatientLog {
         case .carbohydrate: return !carbs.isEmpty
         case .basal: return !(basalRates.isEmpty && temporaryBasals.isEmpty && basalInjections.isEmpty)
         case .bolus: return !boluses.isEmpty
+        case .heartRate: return !heartRate.isEmpty
+        case .exercise: return !exercise.isEmpty
         }
     }
 }
