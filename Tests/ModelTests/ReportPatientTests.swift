@@ -450,4 +450,26 @@ struct ReportCohortTests {
             #expect(!html.contains("Jane") && !html.contains("jane.doe") && !html.contains(root.path))
         }
     }
+
+    /// Hunt AE (stop 56): the model on data unlike its training data (meals no longer logged) was
+    /// worse than persistence on the report's period, and only the appendix's table showed it. Now a
+    /// note on the first page, for a day of rows or more: CGM 120, persistence 125 (RMSE 5), the
+    /// evolved model 140 (RMSE 20): 20 / 5 - 1 = 300% above.
+    @Test func aModelLessAccurateThanPersistenceIsSaidOnTheFirstPage() throws {
+        let p = try PatientID("p1"), t0 = Date(timeIntervalSince1970: 1_767_600_000)
+        func rows(_ n: Int, ge: Double) -> [PredictionRow] {
+            (0..<n).flatMap { i -> [PredictionRow] in
+                let at = t0.addingTimeInterval(Double(i) * 300)
+                return [("ge", ge), ("persistence", 125.0)].map {
+                    PredictionRow(patient: p, issuedAt: at, targetTime: at.addingTimeInterval(1800), horizonMinutes: 30,
+                                  model: $0.0, prediction: $0.1, reference: 120)
+                }
+            }
+        }
+        let note = PatientReport.worseThanPersistenceNote(ReportAccuracy.from(rows(288, ge: 140)))
+        #expect(note?.hasPrefix("On this period the evolved model predicts less accurately than glucose staying where it is "
+                                 + "(persistence) at 30 minutes (its RMSE 300% above persistence's)") == true)
+        #expect(PatientReport.worseThanPersistenceNote(ReportAccuracy.from(rows(287, ge: 140))) == nil)  // under a day
+        #expect(PatientReport.worseThanPersistenceNote(ReportAccuracy.from(rows(288, ge: 124))) == nil)  // better
+    }
 }
