@@ -21,7 +21,8 @@ final class ProgressLine: @unchecked Sendable {
             text += "]"
             for (key, r) in p.running.sorted(by: { $0.key < $1.key }) {
                 text += " \(key)" + (r.searches > 1 ? " search \(r.search + 1)/\(r.searches)" : "") + " gen \(r.generation)/\(r.of)"
-                if let best = r.best { text += " best \(String(format: "%.2f", best))" }
+                // The search's own objective (docs/formats.md: RMSE in mg/dL by default, whatever --units says).
+                if let best = r.best { text += " best fitness \(String(format: "%.2f", best))" }
             }
             text += " | \(Self.duration(p.elapsedSeconds))"
             if let left = p.remainingSeconds { text += ", ~\(Self.duration(left)) left" }

@@ -165,6 +165,18 @@ import Testing
         #expect(fields[8] == "11.10")
     }
 
+    /// A threshold just outside 20-600 mg/dL never reads as the bound (hunt AD, stop 56: "--low 1.11
+    /// mmol/L is 20 mg/dL, outside 20-600"): 1.11 x 18.01559 = 19.997 -> 19.99; 1.1 -> 19.8; 33.31 -> 600.1.
+    @Test func anImplausibleThresholdNeverReadsAsTheBound() {
+        func text(_ v: Double) -> String {
+            AlertThresholdProblem.implausible(option: "--low", given: v, unit: .mmolL, mgdL: GlucoseUnit.mmolL.mgdL(v)).description
+        }
+        #expect(text(1.11) == "--low 1.11 mmol/L is 19.99 mg/dL, outside 20-600 mg/dL; is --units right?")
+        #expect(text(1.1).hasPrefix("--low 1.1 mmol/L is 19.8 mg/dL,"))
+        #expect(text(33.31).hasPrefix("--low 33.31 mmol/L is 600.1 mg/dL,"))
+        #expect(text(0.5).hasPrefix("--low 0.5 mmol/L is 9 mg/dL,"))
+    }
+
     @Test func doseAuditRowsInMmolL() throws {
         let row = DoseAuditRow(patient: F.patient, bolusTime: F.at(90), carbs: 20, doseGiven: 3, suggestion: suggestion("G0 - 35"),
                                glucoseAfter1h: 150, glucoseAfter2h: nil, minimumAfter: 65, maximumAfter: 200, lowFollowed: true)

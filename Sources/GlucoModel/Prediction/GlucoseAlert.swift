@@ -43,9 +43,12 @@ public enum AlertThresholdProblem: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case let .implausible(option, given, unit, value):
-            // Whole mg/dL, unless that would read as inside the range (1.1 mmol/L is 19.8, not 20).
-            let shown = AlertThresholds.plausible.contains(value.rounded()) ? (value * 10).rounded() / 10 : value.rounded()
-            let inMgdL = unit == .mgdL ? " is" : " is \(Self.format(shown)) mg/dL,"
+            // Whole mg/dL, unless that would read as inside the range (1.1 mmol/L is 19.8, not 20; 1.11
+            // is 19.997, not 20.0: hunt AD, stop 56): then with the decimals that tell it from the bound.
+            let bound = value < AlertThresholds.plausible.lowerBound ? AlertThresholds.plausible.lowerBound : AlertThresholds.plausible.upperBound
+            let shown = AlertThresholds.plausible.contains(value.rounded())
+                ? GlucoseUnit.mgdL.format(value, apartFrom: bound, mgdLDecimals: 1) : Self.format(value.rounded())
+            let inMgdL = unit == .mgdL ? " is" : " is \(shown) mg/dL,"
             return "\(option) \(Self.format(given)) \(unit.rawValue)\(inMgdL) outside 20-600 mg/dL; is --units right?"
         case .notBelow: return "--low must be below --high"
         }
