@@ -206,12 +206,10 @@ import Testing
                                                  statedInsulinOnBoard: bad))
             #expect(r.map(\.code) == ["invalid_stated_iob"])
         }
-        // A window of a longer history knows the insulin records before it: not a CGM-only export,
-        // but none within the day before the moment (the window read) is the records' end.
+        // A window of a longer history knows the insulin records before it (none in the window and no
+        // meal logged in it either: a fast on the pump's basal, not records missing).
         var window = cgmOnly
         window.inputsBefore = [.insulin, .bolus]
-        #expect(refusals(suggest(window)) == [.insulinRecordsEnd(newest: nil)])
-        window.boluses = [F.absorbedBolus]
         #expect(suggest(window).decision == .bolus(units: 4, basis: .standardFormula))
     }
 
@@ -380,25 +378,38 @@ import Testing
     /// the moment, in data that has some, is refused; a stated insulin on board is then taken.
     @Test func insulinRecordsEndingADayBeforeAreRefused() throws {
         // F.absorbedBolus is at 00:00 (F.at(-600)), the only insulin record; readings every 5
-        // minutes for 6 hours before the moment asked.
+        // minutes for 6 hours before the moment asked; a meal logged 2 hours before it.
         let day = 24.0 * 60 - 600, later = day + 5  // 24 h after the bolus, and 5 minutes more
-        #expect(DoseGuards.insulinRecordsEndRefusal(log(every: 5, through: day), at: F.at(day)) == nil)
-        #expect(suggest(log(every: 5, through: day), at: day).decision.kind == "bolus")
-        let ended = log(every: 5, through: later)
-        let refusal = DoseRefusal.insulinRecordsEnd(newest: F.at(-600))
+        func withMeal(_ log: PatientLog, at minutes: Double) -> PatientLog {
+            var l = log
+            l.carbs = [CarbIntake(time: F.at(minutes), amount: Carbohydrate(grams: 60))]
+            return l
+        }
+        #expect(DoseGuards.insulinRecordsEndRefusal(withMeal(log(every: 5, through: day), at: day - 120), at: F.at(day)) == nil)
+        let ended = withMeal(log(every: 5, through: later), at: later - 120)
+        let refusal = DoseRefusal.insulinRecordsEnd(since: F.at(-595), meal: F.at(later - 120))
         #expect(DoseGuards.insulinRecordsEndRefusal(ended, at: F.at(later)) == refusal)
         #expect(refusals(suggest(ended, at: later)) == [refusal])
         #expect(refusal.code == "insulin_records_end")
-        #expect(refusal.description.hasPrefix("the data has insulin records but none in the last 24 h (the newest is at "
-                                              + "2026-01-05T00:00:00Z) while glucose reads on"))
-        // Stated, the insulin on board is taken (the records give none) and the dose goes on.
+        #expect(refusal.description == "the data has insulin records but none since 2026-01-05T00:05:00Z (24 h), though meals "
+                + "are logged since (the newest at 2026-01-05T22:05:00Z): the newest insulin records are most likely missing (the "
+                + "pump's or pen's newest export not added), and read as none a dose would stack on what was given for those "
+                + "meals. Add them, or dose by hand until they are")
+        // A day without a bolus and without a meal: a fast or a sick day on the pump's running basal
+        // (hunt AF, stop 56: refused where the dose with 0 on board was right). A meal before the
+        // newest insulin record, or one of 0 g, is no meal since.
+        let fasting = log(every: 5, through: later)
+        #expect(DoseGuards.insulinRecordsEndRefusal(fasting, at: F.at(later)) == nil)
+        #expect(suggest(fasting, at: later).decision.kind == "bolus")
+        #expect(DoseGuards.insulinRecordsEndRefusal(withMeal(fasting, at: -700), at: F.at(later)) == nil)
+        var empty = withMeal(fasting, at: later - 120)
+        empty.carbs[0].amount = Carbohydrate(grams: 0)
+        #expect(DoseGuards.insulinRecordsEndRefusal(empty, at: F.at(later)) == nil)
+        // A stated insulin on board does not lift it (the review of stop 56: beside the records' basal
+        // and models fitted with insulin, a stated 0 U gave 1.65 U more than 0 on board).
         let stated = DoseAdvisor.suggest(log: ended, carbs: 20, at: F.at(later), settings: F.settings(), models: nil,
-                                         statedInsulinOnBoard: 1)
-        #expect(stated.decision.kind == "bolus" && stated.insulinOnBoard == 1)
-        // Within the day, a stated insulin on board beside the records is refused as before.
-        let twice = DoseAdvisor.suggest(log: log(every: 5, through: day), carbs: 20, at: F.at(day), settings: F.settings(),
-                                        models: nil, statedInsulinOnBoard: 1)
-        #expect(refusals(twice) == [.statedInsulinOnBoardWithRecords])
+                                         statedInsulinOnBoard: 0)
+        #expect(refusals(stated) == [.statedInsulinOnBoardWithRecords, refusal])
         // Any insulin record within the day counts: a basal rate, a temporary basal by its end, an injection.
         var rate = ended
         rate.basalRates = [BasalRate(start: F.at(day - 60), rate: InsulinRate(unitsPerHour: 0.8))]
@@ -413,12 +424,13 @@ import Testing
         var after = ended
         after.boluses.append(Bolus(time: F.at(later + 60), dose: InsulinUnits(1)))
         #expect(DoseGuards.insulinRecordsEndRefusal(after, at: F.at(later)) == refusal)
-        // A store's window without any: none in the window read, some before it.
-        var window = ended
-        window.boluses = []
-        window.inputsBefore = [.insulin, .bolus]
-        #expect(DoseGuards.insulinRecordsEndRefusal(window, at: F.at(later)) == .insulinRecordsEnd(newest: nil))
-        #expect(DoseRefusal.insulinRecordsEnd(newest: nil).description.contains("none in the last 24 h (none in the window read)"))
+        // A store's window: the basal rate in force moved to its start (`since`) is no record within
+        // the day, and the refusal names no record's time (review of stop 56: it named the window's start).
+        var whole = ended
+        whole.basalRates = [BasalRate(start: F.at(-3000), rate: InsulinRate(unitsPerHour: 0.8))]
+        let window = whole.since(F.at(later - 25 * 60))
+        #expect(window.has(.insulin) && window.basalRates.count == 1 && window.basalRates[0].start == F.at(later - 25 * 60))
+        #expect(DoseGuards.insulinRecordsEndRefusal(window, at: F.at(later)) == refusal)
         // No insulin record at all is the CGM-only export's refusal, not this one.
         var none = ended
         none.boluses = []

@@ -105,11 +105,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// `to`, longer than `DoseGuards.recordsGapLimit`, within the insulin's action before the moment:
     /// the devices' uploads stopped, and insulin given then is unknown (`DoseGuards.recordsGapRefusal`).
     case recordsGap(from: Date, to: Date, durationMinutes: Double)
-    /// The data holds insulin records, but none dated in the `DoseGuards.insulinRecordsLimit`
-    /// before the moment (`newest`: the newest before it, nil when none is in the window read)
-    /// while glucose reads on: the pump's or pen's newest export is most likely missing, and the
-    /// insulin on board read as none (`DoseGuards.insulinRecordsEndRefusal`).
-    case insulinRecordsEnd(newest: Date?)
+    /// The data holds insulin records, but none dated since `since`, the `DoseGuards.insulinRecordsLimit`
+    /// before the moment, though meals are logged after the newest (`meal`, the newest of them):
+    /// the pump's or pen's newest export is most likely missing, and the insulin on board read as
+    /// none (`DoseGuards.insulinRecordsEndRefusal`).
+    case insulinRecordsEnd(since: Date, meal: Date)
 
     public var code: String {
         switch self {
@@ -210,13 +210,12 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                           + "is unknown, so the insulin on board is too. Add the missing records (the pump's or pen's export), or "
                           + "dose by hand until %@", time(from), time(to), hours, duration / 60,
                           time(to.addingTimeInterval(duration * 60)))
-        case let .insulinRecordsEnd(newest):
+        case let .insulinRecordsEnd(since, meal):
             let hours = Int(DoseGuards.insulinRecordsLimit / 3600)
-            let since = newest.map { "the newest is at \(time($0))" } ?? "none in the window read"
-            return "the data has insulin records but none in the last \(hours) h (\(since)) while glucose reads on: every "
-                + "person with type 1 diabetes takes insulin daily, so the newest records are most likely missing (the pump's "
-                + "or pen's newest export not added), and read as none a dose would stack on what was given. Add them; "
-                + "if no insulin was taken in that time, state the units on board (--insulin-on-board 0)"
+            return "the data has insulin records but none since \(time(since)) (\(hours) h), though meals are logged since "
+                + "(the newest at \(time(meal))): the newest insulin records are most likely missing (the pump's or pen's "
+                + "newest export not added), and read as none a dose would stack on what was given for those meals. Add them, "
+                + "or dose by hand until they are"
         case let .mealAlreadyLogged(grams, eaten):
             return String(format: "a meal of %g g is logged at %@ with no bolus for it: if it is the meal asked for, the dose would "
                           + "count it twice (the models read the log's meal beside the grams asked for). Ask for it with its time "

@@ -42,15 +42,12 @@ public enum DoseGuards {
     ///   without any lacks the records, not the insulin, and a dose on "nothing on board" stacks.
     /// - a stated insulin on board beside insulin records (`statedInsulinOnBoardWithRecords`), or
     ///   one that is not a number of units from 0 to `statedInsulinOnBoardLimit`.
-    ///   Beside records that end more than `insulinRecordsLimit` before `at`
-    ///   (`insulinRecordsEndRefusal`) a stated insulin on board is taken: the records give none.
     public static func insulinRecordsRefusal(_ log: PatientLog, statedInsulinOnBoard stated: Double?,
-                                             durationMinutes: Double, at: Date? = nil) -> DoseRefusal? {
+                                             durationMinutes: Double) -> DoseRefusal? {
         let records = log.has(.insulin)
         if let stated {
             if !(0...statedInsulinOnBoardLimit).contains(stated) { return .invalidStatedInsulinOnBoard(stated) }
-            let ended = at.map { insulinRecordsEndRefusal(log, at: $0) != nil } ?? false
-            return records && !ended ? .statedInsulinOnBoardWithRecords : nil
+            return records ? .statedInsulinOnBoardWithRecords : nil
         }
         if !records { return .noInsulinRecords(durationMinutes: durationMinutes) }
         return log.has(.basal) && !log.has(.bolus) ? .noBolusRecords : nil
@@ -64,19 +61,28 @@ public enum DoseGuards {
 
     /// The refusal for data with insulin records (`PatientLog.has(.insulin)`, counting those
     /// before the window read) none of which is dated in the `insulinRecordsLimit` before `at`
-    /// (a temporary basal, or a basal rate with an end, by its end): the CGM's export goes on where the pump's or pen's stops (two
+    /// (a temporary basal, or a basal rate with an end, by its end), while meals are logged after
+    /// the newest (`meal`: the newest of them): the CGM's export goes on where the pump's or pen's stops (two
     /// sources, the newest of one not added), and read as none the insulin on board stacks a dose
     /// on what was given. Hunt AE (stop 56): the pump's records ending 50 h before, the CGM and meals
     /// going on, the dose was 3.60 U where the whole log gave 1.05 U. Nil without any insulin
-    /// record (`noInsulinRecords`).
+    /// record (`noInsulinRecords`). A stated insulin on board does not lift it: beside the records'
+    /// basal (delivered minus scheduled, read as none delivered) and models fitted with insulin
+    /// (reading none for a day), a stated 0 U gave 1.65 U more than the formula with 0 on board
+    /// (review of stop 56); the missing export settles it.
     public static func insulinRecordsEndRefusal(_ log: PatientLog, at: Date) -> DoseRefusal? {
         guard log.has(.insulin) else { return nil }
+        let since = at.addingTimeInterval(-insulinRecordsLimit)
         let newest = [log.boluses.last { $0.time <= at }?.time,
                       log.basalRates.filter { $0.start <= at }.map { max($0.start, min(at, $0.end ?? $0.start)) }.max(),
                       log.temporaryBasals.filter { $0.start <= at }.map { min(at, $0.end) }.max(),
                       log.basalInjections.last { $0.time <= at }?.time].compactMap { $0 }.max()
-        if let newest, at.timeIntervalSince(newest) <= insulinRecordsLimit { return nil }
-        return .insulinRecordsEnd(newest: newest)
+        if let newest, newest >= since { return nil }
+        // Meals logged since, and no insulin for them: a day without a bolus and without meals is a
+        // fast or a sick day on the pump's running basal (hunt AF, stop 56: refused, where the dose
+        // with 0 on board was right).
+        guard let meal = log.carbs.last(where: { $0.time > (newest ?? .distantPast) && $0.time < at && $0.amount.grams > 0 }) else { return nil }
+        return .insulinRecordsEnd(since: since, meal: meal.time)
     }
 
     /// The longest stretch without any record that the data may hold within the insulin's action
