@@ -60,7 +60,7 @@ enum DoseFixture {
             grammar: GrammarReference(name: "test", hash: "0"), seed: 1, evolution: EvolutionParameters(),
             fitness: .rmse, settings: "", training: TrainingWindow(trainFrom: t0, trainTo: t0, validationFrom: t0, validationTo: t0),
             metrics: [])
-        model.absentRecords = PatientLog.RecordInputs.allCases.filter { !$0.isSignal }.map(\.rawValue)
+        model.absentRecords = PatientLog.RecordInputs.allCases.filter { !$0.isSignal && !$0.isPartOfBasal }.map(\.rawValue)
         return model
     }
 

@@ -221,19 +221,55 @@ enum PredictFixture {
         #expect(try GlucoseModel.read(from: url).absentRecords == ["insulin", "carbohydrate"])
         model.absentRecords = ["meals"]
         try model.write(to: url)
-        #expect(throws: ModelFileError.invalidField(url.path, field: "absentRecords", reason: "'meals'; expected insulin, carbohydrate, basal or bolus")) {
+        #expect(throws: ModelFileError.invalidField(url.path, field: "absentRecords", reason: "'meals'; expected insulin, carbohydrate, basal, bolus, basal_rate or basal_injection")) {
             try GlucoseModel.read(from: url)
         }
-        // Trained with both, a model still refuses data without one of them (the test above).
-        #expect(PredictFixture.models[0].absentRecords == nil)
+        // Trained with both (a pump's: rates, no injections), a model still refuses data without
+        // one of them (the test above), and lists the kind of basal it never saw.
+        #expect(PredictFixture.models[0].absentRecords == ["basal_injection"])
         // Trained on boluses alone, the file says so; and predicts on such data.
         var bolusesAlone = PredictFixture.log(PredictFixture.patientA, days: 4)
         bolusesAlone.basalRates = []
         let trained = try PatientTrainer(data: PatientData(patient: PredictFixture.patientA, log: bolusesAlone, testStart: nil, files: []),
                                          options: options, grammar: grammar).train(horizon: 30).model
-        #expect(trained.absentRecords == ["basal"])
+        #expect(trained.absentRecords == ["basal"])  // neither kind of basal: "basal" says it
         // The first model above, trained without insulin at all, lists neither basal nor bolus.
         #expect(!(try Predictor(models: ModelSet(patient: PredictFixture.patientA, models: [30: trained])).predict(bolusesAlone)).isEmpty)
+    }
+
+    /// Hunt AE (stop 56): a pump-trained model after a switch to pens read each long-acting
+    /// injection as a rapid-acting bolus: 30-minute RMSE 12.2 -> 39.6 mg/dL, 126 predicted lows for
+    /// 14, and 1.5-1.9 times the dose by day, without a word. The data's other kind of basal is
+    /// refused now, naming it; older files (which say nothing of it) read it as before.
+    @Test func aModelTrainedOnAPumpRefusesLongActingInjections() throws {
+        let models = PredictFixture.modelSet()
+        let model = models.models[30]!
+        let input = try #require(model.features.insulinInputs.first(where: model.inputsUsed.contains))
+        var pens = PredictFixture.log(PredictFixture.patientA, days: 1)
+        let first = try #require(pens.glucose.first?.time)
+        pens.basalRates = []
+        pens.temporaryBasals = []
+        pens.basalInjections = [BasalInjection(time: first.addingTimeInterval(3600), dose: InsulinUnits(15.6))]
+        #expect(pens.has(.basal) && pens.has(.basalInjection) && !pens.has(.basalRate))
+        let unseen = MissingInput(horizon: 30, input: input, records: .basalInjection, unseen: true)
+        #expect(throws: PredictionError.missingInput(PredictFixture.patientA, unseen)) { try Predictor(models: models).predict(pens) }
+        #expect(unseen.description.hasSuffix("but the data has long-acting injections, which its training data had none of (it had "
+            + "a pump's basal rates): the model reads them as insulin it never saw (an injection as a rapid-acting dose), so its "
+            + "predictions and doses would be wrong. Train it again on data since the change (glucomodel-train into the same --out)"))
+        // A day of a pump failure, an injection beside the rates: still insulin it never saw.
+        var both = PredictFixture.log(PredictFixture.patientA, days: 1)
+        both.basalInjections = pens.basalInjections
+        #expect(models.missingInput(in: both) == unseen)
+        // The pump's own data, and an older file that says nothing of the kinds of basal: as before.
+        #expect(models.missingInput(in: PredictFixture.log(PredictFixture.patientA, days: 1)) == nil)
+        var older = models
+        for h in older.horizons { older.models[h]!.absentRecords = nil }
+        #expect(older.missingInput(in: pens) == nil)
+        // The reverse: a pen-trained model (no rates) on a pump's data.
+        var penTrained = models
+        for h in penTrained.horizons { penTrained.models[h]!.absentRecords = ["basal_rate"] }
+        #expect(penTrained.missingInput(in: pens) == nil)
+        #expect(penTrained.missingInput(in: PredictFixture.log(PredictFixture.patientA, days: 1))?.records == .basalRate)
     }
 
     /// Before: an export of boluses alone (the pump's basal in another file) was read as no basal
@@ -266,9 +302,11 @@ enum PredictFixture {
         var temporary = log
         temporary.temporaryBasals = [TemporaryBasal(start: log.glucose[0].time, end: log.glucose[12].time, rate: InsulinRate(unitsPerHour: 0))]
         #expect(models.missingInput(in: temporary) == nil)
+        // An injection is basal recorded too: not missing, but insulin these pump-trained models never
+        // saw (aModelTrainedOnAPumpRefusesLongActingInjections).
         var pens = log
         pens.basalInjections = [BasalInjection(time: log.glucose[0].time, dose: InsulinUnits(20))]
-        #expect(models.missingInput(in: pens) == nil)
+        #expect(models.missingInput(in: pens).map { $0.unseen && $0.records == .basalInjection } == true)
         // A window after the basal records still has them (before it).
         let whole = PredictFixture.log(PredictFixture.patientA, days: 2)
         var late = whole

@@ -63,7 +63,7 @@ public struct FeatureSet: Codable, Hashable, Sendable {
     /// The columns computed from records of `kind`.
     public func inputs(of kind: PatientLog.RecordInputs) -> [String] {
         switch kind {
-        case .insulin, .basal, .bolus: return insulinInputs
+        case .insulin, .basal, .bolus, .basalRate, .basalInjection: return insulinInputs
         case .carbohydrate: return carbInputs
         case .heartRate: return ["HR"]
         case .exercise: return ["EX"]

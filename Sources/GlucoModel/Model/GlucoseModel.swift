@@ -75,6 +75,7 @@ public struct GlucoseModel: Codable, Equatable, Sendable {
         if kind.isSignal { return absentSignals?.contains(kind.rawValue) ?? false }
         let absent = absentRecords ?? []
         return absent.contains(kind.rawValue) || (kind.isPartOfInsulin && absent.contains(PatientLog.RecordInputs.insulin.rawValue))
+            || (kind.isPartOfBasal && absent.contains(PatientLog.RecordInputs.basal.rawValue))
     }
 
     /// `row` (in `features`' column order) with the inputs of every kind of record the training

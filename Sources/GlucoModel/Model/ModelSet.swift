@@ -111,8 +111,18 @@ public struct ModelSet: Sendable {
             for kind in PatientLog.RecordInputs.allCases where !log.has(kind) && !model.trainedWithout(kind) {
                 // Signals only where the file lists them, and heart rate alone: no exercise is a value.
                 if kind.isSignal, model.absentSignals == nil || kind == .exercise { continue }
+                // A pump's data has no injections, a pen's no rates: `.basal` judges basal missing.
+                if kind.isPartOfBasal { continue }
                 if let input = model.features.inputs(of: kind).first(where: used.contains) {
                     return MissingInput(horizon: h, input: input, records: kind, fileMaySayNothing: model.data == nil && (kind == .basal || kind == .bolus))
+                }
+            }
+            // The other kind of basal than its training data's (a switch between pump and pens):
+            // only where the file names it absent (older files say nothing of it).
+            for kind in [PatientLog.RecordInputs.basalRate, .basalInjection]
+            where log.has(kind) && model.absentRecords?.contains(kind.rawValue) == true {
+                if let input = model.features.insulinInputs.first(where: used.contains) {
+                    return MissingInput(horizon: h, input: input, records: kind, unseen: true)
                 }
             }
         }
@@ -137,9 +147,13 @@ public struct MissingInput: Sendable, Equatable, CustomStringConvertible {
     /// fingerprint either): absent, they may have been absent from its training data too (hunt Y:
     /// a pen user's models, refused after an upgrade on the data they were trained on).
     public var fileMaySayNothing = false
+    /// The data holds `records`, a kind of basal its training data had none of (`basal_rate`,
+    /// `basal_injection`): the input reads insulin the model never saw.
+    public var unseen = false
 
-    public init(horizon: Int, input: String, records: PatientLog.RecordInputs, fileMaySayNothing: Bool = false) {
+    public init(horizon: Int, input: String, records: PatientLog.RecordInputs, fileMaySayNothing: Bool = false, unseen: Bool = false) {
         self.horizon = horizon; self.input = input; self.records = records; self.fileMaySayNothing = fileMaySayNothing
+        self.unseen = unseen
     }
 
     public var description: String {
@@ -147,6 +161,13 @@ public struct MissingInput: Sendable, Equatable, CustomStringConvertible {
             ? ", which its training data had, or its model file is from a build that did not record whether they had them: "
                 + "are they in another file? If it was trained on data like this, train it again (glucomodel-train into the same --out)"
             : ", which its training data had: are they in another file?"
+        if unseen {
+            let (now, then) = records == .basalInjection
+                ? ("long-acting injections", "a pump's basal rates") : ("a pump's basal rates", "long-acting injections")
+            return "the \(horizon)-minute model uses \(input), but the data has \(now), which its training data had none of (it had "
+                + "\(then)): the model reads them as insulin it never saw (an injection as a rapid-acting dose), so its predictions "
+                + "and doses would be wrong. Train it again on data since the change (glucomodel-train into the same --out)"
+        }
         if records == .heartRate {
             return "the \(horizon)-minute model uses \(input), but the data has no heart-rate records, which its training data "
                 + "had (read as none, a step's heart rate is 0): was the watch not worn, or its export not added? Without it, "

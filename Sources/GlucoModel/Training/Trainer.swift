@@ -180,7 +180,8 @@ public struct PatientTrainer: Sendable {
         // No basal and no bolus go without saying when there is no insulin at all (CGM-only files
         // stay as they were).
         let absent = PatientLog.RecordInputs.allCases
-            .filter { !$0.isSignal && !data.log.has($0) && (!$0.isPartOfInsulin || data.log.has(.insulin)) }
+            .filter { !$0.isSignal && !data.log.has($0) && (!$0.isPartOfInsulin || data.log.has(.insulin))
+                && (!$0.isPartOfBasal || data.log.has(.basal)) }
             .map(\.rawValue)
         if !absent.isEmpty { model.absentRecords = absent }
         model.absentSignals = PatientLog.RecordInputs.allCases.filter { $0.isSignal && !data.log.has($0) }.map(\.rawValue)
