@@ -471,5 +471,18 @@ struct ReportCohortTests {
                                  + "(persistence) at 30 minutes (its RMSE 300% above persistence's)") == true)
         #expect(PatientReport.worseThanPersistenceNote(ReportAccuracy.from(rows(287, ge: 140))) == nil)  // under a day
         #expect(PatientReport.worseThanPersistenceNote(ReportAccuracy.from(rows(288, ge: 124))) == nil)  // better
+        // Persistence flat at the CGM (a flat line kept with --keep-sensor-limits): no ratio of nothing.
+        let flat = rows(288, ge: 140).map { r -> PredictionRow in
+            var r = r
+            if r.model == "persistence" { r.prediction = 120.5 }
+            return r
+        }
+        #expect(PatientReport.worseThanPersistenceNote(ReportAccuracy.from(flat)) == nil)
+        // The report says it: the bundled adolescent_003's models made to read 40 mg/dL high over its test days.
+        #expect(!ReportFixture.report.notes.contains { $0.hasPrefix("On this period the evolved model predicts less accurately") })
+        var high = ReportFixture.models
+        for h in high.horizons { high.models[h]!.arx.intercept += 40 }  // the ARX base: the evolved part keeps its range
+        let report = try PatientReport(log: ReportFixture.data.log, models: high, period: ReportFixture.period)
+        #expect(report.notes.contains { $0.hasPrefix("On this period the evolved model predicts less accurately") })
     }
 }

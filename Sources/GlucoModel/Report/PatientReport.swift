@@ -126,7 +126,8 @@ public struct PatientReport: Sendable {
 
     /// The note for horizons at which the evolved model's predictions over the period are less
     /// accurate than persistence's (glucose staying where it is), each with `persistenceComparisonRows`
-    /// or more: the model meets data unlike its training data. Hunt AE (stop 56): boluses went on
+    /// or more (and persistence's RMSE at least 1 mg/dL: a flat line kept with `--keep-sensor-limits`
+    /// would make any ratio): the model meets data unlike its training data. Hunt AE (stop 56): boluses went on
     /// with meals no longer logged, and the 30-minute RMSE went from 11.9 to 25.4 mg/dL, persistence's
     /// 16.5, while the summary gave the test days' 11.2 and nothing said so.
     static func worseThanPersistenceNote(_ accuracy: [ReportAccuracy]) -> String? {
@@ -135,7 +136,7 @@ public struct PatientReport: Sendable {
             let rows = byHorizon[h]!
             guard let ge = rows.first(where: { $0.model == evolvedModel }), let p = rows.first(where: { $0.model == ModelKind.persistence.rawValue }),
                   ge.metrics.count >= persistenceComparisonRows, p.metrics.count >= persistenceComparisonRows,
-                  ge.metrics.rmse.isFinite, p.metrics.rmse.isFinite, p.metrics.rmse > 0, ge.metrics.rmse > p.metrics.rmse else { return nil }
+                  ge.metrics.rmse.isFinite, p.metrics.rmse >= 1, ge.metrics.rmse > p.metrics.rmse else { return nil }
             return "\(h) minutes (its RMSE \(Int((100 * (ge.metrics.rmse / p.metrics.rmse - 1)).rounded(.up)))% above persistence's)"
         }
         guard !worse.isEmpty else { return nil }
