@@ -392,7 +392,7 @@ import Testing
         #expect(refusals(suggest(ended, at: later)) == [refusal])
         #expect(refusal.code == "insulin_records_end")
         #expect(refusal.description == "the data has insulin records but none since 2026-01-05T00:05:00Z (24 h), though meals "
-                + "are logged since (the newest at 2026-01-05T22:05:00Z): the newest insulin records are most likely missing (the "
+                + "are logged since at glucose at or above the target (the newest at 2026-01-05T22:05:00Z): the newest insulin records are most likely missing (the "
                 + "pump's or pen's newest export not added), and read as none a dose would stack on what was given for those "
                 + "meals. Add them, or dose by hand until they are")
         // A day without a bolus and without a meal: a fast or a sick day on the pump's running basal
@@ -405,6 +405,16 @@ import Testing
         var empty = withMeal(fasting, at: later - 120)
         empty.carbs[0].amount = Carbohydrate(grams: 0)
         #expect(DoseGuards.insulinRecordsEndRefusal(empty, at: F.at(later)) == nil)
+        // A meal at a low gets no insulin by any rule, the toolkit's own advice too: a day of lows
+        // (stop 56's trial: a child kept low by its basal) is no sign of records missing, and
+        // counting it refused every later meal with nothing to end it. At or above the target counts.
+        var low = ended
+        for i in low.glucose.indices where low.glucose[i].time <= F.at(later - 120) {
+            low.glucose[i] = GlucoseReading(time: low.glucose[i].time, value: .mgdL(65))
+        }
+        #expect(DoseGuards.insulinRecordsEndRefusal(low, at: F.at(later), target: 110) == nil)
+        #expect(DoseGuards.insulinRecordsEndRefusal(ended, at: F.at(later), target: 180) == refusal)
+        #expect(DoseGuards.insulinRecordsEndRefusal(ended, at: F.at(later), target: 181.5) == nil)
         // A stated insulin on board does not lift it (the review of stop 56: beside the records' basal
         // and models fitted with insulin, a stated 0 U gave 1.65 U more than 0 on board).
         let stated = DoseAdvisor.suggest(log: ended, carbs: 20, at: F.at(later), settings: F.settings(), models: nil,

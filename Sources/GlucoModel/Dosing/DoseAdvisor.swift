@@ -114,7 +114,7 @@ public enum DoseAdvisor {
         if let r = DoseGuards.carbsTimeRefusal(carbsTime, at: at) { refusals.append(r) }
         let duration = (settings?.insulin ?? SeriesOptions().insulinModel).durationMinutes
         if let r = DoseGuards.insulinRecordsRefusal(log, statedInsulinOnBoard: stated, durationMinutes: duration) { refusals.append(r) }
-        if !insulinRecordedAt, let r = DoseGuards.insulinRecordsEndRefusal(log, at: at) { refusals.append(r) }
+        if !insulinRecordedAt, let r = DoseGuards.insulinRecordsEndRefusal(log, at: at, target: settings?.target) { refusals.append(r) }
         if let r = DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }
         if stated == nil, let r = DoseGuards.recordsGapRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }
         if let r = DoseGuards.twinRecordRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }

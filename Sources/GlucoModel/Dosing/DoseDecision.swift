@@ -213,7 +213,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case let .insulinRecordsEnd(since, meal):
             let hours = Int(DoseGuards.insulinRecordsLimit / 3600)
             return "the data has insulin records but none since \(time(since)) (\(hours) h), though meals are logged since "
-                + "(the newest at \(time(meal))): the newest insulin records are most likely missing (the pump's or pen's "
+                + "at glucose at or above the target (the newest at \(time(meal))): the newest insulin records are most likely missing (the pump's or pen's "
                 + "newest export not added), and read as none a dose would stack on what was given for those meals. Add them, "
                 + "or dose by hand until they are"
         case let .mealAlreadyLogged(grams, eaten):

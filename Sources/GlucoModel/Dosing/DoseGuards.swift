@@ -70,7 +70,13 @@ public enum DoseGuards {
     /// basal (delivered minus scheduled, read as none delivered) and models fitted with insulin
     /// (reading none for a day), a stated 0 U gave 1.65 U more than the formula with 0 on board
     /// (review of stop 56); the missing export settles it.
-    public static func insulinRecordsEndRefusal(_ log: PatientLog, at: Date) -> DoseRefusal? {
+    ///
+    /// Only meals logged with glucose at or above `target` count (the newest reading in the
+    /// `maximumGlucoseAge` before the meal; every meal without `target`): at those every rule doses,
+    /// while a meal at a low gets none, by the toolkit's own advice too. Counting those, a day of
+    /// lows (a simulated child whose basal alone keeps it low) refused every later meal as records
+    /// missing, and nothing recorded a bolus to end it (stop 56's trial).
+    public static func insulinRecordsEndRefusal(_ log: PatientLog, at: Date, target: Double? = nil) -> DoseRefusal? {
         guard log.has(.insulin) else { return nil }
         let since = at.addingTimeInterval(-insulinRecordsLimit)
         let newest = [log.boluses.last { $0.time <= at }?.time,
@@ -81,7 +87,14 @@ public enum DoseGuards {
         // Meals logged since, and no insulin for them: a day without a bolus and without meals is a
         // fast or a sick day on the pump's running basal (hunt AF, stop 56: refused, where the dose
         // with 0 on board was right).
-        guard let meal = log.carbs.last(where: { $0.time > (newest ?? .distantPast) && $0.time < at && $0.amount.grams > 0 }) else { return nil }
+        func dosed(_ meal: CarbIntake) -> Bool {
+            guard let target else { return true }
+            guard let i = log.glucose.lastIndex(where: { $0.time <= meal.time }),
+                  meal.time.timeIntervalSince(log.glucose[i].time) <= maximumGlucoseAge else { return false }
+            return log.glucose[i].value.mgdL >= target
+        }
+        guard let meal = log.carbs.last(where: { $0.time > (newest ?? .distantPast) && $0.time < at && $0.amount.grams > 0 && dosed($0) })
+        else { return nil }
         return .insulinRecordsEnd(since: since, meal: meal.time)
     }
 
