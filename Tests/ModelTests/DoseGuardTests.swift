@@ -406,7 +406,7 @@ import Testing
         empty.carbs[0].amount = Carbohydrate(grams: 0)
         #expect(DoseGuards.insulinRecordsEndRefusal(empty, at: F.at(later)) == nil)
         // A meal at a low gets no insulin by any rule, the toolkit's own advice too: a day of lows
-        // (stop 56's trial: a child kept low by its basal) is no sign of records missing, and
+        // (stop 56's trial: a child held at a low for days) is no sign of records missing, and
         // counting it refused every later meal with nothing to end it. At or above the target counts.
         var low = ended
         for i in low.glucose.indices where low.glucose[i].time <= F.at(later - 120) {

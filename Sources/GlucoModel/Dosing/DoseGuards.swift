@@ -74,7 +74,7 @@ public enum DoseGuards {
     /// Only meals logged with glucose at or above `target` count (the newest reading in the
     /// `maximumGlucoseAge` before the meal; every meal without `target`): at those every rule doses,
     /// while a meal at a low gets none, by the toolkit's own advice too. Counting those, a day of
-    /// lows (a simulated child whose basal alone keeps it low) refused every later meal as records
+    /// lows (a simulated child held at a low for days) refused every later meal as records
     /// missing, and nothing recorded a bolus to end it (stop 56's trial).
     public static func insulinRecordsEndRefusal(_ log: PatientLog, at: Date, target: Double? = nil) -> DoseRefusal? {
         guard log.has(.insulin) else { return nil }
