@@ -67,10 +67,10 @@ struct Predict: ParsableCommand {
         var predicted = 0, rows = 0, skipped = loaded.failures.count
         for data in loaded.patients {
             // Written a week of rows at a time: a patient's years of predictions are never held at once.
-            var byBase = 0, atLimit = 0
+            var byBase = 0, atLimit = 0, check = PersistenceCheck(for: data.log)
             let skip = run.predict(data.patient, log: data.log) { chunk in
                 rows += chunk.count
-                for row in chunk { sink.write(row.csvLine(units: unit, intervals: true)) }
+                for row in chunk { sink.write(row.csvLine(units: unit, intervals: true)); check.add(row) }
                 byBase += chunk.count(where: \.isByBaseAlone)
                 atLimit += chunk.count(where: \.isAtLimit)
             }
@@ -82,6 +82,7 @@ struct Predict: ParsableCommand {
             predicted += 1
             if byBase > 0 { Console.status(PredictionRow.baseAloneNote(data.patient, count: byBase)) }
             if atLimit > 0 { Console.status(PredictionRow.atLimitNote(data.patient, count: atLimit, units: unit)) }
+            if let note = check.note(data.patient) { Console.status(note) }
         }
         guard predicted > 0 else {
             sink.discard()

@@ -466,18 +466,33 @@ struct ReportCohortTests {
                 }
             }
         }
-        let note = PatientReport.worseThanPersistenceNote(ReportAccuracy.from(rows(288, ge: 140)))
+        let note = PatientReport.worseThanPersistenceNote(rows(288, ge: 140))
         #expect(note?.hasPrefix("On this period the evolved model predicts less accurately than glucose staying where it is "
                                  + "(persistence) at 30 minutes (its RMSE 300% above persistence's)") == true)
-        #expect(PatientReport.worseThanPersistenceNote(ReportAccuracy.from(rows(287, ge: 140))) == nil)  // under a day
-        #expect(PatientReport.worseThanPersistenceNote(ReportAccuracy.from(rows(288, ge: 124))) == nil)  // better
+        #expect(PatientReport.worseThanPersistenceNote(rows(287, ge: 140)) == nil)  // under a day
+        #expect(PatientReport.worseThanPersistenceNote(rows(288, ge: 124)) == nil)  // better
         // Persistence flat at the CGM (a flat line kept with --keep-sensor-limits): no ratio of nothing.
         let flat = rows(288, ge: 140).map { r -> PredictionRow in
             var r = r
             if r.model == "persistence" { r.prediction = 120.5 }
             return r
         }
-        #expect(PatientReport.worseThanPersistenceNote(ReportAccuracy.from(flat)) == nil)
+        #expect(PatientReport.worseThanPersistenceNote(flat) == nil)
+        // predict's and nightly's note, from the same check.
+        var check = PersistenceCheck()
+        rows(288, ge: 140).forEach { check.add($0) }
+        #expect(check.worse.map(\.horizon) == [30] && check.worse.map(\.percentAbove) == [300])
+        #expect(check.note(p)?.hasPrefix("p1: the evolved model predicted less accurately than glucose staying where it is "
+                                         + "(persistence) at 30 minutes (its RMSE 300% above)") == true)
+        // Rows whose reference lies in a run at the sensor's limits are left out (the bundled
+        // child_003's days at its floor read as the model worse than persistence).
+        var floor = PersistenceCheck(leavingOut: [SensorLimitRun(kind: .floor, start: t0, end: t0.addingTimeInterval(2 * 86_400),
+                                                                 readings: 576, value: 40)])
+        rows(288, ge: 140).forEach { floor.add($0) }
+        #expect(floor.worse.isEmpty)
+        var better = PersistenceCheck()
+        rows(288, ge: 124).forEach { better.add($0) }
+        #expect(better.note(p) == nil)
         // The report says it: the bundled adolescent_003's models made to read 40 mg/dL high over its test days.
         #expect(!ReportFixture.report.notes.contains { $0.hasPrefix("On this period the evolved model predicts less accurately") })
         var high = ReportFixture.models

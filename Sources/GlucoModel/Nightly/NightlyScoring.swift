@@ -450,11 +450,13 @@ public struct NightlyScorer {
         var spacing = IssueSpacing()
         var firstIssued: Date?
         var newRows = 0, rowsToState = 0, atLimit = 0, byBase = 0
+        var check = PersistenceCheck(for: log)
         do {
             try Predictor(models: models).predict(log, from: from, to: newest) { chunk in
                 firstIssued = firstIssued ?? chunk.first?.issuedAt
                 for row in chunk {
                     file.writeLine(row.csvLine(units: units))
+                    check.add(row)
                     let ge = row.model == ModelKind.ge.rawValue
                     if ge { spacing.add(row) }
                     if AlertEpisode.isExcursion(row, thresholds) { excursions.append(row) }
@@ -535,6 +537,7 @@ public struct NightlyScorer {
             outcome.modelLimits.append((patient, atLimit))
             message(PredictionRow.atLimitNote(patient, count: atLimit, units: settings.units) + " (alerts still raised on them)")
         }
+        if let note = check.note(patient) { message(note) }
         if byBase > 0 {
             outcome.baseAlone.append((patient, byBase))
             message(PredictionRow.baseAloneNote(patient, count: byBase) + " (alerts raised on the ARX's values)")

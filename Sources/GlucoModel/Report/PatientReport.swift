@@ -109,7 +109,7 @@ public struct PatientReport: Sendable {
         let runs = metrics.sensorLimitRuns
         let scored = keepSensorLimits || runs.isEmpty ? rows : rows.filter { !runs.cover($0.targetTime) }
         accuracy = ReportAccuracy.from(scored)
-        if let note = Self.worseThanPersistenceNote(accuracy) { notes.append(note) }
+        if let note = Self.worseThanPersistenceNote(scored) { notes.append(note) }
         let shortest = models.horizons.first
         chartHorizon = rows.isEmpty ? nil : shortest
         let chartRows = rows.filter { $0.model == Self.evolvedModel && $0.horizonMinutes == shortest }
@@ -120,30 +120,21 @@ public struct PatientReport: Sendable {
                                 bands: chartRows.compactMap { r in r.bounds.map { (r.targetTime, $0.lower80, $0.upper80) } })
     }
 
-    /// The least predictions with a reference at a horizon for `worseThanPersistenceNote` to judge
-    /// (a day of a 5-minute CGM's).
-    static let persistenceComparisonRows = 288
-
     /// The note for horizons at which the evolved model's predictions over the period are less
-    /// accurate than persistence's (glucose staying where it is), each with `persistenceComparisonRows`
-    /// or more (and persistence's RMSE at least 1 mg/dL: a flat line kept with `--keep-sensor-limits`
-    /// would make any ratio): the model meets data unlike its training data. Hunt AE (stop 56): boluses went on
-    /// with meals no longer logged, and the 30-minute RMSE went from 11.9 to 25.4 mg/dL, persistence's
-    /// 16.5, while the summary gave the test days' 11.2 and nothing said so.
-    static func worseThanPersistenceNote(_ accuracy: [ReportAccuracy]) -> String? {
-        let byHorizon = Dictionary(grouping: accuracy, by: \.horizonMinutes)
-        let worse = byHorizon.keys.sorted().compactMap { h -> String? in
-            let rows = byHorizon[h]!
-            guard let ge = rows.first(where: { $0.model == evolvedModel }), let p = rows.first(where: { $0.model == ModelKind.persistence.rawValue }),
-                  ge.metrics.count >= persistenceComparisonRows, p.metrics.count >= persistenceComparisonRows,
-                  ge.metrics.rmse.isFinite, p.metrics.rmse >= 1, ge.metrics.rmse > p.metrics.rmse else { return nil }
-            return "\(h) minutes (its RMSE \(Int((100 * (ge.metrics.rmse / p.metrics.rmse - 1)).rounded(.up)))% above persistence's)"
-        }
+    /// accurate than persistence's (`PersistenceCheck`: a day of rows or more, persistence's RMSE at
+    /// least 1 mg/dL): the model meets data unlike its training data. Hunt AE (stop 56): boluses went
+    /// on with meals no longer logged, and the 30-minute RMSE went from 11.9 to 25.4 mg/dL,
+    /// persistence's 16.5, while the summary gave the test days' 11.2 and nothing said so.
+    static func worseThanPersistenceNote(_ rows: [PredictionRow]) -> String? {
+        var check = PersistenceCheck()
+        rows.forEach { check.add($0) }
+        let worse = check.worse
         guard !worse.isEmpty else { return nil }
         return "On this period the evolved model predicts less accurately than glucose staying where it is (persistence) at "
-            + worse.joined(separator: ", ") + ": its data is no longer like its training data's (meals or boluses not logged, "
-            + "a pump's or pen's records missing, a change of pump, pens or insulin). Check the records, and retrain the models "
-            + "on recent data; until then its predictions and doses are no better than the CGM's own reading."
+            + worse.map { "\($0.horizon) minutes (its RMSE \($0.percentAbove)% above persistence's)" }.joined(separator: ", ")
+            + ": its data is no longer like its training data's (meals or boluses not logged, a pump's or pen's records missing, "
+            + "a change of pump, pens or insulin). Check the records, and retrain the models on recent data; until then its "
+            + "predictions and doses are no better than the CGM's own reading."
     }
 
     /// The note for insulin records the import skipped in the period (`PatientLog.skippedInsulin`),
