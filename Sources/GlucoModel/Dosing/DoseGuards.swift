@@ -89,9 +89,8 @@ public enum DoseGuards {
         // with 0 on board was right).
         func dosed(_ meal: CarbIntake) -> Bool {
             guard let target else { return true }
-            guard let i = log.glucose.lastIndex(where: { $0.time <= meal.time }),
-                  meal.time.timeIntervalSince(log.glucose[i].time) <= maximumGlucoseAge else { return false }
-            return log.glucose[i].value.mgdL >= target
+            let first = PatientLog.firstIndex(log.glucose, atOrAfter: meal.time.addingTimeInterval(-maximumGlucoseAge))
+            return log.glucose[first...].prefix { $0.time <= meal.time }.last.map { $0.value.mgdL >= target } ?? false
         }
         guard let meal = log.carbs.last(where: { $0.time > (newest ?? .distantPast) && $0.time < at && $0.amount.grams > 0 && dosed($0) })
         else { return nil }

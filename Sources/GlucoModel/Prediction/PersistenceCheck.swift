@@ -19,20 +19,24 @@ public struct PersistenceCheck: Sendable {
 
     public init(leavingOut sensorLimits: [SensorLimitRun] = []) { self.sensorLimits = sensorLimits }
 
+    /// The check of `rows`, leaving out none (the report's rows are already without sensor-limit runs).
+    public init(_ rows: [PredictionRow]) {
+        self.init()
+        rows.forEach { add($0) }
+    }
+
     /// The check for `log`'s predictions, leaving out its CGM's runs at the sensor's limits.
     public init(for log: PatientLog) { self.init(leavingOut: SensorLimitDetector().runs(in: log.glucose)) }
 
     /// Counts `row` if it is the evolved model's or persistence's, with a finite reference outside
     /// the sensor's limit runs.
     public mutating func add(_ row: PredictionRow) {
-        guard let reference = row.reference, reference.isFinite, row.prediction.isFinite, !sensorLimits.cover(row.targetTime) else { return }
+        let isModel = row.model == ModelKind.ge.rawValue
+        guard isModel || row.model == ModelKind.persistence.rawValue, let reference = row.reference, reference.isFinite,
+              row.prediction.isFinite, !sensorLimits.cover(row.targetTime) else { return }
         let squared = (row.prediction - reference) * (row.prediction - reference)
         var e = errors[row.horizonMinutes] ?? (0, 0, 0, 0)
-        switch row.model {
-        case ModelKind.ge.rawValue: e.model += squared; e.modelRows += 1
-        case ModelKind.persistence.rawValue: e.persistence += squared; e.persistenceRows += 1
-        default: return
-        }
+        if isModel { e.model += squared; e.modelRows += 1 } else { e.persistence += squared; e.persistenceRows += 1 }
         errors[row.horizonMinutes] = e
     }
 
@@ -51,11 +55,20 @@ public struct PersistenceCheck: Sendable {
 
     /// What `predict` and `nightly` say of a patient whose model is worse than persistence; nil when it is not.
     public func note(_ patient: PatientID) -> String? {
+        finding(predicts: "predicted", above: "above").map {
+            "\(patient): " + $0 + "? Check the records, and retrain on recent data (glucomodel-train)"
+        }
+    }
+
+    /// "the evolved model `predicts` less accurately ... at 30 minutes (its RMSE 55% `above`), ...: its
+    /// data is no longer like its training data's (...)", the words `note` and the report share; nil
+    /// when the model is not worse.
+    func finding(predicts: String, above: String) -> String? {
         let worse = self.worse
         guard !worse.isEmpty else { return nil }
-        return "\(patient): the evolved model predicted less accurately than glucose staying where it is (persistence) at "
-            + worse.map { "\($0.horizon) minutes (its RMSE \($0.percentAbove)% above)" }.joined(separator: ", ")
+        return "the evolved model \(predicts) less accurately than glucose staying where it is (persistence) at "
+            + worse.map { "\($0.horizon) minutes (its RMSE \($0.percentAbove)% \(above))" }.joined(separator: ", ")
             + ": its data is no longer like its training data's (meals or boluses not logged, a pump's or pen's records "
-            + "missing, a change of pump, pens or insulin)? Check the records, and retrain on recent data (glucomodel-train)"
+            + "missing, a change of pump, pens or insulin)"
     }
 }

@@ -126,15 +126,10 @@ public struct PatientReport: Sendable {
     /// on with meals no longer logged, and the 30-minute RMSE went from 11.9 to 25.4 mg/dL,
     /// persistence's 16.5, while the summary gave the test days' 11.2 and nothing said so.
     static func worseThanPersistenceNote(_ rows: [PredictionRow]) -> String? {
-        var check = PersistenceCheck()
-        rows.forEach { check.add($0) }
-        let worse = check.worse
-        guard !worse.isEmpty else { return nil }
-        return "On this period the evolved model predicts less accurately than glucose staying where it is (persistence) at "
-            + worse.map { "\($0.horizon) minutes (its RMSE \($0.percentAbove)% above persistence's)" }.joined(separator: ", ")
-            + ": its data is no longer like its training data's (meals or boluses not logged, a pump's or pen's records missing, "
-            + "a change of pump, pens or insulin). Check the records, and retrain the models on recent data; until then its "
-            + "predictions and doses are no better than the CGM's own reading."
+        PersistenceCheck(rows).finding(predicts: "predicts", above: "above persistence's").map {
+            "On this period " + $0 + ". Check the records, and retrain the models on recent data; until then its "
+                + "predictions and doses are no better than the CGM's own reading."
+        }
     }
 
     /// The note for insulin records the import skipped in the period (`PatientLog.skippedInsulin`),
