@@ -201,20 +201,35 @@ import Testing
         let records = schedule.basalRates(from: Fixture.date("2026-11-01T04:00:00Z"), to: Fixture.date("2026-11-01T08:00:00Z"), timeZone: york)
         #expect(records.map(\.start) == ["04:00", "05:30", "06:00", "06:30", "07:30"].map { Fixture.date("2026-11-01T\($0):00Z") })
         #expect(records.map(\.rate.unitsPerHour) == [0.8, 2, 0.8, 2, 1.1])
+        // Gaps of 30 minutes (Lord Howe, spring), 60 (Chatham's 02:45 -> 03:45, Adelaide's, Madrid's) and
+        // entries in them (hunt AH, stop 57: Lord Howe's 02:00 entry was dropped for the day, Chatham's
+        // 02:45 placed at 04:00).
+        let inGaps = try BasalSchedule([.init(start: "00:00", unitsPerHour: 0.9), .init(start: "02:00", unitsPerHour: 0.6),
+                                        .init(start: "02:15", unitsPerHour: 0.7), .init(start: "02:45", unitsPerHour: 0.5),
+                                        .init(start: "03:00", unitsPerHour: 0.4), .init(start: "08:00", unitsPerHour: 0.8)])
         let days = [("America/New_York", "2026-11-01"), ("America/New_York", "2026-03-08"), ("Europe/Madrid", "2026-10-25"),
                     ("Europe/Madrid", "2026-03-29"), ("Australia/Sydney", "2026-04-05"), ("Australia/Lord_Howe", "2026-04-05"),
-                    ("UTC", "2026-06-01")]
-        for (zone, day) in days {
-            let tz = TimeZone(identifier: zone)!
-            let from = Fixture.date("\(day)T00:00:00Z").addingTimeInterval(-86_400)
-            let list = schedule.basalRates(from: from, to: from.addingTimeInterval(3 * 86_400), timeZone: tz)
-            for minute in stride(from: 0.0, to: 3 * 1440, by: 1) {
-                let t = from.addingTimeInterval(minute * 60)
-                let inForce = list.last { $0.start <= t }?.rate
-                #expect(inForce == schedule.rate(at: t, timeZone: tz), "\(zone) \(t)")
-                if inForce != schedule.rate(at: t, timeZone: tz) { break }
+                    ("Australia/Lord_Howe", "2026-10-04"), ("Pacific/Chatham", "2026-09-27"), ("Pacific/Chatham", "2026-04-05"),
+                    ("Australia/Adelaide", "2026-10-04"), ("UTC", "2026-06-01")]
+        for s in [schedule, inGaps] {
+            for (zone, day) in days {
+                let tz = TimeZone(identifier: zone)!
+                let from = Fixture.date("\(day)T00:00:00Z").addingTimeInterval(-86_400)
+                let list = s.basalRates(from: from, to: from.addingTimeInterval(3 * 86_400), timeZone: tz)
+                for minute in stride(from: 0.0, to: 3 * 1440, by: 1) {
+                    let t = from.addingTimeInterval(minute * 60)
+                    let inForce = list.last { $0.start <= t }?.rate
+                    #expect(inForce == s.rate(at: t, timeZone: tz), "\(zone) \(t)")
+                    if inForce != s.rate(at: t, timeZone: tz) { break }
+                }
             }
         }
+        // Lord Howe, 2026-10-04: 02:00 (+10:30) does not exist; the clock reads 02:30 (+11) at 15:30Z,
+        // where the 02:00 and 02:15 entries start (the later in force); 02:45 +11 is 15:45Z.
+        let howe = inGaps.basalRates(from: Fixture.date("2026-10-03T13:30:00Z"), to: Fixture.date("2026-10-03T16:30:00Z"),
+                                     timeZone: TimeZone(identifier: "Australia/Lord_Howe")!)
+        #expect(howe.map(\.start) == ["13:30", "15:30", "15:30", "15:45", "16:00"].map { Fixture.date("2026-10-03T\($0):00Z") })
+        #expect(howe.map(\.rate.unitsPerHour) == [0.9, 0.6, 0.7, 0.5, 0.4])
     }
 
     @Test func scheduleEntriesAreChecked() {

@@ -60,6 +60,27 @@ public struct BasalSchedule: Hashable, Sendable, Codable {
         return rates[(starts.lastIndex { $0 <= minute }) ?? 0]
     }
 
+    /// The first instant the wall clock of `resolver`'s zone reads `wall` or later, as `rate(at:)`
+    /// reads the clock: in a daylight-saving gap, the end of the gap (an entry at 02:00 on Lord
+    /// Howe's spring-forward day, 02:00 -> 02:30, starts at 02:30; one at 02:45 in Chatham's, 02:45
+    /// -> 03:45, at 03:45); in a repeated hour, its first pass. Foundation's
+    /// `date(bySettingHour:minute:second:of:)` gave the next day's 02:00 in Lord Howe's gap and
+    /// 04:00 in Chatham's (hunt AH, stop 57: the day's 02:00 entry missing, the 00:00 rate read
+    /// as scheduled until 08:00, and a dose 0.60 U too high).
+    static func firstInstant(of wall: WallClockTime, _ resolver: LocalTimeResolver) -> Date {
+        switch resolver.resolution(of: wall) {
+        case let .unique(t): return t
+        case let .repeated(first, _): return first
+        case let .gap(shifted):
+            // Read with the offset before the gap: the gap's end is within its length before.
+            let before = wall.wallSeconds - shifted.timeIntervalSince1970
+            let length = Double(resolver.timeZone.secondsFromGMT(for: shifted)) - before
+            guard length > 0, let end = resolver.timeZone.nextDaylightSavingTimeTransition(after: shifted.addingTimeInterval(-length - 1)),
+                  end <= shifted else { return shifted }
+            return end
+        }
+    }
+
     /// The schedule laid out as basal records from `start` to `end` (one per entry per local day,
     /// the first starting at `start`), so the series grid spreads it exactly as it spreads a pump's
     /// logged basal.
@@ -69,12 +90,14 @@ public struct BasalSchedule: Hashable, Sendable, Codable {
         calendar.timeZone = timeZone
         var day = calendar.startOfDay(for: start)
         var out: [BasalRate] = []
+        let resolver = LocalTimeResolver(timeZone: timeZone)
         while day < end {
+            let date = calendar.dateComponents([.year, .month, .day], from: day)
             for (k, minute) in starts.enumerated() {
                 // Entries are placed on the wall clock, so a daylight-saving day keeps its times.
-                let h = minute / 60, m = minute % 60
-                guard let t = calendar.date(bySettingHour: h, minute: m, second: 0, of: day) else { continue }
-                out.append(BasalRate(start: t, rate: rates[k]))
+                guard let y = date.year, let mo = date.month, let d = date.day,
+                      let wall = WallClockTime(year: y, month: mo, day: d, hour: minute / 60, minute: minute % 60) else { continue }
+                out.append(BasalRate(start: Self.firstInstant(of: wall, resolver), rate: rates[k]))
             }
             guard let next = calendar.date(byAdding: .day, value: 1, to: day) else { break }
             day = next
