@@ -5,7 +5,9 @@ import GlucoModel
 /// `--time-zone NAME`: the clock of local times written without an offset (in the data, in time
 /// options such as `--from`, and of dates a command prints). Shared by every command that reads times.
 public struct TimeZoneOption: ParsableArguments {
-    @Option(name: .customLong("time-zone"),
+    // Unconditional: a zone west of UTC as a fixed offset, `-05:00`, begins with a dash (hunt AH, stop 57:
+    // "Missing value for '--time-zone'", exit 64).
+    @Option(name: .customLong("time-zone"), parsing: .unconditional,
             help: "Time zone of local times without an offset, in the data and in time options: an IANA name like Europe/Madrid, or a fixed offset like +01:00 (default: this machine's).")
     public var name: String?
 

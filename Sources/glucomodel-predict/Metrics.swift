@@ -40,6 +40,7 @@ struct Metrics: ParsableCommand {
         for patient in loaded.patients {
             if var report = CGMMetricsReport.recent(patient.log, days: days) {
                 report.units = units.unit
+                report.timeZone = try time.zone()
                 reports.append(report)
             } else {
                 Console.warn("\(patient.patient): no glucose readings; no metrics")

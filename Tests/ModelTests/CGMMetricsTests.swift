@@ -186,6 +186,13 @@ import Testing
         #expect(csv.contains("559,modd,,mg/dL,,\n"))          // NaN: empty value
         let table = report.render(format: .table)
         #expect(table.contains("TIR (70-180)") && table.contains("100.0 %"))
+        // The table's period on --time-zone's clock, the files' in UTC (hunt AH, stop 57).
+        var kathmandu = report
+        kathmandu.timeZone = TimeZone(identifier: "Asia/Kathmandu")!
+        let start = m.period.start, end = m.period.end
+        #expect(table.hasPrefix("Patient 559: \(start.iso8601) to \(end.iso8601)\n") && start.iso8601.hasSuffix("Z"))
+        #expect(kathmandu.render(format: .table).hasPrefix("Patient 559: \(start.addingTimeInterval(20_700).iso8601.dropLast())+05:45 to "))
+        #expect(kathmandu.render(format: .json) == report.render(format: .json))
         let json = report.render(format: .json)
         let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
         let metrics = parsed?.first?["metrics"] as? [String: [String: Any]]

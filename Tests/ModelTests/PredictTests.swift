@@ -429,5 +429,9 @@ enum PredictFixture {
         let text = TimeArgument.ParseError.repeatedLocalTime(option: "--at", text: "2026-10-25T02:30", zone: "Europe/Madrid",
                                                              first: "2026-10-25T02:30+02:00", second: "2026-10-25T02:30+01:00").description
         #expect(text.contains("happens twice in Europe/Madrid") && text.contains("2026-10-25T02:30+01:00 (second pass)"))
+        // Lord Howe's clock moves 30 minutes (hunt AH, stop 57: "the clock skips that hour").
+        let howe = TimeArgument.ParseError.skippedLocalTime(option: "--at", text: "2026-10-04T02:10", zone: "Australia/Lord_Howe")
+        #expect(howe.description.contains("(the clock skips it that night)") && !howe.description.contains("hour"))
+        #expect(throws: howe) { try TimeArgument.parse("2026-10-04T02:10", timeZone: TimeZone(identifier: "Australia/Lord_Howe")!, option: "--at", exact: true) }
     }
 }

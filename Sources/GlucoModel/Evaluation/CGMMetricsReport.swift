@@ -8,6 +8,10 @@ public struct CGMMetricsReport: Sendable {
     public var metrics: CGMMetrics
     /// The unit glucose figures and range labels are printed in (`CGMMetrics.rows(units:)`).
     public var units: GlucoseUnit = .mgdL
+    /// The clock of the table's period (`--time-zone`), with its offset; CSV and JSON keep UTC, as
+    /// every file the toolkit writes (hunt AH, stop 57: a Kathmandu clinician read a period
+    /// starting the day before the data).
+    public var timeZone: TimeZone = .gmt
 
     public init(patient: PatientID, metrics: CGMMetrics) { self.patient = patient; self.metrics = metrics }
 
@@ -48,7 +52,7 @@ public struct CGMMetricsReport: Sendable {
         let w2 = max(header.2.count, cells.map(\.2.count).max() ?? 0)
         func pad(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: max(0, w - s.count)) }
         func padLeft(_ s: String, _ w: Int) -> String { String(repeating: " ", count: max(0, w - s.count)) + s }
-        var lines = ["Patient \(patient.rawValue): \(Self.isoString(metrics.period.start)) to \(Self.isoString(metrics.period.end))"]
+        var lines = ["Patient \(patient.rawValue): \(metrics.period.start.iso8601(in: timeZone)) to \(metrics.period.end.iso8601(in: timeZone))"]
         lines.append("\(pad(header.0, w0))  \(padLeft(header.1, w1))  \(pad(header.2, w2))  \(header.3)")
         for c in cells {
             lines.append("\(pad(c.0, w0))  \(padLeft(c.1, w1))  \(pad(c.2, w2))  \(c.3)".trimmingSpaces())

@@ -18,10 +18,10 @@ public enum TimeArgument {
             case let .unknownTimeZone(name):
                 return "unknown time zone '\(name)'; use an IANA name like Europe/Madrid or UTC, or a fixed offset like +01:00 (no daylight saving)"
             case let .repeatedLocalTime(option, text, zone, first, second):
-                return "\(option): '\(text)' happens twice in \(zone) (the clock goes back an hour that night): "
+                return "\(option): '\(text)' happens twice in \(zone) (the clock is set back over it that night): "
                     + "give its offset, \(first) (first pass) or \(second) (second pass)"
             case let .skippedLocalTime(option, text, zone):
-                return "\(option): '\(text)' does not exist in \(zone) (the clock skips that hour that night): "
+                return "\(option): '\(text)' does not exist in \(zone) (the clock skips it that night): "
                     + "give a time outside the gap, or an offset"
             }
         }
