@@ -178,11 +178,53 @@ import Testing
         #expect(!mmol.reasonCodes.contains("limited_by_formula_below_target") && mmol.modelDose! > mmol.standard!.dose)
         #expect(suggest(rising, log: F.flatLog(glucose: GlucoseUnit.mmolL.mgdL(6.0)), carbs: 20).reasonCodes.contains("limited_by_formula_below_target"))
         // Below a target it would print as, the value gains a decimal: 109.4 / 18.01559 = 6.0725 -> 6.07.
-        let close = DoseNote.limitedByFormulaBelowTarget(requested: 2, formula: 1.7, glucose: 109.4, target: 110)
-        #expect(close.description(units: .mmolL).contains("glucose 6.07 mmol/L is below the target 6.1 mmol/L"))
+        let close = DoseNote.limitedByFormulaBelowTarget(requested: 2, formula: 1.7, glucose: 109.4, target: 110,
+                                                          because: .tooFewReadings(days: 0.1))
+        #expect(close.description(units: .mmolL).contains("glucose 6.07 mmol/L is below the target 6.1 mmol/L, and the last 14 days' readings cover 0.1 days"))
+        // The fixture's 90 minutes of readings are too few to tell that lows are rare.
+        #expect(note.message.contains("cover 0.1 days, too few to tell that lows are rare"), "\(note.message)")
         // A model that asks less than the formula below target keeps its dose.
         let falling = suggest([model("G0 - 20", horizon: 60)], log: F.flatLog(glucose: 100), carbs: 20)
         #expect((falling.modelDose ?? 9) < 1.7 && !falling.reasonCodes.contains("limited_by_formula_below_target"))
+    }
+
+    /// Stop 57: just below target, the formula's cap holds only for a person whose last 14 days miss a
+    /// consensus target for lows (4% below 70, 1% below 54) or cover under 70% of them; below the
+    /// midpoint of the suspend threshold and the target (90 here), for everyone. 14 days of readings
+    /// every 5 minutes before the ask: 4032, 100-101 mg/dL and `now` from 10:00 (flat for the last 90
+    /// minutes, as the other tests' logs), the oldest `lows` at `low`-`low + 1` mg/dL.
+    @Test func justBelowTargetTheCapHoldsForAPersonWithLows() throws {
+        func log(_ readings: Int = 4032, lows: Int = 0, low: Double = 60, now: Double = 100) -> PatientLog {
+            var log = PatientLog(patient: F.patient)
+            log.glucose = (0..<readings).map { i in
+                let time = F.at(90).addingTimeInterval(-Double(readings - 1 - i) * 300)
+                // Not one value for hours (a stuck sensor is refused): a mg/dL up every other reading.
+                let wobble = Double(i % 2)
+                return GlucoseReading(time: time, value: .mgdL(i < lows ? low + wobble : time >= F.at(0) ? now : 100 + wobble))
+            }
+            log.boluses = [F.absorbedBolus]
+            return log
+        }
+        let rising = [model("G0 + 30", horizon: 60)]
+        func held(_ log: PatientLog) -> DoseNote? {
+            suggest(rising, log: log, carbs: 20).reasons.compactMap(\.note).first { if case .limitedByFormulaBelowTarget = $0 { true } else { false } }
+        }
+        // 161 of 4032 below 70 is 3.99%, 162 is 4.02%; 40 below 54 is 0.99%, 41 is 1.02%.
+        #expect(held(log()) == nil && held(log(lows: 161)) == nil && held(log(lows: 40, low: 50)) == nil)
+        let open = suggest(rising, log: log(), carbs: 20)
+        #expect((open.modelDose ?? 0) > 1.7 && open.standard?.dose == 1.7, "\(open.decision) \(open.reasons.map(\.message))")
+        let lows = try #require(held(log(lows: 162)))
+        guard case let .limitedByFormulaBelowTarget(_, formula, _, _, why) = lows else { Issue.record("\(lows)"); return }
+        #expect(formula == 1.7 && why == .lows(below70: 100.0 * 162 / 4032, below54: 0))
+        #expect(lows.description.contains("(4.0% below 70 mg/dL, target under 4%; 0.0% below 54 mg/dL, under 1%)"), "\(lows)")
+        #expect(held(log(lows: 41, low: 50)).map { if case let .limitedByFormulaBelowTarget(_, _, _, _, why) = $0 { why == .lows(below70: 100.0 * 41 / 4032, below54: 100.0 * 41 / 4032) } else { false } } == true)
+        // 70% of 14 days is 9.8 days, 2822.4 readings of 5 minutes.
+        #expect(held(log(2822)).map { if case .limitedByFormulaBelowTarget(_, _, _, _, .tooFewReadings(days: 2822.0 * 300 / 86_400)) = $0 { true } else { false } } == true)
+        #expect(held(log(2823)) == nil)
+        // Below the midpoint, 90 mg/dL: held however rare the lows.
+        let far = try #require(held(log(now: 85)))
+        #expect(far.description.contains("glucose 85 mg/dL is below the target 110 mg/dL, and below 90 mg/dL, midway"), "\(far)")
+        #expect(RecentLows(log(lows: 162), at: F.at(90)) == RecentLows(below70: 100.0 * 162 / 4032, below54: 0, coveredDays: 14))
     }
 
     @Test func formulaMethodGivesTheFormulaBesideTheModel() {

@@ -1,5 +1,15 @@
 import Foundation
 
+/// Why a meal asked for below target is held to the formula's dose (docs/dosing.md, step 7).
+public enum BelowTargetHold: Hashable, Sendable, Codable {
+    /// Glucose below `midpoint` (mg/dL), midway between the suspend threshold and the target.
+    case farBelow(midpoint: Double)
+    /// The last 14 days' readings miss a consensus target for lows (percent below 70 and below 54 mg/dL).
+    case lows(below70: Double, below54: Double)
+    /// The last 14 days' readings cover `days` days, under `RecentLows.minimumDays`.
+    case tooFewReadings(days: Double)
+}
+
 /// What the toolkit advises, in the manner of LoopKit's `InsulinCorrection`: a decision with
 /// its reasons attached, never a bare number.
 public enum DoseDecision: Hashable, Sendable, Codable {
@@ -59,8 +69,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// was lowered to it: on top of the insulin on board it would stack insulin.
     case limitedByFormulaCorrection(requested: Double, formula: Double, insulinOnBoard: Double)
     /// A meal asked for with glucose below target: the model-based dose of `requested` U, above the
-    /// formula's, was lowered to it.
-    case limitedByFormulaBelowTarget(requested: Double, formula: Double, glucose: Double, target: Double)
+    /// formula's, was lowered to it, `because` of how far below or of the person's recent lows.
+    case limitedByFormulaBelowTarget(requested: Double, formula: Double, glucose: Double, target: Double, because: BelowTargetHold)
     /// The same meal: the model-based dose was raised to the formula's as it would have been at
     /// the meal (the glucose then, the insulin on board now).
     case raisedToFormulaAtMeal(requested: Double, formula: Double, glucoseAtMeal: Double, minutesAgo: Double)
@@ -127,8 +137,17 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U requested, lowered to the formula's with the glucose now, %.2f U: the carbohydrates were eaten %.0f min ago with no insulin, and a rise the models extrapolate from them is the meal the formula covers", r, f, ago)
         case let .limitedByFormulaCorrection(r, f, iob):
             return String(format: "%.2f U requested, lowered to %.2f U, the formula's and the carbohydrates' own insulin (insulin on board %.2f U): a correction never goes beyond the formula's, since the models see glucose still rising from a meal whose bolus has yet to bring it down, and a dose on top stacks insulin", r, f, iob)
-        case let .limitedByFormulaBelowTarget(r, f, glucose, target):
-            return String(format: "%.2f U requested, lowered to the formula's %.2f U: glucose %@ is below the target %@, and the rise the models see from there is mostly the meal itself, which people eat when glucose is low", r, f, below(glucose, target), g(target))
+        case let .limitedByFormulaBelowTarget(r, f, glucose, target, why):
+            let because: String
+            switch why {
+            case let .farBelow(midpoint): because = "and below \(g(midpoint)), midway between the suspend threshold and the target"
+            case let .lows(below70, below54):
+                because = String(format: "and the last 14 days' readings miss a consensus target for lows (%.1f%% below %@, target under 4%%; %.1f%% below %@, under 1%%)",
+                                 below70, g(70), below54, g(54))
+            case let .tooFewReadings(days):
+                because = String(format: "and the last 14 days' readings cover %.1f days, too few to tell that lows are rare (the consensus asks for 70%%: 9.8 days)", days)
+            }
+            return String(format: "%.2f U requested, lowered to the formula's %.2f U: glucose %@ is below the target %@, %@; the rise the models see from there is mostly the meal itself, which people eat when glucose is low", r, f, below(glucose, target), g(target), because)
         case let .raisedToFormulaAtMeal(r, f, glucose, ago):
             return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%@) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g(glucose))
         case let .raiseLimitedBySuspend(f, limit, threshold):
