@@ -28,11 +28,15 @@ extension ParsableCommand {
     ///
     /// A file-size limit (`ulimit -f`) makes a write fail with its error, named by the writer, not
     /// kill the process (SIGXFSZ, exit 153, no word, a temporary file left); standard output that
-    /// could not be written fails the command (`StandardOutputError`).
+    /// could not be written fails the command (`StandardOutputError`). So does a pipe whose reader
+    /// is gone (`| head`): SIGPIPE killed the process wherever it wrote, standard error included (a
+    /// log pipe gone, between a nightly's quarantine move and its summary; hunt AG, stop 57).
+    /// Messages on standard error that cannot be written are lost, the command goes on (`Console`).
     public static func mainEscapingMessages(_ arguments: [String]? = nil) {
         signal(SIGXFSZ, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
         if let deep = deepWorkingFolder() {
-            FileHandle.standardError.write(Data("Error: \(deep)\n".utf8))
+            Console.standardError("Error: \(deep)\n")
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {
@@ -41,7 +45,7 @@ extension ParsableCommand {
             if let failed = StandardOutputError.check() { throw failed }
         } catch {
             if !(error is StandardOutputError), let failed = StandardOutputError.check(), exitCode(for: error) != .failure {
-                FileHandle.standardError.write(Data("Error: \(failed)\n".utf8))
+                Console.standardError("Error: \(failed)\n")
                 Foundation.exit(ExitCode.failure.rawValue)
             }
             let code = exitCode(for: error)
@@ -49,7 +53,7 @@ extension ParsableCommand {
             if code == .success {
                 if !message.isEmpty { print(message) }
             } else if !message.isEmpty {
-                FileHandle.standardError.write(Data((TerminalText.escaped(message, keepingLines: true) + "\n").utf8))
+                Console.standardError(TerminalText.escaped(message, keepingLines: true) + "\n")
             }
             Foundation.exit(code.rawValue)
         }

@@ -21,10 +21,13 @@ public struct StandardOutputError: Error, CustomStringConvertible {
     }
 
     /// Writes `bytes` to standard output's descriptor whole, or throws with the system's reason.
-    public static func writeAll(_ bytes: [UInt8]) throws {
+    public static func writeAll(_ bytes: [UInt8]) throws { try writeAll(bytes, to: STDOUT_FILENO) }
+
+    /// Writes `bytes` to descriptor `fd` whole, or throws with the system's reason.
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) throws {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress! + done, $0.count - done) }
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw StandardOutputError(reason: String(cString: strerror(errno)))

@@ -29,15 +29,15 @@ final class ProgressLine: @unchecked Sendable {
             if terminal {
                 let padded = text.count < width ? text + String(repeating: " ", count: width - text.count) : text
                 width = text.count
-                FileHandle.standardError.write(Data(("\r" + padded).utf8))
+                Console.standardError("\r" + padded)
             } else {
-                FileHandle.standardError.write(Data((text + "\n").utf8))
+                Console.standardError(text + "\n")
             }
         }
     }
 
     func end() {
-        if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if terminal { Console.standardError("\n") }
     }
 
     static func duration(_ s: Double) -> String {

@@ -61,6 +61,42 @@ import GrammarEvolution
         }
     }
 
+    /// Hunt AG (stop 57): standard error that cannot be written (the log's disk full, a log pipe whose
+    /// reader is gone) trapped every command at its first message (exit 132): a nightly between a
+    /// quarantine move and the summary recording it. The message is lost; the run, its output and its
+    /// status are as with a working standard error.
+    @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full")))
+    func standardErrorThatCannotBeWrittenLosesTheMessageNotTheRun() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 2)).utf8).write(to: data)
+        let bad = dir.appendingPathComponent("p_b.csv")
+        try Data("not,a,glucose,file\n1,2,3,4\n".utf8).write(to: bad)
+        let arguments = ["metrics", data.path, bad.path, "--time-zone", "UTC"]
+        let reference = dir.appendingPathComponent("reference.txt")
+        let told = try Self.run("glucomodel-predict", arguments, stdout: reference)
+        #expect(told.status == 2 && told.stderr.contains("p_b.csv"), "\(told)")
+        for target in ["full", "gone"] {
+            let out = dir.appendingPathComponent("\(target).txt")
+            FileManager.default.createFile(atPath: out.path, contents: nil)
+            let process = Process()
+            process.executableURL = Self.executable("glucomodel-predict")
+            process.arguments = arguments
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            if target == "full" {
+                process.standardError = FileHandle(forWritingAtPath: "/dev/full")
+            } else {
+                let pipe = Pipe()
+                try pipe.fileHandleForReading.close()
+                process.standardError = pipe
+            }
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == told.status, "\(target)")
+            #expect(try Data(contentsOf: out) == Data(contentsOf: reference), "\(target)")
+        }
+    }
+
     /// Hunt P (stop 53): from a working folder whose path is longer than Foundation resolves relative
     /// paths under, an output folder named relatively spun for ever (its path walked up to "" and
     /// never met "/"), and an XML file crashed its parser. The check of where an output goes ends at
