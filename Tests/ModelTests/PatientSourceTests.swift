@@ -272,6 +272,11 @@ import Testing
         let path = ScratchSpace.root.appendingPathComponent("no-store-\(UUID().uuidString).sqlite").path
         #expect(throws: InputError.self) { try StoreSource(path: path).load() }
         #expect(!FileManager.default.fileExists(atPath: path))
+        // An empty file (a backup cut short) is not made a store by reading it (hunt AG, stop 57).
+        FileManager.default.createFile(atPath: path, contents: Data())
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect { try StoreSource(path: path).load() } throws: { "\($0)".contains("the store file is empty (0 bytes), not a store") }
+        #expect((try FileManager.default.attributesOfItem(atPath: path))[.size] as? Int == 0)
     }
 
     @Test func aCommandLineNamesFilesOrAStoreNotBoth() throws {

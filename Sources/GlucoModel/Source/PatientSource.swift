@@ -112,6 +112,12 @@ public struct StoreSource: PatientSource {
             throw InputError(SourceLocation(file: path), "no such store file (make one with glucomodel-train import-data --store FILE)")
         }
         guard !isDir.boolValue else { throw InputError(SourceLocation(file: path), "a folder, not a store file; give the store's file name") }
+        // An empty file is a new store to a writer; read, it was made a store in place, without the
+        // lock, over what may be a backup cut short (hunt AG, stop 57: "no patient has glucose readings").
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+            throw InputError(SourceLocation(file: path), "the store file is empty (0 bytes), not a store (a copy cut short?); "
+                             + "a store is never created by reading it")
+        }
         do {
             let store = try PatientStore(path: path)
             let runs = try store.importRuns()
