@@ -19,6 +19,31 @@ public func deepWorkingFolder(limit: Int = 1000) -> String? {
         + "\(limit) Foundation resolves relative paths under: run from a folder with a shorter path"
 }
 
+/// The least address space (`ulimit -v`, RLIMIT_AS) the commands run in: OpenBLAS takes a 128 MB work
+/// buffer at its first least-squares call and, refused it, retries for ever. With
+/// `OPENBLAS_NUM_THREADS=1` (docs/deploy.md) train spun at 300 MB and the settings check at 320
+/// (hunt AG, stop 57: a night hung holding the store's lock, every later night refused).
+public let minimumAddressSpace: UInt64 = 512 << 20
+
+/// Why the commands cannot run under an address-space limit of `limit` bytes (nil: unlimited or enough).
+public func addressSpaceProblem(limit: UInt64?) -> String? {
+    guard let limit, limit < minimumAddressSpace else { return nil }
+    return "the address-space limit (ulimit -v) is \(limit >> 20) MB, under the \(minimumAddressSpace >> 20) MB the toolkit needs: "
+        + "OpenBLAS's 128 MB work buffer would be refused, and it retries for ever; raise the limit (docs/deploy.md)"
+}
+
+/// This process's address-space limit in bytes, nil when unlimited.
+func addressSpaceLimit() -> UInt64? {
+    var limit = rlimit()
+    #if canImport(Glibc)
+    let resource = __rlimit_resource_t(RLIMIT_AS.rawValue)
+    #else
+    let resource = RLIMIT_AS
+    #endif
+    guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+    return UInt64(limit.rlim_cur)
+}
+
 extension ParsableCommand {
     /// `main()` as ArgumentParser runs it, but the message of an error it prints (a
     /// `ValidationError` quoting a grammar's rule name, a config file's value) has the control
@@ -35,6 +60,10 @@ extension ParsableCommand {
     public static func mainEscapingMessages(_ arguments: [String]? = nil) {
         signal(SIGXFSZ, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
+        if let small = addressSpaceProblem(limit: addressSpaceLimit()) {
+            Console.standardError("Error: \(small)\n")
+            Foundation.exit(ExitCode.failure.rawValue)
+        }
         if let deep = deepWorkingFolder() {
             Console.standardError("Error: \(deep)\n")
             Foundation.exit(ExitCode.validationFailure.rawValue)

@@ -97,6 +97,23 @@ import GrammarEvolution
         }
     }
 
+    /// Hunt AG (stop 57): under an address-space limit OpenBLAS's 128 MB work buffer is refused and
+    /// it retries for ever: train and the settings check spun at 300-320 MB (a night holding the
+    /// store's lock). Every command now refuses a limit under 512 MB at once, saying so.
+    @Test func anAddressSpaceLimitTooSmallIsRefusedAtOnce() throws {
+        let exe = try #require(Self.executable("glucomodel-predict"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -v 400000 && OPENBLAS_NUM_THREADS=1 exec \"$0\" metrics --store none.sqlite", exe.path]
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1 && text.contains("the address-space limit (ulimit -v) is 390 MB, under the 512 MB"), "\(text)")
+    }
+
     /// Hunt P (stop 53): from a working folder whose path is longer than Foundation resolves relative
     /// paths under, an output folder named relatively spun for ever (its path walked up to "" and
     /// never met "/"), and an XML file crashed its parser. The check of where an output goes ends at
