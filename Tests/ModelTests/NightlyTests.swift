@@ -1,6 +1,7 @@
 import Foundation
 import GrammarEvolution
 import Testing
+import GRDB
 @testable import GlucoModel
 
 /// A store, an inbox, models and an output folder in a fresh temporary directory.
@@ -527,6 +528,36 @@ struct Interrupted: Error {}
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-601)], ofItemAtPath: stale.path)
         let third = try scorer.run()
         #expect(third.filesQuarantined == 1 && !FileManager.default.fileExists(atPath: stale.path))
+        // Dated a day ahead, it is not being written (hunt AG, stop 57: "changed 0 s ago" every night until then).
+        let ahead = bench.inbox.appendingPathComponent("ahead.json")
+        try whole.prefix(whole.count / 2).write(to: ahead)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(86_400)], ofItemAtPath: ahead.path)
+        let fourth = try scorer.run()
+        #expect(fourth.filesQuarantined == 1 && !FileManager.default.fileExists(atPath: ahead.path))
+    }
+
+    /// Hunt AG (stop 57): a night run with the machine's clock days behind (a boot before the network
+    /// set it) kept each export to the wrong clock's day, skipping the rest as future-dated, and the
+    /// next nights, the clock right, read the same content as imported: rows lost with "0 warnings".
+    /// Now a clock more than an hour behind the store's newest import stops the night before anything
+    /// is imported or moved (and `import-data`, the same check).
+    @Test func aClockBehindTheStoresNewestImportStopsTheNight() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        #expect(try bench.scorer().run().failure == nil)
+        let store = try PatientStore(path: bench.store)
+        #expect(try store.clockBehindProblem() == nil)
+        let newest = try #require(try store.importRuns().map(\.finishedAt).max())
+        #expect(try store.clockBehindProblem(now: newest.addingTimeInterval(-3599)) == nil)
+        let told = try #require(try store.clockBehindProblem(now: newest.addingTimeInterval(-3 * 86_400)))
+        #expect(told.contains("this machine's clock reads \(newest.addingTimeInterval(-3 * 86_400).iso8601), before the store's newest import"), "\(told)")
+        // The store's newest import three days ahead of this clock.
+        let db = try DatabaseQueue(path: bench.store)
+        try db.write { try $0.execute(sql: "UPDATE import_runs SET finished_at = finished_at + 3 * 86400") }
+        let file = bench.inbox.appendingPathComponent("more.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 1)).utf8).write(to: file)
+        let night = try bench.scorer().run()
+        #expect(night.exitCode == 1 && night.summaryLine.contains("is the clock set?") && night.filesImported == 0, "\(night.summaryLine)")
+        #expect(FileManager.default.fileExists(atPath: file.path))
     }
 
     /// Finding 7: an inbox file whose every row was skipped was recorded as imported (never to be
