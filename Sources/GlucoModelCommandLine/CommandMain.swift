@@ -44,6 +44,34 @@ func addressSpaceLimit() -> UInt64? {
     return UInt64(limit.rlim_cur)
 }
 
+/// Why the process cannot start `count` threads at once (nil: it can): under a limit on processes
+/// or threads, the import's parse thread never started and libdispatch retried for ever, so
+/// `import-data`, `nightly`, `predict`, `dose` and `report` waited without a word, the writers holding
+/// the store's lock (hunt AG, stop 57: `ulimit -u` 1 or 2). Each thread waits on a pipe until all are
+/// started, then ends.
+public func threadProblem(count: Int = 4) -> String? {
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0, let token = UnsafeMutableRawPointer(bitPattern: Int(fds[0])) else { return nil }
+    var threads: [pthread_t] = []
+    var failed: Int32 = 0
+    for _ in 0..<count {
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { arg in
+            var byte: UInt8 = 0
+            _ = read(Int32(Int(bitPattern: arg)), &byte, 1)
+            return nil
+        }, token)
+        if result != 0 { failed = result; break }
+        threads.append(thread)
+    }
+    close(fds[1])
+    for thread in threads { pthread_join(thread, nil) }
+    close(fds[0])
+    guard failed != 0 else { return nil }
+    return "cannot start \(count) threads (\(String(cString: strerror(failed)))): a limit on processes or threads (ulimit -u, "
+        + "a container's pids limit, systemd's TasksMax) leaves the toolkit too few, and it would wait for ever; raise the limit"
+}
+
 extension ParsableCommand {
     /// `main()` as ArgumentParser runs it, but the message of an error it prints (a
     /// `ValidationError` quoting a grammar's rule name, a config file's value) has the control
@@ -62,6 +90,10 @@ extension ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         if let small = addressSpaceProblem(limit: addressSpaceLimit()) {
             Console.standardError("Error: \(small)\n")
+            Foundation.exit(ExitCode.failure.rawValue)
+        }
+        if let few = threadProblem() {
+            Console.standardError("Error: \(few)\n")
             Foundation.exit(ExitCode.failure.rawValue)
         }
         if let deep = deepWorkingFolder() {

@@ -114,6 +114,35 @@ import GrammarEvolution
         #expect(process.terminationStatus == 1 && text.contains("the address-space limit (ulimit -v) is 390 MB, under the 512 MB"), "\(text)")
     }
 
+    /// Hunt AG (stop 57): under a limit on processes or threads (`ulimit -u`, a container's pids limit)
+    /// the import's thread never started and libdispatch retried for ever: predict, dose, report,
+    /// nightly and import-data waited without a word. Every command now says so at once. Root is
+    /// exempt from the limit: run as `nobody` where `setpriv` can switch to it and it can run the build.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/bin/bash")))
+    func tooFewThreadsIsRefusedAtOnce() throws {
+        let exe = try #require(Self.executable("glucomodel-predict"))
+        func asNobody(_ script: String) throws -> (status: Int32, stderr: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/bash", "-c", script, exe.path]
+            process.currentDirectoryURL = URL(fileURLWithPath: "/")
+            process.standardOutput = FileHandle.nullDevice
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
+        guard try asNobody("test -x \"$0\"").status == 0 else { return }  // the build is not nobody's to run
+        let few = try asNobody("ulimit -u 2 && OPENBLAS_NUM_THREADS=1 exec \"$0\" metrics --store /nonexistent/s.sqlite")
+        #expect(few.status == 1 && few.stderr.contains("cannot start 4 threads (Resource temporarily unavailable): a limit on processes"),
+                "\(few)")
+        // With threads to spare, the command runs (and names the missing store).
+        let enough = try asNobody("ulimit -u 64 && OPENBLAS_NUM_THREADS=1 exec \"$0\" metrics --store /nonexistent/s.sqlite")
+        #expect(enough.status == 1 && enough.stderr.contains("no such store file"), "\(enough)")
+    }
+
     /// Hunt P (stop 53): from a working folder whose path is longer than Foundation resolves relative
     /// paths under, an output folder named relatively spun for ever (its path walked up to "" and
     /// never met "/"), and an XML file crashed its parser. The check of where an output goes ends at
