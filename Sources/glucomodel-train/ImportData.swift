@@ -85,6 +85,9 @@ struct ImportData: ParsableCommand {
                         print("\(path): already imported (same content as run \(run.id), \(run.filePath), patient \(run.patient)); "
                               + "nothing added (to read it with another --patient or --time-zone, forget that import first: "
                               + "import-data --forget \(path) --store \(store))")
+                        if let note = run.futureRowsNote(now: Date(), forget: "import-data --forget \(path) --store \(store)") {
+                            print("  " + note)
+                        }
                         if let kept = run.skippedInsulinKeptNow, kept > 0 {
                             print("  \(Plural.of(kept, "insulin record")) its import skipped (stored by an earlier build, which kept none) "
                                   + "now kept with it: a dose within their action is refused (skipped_insulin_record)")

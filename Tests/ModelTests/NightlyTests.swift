@@ -560,6 +560,28 @@ struct Interrupted: Error {}
         #expect(FileManager.default.fileExists(atPath: file.path))
     }
 
+    /// Hunt AG (stop 57): on a new store the clock check has nothing to go by. A file whose import
+    /// skipped rows dated after its time, read again over an hour later, says so and how to read them.
+    @Test func rowsSkippedAsFutureDatedAreNamedWhenTheFileIsReadAgain() throws {
+        let bench = try NightlyBench(patients: [PredictFixture.patientA])
+        var scorer = bench.scorer()
+        // The machine's clock on the third of the file's five days.
+        scorer.settings.importOptions.now = PredictFixture.day0.addingTimeInterval(2.5 * 86_400)
+        let first = try scorer.run()
+        #expect(first.filesImported == 1 && first.warnings.contains { $0.contains("future-dated") }, "\(first.warnings)")
+        // Read again at once: nothing to say; over an hour after that import: the rows and the way to read them.
+        #expect(try scorer.run().warnings.isEmpty)
+        let db = try DatabaseQueue(path: bench.store)
+        try db.write { try $0.execute(sql: "UPDATE import_runs SET started_at = started_at - 7200") }
+        let later = try scorer.run()
+        let note = try #require(later.warnings.first, "\(later.warnings)")
+        // Every row of the file's last 2.5 days: 720 readings and the boluses and meals among them.
+        let skipped = try #require(try PatientStore(path: bench.store).importRuns().first?.summary.skipped["future-dated"])
+        #expect(skipped > 720 && note.contains("skipped \(skipped) rows dated after that time"), "\(note)")
+        #expect(note.contains("p_a-days0-4.csv: its import at ") && note.contains("rows dated after that time (was the machine's clock behind?)")
+                && note.contains("glucomodel-train import-data --forget \(bench.inbox.path)/p_a-days0-4.csv --store \(bench.store)"), "\(later.warnings)")
+    }
+
     /// Finding 7: an inbox file whose every row was skipped was recorded as imported (never to be
     /// read again) with an empty patient. Now it is a failed file: quarantined with its summary and
     /// first warnings as the reason, no run and no patient stored.

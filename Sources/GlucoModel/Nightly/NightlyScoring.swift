@@ -341,10 +341,14 @@ public struct NightlyScorer {
             }
             for (url, result) in results {
                 do {
-                    if case let .imported(run) = try result.get() {
+                    switch try result.get() {
+                    case let .imported(run):
                         outcome.filesImported += 1
                         outcome.readingsImported += run.recordsAddedByKind?[.glucose] ?? 0
                         reportImport(run.summary, &outcome, message)
+                    case let .alreadyImported(run):
+                        let forget = "glucomodel-train import-data --forget \(url.path) --store \(settings.storePath)"
+                        if let note = run.futureRowsNote(now: Date(), forget: forget) { warn(&outcome, message, "\(url.path): " + note) }
                     }
                 } catch let error as InputError {
                     quarantine(url, error.description, &outcome, message)

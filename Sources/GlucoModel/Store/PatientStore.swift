@@ -25,6 +25,16 @@ public struct ImportRun: Sendable, Hashable {
     /// file no longer reads as it was imported (another `--time-zone`, say), so they are not kept.
     public var skippedInsulinUnread = false
 
+    /// For a file whose content this run stored, imported again at `now`: the rows the run skipped as
+    /// dated after its time, when that was over an hour before `now` (some of them may be past now,
+    /// and are read only by forgetting the run and importing the file again: a machine clock behind
+    /// when it ran; hunt AG, stop 57). The sentence to say, or nil.
+    public func futureRowsNote(now: Date, forget: String) -> String? {
+        guard let rows = summary.skipped["future-dated"], rows > 0, now.timeIntervalSince(startedAt) > 3600 else { return nil }
+        return "its import at \(startedAt.iso8601) skipped \(Plural.of(rows, "row")) dated after that time (was the machine's "
+            + "clock behind?); those now past are read by forgetting that import (\(forget)) and importing the file again"
+    }
+
     /// What `import-data` prints under the file's summary: `patient p_017: 1 record added, 0 already stored`.
     public var storedLine: String {
         "patient \(patient): \(Plural.of(recordsAdded, "record")) added, \(recordsAlreadyStored) already stored"
