@@ -15,7 +15,7 @@ public struct ImportReadOptions: ParsableArguments {
     @Option(name: .customLong("glucose-units"), help: "Unit of the mapped glucose columns: mg/dL or mmol/L (default: mg/dL).")
     public var glucoseUnits: String?
 
-    @Option(name: .customLong("date-order"), help: "Day/month order of ambiguous dates: dmy or mdy (default: from the data).")
+    @Option(name: .customLong("date-order"), help: "Day/month order of dates a file's own dates do not decide (every day 1-12, or rows proving both orders): dmy or mdy (default: from the data).")
     public var dateOrder: DateOrder?
 
     public init() {}
@@ -43,7 +43,9 @@ public struct ImportReadOptions: ParsableArguments {
     /// - Throws: `ValidationError` for a bad mapping, or `--glucose-units` without `--columns`.
     public func importOptions(timeZone: TimeZone) throws -> ImportOptions {
         do { _ = try ImportOptions.format(nil, columns: columns != nil, glucoseUnits: glucoseUnits != nil) } catch { throw ValidationError("\(error)") }
-        var options = ImportOptions(timeZone: timeZone, dateOrder: dateOrder)
+        // The order of a file whose own dates do not decide it, never forced on one whose dates do.
+        var options = ImportOptions(timeZone: timeZone)
+        options.undecidedDateOrder = dateOrder
         options.columns = try mapping()
         return options
     }

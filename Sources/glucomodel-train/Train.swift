@@ -176,7 +176,8 @@ struct Train: ParsableCommand {
         do { _ = try ImportOptions.format(c.format, columns: mapping != nil, glucoseUnits: c.glucoseUnits != nil) } catch {
             throw ValidationError("\(error)")
         }
-        var options = ImportOptions(timeZone: try TimeArgument.timeZone(named: c.timeZone), dateOrder: c.dateOrder)
+        var options = ImportOptions(timeZone: try TimeArgument.timeZone(named: c.timeZone))
+        options.undecidedDateOrder = c.dateOrder
         options.columns = mapping
         return (options, c.format)
     }

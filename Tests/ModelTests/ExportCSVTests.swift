@@ -292,6 +292,37 @@ struct ExportCSVTests {
         #expect(dmy.log.glucose.count == 3 && dmy.summary.skipped == ["bad timestamp": 1])
     }
 
+    /// Hunt AI (stop 57): the command lines' `--date-order` forced its order on a file whose own dates
+    /// decide (a day-first export of 5-18 January, read month-first: 5-12 January stored as May to
+    /// December, 13-18 skipped). It is now the order of a file whose dates do not decide: none proves
+    /// one (every day 1-12), or rows prove both.
+    @Test func theDateOrderOptionNeverOverridesAFileWhoseDatesDecide() throws {
+        func options(_ order: DateOrder) -> ImportOptions {
+            var o = ExportFixtures.options("UTC")
+            o.undecidedDateOrder = order
+            return o
+        }
+        let dayFirst = try Self.libreFile([Self.libreGlucoseRow("05-01-2026 08:00", 100), Self.libreGlucoseRow("18-01-2026 08:00", 110)],
+                                          name: "day-first.csv")
+        let read = try LibreViewImporter().importFile(at: dayFirst, options: options(.monthDayYear))
+        #expect(read.log.glucose.map(\.time) == [utc("2026-01-05T08:00:00Z"), utc("2026-01-18T08:00:00Z")] && read.summary.skipped.isEmpty)
+        let open = try Self.libreFile([Self.libreGlucoseRow("05-01-2026 08:00", 100), Self.libreGlucoseRow("06-01-2026 08:00", 110)],
+                                      name: "open.csv")
+        #expect(try LibreViewImporter().importFile(at: open, options: options(.monthDayYear)).log.glucose.map(\.time)
+                == [utc("2026-05-01T08:00:00Z"), utc("2026-06-01T08:00:00Z")])
+        let mixed = try Self.libreFile([Self.libreGlucoseRow("13-02-2026 08:00", 110), Self.libreGlucoseRow("02-13-2026 09:00", 130)],
+                                       name: "mixed.csv")
+        let both = try LibreViewImporter().importFile(at: mixed, options: options(.dayMonthYear))
+        #expect(both.log.glucose.count == 1 && both.summary.skipped == ["bad timestamp": 1])
+        // A mapped CSV likewise.
+        let csv = dayFirst.deletingLastPathComponent().appendingPathComponent("mapped.csv")
+        try Data("time,glucose\n05/01/2026 08:00,100\n18/01/2026 08:00,110\n".utf8).write(to: csv)
+        var mapped = options(.monthDayYear)
+        mapped.columns = try CSVColumnMapping(parsing: "time=time,glucose=glucose")
+        let m = try MappedCSVImporter().importFile(at: csv, options: mapped)
+        #expect(m.log.glucose.map(\.time) == [utc("2026-01-05T08:00:00Z"), utc("2026-01-18T08:00:00Z")])
+    }
+
     /// Before: an AM/PM suffix alone chose month-first, so `03-04-2026 10:00 AM` (3 April in an
     /// en-AU export) was read as 4 March with no question asked.
     @Test func libreTwelveHourDatesThatFitBothOrdersNeedTheOption() throws {

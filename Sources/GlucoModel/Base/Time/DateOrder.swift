@@ -33,10 +33,12 @@ struct DateOrderEvidence {
         }
     }
 
-    /// The order the rows prove, or `undecided` when rows with dates prove neither, or the error:
-    /// `error(message)` places it (the file and column).
+    /// The order the rows prove, or `undecided` (the date order option) when rows with dates prove
+    /// neither or both, or the error: `error(message)` places it (the file and column). A file whose
+    /// rows prove one order is read in it whatever the option (hunt AI, stop 57: `import-data
+    /// --date-order mdy` stored a day-first export's 5-12 January as May to December).
     func order(column: String, undecided: DateOrder? = nil, _ error: (String) -> InputError) throws -> DateOrder {
-        if dayFirst == nil, monthFirst == nil, dated > 0, let undecided { return undecided }
+        if (dayFirst == nil) == (monthFirst == nil), dated > 0, let undecided { return undecided }
         switch (dayFirst, monthFirst) {
         case (_?, nil): return .dayMonthYear
         case (nil, _?): return .monthDayYear
