@@ -51,22 +51,37 @@ func addressSpaceLimit() -> UInt64? {
 /// started, then ends.
 public func threadProblem(count: Int = 4) -> String? {
     var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0, let token = UnsafeMutableRawPointer(bitPattern: Int(fds[0])) else { return nil }
+    guard pipe(&fds) == 0 else { return nil }
+    // The read end's number on the heap: it may be 0 (standard input closed), which as the pointer
+    // itself would be nil (the review of stop 57).
+    let reader = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+    reader.initialize(to: fds[0])
     var threads: [pthread_t] = []
     var failed: Int32 = 0
     for _ in 0..<count {
+        #if canImport(Glibc)
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { arg in
             var byte: UInt8 = 0
-            _ = read(Int32(Int(bitPattern: arg)), &byte, 1)
+            _ = read(arg!.load(as: Int32.self), &byte, 1)
             return nil
-        }, token)
+        }, reader)
+        if result == 0 { threads.append(thread) }
+        #else
+        var thread: pthread_t?
+        let result = pthread_create(&thread, nil, { arg in
+            var byte: UInt8 = 0
+            _ = read(arg.load(as: Int32.self), &byte, 1)
+            return nil
+        }, reader)
+        if result == 0, let thread { threads.append(thread) }
+        #endif
         if result != 0 { failed = result; break }
-        threads.append(thread)
     }
     close(fds[1])
     for thread in threads { pthread_join(thread, nil) }
     close(fds[0])
+    reader.deallocate()
     guard failed != 0 else { return nil }
     return "cannot start \(count) threads (\(String(cString: strerror(failed)))): a limit on processes or threads (ulimit -u, "
         + "a container's pids limit, systemd's TasksMax) leaves the toolkit too few, and it would wait for ever; raise the limit"

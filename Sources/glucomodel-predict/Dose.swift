@@ -85,8 +85,8 @@ struct Dose: ParsableCommand {
 
     func run() throws {
         let id = try PatientID(patient)
-        // A store is read for the day before the moment asked about (the audit's --from), not for
-        // the whole history; --settings-from-data reads the estimate's weeks.
+        // A store is read for the 14 days before the moment asked about (the audit's --from:
+        // `DoseAdvisor.memory`), not for the whole history; --settings-from-data reads the estimate's weeks.
         let moment = try (audit ? from.map { try time.parse($0, option: "--from") } : at.map { try time.parse($0, option: "--at", exact: true) })
         let lookback = settingsFromData ? max(DoseAdvisor.memory, SettingsEstimator.lookback()) : DoseAdvisor.memory
         let window = audit && moment == nil ? nil : HistoryWindow(moment: moment, lookback: lookback)

@@ -59,10 +59,6 @@ struct ImportData: ParsableCommand {
         try db.requireWritable()
         let lock = try takeLock()
         defer { lock.release() }
-        if let behind = try db.clockBehindProblem() {
-            Console.status("import-data: \(store): \(behind)")
-            throw ExitCode(RunStatus.failure.rawValue)
-        }
         var failed = 0, done = 0, rowsSkipped = 0
         // Several files per transaction (`ImportBatchLimits.standard`), each still all or nothing;
         // a file's lines are printed once its batch is committed.

@@ -225,6 +225,11 @@ import Testing
         let far = try #require(held(log(now: 85)))
         #expect(far.description.contains("glucose 85 mg/dL is below the target 110 mg/dL, and below 90 mg/dL, midway"), "\(far)")
         #expect(RecentLows(log(lows: 162), at: F.at(90)) == RecentLows(below70: 100.0 * 162 / 4032, below54: 0, coveredDays: 14))
+        // The records a dose reads from a store or an audit replays (`DoseAdvisor.memory`) hold the 14 days.
+        #expect(RecentLows(DoseAdvisor.history(log(lows: 162), at: F.at(90)), at: F.at(90)) == RecentLows(log(lows: 162), at: F.at(90)))
+        // A midpoint that would print as the glucose: both gain a decimal (review of stop 57): target 114, midpoint 92.
+        let note = DoseNote.limitedByFormulaBelowTarget(requested: 2, formula: 1.5, glucose: 91.6, target: 114, because: .farBelow(midpoint: 92))
+        #expect(note.description.contains("glucose 91.6 mg/dL is below the target 114 mg/dL, and below 92.0 mg/dL, midway"), "\(note)")
     }
 
     @Test func formulaMethodGivesTheFormulaBesideTheModel() {

@@ -46,7 +46,7 @@ public enum DoseAdvisor {
 
     /// The records a suggestion at `at` reads from `log`: those recorded through `at` (before it,
     /// when not `inclusive`) of `PatientLog.since(_:)` of `at - memory`, so that a suggestion in a
-    /// long history costs a day of it. The whole log through `at` when that window holds no glucose
+    /// long history costs 14 days of it. The whole log through `at` when that window holds no glucose
     /// reading (the refusal then names the newest reading, however old).
     public static func history(_ log: PatientLog, at: Date, inclusive: Bool = true) -> PatientLog {
         let window = log.since(at.addingTimeInterval(-memory)).recorded(through: at, inclusive: inclusive)

@@ -139,15 +139,24 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U requested, lowered to %.2f U, the formula's and the carbohydrates' own insulin (insulin on board %.2f U): a correction never goes beyond the formula's, since the models see glucose still rising from a meal whose bolus has yet to bring it down, and a dose on top stacks insulin", r, f, iob)
         case let .limitedByFormulaBelowTarget(r, f, glucose, target, why):
             let because: String
+            var shownGlucose = below(glucose, target)
             switch why {
-            case let .farBelow(midpoint): because = "and below \(g(midpoint)), midway between the suspend threshold and the target"
+            case let .farBelow(midpoint):
+                // Both with the decimals that tell them apart where they would print alike (91.6 below a
+                // midpoint of 92 read "glucose 92 mg/dL ... and below 92 mg/dL"; review of stop 57).
+                var shown = g(midpoint)
+                if shown == shownGlucose {
+                    shownGlucose = units.format(glucose, apartFrom: midpoint) + " " + units.rawValue
+                    shown = units.format(midpoint, apartFrom: glucose) + " " + units.rawValue
+                }
+                because = "and below \(shown), midway between the suspend threshold and the target"
             case let .lows(below70, below54):
                 because = String(format: "and the last 14 days' readings miss a consensus target for lows (%.1f%% below %@, target under 4%%; %.1f%% below %@, under 1%%)",
                                  below70, g(70), below54, g(54))
             case let .tooFewReadings(days):
                 because = String(format: "and the last 14 days' readings cover %.1f days, too few to tell that lows are rare (the consensus asks for 70%%: 9.8 days)", days)
             }
-            return String(format: "%.2f U requested, lowered to the formula's %.2f U: glucose %@ is below the target %@, %@; the rise the models see from there is mostly the meal itself, which people eat when glucose is low", r, f, below(glucose, target), g(target), because)
+            return String(format: "%.2f U requested, lowered to the formula's %.2f U: glucose %@ is below the target %@, %@; the rise the models see from there is mostly the meal itself, which people eat when glucose is low", r, f, shownGlucose, g(target), because)
         case let .raisedToFormulaAtMeal(r, f, glucose, ago):
             return String(format: "%.2f U requested, raised to %.2f U, the formula's for the meal eaten %.0f min ago at its glucose then (%@) less the insulin on board now: the models never saw a meal without its insulin", r, f, ago, g(glucose))
         case let .raiseLimitedBySuspend(f, limit, threshold):

@@ -68,8 +68,6 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
     case cannotWrite(String, String)
     /// `--out` would write over or into what the night reads (`ReadFiles.check(outputFolder:)`'s message).
     case outputOverInput(String)
-    /// The machine's clock behind the store's newest import (`PatientStore.clockBehindProblem`).
-    case clockBehind(String)
     /// The night's files were written with another header (another `--units`, or an older version).
     case otherHeader(path: String, found: String, expected: String)
 
@@ -81,7 +79,6 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
         case let .notAFolder(role, path): return "the \(role) folder \(path) is a file, not a folder"
         case let .cannotWrite(path, why): return "cannot write \(path): \(why)"
         case let .outputOverInput(message): return message
-        case let .clockBehind(message): return message
         case let .otherHeader(path, found, expected):
             return "\(path) was written with the header '\(found)', not '\(expected)' (another glucose unit?); "
                 + "run the night with the units it was started in, or write to another output folder"
@@ -235,10 +232,6 @@ public struct NightlyScorer {
             outcome.failure = .unusableStore(settings.storePath, "\(error)")
             return outcome
         }
-        if let behind = try? store.clockBehindProblem() {
-            outcome.failure = .clockBehind(behind)
-            return outcome
-        }
         let folder = NightFolder(root: settings.output.appendingPathComponent(settings.night))
         do { try folder.create() } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
@@ -382,10 +375,11 @@ public struct NightlyScorer {
         let more = details.map { "\n" + $0 } ?? ""
         // A file written a moment ago may still be being written (a JSON export cut short reads as
         // truncated): moved away, its writer would finish it in the quarantine, never to be read.
-        // A time further ahead than that is not a file being written (a file dated in the future,
-        // reported "changed 0 s ago" every night until then; hunt AG, stop 57).
+        // Up to an hour ahead too (an inbox on a file server whose clock runs fast); a time further
+        // ahead is no file being written (a file dated in the future was reported "changed 0 s ago"
+        // every night until then; hunt AG and the review of stop 57).
         if let modified = try? url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate,
-           abs(Date().timeIntervalSince(modified)) < settings.settleTime {
+           (-max(settings.settleTime, 3600)..<settings.settleTime).contains(Date().timeIntervalSince(modified)) {
             let still = StillWritten(file: url.path, reason: reason, age: max(0, Date().timeIntervalSince(modified)), settle: settings.settleTime)
             warn(&outcome, message, "\(still)" + more)
             return

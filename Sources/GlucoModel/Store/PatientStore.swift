@@ -41,6 +41,20 @@ public struct ImportRun: Sendable, Hashable {
     }
 }
 
+/// A file with rows dated after the machine's clock while the clock is more than
+/// `PatientStore.clockTolerance` behind the store's newest import: not imported (rolled back), as a
+/// boot before the network set the clock would have it (hunt AG, stop 57: stored, the file counted as
+/// imported and the rows after the wrong clock were never read; the next nights said "0 warnings").
+/// A clock behind a store stamped by a clock ahead costs nothing while no file has such rows.
+public struct ClockBehindError: Error, CustomStringConvertible {
+    public var now: Date, newest: Date, rows: Int
+    public var description: String {
+        "\(Plural.of(rows, "row")) dated after this machine's clock (\(now.iso8601)), which is behind the store's newest import "
+            + "(\(newest.iso8601)): is the clock set? Not imported (stored, the file would count as imported and those rows "
+            + "never be read); import it again once the clock is right"
+    }
+}
+
 /// What importing a file into the store did.
 public enum StoreImportOutcome: Sendable {
     /// The file was read and its new records stored in one transaction.
@@ -122,6 +136,7 @@ public struct PatientStore: Sendable {
     /// is rolled back when this throws, so the file is stored entirely or not at all.
     func importOne(_ url: URL, importer: some PatientDataImporter, options: ImportOptions, db: Database) throws -> StoreImportOutcome {
         let started = Date()
+        let newest = try Double.fetchOne(db, sql: "SELECT MAX(finished_at) FROM import_runs").map(Date.init(timeIntervalSince1970:))
         let cannotRead = { (error: any Error) in
             InputError(SourceLocation(file: url.path), "cannot read the file (\(error.localizedDescription))")
         }
@@ -150,6 +165,10 @@ public struct PatientStore: Sendable {
                     do { hash = try hasher.value() } catch { throw cannotRead(error) }
                     if let previous = try Self.run(hash: hash, db) { throw ContentStoredBefore(run: previous) }
                     return (hash, fingerprint)
+                }
+                if let newest, let rows = run?.summary.skipped["future-dated"], rows > 0,
+                   options.now < newest.addingTimeInterval(-Self.clockTolerance) {
+                    throw ClockBehindError(now: options.now, newest: newest, rows: rows)
                 }
                 return .commit
             }
@@ -458,21 +477,9 @@ public struct PatientStore: Sendable {
         try db.read { db in try String.fetchAll(db, sql: "SELECT id FROM patients ORDER BY id") }.map { try PatientID($0) }
     }
 
-    /// How far the machine's clock may be behind the store's newest import before an import refuses.
+    /// How far the machine's clock may be behind the store's newest import before a file with rows
+    /// dated after the clock is kept out (`ClockBehindError`).
     public static let clockTolerance: TimeInterval = 3600
-
-    /// Why an import at `now` (the machine's clock) must not run: the clock is more than
-    /// `clockTolerance` behind the store's newest import, as after a boot before the network set it
-    /// (a Raspberry Pi's saved clock, a VM restored from a snapshot). Rows dated after it would be
-    /// skipped as future-dated and, the file's content then imported, never read again (hunt AG,
-    /// stop 57: an export kept to the wrong clock's day, 1,329 rows lost, the next nights "0 warnings").
-    public func clockBehindProblem(now: Date = Date()) throws -> String? {
-        let newest = try db.read { db in try Double.fetchOne(db, sql: "SELECT MAX(finished_at) FROM import_runs") }
-        guard let newest, now.timeIntervalSince1970 < newest - Self.clockTolerance else { return nil }
-        return "this machine's clock reads \(now.iso8601), before the store's newest import "
-            + "(\(Date(timeIntervalSince1970: newest).iso8601)): is the clock set? Rows dated after the clock would be skipped as "
-            + "future-dated and not read again; nothing imported"
-    }
 
     /// Every import run, oldest first.
     public func importRuns() throws -> [ImportRun] {
