@@ -23,6 +23,43 @@ import Testing
         return url
     }
 
+    /// Hunt AI (stop 57): a header line repeated (two exports joined, CareLink's sections) was read as
+    /// a bolus and a basal of unreadable time, and every dose was then refused. Skipped as such.
+    @Test func aRepeatedHeaderIsSkippedNotReadAsInsulin() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=Timestamp,glucose=Sensor,bolus=Bolus (U),basal=Basal (U/h)")
+        let url = try Self.file("""
+            Timestamp,Sensor,Bolus (U),Basal (U/h)
+            2026-01-05 08:00,120,,0.8
+            2026-01-05 08:05,125,2.5,
+            timestamp,SENSOR,Bolus (U),Basal (U/h)
+            2026-01-05 08:10,130,,
+            2026-01-05 08:15,Sensor,,
+            """)
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(mapping, zone: "UTC"))
+        #expect(r.log.glucose.count == 3 && r.log.boluses.count == 1 && r.log.basalRates.count == 1)
+        #expect(r.summary.skipped["repeated header"] == 1 && (r.summary.skippedInsulin ?? []).isEmpty, "\(r.summary.skipped)")
+        // A cell that only names its column, among others that do not, is no header: that row's glucose is a bad value.
+        #expect(r.summary.rowsSkippedForProblems == 2, "\(r.summary.skipped)")
+    }
+
+    /// Hunt AI (stop 57): a preamble above the header (Glooko's first line names the person) was
+    /// quoted field by field in the error; a semicolon-separated file was listed as one column. With
+    /// none of the mapped columns found, the line is not quoted, and the likely cause is named.
+    @Test func aLineWithNoneOfTheMappedColumnsIsNotQuoted() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=Timestamp,glucose=CGM")
+        let preamble = try Self.file("Name:Jane Example,Date Range:2026-01-05 - 2026-01-18\nTimestamp,CGM\n2026-01-05 08:00,120\n")
+        let error = try #require(throws: InputError.self) { try MappedCSVImporter().importFile(at: preamble, options: Self.options(mapping)) }
+        #expect(!error.description.contains("Jane") && error.issue.location.line == 1, "\(error)")
+        #expect(error.issue.message == "the first line read as the header has none of the mapped columns 'Timestamp' (time), 'CGM' (glucose): "
+                + "is a preamble above the header (a name, a device, a date range)? Start such lines with '#' or remove them")
+        // Started with '#', it is read.
+        let marked = try Self.file("# Name:Jane Example\nTimestamp,CGM\n2026-01-05 08:00,120\n")
+        #expect(try MappedCSVImporter().importFile(at: marked, options: Self.options(mapping)).log.glucose.count == 1)
+        let semicolons = try Self.file("Timestamp;CGM\n2026-01-05 08:00;120\n")
+        let told = try #require(throws: InputError.self) { try MappedCSVImporter().importFile(at: semicolons, options: Self.options(mapping)) }
+        #expect(told.issue.message.hasSuffix("its fields are separated by semicolons, and the csv format reads commas: save the file comma-separated"))
+    }
+
     @Test func readsEveryGoodRowAndNamesEveryBadOne() throws {
         let url = ExportFixtures.url("glupredkit.csv")
         let r = try MappedCSVImporter().importFile(at: url, options: Self.options())

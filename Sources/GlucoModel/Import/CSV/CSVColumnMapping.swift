@@ -115,6 +115,16 @@ public struct CSVColumnMapping: Sendable, Hashable {
             }
         }
         guard missing.isEmpty else {
+            // None found: the line is likely no header but a preamble above it, which may name the
+            // person (Glooko's first line): not quoted (hunt AI, stop 57). One field holding semicolons
+            // is a file separated by them.
+            if found.isEmpty {
+                let why = header.count == 1 && header[0].contains(";")
+                    ? "its fields are separated by semicolons, and the csv format reads commas: save the file comma-separated"
+                    : "is a preamble above the header (a name, a device, a date range)? Start such lines with '#' or remove them"
+                return .failure(Problem(description: "the first line read as the header has none of the mapped columns "
+                                        + "\(missing.joined(separator: ", ")): \(why)"))
+            }
             let shown = header.prefix(30).map { "'\($0)'" }.joined(separator: ", ") + (header.count > 30 ? ", ..." : "")
             return .failure(Problem(description: "the header has no column \(missing.joined(separator: ", ")); its columns are \(shown)"))
         }

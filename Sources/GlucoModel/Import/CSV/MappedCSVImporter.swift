@@ -124,6 +124,14 @@ struct MappedCSVReader {
                 continue
             }
             row.load(bytes)
+            if repeatsHeader(row) {
+                // Two exports joined, or a section under a header of the same layout (CareLink): its
+                // cells read as a bolus and a basal of unreadable time, and every dose was refused
+                // (hunt AI, stop 57).
+                skipRow("repeated header", line: number, field: nil, "the line repeats the header (two exports joined, or a "
+                        + "section of the same layout): skipped")
+                continue
+            }
             if PatientLogBuilder.mayBeCut(row, header: columnCount, endedInsideLine: lines.endedInsideLine) {
                 let message = PatientLogBuilder.cutLastRowMessage(fields: row.count, header: columnCount)
                 if let p = cutRowPatient(row) {
@@ -170,6 +178,13 @@ struct MappedCSVReader {
         for (field, i) in positions { names[field] = header[i] }
         columnCount = header.count
         headerLine = line
+    }
+
+    /// Whether every mapped cell of `row` is its column's name in the header (letter case aside).
+    func repeatsHeader(_ row: CSVRow) -> Bool {
+        !positions.isEmpty && positions.allSatisfy { field, i in
+            i < row.count && names[field].map { row.text(i).caseInsensitiveCompare($0) == .orderedSame } == true
+        }
     }
 
     static func isMissing(_ field: ArraySlice<UInt8>) -> Bool {
