@@ -60,6 +60,25 @@ import Testing
         #expect(told.issue.message.hasSuffix("its fields are separated by semicolons, and the csv format reads commas: save the file comma-separated"))
     }
 
+    /// Hunt AI (stop 57): a quoted decimal comma (`"6,2"`, a spreadsheet in a decimal-comma locale saving
+    /// a comma CSV) was refused, and only whole readings were kept. Read, with one or two decimals;
+    /// three digits after the comma are thousands, refused as before.
+    @Test func aQuotedDecimalCommaIsRead() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=time,glucose=glucose,bolus=bolus,carbs=carbs")
+        var options = Self.options(mapping, zone: "UTC")
+        options.columns?.glucoseUnit = .mmolL
+        let url = try Self.file("""
+            time,glucose,bolus,carbs
+            2026-01-05 08:00,"6,2","1,5","42,5"
+            2026-01-05 08:05,7,,
+            2026-01-05 08:10,"6,25","1,000",
+            """)
+        let r = try MappedCSVImporter().importFile(at: url, options: options)
+        #expect(r.log.glucose.map(\.value.mmolL).map { ($0 * 100).rounded() / 100 } == [6.2, 7, 6.25])
+        #expect(r.log.boluses.map(\.dose.units) == [1.5] && r.log.carbs.map(\.amount.grams) == [42.5])
+        #expect(r.summary.skipped["not a number"] == 1, "\(r.summary.skipped)")
+    }
+
     @Test func readsEveryGoodRowAndNamesEveryBadOne() throws {
         let url = ExportFixtures.url("glupredkit.csv")
         let r = try MappedCSVImporter().importFile(at: url, options: Self.options())

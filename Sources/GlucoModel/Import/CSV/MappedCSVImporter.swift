@@ -180,6 +180,18 @@ struct MappedCSVReader {
         headerLine = line
     }
 
+    /// Field `i`'s text, a decimal comma read as a point. A cell holding a comma was quoted (`"6,2"`,
+    /// as a spreadsheet in a decimal-comma locale saves a comma-separated file), so the comma
+    /// separates no fields: refused, a Diasend sheet kept only its whole readings, a biased tenth
+    /// (hunt AI, stop 57). Only with one or two digits after it: three are thousands (`1,000`).
+    static func numberText(_ row: CSVRow, _ i: Int) -> String {
+        let text = row.text(i)
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[1].count), parts[1].allSatisfy({ ("0"..."9").contains($0) }),
+              let whole = parts[0].last, ("0"..."9").contains(whole) else { return text }
+        return parts[0] + "." + parts[1]
+    }
+
     /// Whether every mapped cell of `row` is its column's name in the header (letter case aside).
     func repeatsHeader(_ row: CSVRow) -> Bool {
         !positions.isEmpty && positions.allSatisfy { field, i in
@@ -317,24 +329,24 @@ struct MappedCSVReader {
                     glucoseNumbers += 1
                     if mapping.glucoseUnit == .mgdL ? v < 30 : v > 35 { otherUnitLooking += 1 }
                 }
-                guard let (value, censoring) = patient.builder.glucose(row.text(i), unit: mapping.glucoseUnit, at: loc) else { continue }
+                guard let (value, censoring) = patient.builder.glucose(Self.numberText(row, i), unit: mapping.glucoseUnit, at: loc) else { continue }
                 patient.builder.add(GlucoseReading(time: time, value: value, source: field == .glucose ? .cgm : .fingerStick,
                                                    censoring: censoring), at: at)
             case .bolus:
                 let mark = patient.builder.skipMark
-                guard let u = patient.builder.number(row.text(i), at: loc, expected: "bolus insulin in U", range: ImportLimits.doseUnits)
+                guard let u = patient.builder.number(Self.numberText(row, i), at: loc, expected: "bolus insulin in U", range: ImportLimits.doseUnits)
                 else {
                     patient.builder.noteSkippedInsulin(.bolus, time: time, since: mark, amounts: [row.text(i)], at: loc)
                     continue
                 }
                 patient.builder.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), at: at)
             case .carbs:
-                guard let g = patient.builder.number(row.text(i), at: loc, expected: "carbohydrates in g", range: ImportLimits.carbGrams)
+                guard let g = patient.builder.number(Self.numberText(row, i), at: loc, expected: "carbohydrates in g", range: ImportLimits.carbGrams)
                 else { continue }
                 patient.builder.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), at: at)
             case .basal:
                 let mark = patient.builder.skipMark
-                guard let r = patient.builder.number(row.text(i), at: loc, expected: "basal rate in U/h", range: ImportLimits.basalUnitsPerHour)
+                guard let r = patient.builder.number(Self.numberText(row, i), at: loc, expected: "basal rate in U/h", range: ImportLimits.basalUnitsPerHour)
                 else {
                     patient.builder.noteSkippedInsulin(.basal, time: time, since: mark, at: loc)
                     continue
