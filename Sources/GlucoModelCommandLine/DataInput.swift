@@ -8,7 +8,7 @@ import GlucoModel
 public struct ImportReadOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Read the data files as a CSV with these columns (format csv): field=column pairs such as time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs.",
-        discussion: "Fields: time (required), patient, glucose (CGM), finger (finger stick), bolus (U), carbs (g), basal (U/h).",
+        discussion: "Fields: time (required), clock (the time of day, when time holds the date alone), patient, glucose (CGM), finger (finger stick), bolus (U), carbs (g), basal (U/h).",
         valueName: "field=column,..."))
     public var columns: String?
 

@@ -79,6 +79,30 @@ import Testing
         #expect(r.summary.skipped["not a number"] == 1, "\(r.summary.skipped)")
     }
 
+    /// Hunt AI (stop 57): exports that write the date and the time of day in two columns (CareLink,
+    /// xDrip+) could not be mapped, CareLink's `2026/01/05` was not a date, and a date column mapped as
+    /// the time put every row at midnight. `clock=COLUMN` maps the time of day; a date alone is skipped.
+    @Test func theDateAndTheTimeOfDayInTwoColumns() throws {
+        let carelink = try Self.file("""
+            Index,Date,Time,Sensor Glucose (mg/dL)
+            1,2026/01/05,08:00:00,120
+            2,2026/01/05,08:05:00,125
+
+            """)
+        let mapping = try CSVColumnMapping(parsing: "time=Date,clock=Time,glucose=Sensor Glucose (mg/dL)")
+        let r = try MappedCSVImporter().importFile(at: carelink, options: Self.options(mapping, zone: "Europe/Madrid"))
+        #expect(r.log.glucose.map(\.time) == [ExportFixtures.utc("2026-01-05T07:00:00Z"), ExportFixtures.utc("2026-01-05T07:05:00Z")])
+        let xdrip = try Self.file("DAY;TIME;UDT_CGMS\n".replacingOccurrences(of: ";", with: ",") + "18/01/2026,23:55,6.1\n05/01/2026,00:00,5.5\n")
+        var mmol = Self.options(try CSVColumnMapping(parsing: "time=DAY,clock=TIME,glucose=UDT_CGMS"), zone: "UTC")
+        mmol.columns?.glucoseUnit = .mmolL
+        let x = try MappedCSVImporter().importFile(at: xdrip, options: mmol)
+        #expect(x.log.glucose.map(\.time) == [ExportFixtures.utc("2026-01-05T00:00:00Z"), ExportFixtures.utc("2026-01-18T23:55:00Z")])
+        // The date alone, without the clock column: skipped, saying what to map.
+        let dateOnly = try MappedCSVImporter().importFile(at: carelink, options: Self.options(try CSVColumnMapping(parsing: "time=Date,glucose=Sensor Glucose (mg/dL)"), zone: "UTC"))
+        #expect(dateOnly.log.glucose.isEmpty && dateOnly.summary.skipped == ["date without time": 2], "\(dateOnly.summary.skipped)")
+        #expect(dateOnly.summary.issues.first?.message == "'2026-01-05' is a date without a time of day; map the column holding the time of day as clock=COLUMN")
+    }
+
     @Test func readsEveryGoodRowAndNamesEveryBadOne() throws {
         let url = ExportFixtures.url("glupredkit.csv")
         let r = try MappedCSVImporter().importFile(at: url, options: Self.options())
@@ -163,7 +187,7 @@ import Testing
         }
         #expect(problem("glucose=CGM") == "no time column; expected time=COLUMN (e.g. time=date)")
         #expect(problem("time=date,patient=id") == "no measurement column; map at least one of glucose, finger, bolus, carbs, basal (e.g. glucose=CGM)")
-        #expect(problem("time=date,cgm=CGM") == "unknown field 'cgm'; expected one of time, patient, glucose, finger, bolus, carbs, basal")
+        #expect(problem("time=date,cgm=CGM") == "unknown field 'cgm'; expected one of time, clock, patient, glucose, finger, bolus, carbs, basal")
         #expect(problem("time=date,glucose") == "'glucose' is not field=column; expected e.g. time=date,glucose=CGM")
         #expect(problem("time=date,glucose=x,glucose=y") == "field 'glucose' is given twice")
         #expect(problem("time=date,glucose= ") == "'glucose' names no column; expected glucose=COLUMN")

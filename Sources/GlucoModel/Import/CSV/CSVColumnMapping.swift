@@ -3,13 +3,14 @@ import Foundation
 /// Which column of another tool's CSV export holds which field, for `MappedCSVImporter`
 /// (`--format csv --columns time=date,glucose=CGM,bolus=insulin,carbs=carbs,patient=id`).
 ///
-/// Fields: `time` (required), `patient`, `glucose` (CGM readings), `finger` (finger-stick
-/// glucose), `bolus` (U), `carbs` (g), `basal` (a basal rate in U/h); at least one of the
-/// measurement fields. Glucose and finger sticks are in `glucoseUnit` (mg/dL unless told).
+/// Fields: `time` (required), `clock` (the time of day, for exports that write the date and the
+/// time in two columns: CareLink, xDrip+), `patient`, `glucose` (CGM readings), `finger`
+/// (finger-stick glucose), `bolus` (U), `carbs` (g), `basal` (a basal rate in U/h); at least one
+/// of the measurement fields. Glucose and finger sticks are in `glucoseUnit` (mg/dL unless told).
 public struct CSVColumnMapping: Sendable, Hashable {
     /// A field the toolkit reads from a mapped column.
     public enum Field: String, CaseIterable, Sendable, Comparable {
-        case time, patient, glucose, finger, bolus, carbs, basal
+        case time, clock, patient, glucose, finger, bolus, carbs, basal
 
         public static func < (a: Field, b: Field) -> Bool {
             allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
@@ -19,6 +20,7 @@ public struct CSVColumnMapping: Sendable, Hashable {
         var holds: String {
             switch self {
             case .time: return "the time of the row"
+            case .clock: return "the time of day of the row, whose date is in the time column"
             case .patient: return "a pseudonymous patient id"
             case .glucose: return "CGM glucose"
             case .finger: return "finger-stick glucose"

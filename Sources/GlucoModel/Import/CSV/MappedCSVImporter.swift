@@ -192,6 +192,25 @@ struct MappedCSVReader {
         return parts[0] + "." + parts[1]
     }
 
+    /// The row's time as written: the time column, with the clock column after a space when one is
+    /// mapped (`2026/01/05` and `08:15:00`), and a year-first date with slashes (CareLink's
+    /// `2026/01/05`) read as ISO 8601's dashes.
+    func timeBytes(_ row: CSVRow) -> ArraySlice<UInt8> {
+        guard let column = positions[.time], column < row.count else { return [] }
+        let date = row[column]
+        let digit = { (b: UInt8) in (48...57).contains(b) }
+        let slash = UInt8(ascii: "/")
+        let b = Array(date)
+        let yearFirst = b.count >= 10 && b[0..<4].allSatisfy(digit) && b[4] == slash && b[7] == slash
+        guard yearFirst || positions[.clock] != nil else { return date }
+        var out = yearFirst ? b.enumerated().map { ($0.offset == 4 || $0.offset == 7) ? UInt8(ascii: "-") : $0.element } : b
+        if let clock = positions[.clock], clock < row.count, !row[clock].isEmpty {
+            out.append(UInt8(ascii: " "))
+            out.append(contentsOf: row[clock])
+        }
+        return out[...]
+    }
+
     /// Whether every mapped cell of `row` is its column's name in the header (letter case aside).
     func repeatsHeader(_ row: CSVRow) -> Bool {
         !positions.isEmpty && positions.allSatisfy { field, i in
@@ -279,7 +298,7 @@ struct MappedCSVReader {
             return kind
         }
         guard !kinds.isEmpty, let column = positions[.time], column < row.count else { return UnplacedInsulin(kinds: kinds) }
-        let f = row[column]
+        let f = timeBytes(row)
         let written = Self.writtenTime(f, order: dateOrder)
         return UnplacedInsulin(kinds: kinds, written: written, epoch: written == nil ? Self.epochTime(f) : nil)
     }
@@ -354,7 +373,7 @@ struct MappedCSVReader {
                 if let last = patient.lastBasal, last.rate == r, last.time <= time { continue }
                 patient.lastBasal = (time, r)
                 patient.builder.add(BasalRate(start: time, rate: InsulinRate(unitsPerHour: r)), at: at)
-            case .time, .patient:
+            case .time, .clock, .patient:
                 continue
             }
         }
@@ -416,9 +435,17 @@ struct MappedCSVReader {
     mutating func readTime(_ row: CSVRow, line: Int, _ b: inout PatientLogBuilder, insulin: [RecordKind] = [], glucose: Bool = false) throws -> Date? {
         let column = positions[.time]!
         let name = names[.time]!
-        let f = row[column]
-        if f.isEmpty {
+        let f = timeBytes(row)
+        if row[column].isEmpty {
             b.skip("empty value", line: line, field: name, "the time is empty; expected \(Self.timeShapes)")
+            b.noteUndatedInsulin(insulin, at: b.location(line, name))
+            return nil
+        }
+        // A date alone (no clock column mapped) put every row at midnight (hunt AI, stop 57).
+        if positions[.clock] == nil, !f.contains(UInt8(ascii: ":")), f.count <= 10,
+           TimestampParser.iso8601(bytes: f) != nil || TimestampParser.numericDate(bytes: f) != nil {
+            b.skip("date without time", line: line, field: name, "'\(String(decoding: f.prefix(40), as: UTF8.self))' is a date without a "
+                   + "time of day; map the column holding the time of day as clock=COLUMN")
             b.noteUndatedInsulin(insulin, at: b.location(line, name))
             return nil
         }
@@ -430,7 +457,7 @@ struct MappedCSVReader {
             dateOrder = order
             guard let local = numeric.local(order) else {
                 let shape = order == .monthDayYear ? "MM-DD-YYYY hh:mm" : "DD-MM-YYYY hh:mm"
-                b.skip("bad time", line: line, field: name, "'\(row.text(column).prefix(40))' is not a valid date in the order \(shape)")
+                b.skip("bad time", line: line, field: name, "'\(String(decoding: f.prefix(40), as: UTF8.self))' is not a valid date in the order \(shape)")
                 b.noteUndatedInsulin(insulin, at: b.location(line, name))
                 return nil
             }
@@ -438,7 +465,7 @@ struct MappedCSVReader {
         } else if let epoch = Self.epochTime(f) {
             time = epoch
         } else {
-            b.skip("bad time", line: line, field: name, "'\(row.text(column).prefix(40))' is not a time; expected \(Self.timeShapes)")
+            b.skip("bad time", line: line, field: name, "'\(String(decoding: f.prefix(40), as: UTF8.self))' is not a time; expected \(Self.timeShapes)")
             b.noteUndatedInsulin(insulin, at: b.location(line, name))
             return nil
         }
@@ -459,15 +486,17 @@ struct MappedCSVReader {
         var evidence = DateOrderEvidence()
         while evidence.open, let (number, bytes) = lines.nextBytes() {
             guard number > headerLine else { continue }
-            // The time's field alone, unless a quote comes first (`CSVRow.unquotedField`).
-            if let field = CSVRow.unquotedField(column, of: bytes) {
+            // The time's field alone, unless a quote comes first (`CSVRow.unquotedField`) or the time of
+            // day is in a column of its own (a date alone is no `numericDate`).
+            if positions[.clock] == nil, let field = CSVRow.unquotedField(column, of: bytes) {
                 guard let d = TimestampParser.numericDate(bytes: field) else { continue }
                 evidence.add(d, line: number) { String(decoding: field, as: UTF8.self) }
                 continue
             }
             row.load(bytes)
-            guard let d = TimestampParser.numericDate(bytes: row[column]) else { continue }
-            evidence.add(d, line: number) { row.text(column) }
+            let time = timeBytes(row)
+            guard let d = TimestampParser.numericDate(bytes: time) else { continue }
+            evidence.add(d, line: number) { String(decoding: time, as: UTF8.self) }
         }
         return try evidence.order(column: "time", undecided: options.undecidedDateOrder) { b.error(nil, names[.time], $0) }
     }
