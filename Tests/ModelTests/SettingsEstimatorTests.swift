@@ -123,6 +123,20 @@ struct KnownPerson {
         #expect(SettingsEstimator.boundedStep(from: 2.2, toward: 1, limits: DoseLimits.carbRatio) == 2)
     }
 
+    /// Hunt AI (stop 57): carbohydrates mapped from a column of 15 g exchanges were read as grams, and
+    /// the carb ratio stepped 20% toward an estimate a fifteenth of the setting. An estimate more than
+    /// 4 times from the current setting (a unit, not a drift) changes nothing, and says to check the units.
+    @Test func anEstimateFarBeyondTheSettingIsAUnitNotAStep() {
+        let person = KnownPerson()
+        var log = person.log()
+        log.carbs = log.carbs.map { CarbIntake(time: $0.time, amount: Carbohydrate(grams: ($0.amount.grams / 15 * 10).rounded() / 10)) }
+        let checked = try! person.settings.checked(for: try! PatientID("known")).get()
+        let e = SettingsEstimator.estimate(log: log, settings: checked, timeZone: KnownPerson.utc)
+        #expect(e.carbRatio.estimate! < person.icr / SettingsEstimator.farFactor && e.carbRatio.suggested == person.icr)
+        #expect(e.carbRatio.reason.hasPrefix("no change: the estimate is 1/") && e.carbRatio.reason.contains("exchanges"), "\(e.carbRatio.reason)")
+        // Twice the truth still steps (aWrongSettingMovesTowardTheTruthAtMostTwentyPercent).
+    }
+
     /// In every block with the evidence for a basal, `normal` moves it (`moves`) and `held` keeps
     /// `current`, with the reason its ratio was held for.
     static func expectBasalHeld(_ normal: SettingsEstimate, _ held: SettingsEstimate, at current: Double,

@@ -75,6 +75,9 @@ public enum SettingsEstimator {
     /// Beyond this share of the boluses read repeating the dose before within 5 minutes, the
     /// insulin is taken to be recorded twice and nothing changes.
     public static let maximumTwinShare = 0.1
+    /// An estimate more than this factor from the current carb ratio or ISF changes nothing: a unit
+    /// mistaken, not a setting off (those are off by 20-30%).
+    public static let farFactor = 4.0
     /// A band wider than ±50% of the estimate is too little evidence.
     public static let widestBand = 0.5
     /// Local start hours of the basal blocks.
@@ -618,6 +621,15 @@ public enum SettingsEstimator {
             p.reason = "too little evidence: \(Plural.of(p.periods, "\(kind) window")), at least \(minimum) needed"; return
         }
         if let problem = evidenceProblem(estimate: p.estimate, band: p.band, current: p.current) { p.reason = problem; return }
+        // Beyond what a setting drifts by: a unit, not the person (hunt AI, stop 57: carbohydrates
+        // mapped from a column of 15 g exchanges read as grams, an estimate of 1.5 g/U against 20,
+        // and a step of -20% toward it).
+        if let estimate = p.estimate, max(estimate / p.current, p.current / estimate) > farFactor {
+            let ratio = estimate > p.current ? String(format: "%.1f times", estimate / p.current) : String(format: "1/%.1f of", p.current / estimate)
+            p.reason = "no change: the estimate is \(ratio) the current setting, beyond what a setting drifts by: check the units "
+                + (kind == "meal" ? "of the carbohydrates (exchanges or portions of 10-15 g read as grams?)" : "of the glucose and of the setting")
+            return
+        }
         let step = boundedStep(from: p.current, toward: p.estimate!, limits: limits)
         if step < p.current, let holdingDecrease { p.reason = holdingDecrease; return }
         if step > p.current, let holdingIncrease { p.reason = holdingIncrease; return }
