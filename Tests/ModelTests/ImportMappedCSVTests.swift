@@ -103,6 +103,22 @@ import Testing
         #expect(dateOnly.summary.issues.first?.message == "'2026-01-05' is a date without a time of day; map the column holding the time of day as clock=COLUMN")
     }
 
+    /// Hunt AI (stop 57): a section under a narrower header of its own (t:connect's basal after its CGM
+    /// rows) was skipped as "row with no values" without a word. A trimmed row stays quiet.
+    @Test func aNarrowerSectionIsNamedATrimmedRowIsNot() throws {
+        let url = try Self.file("""
+            Type,Serial,Time,Glucose,Bolus
+            CGM,1,2026-01-05 08:00,120,
+            CGM,1,2026-01-05 08:05
+            Basal,2026-01-05 08:07,0.8
+
+            """)
+        let mapping = try CSVColumnMapping(parsing: "time=Time,glucose=Glucose,bolus=Bolus")
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(mapping, zone: "UTC"))
+        #expect(r.log.glucose.count == 1 && r.summary.skipped["row narrower than the header"] == 1, "\(r.summary.skipped)")
+        #expect(r.summary.issues.first?.message.hasPrefix("the row has 3 fields where the header has 5, and none of the mapped columns") == true)
+    }
+
     @Test func readsEveryGoodRowAndNamesEveryBadOne() throws {
         let url = ExportFixtures.url("glupredkit.csv")
         let r = try MappedCSVImporter().importFile(at: url, options: Self.options())

@@ -334,7 +334,19 @@ struct MappedCSVReader {
             guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
             return field == .bolus || field == .carbs ? row.number(i) != 0 : true
         }
-        guard !present.isEmpty else { return patient.builder.skipQuietly("row with no values") }
+        guard !present.isEmpty else {
+            // Narrower than the header, with no time where the header has it: a section under a
+            // header of its own (t:connect), whose rows went without a word (hunt AI, stop 57). A
+            // trimmed row (its time, and the empty cells after it cut off) stays quiet.
+            let time = timeBytes(row)
+            if row.count < columnCount, TimestampParser.iso8601(bytes: time) == nil, TimestampParser.numericDate(bytes: time) == nil,
+               Self.epochTime(time) == nil, (0..<row.count).contains(where: { !Self.isMissing(row[$0]) }) {
+                return patient.builder.skip("row narrower than the header", line: line, field: nil,
+                                            "the row has \(row.count) fields where the header has \(columnCount), and none of the mapped "
+                                            + "columns: a section under another header? Split the file by section and import each with its own columns")
+            }
+            return patient.builder.skipQuietly("row with no values")
+        }
         let insulin = present.compactMap { $0 == .bolus ? RecordKind.bolus : $0 == .basal ? RecordKind.basal : nil }
         guard let time = try readTime(row, line: line, &patient.builder, insulin: insulin,
                                       glucose: present.contains(.glucose) || present.contains(.finger)) else { return }
