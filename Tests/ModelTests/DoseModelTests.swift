@@ -194,12 +194,13 @@ import Testing
     /// every 5 minutes before the ask: 4032, 100-101 mg/dL and `now` from 10:00 (flat for the last 90
     /// minutes, as the other tests' logs), the oldest `lows` at `low`-`low + 1` mg/dL.
     @Test func justBelowTargetTheCapHoldsForAPersonWithLows() throws {
-        func log(_ readings: Int = 4032, lows: Int = 0, low: Double = 60, now: Double = 100) -> PatientLog {
+        func log(_ readings: Int = 4032, lows: Int = 0, low: Double = 60, now: Double = 100, lowHoursAgo: Double? = nil) -> PatientLog {
             var log = PatientLog(patient: F.patient)
             log.glucose = (0..<readings).map { i in
                 let time = F.at(90).addingTimeInterval(-Double(readings - 1 - i) * 300)
                 // Not one value for hours (a stuck sensor is refused): a mg/dL up every other reading.
                 let wobble = Double(i % 2)
+                if let lowHoursAgo, time == F.at(90).addingTimeInterval(-lowHoursAgo * 3600) { return GlucoseReading(time: time, value: .mgdL(65)) }
                 return GlucoseReading(time: time, value: .mgdL(i < lows ? low + wobble : time >= F.at(0) ? now : 100 + wobble))
             }
             log.boluses = [F.absorbedBolus]
@@ -218,6 +219,12 @@ import Testing
         #expect(formula == 1.7 && why == .lows(below70: 100.0 * 162 / 4032, below54: 0))
         #expect(lows.description.contains("(4.0% below 70 mg/dL, target under 4%; 0.0% below 54 mg/dL, under 1%)"), "\(lows)")
         #expect(held(log(lows: 41, low: 50)).map { if case let .limitedByFormulaBelowTarget(_, _, _, _, why) = $0 { why == .lows(below70: 100.0 * 41 / 4032, below54: 100.0 * 41 / 4032) } else { false } } == true)
+        // One reading of 65 in the last day holds it (lows beget lows); a day and 5 minutes before, not.
+        let recent = try #require(held(log(lowHoursAgo: 10)))
+        guard case let .limitedByFormulaBelowTarget(_, capped, _, _, because) = recent else { Issue.record("\(recent)"); return }
+        #expect(capped == 1.7 && because == .recentLow(glucose: 65, at: F.at(90 - 600)))
+        #expect(recent.description.contains("and the last day had a reading of 65 mg/dL at \(F.at(90 - 600).iso8601), below 70 mg/dL"), "\(recent)")
+        #expect(held(log(lowHoursAgo: 24 + 5.0 / 60)) == nil)
         // 70% of 14 days is 9.8 days, 2822.4 readings of 5 minutes.
         #expect(held(log(2822)).map { if case .limitedByFormulaBelowTarget(_, _, _, _, .tooFewReadings(days: 2822.0 * 300 / 86_400)) = $0 { true } else { false } } == true)
         #expect(held(log(2823)) == nil)

@@ -311,12 +311,17 @@ public enum DoseAdvisor {
     /// Why a meal asked for at `glucose`, below target, is held to the formula's dose, or nil when
     /// the model's dose stands: glucose below the midpoint of the suspend threshold and the target,
     /// or a person whose readings of the last 14 days (`RecentLows`) miss a consensus target for
-    /// lows or cover too little of them to tell.
+    /// lows or cover too little of them to tell, or whose last day had a reading below 70.
     static func belowTargetHold(glucose: Double, settings: CheckedDoseSettings, log: PatientLog, at: Date) -> BelowTargetHold? {
         let midpoint = (settings.suspendThreshold + settings.target) / 2
         if glucose < midpoint { return .farBelow(midpoint: midpoint) }
         guard let lows = RecentLows(log, at: at) else { return .tooFewReadings(days: 0) }
-        if lows.lowsAreRare { return nil }
+        if lows.lowsAreRare {
+            // A low in the last day: lows beget lows, and 14 days meet the targets for days after
+            // lows begin (4% is 13 hours below 70; the review of stop 57).
+            guard let low = lows.lastLow else { return nil }
+            return .recentLow(glucose: low.value.mgdL, at: low.time)
+        }
         return lows.coveredDays < RecentLows.minimumDays ? .tooFewReadings(days: lows.coveredDays)
             : .lows(below70: lows.below70, below54: lows.below54)
     }

@@ -8,6 +8,8 @@ public enum BelowTargetHold: Hashable, Sendable, Codable {
     case lows(below70: Double, below54: Double)
     /// The last 14 days' readings cover `days` days, under `RecentLows.minimumDays`.
     case tooFewReadings(days: Double)
+    /// A reading below 70 mg/dL in the last day (`RecentLows.lastLow`), the 14 days meeting the targets.
+    case recentLow(glucose: Double, at: Date)
 }
 
 /// What the toolkit advises, in the manner of LoopKit's `InsulinCorrection`: a decision with
@@ -153,6 +155,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             case let .lows(below70, below54):
                 because = String(format: "and the last 14 days' readings miss a consensus target for lows (%.1f%% below %@, target under 4%%; %.1f%% below %@, under 1%%)",
                                  below70, g(70), below54, g(54))
+            case let .recentLow(low, time):
+                because = "and the last day had a reading of \(g(low)) at \(time.iso8601), below \(g(70)) (a low makes the next more likely)"
             case let .tooFewReadings(days):
                 because = String(format: "and the last 14 days' readings cover %.1f days, too few to tell that lows are rare (the consensus asks for 70%%: 9.8 days)", days)
             }

@@ -13,6 +13,11 @@ public struct RecentLows: Sendable, Equatable {
     public var below70: Double, below54: Double
     /// Days of the period the readings cover.
     public var coveredDays: Double
+    /// The newest reading below 70 mg/dL in the `lastLowSpan` before `at`, if any.
+    public var lastLow: GlucoseReading?
+
+    /// How far back a low keeps the cap whatever the 14 days: a day.
+    public static let lastLowSpan: TimeInterval = 24 * 3600
 
     /// The consensus's period for CGM metrics: 14 days.
     public static let period: TimeInterval = 14 * 86_400
@@ -33,12 +38,15 @@ public struct RecentLows: Sendable, Equatable {
         below70 = 100 * Double(series.values.count { $0 < 70 }) / n
         below54 = 100 * Double(series.values.count { $0 < 54 }) / n
         coveredDays = min(Self.period / 86_400, Double(series.coveringCount) * series.interval / 86_400)
+        let dayBefore = at.addingTimeInterval(-Self.lastLowSpan)
+        lastLow = readings.last { $0.time >= dayBefore && $0.value.mgdL.isFinite && $0.value.mgdL > 0 && $0.value.mgdL < 70 }
     }
 
-    public init(below70: Double, below54: Double, coveredDays: Double) {
+    public init(below70: Double, below54: Double, coveredDays: Double, lastLow: GlucoseReading? = nil) {
         self.below70 = below70
         self.below54 = below54
         self.coveredDays = coveredDays
+        self.lastLow = lastLow
     }
 
     /// Enough readings, and both consensus targets for lows met (under 4% below 70, under 1% below 54).
