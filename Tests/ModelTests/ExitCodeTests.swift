@@ -17,10 +17,15 @@ import GrammarEvolution
 
     /// Runs `name arguments` and returns its exit status and standard error.
     static func run(_ name: String, _ arguments: [String], stdout: URL? = nil) throws -> (status: Int32, stderr: String) {
-        let exe = try #require(executable(name), "\(name) not built")
+        try run(executable: try #require(executable(name), "\(name) not built"), arguments, stdout: stdout)
+    }
+
+    /// Runs `executable arguments` (from `directory` when given) and returns its exit status and standard error.
+    static func run(executable: URL, _ arguments: [String], stdout: URL? = nil, directory: URL? = nil) throws -> (status: Int32, stderr: String) {
         let process = Process()
-        process.executableURL = exe
+        process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         if let stdout {
             try #require(FileManager.default.createFile(atPath: stdout.path, contents: nil), "cannot create \(stdout.path)")
             process.standardOutput = try FileHandle(forWritingTo: stdout)
@@ -102,16 +107,9 @@ import GrammarEvolution
     /// store's lock). Every command now refuses a limit under 512 MB at once, saying so.
     @Test func anAddressSpaceLimitTooSmallIsRefusedAtOnce() throws {
         let exe = try #require(Self.executable("glucomodel-predict"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -v 400000 && OPENBLAS_NUM_THREADS=1 exec \"$0\" metrics --store none.sqlite", exe.path]
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1 && text.contains("the address-space limit (ulimit -v) is 390 MB, under the 512 MB"), "\(text)")
+        let r = try Self.run(executable: URL(fileURLWithPath: "/bin/sh"),
+                             ["-c", "ulimit -v 400000 && OPENBLAS_NUM_THREADS=1 exec \"$0\" metrics --store none.sqlite", exe.path])
+        #expect(r.status == 1 && r.stderr.contains("the address-space limit (ulimit -v) is 390 MB, under the 512 MB"), "\(r.stderr)")
     }
 
     /// Hunt AG (stop 57): under a limit on processes or threads (`ulimit -u`, a container's pids limit)
@@ -129,17 +127,9 @@ import GrammarEvolution
         try FileManager.default.copyItem(at: built, to: exe)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: exe.path)
         func asNobody(_ script: String) throws -> (status: Int32, stderr: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/bash", "-c", script, exe.path]
-            process.currentDirectoryURL = URL(fileURLWithPath: "/")
-            process.standardOutput = FileHandle.nullDevice
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text)
+            try Self.run(executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+                         ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/bash", "-c", script, exe.path],
+                         directory: URL(fileURLWithPath: "/"))
         }
         // A toolchain's runtime libraries only root may read (installed under /root) leave nothing to test.
         guard try asNobody("exec \"$0\" --help").status == 0 else { return }
