@@ -96,9 +96,10 @@ extension ParsableCommand {
     ///
     /// A file-size limit (`ulimit -f`) makes a write fail with its error, named by the writer, not
     /// kill the process (SIGXFSZ, exit 153, no word, a temporary file left); standard output that
-    /// could not be written fails the command (`StandardOutputError`). So does a pipe whose reader
-    /// is gone (`| head`): SIGPIPE killed the process wherever it wrote, standard error included (a
-    /// log pipe gone, between a nightly's quarantine move and its summary; hunt AG, stop 57).
+    /// could not be written fails the command (`StandardOutputError`). A pipe whose reader is gone
+    /// (`| head`) stops the command the same way, then exits 141 in silence, as SIGPIPE would: SIGPIPE
+    /// itself killed the process wherever it wrote, standard error included (a log pipe gone, between
+    /// a nightly's quarantine move and its summary; hunt AG, stop 57).
     /// Messages on standard error that cannot be written are lost, the command goes on (`Console`).
     public static func mainEscapingMessages(_ arguments: [String]? = nil) {
         signal(SIGXFSZ, SIG_IGN)
@@ -120,7 +121,12 @@ extension ParsableCommand {
             try command.run()
             if let failed = StandardOutputError.check() { throw failed }
         } catch {
-            if !(error is StandardOutputError), let failed = StandardOutputError.check(), exitCode(for: error) != .failure {
+            if (error as? StandardOutputError)?.readerGone == true {
+                Foundation.exit(StandardOutputError.readerGoneStatus)
+            }
+            // The command's own error comes first when the reader has gone too (a bad file named).
+            if !(error is StandardOutputError), let failed = StandardOutputError.check(), !failed.readerGone,
+               exitCode(for: error) != .failure {
                 Console.standardError("Error: \(failed)\n")
                 Foundation.exit(ExitCode.failure.rawValue)
             }

@@ -102,6 +102,42 @@ import GrammarEvolution
         }
     }
 
+    /// Stop 58: standard output's reader gone (`predict | head`): the command stops and exits 141 in
+    /// silence, as SIGPIPE would and as `cat` does, where it printed "standard output could not be
+    /// written (Broken pipe)" and exited 1 since stop 57. The command's own error (a bad file) is
+    /// still told, with its status.
+    @Test func aReaderThatHasGoneEndsTheCommandInSilence() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let pairs = dir.appendingPathComponent("pairs.csv")
+        // More than a pipe's 64 KB, so the writes meet the closed reader.
+        try Data(("reference,prediction\n" + String(repeating: "100,110\n", count: 20_000)).utf8).write(to: pairs)
+        let data = dir.appendingPathComponent("p_a.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 2)).utf8).write(to: data)
+        let bad = dir.appendingPathComponent("p_b.csv")
+        try Data("not,a,glucose,file\n1,2,3,4\n".utf8).write(to: bad)
+        func runWithReaderGone(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+            let process = Process()
+            process.executableURL = try #require(Self.executable("glucomodel-predict"))
+            process.arguments = arguments
+            let out = Pipe()
+            try out.fileHandleForReading.close()
+            process.standardOutput = out
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "\(arguments[0])")
+            return (process.terminationStatus, text)
+        }
+        let score = try runWithReaderGone(["score", "--pairs", pairs.path])
+        #expect(score.status == 141 && score.stderr.isEmpty, "\(score)")
+        let metrics = try runWithReaderGone(["metrics", data.path, "--time-zone", "UTC"])
+        #expect(metrics.status == 141 && metrics.stderr.isEmpty, "\(metrics)")
+        let told = try runWithReaderGone(["metrics", data.path, bad.path, "--time-zone", "UTC"])
+        #expect(told.status == 2 && told.stderr.contains("p_b.csv") && !told.stderr.contains("Broken pipe"), "\(told)")
+    }
+
     /// Hunt AG (stop 57): under an address-space limit OpenBLAS's 128 MB work buffer is refused and
     /// it retries for ever: train and the settings check spun at 300-320 MB (a night holding the
     /// store's lock). Every command now refuses a limit under 512 MB at once, saying so.
