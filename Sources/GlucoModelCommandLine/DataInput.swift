@@ -3,17 +3,20 @@ import Foundation
 import GlucoModel
 
 /// How export files are read, shared by every command that reads them: `--columns` (another
-/// tool's CSV through a column mapping: the format `csv`), `--glucose-units` (its glucose
-/// columns' unit) and `--date-order` (numeric dates whose day/month order the data does not show).
+/// tool's CSV through a column mapping: the format `csv`), `--glucose-units` and `--carb-units` (its glucose
+/// and carbs columns' units) and `--date-order` (numeric dates whose day/month order the data does not show).
 public struct ImportReadOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Read the data files as a CSV with these columns (format csv): field=column pairs such as time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs.",
-        discussion: "Fields: time (required), clock (the time of day, when time holds the date alone), patient, glucose (CGM), finger (finger stick), bolus (U), carbs (g), basal (U/h).",
+        discussion: "Fields: time (required), clock (the time of day, when time holds the date alone), patient, glucose (CGM), finger (finger stick), bolus (U), carbs (g, or --carb-units), basal (U/h), bolus_extended (U spread over bolus_minutes: a square or dual-wave bolus), temp_basal (U/h, 0 = suspended, for temp_basal_minutes). Durations in minutes or h:mm:ss.",
         valueName: "field=column,..."))
     public var columns: String?
 
     @Option(name: .customLong("glucose-units"), help: "Unit of the mapped glucose columns: mg/dL or mmol/L (default: mg/dL).")
     public var glucoseUnits: String?
+
+    @Option(name: .customLong("carb-units"), help: "Unit of the mapped carbs column: g, rations (10 g) or exchanges (15 g) (default: g).")
+    public var carbUnits: String?
 
     @Option(name: .customLong("date-order"), help: "Day/month order of dates a file's own dates do not decide (every day 1-12, or rows proving both orders): dmy or mdy (default: from the data).")
     public var dateOrder: DateOrder?
@@ -31,18 +34,27 @@ public struct ImportReadOptions: ParsableArguments {
         return unit
     }
 
-    /// The column mapping `--columns` names, in `--glucose-units`; nil without `--columns`.
+    /// The unit `--carb-units` names (nil when not given).
+    public func carbUnit() throws -> CSVColumnMapping.CarbUnit? {
+        guard let carbUnits else { return nil }
+        guard let unit = CSVColumnMapping.CarbUnit(name: carbUnits) else {
+            throw ValidationError("--carb-units: expected \(CSVColumnMapping.CarbUnit.expected), got '\(carbUnits)'")
+        }
+        return unit
+    }
+
+    /// The column mapping `--columns` names, in `--glucose-units` and `--carb-units`; nil without `--columns`.
     public func mapping() throws -> CSVColumnMapping? {
         guard let columns else { return nil }
-        do { return try CSVColumnMapping(parsing: columns, glucoseUnit: try glucoseUnit() ?? .mgdL) } catch let problem as CSVColumnMapping.Problem {
+        do { return try CSVColumnMapping(parsing: columns, glucoseUnit: try glucoseUnit() ?? .mgdL, carbUnit: try carbUnit() ?? .grams) } catch let problem as CSVColumnMapping.Problem {
             throw ValidationError("--columns: \(problem)")
         }
     }
 
     /// Import options with these settings, local times on `timeZone`.
-    /// - Throws: `ValidationError` for a bad mapping, or `--glucose-units` without `--columns`.
+    /// - Throws: `ValidationError` for a bad mapping, or `--glucose-units` or `--carb-units` without `--columns`.
     public func importOptions(timeZone: TimeZone) throws -> ImportOptions {
-        do { _ = try ImportOptions.format(nil, columns: columns != nil, glucoseUnits: glucoseUnits != nil) } catch { throw ValidationError("\(error)") }
+        do { _ = try ImportOptions.format(nil, columns: columns != nil, glucoseUnits: glucoseUnits != nil, carbUnits: carbUnits != nil) } catch { throw ValidationError("\(error)") }
         // The order of a file whose own dates do not decide it, never forced on one whose dates do.
         var options = ImportOptions(timeZone: timeZone)
         options.undecidedDateOrder = dateOrder

@@ -126,6 +126,7 @@ struct Train: ParsableCommand {
         c.format = format.map { ImportFormats.named($0)?.formatName ?? $0 }
         c.columns = try input.reading.mapping()?.columns
         c.glucoseUnits = try input.reading.glucoseUnit()
+        c.carbUnits = try input.reading.carbUnit()
         c.dateOrder = input.reading.dateOrder
         c.timeZone = time.name
         c.horizons = horizons?.minutes
@@ -173,7 +174,8 @@ struct Train: ParsableCommand {
         let mapping: CSVColumnMapping?
         do { mapping = try c.columnMapping() } catch { throw ValidationError("columns: \(error)") }
         // Checked by the rules every command shares; the format stays as given (a mapping reads the files as csv by itself).
-        do { _ = try ImportOptions.format(c.format, columns: mapping != nil, glucoseUnits: c.glucoseUnits != nil) } catch {
+        do { _ = try ImportOptions.format(c.format, columns: mapping != nil, glucoseUnits: c.glucoseUnits != nil,
+                                                carbUnits: c.carbUnits != nil) } catch {
             throw ValidationError("\(error)")
         }
         var options = ImportOptions(timeZone: try TimeArgument.timeZone(named: c.timeZone))

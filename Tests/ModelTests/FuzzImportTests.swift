@@ -90,7 +90,7 @@ struct FuzzRun {
         let store = try PatientStore(path: dir.appendingPathComponent("fuzz.sqlite").path)
         var rng = SplitMix64(seed: seed)
         var options = ExportFixtures.options("Europe/Madrid")
-        if importer is MappedCSVImporter { options.columns = ImportMappedCSVTests.mapping }
+        if importer is MappedCSVImporter { options.columns = fixtures[0].hasPrefix("pump") ? ImportMappedCSVTests.pumpMapping : ImportMappedCSVTests.mapping }
         let start = Date()
         let file = dir.appendingPathComponent("fuzz-case.\(ext)")
         while cases < FuzzRun.casesPerImporter, Date().timeIntervalSince(start) < FuzzRun.secondsPerImporter {
@@ -178,9 +178,10 @@ struct FuzzImportTests {
         ("glucomodel-csv", LogCSVImporter(), ["csv/log.csv"], "csv"),
         ("ohio-xml", OhioXMLImporter(), ["ohio/complete.xml", "ohio/overlap.xml"], "xml"),
         ("mapped-csv", MappedCSVImporter(), ["glupredkit.csv"], "csv"),
+        ("mapped-csv-pump", MappedCSVImporter(), ["pump_extended.csv"], "csv"),
     ]
 
-    @Test(arguments: 0..<7)
+    @Test(arguments: 0..<8)
     func mutatedInputsGiveCleanResultsOrImportErrors(target: Int) throws {
         let (name, importer, fixtures, ext) = FuzzImportTests.targets[target]
         let seed = ProcessInfo.processInfo.environment["GLUCOMODEL_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EED_0000 + UInt64(target)
@@ -204,6 +205,7 @@ struct CutFileTests {
         (LibreViewImporter(), "libre_us_mgdl.csv", ExportFixtures.options("America/New_York")),
         (MappedCSVImporter(), "glupredkit.csv", ImportMappedCSVTests.options()),
         (LogCSVImporter(), "csv/log.csv", ExportFixtures.options("UTC")),
+        (MappedCSVImporter(), "pump_extended.csv", ImportMappedCSVTests.options(ImportMappedCSVTests.pumpMapping, zone: "UTC")),
     ]
 
     /// The records of a log that a cut can only lose (a glucose note cut short is still its reading).
@@ -212,7 +214,7 @@ struct CutFileTests {
          log.basalInjections.map { "\($0)" } + log.exercise.map { "\($0)" } + log.temporaryBasals.map { "\($0)" })
     }
 
-    @Test(arguments: 0..<5)
+    @Test(arguments: 0..<6)
     func everyPrefixReadsOnlyRecordsOfTheWholeFile(index: Int) throws {
         let (importer, name, options) = Self.cases[index]
         let bytes = try Data(contentsOf: FuzzRun.fixtureURL(name))

@@ -6,6 +6,11 @@ import Testing
 /// `date,id,CGM,insulin,carbs` layout; every expected value is worked out by hand in the comments.
 @Suite struct ImportMappedCSVTests {
     static let mapping = try! CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs")
+    /// `Fixtures/exports/pump_extended.csv`: a pump export's columns (CareLink's names), carbohydrates in exchanges.
+    static let pumpMapping = try! CSVColumnMapping(
+        parsing: "time=Date,clock=Time,glucose=Sensor Glucose (mg/dL),carbs=BWZ Carb Input (exchanges),bolus=Bolus Volume Delivered (U),"
+            + "bolus_extended=Extended (U),bolus_minutes=Bolus Duration (h:mm:ss),temp_basal=Temp Basal Amount,"
+            + "temp_basal_minutes=Temp Basal Duration (h:mm:ss)", carbUnit: .exchanges)
 
     static func options(_ mapping: CSVColumnMapping = ImportMappedCSVTests.mapping, zone: String = "Europe/Madrid",
                         order: DateOrder? = nil) -> ImportOptions {
@@ -21,6 +26,77 @@ import Testing
         let url = dir.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
         return url
+    }
+
+    /// Stop 58: a pump export's square and dual-wave boluses, temporary basals and suspensions
+    /// (CareLink's columns) through the mapped CSV, which had no field for them: the extended part
+    /// was left out of the insulin on board, and a suspension did not stop the basal.
+    @Test func extendedBolusesAndTemporaryBasalsAreRead() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=Date,clock=Time,bolus=Bolus Volume Delivered (U),"
+                                           + "bolus_extended=Extended (U),bolus_minutes=Bolus Duration (h:mm:ss),"
+                                           + "temp_basal=Temp Basal Amount,temp_basal_minutes=Temp Basal Duration (h:mm:ss)")
+        let url = try Self.file("""
+            Date,Time,Bolus Volume Delivered (U),Extended (U),Bolus Duration (h:mm:ss),Temp Basal Amount,Temp Basal Duration (h:mm:ss)
+            2026/01/05,08:00:00,2.5,,,,
+            2026/01/05,12:00:00,1.5,3,1:30:00,,
+            2026/01/05,18:00:00,0,2,45,,
+            2026/01/05,20:00:00,,,,0,0:30:00
+            2026/01/05,22:00:00,,,,1.2,2:00
+            2026/01/05,23:00:00,,,,0,
+            """)
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(mapping, zone: "UTC"))
+        let day = Date(timeIntervalSince1970: 1_767_571_200)  // 2026-01-05 00:00 UTC
+        func at(_ h: Double) -> Date { day.addingTimeInterval(h * 3600) }
+        // 08:00 a plain 2.5 U; 12:00 1.5 U now and 3 U over 1 h 30 min (dual wave, 4.5 U); 18:00 2 U over 45 min (square).
+        #expect(r.log.boluses == [Bolus(time: at(8), dose: InsulinUnits(2.5)),
+                                  Bolus(time: at(12), end: at(13.5), dose: InsulinUnits(4.5), type: .normalDual),
+                                  Bolus(time: at(18), end: at(18.75), dose: InsulinUnits(2), type: .square)])
+        // 20:00 suspended for 30 min; 22:00 1.2 U/h for 2 h (h:mm); a 0 without a duration (23:00) is no record.
+        #expect(r.log.temporaryBasals == [TemporaryBasal(start: at(20), end: at(20.5), rate: InsulinRate(unitsPerHour: 0)),
+                                          TemporaryBasal(start: at(22), end: at(24), rate: InsulinRate(unitsPerHour: 1.2))])
+        #expect(r.summary.rowsSkippedForProblems == 0 && (r.summary.skippedInsulin ?? []).isEmpty, "\(r.summary.skipped)")
+    }
+
+    /// Stop 58: an extended part or a temporary basal whose duration cannot be read is skipped with a
+    /// warning naming the field, and kept as skipped insulin (a dose after it is refused); a mapping
+    /// naming one without its duration is refused before any file is read.
+    @Test func anUnreadableDurationKeepsTheInsulinAsSkipped() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=t,bolus=b,bolus_extended=x,bolus_minutes=xm,temp_basal=tb,temp_basal_minutes=tbm")
+        let url = try Self.file("""
+            t,b,x,xm,tb,tbm
+            2026-01-05 08:00,1,2,,,
+            2026-01-05 09:00,,2,1:75,,
+            2026-01-05 10:00,,,,0.5,
+            2026-01-05 11:00,,,,0.5,9999999
+
+            """)
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(mapping, zone: "UTC"))
+        #expect(r.log.boluses.isEmpty && r.log.temporaryBasals.isEmpty)
+        #expect(r.summary.skipped["empty value"] == 2 && r.summary.skipped["not a number"] == 1 && r.summary.skipped["out of range"] == 1,
+                "\(r.summary.skipped)")
+        #expect((r.summary.skippedInsulin ?? []).map(\.kind) == [.bolus, .bolus, .temporaryBasal, .temporaryBasal])
+        let messages = r.summary.issues.map(\.description).joined(separator: "\n")
+        #expect(messages.contains("mapped.csv:3 [xm]: warning: '1:75' is not the duration of an extended bolus in minutes or as h:mm:ss"),
+                "\(messages)")
+        #expect(throws: CSVColumnMapping.Problem(description: "'temp_basal' needs 'temp_basal_minutes' (how long a temporary basal runs); "
+                                                 + "expected temp_basal_minutes=COLUMN too")) {
+            try CSVColumnMapping(parsing: "time=t,temp_basal=tb")
+        }
+        #expect(throws: CSVColumnMapping.Problem.self) { try CSVColumnMapping(parsing: "time=t,glucose=g,bolus_minutes=m") }
+    }
+
+    /// Stop 58: carbohydrates in rations (10 g) or exchanges (15 g) were read as grams: a meal of 6
+    /// rations as 6 g, a tenth of its insulin. `carbUnit` reads them, its range the grams' (500 g: 50 rations).
+    @Test func carbohydratesInPortionsAreReadAsGrams() throws {
+        let text = "time,carbs\n2026-01-05 08:00,6\n2026-01-05 12:00,4.5\n2026-01-05 18:00,60\n"
+        for (unit, grams) in [(CSVColumnMapping.CarbUnit.grams, [6.0, 4.5, 60]), (.rations, [60, 45]), (.exchanges, [90, 67.5])] {
+            let mapping = try CSVColumnMapping(parsing: "time=time,carbs=carbs", carbUnit: unit)
+            let r = try MappedCSVImporter().importFile(at: try Self.file(text), options: Self.options(mapping, zone: "UTC"))
+            #expect(r.log.carbs.map(\.amount.grams) == grams, "\(unit)")
+            // 60 rations (600 g) and 60 exchanges (900 g) are out of range, named in the unit.
+            #expect(r.summary.skipped["out of range"] == (unit == .grams ? nil : 1), "\(unit): \(r.summary.skipped)")
+        }
+        #expect(CSVColumnMapping.CarbUnit(name: "Exchanges") == .exchanges && CSVColumnMapping.CarbUnit(name: "BE") == nil)
     }
 
     /// Hunt AI (stop 57): a header line repeated (two exports joined, CareLink's sections) was read as
@@ -202,8 +278,9 @@ import Testing
             do { _ = try CSVColumnMapping(parsing: text); return nil } catch { return error.description }
         }
         #expect(problem("glucose=CGM") == "no time column; expected time=COLUMN (e.g. time=date)")
-        #expect(problem("time=date,patient=id") == "no measurement column; map at least one of glucose, finger, bolus, carbs, basal (e.g. glucose=CGM)")
-        #expect(problem("time=date,cgm=CGM") == "unknown field 'cgm'; expected one of time, clock, patient, glucose, finger, bolus, carbs, basal")
+        #expect(problem("time=date,patient=id") == "no measurement column; map at least one of glucose, finger, bolus, carbs, basal, bolus_extended, temp_basal (e.g. glucose=CGM)")
+        #expect(problem("time=date,cgm=CGM") == "unknown field 'cgm'; expected one of time, clock, patient, glucose, finger, bolus, carbs, basal, "
+                + "bolus_extended, bolus_minutes, temp_basal, temp_basal_minutes")
         #expect(problem("time=date,glucose") == "'glucose' is not field=column; expected e.g. time=date,glucose=CGM")
         #expect(problem("time=date,glucose=x,glucose=y") == "field 'glucose' is given twice")
         #expect(problem("time=date,glucose= ") == "'glucose' names no column; expected glucose=COLUMN")

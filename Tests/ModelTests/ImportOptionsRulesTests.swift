@@ -1,7 +1,7 @@
 import Testing
 @testable import GlucoModel
 
-/// The rules of --format, --columns and --glucose-units, one for the command line and the config
+/// The rules of --format, --columns, --glucose-units and --carb-units, one for the command line and the config
 /// file (they were written twice, in train and in the shared data options).
 @Suite struct ImportOptionsRulesTests {
     @Test func formatsThatGoTogether() throws {
@@ -13,6 +13,9 @@ import Testing
 
     @Test func formatsThatDoNot() {
         #expect(throws: ImportOptions.Problem.unitsWithoutColumns) { try ImportOptions.format(nil, columns: false, glucoseUnits: true) }
+        #expect(throws: ImportOptions.Problem.carbUnitsWithoutColumns) {
+            try ImportOptions.format(nil, columns: false, glucoseUnits: false, carbUnits: true)
+        }
         #expect(throws: ImportOptions.Problem.csvWithoutColumns(option: "--input-format")) {
             try ImportOptions.format("csv", columns: false, glucoseUnits: false, option: "--input-format")
         }

@@ -29,13 +29,14 @@ import Testing
         let c = try parse("""
             {"version": 1, "data": ["a.csv", "b"], "format": "csv",
              "columns": {"time": "date", "patient": "id", "glucose": "CGM"}, "glucose-units": "mmol/L",
-             "date-order": "dmy", "time-zone": "Europe/Madrid", "horizons": [30, 90], "out": "runs/x",
+             "carb-units": "rations", "date-order": "dmy", "time-zone": "Europe/Madrid", "horizons": [30, 90], "out": "runs/x",
              "population": 50, "generations": 3, "terms": 2, "curves": "single", "arx-ridge": "auto", "seed": 42, "threads": 2, "grammar": "glucose-directed",
              "fitness": "clarke", "base": "none", "shards": 4, "task-id": 1, "retrain": true,
              "keep-sensor-limits": true, "per-patient": false, "units": "mmol"}
             """)
         #expect(c.data == ["a.csv", "b"] && c.store == nil && c.format == "csv")
         #expect(c.columns == [.time: "date", .patient: "id", .glucose: "CGM"] && c.glucoseUnits == .mmolL && c.dateOrder == .dayMonthYear)
+        #expect(try c.carbUnits == .rations && c.columnMapping()?.carbUnit == .rations)
         #expect(c.timeZone == "Europe/Madrid" && c.horizons == [30, 90] && c.out == "runs/x")
         #expect(c.population == 50 && c.generations == 3 && c.terms == 2 && c.curves == .single && c.seed == 42 && c.threads == 2 && c.grammar == "glucose-directed")
         #expect(c.fitness == .clarke && c.base == ModelBase.none && c.shards == "4" && c.taskID == 1 && c.shard == nil)
@@ -56,6 +57,7 @@ import Testing
         c.data = ["x \"quoted\".csv"]
         c.columns = [.time: "date", .carbs: "Carbs (g)", .glucose: "CGM"]
         c.glucoseUnits = .mmolL
+        c.carbUnits = .exchanges
         c.horizons = [45]
         c.seed = 18_000_000_000_000_000_000  // above 2^53: written as a string, read back exactly
         c.fitness = .nsga2

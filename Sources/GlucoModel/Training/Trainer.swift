@@ -111,7 +111,6 @@ public struct PatientTrainer: Sendable {
         // An ensemble (`options.ensemble`): independent searches sharing the population, each with
         // its own seed, checkpoint and statistics, each choosing its model on the validation days.
         let searches = options.ensemble
-        let generations = options.evolution.generations
         var choices: [Choice] = []
         var selectionTime = Duration.zero
         let extrapolation = Extrapolation(table: dataTable, rows: ranges.train)

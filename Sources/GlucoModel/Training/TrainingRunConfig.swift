@@ -23,6 +23,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public var format: String?
     public var columns: [CSVColumnMapping.Field: String]?
     public var glucoseUnits: GlucoseUnit?
+    public var carbUnits: CSVColumnMapping.CarbUnit?
     public var dateOrder: DateOrder?
     public var timeZone: String?
     public var horizons: [Int]?
@@ -50,7 +51,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public init() {}
 
     /// The keys, in the order a resolved file lists them.
-    public static let keys = ["version", "data", "store", "format", "columns", "glucose-units", "date-order", "time-zone",
+    public static let keys = ["version", "data", "store", "format", "columns", "glucose-units", "carb-units", "date-order", "time-zone",
                               "horizons", "out", "population", "generations", "terms", "ensemble", "curves", "arx-ridge", "seed", "threads", "grammar", "fitness", "base",
                               "shard", "shards", "task-id", "retrain", "keep-sensor-limits", "per-patient", "units"]
 
@@ -98,7 +99,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
             c.taskID = other.taskID
         }
         func take<T>(_ path: WritableKeyPath<TrainingRunConfig, T?>) { if let v = other[keyPath: path] { c[keyPath: path] = v } }
-        take(\.format); take(\.columns); take(\.glucoseUnits); take(\.dateOrder); take(\.timeZone); take(\.horizons)
+        take(\.format); take(\.columns); take(\.glucoseUnits); take(\.carbUnits); take(\.dateOrder); take(\.timeZone); take(\.horizons)
         take(\.out); take(\.population); take(\.generations); take(\.terms); take(\.ensemble); take(\.curves); take(\.arxRidge); take(\.seed); take(\.threads); take(\.grammar)
         take(\.fitness); take(\.base); take(\.retrain); take(\.keepSensorLimits); take(\.perPatient); take(\.units)
         return c
@@ -136,6 +137,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
         if c.columns != nil {
             c.format = c.format ?? MappedCSVImporter.formatName
             c.glucoseUnits = c.glucoseUnits ?? .mgdL
+            c.carbUnits = c.carbUnits ?? .grams
         }
         c.timeZone = c.timeZone ?? machineTimeZone.identifier
         c.horizons = c.horizons ?? Self.defaultHorizons
@@ -159,11 +161,11 @@ public struct TrainingRunConfig: Sendable, Equatable {
         return c
     }
 
-    /// The column mapping, with its glucose unit (mg/dL unless set); nil when no columns are mapped.
+    /// The column mapping, with its glucose and carbohydrate units (mg/dL and g unless set); nil when no columns are mapped.
     /// - Throws: `CSVColumnMapping.Problem` for a mapping without time or measurements.
     public func columnMapping() throws(CSVColumnMapping.Problem) -> CSVColumnMapping? {
         guard let columns else { return nil }
-        return try CSVColumnMapping(columns: columns, glucoseUnit: glucoseUnits ?? .mgdL)
+        return try CSVColumnMapping(columns: columns, glucoseUnit: glucoseUnits ?? .mgdL, carbUnit: carbUnits ?? .grams)
     }
 }
 
@@ -279,6 +281,7 @@ extension TrainingRunConfig {
             default: throw bad("an object of field: column (e.g. {\"time\": \"date\", \"glucose\": \"CGM\"})")
             }
         case "glucose-units": glucoseUnits = try named(GlucoseUnit.init(name:), "mg/dL or mmol/L")
+        case "carb-units": carbUnits = try named(CSVColumnMapping.CarbUnit.init(name:), CSVColumnMapping.CarbUnit.expected)
         case "units": units = try named(GlucoseUnit.init(name:), "mg/dL or mmol/L")
         case "date-order": dateOrder = try named(DateOrder.init(rawValue:), "dmy or mdy")
         case "time-zone":
@@ -360,7 +363,8 @@ extension TrainingRunConfig {
             ("version", String(Self.version)),
             ("data", data.map { "[" + $0.map(q).joined(separator: ", ") + "]" } ?? "null"),
             ("store", opt(store)), ("format", opt(format)), ("columns", mapped),
-            ("glucose-units", opt(glucoseUnits?.rawValue)), ("date-order", opt(dateOrder?.rawValue)),
+            ("glucose-units", opt(glucoseUnits?.rawValue)),
+            ("carb-units", opt(carbUnits?.rawValue)), ("date-order", opt(dateOrder?.rawValue)),
             ("time-zone", opt(timeZone)),
             ("horizons", horizons.map { "[" + $0.map(String.init).joined(separator: ", ") + "]" } ?? "null"),
             ("out", opt(out)), ("population", num(population)), ("generations", num(generations)), ("terms", num(terms)),

@@ -5,12 +5,17 @@ import Foundation
 ///
 /// Fields: `time` (required), `clock` (the time of day, for exports that write the date and the
 /// time in two columns: CareLink, xDrip+), `patient`, `glucose` (CGM readings), `finger`
-/// (finger-stick glucose), `bolus` (U), `carbs` (g), `basal` (a basal rate in U/h); at least one
-/// of the measurement fields. Glucose and finger sticks are in `glucoseUnit` (mg/dL unless told).
+/// (finger-stick glucose), `bolus` (U), `carbs` (in `carbUnit`), `basal` (a basal rate in U/h),
+/// `bolus_extended` (U spread over `bolus_minutes`: a square or dual-wave bolus's extended part),
+/// `temp_basal` (a temporary basal rate in U/h, 0 = suspended, for `temp_basal_minutes`); at least
+/// one of the measurement fields. A duration field goes with its measurement, both or neither.
+/// Glucose and finger sticks are in `glucoseUnit` (mg/dL unless told).
 public struct CSVColumnMapping: Sendable, Hashable {
     /// A field the toolkit reads from a mapped column.
     public enum Field: String, CaseIterable, Sendable, Comparable {
         case time, clock, patient, glucose, finger, bolus, carbs, basal
+        case bolusExtended = "bolus_extended", bolusMinutes = "bolus_minutes"
+        case tempBasal = "temp_basal", tempBasalMinutes = "temp_basal_minutes"
 
         public static func < (a: Field, b: Field) -> Bool {
             allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
@@ -25,10 +30,45 @@ public struct CSVColumnMapping: Sendable, Hashable {
             case .glucose: return "CGM glucose"
             case .finger: return "finger-stick glucose"
             case .bolus: return "bolus insulin in U"
-            case .carbs: return "carbohydrates in g"
+            case .carbs: return "carbohydrates"
             case .basal: return "a basal rate in U/h"
+            case .bolusExtended: return "the extended part of a bolus in U"
+            case .bolusMinutes: return "how long the extended part of a bolus runs"
+            case .tempBasal: return "a temporary basal rate in U/h"
+            case .tempBasalMinutes: return "how long a temporary basal runs"
             }
         }
+    }
+
+    /// The unit of the `carbs` column: grams, or portions of a fixed weight (`--carb-units`).
+    public enum CarbUnit: String, CaseIterable, Sendable, Hashable {
+        case grams = "g"
+        /// Rations of 10 g (Spain's raciones; the KE and CP of other countries).
+        case rations
+        /// Exchanges of 15 g (the United States' carb choices).
+        case exchanges
+
+        /// Grams per unit.
+        public var grams: Double {
+            switch self {
+            case .grams: return 1
+            case .rations: return Carbohydrate.gramsPerRation
+            case .exchanges: return 15
+            }
+        }
+
+        /// The unit `name` names (letter case aside; `grams`, `ration` and `exchange` too), or nil.
+        public init?(name: String) {
+            switch name.lowercased() {
+            case "g", "grams", "gram": self = .grams
+            case "rations", "ration": self = .rations
+            case "exchanges", "exchange": self = .exchanges
+            default: return nil
+            }
+        }
+
+        /// What `--carb-units` takes, for messages.
+        public static let expected = "g, rations (10 g) or exchanges (15 g)"
     }
 
     /// Why a mapping is refused; the message says what is expected.
@@ -40,13 +80,18 @@ public struct CSVColumnMapping: Sendable, Hashable {
     public private(set) var columns: [Field: String]
     /// The unit of the `glucose` and `finger` columns.
     public var glucoseUnit: GlucoseUnit
+    /// The unit of the `carbs` column.
+    public var carbUnit: CarbUnit
 
     /// Fields whose columns are measurements (a mapping needs one of them).
-    public static let measurements: [Field] = [.glucose, .finger, .bolus, .carbs, .basal]
+    public static let measurements: [Field] = [.glucose, .finger, .bolus, .carbs, .basal, .bolusExtended, .tempBasal]
+
+    /// The duration field each measurement with a duration needs.
+    public static let durations: [(measurement: Field, duration: Field)] = [(.bolusExtended, .bolusMinutes), (.tempBasal, .tempBasalMinutes)]
 
     /// - Throws: `Problem` when `time` or every measurement is missing, a column name is empty,
-    ///   or one column is mapped to two fields.
-    public init(columns: [Field: String], glucoseUnit: GlucoseUnit = .mgdL) throws(Problem) {
+    ///   one column is mapped to two fields, or a measurement with a duration comes without it (or the reverse).
+    public init(columns: [Field: String], glucoseUnit: GlucoseUnit = .mgdL, carbUnit: CarbUnit = .grams) throws(Problem) {
         var trimmed: [Field: String] = [:]
         for (field, name) in columns {
             let t = name.trimmingCharacters(in: .whitespaces)
@@ -60,18 +105,23 @@ public struct CSVColumnMapping: Sendable, Hashable {
             throw Problem(description: "no measurement column; map at least one of "
                           + Self.measurements.map(\.rawValue).joined(separator: ", ") + " (e.g. glucose=CGM)")
         }
+        for (measurement, duration) in Self.durations where (trimmed[measurement] == nil) != (trimmed[duration] == nil) {
+            let (given, missing) = trimmed[measurement] == nil ? (duration, measurement) : (measurement, duration)
+            throw Problem(description: "'\(given.rawValue)' needs '\(missing.rawValue)' (\(missing.holds)); expected \(missing.rawValue)=COLUMN too")
+        }
         let byName = Dictionary(grouping: trimmed.keys.sorted()) { trimmed[$0]! }
         if let (name, fields) = byName.sorted(by: { $0.key < $1.key }).first(where: { $0.value.count > 1 }) {
             throw Problem(description: "column '\(name)' is mapped to \(fields.map(\.rawValue).joined(separator: " and ")); a column holds one field")
         }
         self.columns = trimmed
         self.glucoseUnit = glucoseUnit
+        self.carbUnit = carbUnit
     }
 
     /// Reads the command-line form `field=column,field=column,...` (spaces around names ignored;
     /// a column name cannot hold `,`).
     /// - Throws: `Problem` naming the part that is wrong.
-    public init(parsing text: String, glucoseUnit: GlucoseUnit = .mgdL) throws(Problem) {
+    public init(parsing text: String, glucoseUnit: GlucoseUnit = .mgdL, carbUnit: CarbUnit = .grams) throws(Problem) {
         var columns: [Field: String] = [:]
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -85,7 +135,7 @@ public struct CSVColumnMapping: Sendable, Hashable {
             guard columns[field] == nil else { throw Problem(description: "field '\(field.rawValue)' is given twice") }
             columns[field] = String(pair[1])
         }
-        try self.init(columns: columns, glucoseUnit: glucoseUnit)
+        try self.init(columns: columns, glucoseUnit: glucoseUnit, carbUnit: carbUnit)
     }
 
     /// The command-line form, fields in `Field` order: `time=date,patient=id,glucose=CGM`.

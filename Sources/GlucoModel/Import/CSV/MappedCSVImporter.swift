@@ -293,10 +293,10 @@ struct MappedCSVReader {
     /// a dose, `holdsNoDose`), and its time when it reads as ISO 8601, as a day/month date of the
     /// file's known order, or as seconds since 1970 (nil otherwise: the dose is kept undated).
     func unplacedInsulin(_ row: CSVRow) -> UnplacedInsulin {
-        let kinds = Self.insulinFields.compactMap { field, kind -> RecordKind? in
-            guard let i = positions[field], i < row.count, !Self.holdsNoDose(field, row, i) else { return nil }
-            return kind
-        }
+        let kinds = Self.kinds(Self.insulinFields.filter { field, _ in
+            guard let i = positions[field], i < row.count else { return false }
+            return !Self.holdsNoDose(field, row, i)
+        })
         guard !kinds.isEmpty, let column = positions[.time], column < row.count else { return UnplacedInsulin(kinds: kinds) }
         let f = timeBytes(row)
         let written = Self.writtenTime(f, order: dateOrder)
@@ -329,10 +329,10 @@ struct MappedCSVReader {
         if let expected = row.tooWide(header: columnCount, commonWidth: rowWidth) {
             return patient.builder.skipWideRow(fields: row.count, expected: expected, line: line, insulin: insulinKinds(malformed: row))
         }
-        // A bolus or meal of 0 is no value: such exports write 0 in every row without one.
+        // A bolus, an extended part or a meal of 0 is no value: such exports write 0 in every row without one.
         let present = CSVColumnMapping.measurements.filter { field in
             guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
-            return field == .bolus || field == .carbs ? row.number(i) != 0 : true
+            return field == .bolus || field == .bolusExtended || field == .carbs ? row.number(i) != 0 : true
         }
         guard !present.isEmpty else {
             // Narrower than the header, with no time where the header has it: a section under a
@@ -347,7 +347,7 @@ struct MappedCSVReader {
             }
             return patient.builder.skipQuietly("row with no values")
         }
-        let insulin = present.compactMap { $0 == .bolus ? RecordKind.bolus : $0 == .basal ? RecordKind.basal : nil }
+        let insulin = Self.kinds(Self.insulinFields.filter { present.contains($0.field) })
         guard let time = try readTime(row, line: line, &patient.builder, insulin: insulin,
                                       glucose: present.contains(.glucose) || present.contains(.finger)) else { return }
         let at = patient.builder.location(line, names[.time])
@@ -364,6 +364,8 @@ struct MappedCSVReader {
                 patient.builder.add(GlucoseReading(time: time, value: value, source: field == .glucose ? .cgm : .fingerStick,
                                                    censoring: censoring), at: at)
             case .bolus:
+                // With an extended part on the row, the two are one bolus (`readExtendedBolus`).
+                if present.contains(.bolusExtended) { continue }
                 let mark = patient.builder.skipMark
                 guard let u = patient.builder.number(Self.numberText(row, i), at: loc, expected: "bolus insulin in U", range: ImportLimits.doseUnits)
                 else {
@@ -371,10 +373,17 @@ struct MappedCSVReader {
                     continue
                 }
                 patient.builder.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), at: at)
+            case .bolusExtended:
+                readExtendedBolus(row, line: line, time: time, now: present.contains(.bolus) ? positions[.bolus] : nil, &patient.builder)
+            case .tempBasal:
+                readTemporaryBasal(row, line: line, time: time, &patient.builder)
             case .carbs:
-                guard let g = patient.builder.number(Self.numberText(row, i), at: loc, expected: "carbohydrates in g", range: ImportLimits.carbGrams)
+                let unit = mapping.carbUnit
+                let expected = unit == .grams ? "carbohydrates in g" : "carbohydrates in \(unit.rawValue) of \(Int(unit.grams)) g"
+                let range = (ImportLimits.carbGrams.lowerBound / unit.grams)...(ImportLimits.carbGrams.upperBound / unit.grams)
+                guard let amount = patient.builder.number(Self.numberText(row, i), at: loc, expected: expected, range: range)
                 else { continue }
-                patient.builder.add(CarbIntake(time: time, amount: Carbohydrate(grams: g)), at: at)
+                patient.builder.add(CarbIntake(time: time, amount: Carbohydrate(grams: amount * unit.grams)), at: at)
             case .basal:
                 let mark = patient.builder.skipMark
                 guard let r = patient.builder.number(Self.numberText(row, i), at: loc, expected: "basal rate in U/h", range: ImportLimits.basalUnitsPerHour)
@@ -385,10 +394,90 @@ struct MappedCSVReader {
                 if let last = patient.lastBasal, last.rate == r, last.time <= time { continue }
                 patient.lastBasal = (time, r)
                 patient.builder.add(BasalRate(start: time, rate: InsulinRate(unitsPerHour: r)), at: at)
-            case .time, .clock, .patient:
+            case .time, .clock, .patient, .bolusMinutes, .tempBasalMinutes:
                 continue
             }
         }
+    }
+
+    /// A square or dual-wave bolus: the row's `bolus_extended` units spread over `bolus_minutes`,
+    /// after the `bolus` column's units given at once (column `now`, when it holds a dose): one
+    /// `Bolus` of both (`normalDual`, split at the series' share as Tidepool's dual boluses are, or
+    /// `square`). Skipped with a warning, and kept as skipped insulin, when a part or the duration
+    /// cannot be read.
+    func readExtendedBolus(_ row: CSVRow, line: Int, time: Date, now: Int?, _ b: inout PatientLogBuilder) {
+        let mark = b.skipMark
+        let extended = positions[.bolusExtended]!
+        defer {
+            b.noteSkippedInsulin(.bolus, time: time, since: mark, amounts: [now.map { row.text($0) }, row.text(extended)],
+                                 at: b.location(line, names[.bolusExtended]))
+        }
+        var first = 0.0
+        if let now {
+            guard let u = b.number(Self.numberText(row, now), at: b.location(line, names[.bolus]), expected: "bolus insulin in U",
+                                   range: ImportLimits.bolusPartUnits) else { return }
+            first = u
+        }
+        guard let spread = b.number(Self.numberText(row, extended), at: b.location(line, names[.bolusExtended]),
+                                    expected: "the extended part of a bolus in U", range: ImportLimits.bolusPartUnits),
+              let minutes = duration(row, .bolusMinutes, line: line, of: "an extended bolus", &b) else { return }
+        guard ImportLimits.doseUnits.contains(first + spread) else {
+            return b.skip("out of range", at: b.location(line, names[.bolusExtended]),
+                          "the bolus's parts add up to \(first + spread) U; expected \(ImportLimits.doseUnits.lowerBound)-\(ImportLimits.doseUnits.upperBound) U")
+        }
+        b.add(Bolus(time: time, end: time.addingTimeInterval(minutes * 60), dose: InsulinUnits(first + spread),
+                    type: first > 0 ? .normalDual : .square), at: b.location(line, names[.time]))
+    }
+
+    /// A temporary basal rate of `temp_basal` U/h (0: a suspension) for `temp_basal_minutes`. A rate
+    /// of 0 with no duration is no record (a wide export writes 0 in rows without one); another rate
+    /// without a duration, or one that cannot be read, is skipped with a warning and kept as
+    /// skipped insulin. A duration of 0 is a cancelled temporary basal: no record.
+    func readTemporaryBasal(_ row: CSVRow, line: Int, time: Date, _ b: inout PatientLogBuilder) {
+        let mark = b.skipMark
+        let column = positions[.tempBasal]!
+        let loc = b.location(line, names[.tempBasal])
+        var noInsulin = false  // a suspension or a cancelled temporary basal skipped: no insulin was missed
+        defer { if !noInsulin { b.noteSkippedInsulin(.temporaryBasal, time: time, since: mark, at: loc) } }
+        guard let rate = b.number(Self.numberText(row, column), at: loc, expected: "a temporary basal rate in U/h (not a percentage)",
+                                  range: ImportLimits.basalUnitsPerHour) else { return }
+        if rate == 0, let d = positions[.tempBasalMinutes], d >= row.count || Self.isMissing(row[d]) {
+            noInsulin = true
+            return b.skipQuietly("temporary basal of 0 U/h without a duration")
+        }
+        noInsulin = rate == 0
+        guard let minutes = duration(row, .tempBasalMinutes, line: line, of: "a temporary basal", &b) else { return }
+        guard minutes > 0 else {
+            noInsulin = true
+            return b.skipQuietly("temporary basal of 0 minutes")
+        }
+        b.add(TemporaryBasal(start: time, end: time.addingTimeInterval(minutes * 60), rate: InsulinRate(unitsPerHour: rate)),
+              at: b.location(line, names[.time]))
+    }
+
+    /// The duration in `field`'s column in minutes: a number of minutes, or `h:mm` / `h:mm:ss`
+    /// (CareLink's `0:30:00`); nil, the row skipped with a warning, when it is empty or cannot be read.
+    func duration(_ row: CSVRow, _ field: Field, line: Int, of what: String, _ b: inout PatientLogBuilder) -> Double? {
+        let loc = b.location(line, names[field])
+        let i = positions[field]!
+        let text = i < row.count ? row.text(i) : ""
+        let expected = "the duration of \(what) in minutes or as h:mm:ss"
+        guard text.contains(":") else {
+            return b.number(i < row.count ? Self.numberText(row, i) : nil, at: loc, expected: expected, range: ImportLimits.durationMinutes)
+        }
+        let parts = text.trimmingSpaces().split(separator: ":", omittingEmptySubsequences: false)
+        let numbers = parts.map { part in part.count <= 4 && !part.isEmpty && part.allSatisfy({ ("0"..."9").contains($0) }) ? Int(part) : nil }
+        guard (2...3).contains(parts.count), numbers.allSatisfy({ $0 != nil }), numbers.dropFirst().allSatisfy({ $0! < 60 }),
+              parts.dropFirst().allSatisfy({ $0.count == 2 }) else {
+            b.skip("not a number", at: loc, "'\(text.prefix(20))' is not \(expected)")
+            return nil
+        }
+        let minutes = Double(numbers[0]!) * 60 + Double(numbers[1]!) + (parts.count == 3 ? Double(numbers[2]!) / 60 : 0)
+        guard ImportLimits.durationMinutes.contains(minutes) else {
+            b.skip("out of range", at: loc, "'\(text.prefix(20))' is longer than 7 days; expected \(expected)")
+            return nil
+        }
+        return minutes
     }
 
     /// The patient of the file's last row, cut short: the one its whole patient field names, when
@@ -406,10 +495,10 @@ struct MappedCSVReader {
     /// field is whole and reads. A column the cut left out counts for nothing: most rows of a wide
     /// export hold no dose. A day/month date reads only once the file's order is known.
     mutating func noteCutInsulin(_ row: CSVRow, line: Int, patient p: Int, since mark: Int) {
-        let kinds = Self.insulinFields.compactMap { field, kind -> RecordKind? in
-            guard let i = positions[field], !Self.isMissing(row[i]) else { return nil }
-            return PatientLogBuilder.isWhole(i, of: row) && Self.holdsNoDose(field, row, i) ? nil : kind
-        }
+        let kinds = Self.kinds(Self.insulinFields.filter { field, _ in
+            guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
+            return !(PatientLogBuilder.isWhole(i, of: row) && Self.holdsNoDose(field, row, i))
+        })
         guard let column = positions[.time], !kinds.isEmpty else { return }
         let at = patients[p].builder.location(line)
         let order = dateOrder
@@ -425,19 +514,27 @@ struct MappedCSVReader {
     /// unless it is whole (before an unclosed quote) and `holdsNoDose`. A comma too many may have
     /// shifted any field, so then every insulin column may hold a dose.
     func insulinKinds(malformed row: CSVRow) -> [RecordKind] {
-        Self.insulinFields.compactMap { field, kind in
-            guard let i = positions[field] else { return nil }
-            return row.unterminatedQuote && row.isIntact(i) && Self.holdsNoDose(field, row, i) ? nil : kind
-        }
+        Self.kinds(Self.insulinFields.filter { field, _ in
+            guard let i = positions[field] else { return false }
+            return !(row.unterminatedQuote && row.isIntact(i) && Self.holdsNoDose(field, row, i))
+        })
+    }
+
+    /// The record kinds of `fields`, each once (a bolus and its extended part are one bolus).
+    static func kinds(_ fields: [(field: Field, kind: RecordKind)]) -> [RecordKind] {
+        var seen: [RecordKind] = []
+        for (_, kind) in fields where !seen.contains(kind) { seen.append(kind) }
+        return seen
     }
 
     /// The mapping's insulin columns, and the record each holds.
-    static let insulinFields: [(field: Field, kind: RecordKind)] = [(.bolus, .bolus), (.basal, .basal)]
+    static let insulinFields: [(field: Field, kind: RecordKind)] = [(.bolus, .bolus), (.basal, .basal), (.bolusExtended, .bolus),
+                                                                     (.tempBasal, .temporaryBasal)]
 
     /// Whether field `i`, of an insulin column, holds no dose: empty, or a bolus of 0 (as `readRow`
     /// reads it: such exports write 0 in every row without one; a basal rate of 0 is a rate).
     static func holdsNoDose(_ field: Field, _ row: CSVRow, _ i: Int) -> Bool {
-        isMissing(row[i]) || (field == .bolus && row.number(i) == 0)
+        isMissing(row[i]) || ((field == .bolus || field == .bolusExtended) && row.number(i) == 0)
     }
 
     /// The row's time, or nil (row skipped with a warning).
