@@ -699,6 +699,10 @@ struct KnownPerson {
         // The estimate still shows what the basal lacks, for review; nothing is suggested.
         #expect(e.basal.contains { ($0.estimate ?? 0) > 1.1 })
         #expect(e.basal.allSatisfy { $0.suggested == $0.current })
+        // Each block's current rate is the programme's 1 U/h (06-12 has no fasting windows: none), the
+        // windows read about a peak before the log's first rate record included (hunt AK, stop 58:
+        // they read 0 U/h, the first day's windows whose insulin came before midnight).
+        #expect(e.basal[0].current == 1 && e.basal.allSatisfy { $0.current == nil || $0.current == 1 }, "\(e.basal.map(\.current))")
         #expect(e.basal.contains { $0.reason.hasPrefix("not written: the settings file has no basalSchedule") })
         #expect(e.suggestedSettings(from: current, timeZone: KnownPerson.utc).basalSchedule == nil)
         // The ratio and the sensitivity still go (the ISF 30 below the person's 40 moves up).

@@ -248,8 +248,9 @@ public enum SettingsEstimator {
             let fasting = windows.filter { $0.kind == .fasting && $0.block == b }
             let lowDays = Self.lowDays(lows, fromHour: hour, toHour: end, peakMinutes: settings.insulin.peakMinutes, timeZone: timeZone)
             let rates = fasting.map { ($0.glucoseChange + isf * $0.insulinAbsorbed - csf * $0.carbsAppeared) / $0.hours }
-            let current = fasting.isEmpty ? settings.basalSchedule.map { meanRate($0, fromHour: hour, toHour: end) } ?? nil
-                                          : fasting.map(\.scheduledRate).reduce(0, +) / Double(fasting.count)
+            let known = fasting.compactMap(\.scheduledRate)
+            let current = known.isEmpty ? settings.basalSchedule.map { meanRate($0, fromHour: hour, toHour: end) } ?? nil
+                                        : known.reduce(0, +) / Double(known.count)
             var block = SettingsEstimate.Basal(startHour: hour, endHour: end, current: current, periods: fasting.count)
             if let current, let half = halfBand(rates, days: fasting.map(\.day)) {
                 let mean = rates.reduce(0, +) / Double(rates.count)
@@ -395,8 +396,9 @@ public enum SettingsEstimator {
         /// Index into `blockStartHours` of the basal the window shows: at its start less the
         /// insulin curve's peak.
         var block: Int
-        /// The scheduled basal then, U/h.
-        var scheduledRate: Double
+        /// The scheduled basal then, U/h; nil before the log's first programmed rate, when the
+        /// settings have no schedule (a rate nobody knows, not 0: hunt AK, stop 58).
+        var scheduledRate: Double?
         /// Days from the first grid point: the unit the bootstrap draws.
         var day: Int
     }
@@ -459,8 +461,11 @@ public enum SettingsEstimator {
             let delivered = start.addingTimeInterval(-settings.insulin.peakMinutes * 60)
             let hour = calendar.component(.hour, from: delivered)
             let block = blockStartHours.lastIndex { $0 <= hour } ?? 0
+            // Without a schedule, the pump's programme in the data: before its first record the
+            // rate is not known (the 3 windows of an export's first 75 minutes read 0 and put 0.617
+            // U/h in a block the pump ran at 0.648; hunt AK, stop 58). No programme at all is 0.
             let rate = schedule?.rate(at: delivered, timeZone: timeZone).unitsPerHour
-                ?? programmed.last { $0.start <= delivered }?.rate.unitsPerHour ?? 0
+                ?? (programmed.isEmpty ? 0 : programmed.last { $0.start <= delivered }?.rate.unitsPerHour)
             out.append(Window(glucoseChange: series.glucose[b] - series.glucose[a], glucoseLevel: (series.glucose[a] + series.glucose[b]) / 2,
                               insulinAbsorbed: dI, carbsAppeared: dC,
                               hours: Double(span) * stepMinutes / 60, kind: kind, block: block, scheduledRate: rate,
