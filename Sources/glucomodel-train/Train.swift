@@ -11,7 +11,8 @@ struct Train: ParsableCommand {
         DATA are files or folders of patient exports (OhioT1DM XML, GlucoModel CSV, ...), or --store FILE \
         names a store made by import-data. With neither, trains on the bundled datasets/ folder. OhioT1DM \
         pairs (<id>-ws-training.xml / <id>-ws-testing.xml) are tested on the testing file; otherwise the last \
-        days are held out. A run that is stopped can be started again with the same command: finished models \
+        days are held out. A patient needs 2 days of training data before the validation days (about 4 days \
+        of export without a testing file). A run that is stopped can be started again with the same command: finished models \
         are kept, unfinished ones resume from their checkpoint. Another tool's CSV is read with --columns \
         (e.g. time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs); one file may hold several patients.
 

@@ -238,6 +238,24 @@ import Testing
     /// Hunt R (stop 53): an unsharded run kept no record of the patients it could not train: the
     /// reasons went to standard error only, and `collect` said "16 patients", exit 0. Its run.json
     /// (a shard report's schema) now names them, as a sharded run's reports do.
+    /// Hunt AK (stop 58): run.json and the shard reports carried no `version`, which docs/formats.md
+    /// says every JSON file has. Written with it, keys as formats.md lists them; a report written
+    /// before it (no `version`) still reads.
+    @Test func theRunsAccountCarriesItsVersion() throws {
+        let out = temporaryFolder("run-version")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let report = ShardReport(shard: .whole, patients: [try PatientID("a")], horizons: [30], finished: true)
+        try ShardLedger.writeRun(report, in: out)
+        let data = try Data(contentsOf: out.appendingPathComponent("run.json"))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["version"] as? Int == 1)
+        #expect(object.keys.sorted() == ["count", "failures", "finished", "horizons", "index", "patients", "version"])
+        let old = #"{"count": 1, "failures": [], "finished": true, "horizons": [30], "index": 0, "patients": ["a"]}"#
+        try Data(old.utf8).write(to: out.appendingPathComponent("run.json"))
+        let read = try #require(ShardLedger.runReport(in: out))
+        #expect(read.version == nil && read.patients == report.patients && read.finished)
+    }
+
     @Test func collectNamesTheFailuresOfAnUnshardedRun() throws {
         let out = temporaryFolder("unsharded-run")
         defer { try? FileManager.default.removeItem(at: out) }

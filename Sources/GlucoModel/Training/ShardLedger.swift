@@ -107,6 +107,9 @@ public struct ShardReport: Codable, Sendable, Equatable {
         public init(subject: String, message: String) { self.subject = subject; self.message = message }
     }
 
+    /// The file's version (docs/formats.md): 1; nil in a report written before it had one.
+    public var version: Int? = ShardReport.currentVersion
+    public static let currentVersion = 1
     public var index: Int
     public var count: Int
     /// The shard's patients, as scanned from its files.
