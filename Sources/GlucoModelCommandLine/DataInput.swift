@@ -135,6 +135,14 @@ public struct DataOptions: ParsableArguments {
 
 private func checkDataOrStore(_ data: [String], _ store: String?, dataName: String) throws {
     if !data.isEmpty, store != nil { throw ValidationError("give \(dataName) or --store, not both") }
+    // A named pipe, a device or a socket is a wrong command line (64), as import-data and score say;
+    // these commands said so with 1 (hunt AK, stop 58).
+    for path in data {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue, !CohortLoader.isRegularFile(path) {
+            throw ValidationError("\(path): \(CohortLoader.notRegularFile)")
+        }
+    }
 }
 
 /// Reads `source` (every patient, or only `patient`), reporting on the console each file that

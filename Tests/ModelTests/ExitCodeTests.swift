@@ -194,8 +194,16 @@ import GrammarEvolution
         let fifo = dir.appendingPathComponent("f.csv")
         try #require(mkfifo(fifo.path, 0o644) == 0)
         let store = dir.appendingPathComponent("s.sqlite").path
+        // Hunt AK (stop 58): the other readers said so with exit 1, where the README says 64.
+        let models = dir.appendingPathComponent("models").path
         for (name, arguments) in [("glucomodel-train", ["import-data", fifo.path, "--store", store]),
-                                  ("glucomodel-predict", ["score", "--pairs", fifo.path])] {
+                                  ("glucomodel-predict", ["score", "--pairs", fifo.path]),
+                                  ("glucomodel-train", ["train", fifo.path, "--out", dir.appendingPathComponent("out").path]),
+                                  ("glucomodel-predict", ["predict", fifo.path, "--models", models]),
+                                  ("glucomodel-predict", ["metrics", fifo.path]),
+                                  ("glucomodel-predict", ["dose", "--data", fifo.path, "--patient", "f", "--carbs", "30", "--settings", "none.json"]),
+                                  ("glucomodel-predict", ["settings", "--data", fifo.path, "--patient", "f", "--settings", "none.json"]),
+                                  ("glucomodel-predict", ["report", "--data", fifo.path, "--models", models])] {
             let process = Process()
             process.executableURL = Self.executable(name)
             process.arguments = arguments
