@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the layering of the sources (README, "Architecture"): inside a module, a folder uses only
+# Checks the layering of the sources (README, "How the code is laid out"): inside a module, a folder uses only
 # the folders listed before it. A "use" is a type or top-level function declared in another folder
 # and named in a file's code (comments are not code). Also: no `@_exported import`, and the
 # engine (GrammarEvolution) knows nothing of glucose.

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/check-layers.sh   # no folder uses a folder above it (README, "Architecture")
+bash scripts/check-layers.sh   # no folder uses a folder above it (README, "How the code is laid out")
 swift build --build-tests
 swift test --skip-build "$@"
 # The smoke trial drives the debug executables the build above made (a release build would add

@@ -13,7 +13,7 @@ struct Dose: ParsableCommand {
             used: glucose and its time, insulin on board, carbohydrates, settings, the standard-formula \
             parts, the model-based dose and the predicted glucose per horizon at no insulin and at the \
             suggested dose. --at defaults to the time of the newest record (a glucose reading, a bolus, a \
-            meal, a temporary basal), with a note when that is more than 15 minutes before this machine's \
+            meal, a temporary basal, a basal injection), with a note when that is more than 15 minutes before this machine's \
             clock; records after --at are left out (a suggestion as it would have been made then). With --audit, prints one CSV \
             row per meal bolus between --from and --to: the dose the toolkit would have suggested from \
             the data before it, the dose given and the glucose that followed. --units mmol/L gives every glucose \
@@ -42,7 +42,7 @@ struct Dose: ParsableCommand {
     @Option(name: .customLong("insulin-on-board"), parsing: .unconditional, help: "Units of insulin on board now, as you know them (a pen's memory), for data with no insulin record at all (a CGM-only export), which is refused without it: 0 when no insulin was taken within the insulin's duration (6 h by default). Counted as given now.", transform: DecimalArgument.read)
     var insulinOnBoard: Double?
 
-    @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone (a local time the clock shows twice or skips that night needs its offset). Default: the newest record (glucose, bolus, meal, temporary basal).")
+    @Option(help: "The moment of the suggestion: ISO 8601 (2026-01-15T07:39:00Z) or 'yyyy-MM-dd HH:mm' in --time-zone (a local time the clock shows twice or skips that night needs its offset). Default: the newest record (glucose, bolus, meal, temporary basal, basal injection).")
     var at: String?
 
     /// The suggestion as readable text or as the flat dose JSON (docs/dosing.md).

@@ -9,12 +9,12 @@ struct Collect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rebuild results.csv from the models in an output folder and print the summary table.",
         discussion: """
-        Model files that cannot be read, and models trained with other options than the rest (two
-        experiments in one folder), are listed on standard error, and so are the patients a run could
-        not train and their missing models: a sharded run's (--shards or --shard) from its reports in
-        OUT/shards/, with the shards that never reported or did not finish (models missing at every
-        horizon any shard trained); an unsharded run's from OUT/run.json. Exit status: 0 when nothing is missing or mixed, 2 when something is (results.csv is
-        still rebuilt from the models that can be read), 1 when there is no model at all.
+        Model files that cannot be read, and models trained with other options than the rest (two \
+        experiments in one folder), are listed on standard error, and so are the patients a run could \
+        not train and their missing models: a sharded run's (--shards or --shard) from its reports in \
+        OUT/shards/, with the shards that never reported or did not finish (models missing at every \
+        horizon any shard trained); an unsharded run's from OUT/run.json. Exit status: 0 when nothing is missing or mixed, 2 when \
+        something is (results.csv is still rebuilt from the models that can be read), 1 when there is no model at all.
         """)
 
     @Option(help: "Output folder of one or more training runs (the same --out every shard used).")
