@@ -52,6 +52,7 @@ import Testing
         expected.format = "csv"
         expected.columns = [.time: "date", .patient: "id", .glucose: "CGM", .bolus: "insulin", .carbs: "carbs"]
         expected.glucoseUnits = .mgdL
+        expected.carbUnits = .grams
         expected.timeZone = "UTC"
         expected.horizons = [30]
         expected.out = first

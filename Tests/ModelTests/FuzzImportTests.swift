@@ -90,7 +90,10 @@ struct FuzzRun {
         let store = try PatientStore(path: dir.appendingPathComponent("fuzz.sqlite").path)
         var rng = SplitMix64(seed: seed)
         var options = ExportFixtures.options("Europe/Madrid")
-        if importer is MappedCSVImporter { options.columns = fixtures[0].hasPrefix("pump") ? ImportMappedCSVTests.pumpMapping : ImportMappedCSVTests.mapping }
+        if importer is MappedCSVImporter {
+            options.columns = fixtures[0].hasPrefix("pump") ? ImportMappedCSVTests.pumpMapping
+                : fixtures[0].hasPrefix("carelink") ? ImportMappedCSVTests.careLinkMapping : ImportMappedCSVTests.mapping
+        }
         let start = Date()
         let file = dir.appendingPathComponent("fuzz-case.\(ext)")
         while cases < FuzzRun.casesPerImporter, Date().timeIntervalSince(start) < FuzzRun.secondsPerImporter {
@@ -179,9 +182,10 @@ struct FuzzImportTests {
         ("ohio-xml", OhioXMLImporter(), ["ohio/complete.xml", "ohio/overlap.xml"], "xml"),
         ("mapped-csv", MappedCSVImporter(), ["glupredkit.csv"], "csv"),
         ("mapped-csv-pump", MappedCSVImporter(), ["pump_extended.csv"], "csv"),
+        ("mapped-csv-carelink", MappedCSVImporter(), ["carelink_pump.csv"], "csv"),
     ]
 
-    @Test(arguments: 0..<8)
+    @Test(arguments: 0..<9)
     func mutatedInputsGiveCleanResultsOrImportErrors(target: Int) throws {
         let (name, importer, fixtures, ext) = FuzzImportTests.targets[target]
         let seed = ProcessInfo.processInfo.environment["GLUCOMODEL_FUZZ_SEED"].flatMap(UInt64.init) ?? 0x5EED_0000 + UInt64(target)
@@ -206,15 +210,17 @@ struct CutFileTests {
         (MappedCSVImporter(), "glupredkit.csv", ImportMappedCSVTests.options()),
         (LogCSVImporter(), "csv/log.csv", ExportFixtures.options("UTC")),
         (MappedCSVImporter(), "pump_extended.csv", ImportMappedCSVTests.options(ImportMappedCSVTests.pumpMapping, zone: "UTC")),
+        (MappedCSVImporter(), "carelink_pump.csv", ImportMappedCSVTests.options(ImportMappedCSVTests.careLinkMapping, zone: "UTC")),
     ]
 
-    /// The records of a log that a cut can only lose (a glucose note cut short is still its reading).
+    /// The records of a log that a cut can only lose (a glucose note cut short is still its reading;
+    /// a temporary basal's end, which the next one or a cancel after the cut brings forward, aside).
     static func records(_ log: PatientLog) -> (glucose: [GlucoseReading], boluses: [Bolus], carbs: [CarbIntake], other: [String]) {
         (log.glucose.map { var g = $0; g.note = nil; return g }, log.boluses, log.carbs,
-         log.basalInjections.map { "\($0)" } + log.exercise.map { "\($0)" } + log.temporaryBasals.map { "\($0)" })
+         log.basalInjections.map { "\($0)" } + log.exercise.map { "\($0)" } + log.temporaryBasals.map { "temp \($0.start) \($0.rate)" })
     }
 
-    @Test(arguments: 0..<6)
+    @Test(arguments: 0..<7)
     func everyPrefixReadsOnlyRecordsOfTheWholeFile(index: Int) throws {
         let (importer, name, options) = Self.cases[index]
         let bytes = try Data(contentsOf: FuzzRun.fixtureURL(name))

@@ -11,6 +11,11 @@ import Testing
         parsing: "time=Date,clock=Time,glucose=Sensor Glucose (mg/dL),carbs=BWZ Carb Input (exchanges),bolus=Bolus Volume Delivered (U),"
             + "bolus_extended=Extended (U),bolus_minutes=Bolus Duration (h:mm:ss),temp_basal=Temp Basal Amount,"
             + "temp_basal_minutes=Temp Basal Duration (h:mm:ss)", carbUnit: .exchanges)
+    /// `Fixtures/exports/carelink_pump.csv`: Medtronic CareLink's layout, a bolus and a temporary basal typed by a column.
+    static let careLinkMapping = try! CSVColumnMapping(
+        parsing: "time=Date,clock=Time,basal=Basal Rate (U/h),temp_basal=Temp Basal Amount,temp_basal_type=Temp Basal Type,"
+            + "temp_basal_minutes=Temp Basal Duration (h:mm:ss),bolus_type=Bolus Type,bolus=Bolus Volume Delivered (U),"
+            + "bolus_minutes=Bolus Duration (h:mm:ss),carbs=BWZ Carb Input (grams),glucose=Sensor Glucose (mg/dL)")
 
     static func options(_ mapping: CSVColumnMapping = ImportMappedCSVTests.mapping, zone: String = "Europe/Madrid",
                         order: DateOrder? = nil) -> ImportOptions {
@@ -57,6 +62,57 @@ import Testing
         #expect(r.summary.rowsSkippedForProblems == 0 && (r.summary.skippedInsulin ?? []).isEmpty, "\(r.summary.skipped)")
     }
 
+    /// The review of stop 58: CareLink writes a bolus's kind in a column (a dual-wave bolus as two
+    /// rows, its normal and square parts) and a temporary basal as U/h or a percentage by another;
+    /// mapped without them a square bolus was given at once and a 50% temporary basal read 50 U/h.
+    /// A loop's cancel (0 minutes) ended nothing: a suspension cancelled after 10 minutes counted for 2 hours.
+    @Test func careLinksTypedBolusesAndTemporaryBasals() throws {
+        let r = try MappedCSVImporter().importFile(at: ExportFixtures.url("carelink_pump.csv"),
+                                                   options: Self.options(Self.careLinkMapping, zone: "UTC"))
+        let day = Date(timeIntervalSince1970: 1_767_571_200)  // 2026-01-05 00:00 UTC
+        func at(_ h: Double) -> Date { day.addingTimeInterval(h * 3600) }
+        // 08:00 normal 3.5 U; 12:00 the two parts, one dual-wave bolus of 4.5 U to 13:30; 15:00 square 2 U
+        // to 15:45. 22:00 a square part without its normal part: skipped, its insulin kept as skipped.
+        #expect(r.log.boluses == [Bolus(time: at(8), dose: InsulinUnits(3.5)),
+                                  Bolus(time: at(12), end: at(13.5), dose: InsulinUnits(4.5), type: .normalDual),
+                                  Bolus(time: at(15), end: at(15.75), dose: InsulinUnits(2), type: .square)])
+        #expect(r.summary.skipped["lone dual-wave part"] == 1 && r.summary.skippedInsulin?.map(\.time) == [at(22)], "\(r.summary.skipped)")
+        // 17:00 50% of 0.8 U/h for 2 h, ended at 18:00 by the cancel (0 minutes); 20:00 1.2 U/h for an hour.
+        #expect(r.log.temporaryBasals == [TemporaryBasal(start: at(17), end: at(18), rate: InsulinRate(unitsPerHour: 0.4)),
+                                          TemporaryBasal(start: at(20), end: at(21), rate: InsulinRate(unitsPerHour: 1.2))])
+        #expect(r.log.basalRates.map(\.rate.unitsPerHour) == [0.8, 1.0] && r.log.carbs.map(\.amount.grams) == [45, 60])
+        #expect(r.summary.rowsSkippedForProblems == 1, "\(r.summary.skipped)")
+        #expect(r.summary.adjusted["temporary basal ended early by a cancel or the next temp basal"] == 1, "\(r.summary.adjusted)")
+
+        // A percentage with no basal rate before it, a type nobody knows, and a bolus type nobody
+        // knows are skipped with a warning, their insulin kept as skipped.
+        let bad = try Self.file("""
+            Date,Time,Basal Rate (U/h),Temp Basal Amount,Temp Basal Type,Temp Basal Duration (h:mm:ss),Bolus Type,Bolus Volume Delivered (U),Bolus Duration (h:mm:ss),BWZ Carb Input (grams),Sensor Glucose (mg/dL)
+            2026/01/05,07:00:00,,30,Percent,1:00:00,,,,,
+            2026/01/05,08:00:00,0.8,1.5,,1:00:00,,,,,
+            2026/01/05,09:00:00,,,,,Bolus Wizard,2,,,
+
+            """)
+        let b = try MappedCSVImporter().importFile(at: bad, options: Self.options(Self.careLinkMapping, zone: "UTC"))
+        #expect(b.log.temporaryBasals.isEmpty && b.log.boluses.isEmpty)
+        #expect((b.summary.skippedInsulin ?? []).map(\.kind) == [.temporaryBasal, .temporaryBasal, .bolus], "\(b.summary.issues)")
+        let text = b.summary.issues.map(\.description).joined(separator: "\n")
+        #expect(text.contains("mapped.csv:2 [Temp Basal Amount]: warning: a temporary basal of 30% needs the basal rate it is a percentage of"))
+        #expect(text.contains("mapped.csv:3 [Temp Basal Type]: warning: temporary basal type '' is not known; expected Percent or Insulin Units (U/h)"))
+        #expect(text.contains("mapped.csv:4 [Bolus Type]: warning: bolus type 'Bolus Wizard' is not known"), "\(text)")
+    }
+
+    /// The review of stop 58: the file's last row cut short kept no skipped insulin when the date and
+    /// the time of day are two columns (the date alone did not read), and the next dose went ahead.
+    @Test func aCutLastRowWithTheTimeOfDayInItsOwnColumnKeepsItsInsulin() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=Date,clock=Time,glucose=SG,bolus=Bolus")
+        let url = try Self.file("Date,Time,SG,Bolus\n2026/01/05,08:00:00,120,\n2026/01/05,08:05:00,125,2.")
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(mapping, zone: "UTC"))
+        #expect(r.log.boluses.isEmpty && r.summary.skipped[PatientLogBuilder.cutLastRow] == 1)
+        let kept = try #require(r.summary.skippedInsulin?.first)
+        #expect(kept.kind == .bolus && kept.time == Date(timeIntervalSince1970: 1_767_571_200 + 8 * 3600 + 300), "\(kept)")
+    }
+
     /// Stop 58: an extended part or a temporary basal whose duration cannot be read is skipped with a
     /// warning naming the field, and kept as skipped insulin (a dose after it is refused); a mapping
     /// naming one without its duration is refused before any file is read.
@@ -83,6 +139,9 @@ import Testing
             try CSVColumnMapping(parsing: "time=t,temp_basal=tb")
         }
         #expect(throws: CSVColumnMapping.Problem.self) { try CSVColumnMapping(parsing: "time=t,glucose=g,bolus_minutes=m") }
+        #expect(throws: CSVColumnMapping.Problem.self) { try CSVColumnMapping(parsing: "time=t,bolus=b,bolus_type=bt") }
+        #expect(throws: CSVColumnMapping.Problem.self) { try CSVColumnMapping(parsing: "time=t,bolus=b,bolus_type=bt,bolus_minutes=m,bolus_extended=x") }
+        #expect(throws: CSVColumnMapping.Problem.self) { try CSVColumnMapping(parsing: "time=t,glucose=g,temp_basal_type=tt") }
     }
 
     /// Stop 58: carbohydrates in rations (10 g) or exchanges (15 g) were read as grams: a meal of 6
@@ -280,7 +339,7 @@ import Testing
         #expect(problem("glucose=CGM") == "no time column; expected time=COLUMN (e.g. time=date)")
         #expect(problem("time=date,patient=id") == "no measurement column; map at least one of glucose, finger, bolus, carbs, basal, bolus_extended, temp_basal (e.g. glucose=CGM)")
         #expect(problem("time=date,cgm=CGM") == "unknown field 'cgm'; expected one of time, clock, patient, glucose, finger, bolus, carbs, basal, "
-                + "bolus_extended, bolus_minutes, temp_basal, temp_basal_minutes")
+                + "bolus_extended, bolus_minutes, bolus_type, temp_basal, temp_basal_minutes, temp_basal_type")
         #expect(problem("time=date,glucose") == "'glucose' is not field=column; expected e.g. time=date,glucose=CGM")
         #expect(problem("time=date,glucose=x,glucose=y") == "field 'glucose' is given twice")
         #expect(problem("time=date,glucose= ") == "'glucose' names no column; expected glucose=COLUMN")

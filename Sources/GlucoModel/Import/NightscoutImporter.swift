@@ -50,24 +50,8 @@ public struct NightscoutImporter: PatientDataImporter {
             }
         }
         b.record = nil
-        endTemporaryBasals(at: cancels, &b)
+        b.endTemporaryBasals(at: cancels)
         return try b.build()
-    }
-
-    /// A temp basal ends at the first cancel (a `Temp Basal` of duration 0) or the next temp basal
-    /// after its start, if that comes before its planned end (counted as adjusted).
-    func endTemporaryBasals(at cancels: [Date], _ b: inout PatientLogBuilder) {
-        guard !b.temporaryBasals.isEmpty else { return }
-        var list = b.temporaryBasals.sorted { $0.record.start < $1.record.start }
-        let stops = (cancels + list.map(\.record.start)).sorted()
-        var j = 0
-        for i in list.indices {
-            while j < stops.count, stops[j] <= list[i].record.start { j += 1 }
-            guard j < stops.count, stops[j] < list[i].record.end else { continue }
-            list[i].record.end = stops[j]
-            b.summary.adjust("temporary basal ended early by a cancel or the next temp basal")
-        }
-        b.temporaryBasals = list
     }
 
     // Time keys, made once (array literals in the per-record calls were an allocation per record).

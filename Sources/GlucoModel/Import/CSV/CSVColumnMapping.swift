@@ -7,15 +7,18 @@ import Foundation
 /// time in two columns: CareLink, xDrip+), `patient`, `glucose` (CGM readings), `finger`
 /// (finger-stick glucose), `bolus` (U), `carbs` (in `carbUnit`), `basal` (a basal rate in U/h),
 /// `bolus_extended` (U spread over `bolus_minutes`: a square or dual-wave bolus's extended part),
-/// `temp_basal` (a temporary basal rate in U/h, 0 = suspended, for `temp_basal_minutes`); at least
-/// one of the measurement fields. A duration field goes with its measurement, both or neither.
+/// `bolus_type` (what the `bolus` column's units are: normal, square over `bolus_minutes`, or a
+/// dual-wave bolus's part, CareLink's layout), `temp_basal` (a temporary basal in U/h, 0 =
+/// suspended, for `temp_basal_minutes`; 0 minutes ends the one running), `temp_basal_type` (whether
+/// `temp_basal` is U/h or a percentage of the `basal` rate); at least one of the measurement
+/// fields. A field that qualifies another comes with it (`requirements`).
 /// Glucose and finger sticks are in `glucoseUnit` (mg/dL unless told).
 public struct CSVColumnMapping: Sendable, Hashable {
     /// A field the toolkit reads from a mapped column.
     public enum Field: String, CaseIterable, Sendable, Comparable {
         case time, clock, patient, glucose, finger, bolus, carbs, basal
-        case bolusExtended = "bolus_extended", bolusMinutes = "bolus_minutes"
-        case tempBasal = "temp_basal", tempBasalMinutes = "temp_basal_minutes"
+        case bolusExtended = "bolus_extended", bolusMinutes = "bolus_minutes", bolusType = "bolus_type"
+        case tempBasal = "temp_basal", tempBasalMinutes = "temp_basal_minutes", tempBasalType = "temp_basal_type"
 
         public static func < (a: Field, b: Field) -> Bool {
             allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
@@ -36,6 +39,8 @@ public struct CSVColumnMapping: Sendable, Hashable {
             case .bolusMinutes: return "how long the extended part of a bolus runs"
             case .tempBasal: return "a temporary basal rate in U/h"
             case .tempBasalMinutes: return "how long a temporary basal runs"
+            case .bolusType: return "the kind of bolus: normal, square, or a dual-wave bolus's part"
+            case .tempBasalType: return "whether a temporary basal is in U/h or a percentage"
             }
         }
     }
@@ -86,8 +91,11 @@ public struct CSVColumnMapping: Sendable, Hashable {
     /// Fields whose columns are measurements (a mapping needs one of them).
     public static let measurements: [Field] = [.glucose, .finger, .bolus, .carbs, .basal, .bolusExtended, .tempBasal]
 
-    /// The duration field each measurement with a duration needs.
-    public static let durations: [(measurement: Field, duration: Field)] = [(.bolusExtended, .bolusMinutes), (.tempBasal, .tempBasalMinutes)]
+    /// The fields each field needs beside it (a measurement with a duration, a type with what it types).
+    public static let requirements: [(field: Field, needs: [Field])] = [
+        (.bolusExtended, [.bolusMinutes]), (.bolusType, [.bolus, .bolusMinutes]), (.tempBasal, [.tempBasalMinutes]),
+        (.tempBasalMinutes, [.tempBasal]), (.tempBasalType, [.tempBasal]),
+    ]
 
     /// - Throws: `Problem` when `time` or every measurement is missing, a column name is empty,
     ///   one column is mapped to two fields, or a measurement with a duration comes without it (or the reverse).
@@ -105,9 +113,18 @@ public struct CSVColumnMapping: Sendable, Hashable {
             throw Problem(description: "no measurement column; map at least one of "
                           + Self.measurements.map(\.rawValue).joined(separator: ", ") + " (e.g. glucose=CGM)")
         }
-        for (measurement, duration) in Self.durations where (trimmed[measurement] == nil) != (trimmed[duration] == nil) {
-            let (given, missing) = trimmed[measurement] == nil ? (duration, measurement) : (measurement, duration)
-            throw Problem(description: "'\(given.rawValue)' needs '\(missing.rawValue)' (\(missing.holds)); expected \(missing.rawValue)=COLUMN too")
+        for (given, needs) in Self.requirements where trimmed[given] != nil {
+            if let missing = needs.first(where: { trimmed[$0] == nil }) {
+                throw Problem(description: "'\(given.rawValue)' needs '\(missing.rawValue)' (\(missing.holds)); expected \(missing.rawValue)=COLUMN too")
+            }
+        }
+        if trimmed[.bolusType] != nil, trimmed[.bolusExtended] != nil {
+            throw Problem(description: "'bolus_type' and 'bolus_extended' are two layouts of an extended bolus (a part per row, "
+                          + "or both parts on one row); map one of them")
+        }
+        if trimmed[.bolusMinutes] != nil, trimmed[.bolusExtended] == nil, trimmed[.bolusType] == nil {
+            throw Problem(description: "'bolus_minutes' goes with 'bolus_extended' or 'bolus_type' (what the duration is of); "
+                          + "expected bolus_extended=COLUMN or bolus_type=COLUMN too")
         }
         let byName = Dictionary(grouping: trimmed.keys.sorted()) { trimmed[$0]! }
         if let (name, fields) = byName.sorted(by: { $0.key < $1.key }).first(where: { $0.value.count > 1 }) {

@@ -65,7 +65,23 @@ struct MappedCSVReader {
         var builder: PatientLogBuilder
         /// The last basal rate recorded and its time: a rate is recorded only where it changes.
         var lastBasal: (time: Date, rate: Double)?
+        /// Temporary basals of 0 minutes: each ends the one running (`endTemporaryBasals`).
+        var cancels: [Date] = []
+        /// A dual-wave bolus's part read on its own row (`bolus_type`), waiting for the other part.
+        var pendingDual: DualPart?
     }
+
+    /// One part of a dual-wave bolus written a row each (CareLink's `Dual (normal part)` and `Dual (square part)`).
+    struct DualPart {
+        var time: Date
+        var square: Bool
+        var units: Double
+        var minutes: Double
+        var location: SourceLocation
+    }
+
+    /// What a `bolus_type` cell says the row's bolus is.
+    enum BolusPart: Equatable { case normal, square, dualNormal, dualSquare }
 
     let url: URL
     let file: String
@@ -163,6 +179,9 @@ struct MappedCSVReader {
         }
         var results: [ImportResult] = []
         for (i, patient) in patients.enumerated() {
+            var patient = patient
+            Self.keepLoneDual(&patient)
+            patient.builder.endTemporaryBasals(at: patient.cancels)
             var builder = patient.builder
             if i == 0 { builder.summary.absorb(orphans.summary) }
             results.append(try builder.build())
@@ -321,6 +340,8 @@ struct MappedCSVReader {
         guard let p = try patientIndex(row, line: line) else { return }
         var patient = patients[p]
         defer { patients[p] = patient }
+        // A dual-wave bolus's part waits for the other on the next row only.
+        if patient.pendingDual != nil, !isDualPart(row) { Self.keepLoneDual(&patient) }
         patient.builder.summary.rowsRead += 1
         if row.unterminatedQuote {
             patient.builder.skip("malformed row", line: line, field: nil, "a quoted field is not closed; expected a closing '\"'")
@@ -366,6 +387,10 @@ struct MappedCSVReader {
             case .bolus:
                 // With an extended part on the row, the two are one bolus (`readExtendedBolus`).
                 if present.contains(.bolusExtended) { continue }
+                if positions[.bolusType] != nil {
+                    readTypedBolus(row, line: line, time: time, &patient)
+                    continue
+                }
                 let mark = patient.builder.skipMark
                 guard let u = patient.builder.number(Self.numberText(row, i), at: loc, expected: "bolus insulin in U", range: ImportLimits.doseUnits)
                 else {
@@ -376,7 +401,7 @@ struct MappedCSVReader {
             case .bolusExtended:
                 readExtendedBolus(row, line: line, time: time, now: present.contains(.bolus) ? positions[.bolus] : nil, &patient.builder)
             case .tempBasal:
-                readTemporaryBasal(row, line: line, time: time, &patient.builder)
+                readTemporaryBasal(row, line: line, time: time, &patient)
             case .carbs:
                 let unit = mapping.carbUnit
                 let expected = unit == .grams ? "carbohydrates in g" : "carbohydrates in \(unit.rawValue) of \(Int(unit.grams)) g"
@@ -394,7 +419,7 @@ struct MappedCSVReader {
                 if let last = patient.lastBasal, last.rate == r, last.time <= time { continue }
                 patient.lastBasal = (time, r)
                 patient.builder.add(BasalRate(start: time, rate: InsulinRate(unitsPerHour: r)), at: at)
-            case .time, .clock, .patient, .bolusMinutes, .tempBasalMinutes:
+            case .time, .clock, .patient, .bolusMinutes, .tempBasalMinutes, .bolusType, .tempBasalType:
                 continue
             }
         }
@@ -429,30 +454,142 @@ struct MappedCSVReader {
                     type: first > 0 ? .normalDual : .square), at: b.location(line, names[.time]))
     }
 
-    /// A temporary basal rate of `temp_basal` U/h (0: a suspension) for `temp_basal_minutes`. A rate
-    /// of 0 with no duration is no record (a wide export writes 0 in rows without one); another rate
-    /// without a duration, or one that cannot be read, is skipped with a warning and kept as
-    /// skipped insulin. A duration of 0 is a cancelled temporary basal: no record.
-    func readTemporaryBasal(_ row: CSVRow, line: Int, time: Date, _ b: inout PatientLogBuilder) {
-        let mark = b.skipMark
+    /// A temporary basal rate of `temp_basal` U/h (0: a suspension), or, with `temp_basal_type`
+    /// saying Percent, that percentage of the `basal` rate in force (read before it in the file),
+    /// for `temp_basal_minutes`. A rate of 0 with no duration is no record (a wide export writes 0 in
+    /// rows without one); another rate without a duration, a type that is not known (or empty, for a
+    /// rate that is not 0), or a percentage with no basal rate before it, is skipped with a warning
+    /// and kept as skipped insulin. A duration of 0 ends the temporary basal running then (Nightscout
+    /// and loops cancel so; `endTemporaryBasals`), as does the next one.
+    func readTemporaryBasal(_ row: CSVRow, line: Int, time: Date, _ patient: inout Patient) {
+        let mark = patient.builder.skipMark
         let column = positions[.tempBasal]!
-        let loc = b.location(line, names[.tempBasal])
-        var noInsulin = false  // a suspension or a cancelled temporary basal skipped: no insulin was missed
-        defer { if !noInsulin { b.noteSkippedInsulin(.temporaryBasal, time: time, since: mark, at: loc) } }
-        guard let rate = b.number(Self.numberText(row, column), at: loc, expected: "a temporary basal rate in U/h (not a percentage)",
-                                  range: ImportLimits.basalUnitsPerHour) else { return }
-        if rate == 0, let d = positions[.tempBasalMinutes], d >= row.count || Self.isMissing(row[d]) {
-            noInsulin = true
-            return b.skipQuietly("temporary basal of 0 U/h without a duration")
+        let loc = patient.builder.location(line, names[.tempBasal])
+        var noInsulin = false  // a suspension or a cancel skipped: no insulin was missed
+        defer { if !noInsulin { patient.builder.noteSkippedInsulin(.temporaryBasal, time: time, since: mark, at: loc) } }
+        var percent = false
+        if let typed = positions[.tempBasalType], row.number(column) != 0 {
+            let text = typed < row.count ? row.text(typed).trimmingSpaces() : ""
+            let lower = text.lowercased()
+            if lower.contains("percent") || lower.contains("%") {
+                percent = true
+            } else if !["unit", "absolute", "u/h", "rate", "insulin"].contains(where: { lower.contains($0) }) {
+                return patient.builder.skip("unknown type", at: patient.builder.location(line, names[.tempBasalType]),
+                                            "temporary basal type '\(text.prefix(30))' is not known; expected Percent or Insulin Units (U/h)")
+            }
         }
-        noInsulin = rate == 0
-        guard let minutes = duration(row, .tempBasalMinutes, line: line, of: "a temporary basal", &b) else { return }
+        let expected = percent ? "a temporary basal in percent of the basal rate" : "a temporary basal rate in U/h (a percentage needs temp_basal_type)"
+        guard let value = patient.builder.number(Self.numberText(row, column), at: loc, expected: expected,
+                                                 range: percent ? 0...1_000 : ImportLimits.basalUnitsPerHour) else { return }
+        if value == 0, let d = positions[.tempBasalMinutes], d >= row.count || Self.isMissing(row[d]) {
+            noInsulin = true
+            return patient.builder.skipQuietly("temporary basal of 0 U/h without a duration")
+        }
+        noInsulin = value == 0
+        guard let minutes = duration(row, .tempBasalMinutes, line: line, of: "a temporary basal", &patient.builder) else { return }
         guard minutes > 0 else {
             noInsulin = true
-            return b.skipQuietly("temporary basal of 0 minutes")
+            patient.cancels.append(time)
+            return patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
         }
-        b.add(TemporaryBasal(start: time, end: time.addingTimeInterval(minutes * 60), rate: InsulinRate(unitsPerHour: rate)),
-              at: b.location(line, names[.time]))
+        var rate = value
+        if percent {
+            guard let basal = patient.lastBasal, basal.time <= time else {
+                return patient.builder.skip("missing field", at: loc, "a temporary basal of \(Self.number(value))% needs the basal "
+                                            + "rate it is a percentage of: map the basal column (U/h), whose rows come before it")
+            }
+            rate = basal.rate * value / 100
+            guard ImportLimits.basalUnitsPerHour.contains(rate) else {
+                return patient.builder.skip("out of range", at: loc, "\(Self.number(value))% of \(Self.number(basal.rate)) U/h is "
+                                            + "\(Self.number(rate)) U/h; expected 0-\(Int(ImportLimits.basalUnitsPerHour.upperBound))")
+            }
+        }
+        patient.builder.add(TemporaryBasal(start: time, end: time.addingTimeInterval(minutes * 60), rate: InsulinRate(unitsPerHour: rate)),
+                            at: patient.builder.location(line, names[.time]))
+    }
+
+    /// `value` with at most 3 decimals and no trailing zeros, for messages.
+    static func number(_ value: Double) -> String {
+        var text = String(format: "%.3f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// The kind of bolus a `bolus_type` cell names: `Normal` (or empty), `Square` (`Extended`), `Dual
+    /// (normal part)` / `Dual (square part)` (also `Combo`, `Multiwave`); nil when it names none.
+    static func bolusPart(_ text: String) -> BolusPart? {
+        let t = text.trimmingSpaces().lowercased()
+        if ["dual", "combo", "multiwave", "multi-wave"].contains(where: { t.contains($0) }) {
+            return t.contains("square") || t.contains("extended") ? .dualSquare : t.contains("normal") ? .dualNormal : nil
+        }
+        if t.contains("square") || t.contains("extended") { return .square }
+        return t.isEmpty || t.contains("normal") || t == "standard" ? .normal : nil
+    }
+
+    /// Whether `row` holds a dual-wave bolus's part (`bolus_type`).
+    func isDualPart(_ row: CSVRow) -> Bool {
+        guard let typed = positions[.bolusType], typed < row.count, let part = Self.bolusPart(row.text(typed)) else { return false }
+        return part == .dualNormal || part == .dualSquare
+    }
+
+    /// The row's bolus as its `bolus_type` says: normal, square over `bolus_minutes`, or a dual-wave
+    /// bolus's part, joined with the other part when it is on the next row at the same time (one
+    /// `normalDual` bolus of both, as `bolus_extended` reads one row of both), else kept as skipped
+    /// insulin (`keepLoneDual`).
+    func readTypedBolus(_ row: CSVRow, line: Int, time: Date, _ patient: inout Patient) {
+        let column = positions[.bolus]!
+        let loc = patient.builder.location(line, names[.bolus])
+        let mark = patient.builder.skipMark
+        defer { patient.builder.noteSkippedInsulin(.bolus, time: time, since: mark, amounts: [row.text(column)], at: loc) }
+        let typed = positions[.bolusType]!
+        let text = typed < row.count ? row.text(typed) : ""
+        guard let part = Self.bolusPart(text) else {
+            return patient.builder.skip("unknown type", at: patient.builder.location(line, names[.bolusType]),
+                                        "bolus type '\(text.prefix(30))' is not known; expected Normal, Square, Dual (normal part) or Dual (square part)")
+        }
+        let square = part == .square || part == .dualSquare
+        guard let units = patient.builder.number(Self.numberText(row, column), at: loc, expected: "bolus insulin in U",
+                                                 range: ImportLimits.doseUnits) else { return }
+        var minutes = 0.0
+        if square {
+            guard let m = duration(row, .bolusMinutes, line: line, of: "a square bolus", &patient.builder) else { return }
+            minutes = m
+        }
+        let at = patient.builder.location(line, names[.time])
+        switch part {
+        case .normal:
+            patient.builder.add(Bolus(time: time, dose: InsulinUnits(units)), at: at)
+        case .square:
+            patient.builder.add(Bolus(time: time, end: time.addingTimeInterval(minutes * 60), dose: InsulinUnits(units), type: .square), at: at)
+        case .dualNormal, .dualSquare:
+            let this = DualPart(time: time, square: square, units: units, minutes: minutes,
+                                location: patient.builder.location(line, names[.bolusType]))
+            if let other = patient.pendingDual, other.time == time, other.square != square {
+                let spread = square ? this : other
+                patient.pendingDual = nil
+                patient.builder.add(Bolus(time: time, end: time.addingTimeInterval(spread.minutes * 60), dose: InsulinUnits(this.units + other.units),
+                                          type: .normalDual), at: at)
+            } else {
+                Self.keepLoneDual(&patient)
+                patient.pendingDual = this
+            }
+        }
+    }
+
+    /// The dual-wave part waiting for its other part, which did not come: skipped with a warning and
+    /// kept as skipped insulin (the other part was most likely given, in an amount nobody knows). Not
+    /// stored alone: a file read while it is written, ending between the parts, would store a
+    /// bolus that the whole file's joined one then conflicts with.
+    static func keepLoneDual(_ patient: inout Patient) {
+        guard let part = patient.pendingDual else { return }
+        patient.pendingDual = nil
+        let mark = patient.builder.skipMark
+        let (this, other) = part.square ? ("square", "normal") : ("normal", "square")
+        patient.builder.skip("lone dual-wave part", at: part.location,
+                             "a dual-wave bolus's \(this) part (\(Self.number(part.units)) U) without its \(other) part on the row "
+                             + "next to it at the same time: kept as insulin given in an amount not known")
+        patient.builder.noteSkippedInsulin(.bolus, time: part.time, since: mark, at: part.location)
     }
 
     /// The duration in `field`'s column in minutes: a number of minutes, or `h:mm` / `h:mm:ss`
@@ -501,13 +638,19 @@ struct MappedCSVReader {
         })
         guard let column = positions[.time], !kinds.isEmpty else { return }
         let at = patients[p].builder.location(line)
-        let order = dateOrder
-        let parse = { (f: ArraySlice<UInt8>) in Self.writtenTime(f, order: order) }
-        if parse(row[column]) == nil, PatientLogBuilder.isWhole(column, of: row), let time = Self.epochTime(row[column]) {
+        // The time is whole when its columns are (the date and, mapped, the time of day: read as the
+        // date alone, a cut row of a CareLink export kept no insulin, and the next dose went ahead;
+        // the review of stop 58). A time that is cut, or does not read, bounds the dose by the rows around it.
+        let whole = PatientLogBuilder.isWhole(column, of: row) && positions[.clock].map { PatientLogBuilder.isWhole($0, of: row) } ?? true
+        let f = timeBytes(row)
+        if whole, let written = Self.writtenTime(f, order: dateOrder) {
+            let time = patients[p].builder.latestInstant(written)
             for kind in kinds { patients[p].builder.noteSkippedInsulin(kind, time: time, since: mark, at: at) }
-            return
+        } else if whole, let time = Self.epochTime(f) {
+            for kind in kinds { patients[p].builder.noteSkippedInsulin(kind, time: time, since: mark, at: at) }
+        } else {
+            patients[p].builder.noteUndatedInsulin(kinds, at: at)
         }
-        patients[p].builder.noteCutInsulin(kinds, row: row, field: column, since: mark, parse: parse, at: at)
     }
 
     /// The insulin records a malformed row may hold: the mapping's bolus and basal columns, each

@@ -381,6 +381,24 @@ public struct PatientLogBuilder: Sendable {
         if pending >= Self.batchSize, !repeats.hasOpenRun, decided.isEmpty { flush(includingTemporaryBasals: false) }
     }
 
+    /// A temporary basal ends at the first cancel (a temporary basal of 0 minutes: Nightscout's, a
+    /// mapped CSV's) or the next temporary basal after its start, if that comes before its planned
+    /// end (counted as adjusted), as a pump ends it. Temporary basals are held to the end of the
+    /// file (`flush`), so this is called once every row is read.
+    public mutating func endTemporaryBasals(at cancels: [Date]) {
+        guard !temporaryBasals.isEmpty else { return }
+        var list = temporaryBasals.sorted { $0.record.start < $1.record.start }
+        let stops = (cancels + list.map(\.record.start)).sorted()
+        var j = 0
+        for i in list.indices {
+            while j < stops.count, stops[j] <= list[i].record.start { j += 1 }
+            guard j < stops.count, stops[j] < list[i].record.end else { continue }
+            list[i].record.end = stops[j]
+            summary.adjust("temporary basal ended early by a cancel or the next temp basal")
+        }
+        temporaryBasals = list
+    }
+
     /// Sends the records held to the sink (all but temporary basals unless told) and forgets them.
     mutating func flush(includingTemporaryBasals: Bool) {
         guard let sink else { return }
