@@ -49,8 +49,10 @@ public enum DoseAdvisor {
     /// long history costs 14 days of it. The whole log through `at` when that window holds no glucose
     /// reading (the refusal then names the newest reading, however old).
     public static func history(_ log: PatientLog, at: Date, inclusive: Bool = true) -> PatientLog {
-        let window = log.since(at.addingTimeInterval(-memory)).recorded(through: at, inclusive: inclusive)
-        return window.glucose.isEmpty ? log.recorded(through: at, inclusive: inclusive) : window
+        // Cut after `at` first (binary search): an audit asks once per meal of a long history.
+        let upTo = log.before(at.addingTimeInterval(1))
+        let window = upTo.since(at.addingTimeInterval(-memory)).recorded(through: at, inclusive: inclusive)
+        return window.glucose.isEmpty ? upTo.recorded(through: at, inclusive: inclusive) : window
     }
 
     /// Minutes after which a meal that got no insulin for a low should be asked about again

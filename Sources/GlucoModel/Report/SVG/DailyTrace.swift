@@ -33,22 +33,27 @@ public struct DailyTrace: Sendable {
                              bands: [(time: Date, lower: Double, upper: Double)] = []) -> [DailyTrace] {
         var traces: [DailyTrace] = []
         var day = clock.startOfDay(period.start)
-        func inside(_ t: Date, _ lo: Date, _ hi: Date) -> Bool { t >= lo && t < hi && t >= period.start && t < period.end }
+        // Each list in time order once, then each day's records found by binary search: filtering
+        // every list for every day made a 10-year report 2.4 times slower per day than a year's (hunt AJ, stop 58).
+        let glucose = inTimeOrder(log.glucose.filter { $0.source == .cgm }, \.time), predictions = inTimeOrder(predictions, \.time)
+        let carbs = inTimeOrder(log.carbs, \.time), boluses = inTimeOrder(log.boluses, \.time)
+        let bands = inTimeOrder(bands, \.time), injections = inTimeOrder(log.basalInjections, \.time)
         while day < period.end {
             let next = clock.nextDay(day)
             let overlap = min(next, period.end).timeIntervalSince(max(day, period.start))
             let only = day <= period.start && next >= period.end
             defer { day = next }
             guard overlap >= minimumOverlap || only else { continue }
+            let lo = max(day, period.start), hi = min(next, period.end)
             traces.append(DailyTrace(
                 dayStart: day, dayEnd: next,
-                glucose: log.glucose.filter { $0.source == .cgm && inside($0.time, day, next) }.map { ($0.time, $0.value.mgdL) },
-                predictions: predictions.filter { inside($0.time, day, next) },
+                glucose: within(glucose, \.time, lo, hi).map { ($0.time, $0.value.mgdL) },
+                predictions: Array(within(predictions, \.time, lo, hi)),
                 predictionHorizon: horizon,
-                carbs: log.carbs.filter { inside($0.time, day, next) }.map { ($0.time, $0.amount) },
-                boluses: log.boluses.filter { inside($0.time, day, next) }.map { ($0.time, $0.dose) },
-                bands: bands.filter { inside($0.time, day, next) },
-                injections: log.basalInjections.filter { inside($0.time, day, next) }.map { ($0.time, $0.dose) },
+                carbs: within(carbs, \.time, lo, hi).map { ($0.time, $0.amount) },
+                boluses: within(boluses, \.time, lo, hi).map { ($0.time, $0.dose) },
+                bands: Array(within(bands, \.time, lo, hi)),
+                injections: within(injections, \.time, lo, hi).map { ($0.time, $0.dose) },
                 exercise: log.exercise.compactMap { e in
                     // Hunt D: exercise before a low was nowhere in the report. Clipped to the day and the period.
                     let start = max(e.time, day, period.start), end = min(e.time.addingTimeInterval(e.durationMinutes * 60), next, period.end)
@@ -56,6 +61,27 @@ public struct DailyTrace: Sendable {
                 }))
         }
         return traces
+    }
+
+    /// `items` in time order: as they are when they already are (a log's lists, predictions by
+    /// time), else sorted, equal times keeping their order.
+    static func inTimeOrder<T>(_ items: [T], _ time: (T) -> Date) -> [T] {
+        guard zip(items, items.dropFirst()).contains(where: { time($0) > time($1) }) else { return items }
+        return items.enumerated().sorted { (time($0.element), $0.offset) < (time($1.element), $1.offset) }.map(\.element)
+    }
+
+    /// The items of `sorted` (in time order) at or after `lo` and before `hi`.
+    static func within<T>(_ sorted: [T], _ time: (T) -> Date, _ lo: Date, _ hi: Date) -> ArraySlice<T> {
+        func first(atOrAfter t: Date) -> Int {
+            var a = 0, b = sorted.count
+            while a < b {
+                let mid = (a + b) / 2
+                if time(sorted[mid]) < t { a = mid + 1 } else { b = mid }
+            }
+            return a
+        }
+        let start = first(atOrAfter: lo)
+        return sorted[start..<max(start, first(atOrAfter: hi))]
     }
 
     func hours(_ t: Date) -> Double { t.timeIntervalSince(dayStart) / 3600 }
