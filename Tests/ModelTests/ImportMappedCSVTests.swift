@@ -102,6 +102,27 @@ import Testing
         #expect(text.contains("mapped.csv:4 [Bolus Type]: warning: bolus type 'Bolus Wizard' is not known"), "\(text)")
     }
 
+    /// The review of stop 58: Nightscout's treatments as a CSV cancel a temporary basal with a row of
+    /// duration 0 and no rate, which ended nothing (a suspension cancelled after 10 minutes counted for
+    /// 2 hours: 1.5 U too much); and without a type column a 30% temporary basal read 30 U/h.
+    @Test func aCancelWithoutARateEndsTheTemporaryBasalAndAHighUntypedRateIsRefused() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=created_at,glucose=glucose,temp_basal=absolute,temp_basal_minutes=duration")
+        let url = try Self.file("""
+            created_at,eventType,glucose,duration,absolute
+            2026-01-05T09:00:00Z,Sensor,150,,
+            2026-01-05T09:00:01Z,Temp Basal,,120,0
+            2026-01-05T09:10:01Z,Temp Basal,,0,
+            2026-01-05T10:00:00Z,Temp Basal,,60,30
+
+            """)
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(mapping, zone: "UTC"))
+        let start = Date(timeIntervalSince1970: 1_767_571_200 + 9 * 3600 + 1)
+        #expect(r.log.temporaryBasals == [TemporaryBasal(start: start, end: start.addingTimeInterval(600), rate: InsulinRate(unitsPerHour: 0))])
+        #expect(r.summary.notModelled["temporary basal of 0 minutes (ends the one running)"] == 1, "\(r.summary.notModelled)")
+        #expect((r.summary.skippedInsulin ?? []).map(\.kind) == [.temporaryBasal])
+        #expect(r.summary.issues.map(\.description).joined().contains("a temporary basal of 30 U/h is above 15 U/h: a percentage? Map the column saying so as temp_basal_type"))
+    }
+
     /// The review of stop 58: the file's last row cut short kept no skipped insulin when the date and
     /// the time of day are two columns (the date alone did not read), and the next dose went ahead.
     @Test func aCutLastRowWithTheTimeOfDayInItsOwnColumnKeepsItsInsulin() throws {

@@ -355,7 +355,12 @@ struct MappedCSVReader {
             guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
             return field == .bolus || field == .bolusExtended || field == .carbs ? row.number(i) != 0 : true
         }
-        guard !present.isEmpty else {
+        // A temporary basal of 0 minutes with no rate: a cancel, as Nightscout's treatments write it
+        // (it ended nothing, and a suspension cancelled after 10 minutes counted for 2 hours).
+        let cancel = !present.contains(.tempBasal) && positions[.tempBasalMinutes].map { i in
+            i < row.count && !Self.isMissing(row[i]) && Self.minutes(row.text(i)) == 0
+        } == true
+        guard !present.isEmpty || cancel else {
             // Narrower than the header, with no time where the header has it: a section under a
             // header of its own (t:connect), whose rows went without a word (hunt AI, stop 57). A
             // trimmed row (its time, and the empty cells after it cut off) stays quiet.
@@ -422,6 +427,10 @@ struct MappedCSVReader {
             case .time, .clock, .patient, .bolusMinutes, .tempBasalMinutes, .bolusType, .tempBasalType:
                 continue
             }
+        }
+        if cancel {
+            patient.cancels.append(time)
+            patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
         }
     }
 
@@ -492,6 +501,12 @@ struct MappedCSVReader {
             patient.cancels.append(time)
             return patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
         }
+        // Without a type column a percentage reads as U/h (a 30% temporary basal as 30 U/h: 26.8 U on
+        // board and a predicted 10 mg/dL; the review of stop 58): a rate above 15 U/h is taken for one.
+        if positions[.tempBasalType] == nil, value > Self.highestUntypedTemporaryRate {
+            return patient.builder.skip("out of range", at: loc, "a temporary basal of \(Self.number(value)) U/h is above "
+                                        + "\(Int(Self.highestUntypedTemporaryRate)) U/h: a percentage? Map the column saying so as temp_basal_type")
+        }
         var rate = value
         if percent {
             guard let basal = patient.lastBasal, basal.time <= time else {
@@ -515,6 +530,10 @@ struct MappedCSVReader {
         if text.hasSuffix(".") { text.removeLast() }
         return text
     }
+
+    /// The highest temporary basal rate read without a `temp_basal_type` column: above it, the value
+    /// is more likely a percentage than U/h (a pump's maximum basal is rarely above 10 U/h).
+    static let highestUntypedTemporaryRate = 15.0
 
     /// The kind of bolus a `bolus_type` cell names: `Normal` (or empty), `Square` (`Extended`), `Dual
     /// (normal part)` / `Dual (square part)` (also `Combo`, `Multiwave`); nil when it names none.
@@ -602,19 +621,29 @@ struct MappedCSVReader {
         guard text.contains(":") else {
             return b.number(i < row.count ? Self.numberText(row, i) : nil, at: loc, expected: expected, range: ImportLimits.durationMinutes)
         }
-        let parts = text.trimmingSpaces().split(separator: ":", omittingEmptySubsequences: false)
-        let numbers = parts.map { part in part.count <= 4 && !part.isEmpty && part.allSatisfy({ ("0"..."9").contains($0) }) ? Int(part) : nil }
-        guard (2...3).contains(parts.count), numbers.allSatisfy({ $0 != nil }), numbers.dropFirst().allSatisfy({ $0! < 60 }),
-              parts.dropFirst().allSatisfy({ $0.count == 2 }) else {
+        guard let minutes = Self.clockMinutes(text) else {
             b.skip("not a number", at: loc, "'\(text.prefix(20))' is not \(expected)")
             return nil
         }
-        let minutes = Double(numbers[0]!) * 60 + Double(numbers[1]!) + (parts.count == 3 ? Double(numbers[2]!) / 60 : 0)
         guard ImportLimits.durationMinutes.contains(minutes) else {
             b.skip("out of range", at: loc, "'\(text.prefix(20))' is longer than 7 days; expected \(expected)")
             return nil
         }
         return minutes
+    }
+
+    /// `h:mm` or `h:mm:ss` in minutes; nil when the text is not that.
+    static func clockMinutes(_ text: String) -> Double? {
+        let parts = text.trimmingSpaces().split(separator: ":", omittingEmptySubsequences: false)
+        let numbers = parts.map { part in part.count <= 4 && !part.isEmpty && part.allSatisfy({ ("0"..."9").contains($0) }) ? Int(part) : nil }
+        guard (2...3).contains(parts.count), numbers.allSatisfy({ $0 != nil }), numbers.dropFirst().allSatisfy({ $0! < 60 }),
+              parts.dropFirst().allSatisfy({ $0.count == 2 }) else { return nil }
+        return Double(numbers[0]!) * 60 + Double(numbers[1]!) + (parts.count == 3 ? Double(numbers[2]!) / 60 : 0)
+    }
+
+    /// A duration cell in minutes (a number, or `h:mm[:ss]`); nil when it reads as neither.
+    static func minutes(_ text: String) -> Double? {
+        text.contains(":") ? clockMinutes(text) : NumberText.read(bytes: text.trimmingSpaces().utf8)
     }
 
     /// The patient of the file's last row, cut short: the one its whole patient field names, when
