@@ -149,6 +149,23 @@ enum WindowFixture {
         #expect(shortWindowDiffered >= 5 && adapted >= 5, "\(shortWindowDiffered) \(adapted)")
     }
 
+    /// Hunt AJ (stop 58): `window(from:before:)`, the cut an audit makes once per meal, is
+    /// `since(start)` without the records at or after `end`, on random logs (extended boluses,
+    /// temporary basals up to two days, exercise, basal rates that end) and random windows.
+    @Test func theWindowIsSinceCutAtItsEnd() {
+        var r = SplitMix64(seed: 58)
+        for i in 0..<40 {
+            // 12 days: a window after the 9th begins later than `reach` after the first records, which it cuts.
+            let log = WindowFixture.log(&r, days: 12)
+            let span = 12 * 86_400.0
+            let start = SyntheticCohort.start.addingTimeInterval(Double.random(in: -3600...span, using: &r))
+            let end = start.addingTimeInterval(Double.random(in: 0...(2 * 86_400), using: &r))
+            #expect(log.window(from: start, before: end) == log.since(start).before(end), "case \(i)")
+        }
+        // What the import lets last is within the window's reach.
+        #expect(PatientLog.reach >= max(ImportLimits.durationMinutes.upperBound, ImportLimits.exerciseMinutes.upperBound) * 60)
+    }
+
     /// A dose suggestion and a dose audit from `DoseAdvisor.history` are those from the whole log.
     @Test func dosesFromTheWindowAreTheWholeLogs() throws {
         var r = SplitMix64(seed: 77)

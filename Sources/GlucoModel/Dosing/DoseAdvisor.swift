@@ -49,10 +49,9 @@ public enum DoseAdvisor {
     /// long history costs 14 days of it. The whole log through `at` when that window holds no glucose
     /// reading (the refusal then names the newest reading, however old).
     public static func history(_ log: PatientLog, at: Date, inclusive: Bool = true) -> PatientLog {
-        // Cut after `at` first (binary search): an audit asks once per meal of a long history.
-        let upTo = log.before(at.addingTimeInterval(1))
-        let window = upTo.since(at.addingTimeInterval(-memory)).recorded(through: at, inclusive: inclusive)
-        return window.glucose.isEmpty ? upTo.recorded(through: at, inclusive: inclusive) : window
+        // The window by binary search (`PatientLog.window`): an audit asks once per meal of a long history.
+        let window = log.window(from: at.addingTimeInterval(-memory), before: at.addingTimeInterval(1)).recorded(through: at, inclusive: inclusive)
+        return window.glucose.isEmpty ? log.before(at.addingTimeInterval(1)).recorded(through: at, inclusive: inclusive) : window
     }
 
     /// Minutes after which a meal that got no insulin for a low should be asked about again

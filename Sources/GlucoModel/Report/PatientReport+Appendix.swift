@@ -58,9 +58,7 @@ extension PatientReport {
     }
 
     var errorGridSection: String {
-        // At most `ResearchSummary.maximumDrawnPairs` circles a grid, as the research summary draws:
-        // a year's report drew 206,422 of them, 64% of an 18 MB page (hunt AJ, stop 58). The zones count all.
-        let limit = ResearchSummary.maximumDrawnPairs
+        let limit = maximumDrawnPairs
         let drawn = gridPairs.count > limit ? " Each grid draws \(limit) of them, evenly spaced through the period; the zone percentages count all." : ""
         var s = HTML.paragraph(chartHorizon.map { "The evolved model's \($0)-minute predictions against the CGM reading at the predicted time (\(gridPairs.count) pairs).\(drawn)" }
                                ?? "No predictions in this period: the grids are empty.", cssClass: "muted")

@@ -25,6 +25,9 @@ public struct PatientReport: Sendable {
     public var chartHorizon: Int?
     /// (reference, prediction) pairs of the evolved model at `chartHorizon`.
     public var gridPairs: [GlucosePair]
+    /// The most pairs an error grid draws (evenly spaced; the zones count all): more than a default
+    /// 14-day period's 4,032. A year's report drew 206,422, 64% of an 18 MB page (hunt AJ, stop 58).
+    public var maximumDrawnPairs = 5_000
     public var predictedEpisodes: [PredictedEpisode]
     /// Nil when no dose settings were given; the section then says so.
     public var doseAudit: ReportDoseAudit?
