@@ -47,6 +47,10 @@ struct Score: ParsableCommand {
         do {
             summary = try PairScoring.score(csv: URL(fileURLWithPath: pairs), units: units.unit, writeLine: output.write, warning: warn)
             try output.commit()
+        } catch let unopened as FileOpenError {
+            // Named: "cannot open the file: no such file" did not say which (review of stop 58).
+            output.discard()
+            throw InputError(SourceLocation(file: pairs), unopened.description)
         } catch {
             output.discard()
             throw error

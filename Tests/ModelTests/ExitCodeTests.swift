@@ -220,6 +220,14 @@ import GrammarEvolution
         }
     }
 
+    /// The review of stop 58: `score --pairs` of a file that is not there said "cannot open the
+    /// file: no such file" without naming it. Named, as every reader names its file (exit 1).
+    @Test func aPairsFileThatIsNotThereIsNamed() throws {
+        let missing = try PredictFixture.temporaryDirectory().appendingPathComponent("gone.csv").path
+        let r = try Self.run("glucomodel-predict", ["score", "--pairs", missing])
+        #expect(r.status == 1 && r.stderr.contains("\(missing): error: cannot open the file: no such file"), "\(r)")
+    }
+
     @Test func scaleValues() {
         #expect(RunStatus.allCases.map(\.rawValue) == [0, 1, 2, 3, 64, 75])
         #expect(RunStatus.of(done: 3, failed: 0) == .success)
