@@ -8,7 +8,7 @@ import GlucoModel
 public struct ImportReadOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Read the data files as a CSV with these columns (format csv): field=column pairs such as time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs.",
-        discussion: "Fields: time (required), clock (the time of day, when time holds the date alone), patient, glucose (CGM), finger (finger stick), bolus (U), carbs (g, or --carb-units), basal (U/h), bolus_extended (U spread over bolus_minutes: a square or dual-wave bolus) or bolus_type (Normal, Square, Dual (normal part) / Dual (square part), with bolus_minutes), temp_basal (U/h, 0 = suspended, for temp_basal_minutes; 0 minutes ends the one running), temp_basal_type (Percent of the basal rate, or Insulin Units). Durations in minutes or h:mm:ss.",
+        discussion: "Fields: time (required), clock (the time of day, when time holds the date alone), patient, glucose (CGM), finger (finger stick), bolus (U), carbs (g, or --carb-units), basal (U/h), bolus_extended (U spread over bolus_minutes: a square or dual-wave bolus) or bolus_type (Normal, Square, Dual (normal part) / Dual (square part), with bolus_minutes), temp_basal (U/h, 0 = suspended, for temp_basal_minutes; 0 minutes ends the one running), temp_basal_type (Percent of the basal rate, which needs basal mapped and a basal row before it, or Insulin Units). Durations in minutes or h:mm:ss.",
         valueName: "field=column,..."))
     public var columns: String?
 
@@ -135,9 +135,14 @@ public struct DataOptions: ParsableArguments {
 
 private func checkDataOrStore(_ data: [String], _ store: String?, dataName: String) throws {
     if !data.isEmpty, store != nil { throw ValidationError("give \(dataName) or --store, not both") }
-    // A named pipe, a device or a socket is a wrong command line (64), as import-data and score say;
-    // these commands said so with 1 (hunt AK, stop 58).
-    for path in data {
+    try checkDataFiles(data)
+}
+
+/// A named pipe, a device or a socket among `paths` is a wrong command line (64), as import-data
+/// and score say; the other commands said so with 1 (hunt AK, stop 58), and train for a config
+/// file's `data` (review of stop 58).
+public func checkDataFiles(_ paths: [String]) throws {
+    for path in paths {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue, !CohortLoader.isRegularFile(path) {
             throw ValidationError("\(path): \(CohortLoader.notRegularFile)")

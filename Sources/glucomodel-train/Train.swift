@@ -227,6 +227,7 @@ struct Train: ParsableCommand {
         if defaultData, !FileManager.default.fileExists(atPath: "datasets") {
             throw ValidationError("no DATA given and no datasets/ folder here: run from the package folder or name the data")
         }
+        try checkDataFiles(resolved.data ?? [])
         let output = URL(fileURLWithPath: out)
         var read = ReadFiles(resolved.data ?? [], role: "the data")
         if let store = resolved.store { read.add(store: store) }

@@ -218,6 +218,11 @@ import GrammarEvolution
             watchdog.cancel()
             #expect(process.terminationStatus == 64 && text.contains("not a regular file (a pipe"), "\(arguments[0]): \(text)")
         }
+        // Review AM (stop 58): the pipe in a config file's data too.
+        let config = dir.appendingPathComponent("experiment.json")
+        try Data(#"{"data": ["\#(fifo.path)"]}"#.utf8).write(to: config)
+        let configured = try Self.run("glucomodel-train", ["train", "--config", config.path, "--out", dir.appendingPathComponent("out2").path])
+        #expect(configured.status == 64 && configured.stderr.contains("not a regular file (a pipe"), "\(configured)")
     }
 
     /// The review of stop 58: `score --pairs` of a file that is not there said "cannot open the

@@ -77,7 +77,7 @@ import Testing
                                   Bolus(time: at(12), end: at(13.5), dose: InsulinUnits(4.5), type: .normalDual),
                                   Bolus(time: at(15), end: at(15.75), dose: InsulinUnits(2), type: .square)])
         #expect(r.summary.skipped["lone dual-wave part"] == 1 && r.summary.skippedInsulin?.map(\.time) == [at(22)], "\(r.summary.skipped)")
-        // 17:00 50% of 0.8 U/h for 2 h, ended at 18:00 by the cancel (0 minutes); 20:00 1.2 U/h for an hour.
+        // 17:00 50% of 0.8 U/h for 2 h, ended at 18:00 by the cancel (0 minutes, no rate); 20:00 1.2 U/h for an hour.
         #expect(r.log.temporaryBasals == [TemporaryBasal(start: at(17), end: at(18), rate: InsulinRate(unitsPerHour: 0.4)),
                                           TemporaryBasal(start: at(20), end: at(21), rate: InsulinRate(unitsPerHour: 1.2))])
         #expect(r.log.basalRates.map(\.rate.unitsPerHour) == [0.8, 1.0] && r.log.carbs.map(\.amount.grams) == [45, 60])
@@ -121,6 +121,40 @@ import Testing
         #expect(r.summary.notModelled["temporary basal of 0 minutes (ends the one running)"] == 1, "\(r.summary.notModelled)")
         #expect((r.summary.skippedInsulin ?? []).map(\.kind) == [.temporaryBasal])
         #expect(r.summary.issues.map(\.description).joined().contains("a temporary basal of 30 U/h is above 15 U/h: a percentage? Map the column saying so as temp_basal_type"))
+    }
+
+    /// Review AM (stop 58): an export writing 0 in empty cells has 0 U/h for 0 minutes in every row;
+    /// read as cancels, each ended the temporary basal before it (a 2-hour 3 U/h read as 5 minutes:
+    /// 1.35 U suggested where 0 was right). No record; a cancel has no rate, or one. And a dual-wave
+    /// bolus whose square part is 0 U is its normal part, not a lone part refusing doses for hours.
+    @Test func zeroFilledCellsAreNoCancelAndAZeroPartLeavesTheOther() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=t,glucose=g,temp_basal=tb,temp_basal_minutes=tbm")
+        let url = try Self.file("""
+            t,g,tb,tbm
+            2026-01-05 08:00,120,3,120
+            2026-01-05 08:05,121,0,0
+            2026-01-05 08:10,122,0,0
+
+            """)
+        let r = try MappedCSVImporter().importFile(at: url, options: Self.options(mapping, zone: "UTC"))
+        let start = Date(timeIntervalSince1970: 1_767_571_200 + 8 * 3600)
+        #expect(r.log.temporaryBasals == [TemporaryBasal(start: start, end: start.addingTimeInterval(7200), rate: InsulinRate(unitsPerHour: 3))])
+        #expect(r.summary.skippedQuietly?["temporary basal of 0 U/h for 0 minutes"] == 2 && r.summary.notModelled.isEmpty, "\(r.summary)")
+
+        let dual = try Self.file("""
+            Date,Time,Bolus Type,Bolus Volume Delivered (U),Bolus Duration (h:mm:ss),Sensor Glucose (mg/dL)
+            2026/01/05,12:00:00,Dual (normal part),1,,140
+            2026/01/05,12:00:00,Dual (square part),0,0:00:00,
+            2026/01/05,13:00:00,Dual (normal part),0,,150
+            2026/01/05,13:00:00,Dual (square part),2,1:00:00,
+
+            """)
+        let typed = try CSVColumnMapping(parsing: "time=Date,clock=Time,bolus=Bolus Volume Delivered (U),bolus_type=Bolus Type,"
+                                         + "bolus_minutes=Bolus Duration (h:mm:ss),glucose=Sensor Glucose (mg/dL)")
+        let d = try MappedCSVImporter().importFile(at: dual, options: Self.options(typed, zone: "UTC"))
+        #expect(d.log.boluses == [Bolus(time: start.addingTimeInterval(4 * 3600), dose: InsulinUnits(1)),
+                                  Bolus(time: start.addingTimeInterval(5 * 3600), end: start.addingTimeInterval(6 * 3600), dose: InsulinUnits(2), type: .square)])
+        #expect(d.summary.rowsSkippedForProblems == 0 && (d.summary.skippedInsulin ?? []).isEmpty, "\(d.summary.skipped)")
     }
 
     /// The review of stop 58: the file's last row cut short kept no skipped insulin when the date and

@@ -350,9 +350,12 @@ struct MappedCSVReader {
         if let expected = row.tooWide(header: columnCount, commonWidth: rowWidth) {
             return patient.builder.skipWideRow(fields: row.count, expected: expected, line: line, insulin: insulinKinds(malformed: row))
         }
-        // A bolus, an extended part or a meal of 0 is no value: such exports write 0 in every row without one.
+        // A bolus, an extended part or a meal of 0 is no value: such exports write 0 in every row
+        // without one. But a dual-wave bolus's part of 0 U is: its other part waits for it.
+        let dualPart = isDualPart(row)
         let present = CSVColumnMapping.measurements.filter { field in
             guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
+            if field == .bolus, dualPart { return true }
             return field == .bolus || field == .bolusExtended || field == .carbs ? row.number(i) != 0 : true
         }
         // A temporary basal of 0 minutes with no rate: a cancel, as Nightscout's treatments write it
@@ -498,6 +501,10 @@ struct MappedCSVReader {
         guard let minutes = duration(row, .tempBasalMinutes, line: line, of: "a temporary basal", &patient.builder) else { return }
         guard minutes > 0 else {
             noInsulin = true
+            // 0 U/h for 0 minutes is what an export that writes 0 in empty cells has in every row:
+            // read as a cancel, each row ended the temporary basal before it (the review of stop 58).
+            // A cancel leaves the rate empty (Nightscout's) or gives one.
+            guard value != 0 else { return patient.builder.skipQuietly("temporary basal of 0 U/h for 0 minutes") }
             patient.cancels.append(time)
             return patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
         }
@@ -567,11 +574,12 @@ struct MappedCSVReader {
             return patient.builder.skip("unknown type", at: patient.builder.location(line, names[.bolusType]),
                                         "bolus type '\(text.prefix(30))' is not known; expected Normal, Square, Dual (normal part) or Dual (square part)")
         }
-        let square = part == .square || part == .dualSquare
+        let square = part == .square || part == .dualSquare, dual = part == .dualNormal || part == .dualSquare
+        // A dual-wave bolus's part may be 0 U (a square part that delivered nothing).
         guard let units = patient.builder.number(Self.numberText(row, column), at: loc, expected: "bolus insulin in U",
-                                                 range: ImportLimits.doseUnits) else { return }
+                                                 range: dual ? ImportLimits.bolusPartUnits : ImportLimits.doseUnits) else { return }
         var minutes = 0.0
-        if square {
+        if square, units > 0 {
             guard let m = duration(row, .bolusMinutes, line: line, of: "a square bolus", &patient.builder) else { return }
             minutes = m
         }
@@ -585,10 +593,17 @@ struct MappedCSVReader {
             let this = DualPart(time: time, square: square, units: units, minutes: minutes,
                                 location: patient.builder.location(line, names[.bolusType]))
             if let other = patient.pendingDual, other.time == time, other.square != square {
-                let spread = square ? this : other
+                let (spread, now) = square ? (this, other) : (other, this)
                 patient.pendingDual = nil
-                patient.builder.add(Bolus(time: time, end: time.addingTimeInterval(spread.minutes * 60), dose: InsulinUnits(this.units + other.units),
-                                          type: .normalDual), at: at)
+                let end = time.addingTimeInterval(spread.minutes * 60)
+                // A part of 0 U leaves the other alone: a normal bolus, or a square one.
+                if spread.units == 0, now.units > 0 {
+                    patient.builder.add(Bolus(time: time, dose: InsulinUnits(now.units)), at: at)
+                } else if now.units == 0, spread.units > 0 {
+                    patient.builder.add(Bolus(time: time, end: end, dose: InsulinUnits(spread.units), type: .square), at: at)
+                } else if now.units + spread.units > 0 {
+                    patient.builder.add(Bolus(time: time, end: end, dose: InsulinUnits(this.units + other.units), type: .normalDual), at: at)
+                }
             } else {
                 Self.keepLoneDual(&patient)
                 patient.pendingDual = this
