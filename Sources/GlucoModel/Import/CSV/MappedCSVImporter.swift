@@ -352,17 +352,21 @@ struct MappedCSVReader {
         }
         // A bolus, an extended part or a meal of 0 is no value: such exports write 0 in every row
         // without one. But a dual-wave bolus's part of 0 U is: its other part waits for it.
+        // So is a temporary basal of 0 U/h with no duration or one of 0 minutes: an export that writes
+        // 0 in empty cells has it in every row (read as cancels, each row ended the temporary basal
+        // before it; review AM, stop 58).
         let dualPart = isDualPart(row)
+        let minutesCell = positions[.tempBasalMinutes].flatMap { i in i < row.count && !Self.isMissing(row[i]) ? row.text(i) : nil }
         let present = CSVColumnMapping.measurements.filter { field in
             guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
             if field == .bolus, dualPart { return true }
+            if field == .tempBasal, row.number(i) == 0 { return minutesCell.map { Self.minutes($0) != 0 } ?? false }
             return field == .bolus || field == .bolusExtended || field == .carbs ? row.number(i) != 0 : true
         }
-        // A temporary basal of 0 minutes with no rate: a cancel, as Nightscout's treatments write it
-        // (it ended nothing, and a suspension cancelled after 10 minutes counted for 2 hours).
-        let cancel = !present.contains(.tempBasal) && positions[.tempBasalMinutes].map { i in
-            i < row.count && !Self.isMissing(row[i]) && Self.minutes(row.text(i)) == 0
-        } == true
+        // A temporary basal of 0 minutes with its rate empty: a cancel, as Nightscout's treatments
+        // write it (it ended nothing, and a suspension cancelled after 10 minutes counted for 2 hours).
+        let cancel = positions[.tempBasal].map { $0 >= row.count || Self.isMissing(row[$0]) } == true
+            && minutesCell.map { Self.minutes($0) == 0 } == true
         guard !present.isEmpty || cancel else {
             // Narrower than the header, with no time where the header has it: a section under a
             // header of its own (t:connect), whose rows went without a word (hunt AI, stop 57). A
