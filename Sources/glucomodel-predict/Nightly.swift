@@ -54,6 +54,16 @@ struct Nightly: ParsableCommand {
     @Option(name: .customLong("date-order"), help: "Day/month order of the numeric dates of an inbox file whose own dates do not decide it (all its days 1-12): dmy or mdy. Each other file's dates decide its order. Default: such a file is quarantined asking for this.")
     var dateOrder: DateOrder?
 
+    @Option(help: ArgumentHelp("Read an inbox file whose header has these columns as a CSV with them (format csv), as import-data --columns does (a pump's export); every other file is read as its content says.",
+                               valueName: "field=column,..."))
+    var columns: String?
+
+    @Option(name: .customLong("glucose-units"), help: "Unit of the mapped glucose columns: mg/dL or mmol/L (default: mg/dL).")
+    var glucoseUnits: String?
+
+    @Option(name: .customLong("carb-units"), help: "Unit of the mapped carbs column: g, rations (10 g) or exchanges (15 g) (default: g).")
+    var carbUnits: String?
+
     @OptionGroup var time: TimeZoneOption
 
     @OptionGroup var units: GlucoseUnitsOption
@@ -75,6 +85,10 @@ struct Nightly: ParsableCommand {
                                        output: URL(fileURLWithPath: out), night: night ?? NightlySettings.nightLabel(Date(), timeZone: zone),
                                        importOptions: ImportOptions(timeZone: zone))
         settings.importOptions.undecidedDateOrder = dateOrder
+        // The mapping, read and checked as every command reads --columns.
+        var reading = ImportReadOptions()
+        reading.columns = columns; reading.glucoseUnits = glucoseUnits; reading.carbUnits = carbUnits
+        settings.importOptions.columns = try reading.importOptions(timeZone: zone).columns
         settings.thresholds = try thresholds()
         settings.horizons = horizons?.minutes
         settings.patientFolders = patientFolders

@@ -90,6 +90,44 @@ struct Interrupted: Error {}
         #expect(perPatient.map { $0.split(separator: "\n").count - 1 }.reduce(0, +) == first.predictions)
     }
 
+    /// Stop 58: a pump's export through a column mapping reached the store only by import-data; the
+    /// nightly quarantined it ("none of the known formats"). With `--columns`, an inbox file whose
+    /// header has the mapped columns is read with them, and the others as their content says: the
+    /// night is the one with every file in GlucoModel CSV.
+    @Test func anInboxFileWithTheMappedColumnsIsReadWithThem() throws {
+        let reference = try NightlyBench()
+        let expected = try reference.scorer().run()
+        let bench = try NightlyBench()
+        let p = NightlyBench.patients[2]
+        let log = PredictFixture.log(p, days: 5, offset: 0)
+        try FileManager.default.removeItem(at: bench.inbox.appendingPathComponent("\(p.rawValue)-days0-4.csv"))
+        // The same log in a pump export's own layout: a reading, bolus and meal per row, times in UTC.
+        var rows = ["Timestamp,Sensor Glucose (mg/dL),Bolus Volume Delivered (U),BWZ Carb Input (grams),Basal Rate (U/h)"]
+        let times = Set(log.glucose.map(\.time) + log.boluses.map(\.time) + log.carbs.map(\.time) + log.basalRates.map(\.start)).sorted()
+        let glucose = Dictionary(log.glucose.map { ($0.time, $0.value.mgdL) }, uniquingKeysWith: { a, _ in a })
+        let boluses = Dictionary(log.boluses.map { ($0.time, $0.dose.units) }, uniquingKeysWith: +)
+        let carbs = Dictionary(log.carbs.map { ($0.time, $0.amount.grams) }, uniquingKeysWith: +)
+        let basal = Dictionary(log.basalRates.map { ($0.start, $0.rate.unitsPerHour) }, uniquingKeysWith: { a, _ in a })
+        func text(_ v: Double?) -> String { v.map { String($0) } ?? "" }
+        for t in times {
+            rows.append("\(t.iso8601(in: PredictFixture.utc)),\(text(glucose[t])),\(text(boluses[t])),\(text(carbs[t])),\(text(basal[t]))")
+        }
+        try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: bench.inbox.appendingPathComponent("\(p.rawValue).csv"))
+        var scorer = bench.scorer()
+        scorer.settings.importOptions.columns = try CSVColumnMapping(
+            parsing: "time=Timestamp,glucose=Sensor Glucose (mg/dL),bolus=Bolus Volume Delivered (U),carbs=BWZ Carb Input (grams),basal=Basal Rate (U/h)")
+        let night = try scorer.run()
+        #expect(night.exitCode == 0 && night.warnings.isEmpty, "\(night.warnings)")
+        #expect(night.patientsScored == 3 && night.readingsImported == expected.readingsImported && night.predictions == expected.predictions)
+        #expect(try bench.states() == reference.states())
+        // Without the mapping the file is quarantined, as before.
+        let unmapped = try NightlyBench()
+        try FileManager.default.removeItem(at: unmapped.inbox.appendingPathComponent("\(p.rawValue)-days0-4.csv"))
+        try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: unmapped.inbox.appendingPathComponent("\(p.rawValue).csv"))
+        let quarantined = try unmapped.scorer().run()
+        #expect(quarantined.exitCode == 2 && quarantined.warnings.contains { $0.contains("none of the known formats") }, "\(quarantined.warnings)")
+    }
+
     @Test func alertsAreEpisodesOfTheModelPredictionsOutsideTheThresholds() throws {
         let bench = try NightlyBench()
         let outcome = try bench.scorer().run()

@@ -318,11 +318,20 @@ public struct NightlyScorer {
         var progress = Progress(interval: progressInterval, total: files.count, what: "inbox files", verb: "read")
         try store.importFiles(files) { url in
             progress.tick(message)
-            guard let type = try ImportFormats.detect(url) else {
-                throw InputError(SourceLocation(file: url.path, line: 1),
-                                  "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))")
-            }
             var options = settings.importOptions
+            // With a column mapping, a file whose header has the mapped columns is a mapped CSV (a
+            // pump's export); every other file is read as its content says.
+            let type: any PatientDataImporter.Type
+            if options.columns != nil, ImportFormats.isReadable(url, options: options) {
+                type = MappedCSVImporter.self
+            } else if let detected = try ImportFormats.detect(url) {
+                type = detected
+                options.columns = nil
+            } else {
+                throw InputError(SourceLocation(file: url.path, line: 1),
+                                  "the file is in none of the known formats (\(ImportFormats.names.joined(separator: ", ")))"
+                                  + (options.columns.map { ", and its header lacks the mapped columns (\($0.text))" } ?? ""))
+            }
             if settings.patientFolders, let patient = try patientFolder(of: url) { options.patient = patient }
             return PreparedImport(url: url, importer: ImportFormats.importer(type), options: options)
         } committed: { results in
