@@ -26,7 +26,16 @@ public struct ImportReadOptions: ParsableArguments {
     public func validate() throws { _ = try mapping() }
 
     /// The unit `--glucose-units` names (nil when not given).
-    public func glucoseUnit() throws -> GlucoseUnit? {
+    public func glucoseUnit() throws -> GlucoseUnit? { try Self.glucoseUnit(glucoseUnits) }
+
+    /// The unit `--carb-units` names (nil when not given).
+    public func carbUnit() throws -> CSVColumnMapping.CarbUnit? { try Self.carbUnit(carbUnits) }
+
+    /// The column mapping `--columns` names, in `--glucose-units` and `--carb-units`; nil without `--columns`.
+    public func mapping() throws -> CSVColumnMapping? { try Self.mapping(columns, glucoseUnits: glucoseUnits, carbUnits: carbUnits) }
+
+    /// The unit `glucoseUnits` (a `--glucose-units` value) names (nil when not given).
+    public static func glucoseUnit(_ glucoseUnits: String?) throws -> GlucoseUnit? {
         guard let glucoseUnits else { return nil }
         guard let unit = GlucoseUnit(name: glucoseUnits) else {
             throw ValidationError("--glucose-units: expected mg/dL or mmol/L, got '\(glucoseUnits)'")
@@ -34,8 +43,8 @@ public struct ImportReadOptions: ParsableArguments {
         return unit
     }
 
-    /// The unit `--carb-units` names (nil when not given).
-    public func carbUnit() throws -> CSVColumnMapping.CarbUnit? {
+    /// The unit `carbUnits` (a `--carb-units` value) names (nil when not given).
+    public static func carbUnit(_ carbUnits: String?) throws -> CSVColumnMapping.CarbUnit? {
         guard let carbUnits else { return nil }
         guard let unit = CSVColumnMapping.CarbUnit(name: carbUnits) else {
             throw ValidationError("--carb-units: expected \(CSVColumnMapping.CarbUnit.expected), got '\(carbUnits)'")
@@ -43,11 +52,18 @@ public struct ImportReadOptions: ParsableArguments {
         return unit
     }
 
-    /// The column mapping `--columns` names, in `--glucose-units` and `--carb-units`; nil without `--columns`.
-    public func mapping() throws -> CSVColumnMapping? {
+    /// The column mapping the values of `--columns`, `--glucose-units` and `--carb-units` name; nil
+    /// without `columns`, an error for units without it (as every command's options are read: nightly's too).
+    public static func mapping(_ columns: String?, glucoseUnits: String?, carbUnits: String?) throws -> CSVColumnMapping? {
+        do { _ = try ImportOptions.format(nil, columns: columns != nil, glucoseUnits: glucoseUnits != nil, carbUnits: carbUnits != nil) } catch {
+            throw ValidationError("\(error)")
+        }
         guard let columns else { return nil }
-        do { return try CSVColumnMapping(parsing: columns, glucoseUnit: try glucoseUnit() ?? .mgdL, carbUnit: try carbUnit() ?? .grams) } catch let problem as CSVColumnMapping.Problem {
-            throw ValidationError("--columns: \(problem)")
+        let glucose = try glucoseUnit(glucoseUnits) ?? .mgdL, carbs = try carbUnit(carbUnits) ?? .grams
+        let parsed = Result { () throws(CSVColumnMapping.Problem) in try CSVColumnMapping(parsing: columns, glucoseUnit: glucose, carbUnit: carbs) }
+        switch parsed {
+        case let .success(mapping): return mapping
+        case let .failure(problem): throw ValidationError("--columns: \(problem)")
         }
     }
 

@@ -77,6 +77,7 @@ struct Nightly: ParsableCommand {
         if let night, !NightlySettings.isNightLabel(night) { throw ValidationError("--night: expected YYYY-MM-DD, got '\(night)'") }
         if settingsCheckOn != nil, settings == nil { throw ValidationError("--settings-check-on needs --settings (the folder of settings files)") }
         _ = try thresholds()
+        _ = try ImportReadOptions.mapping(columns, glucoseUnits: glucoseUnits, carbUnits: carbUnits)
     }
 
     /// The run's settings, its night today in `zone` unless `--night` names it.
@@ -86,9 +87,7 @@ struct Nightly: ParsableCommand {
                                        importOptions: ImportOptions(timeZone: zone))
         settings.importOptions.undecidedDateOrder = dateOrder
         // The mapping, read and checked as every command reads --columns.
-        var reading = ImportReadOptions()
-        reading.columns = columns; reading.glucoseUnits = glucoseUnits; reading.carbUnits = carbUnits
-        settings.importOptions.columns = try reading.importOptions(timeZone: zone).columns
+        settings.importOptions.columns = try ImportReadOptions.mapping(columns, glucoseUnits: glucoseUnits, carbUnits: carbUnits)
         settings.thresholds = try thresholds()
         settings.horizons = horizons?.minutes
         settings.patientFolders = patientFolders
