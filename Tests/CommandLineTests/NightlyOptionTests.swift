@@ -20,6 +20,18 @@ import Testing
         #expect(throws: (any Error).self) { try Nightly.parse(Self.nightly + ["--date-order", "ymd"]) }
     }
 
+    /// Stop 58: `nightly --columns` (with `--glucose-units`, `--carb-units`) reaches the inbox
+    /// import as every command's mapping; units without columns are refused on the command line.
+    @Test func theColumnMappingReachesTheInboxImport() throws {
+        let utc = try #require(TimeZone(identifier: "UTC"))
+        let mapped = try Nightly.parse(Self.nightly + ["--columns", "time=t,glucose=g,carbs=c", "--glucose-units", "mmol/L", "--carb-units", "exchanges"])
+        let mapping = try #require(try mapped.nightlySettings(zone: utc).importOptions.columns)
+        #expect(mapping.text == "time=t,glucose=g,carbs=c" && mapping.glucoseUnit == .mmolL && mapping.carbUnit == .exchanges)
+        #expect(try Nightly.parse(Self.nightly).nightlySettings(zone: utc).importOptions.columns == nil)
+        #expect(throws: (any Error).self) { try Nightly.parse(Self.nightly + ["--glucose-units", "mmol/L"]) }
+        #expect(throws: (any Error).self) { try Nightly.parse(Self.nightly + ["--columns", "glucose=g"]) }
+    }
+
     /// Through the importer nightly uses: the file of days 1-12 is refused without the order and
     /// read with it, its 3 February reading dated 3 February (mdy: 02-03).
     @Test func aFileOfDaysOneToTwelveIsReadWithTheOrder() throws {
