@@ -34,8 +34,10 @@ public struct MappedCSVImporter: PatientDataImporter {
     /// Never: a mapped CSV has no signature; it is read only when named with a mapping.
     public static func recognizes(head: String) -> Bool { false }
 
-    /// Whether the header in `head` has every column `mapping` names.
+    /// Whether the header in `head` has every column `mapping` names (a byte order mark before it
+    /// aside, as the importer reads it: Excel's "CSV UTF-8" was quarantined by the nightly; review AN).
     public static func recognizes(head: String, mapping: CSVColumnMapping) -> Bool {
+        let head = head.hasPrefix("\u{FEFF}") ? String(head.dropFirst()) : head
         guard let line = head.split(whereSeparator: \.isNewline).first(where: { !$0.hasPrefix("#") && !$0.allSatisfy(\.isWhitespace) })
         else { return false }
         if case .success = mapping.positions(in: CSVRow(String(line)).fields) { return true }
@@ -364,8 +366,11 @@ struct MappedCSVReader {
             return field == .bolus || field == .bolusExtended || field == .carbs ? row.number(i) != 0 : true
         }
         // A temporary basal of 0 minutes with its rate empty: a cancel, as Nightscout's treatments
-        // write it (it ended nothing, and a suspension cancelled after 10 minutes counted for 2 hours).
-        let cancel = positions[.tempBasal].map { $0 >= row.count || Self.isMissing(row[$0]) } == true
+        // write it (it ended nothing, and a suspension cancelled after 10 minutes counted for 2
+        // hours); or of 0 U/h with its type given, as a Medtronic pump writes it (0, Insulin Units,
+        // 0:00:00: a zero-filled export leaves the type empty; review AN, stop 58).
+        let typed = positions[.tempBasalType].map { $0 < row.count && !Self.isMissing(row[$0]) } == true
+        let cancel = positions[.tempBasal].map { $0 >= row.count || Self.isMissing(row[$0]) || (typed && row.number($0) == 0) } == true
             && minutesCell.map { Self.minutes($0) == 0 } == true
         guard !present.isEmpty || cancel else {
             // Narrower than the header, with no time where the header has it: a section under a
