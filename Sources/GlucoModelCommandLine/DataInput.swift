@@ -70,7 +70,6 @@ public struct ImportReadOptions: ParsableArguments {
     /// Import options with these settings, local times on `timeZone`.
     /// - Throws: `ValidationError` for a bad mapping, or `--glucose-units` or `--carb-units` without `--columns`.
     public func importOptions(timeZone: TimeZone) throws -> ImportOptions {
-        do { _ = try ImportOptions.format(nil, columns: columns != nil, glucoseUnits: glucoseUnits != nil, carbUnits: carbUnits != nil) } catch { throw ValidationError("\(error)") }
         // The order of a file whose own dates do not decide it, never forced on one whose dates do.
         var options = ImportOptions(timeZone: timeZone)
         options.undecidedDateOrder = dateOrder

@@ -149,13 +149,11 @@ struct ImportData: ParsableCommand {
     /// the order given (the first file's record of an event is the one kept).
     func expandingFolders(options: ImportOptions) throws -> [String] {
         try files.flatMap { path -> [String] in
-            var isFolder: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
             // A named pipe, a device or a socket would be waited on for ever (holding the store's
             // lock, so that every night meanwhile exited 75; hunt P), as the other commands refuse it.
-            if exists, !isFolder.boolValue, !CohortLoader.isRegularFile(path) {
-                throw ValidationError("\(path): \(CohortLoader.notRegularFile)")
-            }
+            try checkDataFiles([path])
+            var isFolder: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
             guard exists, isFolder.boolValue else { return [path] }
             let found = try CohortLoader.files([path], options: options).map(\.path)
             if found.isEmpty {

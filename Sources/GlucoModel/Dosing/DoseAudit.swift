@@ -67,7 +67,9 @@ public enum DoseAudit {
         -> [(bolus: Bolus, carbs: Double, intakes: [CarbIntake])] {
         log.boluses.compactMap { bolus in
             if let period, !period.contains(bolus.time) { return nil }
-            let intakes = Array(near(log.carbs, bolus.time, within: mealWindow))
+            // By binary search, as the readings: each meal's carbohydrates and twin boluses were
+            // filtered from the whole log, and four years' audit took 7.8 times a year's (hunt AJ, stop 58).
+            let intakes = Array(readings(log.carbs, from: bolus.time.addingTimeInterval(-mealWindow), to: bolus.time.addingTimeInterval(mealWindow)))
             if let input = bolus.carbInput?.grams, input > 0 { return (bolus, input, intakes) }
             guard !intakes.isEmpty else { return nil }
             return (bolus, intakes.reduce(0) { $0 + $1.amount.grams }, intakes)
@@ -136,7 +138,7 @@ public enum DoseAudit {
         var records = PatientLog(patient: log.patient)
         records.carbs = meal.intakes
         let window = DoseGuards.twinRecordWindow
-        records.boluses = Array(near(log.boluses, meal.bolus.time, within: window))
+        records.boluses = Array(readings(log.boluses, from: meal.bolus.time.addingTimeInterval(-window), to: meal.bolus.time.addingTimeInterval(window)))
         return DoseGuards.twinRecordRefusal(records, from: .distantPast, through: .distantFuture)
     }
 
@@ -147,17 +149,9 @@ public enum DoseAudit {
         return close.min { abs($0.time.timeIntervalSince(time)) < abs($1.time.timeIntervalSince(time)) }?.value.mgdL
     }
 
-    /// The records of `all` (in time order) within `window` of `time`, both ends included, found by
-    /// binary search: each meal's carbohydrates and twin boluses were filtered from the whole log,
-    /// and four years' audit took 7.8 times a year's for 4 times the meals (hunt AJ, stop 58).
-    static func near<R: TimedRecord>(_ all: [R], _ time: Date, within window: TimeInterval) -> ArraySlice<R> {
-        let i = PatientLog.firstIndex(all, atOrAfter: time.addingTimeInterval(-window))
-        return all[i...].prefix { $0.time <= time.addingTimeInterval(window) }
-    }
-
-    /// The readings (in time order) from `start` to `end`, both included, found by binary search:
+    /// The records (in time order) from `start` to `end`, both included, found by binary search:
     /// an audit of years of meals reads each meal's hours, not the years.
-    static func readings(_ all: [GlucoseReading], from start: Date, to end: Date) -> ArraySlice<GlucoseReading> {
+    static func readings<R: TimedRecord>(_ all: [R], from start: Date, to end: Date) -> ArraySlice<R> {
         let i = PatientLog.firstIndex(all, atOrAfter: start)
         return all[i...].prefix { $0.time <= end }
     }

@@ -296,12 +296,6 @@ extension SettingsEstimate {
     }
 
     static func number(_ value: Double?, _ digits: Int = 3, nil empty: String = "") -> String {
-        guard let value, value.isFinite else { return empty }
-        var text = String(format: "%.\(digits)f", value)
-        if text.contains(".") {
-            while text.hasSuffix("0") { text.removeLast() }
-            if text.hasSuffix(".") { text.removeLast() }
-        }
-        return text == "-0" ? "0" : text
+        trimmedNumber(value, digits, nil: empty)
     }
 }

@@ -114,10 +114,16 @@ extension PatientLog {
 
     /// The index of the first record of `list` (in time order) at or after `start` (binary search).
     public static func firstIndex<R: TimedRecord>(_ list: [R], atOrAfter start: Date) -> Int {
+        firstIndex(list, atOrAfter: start, time: \.time)
+    }
+
+    /// The index of the first item of `list` (in the order of `time`) at or after `start` (binary
+    /// search): records, or a report's (time, value) pairs.
+    public static func firstIndex<T>(_ list: [T], atOrAfter start: Date, time: (T) -> Date) -> Int {
         var lo = 0, hi = list.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if list[mid].time < start { lo = mid + 1 } else { hi = mid }
+            if time(list[mid]) < start { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }

@@ -20,6 +20,18 @@ func formatNumber(_ v: Double, decimals: Int) -> String {
     return s
 }
 
+/// `value` with at most `digits` decimals and no trailing zeros (`0.648`, `1.2`, `30`), `empty` for
+/// nil or a value that is not finite: a setting or an amount in a message.
+func trimmedNumber(_ value: Double?, _ digits: Int = 3, nil empty: String = "") -> String {
+    guard let value, value.isFinite else { return empty }
+    var text = String(format: "%.\(digits)f", value)
+    if text.contains(".") {
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+    }
+    return text == "-0" ? "0" : text
+}
+
 /// `v` as `formatNumber` prints it with `decimals` digits, read back (non-finite values as they
 /// are): a target is judged on the figure a reader sees beside it (a CV of 36.03 prints 36.0 and
 /// meets "<= 36%"), in the report, its cohort index and `metrics` alike.

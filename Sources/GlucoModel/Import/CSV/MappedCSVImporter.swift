@@ -220,11 +220,12 @@ struct MappedCSVReader {
         guard let column = positions[.time], column < row.count else { return [] }
         let date = row[column]
         let digit = { (b: UInt8) in (48...57).contains(b) }
-        let slash = UInt8(ascii: "/")
-        let b = Array(date)
-        let yearFirst = b.count >= 10 && b[0..<4].allSatisfy(digit) && b[4] == slash && b[7] == slash
+        let slash = UInt8(ascii: "/"), s = date.startIndex
+        let yearFirst = date.count >= 10 && date[s..<s + 4].allSatisfy(digit) && date[s + 4] == slash && date[s + 7] == slash
+        // Copied only when it changes (most mappings read the column as it is).
         guard yearFirst || positions[.clock] != nil else { return date }
-        var out = yearFirst ? b.enumerated().map { ($0.offset == 4 || $0.offset == 7) ? UInt8(ascii: "-") : $0.element } : b
+        var out = Array(date)
+        if yearFirst { out[4] = UInt8(ascii: "-"); out[7] = UInt8(ascii: "-") }
         if let clock = positions[.clock], clock < row.count, !row[clock].isEmpty {
             out.append(UInt8(ascii: " "))
             out.append(contentsOf: row[clock])
@@ -343,7 +344,8 @@ struct MappedCSVReader {
         var patient = patients[p]
         defer { patients[p] = patient }
         // A dual-wave bolus's part waits for the other on the next row only.
-        if patient.pendingDual != nil, !isDualPart(row) { Self.keepLoneDual(&patient) }
+        let dualPart = isDualPart(row)
+        if patient.pendingDual != nil, !dualPart { Self.keepLoneDual(&patient) }
         patient.builder.summary.rowsRead += 1
         if row.unterminatedQuote {
             patient.builder.skip("malformed row", line: line, field: nil, "a quoted field is not closed; expected a closing '\"'")
@@ -357,7 +359,6 @@ struct MappedCSVReader {
         // So is a temporary basal of 0 U/h with no duration or one of 0 minutes: an export that writes
         // 0 in empty cells has it in every row (read as cancels, each row ended the temporary basal
         // before it; review AM, stop 58).
-        let dualPart = isDualPart(row)
         let minutesCell = positions[.tempBasalMinutes].flatMap { i in i < row.count && !Self.isMissing(row[i]) ? row.text(i) : nil }
         let present = CSVColumnMapping.measurements.filter { field in
             guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
@@ -520,31 +521,23 @@ struct MappedCSVReader {
         // Without a type column a percentage reads as U/h (a 30% temporary basal as 30 U/h: 26.8 U on
         // board and a predicted 10 mg/dL; the review of stop 58): a rate above 15 U/h is taken for one.
         if positions[.tempBasalType] == nil, value > Self.highestUntypedTemporaryRate {
-            return patient.builder.skip("out of range", at: loc, "a temporary basal of \(Self.number(value)) U/h is above "
+            return patient.builder.skip("out of range", at: loc, "a temporary basal of \(trimmedNumber(value)) U/h is above "
                                         + "\(Int(Self.highestUntypedTemporaryRate)) U/h: a percentage? Map the column saying so as temp_basal_type")
         }
         var rate = value
         if percent {
             guard let basal = patient.lastBasal, basal.time <= time else {
-                return patient.builder.skip("missing field", at: loc, "a temporary basal of \(Self.number(value))% needs the basal "
+                return patient.builder.skip("missing field", at: loc, "a temporary basal of \(trimmedNumber(value))% needs the basal "
                                             + "rate it is a percentage of: map the basal column (U/h), whose rows come before it")
             }
             rate = basal.rate * value / 100
             guard ImportLimits.basalUnitsPerHour.contains(rate) else {
-                return patient.builder.skip("out of range", at: loc, "\(Self.number(value))% of \(Self.number(basal.rate)) U/h is "
-                                            + "\(Self.number(rate)) U/h; expected 0-\(Int(ImportLimits.basalUnitsPerHour.upperBound))")
+                return patient.builder.skip("out of range", at: loc, "\(trimmedNumber(value))% of \(trimmedNumber(basal.rate)) U/h is "
+                                            + "\(trimmedNumber(rate)) U/h; expected 0-\(Int(ImportLimits.basalUnitsPerHour.upperBound))")
             }
         }
         patient.builder.add(TemporaryBasal(start: time, end: time.addingTimeInterval(minutes * 60), rate: InsulinRate(unitsPerHour: rate)),
                             at: patient.builder.location(line, names[.time]))
-    }
-
-    /// `value` with at most 3 decimals and no trailing zeros, for messages.
-    static func number(_ value: Double) -> String {
-        var text = String(format: "%.3f", value)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
     }
 
     /// The highest temporary basal rate read without a `temp_basal_type` column: above it, the value
@@ -630,7 +623,7 @@ struct MappedCSVReader {
         let mark = patient.builder.skipMark
         let (this, other) = part.square ? ("square", "normal") : ("normal", "square")
         patient.builder.skip("lone dual-wave part", at: part.location,
-                             "a dual-wave bolus's \(this) part (\(Self.number(part.units)) U) without its \(other) part on the row "
+                             "a dual-wave bolus's \(this) part (\(trimmedNumber(part.units)) U) without its \(other) part on the row "
                              + "next to it at the same time: kept as insulin given in an amount not known")
         patient.builder.noteSkippedInsulin(.bolus, time: part.time, since: mark, at: part.location)
     }
@@ -679,11 +672,11 @@ struct MappedCSVReader {
         return index[id]
     }
 
-    /// Keeps the insulin of the file's last row, skipped as cut short, as `SkippedInsulin` at its
-    /// time (`PatientLogBuilder.noteCutInsulin`): each bolus or basal column that holds an amount
-    /// (a cut inside it still shows a dose; a bolus of 0 in a whole field is none), when the time
-    /// field is whole and reads. A column the cut left out counts for nothing: most rows of a wide
-    /// export hold no dose. A day/month date reads only once the file's order is known.
+    /// Keeps the insulin of the file's last row, skipped as cut short, as `SkippedInsulin`: each
+    /// bolus or basal column that holds an amount (a cut inside it still shows a dose; a bolus of 0
+    /// in a whole field is none), at the row's time when its time fields are whole and read, else
+    /// bounded by the rows around it. A column the cut left out counts for nothing: most rows of a
+    /// wide export hold no dose. A day/month date reads only once the file's order is known.
     mutating func noteCutInsulin(_ row: CSVRow, line: Int, patient p: Int, since mark: Int) {
         let kinds = Self.kinds(Self.insulinFields.filter { field, _ in
             guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
@@ -696,14 +689,8 @@ struct MappedCSVReader {
         // the review of stop 58). A time that is cut, or does not read, bounds the dose by the rows around it.
         let whole = PatientLogBuilder.isWhole(column, of: row) && positions[.clock].map { PatientLogBuilder.isWhole($0, of: row) } ?? true
         let f = timeBytes(row)
-        if whole, let written = Self.writtenTime(f, order: dateOrder) {
-            let time = patients[p].builder.latestInstant(written)
-            for kind in kinds { patients[p].builder.noteSkippedInsulin(kind, time: time, since: mark, at: at) }
-        } else if whole, let time = Self.epochTime(f) {
-            for kind in kinds { patients[p].builder.noteSkippedInsulin(kind, time: time, since: mark, at: at) }
-        } else {
-            patients[p].builder.noteUndatedInsulin(kinds, at: at)
-        }
+        let time = whole ? Self.writtenTime(f, order: dateOrder).map { patients[p].builder.latestInstant($0) } ?? Self.epochTime(f) : nil
+        patients[p].builder.noteSkippedInsulin(kinds, time: time, since: mark, at: at)
     }
 
     /// The insulin records a malformed row may hold: the mapping's bolus and basal columns, each

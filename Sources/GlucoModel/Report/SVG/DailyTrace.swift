@@ -72,16 +72,8 @@ public struct DailyTrace: Sendable {
 
     /// The items of `sorted` (in time order) at or after `lo` and before `hi`.
     static func within<T>(_ sorted: [T], _ time: (T) -> Date, _ lo: Date, _ hi: Date) -> ArraySlice<T> {
-        func first(atOrAfter t: Date) -> Int {
-            var a = 0, b = sorted.count
-            while a < b {
-                let mid = (a + b) / 2
-                if time(sorted[mid]) < t { a = mid + 1 } else { b = mid }
-            }
-            return a
-        }
-        let start = first(atOrAfter: lo)
-        return sorted[start..<max(start, first(atOrAfter: hi))]
+        let start = PatientLog.firstIndex(sorted, atOrAfter: lo, time: time)
+        return sorted[start..<max(start, PatientLog.firstIndex(sorted, atOrAfter: hi, time: time))]
     }
 
     func hours(_ t: Date) -> Double { t.timeIntervalSince(dayStart) / 3600 }
