@@ -249,7 +249,7 @@ struct Train: ParsableCommand {
         let source = try reporting {
             try patientSource(paths: resolved.data ?? [], store: resolved.store, options: importOptions, format: dataFormat)
         }
-        let loaded: LoadedPatients
+        var loaded: LoadedPatients
         if let shard {
             let pick = try reporting { try ShardPick(source, shard: shard) }
             Console.status("Shard \(shard): \(pick.summary)")
@@ -282,7 +282,10 @@ struct Train: ParsableCommand {
         if shard == nil { try account.begin(patients: loaded.patients.map(\.patient)) }
         Console.status("Training \(Plural.of(loaded.patients.count, "patient"))\(shard.map { " (shard \($0))" } ?? "") at \(options.horizons.map(String.init).joined(separator: ", ")) min; population \(options.evolution.populationSize)\(options.ensemble > 1 ? " shared by \(options.ensemble) searches" : ""), \(Plural.of(options.evolution.generations, "generation")), seed \(seed), \(Plural.of(threadCount, "thread"))")
         let progress = ProgressLine()
-        let outcome = trainer.run(loaded.patients) { progress.show($0) }
+        // The trainer holds each patient's data until its models are trained, and no longer.
+        let patients = loaded.patients
+        loaded.patients = []
+        let outcome = trainer.run(consume patients) { progress.show($0) }
         progress.end()
         account.record(outcome.failures.map { .init(subject: $0.subject, message: $0.message) })
         for note in outcome.notes { Console.status(note) }
@@ -302,6 +305,7 @@ struct Train: ParsableCommand {
         if let failure = outcome.resultsFailure { Console.warn("results.csv: \(failure)") }
         if !outcome.results.isEmpty, outcome.resultsFailure == nil {
             let summaryURL = output.appendingPathComponent("summary.html")
+            Console.status("Writing the research summary...")
             do {
                 try ResearchSummary.load(output, units: unit).write(to: summaryURL)
                 print("Research summary: \(summaryURL.path)")

@@ -476,6 +476,32 @@ import Testing
         #expect(Set(outcome.results.map(\.horizonMinutes)) == [30])
     }
 
+    @Test func aPatientsTrainerIsBuiltOnceAndReleasedAfterItsLastHorizon() throws {
+        // Before: `run` built every patient's trainer (series, splits) before the first job and held
+        // them all to the end, about 15 MB a patient-year (hunt AJ: 50 patient-years peaked at 913 MB).
+        let options = try SyntheticCohort.options(generations: 1, population: 10)
+        let grammar = try Grammar(text: options.grammar.text)
+        let builds = BuildLog()
+        var empty = SyntheticCohort.data(SyntheticCohort.patient("s-none", days: 5, seed: 6))
+        empty.log.glucose = []
+        let patients = [SyntheticCohort.data(SyntheticCohort.patient("s-one", days: 5, seed: 5)), empty]
+        let pool = TrainerPool(patients, horizons: 2) { data in
+            builds.add(data.patient.rawValue)
+            return try PatientTrainer(data: data, options: options, grammar: grammar)
+        }
+        #expect(pool.trainer(0)?.data.patient.rawValue == "s-one")
+        #expect(pool.trainer(0)?.data.patient.rawValue == "s-one")
+        #expect(builds.names == ["s-one"], "the second job of s-one reuses its trainer")
+        pool.jobEnded(0)
+        #expect(pool.trainer(0) != nil, "held while a job of s-one is left")
+        pool.jobEnded(0)
+        #expect(pool.trainer(0) == nil, "released after the last")
+        // A patient that cannot be trained is built once and named once, whatever its horizons.
+        #expect(pool.trainer(1) == nil && pool.trainer(1) == nil)
+        #expect(builds.names == ["s-one", "s-none"])
+        #expect(pool.failures.map(\.0) == ["s-none"] && pool.failures[0].1.contains("no glucose"))
+    }
+
     @Test func badInputIsAClearMessagePerPatient() throws {
         let out = temporaryFolder("bad")
         defer { try? FileManager.default.removeItem(at: out) }
@@ -510,6 +536,14 @@ import Testing
         options.grammar = GrammarSource(name: "broken", text: "<e> ::= <e> + <missing>\n")
         #expect(throws: GrammarError.self) { try CohortTrainer(options: options, settings: CohortRunSettings(output: out)) }
     }
+}
+
+/// The patients a `TrainerPool` built, in order.
+private final class BuildLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func add(_ name: String) { lock.withLock { list.append(name) } }
+    var names: [String] { lock.withLock { list } }
 }
 
 extension JSONDecoder {

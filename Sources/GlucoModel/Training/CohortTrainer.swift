@@ -114,27 +114,31 @@ public struct CohortTrainer: Sendable {
         _ = try Mapper(grammar: grammar)
     }
 
-    public func run(_ patients: [PatientData], progress: (@Sendable (CohortProgress) -> Void)? = nil) -> CohortOutcome {
+    /// Trains `patients`, `threads` jobs (a patient at a horizon) at once. A patient's trainer (its
+    /// series and splits) is built when its first job starts and released when its last ends, and
+    /// its data with it: a run holds the prepared data of the patients in training, not the cohort's.
+    public func run(_ patients: consuming [PatientData], progress: (@Sendable (CohortProgress) -> Void)? = nil) -> CohortOutcome {
         // Temporary files of earlier runs killed mid-write (models, checkpoints, tables).
         LeftoverFiles.removeAll(in: settings.output)
-        var failures: [(String, String)] = []
-        var trainers: [PatientTrainer] = []
-        for data in patients {
-            do { trainers.append(try PatientTrainer(data: data, options: options, grammar: grammar)) } catch {
-                failures.append((data.patient.rawValue, "\(error)"))
-            }
+        let pool = TrainerPool(patients, horizons: options.horizons.count) { [options, grammar] in
+            try PatientTrainer(data: $0, options: options, grammar: grammar)
         }
-        let jobs = trainers.indices.flatMap { p in options.horizons.map { (p, $0) } }
-        let ready = trainers
+        let jobs = (0..<pool.count).flatMap { p in options.horizons.map { (p, $0) } }
         let state = RunState(jobs: jobs.count, progress: progress)
         let workers = max(1, min(settings.threads, jobs.count))
         let evaluationThreads = max(1, settings.threads / workers)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while let j = state.nextJob() {
                 let (p, h) = jobs[j]
-                runJob(ready[p], horizon: h, threads: evaluationThreads, state: state)
+                if let trainer = pool.trainer(p) {
+                    runJob(trainer, horizon: h, threads: evaluationThreads, state: state)
+                } else {
+                    state.dropped("\(pool.patient(p)) h\(h)")
+                }
+                pool.jobEnded(p)
             }
         }
+        let failures = pool.failures
         let results = CohortResults.collect(settings.output)
         var tableFailure: String?
         do { try CohortResults.write(results, to: settings.output) } catch {
@@ -155,7 +159,7 @@ public struct CohortTrainer: Sendable {
         outcome.resultsFailure = tableFailure
         outcome.failedModels = failures.count * options.horizons.count + state.failures.count
         outcome.notes = state.notes
-        outcome.sensorLimits = trainers.filter { !$0.sensorLimitRuns.isEmpty }.map { ($0.data.patient, $0.sensorLimitRuns) }
+        outcome.sensorLimits = pool.sensorLimits
         return outcome
     }
 
@@ -250,6 +254,70 @@ public enum CohortResults {
     }
 }
 
+/// Each patient's trainer, built by the first of its jobs to ask and released when its last job
+/// ends. A patient whose trainer cannot be built (too few days, no glucose) is one failure, named
+/// once, whatever its horizons.
+final class TrainerPool: @unchecked Sendable {
+    private final class Slot: @unchecked Sendable {
+        let lock = NSLock()
+        let patient: PatientID
+        var data: PatientData?
+        var trainer: PatientTrainer?
+        var failure: String?
+        var sensorLimitRuns: [SensorLimitRun] = []
+        var jobsLeft: Int
+        init(_ data: PatientData, jobs: Int) { patient = data.patient; self.data = data; jobsLeft = jobs }
+    }
+    private let slots: [Slot]
+    private let build: @Sendable (PatientData) throws -> PatientTrainer
+
+    init(_ patients: consuming [PatientData], horizons: Int, build: @escaping @Sendable (PatientData) throws -> PatientTrainer) {
+        slots = patients.map { Slot($0, jobs: horizons) }
+        self.build = build
+    }
+
+    var count: Int { slots.count }
+
+    func patient(_ p: Int) -> PatientID { slots[p].patient }
+
+    /// Patient `p`'s trainer, built on the first call; nil when it could not be built (`failures`).
+    func trainer(_ p: Int) -> PatientTrainer? {
+        let slot = slots[p]
+        return slot.lock.withLock {
+            if let data = slot.data {
+                slot.data = nil
+                do {
+                    let trainer = try build(data)
+                    slot.trainer = trainer
+                    slot.sensorLimitRuns = trainer.sensorLimitRuns
+                } catch {
+                    slot.failure = "\(error)"
+                }
+            }
+            return slot.trainer
+        }
+    }
+
+    /// One of patient `p`'s jobs has ended: after the last, its trainer is released.
+    func jobEnded(_ p: Int) {
+        let slot = slots[p]
+        slot.lock.withLock {
+            slot.jobsLeft -= 1
+            if slot.jobsLeft <= 0 { slot.trainer = nil; slot.data = nil }
+        }
+    }
+
+    /// The patients whose trainers could not be built, in the order given, with why.
+    var failures: [(String, String)] {
+        slots.compactMap { slot in slot.lock.withLock { slot.failure.map { (slot.patient.rawValue, $0) } } }
+    }
+
+    /// The patients whose CGM has runs at its limits or flat lines, in the order given.
+    var sensorLimits: [(patient: PatientID, runs: [SensorLimitRun])] {
+        slots.compactMap { slot in slot.lock.withLock { slot.sensorLimitRuns.isEmpty ? nil : (slot.patient, slot.sensorLimitRuns) } }
+    }
+}
+
 /// Shared, lock-protected bookkeeping of a cohort run.
 final class RunState: @unchecked Sendable {
     private let lock = NSLock()
@@ -300,6 +368,15 @@ final class RunState: @unchecked Sendable {
     var notes: [String] { lock.withLock { noted.sorted() } }
 
     func note(_ line: String) { lock.withLock { noted.append(line) } }
+
+    /// A job not run: its patient could not be trained at all (named once, by the caller).
+    func dropped(_ key: String) {
+        report {
+            snapshot.running[key] = nil
+            snapshot.finished += 1
+            snapshot.failed += 1
+        }
+    }
 
     func fail(_ key: String, _ message: String) {
         report {
