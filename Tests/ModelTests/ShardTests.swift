@@ -146,11 +146,51 @@ import Testing
         #expect(throws: InputError.self) { try ShardPick(ExportFiles(paths: [temporaryFolder("empty").path], options: options), shard: .whole) }
     }
 
+    @Test func aFileHoldingSeveralPatientsGoesToOneShardWithTheirOtherFiles() throws {
+        // Hunt AP: GluPredKit's one-file layout (every patient in one mapped CSV) in a job array. The
+        // scan's "a second patient" error was dropped and the file made a group of its own: shard 0
+        // refused both patients ("no patient id found ... pass the patient option"), and where pb also
+        // had a file of its own, shard 1 trained pb from that file alone, exit 0.
+        let dir = temporaryFolder("shard-multi")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func write(_ name: String, _ text: String) throws -> URL {
+            let url = dir.appendingPathComponent(name)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            return url
+        }
+        let header = "date,id,CGM\n"
+        let files = [
+            try write("all.csv", header + "2026-01-05 08:00,pb,100\n2026-01-05 08:05,pb,101\n2026-01-05 08:00,pa,120\n2026-01-05 08:00,pd,90\n"),
+            try write("more-pb.csv", header + "2026-01-06 08:00,pb,110\n"),
+            try write("pc.csv", header + "2026-01-05 08:00,pc,100\n"),
+            try write("pe.csv", header + "2026-01-05 08:00,pe,100\n"),
+        ]
+        var options = ImportOptions(timeZone: TimeZone(identifier: "UTC")!)
+        options.columns = try CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM")
+        #expect(try PatientIDScan.patients(of: files[0], options: options).map(\.rawValue) == ["pb", "pa", "pd"])
+        #expect(throws: InputError.self) { try PatientIDScan.patient(of: files[0], options: options) }
+        // Groups, by smallest id: {pa, pb, pd} (all.csv, more-pb.csv), {pc}, {pe}; 2 shards: {pa.., pe}, {pc}.
+        let zero = CohortShardFiles(files, shard: try Shard("0/2"), options: options)
+        let one = CohortShardFiles(files, shard: try Shard("1/2"), options: options)
+        #expect(zero.files.map(\.lastPathComponent) == ["all.csv", "more-pb.csv", "pe.csv"])
+        #expect(zero.patients.map(\.rawValue) == ["pa", "pb", "pd", "pe"])
+        #expect(one.files.map(\.lastPathComponent) == ["pc.csv"] && one.patients.map(\.rawValue) == ["pc"])
+        #expect(zero.cohortPatients == 5 && one.cohortPatients == 5)
+        // The shard reads them all, each patient from every file of theirs.
+        let picked = try ShardPick(ExportFiles(paths: [dir.path], options: options), shard: Shard("0/2")).load()
+        #expect(picked.failures.isEmpty, "\(picked.failures)")
+        #expect(picked.loaded.patients.map(\.patient.rawValue).sorted() == ["pa", "pb", "pd", "pe"])
+        #expect(picked.loaded.patients.first { $0.patient.rawValue == "pb" }?.log.glucose.count == 3)
+        // The order files are scanned in does not change the groups.
+        let reversed = CohortShardFiles(files.reversed(), shard: try Shard("0/2"), options: options)
+        #expect(reversed.files == zero.files && reversed.patients == zero.patients)
+    }
+
     @Test func aFileWhoseImportNamesAnotherPatientIsAFailureNotTrainedHere() throws {
         let file = "/data/p.csv"
         var shard = CohortShardFiles([], shard: .whole, options: ImportOptions())
         shard.patients = [try PatientID("a"), try PatientID("b")]
-        shard.scanned = [file: try PatientID("a")]
+        shard.scanned = [file: [try PatientID("a")]]
         let loaded = PatientData(patient: try PatientID("b"), log: PatientLog(patient: try PatientID("b")), testStart: nil, files: [file])
         let fine = PatientData(patient: try PatientID("a"), log: PatientLog(patient: try PatientID("a")), testStart: nil, files: [])
         let checked = shard.check([loaded, fine])

@@ -48,6 +48,16 @@ public enum PatientIDScan {
         }
     }
 
+    /// Every patient whose data `url` holds: one, except a mapped CSV whose patient column names
+    /// several (GluPredKit's one-file layout), in the order of their first rows.
+    /// - Throws: as `patient(of:format:options:)`.
+    public static func patients(of url: URL, format: String? = nil, options: ImportOptions) throws -> [PatientID] {
+        if options.patient == nil, format == nil ? options.columns != nil : ImportFormats.named(format!) is MappedCSVImporter.Type {
+            return try mappedPatients(url, options: options).map(\.id)
+        }
+        return [try patient(of: url, format: format, options: options)]
+    }
+
     static func libreViewPatient(_ url: URL) throws -> PatientID {
         try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: LibreViewImporter.titleNames(in: LineReader(url: url)))
     }
@@ -111,15 +121,28 @@ public enum PatientIDScan {
     }
 
     static func mappedPatient(_ url: URL, options: ImportOptions) throws -> PatientID {
+        let found = try mappedPatients(url, options: options)
+        if found.count > 1 {
+            throw InputError(SourceLocation(file: url.path, line: found[1].line, field: found[1].field),
+                             "a second patient '\(found[1].id)' (the file began with '\(found[0].id)'): a shard takes one patient per file; split the file")
+        }
+        return found[0].id
+    }
+
+    /// Every patient a mapped CSV's patient column names, in the order of their first rows, with
+    /// those rows (the file name's stem, at no line, when no column is mapped to the patient).
+    static func mappedPatients(_ url: URL, options: ImportOptions) throws -> [(id: PatientID, line: Int, field: String?)] {
         var reader = try MappedCSVReader(url: url, options: options, onePatient: true)
         guard reader.mapping[.patient] != nil else {
-            return try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: [])
+            return [(try PatientLogBuilder.patientID(fromFileName: url.lastPathComponent, scrub: []), 0, nil)]
         }
         let lines = LineReader(url: url, chunkSize: 64 << 10)
         try lines.checkReadable()
         var iterator = lines.makeIterator()
         var row = CSVRow()
-        var found: PatientID?
+        var found: [(id: PatientID, line: Int, field: String?)] = []
+        var seen = Set<PatientID>()
+        var last: String?
         var firstBad: (line: Int, reason: String)?
         while let (number, bytes) = iterator.nextBytes() {
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x2C }) { continue }
@@ -130,26 +153,21 @@ public enum PatientIDScan {
             }
             row.load(bytes)
             let raw = row.text(reader.positions[.patient]!)
-            if let last = found, last.rawValue == raw { continue }
+            if raw == last { continue }
             let id: PatientID
             do { id = try PatientID(raw) } catch {
                 firstBad = firstBad ?? (number, raw.isEmpty ? "the patient cell is empty" : "\(error)")
                 continue
             }
-            if let first = found, first != id {
-                throw InputError(SourceLocation(file: url.path, line: number, field: reader.names[.patient]),
-                                 "a second patient '\(id)' (the file began with '\(first)'): a shard takes one patient per file; split the file")
-            }
-            found = id
+            last = raw
+            if seen.insert(id).inserted { found.append((id, number, reader.names[.patient])) }
         }
-        guard let found else {
-            let field = reader.names[.patient]
-            guard let (line, reason) = firstBad else {
-                throw InputError(SourceLocation(file: url.path, field: field), "the file has no rows. " + Self.fixPatient)
-            }
-            throw InputError(SourceLocation(file: url.path, line: line, field: field),
-                             "no row names a valid patient id; the first: \(reason). " + Self.fixPatient)
+        guard found.isEmpty else { return found }
+        let field = reader.names[.patient]
+        guard let (line, reason) = firstBad else {
+            throw InputError(SourceLocation(file: url.path, field: field), "the file has no rows. " + Self.fixPatient)
         }
-        return found
+        throw InputError(SourceLocation(file: url.path, line: line, field: field),
+                         "no row names a valid patient id; the first: \(reason). " + Self.fixPatient)
     }
 }

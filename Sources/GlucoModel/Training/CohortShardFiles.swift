@@ -21,30 +21,33 @@ public struct CohortShardFiles: Sendable {
     public var patients: [PatientID]
     /// Every patient of the cohort, as scanned (all shards).
     public var cohortPatients: Int
-    /// The scanned patient of each of this shard's files, by path.
-    public var scanned: [String: PatientID]
+    /// The scanned patients of each of this shard's files, by path (one, except a mapped CSV naming several).
+    public var scanned: [String: Set<PatientID>]
 
     /// Picks `shard`'s files among `urls`.
     /// - Parameters:
     ///   - options: the import options (a fixed `patient` puts every file in one group).
     ///   - format: a format forcing one importer, as in `CohortLoader.load`.
     public init(_ urls: [URL], shard: Shard, options: ImportOptions, format: String? = nil) {
-        var group: [URL: Group] = [:]
-        var scanned: [String: PatientID] = [:]
+        var ids: [URL: [PatientID]] = [:]
+        // Patients joined by a file that holds them all (GluPredKit's one-file layout) are one group,
+        // with their other files: a shard imports every file of its patients.
+        var joined = PatientGroups()
         for url in urls {
-            if let id = try? PatientIDScan.patient(of: url, format: format, options: options) {
-                group[url] = .patient(id)
-                scanned[url.path] = id
-            } else {
-                group[url] = .unknown(path: url.path)
-            }
+            guard let found = try? PatientIDScan.patients(of: url, format: format, options: options), !found.isEmpty else { continue }
+            ids[url] = found
+            joined.join(found)
+        }
+        var group: [URL: Group] = [:]
+        for url in urls {
+            group[url] = ids[url].map { .patient(joined.representative($0[0])) } ?? .unknown(path: url.path)
         }
         let mine = Set(shard.select(Array(group.values)))
         files = urls.filter { mine.contains(group[$0]!) }.sorted { $0.path < $1.path }
-        patients = mine.compactMap { if case let .patient(id) = $0 { return id } else { return nil } }.sorted()
-        cohortPatients = Set(scanned.values).count
         let paths = Set(files.map(\.path))
-        self.scanned = scanned.filter { paths.contains($0.key) }
+        scanned = Dictionary(uniqueKeysWithValues: ids.filter { paths.contains($0.key.path) }.map { ($0.key.path, Set($0.value)) })
+        patients = Set(scanned.values.joined()).sorted()
+        cohortPatients = Set(ids.values.joined()).count
     }
 
     /// The imported patients that belong to this shard, and a failure for every file whose imported
@@ -57,18 +60,45 @@ public struct CohortShardFiles: Sendable {
             for file in data.files {
                 guard let expected = scanned[file] else {
                     failures.append((file, "no patient id found in the file's first lines, but its import gives '\(data.patient)'; "
-                                     + "'\(data.patient)' is not trained in this shard (pass the patient option, or fix the file)"))
+                                     + "'\(data.patient)' is not trained in this shard (fix the file, or train without shards)"))
                     doubtful.insert(data.patient)
                     continue
                 }
-                if expected != data.patient {
-                    failures.append((file, "the file's first lines name patient '\(expected)' but its import gives '\(data.patient)'; "
-                                     + "'\(data.patient)' is not trained in this shard (pass the patient option, or fix the file)"))
+                if !expected.contains(data.patient) {
+                    let named = expected.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                    failures.append((file, "the file's first lines name patient \(named) but its import gives '\(data.patient)'; "
+                                     + "'\(data.patient)' is not trained in this shard (fix the file, or train without shards)"))
                     doubtful.insert(data.patient)
                 }
             }
         }
         let mine = Set(patients)
         return (loaded.filter { mine.contains($0.patient) && !doubtful.contains($0.patient) }, failures)
+    }
+}
+
+/// Patients joined into groups (union-find), each group represented by its smallest id, so the
+/// grouping does not depend on the order files are scanned in.
+struct PatientGroups {
+    private var parent: [PatientID: PatientID] = [:]
+
+    mutating func join(_ ids: [PatientID]) {
+        guard let first = ids.first else { return }
+        var root = representative(first)
+        for id in ids.dropFirst() {
+            let other = representative(id)
+            if other == root { continue }
+            let (low, high) = other < root ? (other, root) : (root, other)
+            parent[high] = low
+            root = low
+        }
+    }
+
+    mutating func representative(_ id: PatientID) -> PatientID {
+        var top = id
+        while let up = parent[top], up != top { top = up }
+        var walk = id
+        while let up = parent[walk], up != top { parent[walk] = top; walk = up }
+        return top
     }
 }
