@@ -214,6 +214,32 @@ struct ReportClinicianTests {
         #expect(!madrid.rows[0].reasons.joined().contains("T11:30:00Z"))
     }
 
+    /// Hunt AQ: a skipped bolus's reason printed the data file's whole path, folders named after the
+    /// person included, and a recent low's time in UTC on a page on another clock.
+    @Test func doseReasonsNameFilesWithoutFoldersAndLowsOnTheReportsClock() {
+        var log = DoseFixture.flatLog(through: 90)  // readings 10:00-11:30 UTC
+        let bolus = DoseFixture.at(85)
+        log.carbs = [CarbIntake(time: bolus, amount: Carbohydrate(grams: 40))]
+        log.boluses = [Bolus(time: bolus, dose: InsulinUnits(4))]
+        log.skippedInsulin = [SkippedInsulin(kind: .bolus, time: DoseFixture.at(30),
+                                             location: SourceLocation(file: "/clinic/Jane Doe (jane@example.org)/p.csv", line: 12, field: "value"))]
+        let clock = ReportClock(timeZone: TimeZone(identifier: "America/New_York")!)
+        let audit = ReportDoseAudit(audit: DoseAudit.run(log: log, models: nil, settings: DoseFixture.checked()), settings: DoseFixture.checked(), clock: clock)
+        let reasons = audit.rows.flatMap(\.reasons).joined(separator: "\n")
+        #expect(reasons.contains("a bolus at 2026-01-05 05:30 (p.csv:12 [value]) was skipped at import"), "\(reasons)")
+        #expect(!reasons.contains("Jane") && !reasons.contains("/clinic"))
+        // A kept twin in another file is named the same way.
+        var twin = log.skippedInsulin[0]
+        twin.conflictingAmount = 3
+        twin.keptFrom = "/clinic/Jane Doe (jane@example.org)/q.csv"
+        let renamed = DoseReason(.skippedInsulinRecord(twin, count: 1, durationMinutes: 300)).namingFiles(ReportErrorText.baseName)
+        #expect(renamed.message(units: .mgdL).contains("(p.csv:12 [value]) is not in the log: q.csv holds another"), "\(renamed.message)")
+        // The recent low, on the clock given (10:00 UTC is 05:00 in New York in January).
+        let low = DoseNote.limitedByFormulaBelowTarget(requested: 2, formula: 1.5, glucose: 100, target: 110,
+                                                       because: .recentLow(glucose: 65, at: DoseFixture.at(0)))
+        #expect(low.description(units: .mgdL, time: clock.dateTime).contains("a reading of 65 mg/dL at 2026-01-05 05:00, below 70 mg/dL"), "\(low)")
+    }
+
     /// Before: "CV 36.0% (target <= 36%: NOT met)" for a CV of 36.03: a verdict printed next to a
     /// rounded number is made on the number printed, on page 1 and in the appendix.
     @Test func targetVerdictsAgreeWithTheNumbersPrinted() {

@@ -118,8 +118,10 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var description: String { description(units: .mgdL) }
 
-    /// The message with its glucose values in `units` (`dose --units mmol/L` converts every glucose).
-    public func description(units: GlucoseUnit) -> String {
+    /// The message with its glucose values in `units` (`dose --units mmol/L` converts every glucose)
+    /// and its times by `time` (ISO 8601 UTC by default; the text output and the report give their clock).
+    public func description(units: GlucoseUnit, time: ((Date) -> String)? = nil) -> String {
+        let time = time ?? { $0.iso8601 }
         func g(_ mgdL: Double) -> String { units == .mgdL ? String(format: "%.0f mg/dL", mgdL) : units.withUnit(mgdL) }
         // Below a threshold it would print as: with the decimals that tell them apart (as `DoseRefusal`'s).
         func below(_ mgdL: Double, _ threshold: Double) -> String {
@@ -129,7 +131,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case let .modelUnavailable(why): return "no model-based dose: \(why); the standard formula's dose is shown"
         case let .modelAtLimit(h, p):
             return DoseNote.modelUnavailable("the \(h)-minute model predicts \(g(p)), the limit of what a model may predict: "
-                                             + "its inputs are beyond what it was trained on").description(units: units)
+                                             + "its inputs are beyond what it was trained on").description(units: units, time: time)
         case let .clampedToMaxBolus(r, m): return String(format: "%.2f U requested, clamped to the maximum bolus %.2f U", r, m)
         case let .limitedByMaxInsulinOnBoard(r, m, iob):
             return String(format: "%.2f U requested, lowered so that net insulin on board (now %.2f U) stays within the max IOB %.2f U", r, iob, m)
@@ -155,8 +157,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             case let .lows(below70, below54):
                 because = String(format: "and the last 14 days' readings miss a consensus target for lows (%.1f%% below %@, target under 4%%; %.1f%% below %@, under 1%%)",
                                  below70, g(70), below54, g(54))
-            case let .recentLow(low, time):
-                because = "and the last day had a reading of \(g(low)) at \(time.iso8601), below \(g(70)) (a low makes the next more likely)"
+            case let .recentLow(low, at):
+                because = "and the last day had a reading of \(g(low)) at \(time(at)), below \(g(70)) (a low makes the next more likely)"
             case let .tooFewReadings(days):
                 because = String(format: "and the last 14 days' readings cover %.1f days, too few to tell that lows are rare (the consensus asks for 70%%: 9.8 days)", days)
             }
@@ -202,9 +204,19 @@ public struct DoseReason: Hashable, Sendable, Codable {
         self.note = note
     }
 
+    /// The reason with every file it names given by `name` (the report names a file without its
+    /// folders, which are often named after the person).
+    public func namingFiles(_ name: (String) -> String) -> DoseReason {
+        guard case let .skippedInsulinRecord(skipped, count, duration) = refusal else { return self }
+        var renamed = skipped
+        renamed.location.file = name(skipped.location.file)
+        renamed.keptFrom = skipped.keptFrom.map(name)
+        return DoseReason(.skippedInsulinRecord(renamed, count: count, durationMinutes: duration))
+    }
+
     /// The message with its glucose values in `units` and its times by `time` (ISO 8601 UTC by default).
     public func message(units: GlucoseUnit, time: ((Date) -> String)? = nil) -> String {
-        refusal?.description(units: units, time: time) ?? note?.description(units: units) ?? message
+        refusal?.description(units: units, time: time) ?? note?.description(units: units, time: time) ?? message
     }
 
     enum CodingKeys: String, CodingKey { case code, message }

@@ -32,7 +32,7 @@ extension ReportDoseAudit {
             return Row(time: row.bolusTime, carbs: Carbohydrate(grams: row.carbs), given: InsulinUnits(row.doseGiven),
                        suggested: s.decision.units.map(InsulinUnits.init), advice: Advice(s.decision), formula: formula,
                        glucoseAfter2h: row.glucoseAfter2h.map(GlucoseValue.init(mgdL:)), lowAfter: row.lowFollowed ?? false,
-                       reasons: s.reasons.map { $0.message(units: units, time: clock.dateTime) }, reasonCodes: s.reasons.map(\.code))
+                       reasons: s.reasons.map { $0.namingFiles(ReportErrorText.baseName).message(units: units, time: clock.dateTime) }, reasonCodes: s.reasons.map(\.code))
         }
         self.init(rows: rows, note: note)
     }
