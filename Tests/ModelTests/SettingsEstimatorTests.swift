@@ -386,6 +386,13 @@ struct KnownPerson {
         let half = try! #require(SettingsEstimator.halfBand([1, 3, 2, 6], days: [0, 0, 1, 2]))
         #expect(abs(half - 1.96 * 1.3125.squareRoot()) < 1e-12)
         #expect(SettingsEstimator.halfBand([1, 3, 2], days: [0, 0, 1]) == nil)
+        // The band in U/h, by hand: 0.65 + (-30 ∓ 39.5)/50 = -0.74 → 0 (a rate is never negative), 0.84;
+        // a wide band still reads as too little evidence.
+        let band = SettingsEstimator.rateBand(0.65, mean: -30, half: 39.5, per: 50)
+        #expect(band.low == 0 && abs(band.high - 0.84) < 1e-12)
+        #expect(SettingsEstimator.evidenceProblem(estimate: 0.05, band: band, current: 0.65)?.hasPrefix("too little evidence: the 95% band is wider") == true)
+        let daily = SettingsEstimator.rateBand(20, mean: 2, half: 1, per: 50.0 / 24)
+        #expect(abs(daily.low - 20.48) < 1e-9 && abs(daily.high - 21.44) < 1e-9)
         // On the known person the 0.15 U/h the basal lacks is still found in a block.
         var current = KnownPerson().settings
         current.basalSchedule = [.init(start: "00:00", unitsPerHour: 1)]

@@ -57,7 +57,7 @@ extension SettingsEstimator {
                 let mean = rates.reduce(0, +) / Double(rates.count)
                 dose.drift = mean
                 dose.estimate = current + 24 * mean / isf
-                dose.band = (current + 24 * (mean - half) / isf, current + 24 * (mean + half) / isf)
+                dose.band = rateBand(current, mean: mean, half: half, per: isf / 24)
             }
             (dose.suggested, dose.reason) = decideRate(current: current, periods: dose.periods, estimate: dose.estimate,
                                                        band: dose.band, limits: 0...(24 * ImportLimits.basalUnitsPerHour.upperBound),

@@ -256,7 +256,7 @@ public enum SettingsEstimator {
                 let mean = rates.reduce(0, +) / Double(rates.count)
                 block.drift = mean
                 block.estimate = current + mean / isf
-                block.band = (current + (mean - half) / isf, current + (mean + half) / isf)
+                block.band = rateBand(current, mean: mean, half: half, per: isf)
             }
             decideBasal(&block, holdingIncrease: holdMore(fasting) ?? lowsInBlockReason(lowDays), holdingDecrease: holdLess)
             // A settings file without a schedule leaves the basal to the pump's programme in the
@@ -654,6 +654,14 @@ public enum SettingsEstimator {
         }
         if band.low <= current, current <= band.high { return "no change: the current setting is within the 95% band" }
         return nil
+    }
+
+    /// The 95% band of a rate: `current` plus the mean drift ± `half`, in insulin (`per` mg/dL per
+    /// unit of the rate), cut at 0, since a rate is never negative (it read "0.08 (-0.31-0.46)" U/h;
+    /// hunt AQ). The cut changes no decision: a band reaching below 0 is wider than ±50% of any
+    /// positive estimate.
+    static func rateBand(_ current: Double, mean: Double, half: Double, per: Double) -> (low: Double, high: Double) {
+        (max(0, current + (mean - half) / per), max(0, current + (mean + half) / per))
     }
 
     /// Half the 95% band of the mean of `rates` (one per fasting window), with the windows of a

@@ -80,7 +80,7 @@ extension PatientReport {
                                 HTML.paragraph("No predictions in this period (the note under the header says why): no predicted lows or highs to list.", cssClass: "note"))
         }
         let lows = predictedEpisodes.filter { $0.kind == .low }, highs = predictedEpisodes.filter { $0.kind == .high }
-        var s = HTML.paragraph("Runs of the evolved model's predictions below \(glucose(PredictedEpisode.lowThreshold)) (lows) or above \(glucose(PredictedEpisode.highThreshold)) (highs), all horizons: \(lows.count) lows (\(lows.filter { $0.confirmed() == true }.count) seen in the CGM), \(highs.count) highs (\(highs.filter { $0.confirmed() == true }.count) seen in the CGM).", cssClass: "muted")
+        var s = HTML.paragraph("Runs of the evolved model's predictions below \(glucose(PredictedEpisode.lowThreshold)) (lows) or above \(glucose(PredictedEpisode.highThreshold)) (highs), all horizons: \(Plural.of(lows.count, "low")) (\(lows.filter { $0.confirmed() == true }.count) seen in the CGM), \(Plural.of(highs.count, "high")) (\(highs.filter { $0.confirmed() == true }.count) seen in the CGM).", cssClass: "muted")
         if predictedEpisodes.isEmpty {
             s += HTML.paragraph("No predicted lows or highs in this period.")
         } else {
