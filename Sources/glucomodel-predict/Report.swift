@@ -139,7 +139,7 @@ struct Report: ParsableCommand {
     /// The report's period of `log` (--from, --to, --days).
     func period(_ log: PatientLog) throws -> DateInterval {
         try ReportPeriod.resolve(log: log, from: from.flatMap { ReportPeriod.parseTime($0, timeZone: zone) },
-                                 to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days)
+                                 to: to.flatMap { ReportPeriod.parseTime($0, timeZone: zone) }, days: days, timeZone: zone)
     }
 
     /// The patient's settings file: --settings itself, or <patient>.json in it when it is a folder.

@@ -58,6 +58,11 @@ struct ReportPartsTests: HandPredictions {
         let from = Fixture.date("2026-01-10T00:00:00Z"), to = Fixture.date("2026-01-12T00:00:00Z")
         #expect(try ReportPeriod.resolve(log: log, from: from, to: to) == DateInterval(start: from, end: to))
         #expect(throws: ReportError.emptyPeriod(Self.patient, from: to, to: from)) { try ReportPeriod.resolve(log: log, from: to, to: from) }
+        // On the clock the times were typed on (hunt AQ: a midnight typed in New York read 05:00Z).
+        let york = TimeZone(identifier: "America/New_York")!
+        let typed = ReportError.emptyPeriod(Self.patient, from: to, to: from, timeZone: york)
+        #expect(throws: typed) { try ReportPeriod.resolve(log: log, from: to, to: from, timeZone: york) }
+        #expect(typed.description.contains("(from \(to.iso8601(in: york)) is not before") && to.iso8601(in: york).hasSuffix("-05:00"), "\(typed)")
         #expect(throws: ReportError.noGlucose(Self.patient)) { try ReportPeriod.resolve(log: PatientLog(patient: Self.patient)) }
         // Ten years (3,660 days) at most: 1990 to 9999 ran for ten minutes (hunt H, stop 51).
         let tenYears = from.addingTimeInterval(3_660 * 86_400)

@@ -65,7 +65,7 @@ public struct PatientReport: Sendable {
         clock = ReportClock(timeZone: timeZone)
         let readings = log.glucose.filter { $0.source == .cgm && $0.time >= period.start && $0.time < period.end }
         guard !readings.isEmpty else {
-            throw ReportError.noReadingsInPeriod(log.patient, from: period.start, to: period.end)
+            throw ReportError.noReadingsInPeriod(log.patient, from: period.start, to: period.end, timeZone: timeZone)
         }
         let series = GlucoseSeries(readings: readings, period: period)
         metrics = CGMMetrics(series: series)

@@ -13,16 +13,17 @@ public enum ReportPeriod {
     /// reading), never starting before the first reading.
     /// - Throws: `ReportError.noGlucose` for a log without readings; `ReportError.emptyPeriod`
     ///   when `from` is not before `to`.
+    /// - Parameter timeZone: the clock an error gives the period's times on (the one they were typed on).
     public static func resolve(log: PatientLog, from: Date? = nil, to: Date? = nil,
-                               days: Int = defaultDays) throws -> DateInterval {
+                               days: Int = defaultDays, timeZone: TimeZone = ReportClock.utc.timeZone) throws -> DateInterval {
         guard let first = log.glucose.first?.time, let last = log.glucose.last?.time else {
             throw ReportError.noGlucose(log.patient)
         }
         let end = to ?? last.addingTimeInterval(GlucoseSeries.defaultInterval)
         let start = from ?? max(first, end.addingTimeInterval(-Double(max(1, days)) * 86_400))
-        guard start < end else { throw ReportError.emptyPeriod(log.patient, from: start, to: end) }
+        guard start < end else { throw ReportError.emptyPeriod(log.patient, from: start, to: end, timeZone: timeZone) }
         guard end.timeIntervalSince(start) <= Double(maximumDays) * 86_400 else {
-            throw ReportError.periodTooLong(log.patient, from: start, to: end)
+            throw ReportError.periodTooLong(log.patient, from: start, to: end, timeZone: timeZone)
         }
         return DateInterval(start: start, end: end)
     }
@@ -35,22 +36,24 @@ public enum ReportPeriod {
     }
 }
 
-/// Why a report cannot be made.
+/// Why a report cannot be made. A period's times are given on `timeZone`'s clock, with its offset:
+/// the clock `--from` and `--to` were typed on (they read in UTC, 05:00 for a midnight typed in
+/// New York; hunt AQ).
 public enum ReportError: Error, CustomStringConvertible, Equatable {
     case noGlucose(PatientID)
-    case emptyPeriod(PatientID, from: Date, to: Date)
-    case noReadingsInPeriod(PatientID, from: Date, to: Date)
-    case periodTooLong(PatientID, from: Date, to: Date)
+    case emptyPeriod(PatientID, from: Date, to: Date, timeZone: TimeZone = ReportClock.utc.timeZone)
+    case noReadingsInPeriod(PatientID, from: Date, to: Date, timeZone: TimeZone = ReportClock.utc.timeZone)
+    case periodTooLong(PatientID, from: Date, to: Date, timeZone: TimeZone = ReportClock.utc.timeZone)
 
     public var description: String {
         switch self {
         case let .noGlucose(p): return "\(p): no glucose readings in the data; nothing to report"
-        case let .emptyPeriod(p, from, to):
-            return "\(p): the report period is empty (from \(from.iso8601) is not before to \(to.iso8601)); check --from/--to"
-        case let .periodTooLong(p, from, to):
-            return "\(p): the report period from \(from.iso8601) to \(to.iso8601) is longer than \(ReportPeriod.maximumDays) days (ten years); choose a shorter --from/--to"
-        case let .noReadingsInPeriod(p, from, to):
-            return "\(p): no glucose readings from \(from.iso8601) to \(to.iso8601); choose a period the data covers"
+        case let .emptyPeriod(p, from, to, zone):
+            return "\(p): the report period is empty (from \(from.iso8601(in: zone)) is not before to \(to.iso8601(in: zone))); check --from/--to"
+        case let .periodTooLong(p, from, to, zone):
+            return "\(p): the report period from \(from.iso8601(in: zone)) to \(to.iso8601(in: zone)) is longer than \(ReportPeriod.maximumDays) days (ten years); choose a shorter --from/--to"
+        case let .noReadingsInPeriod(p, from, to, zone):
+            return "\(p): no glucose readings from \(from.iso8601(in: zone)) to \(to.iso8601(in: zone)); choose a period the data covers"
         }
     }
 }
