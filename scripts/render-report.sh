@@ -3,7 +3,8 @@
 # quick models if there are none, writes the report of one bundled patient (mg/dL on A4, mmol/L on
 # Letter) and the cohort pages, screenshots them with headless Chromium, prints each report to PDF
 # at its paper size, and checks the print: the clinician view is exactly pages 1 and 2 (page 1
-# starts with the AGP header, page 2 with the predictions, page 3 with the appendix).
+# starts with the AGP header, page 2 with the predictions, page 3 with the appendix), also for a
+# patient whose header carries many notes (scripts/crowded-patient.py) on Letter.
 # Chromium and pdfinfo/pdftotext (poppler-utils) are installed from Debian if missing.
 # Usage: scripts/render-report.sh [PATIENT] [OUT_DIR]   (default adolescent_003, /tmp/report-render)
 # Environment: MODELS (default /tmp/report-models), CONFIG=debug|release (default release).
@@ -34,6 +35,11 @@ report() {  # report UNITS PAPER FILE
 }
 report mg/dL A4 "$out/$patient.html"
 report mmol/L letter "$out/$patient-mmol-letter.html"
+# A header with many notes (sensor floor, a skipped bolus, meals no longer logged: scripts/crowded-patient.py)
+# on the shorter paper: page 1 must still hold the strip (hunt AQ: it spilled onto page 2).
+python3 scripts/crowded-patient.py "datasets/$patient-ws-training.xml" "datasets/$patient-ws-testing.xml" "$out/$patient-crowded.xml"
+"$bin/glucomodel-predict" report --patient "$patient" --models "$models" --data "$out/$patient-crowded.xml" \
+    --time-zone UTC --paper letter --out "$out/$patient-crowded-letter.html"
 "$bin/glucomodel-predict" report --models "$models" --data datasets --settings datasets/settings --time-zone UTC --out-dir "$out/cohort"
 
 chrome() { chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "$@" 2>/dev/null; }
@@ -49,7 +55,7 @@ shot "$out/cohort/index.html" "$out/index.png" 1200,700
 
 # Print: the @page rule sets the size; --no-pdf-header-footer keeps Chromium's own date/URL lines off.
 status=0
-for name in "$patient" "$patient-mmol-letter"; do
+for name in "$patient" "$patient-mmol-letter" "$patient-crowded-letter"; do
     pdf="$out/$name.pdf"
     chrome --no-pdf-header-footer --print-to-pdf="$pdf" "file://$(realpath "$out/$name.html")"
     pages=$(pdfinfo "$pdf" | awk '/^Pages:/ {print $2}')

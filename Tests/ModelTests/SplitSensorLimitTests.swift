@@ -29,6 +29,26 @@ import GrammarEvolution
         #expect(splits.validationStart == testStart.addingTimeInterval(-1.6 * 86_400))
     }
 
+    /// Hunt AP: a testing file that begins at or before the data was read as no test period: the
+    /// last days were held out and the testing file's days trained on, without a word.
+    @Test func aTestPeriodThatDoesNotBeginAfterTheDataIsRefused() throws {
+        var data = SyntheticCohort.data(SyntheticCohort.patient("p_pair", days: 10, seed: 3))
+        data.files = ["/d/p_pair-ws-training.xml", "/d/p_pair-ws-testing.xml"]
+        let options = try SyntheticCohort.options()
+        let series = PatientSeries(log: data.log, options: options.series)
+        // A testing file from day 7: the test period.
+        data.testStart = SyntheticCohort.start.addingTimeInterval(7 * 86_400)
+        #expect(try DataSplits.make(for: data, series: series, options: options).testStart == data.testStart)
+        for given in [series.start, series.start.addingTimeInterval(-3_600)] {
+            data.testStart = given
+            #expect(throws: TrainingError.testPeriodNotAfterData(data.patient, testStart: given, dataStart: series.start, files: ["p_pair-ws-testing.xml"])) {
+                try DataSplits.make(for: data, series: series, options: options)
+            }
+        }
+        #expect(TrainingError.testPeriodNotAfterData(data.patient, testStart: series.start, dataStart: series.start, files: ["p_pair-ws-testing.xml"])
+            .description.hasPrefix("p_pair: the held-out test period (p_pair-ws-testing.xml, from \(series.start.iso8601)) does not begin after the data does"))
+    }
+
     @Test func validationWidensBackToMeasuredReadingsAndTestIsNotScored() throws {
         let options = try SyntheticCohort.options()
         let trainer = try PatientTrainer(data: Self.stuckAtFloor(), options: options,

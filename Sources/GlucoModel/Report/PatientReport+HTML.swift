@@ -12,7 +12,8 @@ extension PatientReport {
     /// - the appendix: `metrics`, `daily`, `accuracy`, `error-grids`, `predicted-episodes`,
     ///   `dose-audit`, `model`.
     public var html: String {
-        var body = "<div class=\"page\" id=\"agp-page\">\n" + header
+        let page = [Crowding.spacious: "page", .crowded: "page crowded", .packed: "page crowded packed"][crowding]!
+        var body = "<div class=\"\(page)\" id=\"agp-page\">\n" + header
         body += "<div class=\"row\">\n" + statisticsSection + timeInRangesSection + "</div>\n"
         body += agpSection + dailyProfilesSection + "</div>\n"
         body += "<div class=\"page\" id=\"predictions-page\">\n"
@@ -94,15 +95,35 @@ extension PatientReport {
         var s = "<header id=\"summary\">\n<h1>Glucose report: patient \(HTML.escape(patient.rawValue))</h1>\n"
         s += HTML.paragraph("Period: " + periodText, cssClass: "period")
         s += "<ul class=\"glance\">\n" + items.map { "<li>\(HTML.escape($0))</li>\n" }.joined() + "</ul>\n"
-        s += sensorLimitFlag
-        for note in notes { s += HTML.paragraph(note, cssClass: "note") }
+        let flagged = sensorLimitFlag + notes.map { HTML.paragraph($0, cssClass: "note") }.joined()
+        if !flagged.isEmpty {
+            s += "<div class=\"notes\(crowding == .spacious ? "" : " many")\">\n" + flagged + "</div>\n"
+        }
         return s + "</header>\n"
+    }
+
+    /// How full the header's notes make page 1, by the lines they take printed at full width (about
+    /// 140 characters a line at 9.5 px, on A4 and Letter alike). Up to 4 lines page 1 is printed as
+    /// drawn; beyond, the notes go in two columns and the AGP is drawn lower (50 mm); beyond 13 lines
+    /// (the 5 notes of hunt AQ's patient), lower still (44 mm), and the strip shows the last week
+    /// alone. Hunt AQ: with 3 notes on Letter or 4 on A4, the strip spilled onto page 2 and the
+    /// clinician view took three pages. Measured by printing with Chromium: each tier holds page 1
+    /// on Letter up to 21 lines of notes (7 notes of 3 lines; scripts/render-report.sh).
+    enum Crowding: Equatable { case spacious, crowded, packed }
+
+    var crowding: Crowding {
+        let lines = ([sensorLimitText].compactMap { $0 } + notes).map { ($0.count + 139) / 140 }.reduce(0, +)
+        return lines <= 4 ? .spacious : lines <= 13 ? .crowded : .packed
     }
 
     /// The header's warning when the CGM sat at its limits or flat-lined in the period.
     var sensorLimitFlag: String {
+        sensorLimitText.map { "<p class=\"note flag\" id=\"sensor-limits\">\(HTML.escape($0))</p>\n" } ?? ""
+    }
+
+    var sensorLimitText: String? {
         let runs = sensorLimitRuns
-        guard !runs.isEmpty else { return "" }
+        guard !runs.isEmpty else { return nil }
         let hours = runs.reduce(0) { $0 + $1.duration } / 3600
         var text = "Sensor limits: \(Plural.of(runs.count, "run")) of CGM readings at the sensor's floor or ceiling or flat-lined "
             + "(\(formatNumber(hours, decimals: 1)) h, \(formatPercent(metrics.sensorLimitPercent)) of readings). "
@@ -110,7 +131,7 @@ extension PatientReport {
             + (keepSensorLimits ? "and scored in the prediction accuracy." : "but left out of the prediction accuracy.")
         let longest = runs.max { $0.duration < $1.duration }!
         text += " Longest: " + longest.describe(clock: clock, units: units) + "."
-        return "<p class=\"note flag\" id=\"sensor-limits\">\(HTML.escape(text))</p>\n"
+        return text
     }
 
     /// Page 1's statistics and targets, as the AGP report lists them.
@@ -153,7 +174,7 @@ extension PatientReport {
     static let stripDays = 14
 
     var dailyProfilesSection: String {
-        let shown = days.suffix(Self.stripDays)
+        let shown = days.suffix(crowding == .packed ? 7 : Self.stripDays)
         var s = "<div class=\"week\">\n"
         for day in shown { s += "<div class=\"strip-day\">\(day.stripSVG(clock: clock))</div>\n" }
         s += "</div>\n"

@@ -102,6 +102,11 @@ enum ReportPage {
          and page 1 with its notes (sensor limits, models trained on this period) overflowed. */
       .note { font-size: 9.5px; padding: 2px 6px; margin: 3px 0; }
       #agp svg { max-height: 72mm; width: auto; display: block; margin: 0 auto; }
+      /* Many notes: two columns of them, a lower AGP (PatientReport.crowding). */
+      .notes.many { columns: 2; column-gap: 10px; margin: 3px 0; }
+      .notes.many .note { break-inside: avoid; margin: 0 0 3px; }
+      .crowded #agp svg { max-height: 50mm; }
+      .packed #agp svg { max-height: 44mm; }
     }
     """
 }

@@ -12,12 +12,18 @@ public struct DataSplits: Sendable, Equatable {
     /// Chronological splits (never shuffled): test = the data's own test period or the last
     /// `testFraction` of the days (whole days, at least one); validation = the last
     /// `validationFraction` of what precedes the test period; training = the rest.
+    /// - Throws: `TrainingError.testPeriodNotAfterData` when the data's own test period begins at or
+    ///   before its start; `tooFewDays` when too little is left to train on.
     public static func make(for data: PatientData, series: PatientSeries, options: TrainingOptions) throws -> DataSplits {
         let start = series.start
         let end = series.time(at: max(0, series.count - 1)).addingTimeInterval(series.step)
         let days = end.timeIntervalSince(start) / 86_400
         let testStart: Date
-        if let given = data.testStart, given > start {
+        if let given = data.testStart {
+            guard given > start else {
+                let files = data.files.filter(PatientData.isTestFile).map { URL(fileURLWithPath: $0).lastPathComponent }
+                throw TrainingError.testPeriodNotAfterData(data.patient, testStart: given, dataStart: start, files: files)
+            }
             testStart = given
         } else {
             let testDays = max(1, (days * options.testFraction).rounded())

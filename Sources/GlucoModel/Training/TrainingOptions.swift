@@ -183,6 +183,10 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
     /// Too few days before the validation period; `leftOut` readings were removed as sensor-limit
     /// runs (a patient at the sensor's floor 4 of 6 days read "1.6 days" without a word of why).
     case tooFewDays(PatientID, have: Double, need: Double, leftOut: Int = 0)
+    /// The data's own test period (an OhioT1DM testing file's first record) does not begin after the
+    /// data does: there would be no days before it to train on (hunt AP: it was left unsaid, and the
+    /// last days were held out instead, the testing file's trained on). `files`: the testing files.
+    case testPeriodNotAfterData(PatientID, testStart: Date, dataStart: Date, files: [String])
     case horizonNotOnGrid(horizon: Int, stepMinutes: Int)
     /// Too few rows in a split; `period` is the split's days (a stray record years from the rest
     /// of the data stretches the periods so that the data falls in one of them). `readingMinutes`:
@@ -209,6 +213,11 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
             return "\(p): \(String(format: "%.1f", (have * 10).rounded(.down) / 10)) days of training data; at least \(String(format: "%.1f", need)) needed"
                 + (leftOut > 0 ? " (\(Plural.of(leftOut, "reading")) at the sensor's floor or ceiling or in flat lines were left out; "
                     + "--keep-sensor-limits keeps them)" : "")
+        case let .testPeriodNotAfterData(p, test, start, files):
+            let named = files.isEmpty ? "its testing data" : Plural.list(files)
+            return "\(p): the held-out test period (\(named), from \(test.iso8601)) does not begin after the data does (\(start.iso8601)), "
+                + "so no day before it is left to train on: a testing file holds the days after the training file's. Check the "
+                + "files' names (-ws-training, -ws-testing), or rename the testing file so that the last days are held out"
         case let .horizonNotOnGrid(h, step):
             return "horizon \(h) min is not a positive multiple of the \(step)-minute grid"
         case let .tooFewRows(p, h, split, rows, need, period, readingMinutes):
