@@ -214,6 +214,32 @@ struct ReportClinicianTests {
         #expect(!madrid.rows[0].reasons.joined().contains("T11:30:00Z"))
     }
 
+    /// Hunt AQ: 3 notes on Letter or 4 on A4 pushed page 1's strip onto page 2. By the notes' lines
+    /// (140 characters each): up to 4 as drawn; up to 13 two columns and a lower AGP; beyond, the
+    /// last week's strip alone (printed with Chromium by scripts/render-report.sh).
+    @Test func manyNotesPrintPage1Tighter() throws {
+        // 14 days, so that the strip has two weeks to show.
+        let log = ReportFixture.data.log
+        var report = try PatientReport(log: log, models: ReportFixture.models, period: ReportPeriod.resolve(log: log))
+        #expect(report.days.count >= 14)
+        let line = String(repeating: "x", count: 140)
+        func page(_ notes: [String]) -> (crowding: PatientReport.Crowding, html: String) {
+            report.notes = notes
+            return (report.crowding, report.html)
+        }
+        let few = page([line, line + line + line])
+        #expect(few.crowding == .spacious && few.html.contains("<div class=\"page\" id=\"agp-page\">") && !few.html.contains("notes many"))
+        let more = page([line, line + "y"])  // 1 + 2 lines... and 2 more:
+        #expect(more.crowding == .spacious)
+        let crowded = page([line, line + "y", line + line + "y"])  // 1 + 2 + 3 lines
+        #expect(crowded.crowding == .crowded && crowded.html.contains("class=\"page crowded\" id=\"agp-page\"") && crowded.html.contains("<div class=\"notes many\">"))
+        let packed = page(Array(repeating: line + line, count: 7))  // 14 lines
+        #expect(packed.crowding == .packed && packed.html.contains("class=\"page crowded packed\""))
+        let strip = { (html: String) in html.components(separatedBy: "class=\"strip-day\"").count - 1 }
+        #expect(strip(packed.html) == 7 && strip(crowded.html) == PatientReport.stripDays)
+        #expect(packed.html.contains("The last 7 of \(report.days.count) days; every day in the appendix."))
+    }
+
     /// Hunt AQ: a skipped bolus's reason printed the data file's whole path, folders named after the
     /// person included, and a recent low's time in UTC on a page on another clock.
     @Test func doseReasonsNameFilesWithoutFoldersAndLowsOnTheReportsClock() {
