@@ -145,8 +145,10 @@ struct ImportData: ParsableCommand {
     }
 
     /// `files` with each folder replaced by the data files in it (`CohortLoader.files`, as train
-    /// and predict read a folder); a folder with none is an error. Files named directly stay in
-    /// the order given (the first file's record of an event is the one kept).
+    /// and predict read a folder); a folder with none is an error. All are read in path order, as
+    /// `train` reads the same list (the first file's record of an event is the one kept), so that
+    /// `train --store` gives the models `train FILES` gives (hunt AP: `import-data b.csv a.csv` kept
+    /// b's readings, `train b.csv a.csv` a's).
     func expandingFolders(options: ImportOptions) throws -> [String] {
         try files.flatMap { path -> [String] in
             // A named pipe, a device or a socket would be waited on for ever (holding the store's
@@ -160,7 +162,7 @@ struct ImportData: ParsableCommand {
                 throw ValidationError("\(path): no data file in this folder that a format reads (\(ImportFormats.names.joined(separator: ", ")))")
             }
             return found
-        }
+        }.sorted { URL(fileURLWithPath: $0).path < URL(fileURLWithPath: $1).path }
     }
 
     /// The file's warnings, indented under its summary: the first 20, or all with `--verbose`.

@@ -409,6 +409,24 @@ import GrammarEvolution
         #expect(again.status == 0 && again.stderr.contains(PredictionRow.atLimitNote(PredictFixture.patientA, count: clamped)), "\(again.stderr)")
     }
 
+    /// Hunt AP: `import-data b.csv a.csv` kept b's reading where the two files differ, while
+    /// `train b.csv a.csv` (path order) kept a's: `train --store` trained other models. One call now
+    /// reads its files in path order, as `train` and every `--data` do.
+    @Test func importDataReadsItsFilesInPathOrderAsTrainDoes() throws {
+        let dir = try PredictFixture.temporaryDirectory()
+        let rows = { (value: Int) in "patient,time,event,value,unit\np_o,2026-01-05T08:00:00Z,glucose,\(value),mg/dL\np_o,2026-01-05T08:05:00Z,glucose,121,mg/dL\n" }
+        let a = dir.appendingPathComponent("a.csv"), b = dir.appendingPathComponent("b.csv")
+        try Data(rows(120).utf8).write(to: a)
+        try Data(rows(150).utf8).write(to: b)
+        let store = dir.appendingPathComponent("s.sqlite").path
+        let r = try Self.run("glucomodel-train", ["import-data", b.path, a.path, "--store", store], stdout: dir.appendingPathComponent("out.txt"))
+        #expect(r.status == 2 || r.status == 0, "\(r.stderr)")
+        let stored = try PatientStore(path: store).log(for: try PatientID("p_o"))
+        let files = try ExportFiles(paths: [b.path, a.path], options: ImportOptions(timeZone: TimeZone(identifier: "UTC")!)).load()
+        #expect(stored.glucose.map(\.value) == files.patients[0].log.glucose.map(\.value))
+        #expect(stored.glucose.first?.value == .mgdL(120), "a.csv's, read first")
+    }
+
     /// Finding 7: `import-data` of a file whose every row was skipped (epoch seconds in `time`)
     /// exited 0 and recorded the file, so it was "already imported" ever after. Now the file fails
     /// (1 alone, 2 beside a good file) with its summary and warnings, and nothing is recorded.
