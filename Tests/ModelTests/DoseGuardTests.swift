@@ -65,6 +65,16 @@ import Testing
         var twoDays = F.flatLog(glucose: 120, through: 2880)
         twoDays.boluses = [Bolus(time: F.at(2880 - 600), dose: InsulinUnits(1))]  // insulin within the day
         #expect(refusals(suggest(twoDays, at: 2880)) == [.flatSensor(value: 120, minutes: 2880)])
+
+        // Hunt AP: at the ceiling for 4.5 hours got a 7 U correction. Two hours or more at 400 mg/dL
+        // (or above, or exported as High) is refused as a flat line is; less is dosed on its 400.
+        let ceiling = suggest(F.flatLog(glucose: 400, through: 270), at: 270)
+        #expect(refusals(ceiling) == [.flatSensor(value: 400, minutes: 270, atCeiling: true)])
+        #expect(ceiling.reasons.first?.message.hasPrefix("the CGM has read its ceiling (400.0 mg/dL or above) for 270 minutes") == true, "\(ceiling.reasons)")
+        var rising = F.flatLog(glucose: 400, through: 180)
+        rising.glucose = rising.glucose.enumerated().map { i, r in GlucoseReading(time: r.time, value: .mgdL(400 + Double(i % 3))) }
+        #expect(refusals(suggest(rising, at: 180)) == [.flatSensor(value: 400, minutes: 180, atCeiling: true)])
+        #expect(suggest(F.flatLog(glucose: 400, through: 115), at: 115).decision.kind == "bolus")
     }
 
     /// Before: a Dexcom export with the meals typed in its app, and Nightscout treatments with the

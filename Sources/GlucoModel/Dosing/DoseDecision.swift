@@ -51,7 +51,8 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     case recentGap(missingSteps: Int, windowMinutes: Int)
     /// The CGM has read one value, unchanged, up to the newest reading for two hours or more (a
     /// flat `SensorLimitRun`): a stuck sensor, not living glucose.
-    case flatSensor(value: Double, minutes: Double)
+    /// `atCeiling`: every reading of the run at or above the sensor's ceiling (400 mg/dL, or `High`).
+    case flatSensor(value: Double, minutes: Double, atCeiling: Bool = false)
     /// Two consecutive CGM readings `minutes` apart, the later at `time` within
     /// `DoseGuards.jumpWindow` before the moment, differ by `DoseGuards.jumpLimit` or more, faster
     /// than `DoseGuards.jumpRate` a minute: a calibration or a sensor fault, not living glucose
@@ -166,7 +167,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "than its time says. Set the CGM's clock right (or dose by hand with a finger-stick)"
         case let .recentGap(missing, window):
             return "\(missing) glucose reading(s) missing in the last \(window) minutes: the recent trend is unknown"
-        case let .flatSensor(value, minutes):
+        case let .flatSensor(_, minutes, true):
+            return "the CGM has read its ceiling (\(g(SensorLimitDetector().ceiling)) or above) for \(Int(minutes)) minutes: glucose above "
+                + "what it measures, or a failed sensor, and a correction on its number is a guess either way; check with a "
+                + "finger-stick, and for ketones, and dose by hand"
+        case let .flatSensor(value, minutes, _):
             return "the CGM has read \(g(value)) unchanged for \(Int(minutes)) minutes, which living glucose never does: "
                 + "a stuck or failed sensor; check with a finger-stick"
         case let .sensorJump(from, to, jumpTime, minutes):

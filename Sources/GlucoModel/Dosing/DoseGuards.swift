@@ -309,22 +309,27 @@ public enum DoseGuards {
         let missing = missingSteps(times, at: at, step: recordingInterval(times, at: at))
         if missing > 0 { refusals.append(.recentGap(missingSteps: missing, windowMinutes: Int(recentWindow / 60))) }
         if let flat = flatRun(past, newest: newest) {
-            refusals.append(.flatSensor(value: flat.value, minutes: flat.duration / 60))
+            refusals.append(.flatSensor(value: flat.value, minutes: flat.duration / 60, atCeiling: flat.kind == .ceiling))
         }
         if let jump = sensorJump(past, at: at) { refusals.append(jump) }
         return (newest, refusals)
     }
 
-    /// The flat run (`SensorLimitDetector`: one value for two hours or more) that the newest CGM
-    /// reading ends, if any. The last hours are searched, and all of `past` when the run found
-    /// begins with them (its whole length for the message: a week's stuck sensor read "255 minutes").
+    /// The flat run (`SensorLimitDetector`: one value for two hours or more), or the run at the
+    /// sensor's ceiling of two hours or more, that the newest CGM reading ends, if any. The last
+    /// hours are searched, and all of `past` when the run found begins with them (its whole length
+    /// for the message: a week's stuck sensor read "255 minutes"). Hunt AP: 4.5 hours at 400 mg/dL
+    /// got a 7 U correction (the ceiling's runs were not looked at); a reading at the ceiling is "400
+    /// or above", and a sensor failed there reads it too. A run at the floor gets no insulin anyway.
     static func flatRun(_ past: [GlucoseReading], newest: GlucoseReading) -> SensorLimitRun? {
         guard newest.source == .cgm else { return nil }
         let detector = SensorLimitDetector()
         let since = newest.time.addingTimeInterval(-2 * detector.minimumFlatDuration - detector.maximumGap)
         let recent = past.filter { $0.time >= since }
         func run(_ readings: [GlucoseReading]) -> SensorLimitRun? {
-            detector.runs(in: readings).last { $0.kind == .flat && $0.end == newest.time }
+            detector.runs(in: readings).last {
+                $0.end == newest.time && ($0.kind == .flat || $0.kind == .ceiling && $0.duration >= detector.minimumFlatDuration)
+            }
         }
         guard let found = run(recent) else { return nil }
         return found.start == recent.first?.time && recent.count < past.count ? run(past) ?? found : found
