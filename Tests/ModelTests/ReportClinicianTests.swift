@@ -264,6 +264,12 @@ struct ReportClinicianTests {
         let low = DoseNote.limitedByFormulaBelowTarget(requested: 2, formula: 1.5, glucose: 100, target: 110,
                                                        because: .recentLow(glucose: 65, at: DoseFixture.at(0)))
         #expect(low.description(units: .mgdL, time: clock.dateTime).contains("a reading of 65 mg/dL at 2026-01-05 05:00, below 70 mg/dL"), "\(low)")
+        // So is the moment the models' inputs could not be computed at (code model_unavailable, as before).
+        let incomplete = DoseNote.modelInputsIncomplete(at: DoseFixture.at(0))
+        #expect(incomplete.code == "model_unavailable")
+        #expect(incomplete.description(units: .mgdL, time: clock.dateTime) == "no model-based dose: the models' inputs cannot be computed at "
+            + "2026-01-05 05:00 (glucose of the last hour incomplete); the standard formula's dose is shown")
+        #expect(incomplete.description.contains("at 2026-01-05T10:00:00Z (glucose"))
     }
 
     /// Before: "CV 36.0% (target <= 36%: NOT met)" for a CV of 36.03: a verdict printed next to a

@@ -466,7 +466,7 @@ public enum DoseAdvisor {
         var points: [(minutes: Double, glucose: GlucoseValue)] = []
         for h in models.horizons {
             guard let model = models.models[h], let row = model.features.row(series, at: featurePoint) else {
-                notes.append(.modelUnavailable("the models' inputs cannot be computed at \(featureTime.iso8601) (glucose of the last hour incomplete)"))
+                notes.append(.modelInputsIncomplete(at: featureTime))
                 return ([], featureTime)
             }
             let prediction = model.prediction(row: model.asTrained(model.features.row(row, addingBolus: carriedInsulin, carbs: carriedCarbs)))

@@ -55,6 +55,9 @@ public enum DoseBasis: String, Hashable, Sendable, Codable {
 public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// No model was given, or none could predict at this moment: the formula's dose is given.
     case modelUnavailable(String)
+    /// The models' inputs cannot be computed at the moment their features are read (the glucose of
+    /// the hour before it incomplete): a `modelUnavailable` whose time is given on the output's clock.
+    case modelInputsIncomplete(at: Date)
     /// The model for `horizon` minutes predicts `glucose` (mg/dL), the limit of what a model may
     /// predict: its inputs are beyond what it was trained on (code `model_unavailable`).
     case modelAtLimit(horizon: Int, glucose: Double)
@@ -99,7 +102,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
 
     public var code: String {
         switch self {
-        case .modelUnavailable, .modelAtLimit: return "model_unavailable"
+        case .modelUnavailable, .modelAtLimit, .modelInputsIncomplete: return "model_unavailable"
         case .clampedToMaxBolus: return "clamped_to_max_bolus"
         case .limitedByMaxInsulinOnBoard: return "limited_by_max_iob"
         case .insulinOnBoardCovers: return "iob_covers_need"
@@ -129,6 +132,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         }
         switch self {
         case let .modelUnavailable(why): return "no model-based dose: \(why); the standard formula's dose is shown"
+        case let .modelInputsIncomplete(at):
+            return DoseNote.modelUnavailable("the models' inputs cannot be computed at \(time(at)) (glucose of the last hour incomplete)")
+                .description(units: units, time: time)
         case let .modelAtLimit(h, p):
             return DoseNote.modelUnavailable("the \(h)-minute model predicts \(g(p)), the limit of what a model may predict: "
                                              + "its inputs are beyond what it was trained on").description(units: units, time: time)
