@@ -95,7 +95,9 @@ struct Report: ParsableCommand {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         LeftoverFiles.removeAll(in: folder)
         var entries: [CohortReport.Entry] = [], failures: [(subject: String, reason: String)] = []
-        for patientData in reported {
+        for (k, patientData) in reported.enumerated() {
+            // A cohort's reports take seconds each (a long period, minutes): say which one is made.
+            if reported.count > 1 { Console.status("[\(k + 1)/\(reported.count)] \(patientData.patient)...") }
             do {
                 let report = try makeReport(patientData, modelsURL)
                 let file = CohortReport.fileName(for: patientData.patient)
@@ -126,6 +128,10 @@ struct Report: ParsableCommand {
     func makeReport(_ patientData: PatientData, _ modelsURL: URL) throws -> PatientReport {
         let modelSet = try ModelSet.load(modelsURL, patient: patientData.patient)
         let period = try period(patientData.log)
+        if period.duration > 90 * 86_400 {
+            Console.status("\(patientData.patient): a report over \(Int((period.duration / 86_400).rounded())) days: its predictions, "
+                           + "audit and settings check take longer than a fortnight's (for years of data, minutes)")
+        }
         var report = try PatientReport(log: patientData.log, models: modelSet, period: period, timeZone: zone,
                                        doseAudit: try doseAudit(patientData, modelSet, period), keepSensorLimits: keepSensorLimits)
         report.units = units.unit
