@@ -160,10 +160,13 @@ import Testing
         }
         let header = "date,id,CGM\n"
         let files = [
-            try write("all.csv", header + "2026-01-05 08:00,pb,100\n2026-01-05 08:05,pb,101\n2026-01-05 08:00,pa,120\n2026-01-05 08:00,pd,90\n"),
+            // Rows whose id is missing (NA, nan: the importer skips them) name no patient (the review:
+            // "NA" was a patient, joining every file that held one).
+            try write("all.csv", header + "2026-01-05 08:00,pb,100\n2026-01-05 08:05,pb,101\n2026-01-05 08:00,pa,120\n2026-01-05 08:00,pd,90\n"
+                      + "2026-01-05 08:10,NA,95\n"),
             try write("more-pb.csv", header + "2026-01-06 08:00,pb,110\n"),
-            try write("pc.csv", header + "2026-01-05 08:00,pc,100\n"),
-            try write("pe.csv", header + "2026-01-05 08:00,pe,100\n"),
+            try write("pc.csv", header + "2026-01-05 08:00,pc,100\n2026-01-05 08:05,na,100\n"),
+            try write("pe.csv", header + "2026-01-05 08:00,nan,100\n2026-01-05 08:05,pe,100\n"),
         ]
         var options = ImportOptions(timeZone: TimeZone(identifier: "UTC")!)
         options.columns = try CSVColumnMapping(parsing: "time=date,patient=id,glucose=CGM")

@@ -152,11 +152,17 @@ public enum PatientIDScan {
                 continue
             }
             row.load(bytes)
-            let raw = row.text(reader.positions[.patient]!)
+            let column = reader.positions[.patient]!
+            let raw = row.text(column)
             if raw == last { continue }
+            // As the importer reads it: `NA`, `nan`, `null` ... are no id (the review of stop 59: a
+            // job array counted "NA" as a patient, and joined every file holding one into a group).
             let id: PatientID
-            do { id = try PatientID(raw) } catch {
-                firstBad = firstBad ?? (number, raw.isEmpty ? "the patient cell is empty" : "\(error)")
+            do {
+                guard column >= row.count || !MappedCSVReader.isMissing(row[column]) else { throw PatientID.InvalidID.empty }
+                id = try PatientID(raw)
+            } catch {
+                firstBad = firstBad ?? (number, raw.isEmpty || error as? PatientID.InvalidID == .empty ? "the patient cell is empty" : "\(error)")
                 continue
             }
             last = raw
