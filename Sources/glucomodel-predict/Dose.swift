@@ -122,18 +122,20 @@ struct Dose: ParsableCommand {
         }
         // The data's settings are said on standard error, and recorded in the suggestion's reasons.
         var fromData: DoseNote?
+        var doubted: DoseRefusal?
         if settingsFromData,
            let suggested = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: asked), timeZone: try time.zone()) {
             let changes = SettingsEstimator.changes(from: settingsFile, to: suggested.settings, units: units.unit)
             Console.write("settings from data: " + changes + " (glucomodel-predict settings shows the evidence)")
             fromData = .settingsFromData(changes: changes)
             settingsFile = suggested.settings
+            doubted = suggested.estimate.unitRefusal
         }
         let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time", exact: true) }
         var suggestion = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: asked), carbs: carbs ?? 0, carbsTime: eaten, at: asked,
                                              settings: settingsFile, models: modelSet, method: method, timeZone: try time.zone(),
-                                             statedInsulinOnBoard: insulinOnBoard)
-        if let fromData { suggestion.reasons.append(DoseReason(code: fromData.code, message: fromData.description)) }
+                                             statedInsulinOnBoard: insulinOnBoard, refusing: doubted)
+        if doubted == nil, let fromData { suggestion.reasons.append(DoseReason(code: fromData.code, message: fromData.description)) }
         print(format == .json ? try suggestion.json(units: units.unit) : suggestion.report(units: units.unit, timeZone: try time.zone()))
         // A refusal is not a success (3); `no_insulin` is a decision (0).
         if case .refused = suggestion.decision { throw ExitCode(RunStatus.doseRefused.rawValue) }

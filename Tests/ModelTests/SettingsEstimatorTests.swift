@@ -135,6 +135,34 @@ struct KnownPerson {
         #expect(e.carbRatio.estimate! < person.icr / SettingsEstimator.farFactor && e.carbRatio.suggested == person.icr)
         #expect(e.carbRatio.reason.hasPrefix("no change: the estimate is 1/") && e.carbRatio.reason.contains("exchanges"), "\(e.carbRatio.reason)")
         // Twice the truth still steps (aWrongSettingMovesTowardTheTruthAtMostTwentyPercent).
+        #expect(e.carbRatio.doubtsUnits && !e.insulinSensitivity.doubtsUnits)
+    }
+
+    /// Hunt AS: an ISF of 250 mg/dL/U written in mmol/L per U (13.9) passes the file's limits; the
+    /// check said "check the units", but the basal blocks were read through it (estimates of -0.27
+    /// U/h) and `dose --settings-from-data` dosed with it (5.15 U where about 0.6 U was right).
+    @Test func aSettingTheDataReadAsAnotherUnitIsNoBasisForADose() throws {
+        let person = KnownPerson(icr: 10, isf: 40, days: 28)
+        var file = person.settings
+        file.insulinSensitivity = 40 / 18.0  // 2.2: refused by the file's own limits (10-500); so 12 for 216:
+        file.insulinSensitivity = 12
+        let truth = KnownPerson(icr: 10, isf: 216, days: 28)
+        let log = truth.log()
+        let e = SettingsEstimator.estimate(log: log, settings: try file.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        #expect(e.insulinSensitivity.doubtsUnits && e.insulinSensitivity.suggested == 12, "\(e.insulinSensitivity)")
+        #expect(e.basal.allSatisfy { $0.suggested == $0.current && $0.reason == SettingsEstimator.unitDoubtBasalReason }, "\(e.csvLines)")
+        #expect(e.basal.allSatisfy { ($0.estimate ?? 0) >= 0 })
+        let refusal = try #require(e.unitRefusal)
+        #expect(refusal.code == "settings" && refusal.description.contains("setting 'insulinSensitivity' = 12 mg/dL/U: the data's estimate is"),
+                "\(refusal)")
+        // The dose from data refuses; from the file alone it is the clinician's, as before.
+        let at = KnownPerson.day0.addingTimeInterval(27 * 86_400 + 9 * 3600)
+        let fromData = try #require(SettingsEstimator.settingsFromData(file, log: log, timeZone: KnownPerson.utc))
+        let refused = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: at), carbs: 20, at: at, settings: fromData.settings,
+                                          models: nil, method: .formula, refusing: fromData.estimate.unitRefusal)
+        #expect(refused.decision.units == nil && refused.reasons.map(\.code).contains("settings"), "\(refused.reasons)")
+        // A setting the data agree with refuses nothing.
+        #expect(person.estimate().unitRefusal == nil)
     }
 
     /// In every block with the evidence for a basal, `normal` moves it (`moves`) and `held` keeps

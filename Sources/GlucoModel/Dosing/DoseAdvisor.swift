@@ -75,11 +75,13 @@ public enum DoseAdvisor {
     ///     for data without any insulin record (a CGM-only export), which is refused without it
     ///     (`DoseGuards.insulinRecordsRefusal`). It counts as given at `at` (its effect still all
     ///     to come: the timing is unknown, the total is not) and a note says so.
+    /// - Parameter refusing: a refusal of the settings found before (`SettingsEstimate.unitRefusal`),
+    ///   refused with the others.
     public static func suggest(log: PatientLog, carbs: Double, carbsTime: Date? = nil, at: Date, settings: DoseSettings,
                                models: ModelSet?, method: DoseMethod = .model, timeZone: TimeZone = .gmt,
-                               statedInsulinOnBoard: Double? = nil) -> DoseSuggestion {
-        suggest(log: log, carbs: carbs, carbsTime: carbsTime, at: at, settings: settings.checked(for: log.patient), models: models,
-                method: method, timeZone: timeZone, statedInsulinOnBoard: statedInsulinOnBoard)
+                               statedInsulinOnBoard: Double? = nil, refusing: DoseRefusal? = nil) -> DoseSuggestion {
+        suggest(log: log, carbs: carbs, carbsTime: carbsTime, at: at, settings: refusing.map { .failure($0) } ?? settings.checked(for: log.patient),
+                models: models, method: method, timeZone: timeZone, statedInsulinOnBoard: statedInsulinOnBoard)
     }
 
     /// A suggestion from settings already checked (e.g. once for a whole audit).

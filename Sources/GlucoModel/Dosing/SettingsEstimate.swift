@@ -14,6 +14,9 @@ public struct SettingsEstimate: Sendable {
         public var suggested: Double
         /// Why the suggestion is what it is.
         public var reason = ""
+        /// The estimate is a unit away from the setting (`SettingsEstimator.farFactor`): the setting
+        /// is most likely in another unit, and nothing read through it can be trusted.
+        public var doubtsUnits = false
 
         public init(current: Double, periods: Int) {
             self.current = current; self.periods = periods; suggested = current
@@ -73,6 +76,20 @@ public struct SettingsEstimate: Sendable {
     public var below70: Double? = nil, below54: Double? = nil
     /// The log's readings above 180 and above 250 mg/dL, percent (CGMMetrics' TAR; nil without readings).
     public var above180: Double? = nil, above250: Double? = nil
+
+    /// The settings the data call a unit error, as a dose's refusal (`dose --settings-from-data`):
+    /// the data doubt them, and no dose from data is made with them (hunt AS: a child's ISF of 250
+    /// mg/dL/U written 13.9, in mmol/L; the check said "check the units", and the dose from data
+    /// gave 5.15 U with it where about 0.6 U was right). Nil when none is in doubt.
+    public var unitRefusal: DoseRefusal? {
+        let doubted = [("carbRatio", carbRatio, "g/U"), ("insulinSensitivity", insulinSensitivity, "mg/dL/U")].filter { $0.1.doubtsUnits }
+        guard !doubted.isEmpty else { return nil }
+        return .settings(doubted.map { name, p, unit in
+            .inconsistent("setting '\(name)' = \(Self.number(p.current)) \(unit): the data's estimate is \(Self.number(p.estimate ?? .nan)) \(unit), "
+                          + p.reason.replacingOccurrences(of: "no change: the estimate is ", with: "") + "; --settings-from-data makes "
+                          + "no dose with a setting the data read as another unit (correct the settings file)")
+        })
+    }
 
     /// Lows beyond the consensus targets (under 4% of readings below 70 mg/dL and under 1% below 54):
     /// no setting then steps toward more insulin (`SettingsEstimator`, "Lows first").

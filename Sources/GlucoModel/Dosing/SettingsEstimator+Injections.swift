@@ -56,7 +56,7 @@ extension SettingsEstimator {
             if let current, let half = halfBand(rates, days: fasting.map(\.day)) {
                 let mean = rates.reduce(0, +) / Double(rates.count)
                 dose.drift = mean
-                dose.estimate = current + 24 * mean / isf
+                dose.estimate = max(0, current + 24 * mean / isf)
                 dose.band = rateBand(current, mean: mean, half: half, per: isf / 24)
             }
             (dose.suggested, dose.reason) = decideRate(current: current, periods: dose.periods, estimate: dose.estimate,

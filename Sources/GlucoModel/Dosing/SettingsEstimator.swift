@@ -237,9 +237,13 @@ public enum SettingsEstimator {
         func holdMore(_ fasting: [Window]) -> String? {
             hold ?? (mealsLogged ? nil : noCarbsBasalReason) ?? basalIncreaseHold(fasting, target: settings.target)
         }
+        // The basal is read through the ISF and ICR: one the data read as another unit moves it by as
+        // much (hunt AS: an ISF of 13.9 for 250 gave basal estimates of -0.27 U/h).
+        let doubted = [out.insulinSensitivity, out.carbRatio].contains { $0.doubtsUnits } ? unitDoubtBasalReason : nil
         if let dose = out.longActing {
             out.longActing = Injections.estimate(current: dose.current, windows: windows, isf: isf, csf: csf,
                                                  holdingIncrease: holdMore(windows.filter { $0.kind == .fasting }), holdingDecrease: holdLess)
+            if let doubted, var held = out.longActing { held.suggested = held.current; held.reason = doubted; out.longActing = held }
             return out
         }
         let lows = readings.filter { $0.value.mgdL < lowLevel }
@@ -255,10 +259,11 @@ public enum SettingsEstimator {
             if let current, let half = halfBand(rates, days: fasting.map(\.day)) {
                 let mean = rates.reduce(0, +) / Double(rates.count)
                 block.drift = mean
-                block.estimate = current + mean / isf
+                block.estimate = max(0, current + mean / isf)  // as its band: a rate is never negative
                 block.band = rateBand(current, mean: mean, half: half, per: isf)
             }
             decideBasal(&block, holdingIncrease: holdMore(fasting) ?? lowsInBlockReason(lowDays), holdingDecrease: holdLess)
+            if let doubted { block.suggested = block.current; block.reason = doubted }
             // A settings file without a schedule leaves the basal to the pump's programme in the
             // data: the table gives the estimate, the suggested file writes no schedule.
             if settings.basalSchedule == nil, block.suggested != block.current {
@@ -269,6 +274,10 @@ public enum SettingsEstimator {
         }
         return out
     }
+
+    /// Why a basal is not changed when the ratio or the sensitivity is read as another unit.
+    static let unitDoubtBasalReason = "no change: the basal is read through the ISF and the carb ratio, and the data read one of them "
+        + "as another unit (above)"
 
     /// Why nothing changes when the log has no insulin records at all (a CGM-only export): every
     /// window would read as fasting, with no insulin acting and no carbohydrate appearing, and a
@@ -633,6 +642,7 @@ public enum SettingsEstimator {
             let ratio = estimate > p.current ? String(format: "%.1f times", estimate / p.current) : String(format: "1/%.1f of", p.current / estimate)
             p.reason = "no change: the estimate is \(ratio) the current setting, beyond what a setting drifts by: check the units "
                 + (kind == "meal" ? "of the carbohydrates (exchanges or portions of 10-15 g read as grams?)" : "of the glucose and of the setting")
+            p.doubtsUnits = true
             return
         }
         let step = boundedStep(from: p.current, toward: p.estimate!, limits: limits)
