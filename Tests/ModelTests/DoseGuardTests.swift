@@ -70,11 +70,21 @@ import Testing
         // (or above, or exported as High) is refused as a flat line is; less is dosed on its 400.
         let ceiling = suggest(F.flatLog(glucose: 400, through: 270), at: 270)
         #expect(refusals(ceiling) == [.flatSensor(value: 400, minutes: 270, atCeiling: true)])
-        #expect(ceiling.reasons.first?.message.hasPrefix("the CGM has read its ceiling (400.0 mg/dL or above) for 270 minutes") == true, "\(ceiling.reasons)")
-        var rising = F.flatLog(glucose: 400, through: 180)
-        rising.glucose = rising.glucose.enumerated().map { i, r in GlucoseReading(time: r.time, value: .mgdL(400 + Double(i % 3))) }
-        #expect(refusals(suggest(rising, at: 180)) == [.flatSensor(value: 400, minutes: 180, atCeiling: true)])
+        #expect(ceiling.reasons.first?.message.hasPrefix("the CGM has read 400.0 mg/dL, the top of its range (High), for 270 minutes") == true, "\(ceiling.reasons)")
         #expect(suggest(F.flatLog(glucose: 400, through: 115), at: 115).decision.kind == "bolus")
+        // The review of stop 59: a 20-minute dropout 1.5 h before split the run, and 5.80 U followed.
+        var dropout = F.flatLog(glucose: 400, through: 270)
+        dropout.glucose.removeAll { $0.time > F.at(170) && $0.time < F.at(190) }
+        #expect(refusals(suggest(dropout, at: 270)).contains(.flatSensor(value: 400, minutes: 270, atCeiling: true)), "\(suggest(dropout, at: 270).reasons)")
+        // Exported as High (censored) with values at 400, or 22.2 mmol/L (399.96 mg/dL): the ceiling too.
+        var mmol = F.flatLog(glucose: 22.2 * GlucoseValue.mgdLPerMmolL, through: 180)
+        #expect(refusals(suggest(mmol, at: 180)).first.map { if case .flatSensor(_, _, true) = $0 { true } else { false } } == true)
+        mmol.glucose = mmol.glucose.map { GlucoseReading(time: $0.time, value: .mgdL(400), censoring: .aboveRange) }
+        #expect(refusals(suggest(mmol, at: 180)) == [.flatSensor(value: 400, minutes: 180, atCeiling: true)])
+        // A Libre measures to 500: readings of 420-479 that move are glucose, dosed (limited as any high).
+        var libre = F.flatLog(glucose: 450, through: 180)
+        libre.glucose = libre.glucose.enumerated().map { i, r in GlucoseReading(time: r.time, value: .mgdL(420 + Double(i * 7 % 60))) }
+        #expect(!suggest(libre, at: 180).reasonCodes.contains("flat_sensor"))
     }
 
     /// Before: a Dexcom export with the meals typed in its app, and Nightscout treatments with the

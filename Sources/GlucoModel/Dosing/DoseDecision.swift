@@ -167,8 +167,8 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "than its time says. Set the CGM's clock right (or dose by hand with a finger-stick)"
         case let .recentGap(missing, window):
             return "\(missing) glucose reading(s) missing in the last \(window) minutes: the recent trend is unknown"
-        case let .flatSensor(_, minutes, true):
-            return "the CGM has read its ceiling (\(g(SensorLimitDetector().ceiling)) or above) for \(Int(minutes)) minutes: glucose above "
+        case let .flatSensor(value, minutes, true):
+            return "the CGM has read \(g(value)), the top of its range (High), for \(Int(minutes)) minutes: glucose above "
                 + "what it measures, or a failed sensor, and a correction on its number is a guess either way; check with a "
                 + "finger-stick, and for ketones, and dose by hand"
         case let .flatSensor(value, minutes, _):

@@ -315,25 +315,47 @@ public enum DoseGuards {
         return (newest, refusals)
     }
 
-    /// The flat run (`SensorLimitDetector`: one value for two hours or more), or the run at the
-    /// sensor's ceiling of two hours or more, that the newest CGM reading ends, if any. The last
-    /// hours are searched, and all of `past` when the run found begins with them (its whole length
-    /// for the message: a week's stuck sensor read "255 minutes"). Hunt AP: 4.5 hours at 400 mg/dL
-    /// got a 7 U correction (the ceiling's runs were not looked at); a reading at the ceiling is "400
-    /// or above", and a sensor failed there reads it too. A run at the floor gets no insulin anyway.
+    /// The flat run (`SensorLimitDetector`: one value for two hours or more) that the newest CGM
+    /// reading ends, if any, or its run at the ceiling (`ceilingRun`). The last hours are searched,
+    /// and all of `past` when the run found begins with them (its whole length for the message: a
+    /// week's stuck sensor read "255 minutes").
     static func flatRun(_ past: [GlucoseReading], newest: GlucoseReading) -> SensorLimitRun? {
         guard newest.source == .cgm else { return nil }
+        if let high = ceilingRun(past, newest: newest) { return high }
         let detector = SensorLimitDetector()
         let since = newest.time.addingTimeInterval(-2 * detector.minimumFlatDuration - detector.maximumGap)
         let recent = past.filter { $0.time >= since }
         func run(_ readings: [GlucoseReading]) -> SensorLimitRun? {
-            detector.runs(in: readings).last {
-                $0.end == newest.time && ($0.kind == .flat || $0.kind == .ceiling && $0.duration >= detector.minimumFlatDuration)
-            }
+            detector.runs(in: readings).last { $0.kind == .flat && $0.end == newest.time }
         }
         guard let found = run(recent) else { return nil }
         return found.start == recent.first?.time && recent.count < past.count ? run(past) ?? found : found
     }
+
+    /// The CGM's readings at its ceiling for two hours or more up to the newest: each exported as
+    /// above its range (`High`), or the newest's value (within 0.5 mg/dL) at 399.5 mg/dL or more
+    /// (400, or 22.2 mmol/L), back to the last reading that is not, across dropouts (a gap shows no
+    /// reading below it). Hunt AP: 4.5 hours at 400 mg/dL got a 7 U correction; a reading there is
+    /// "400 or above", and a sensor failed there reads it too. The review of stop 59: a 20-minute
+    /// dropout split the run and the dose went ahead; a Libre's readings of 420-479, which it
+    /// measures (to 500), are not a ceiling. A run at the floor gets no insulin anyway.
+    static func ceilingRun(_ past: [GlucoseReading], newest: GlucoseReading) -> SensorLimitRun? {
+        func high(_ r: GlucoseReading) -> Bool {
+            r.censoring == .aboveRange || r.value.mgdL >= ceilingReading && abs(r.value.mgdL - newest.value.mgdL) <= 0.5
+        }
+        guard high(newest) else { return nil }
+        var start = newest.time, readings = 0
+        for r in past.reversed() where r.source == .cgm && r.time <= newest.time {
+            guard high(r) else { break }
+            start = r.time
+            readings += 1
+        }
+        guard newest.time.timeIntervalSince(start) >= SensorLimitDetector().minimumFlatDuration else { return nil }
+        return SensorLimitRun(kind: .ceiling, start: start, end: newest.time, readings: readings, value: newest.value.mgdL)
+    }
+
+    /// A CGM reading at or above this (mg/dL) may be its ceiling: 400, or 22.2 mmol/L (399.96).
+    static let ceilingReading = SensorLimitDetector().ceiling - 0.5
 
     /// How much two consecutive CGM readings may differ, and how fast (mg/dL a minute), before
     /// they are a jump (`sensorJump`); within how long before the moment one counts. Living
