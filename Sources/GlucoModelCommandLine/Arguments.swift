@@ -28,7 +28,12 @@ public enum DecimalArgument {
 public enum WholeArgument {
     @Sendable public static func read<T: FixedWidthInteger>(_ text: String) throws -> T {
         if text.hasPrefix("--") { throw ValidationError("no value given: '\(text)' is the next option") }
-        guard let value = T(text) else { throw ValidationError("expected a whole number") }
+        guard let value = T(text) else {
+            // A whole number out of the type's range says the range (hunt AP: `--seed -1` read only
+            // "expected a whole number", where --population gives its limits).
+            let whole = text.trimmingCharacters(in: .whitespaces).wholeMatch(of: /[-+]?[0-9]+/) != nil
+            throw ValidationError(whole ? "expected a whole number from \(T.min) to \(T.max)" : "expected a whole number")
+        }
         return value
     }
 }

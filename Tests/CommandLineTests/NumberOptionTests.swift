@@ -90,6 +90,15 @@ import Testing
         } catch {
             let message = glucomodel_train.Train.message(for: error)
             #expect(message.contains("'-1'") && message.contains("--seed") && !message.contains("Missing value"), "\(message)")
+            // With the range (hunt AP, stop 59); a value that is no number at all is said so.
+            #expect(message.contains("expected a whole number from 0 to 18446744073709551615"), "\(message)")
+        }
+        do {
+            _ = try glucomodel_train.Train.parse(["--data", "datasets", "--seed", "1.5"])
+            Issue.record("--seed 1.5 was read")
+        } catch {
+            let message = glucomodel_train.Train.message(for: error)
+            #expect(message.hasSuffix("expected a whole number") || message.contains("expected a whole number\n"), "\(message)")
         }
         for (arguments, message) in [(["--shards", "2", "--task-id", "-1"], "--task-id must be 0 or more"),
                                      (["--population", "-5"], "--population must be 2 to 10,000,000")] {
