@@ -164,7 +164,7 @@ import Testing
             // "NA" was a patient, joining every file that held one).
             try write("all.csv", header + "2026-01-05 08:00,pb,100\n2026-01-05 08:05,pb,101\n2026-01-05 08:00,pa,120\n2026-01-05 08:00,pd,90\n"
                       + "2026-01-05 08:10,NA,95\n"),
-            try write("more-pb.csv", header + "2026-01-06 08:00,pb,110\n"),
+            try write("more-pb.csv", header + "2026-01-06 08:00,pb,110\n" + header + "2026-01-06 08:05,pb,111\n"),
             try write("pc.csv", header + "2026-01-05 08:00,pc,100\n2026-01-05 08:05,na,100\n"),
             try write("pe.csv", header + "2026-01-05 08:00,nan,100\n2026-01-05 08:05,pe,100\n"),
         ]
@@ -183,7 +183,7 @@ import Testing
         let picked = try ShardPick(ExportFiles(paths: [dir.path], options: options), shard: Shard("0/2")).load()
         #expect(picked.failures.isEmpty, "\(picked.failures)")
         #expect(picked.loaded.patients.map(\.patient.rawValue).sorted() == ["pa", "pb", "pd", "pe"])
-        #expect(picked.loaded.patients.first { $0.patient.rawValue == "pb" }?.log.glucose.count == 3)
+        #expect(picked.loaded.patients.first { $0.patient.rawValue == "pb" }?.log.glucose.count == 4)
         // The order files are scanned in does not change the groups.
         let reversed = CohortShardFiles(files.reversed(), shard: try Shard("0/2"), options: options)
         #expect(reversed.files == zero.files && reversed.patients == zero.patients)

@@ -152,6 +152,9 @@ public enum PatientIDScan {
                 continue
             }
             row.load(bytes)
+            // A header repeated where exports were joined, skipped as the importer skips it (the
+            // review of stop 59: its cell "id" was a patient).
+            if reader.repeatsHeader(row) { continue }
             let column = reader.positions[.patient]!
             let raw = row.text(column)
             if raw == last { continue }
