@@ -76,7 +76,12 @@ import Testing
         var dropout = F.flatLog(glucose: 400, through: 270)
         dropout.glucose.removeAll { $0.time > F.at(170) && $0.time < F.at(190) }
         #expect(refusals(suggest(dropout, at: 270)).contains(.flatSensor(value: 400, minutes: 270, atCeiling: true)), "\(suggest(dropout, at: 270).reasons)")
-        // Exported as High (censored) with values at 400, or 22.2 mmol/L (399.96 mg/dL): the ceiling too.
+        // A dropout of more than an hour ends the run: a new sensor at 400 for 35 minutes after two
+        // days without readings is dosed on its 400 (it read "for 2915 minutes").
+        var restarted = F.flatLog(glucose: 400, through: 270)
+        restarted.glucose.removeAll { $0.time > F.at(60) && $0.time < F.at(235) }
+        #expect(!refusals(suggest(restarted, at: 270)).contains { if case .flatSensor = $0 { true } else { false } })
+                // Exported as High (censored) with values at 400, or 22.2 mmol/L (399.96 mg/dL): the ceiling too.
         var mmol = F.flatLog(glucose: 22.2 * GlucoseValue.mgdLPerMmolL, through: 180)
         #expect(refusals(suggest(mmol, at: 180)).first.map { if case .flatSensor(_, _, true) = $0 { true } else { false } } == true)
         mmol.glucose = mmol.glucose.map { GlucoseReading(time: $0.time, value: .mgdL(400), censoring: .aboveRange) }

@@ -334,8 +334,8 @@ public enum DoseGuards {
 
     /// The CGM's readings at its ceiling for two hours or more up to the newest: each exported as
     /// above its range (`High`), or the newest's value (within 0.5 mg/dL) at 399.5 mg/dL or more
-    /// (400, or 22.2 mmol/L), back to the last reading that is not, across dropouts (a gap shows no
-    /// reading below it). Hunt AP: 4.5 hours at 400 mg/dL got a 7 U correction; a reading there is
+    /// (400, or 22.2 mmol/L), back to the last reading that is not, across dropouts of up to an hour
+    /// (a gap shows no reading below it). Hunt AP: 4.5 hours at 400 mg/dL got a 7 U correction; a reading there is
     /// "400 or above", and a sensor failed there reads it too. The review of stop 59: a 20-minute
     /// dropout split the run and the dose went ahead; a Libre's readings of 420-479, which it
     /// measures (to 500), are not a ceiling. A run at the floor gets no insulin anyway.
@@ -346,13 +346,18 @@ public enum DoseGuards {
         guard high(newest) else { return nil }
         var start = newest.time, readings = 0
         for r in past.reversed() where r.source == .cgm && r.time <= newest.time {
-            guard high(r) else { break }
+            // A dropout of more than an hour ends it (the review of stop 59: two days without a CGM,
+            // then 35 minutes at 400, read "for 2915 minutes").
+            guard high(r), start.timeIntervalSince(r.time) <= ceilingDropout else { break }
             start = r.time
             readings += 1
         }
         guard newest.time.timeIntervalSince(start) >= SensorLimitDetector().minimumFlatDuration else { return nil }
         return SensorLimitRun(kind: .ceiling, start: start, end: newest.time, readings: readings, value: newest.value.mgdL)
     }
+
+    /// The longest dropout a run at the ceiling spans.
+    static let ceilingDropout: TimeInterval = 3600
 
     /// A CGM reading at or above this (mg/dL) may be its ceiling: 400, or 22.2 mmol/L (399.96).
     static let ceilingReading = SensorLimitDetector().ceiling - 0.5
