@@ -126,10 +126,11 @@ struct Dose: ParsableCommand {
         if settingsFromData,
            let suggested = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: asked), timeZone: try time.zone()) {
             let changes = SettingsEstimator.changes(from: settingsFile, to: suggested.settings, units: units.unit)
-            Console.write("settings from data: " + changes + " (glucomodel-predict settings shows the evidence)")
+            doubted = suggested.estimate.unitRefusal
+            // Refused, no settings are used: the reason says why.
+            if doubted == nil { Console.write("settings from data: " + changes + " (glucomodel-predict settings shows the evidence)") }
             fromData = .settingsFromData(changes: changes)
             settingsFile = suggested.settings
-            doubted = suggested.estimate.unitRefusal
         }
         let eaten = try carbsTime.map { try time.parse($0, option: "--carbs-time", exact: true) }
         var suggestion = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: asked), carbs: carbs ?? 0, carbsTime: eaten, at: asked,

@@ -195,6 +195,15 @@ struct KnownPerson {
         #expect(refused.decision.units == nil && refused.reasons.map(\.code).contains("settings"), "\(refused.reasons)")
         // A setting the data agree with refuses nothing.
         #expect(person.estimate().unitRefusal == nil)
+        // A noisy log: a band wider than ±50% of the estimate, all of it beyond 4 times the setting
+        // (the review of stop 59: 117-447 against 13.9 read "too little evidence", and the dose went ahead).
+        var noisy = truth
+        noisy.noise = 40
+        let wide = SettingsEstimator.estimate(log: noisy.log(), settings: try file.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        let band = try #require(wide.insulinSensitivity.band)
+        #expect((band.high - band.low) / 2 > SettingsEstimator.widestBand * wide.insulinSensitivity.estimate! && band.low > 4 * 12,
+                "\(wide.insulinSensitivity)")
+        #expect(wide.insulinSensitivity.doubtsUnits && wide.unitRefusal != nil, "\(wide.insulinSensitivity.reason)")
     }
 
     /// In every block with the evidence for a basal, `normal` moves it (`moves`) and `held` keeps

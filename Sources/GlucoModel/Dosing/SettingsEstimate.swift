@@ -87,7 +87,8 @@ public struct SettingsEstimate: Sendable {
         return .settings(doubted.map { name, p, unit in
             .inconsistent("setting '\(name)' = \(Self.number(p.current)) \(unit): the data's estimate is \(Self.number(p.estimate ?? .nan)) \(unit), "
                           + p.reason.replacingOccurrences(of: "no change: the estimate is ", with: "") + "; --settings-from-data makes "
-                          + "no dose with a setting the data read as another unit (correct the settings file)")
+                          + "no dose with a setting the data read as another unit: correct whichever is in the wrong unit, "
+                          + "the data or the settings file")
         })
     }
 

@@ -662,11 +662,15 @@ public enum SettingsEstimator {
         guard p.periods >= minimum else {
             p.reason = "too little evidence: \(Plural.of(p.periods, "\(kind) window")), at least \(minimum) needed"; return
         }
-        if let problem = evidenceProblem(estimate: p.estimate, band: p.band, current: p.current) { p.reason = problem; return }
         // Beyond what a setting drifts by: a unit, not the person (hunt AI, stop 57: carbohydrates
         // mapped from a column of 15 g exchanges read as grams, an estimate of 1.5 g/U against 20,
-        // and a step of -20% toward it).
-        if let estimate = p.estimate, max(estimate / p.current, p.current / estimate) > farFactor {
+        // and a step of -20% toward it). Judged before the band's width when the whole band is that
+        // far: a noisy log's band of 117-447 mg/dL/U against an ISF written 13.9 (250 in mmol/L)
+        // read as "too little evidence", and the dose from data went ahead on 13.9 (review of stop 59).
+        let far = p.estimate.map { $0 > 0 && max($0 / p.current, p.current / $0) > farFactor } ?? false
+        let farBand = p.band.map { $0.low > farFactor * p.current || $0.high < p.current / farFactor } ?? false
+        if !(far && farBand), let problem = evidenceProblem(estimate: p.estimate, band: p.band, current: p.current) { p.reason = problem; return }
+        if far, let estimate = p.estimate {
             let ratio = estimate > p.current ? String(format: "%.1f times", estimate / p.current) : String(format: "1/%.1f of", p.current / estimate)
             p.reason = "no change: the estimate is \(ratio) the current setting, beyond what a setting drifts by: check the units "
                 + (kind == "meal" ? "of the carbohydrates (exchanges or portions of 10-15 g read as grams?)" : "of the glucose and of the setting")
