@@ -300,6 +300,39 @@ struct Interrupted: Error {}
         #expect(try bench.states() == reference.states())
     }
 
+    /// Hunt AU: a night killed mid-scoring, then the next night run (not the same night again): the
+    /// killed night's predictions.csv, alerts.csv and summary.json were never written, and p_b, whose
+    /// file was in place but whose state had not advanced, was scored again into the next night, its
+    /// rows in both. The next run now completes the interrupted night first, before its inbox.
+    @Test func anInterruptedNightIsCompletedByTheNextNightsRun() throws {
+        let reference = try NightlyBench()
+        #expect(try reference.scorer().run().exitCode == 0)
+        let bench = try NightlyBench()
+        var scorer = bench.scorer()
+        scorer.afterPatientFiles = { if $0.rawValue == "p_b" { throw Interrupted() } }
+        #expect(throws: Interrupted.self) { try scorer.run() }
+        let night = bench.out.appendingPathComponent(NightlyBench.night)
+        #expect(FileManager.default.fileExists(atPath: night.appendingPathComponent(".unfinished").path))
+        #expect(NightFolder.unfinished(in: bench.out) == [NightlyBench.night])
+        // The next night, with a new day for p_a in the inbox.
+        try bench.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
+        var lines: [String] = []
+        let next = try bench.scorer("2026-01-11").run { lines.append($0) }
+        #expect(next.exitCode == 2 && next.warnings.contains { $0.hasPrefix("night \(NightlyBench.night) was interrupted (killed or stopped) and has been completed by this run: 2 patients scored") },
+                "\(next.warnings)")
+        #expect(lines.contains("nightly: night \(NightlyBench.night) was interrupted; completing it first"))
+        // The interrupted night's files are those of an uninterrupted run: combined files and all.
+        let files = try bench.files(), expected = try reference.files()
+        for (path, data) in expected where path.hasPrefix("/\(NightlyBench.night)/") {
+            #expect(files[path] == data, "\(path)")
+        }
+        #expect(files["/\(NightlyBench.night)/.unfinished"] == nil)
+        // The next night holds p_a's new day alone: nobody's rows twice.
+        #expect(next.patientsScored == 1 && next.predictions == 288 * 2 * 4)
+        #expect(files["/2026-01-11/predictions/p_b.csv"] == nil && files["/2026-01-11/.unfinished"] == nil)
+        #expect(NightFolder.unfinished(in: bench.out).isEmpty)
+    }
+
     @Test func newDataIsScoredOnceAndAppended() throws {
         let bench = try NightlyBench(patients: [PredictFixture.patientA])
         let first = try bench.scorer().run()

@@ -20,6 +20,26 @@ struct NightFolder {
         }
     }
 
+    /// The file that marks a night begun and not finished: written as its run starts, removed once
+    /// its combined files are written. A later run completes a night that still has it.
+    static let unfinishedMarker = ".unfinished"
+
+    func markUnfinished() throws {
+        try Self.writeAtomically(Data("a nightly run of this night began and has not finished\n".utf8),
+                                 to: root.appendingPathComponent(Self.unfinishedMarker))
+    }
+
+    func markFinished() {
+        try? FileManager.default.removeItem(at: root.appendingPathComponent(Self.unfinishedMarker))
+    }
+
+    /// The labels of the nights under `output` begun and not finished, in order.
+    static func unfinished(in output: URL) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: output.path)) ?? []
+        return names.filter { NightlySettings.isNightLabel($0)
+            && FileManager.default.fileExists(atPath: output.appendingPathComponent($0).appendingPathComponent(unfinishedMarker).path) }.sorted()
+    }
+
     /// `dir`, created if missing.
     @discardableResult
     func created(_ dir: URL) throws -> URL {

@@ -232,8 +232,22 @@ public struct NightlyScorer {
             outcome.failure = .unusableStore(settings.storePath, "\(error)")
             return outcome
         }
+        // A night killed before its end, and not run again under its own label, is completed first,
+        // before the inbox brings this night's files (hunt AU, stop 59: the next night ran instead,
+        // the killed night's combined files were never written, and a patient whose file was in
+        // place but whose state had not advanced was scored again into this night, its rows in both).
+        for earlier in NightFolder.unfinished(in: settings.output) where earlier != settings.night {
+            var scorer = self
+            scorer.settings.night = earlier
+            message("nightly: night \(earlier) was interrupted; completing it first")
+            let completed = scorer.complete(store, message)
+            warn(&outcome, message, "night \(earlier) was interrupted (killed or stopped) and has been completed by this run: "
+                 + (completed.failure.map { "it failed: \($0)" }
+                    ?? "\(Plural.of(completed.patientsScored, "patient")) scored, \(Plural.of(completed.predictions, "prediction")), "
+                    + "\(Plural.of(completed.alerts, "alert episode")) in its files"))
+        }
         let folder = NightFolder(root: settings.output.appendingPathComponent(settings.night))
-        do { try folder.create() } catch {
+        do { try folder.create(); try folder.markUnfinished() } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
             return outcome
         }
@@ -249,11 +263,24 @@ public struct NightlyScorer {
             outcome.failure = .unusableStore(settings.storePath, StoreErrorText.reason(error) ?? "\(error)")
             return outcome
         }
+        try scorePatients(store, folder: folder, &outcome, message)
+        if outcome.failure != nil { return outcome }  // unfinished: the next run completes it
+        do {
+            try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units)
+            folder.markFinished()
+        } catch {
+            outcome.failure = .cannotWrite(folder.root.path, "\(error)")
+        }
+        return outcome
+    }
+
+    /// Scores every patient of the store with models into `folder`, the night `settings.night`.
+    func scorePatients(_ store: PatientStore, folder: NightFolder, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
         let withModels = Set(ModelSet.patients(in: settings.modelsFolder))
         let patients: [PatientID]
         do { patients = try store.patients() } catch {
             outcome.failure = .unusableStore(settings.storePath, StoreErrorText.reason(error) ?? "\(error)")
-            return outcome
+            return
         }
         var progress = Progress(interval: progressInterval, total: patients.count, what: "patients", verb: "scored")
         for patient in patients {
@@ -275,7 +302,28 @@ public struct NightlyScorer {
                 }
             }
         }
-        do { try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units) } catch {
+    }
+
+    /// Completes the night `settings.night`, interrupted earlier: scores what it had imported (no
+    /// inbox is read), as a run of that night again would, and writes its combined files.
+    func complete(_ store: PatientStore, _ message: (String) -> Void) -> NightlyOutcome {
+        var outcome = NightlyOutcome()
+        outcome.thresholds = settings.thresholds
+        outcome.units = settings.units
+        let folder = NightFolder(root: settings.output.appendingPathComponent(settings.night))
+        folder.removeLeftovers()
+        if let mismatch = folder.headerMismatch(predictions: PredictionRow.csvHeader(units: settings.units),
+                                                alerts: AlertEpisode.csvHeader(units: settings.units),
+                                                doseAudit: DoseAuditRow.csvHeader(units: settings.units)) {
+            outcome.failure = mismatch
+            return outcome
+        }
+        do {
+            try scorePatients(store, folder: folder, &outcome, message)
+            if outcome.failure != nil { return outcome }
+            try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units)
+            folder.markFinished()
+        } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
         }
         return outcome
