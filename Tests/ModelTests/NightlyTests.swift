@@ -313,7 +313,9 @@ struct Interrupted: Error {}
         #expect(throws: Interrupted.self) { try scorer.run() }
         let night = bench.out.appendingPathComponent(NightlyBench.night)
         #expect(FileManager.default.fileExists(atPath: night.appendingPathComponent(".unfinished").path))
-        #expect(NightFolder.unfinished(in: bench.out) == [NightlyBench.night])
+        #expect(NightFolder.unfinished(in: bench.out, store: bench.store) == [NightlyBench.night])
+        // Another store's runs sharing the output folder leave it to this store's.
+        #expect(NightFolder.unfinished(in: bench.out, store: bench.dir.appendingPathComponent("other.sqlite").path).isEmpty)
         // The next night, with a new day for p_a in the inbox.
         try bench.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
         var lines: [String] = []
@@ -330,7 +332,7 @@ struct Interrupted: Error {}
         // The next night holds p_a's new day alone: nobody's rows twice.
         #expect(next.patientsScored == 1 && next.predictions == 288 * 2 * 4)
         #expect(files["/2026-01-11/predictions/p_b.csv"] == nil && files["/2026-01-11/.unfinished"] == nil)
-        #expect(NightFolder.unfinished(in: bench.out).isEmpty)
+        #expect(NightFolder.unfinished(in: bench.out, store: bench.store).isEmpty)
     }
 
     @Test func newDataIsScoredOnceAndAppended() throws {

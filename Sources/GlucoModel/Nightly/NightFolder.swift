@@ -20,24 +20,32 @@ struct NightFolder {
         }
     }
 
-    /// The file that marks a night begun and not finished: written as its run starts, removed once
-    /// its combined files are written. A later run completes a night that still has it.
+    /// The file that marks a night begun and not finished: written as its run starts, holding the
+    /// store's path, and removed once its combined files are written. A later run on the same store
+    /// completes a night that still has it (another store's night, sharing the output folder, is
+    /// that store's to complete).
     static let unfinishedMarker = ".unfinished"
 
-    func markUnfinished() throws {
-        try Self.writeAtomically(Data("a nightly run of this night began and has not finished\n".utf8),
-                                 to: root.appendingPathComponent(Self.unfinishedMarker))
+    func markUnfinished(store: String) throws {
+        try Self.writeAtomically(Data((Self.storeKey(store) + "\n").utf8), to: root.appendingPathComponent(Self.unfinishedMarker))
     }
 
     func markFinished() {
         try? FileManager.default.removeItem(at: root.appendingPathComponent(Self.unfinishedMarker))
     }
 
-    /// The labels of the nights under `output` begun and not finished, in order.
-    static func unfinished(in output: URL) -> [String] {
+    static func storeKey(_ store: String) -> String { URL(fileURLWithPath: store).standardizedFileURL.resolvingSymlinksInPath().path }
+
+    /// The labels of the nights under `output` begun on `store` and not finished, in order.
+    static func unfinished(in output: URL, store: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: output.path)) ?? []
-        return names.filter { NightlySettings.isNightLabel($0)
-            && FileManager.default.fileExists(atPath: output.appendingPathComponent($0).appendingPathComponent(unfinishedMarker).path) }.sorted()
+        let key = storeKey(store)
+        return names.filter { name in
+            guard NightlySettings.isNightLabel(name),
+                  let data = FileManager.default.contents(atPath: output.appendingPathComponent(name).appendingPathComponent(unfinishedMarker).path)
+            else { return false }
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == key
+        }.sorted()
     }
 
     /// `dir`, created if missing.

@@ -236,7 +236,7 @@ public struct NightlyScorer {
         // before the inbox brings this night's files (hunt AU, stop 59: the next night ran instead,
         // the killed night's combined files were never written, and a patient whose file was in
         // place but whose state had not advanced was scored again into this night, its rows in both).
-        for earlier in NightFolder.unfinished(in: settings.output) where earlier != settings.night {
+        for earlier in NightFolder.unfinished(in: settings.output, store: settings.storePath) where earlier != settings.night {
             var scorer = self
             scorer.settings.night = earlier
             message("nightly: night \(earlier) was interrupted; completing it first")
@@ -247,7 +247,7 @@ public struct NightlyScorer {
                     + "\(Plural.of(completed.alerts, "alert episode")) in its files"))
         }
         let folder = NightFolder(root: settings.output.appendingPathComponent(settings.night))
-        do { try folder.create(); try folder.markUnfinished() } catch {
+        do { try folder.create(); try folder.markUnfinished(store: settings.storePath) } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
             return outcome
         }
