@@ -961,5 +961,18 @@ extension NightlyDoseAuditTests {
         let other = try NightlyBench()
         _ = try other.scorer().run()
         #expect(try other.files().keys.allSatisfy { !$0.contains("settings-check/") })
+        // Hunt AU: a patient with nothing new on the check's night (its upload late) got no check,
+        // silently. The night after a night that scored everything: every patient is up to date.
+        let late = try NightlyBench()
+        _ = try late.scorer().run()
+        var checkNight = late.scorer("2026-01-11")
+        checkNight.settingsChecker = scorer.settingsChecker
+        try FileManager.default.copyItem(at: settingsFolder.appendingPathComponent("p_a.json"),
+                                         to: late.dir.appendingPathComponent("p_a.json"))
+        checkNight.settingsChecker = SettingsEstimator.nightlyChecker(settingsFolder: late.dir, timeZone: PredictFixture.utc)
+        let quiet = try checkNight.run()
+        #expect(quiet.exitCode == 0 && quiet.patientsScored == 0 && quiet.patientsUpToDate == 3)
+        let checked = try late.files()["/2026-01-11/settings-check/p_a.csv"].map { String(decoding: $0, as: UTF8.self) }
+        #expect(checked?.split(separator: "\n").dropFirst().map(String.init) == direct.csvLines)
     }
 }

@@ -304,6 +304,20 @@ public struct NightlyScorer {
         }
     }
 
+    /// The patient's settings check of the night (`settingsChecker`), if one is made tonight. Made for
+    /// a patient with nothing new to score too (hunt AU, stop 59: a Monday upload that came late left
+    /// the patient without the week's check, with no warning; the check reads the stored log).
+    func checkSettings(_ patient: PatientID, _ log: PatientLog, folder: NightFolder, _ outcome: inout NightlyOutcome,
+                       _ message: (String) -> Void) throws {
+        guard let settingsChecker else { return }
+        let text: String?
+        do { text = try settingsChecker(patient, log) } catch {
+            text = nil
+            warn(&outcome, message, "\(patient): no settings check: \(error)")
+        }
+        if let text { try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.created(folder.settingsCheck), patient)) }
+    }
+
     /// Completes the night `settings.night`, interrupted earlier: scores what it had imported (no
     /// inbox is read), as a run of that night again would, and writes its combined files.
     func complete(_ store: PatientStore, _ message: (String) -> Void) -> NightlyOutcome {
@@ -480,6 +494,10 @@ public struct NightlyScorer {
         } ?? false
         if !importedSince, let last = state?.lastScoredAt, let stored = try store.newestGlucoseTime(for: patient), stored <= last {
             outcome.patientsUpToDate += 1
+            if settingsChecker != nil, !FileManager.default.fileExists(atPath: folder.file(folder.settingsCheck, patient).path) {
+                let models = try ModelSet.load(settings.modelsFolder, patient: patient, horizons: settings.horizons)
+                try checkSettings(patient, try history(of: patient, store: store, state: state, models: models), folder: folder, &outcome, message)
+            }
             return
         }
         let models = try ModelSet.load(settings.modelsFolder, patient: patient, horizons: settings.horizons)
@@ -487,6 +505,9 @@ public struct NightlyScorer {
         guard let newest = log.glucose.last?.time else { throw PredictionError.noGlucose(patient) }
         if !importedSince, let last = state?.lastScoredAt, newest <= last {
             outcome.patientsUpToDate += 1
+            if !FileManager.default.fileExists(atPath: folder.file(folder.settingsCheck, patient).path) {
+                try checkSettings(patient, log, folder: folder, &outcome, message)
+            }
             return
         }
         // The patient's rows of this night begin after `nightFrom`: the state an earlier run of the
@@ -565,14 +586,7 @@ public struct NightlyScorer {
                                              keepingThrough: nightFrom, lines: Array(lines.dropFirst()))
             }
         }
-        if let settingsChecker {
-            let text: String?
-            do { text = try settingsChecker(patient, log) } catch {
-                text = nil
-                warn(&outcome, message, "\(patient): no settings check: \(error)")
-            }
-            if let text { try NightFolder.writeAtomically(Data(text.utf8), to: folder.file(folder.created(folder.settingsCheck), patient)) }
-        }
+        try checkSettings(patient, log, folder: folder, &outcome, message)
         do { try afterPatientFiles?(patient) } catch { throw NightlyInterruption(underlying: error) }
         try store.advanceScoring(for: patient, to: newest, night: settings.night, nightFrom: nightFrom, lastRunID: latestRun)
         // The summary line counts this run's news: the night's readings imported since the state
