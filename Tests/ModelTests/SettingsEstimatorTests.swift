@@ -204,6 +204,15 @@ struct KnownPerson {
         #expect((band.high - band.low) / 2 > SettingsEstimator.widestBand * wide.insulinSensitivity.estimate! && band.low > 4 * 12,
                 "\(wide.insulinSensitivity)")
         #expect(wide.insulinSensitivity.doubtsUnits && wide.unitRefusal != nil, "\(wide.insulinSensitivity.reason)")
+        // Few days, too few correction windows to suggest a setting: the unit still outweighs them
+        // (the review of stop 59: a 4-day log, "too little evidence: 14 correction windows", 5.70 U).
+        var short = truth
+        short.days = 4
+        let few = SettingsEstimator.estimate(log: short.log(), settings: try file.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
+        #expect(few.insulinSensitivity.periods < SettingsEstimator.minimumCorrectionWindows || few.windows < 5 * 48, "\(few.insulinSensitivity)")
+        #expect(few.insulinSensitivity.doubtsUnits && few.unitRefusal != nil && few.insulinSensitivity.suggested == 12, "\(few.insulinSensitivity.reason)")
+        // The right setting on the same short log refuses nothing.
+        #expect(KnownPerson(icr: 10, isf: 40, days: 4).estimate().unitRefusal == nil)
     }
 
     /// In every block with the evidence for a basal, `normal` moves it (`moves`) and `held` keeps

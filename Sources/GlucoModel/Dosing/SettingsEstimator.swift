@@ -216,8 +216,9 @@ public enum SettingsEstimator {
         // A band of days drawn from one or two days is no band (a 2-day log stepped the ICR -20%
         // with a "95% band" of 9.80-9.85).
         func keepRatioAndSensitivity(_ reason: String, unlessLittleEvidence: Bool = false) {
-            for p in [\SettingsEstimate.carbRatio, \.insulinSensitivity] where !unlessLittleEvidence
-                || out[keyPath: p].suggested != out[keyPath: p].current || !out[keyPath: p].reason.hasPrefix("too little evidence") {
+            // A setting the data read as another unit keeps that reason: it outweighs how little there is.
+            for p in [\SettingsEstimate.carbRatio, \.insulinSensitivity] where !out[keyPath: p].doubtsUnits && (!unlessLittleEvidence
+                || out[keyPath: p].suggested != out[keyPath: p].current || !out[keyPath: p].reason.hasPrefix("too little evidence")) {
                 out[keyPath: p].suggested = out[keyPath: p].current
                 out[keyPath: p].reason = reason
             }
@@ -659,24 +660,26 @@ public enum SettingsEstimator {
     static func decide(_ p: inout SettingsEstimate.Parameter, minimum: Int, kind: String, limits: ClosedRange<Double>,
                        holdingDecrease: String? = nil, holdingIncrease: String? = nil) {
         p.suggested = p.current
-        guard p.periods >= minimum else {
-            p.reason = "too little evidence: \(Plural.of(p.periods, "\(kind) window")), at least \(minimum) needed"; return
-        }
         // Beyond what a setting drifts by: a unit, not the person (hunt AI, stop 57: carbohydrates
         // mapped from a column of 15 g exchanges read as grams, an estimate of 1.5 g/U against 20,
-        // and a step of -20% toward it). Judged before the band's width when the whole band is that
-        // far: a noisy log's band of 117-447 mg/dL/U against an ISF written 13.9 (250 in mmol/L)
-        // read as "too little evidence", and the dose from data went ahead on 13.9 (review of stop 59).
+        // and a step of -20% toward it). Judged first, whatever the evidence, when the band excludes
+        // the setting: a wide band, or few windows, read "too little evidence", and the dose from data
+        // went ahead on an ISF of 250 written 13.9 (reviews AT and AV of stop 59: 5.00 and 5.70 U
+        // where 0.45 and 0 were right). The refusal is `dose --settings-from-data`'s alone.
         let far = p.estimate.map { $0 > 0 && max($0 / p.current, p.current / $0) > farFactor } ?? false
-        let farBand = p.band.map { $0.low > farFactor * p.current || $0.high < p.current / farFactor } ?? false
-        if !(far && farBand), let problem = evidenceProblem(estimate: p.estimate, band: p.band, current: p.current) { p.reason = problem; return }
-        if far, let estimate = p.estimate {
+        let excludes = p.band.map { p.current < $0.low || p.current > $0.high } ?? false
+        if far, excludes, let estimate = p.estimate {
             let ratio = estimate > p.current ? String(format: "%.1f times", estimate / p.current) : String(format: "1/%.1f of", p.current / estimate)
             p.reason = "no change: the estimate is \(ratio) the current setting, beyond what a setting drifts by: check the units "
                 + (kind == "meal" ? "of the carbohydrates (exchanges or portions of 10-15 g read as grams?)" : "of the glucose and of the setting")
+                + (p.periods < minimum ? " (from only \(Plural.of(p.periods, "\(kind) window")), but its band excludes the setting)" : "")
             p.doubtsUnits = true
             return
         }
+        guard p.periods >= minimum else {
+            p.reason = "too little evidence: \(Plural.of(p.periods, "\(kind) window")), at least \(minimum) needed"; return
+        }
+        if let problem = evidenceProblem(estimate: p.estimate, band: p.band, current: p.current) { p.reason = problem; return }
         let step = boundedStep(from: p.current, toward: p.estimate!, limits: limits)
         if step < p.current, let holdingDecrease { p.reason = holdingDecrease; return }
         if step > p.current, let holdingIncrease { p.reason = holdingIncrease; return }
