@@ -104,8 +104,9 @@ struct Nightly: ParsableCommand {
                                      timeZone: zone)
         }
         var scorer = NightlyScorer(settings: settings, auditor: auditor)
-        if let folder = self.settings, let day = settingsCheckOn, day.matches(night: settings.night) {
+        if let folder = self.settings, let day = settingsCheckOn {
             scorer.settingsChecker = SettingsEstimator.nightlyChecker(settingsFolder: URL(fileURLWithPath: folder), timeZone: zone)
+            scorer.settingsCheckDay = day
         }
         let outcome = try scorer.run { Console.status($0) }
         print(outcome.summaryLine)

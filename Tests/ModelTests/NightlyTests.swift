@@ -312,14 +312,21 @@ struct Interrupted: Error {}
         scorer.afterPatientFiles = { if $0.rawValue == "p_b" { throw Interrupted() } }
         #expect(throws: Interrupted.self) { try scorer.run() }
         let night = bench.out.appendingPathComponent(NightlyBench.night)
-        #expect(FileManager.default.fileExists(atPath: night.appendingPathComponent(".unfinished").path))
+        let marker = NightFolder.unfinishedMarker(store: bench.store)
+        #expect(marker.hasPrefix(".unfinished-") && FileManager.default.fileExists(atPath: night.appendingPathComponent(marker).path))
+        // Another store's mark is another file (the review: one shared file, taken and removed by the other store's run).
+        #expect(NightFolder.unfinishedMarker(store: bench.dir.appendingPathComponent("other.sqlite").path) != marker)
         #expect(NightFolder.unfinished(in: bench.out, store: bench.store) == [NightlyBench.night])
         // Another store's runs sharing the output folder leave it to this store's.
         #expect(NightFolder.unfinished(in: bench.out, store: bench.dir.appendingPathComponent("other.sqlite").path).isEmpty)
-        // The next night, with a new day for p_a in the inbox.
+        // The next night, with a new day for p_a in the inbox, run in the other unit: the interrupted
+        // night is completed in its own (the review: completed in the running night's, it failed, and
+        // the run went on to score p_b again).
         try bench.addFile("p_a-day5.csv", PredictFixture.log(PredictFixture.patientA, firstDay: 5, days: 1))
         var lines: [String] = []
-        let next = try bench.scorer("2026-01-11").run { lines.append($0) }
+        var nextScorer = bench.scorer("2026-01-11")
+        nextScorer.settings.units = .mmolL
+        let next = try nextScorer.run { lines.append($0) }
         #expect(next.exitCode == 2 && next.warnings.contains { $0.hasPrefix("night \(NightlyBench.night) was interrupted (killed or stopped) and has been completed by this run: 2 patients scored") },
                 "\(next.warnings)")
         #expect(lines.contains("nightly: night \(NightlyBench.night) was interrupted; completing it first"))
@@ -328,10 +335,10 @@ struct Interrupted: Error {}
         for (path, data) in expected where path.hasPrefix("/\(NightlyBench.night)/") {
             #expect(files[path] == data, "\(path)")
         }
-        #expect(files["/\(NightlyBench.night)/.unfinished"] == nil)
+        #expect(files["/\(NightlyBench.night)/\(marker)"] == nil)
         // The next night holds p_a's new day alone: nobody's rows twice.
         #expect(next.patientsScored == 1 && next.predictions == 288 * 2 * 4)
-        #expect(files["/2026-01-11/predictions/p_b.csv"] == nil && files["/2026-01-11/.unfinished"] == nil)
+        #expect(files["/2026-01-11/predictions/p_b.csv"] == nil && files["/2026-01-11/\(marker)"] == nil)
         #expect(NightFolder.unfinished(in: bench.out, store: bench.store).isEmpty)
     }
 
@@ -974,5 +981,18 @@ extension NightlyDoseAuditTests {
         #expect(quiet.exitCode == 0 && quiet.patientsScored == 0 && quiet.patientsUpToDate == 3)
         let checked = try late.files()["/2026-01-11/settings-check/p_a.csv"].map { String(decoding: $0, as: UTF8.self) }
         #expect(checked?.split(separator: "\n").dropFirst().map(String.init) == direct.csvLines)
+        // Not from data older than the check reads: months later, none (the review: February's check
+        // again every Monday).
+        var months = late.scorer("2026-03-02")
+        months.settingsChecker = checkNight.settingsChecker
+        months.settingsCheckDay = .monday
+        #expect(try months.run().exitCode == 0)
+        #expect(try late.files()["/2026-03-02/settings-check/p_a.csv"] == nil)
+        // The day is the night's: a Tuesday gets none.
+        var tuesday = late.scorer("2026-01-13")
+        tuesday.settingsChecker = checkNight.settingsChecker
+        tuesday.settingsCheckDay = .monday
+        _ = try tuesday.run()
+        #expect(try late.files()["/2026-01-13/settings-check/p_a.csv"] == nil)
     }
 }

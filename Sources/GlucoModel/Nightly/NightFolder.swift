@@ -20,18 +20,22 @@ struct NightFolder {
         }
     }
 
-    /// The file that marks a night begun and not finished: written as its run starts, holding the
-    /// store's path, and removed once its combined files are written. A later run on the same store
-    /// completes a night that still has it (another store's night, sharing the output folder, is
-    /// that store's to complete).
-    static let unfinishedMarker = ".unfinished"
-
-    func markUnfinished(store: String) throws {
-        try Self.writeAtomically(Data((Self.storeKey(store) + "\n").utf8), to: root.appendingPathComponent(Self.unfinishedMarker))
+    /// The file that marks a night begun on a store and not finished: written once its run has
+    /// checked the folder, named after the store (two stores may share `--out`, and one's run of a
+    /// night must not take the other's mark), holding the store's path, and removed once its combined
+    /// files are written. A later run on the same store completes a night that still has it.
+    static func unfinishedMarker(store: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, stable across runs and builds
+        for byte in storeKey(store).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return ".unfinished-" + String(hash, radix: 16)
     }
 
-    func markFinished() {
-        try? FileManager.default.removeItem(at: root.appendingPathComponent(Self.unfinishedMarker))
+    func markUnfinished(store: String) throws {
+        try Self.writeAtomically(Data((Self.storeKey(store) + "\n").utf8), to: root.appendingPathComponent(Self.unfinishedMarker(store: store)))
+    }
+
+    func markFinished(store: String) {
+        try? FileManager.default.removeItem(at: root.appendingPathComponent(Self.unfinishedMarker(store: store)))
     }
 
     static func storeKey(_ store: String) -> String { URL(fileURLWithPath: store).standardizedFileURL.resolvingSymlinksInPath().path }
@@ -39,13 +43,23 @@ struct NightFolder {
     /// The labels of the nights under `output` begun on `store` and not finished, in order.
     static func unfinished(in output: URL, store: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: output.path)) ?? []
-        let key = storeKey(store)
+        let key = storeKey(store), marker = unfinishedMarker(store: store)
         return names.filter { name in
             guard NightlySettings.isNightLabel(name),
-                  let data = FileManager.default.contents(atPath: output.appendingPathComponent(name).appendingPathComponent(unfinishedMarker).path)
+                  let data = FileManager.default.contents(atPath: output.appendingPathComponent(name).appendingPathComponent(marker).path)
             else { return false }
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == key
         }.sorted()
+    }
+
+    /// The unit the night's files are written in (their headers), nil when it has none.
+    func units() -> GlucoseUnit? {
+        for unit in [GlucoseUnit.mgdL, .mmolL] where headerMismatch(predictions: PredictionRow.csvHeader(units: unit),
+                                                                   alerts: AlertEpisode.csvHeader(units: unit),
+                                                                   doseAudit: DoseAuditRow.csvHeader(units: unit)) == nil {
+            return unit
+        }
+        return nil
     }
 
     /// `dir`, created if missing.

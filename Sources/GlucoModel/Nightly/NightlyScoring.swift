@@ -70,6 +70,8 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
     case outputOverInput(String)
     /// The night's files were written with another header (another `--units`, or an older version).
     case otherHeader(path: String, found: String, expected: String)
+    /// An earlier night of the store was interrupted and could not be completed (`NightFolder.unfinished`).
+    case interruptedNight(String, String)
 
     public var description: String {
         switch self {
@@ -82,6 +84,9 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
         case let .otherHeader(path, found, expected):
             return "\(path) was written with the header '\(found)', not '\(expected)' (another glucose unit?); "
                 + "run the night with the units it was started in, or write to another output folder"
+        case let .interruptedNight(night, why):
+            return "night \(night) was interrupted and cannot be completed (\(why)); this night is not run, so that no "
+                + "patient's rows are in both: run night \(night) again (--night \(night)) once that is settled"
         }
     }
 }
@@ -161,8 +166,11 @@ public struct NightlyScorer {
     public var settings: NightlySettings
     /// Dose audits (see `NightlyDoseAuditor`); nil: none are written.
     public var auditor: NightlyDoseAuditor?
-    /// Settings checks (see `NightlySettingsChecker`); nil: none are written (most nights).
+    /// Settings checks (see `NightlySettingsChecker`); nil: none are written.
     public var settingsChecker: NightlySettingsChecker?
+    /// The weekday whose nights get the settings checks; nil: every night `settingsChecker` is given.
+    /// Judged by the night scored (an interrupted Monday completed on Tuesday gets Monday's checks).
+    public var settingsCheckDay: Weekday?
     /// How much a night reads of a patient's history beyond what the models, the audit and the
     /// settings check are known to need (`history(of:...)`).
     public var historyMargin: TimeInterval = 86_400
@@ -236,18 +244,25 @@ public struct NightlyScorer {
         // before the inbox brings this night's files (hunt AU, stop 59: the next night ran instead,
         // the killed night's combined files were never written, and a patient whose file was in
         // place but whose state had not advanced was scored again into this night, its rows in both).
+        // If it cannot be completed, this run stops: scoring on would put the interrupted night's
+        // rows in this night's files too (the review of stop 59).
         for earlier in NightFolder.unfinished(in: settings.output, store: settings.storePath) where earlier != settings.night {
             var scorer = self
             scorer.settings.night = earlier
+            // In the unit its files are in (a night in mg/dL, completed by a run in mmol/L).
+            scorer.settings.units = NightFolder(root: settings.output.appendingPathComponent(earlier)).units() ?? settings.units
             message("nightly: night \(earlier) was interrupted; completing it first")
             let completed = scorer.complete(store, message)
+            if let failure = completed.failure {
+                outcome.failure = .interruptedNight(earlier, "\(failure)")
+                return outcome
+            }
             warn(&outcome, message, "night \(earlier) was interrupted (killed or stopped) and has been completed by this run: "
-                 + (completed.failure.map { "it failed: \($0)" }
-                    ?? "\(Plural.of(completed.patientsScored, "patient")) scored, \(Plural.of(completed.predictions, "prediction")), "
-                    + "\(Plural.of(completed.alerts, "alert episode")) in its files"))
+                 + "\(Plural.of(completed.patientsScored, "patient")) scored, \(Plural.of(completed.predictions, "prediction")), "
+                 + "\(Plural.of(completed.alerts, "alert episode")) in its files")
         }
         let folder = NightFolder(root: settings.output.appendingPathComponent(settings.night))
-        do { try folder.create(); try folder.markUnfinished(store: settings.storePath) } catch {
+        do { try folder.create() } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
             return outcome
         }
@@ -259,6 +274,12 @@ public struct NightlyScorer {
             outcome.failure = mismatch
             return outcome
         }
+        // Marked once the folder is known to take this run's files (a run refused for its unit left
+        // the mark, and the next night warned of an interruption; the review of stop 59).
+        do { try folder.markUnfinished(store: settings.storePath) } catch {
+            outcome.failure = .cannotWrite(folder.root.path, "\(error)")
+            return outcome
+        }
         do { try importInbox(store, folder: folder, &outcome, message) } catch {
             outcome.failure = .unusableStore(settings.storePath, StoreErrorText.reason(error) ?? "\(error)")
             return outcome
@@ -267,7 +288,7 @@ public struct NightlyScorer {
         if outcome.failure != nil { return outcome }  // unfinished: the next run completes it
         do {
             try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units)
-            folder.markFinished()
+            folder.markFinished(store: settings.storePath)
         } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
         }
@@ -304,12 +325,22 @@ public struct NightlyScorer {
         }
     }
 
+    /// The end of the night labelled `label` (the next midnight, UTC); nil for a label that is no date.
+    static func nightEnd(_ label: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withFullDate]
+        return f.date(from: label).map { $0.addingTimeInterval(86_400) }
+    }
+
+    /// Whether this night gets settings checks.
+    var checksSettingsTonight: Bool { settingsChecker != nil && (settingsCheckDay?.matches(night: settings.night) ?? true) }
+
     /// The patient's settings check of the night (`settingsChecker`), if one is made tonight. Made for
     /// a patient with nothing new to score too (hunt AU, stop 59: a Monday upload that came late left
     /// the patient without the week's check, with no warning; the check reads the stored log).
     func checkSettings(_ patient: PatientID, _ log: PatientLog, folder: NightFolder, _ outcome: inout NightlyOutcome,
                        _ message: (String) -> Void) throws {
-        guard let settingsChecker else { return }
+        guard let settingsChecker, settingsCheckDay?.matches(night: settings.night) ?? true else { return }
         let text: String?
         do { text = try settingsChecker(patient, log) } catch {
             text = nil
@@ -336,7 +367,7 @@ public struct NightlyScorer {
             try scorePatients(store, folder: folder, &outcome, message)
             if outcome.failure != nil { return outcome }
             try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units)
-            folder.markFinished()
+            folder.markFinished(store: settings.storePath)
         } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
         }
@@ -494,9 +525,14 @@ public struct NightlyScorer {
         } ?? false
         if !importedSince, let last = state?.lastScoredAt, let stored = try store.newestGlucoseTime(for: patient), stored <= last {
             outcome.patientsUpToDate += 1
-            if settingsChecker != nil, !FileManager.default.fileExists(atPath: folder.file(folder.settingsCheck, patient).path) {
-                let models = try ModelSet.load(settings.modelsFolder, patient: patient, horizons: settings.horizons)
-                try checkSettings(patient, try history(of: patient, store: store, state: state, models: models), folder: folder, &outcome, message)
+            if checksSettingsTonight, !FileManager.default.fileExists(atPath: folder.file(folder.settingsCheck, patient).path) {
+                // Not from data older than the check reads (the review of stop 59: a patient without
+                // data since February got February's check again every Monday, in September's folders).
+                let stale = Self.nightEnd(settings.night).map { stored.timeIntervalSince($0) < -SettingsEstimator.lookback() } ?? false
+                if !stale {
+                    let models = try ModelSet.load(settings.modelsFolder, patient: patient, horizons: settings.horizons)
+                    try checkSettings(patient, try history(of: patient, store: store, state: state, models: models), folder: folder, &outcome, message)
+                }
             }
             return
         }
@@ -505,7 +541,7 @@ public struct NightlyScorer {
         guard let newest = log.glucose.last?.time else { throw PredictionError.noGlucose(patient) }
         if !importedSince, let last = state?.lastScoredAt, newest <= last {
             outcome.patientsUpToDate += 1
-            if !FileManager.default.fileExists(atPath: folder.file(folder.settingsCheck, patient).path) {
+            if checksSettingsTonight, !FileManager.default.fileExists(atPath: folder.file(folder.settingsCheck, patient).path) {
                 try checkSettings(patient, log, folder: folder, &outcome, message)
             }
             return
@@ -641,7 +677,7 @@ extension NightlyScorer {
             return try store.log(for: patient)
         }
         var earliest = from.timeIntervalSince1970 - max(models.memory, auditor == nil ? 0 : DoseAdvisor.memory)
-        if settingsChecker != nil, let newest = try store.newestGlucoseTime(for: patient) {
+        if checksSettingsTonight, let newest = try store.newestGlucoseTime(for: patient) {
             earliest = min(earliest, newest.timeIntervalSince1970 - SettingsEstimator.lookback())
         }
         let start = (earliest - historyMargin) / 3600
