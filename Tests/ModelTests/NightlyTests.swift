@@ -342,6 +342,23 @@ struct Interrupted: Error {}
         #expect(NightFolder.unfinished(in: bench.out, store: bench.store).isEmpty)
     }
 
+    /// An interrupted night that cannot be completed (its files in a header no unit writes) stops the
+    /// next run, naming it, before that run reads its inbox or scores anyone (the review of stop 59:
+    /// it went on, and a patient's rows were in both nights).
+    @Test func anInterruptedNightThatCannotBeCompletedStopsTheNextRun() throws {
+        let bench = try NightlyBench()
+        let night = bench.out.appendingPathComponent(NightlyBench.night)
+        let folder = NightFolder(root: night)
+        try folder.create()
+        try folder.markUnfinished(store: bench.store)
+        try Data("a,b,c\n1,2,3\n".utf8).write(to: night.appendingPathComponent("predictions/p_a.csv"))
+        let next = try bench.scorer("2026-01-11").run()
+        #expect(next.exitCode == 1 && next.patientsScored == 0 && next.filesImported == 0)
+        guard case let .interruptedNight(label, _)? = next.failure else { Issue.record("\(String(describing: next.failure))"); return }
+        #expect(label == NightlyBench.night && next.summaryLine.contains("run night \(NightlyBench.night) again (--night \(NightlyBench.night))"))
+        #expect(!FileManager.default.fileExists(atPath: bench.out.appendingPathComponent("2026-01-11").path))
+    }
+
     @Test func newDataIsScoredOnceAndAppended() throws {
         let bench = try NightlyBench(patients: [PredictFixture.patientA])
         let first = try bench.scorer().run()
