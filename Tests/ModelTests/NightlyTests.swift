@@ -355,7 +355,9 @@ struct Interrupted: Error {}
         let next = try bench.scorer("2026-01-11").run()
         #expect(next.exitCode == 1 && next.patientsScored == 0 && next.filesImported == 0)
         guard case let .interruptedNight(label, _)? = next.failure else { Issue.record("\(String(describing: next.failure))"); return }
-        #expect(label == NightlyBench.night && next.summaryLine.contains("run night \(NightlyBench.night) again (--night \(NightlyBench.night))"))
+        #expect(label == NightlyBench.night && next.summaryLine.contains("Settle that and run this night again: the run completes night \(NightlyBench.night) first"))
+        // A folder with no patient's file yet has no unit of its own: the running one's.
+        #expect(NightFolder(root: bench.out.appendingPathComponent("2026-01-12")).units() == nil)
         #expect(!FileManager.default.fileExists(atPath: bench.out.appendingPathComponent("2026-01-11").path))
     }
 

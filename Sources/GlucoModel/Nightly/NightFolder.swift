@@ -52,8 +52,14 @@ struct NightFolder {
         }.sorted()
     }
 
-    /// The unit the night's files are written in (their headers), nil when it has none.
+    /// The unit the night's files are written in (their headers), nil when it has none yet (the
+    /// review of stop 59: a folder without a patient's file read as mg/dL, and an mmol/L night killed
+    /// before its first file was completed in mg/dL).
     func units() -> GlucoseUnit? {
+        let written = [predictions, alerts, doseAudit].contains { dir in
+            ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).contains { $0.hasSuffix(".csv") && !$0.hasPrefix(".") }
+        }
+        guard written else { return nil }
         for unit in [GlucoseUnit.mgdL, .mmolL] where headerMismatch(predictions: PredictionRow.csvHeader(units: unit),
                                                                    alerts: AlertEpisode.csvHeader(units: unit),
                                                                    doseAudit: DoseAuditRow.csvHeader(units: unit)) == nil {

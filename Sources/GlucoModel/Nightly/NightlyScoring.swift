@@ -86,7 +86,8 @@ public enum NightlyError: Error, CustomStringConvertible, Equatable {
                 + "run the night with the units it was started in, or write to another output folder"
         case let .interruptedNight(night, why):
             return "night \(night) was interrupted and cannot be completed (\(why)); this night is not run, so that no "
-                + "patient's rows are in both: run night \(night) again (--night \(night)) once that is settled"
+                + "patient's rows are in both nights. Settle that and run this night again: the run completes night \(night) "
+                + "first (a run with --night \(night) would take this night's inbox files into that night)"
         }
     }
 }
