@@ -56,12 +56,8 @@ public struct NetInsulin: Sendable {
     ///     basal's minutes after it, in the step that holds it, are not yet given), and the parts of
     ///     extended boluses still to come after it are on board in full (`onBoard` at its point).
     ///     Nil: every record as delivered to the grid's end.
-    ///   - separatingBoluses: without a moment, keep the boluses given whole apart too
-    ///     (`exactBoluses`, `perStepWithoutExact`), for a caller that counts them at their own times
-    ///     (`SettingsEstimator.windows`).
     public init(log: PatientLog, series: PatientSeries, schedule: BasalSchedule?, timeZone: TimeZone,
-                dualShare: Double = SeriesOptions().dualBolusImmediateShare, at moment: Date? = nil,
-                separatingBoluses: Bool = false) {
+                dualShare: Double = SeriesOptions().dualBolusImmediateShare, at moment: Date? = nil) {
         let grid = SeriesGrid(start: series.start.timeIntervalSince1970, step: series.step, count: series.count)
         var delivered = log
         delivered.basalInjections = []
@@ -98,15 +94,14 @@ public struct NetInsulin: Sendable {
         let planned = grid.insulin(scheduled, dualShare: dualShare)
         perStep = zip(given, planned).map { $0 - $1 }
         stepMinutes = series.step / 60
-        if moment != nil || separatingBoluses {
+        if let moment {
             // Given whole by the moment; the rest (extended parts) stays on the grid.
-            let by = moment ?? .distantFuture
-            func exact(_ b: Bolus) -> Bool { (b.type == .normal || (b.end ?? b.time) <= b.time) && b.time <= by }
+            func exact(_ b: Bolus) -> Bool { (b.type == .normal || (b.end ?? b.time) <= b.time) && b.time <= moment }
             var rest = delivered
             rest.boluses.removeAll(where: exact)
             exactBoluses = delivered.boluses.filter { exact($0) && grid.bin($0.time.timeIntervalSince1970) != nil }
                 .map { ($0.time.timeIntervalSince1970, $0.dose.units) }
-            momentSeconds = moment?.timeIntervalSince1970
+            momentSeconds = moment.timeIntervalSince1970
             perStepWithoutExact = zip(grid.insulin(rest, dualShare: dualShare), planned).map { $0 - $1 }
         } else {
             exactBoluses = []

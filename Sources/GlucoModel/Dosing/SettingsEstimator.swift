@@ -421,21 +421,12 @@ public enum SettingsEstimator {
         options.start = gridStart(log, step: options.step)
         let series = PatientSeries(log: log, options: options)
         guard series.count > 1 else { return [] }
-        // The boluses given whole and the meals count at their own times, from the moment of the
-        // window's first reading to its last: on the grid, a record counts from the end of its
-        // 5-minute step, up to 5 minutes late against the readings, which biased the carb ratio and
-        // the ISF 1-5% toward less insulin (hunt AS, stop 59: a person whose settings were right
-        // was told to step them). The rest of the net insulin (basal, extended parts) stays on the grid.
         let net = NetInsulin(log: log, series: series, schedule: settings.basalSchedule, timeZone: timeZone,
-                             dualShare: options.dualBolusImmediateShare, separatingBoluses: true)
+                             dualShare: options.dualBolusImmediateShare)
         let stepMinutes = series.step / 60
-        let netOnBoard = PatientSeries.convolve(net.perStepWithoutExact, stepMinutes, settings.insulin.durationMinutes) {
+        let netOnBoard = PatientSeries.convolve(net.perStep, stepMinutes, settings.insulin.durationMinutes) {
             settings.insulin.fractionRemaining(after: $0)
         }
-        let boluses = TimedAmounts(net.exactBoluses.map { ($0.seconds, $0.units) }, reachMinutes: settings.insulin.durationMinutes)
-        let meals = TimedAmounts(log.carbs.map { ($0.time.timeIntervalSince1970, $0.amount.grams) },
-                                 reachMinutes: PatientSeries.horizon(carbModel))
-        let readingTimes = Self.readingTimes(log.glucose, series: series)
         let origin = historyOrigin(log, step: series.step) ?? series.start.timeIntervalSince1970
         let schedule = settings.basalSchedule
         let programmed = log.basalRates
@@ -461,12 +452,9 @@ public enum SettingsEstimator {
                   !unlogged.cover(series.time(at: a), series.time(at: b)) else { continue }
             // Absorbed (appeared) in the window: what was given (eaten) in it less the rise of what
             // is on board; sums over the window alone, so they do not depend on where the log begins.
-            var given = 0.0
-            for j in (a + 1)...b { given += net.perStepWithoutExact[j] }
-            let (from, to) = (readingTimes[a], readingTimes[b])
-            let dI = given - (netOnBoard[b] - netOnBoard[a])
-                + boluses.absorbed(from: from, to: to) { settings.insulin.fractionRemaining(after: $0) }
-            let dC = meals.absorbed(from: from, to: to) { carbModel.fractionRemaining(after: $0) }
+            var given = 0.0, eaten = 0.0
+            for j in (a + 1)...b { given += net.perStep[j]; eaten += series.carbs[j] }
+            let dI = given - (netOnBoard[b] - netOnBoard[a]), dC = eaten - (series.carbsOnBoard[b] - series.carbsOnBoard[a])
             guard dI.isFinite, dC.isFinite else { continue }
             let onBoard = series.carbsOnBoard[a]
             // A figure at a threshold counts as reaching it whatever the rounding of its sums (a pump
@@ -490,26 +478,10 @@ public enum SettingsEstimator {
                 ?? (programmed.isEmpty ? 0 : programmed.last { $0.start <= delivered }?.rate.unitsPerHour)
             out.append(Window(glucoseChange: series.glucose[b] - series.glucose[a], glucoseLevel: (series.glucose[a] + series.glucose[b]) / 2,
                               insulinAbsorbed: dI, carbsAppeared: dC,
-                              hours: (to - from) / 3600, kind: kind, block: block, scheduledRate: rate,
+                              hours: Double(span) * stepMinutes / 60, kind: kind, block: block, scheduledRate: rate,
                               day: Int((start.timeIntervalSince1970 - origin) / 86_400)))
         }
         return out
-    }
-
-    /// The moment of each grid point's glucose (seconds since 1970): the mean time of the CGM readings
-    /// its step holds, or of its finger-sticks where none (as `PatientSeries` places them); the
-    /// point's own time where it has none.
-    static func readingTimes(_ glucose: [GlucoseReading], series: PatientSeries) -> [Double] {
-        let grid = SeriesGrid(start: series.start.timeIntervalSince1970, step: series.step, count: series.count)
-        var sum = [Double](repeating: 0, count: series.count), n = [Int](repeating: 0, count: series.count)
-        for source in [GlucoseSource.cgm, .fingerStick] {
-            var found = Set<Int>()
-            for r in glucose where r.source == source {
-                guard let i = grid.bin(r.time.timeIntervalSince1970), source == .cgm || n[i] == 0 || found.contains(i) else { continue }
-                sum[i] += r.time.timeIntervalSince1970; n[i] += 1; found.insert(i)
-            }
-        }
-        return (0..<series.count).map { n[$0] > 0 ? sum[$0] / Double(n[$0]) : grid.t($0) }
     }
 
     /// Where the whole history's series begins (its first instant on the grid; `historyStart` for
@@ -811,31 +783,5 @@ extension SettingsEstimator {
             + "insulinSensitivity \(isf(file.insulinSensitivity)) -> \(isf(data.insulinSensitivity)), "
             + "basalSchedule \(file.basalSchedule == nil ? "none (the data's programmed rates)" : BasalSchedule.Entry.describe(file.basalSchedule)) "
             + "-> \(BasalSchedule.Entry.describe(data.basalSchedule))"
-    }
-}
-
-/// Amounts at moments (boluses, meals), sorted, with how long each acts: what of them is absorbed
-/// between two moments by a curve of the fraction remaining.
-struct TimedAmounts {
-    private let seconds: [Double], amounts: [Double]
-    private let reach: Double
-
-    init(_ items: [(seconds: Double, amount: Double)], reachMinutes: Double) {
-        let sorted = items.filter { $0.amount != 0 }.sorted { $0.seconds < $1.seconds }
-        seconds = sorted.map(\.seconds); amounts = sorted.map(\.amount); reach = reachMinutes * 60
-    }
-
-    /// `Σ amount · (R(from − t) − R(to − t))`, `R` the fraction remaining after minutes (1 before
-    /// the moment): what the amounts given by `to` absorb in `(from, to]`.
-    func absorbed(from: Double, to: Double, remaining: (Double) -> Double) -> Double {
-        var lo = 0, hi = seconds.count
-        while lo < hi { let mid = (lo + hi) / 2; if seconds[mid] <= from - reach { lo = mid + 1 } else { hi = mid } }
-        var sum = 0.0
-        var i = lo
-        while i < seconds.count, seconds[i] <= to {
-            sum += amounts[i] * (remaining((from - seconds[i]) / 60) - remaining((to - seconds[i]) / 60))
-            i += 1
-        }
-        return sum
     }
 }
