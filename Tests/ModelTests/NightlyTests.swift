@@ -270,15 +270,22 @@ struct Interrupted: Error {}
         #expect(try NightlyBench().scorer().run().baseAlone.isEmpty)
     }
 
-    @Test func interruptedRunCompletesWithTheSameOutput() throws {
+    /// An uninterrupted night, and the same night stopped right after p_b's files are written, before
+    /// its state advances.
+    static func interruptedAfterPatientB() throws -> (reference: NightlyBench, bench: NightlyBench) {
         let reference = try NightlyBench()
         #expect(try reference.scorer().run().exitCode == 0)
         let bench = try NightlyBench()
-        // Stop right after the second patient's files are written, before its state advances:
-        // p_a is done, p_b has files but no state, p_c is untouched, no combined files yet.
         var scorer = bench.scorer()
         scorer.afterPatientFiles = { if $0.rawValue == "p_b" { throw Interrupted() } }
         #expect(throws: Interrupted.self) { try scorer.run() }
+        return (reference, bench)
+    }
+
+    @Test func interruptedRunCompletesWithTheSameOutput() throws {
+        // Stop right after the second patient's files are written, before its state advances:
+        // p_a is done, p_b has files but no state, p_c is untouched, no combined files yet.
+        let (reference, bench) = try Self.interruptedAfterPatientB()
         #expect(try bench.states().keys.map(\.rawValue) == ["p_a"])
         #expect(try bench.files()["/\(NightlyBench.night)/predictions/p_b.csv"] != nil)
         // A leftover temporary file, as a run killed inside a write would leave.
@@ -305,12 +312,7 @@ struct Interrupted: Error {}
     /// file was in place but whose state had not advanced, was scored again into the next night, its
     /// rows in both. The next run now completes the interrupted night first, before its inbox.
     @Test func anInterruptedNightIsCompletedByTheNextNightsRun() throws {
-        let reference = try NightlyBench()
-        #expect(try reference.scorer().run().exitCode == 0)
-        let bench = try NightlyBench()
-        var scorer = bench.scorer()
-        scorer.afterPatientFiles = { if $0.rawValue == "p_b" { throw Interrupted() } }
-        #expect(throws: Interrupted.self) { try scorer.run() }
+        let (reference, bench) = try Self.interruptedAfterPatientB()
         let night = bench.out.appendingPathComponent(NightlyBench.night)
         let marker = NightFolder.unfinishedMarker(store: bench.store)
         #expect(marker.hasPrefix(".unfinished-") && FileManager.default.fileExists(atPath: night.appendingPathComponent(marker).path))

@@ -63,14 +63,17 @@ import Testing
         #expect(throws: ShardLedger.LedgerError.self) { try ShardLedger.settle(6, in: racing) }
     }
 
+    /// Writes `text` to `name` in `folder`.
+    static func write(_ name: String, _ text: String, in folder: URL) throws -> URL {
+        let url = folder.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
     @Test func aShardReadsOnlyItsPatientsFilesAndKeepsAPatientsFilesTogether() throws {
         let folder = temporaryFolder("shard-files")
         defer { try? FileManager.default.removeItem(at: folder) }
-        func write(_ name: String, _ text: String) throws -> URL {
-            let url = folder.appendingPathComponent(name)
-            try text.write(to: url, atomically: true, encoding: .utf8)
-            return url
-        }
+        func write(_ name: String, _ text: String) throws -> URL { try Self.write(name, text, in: folder) }
         let csvHeader = "patient,time,event,value,unit\n"
         let files = [
             // "b" spans two files (training and testing); its id is in the XML attribute, not the name.
@@ -153,11 +156,7 @@ import Testing
         // had a file of its own, shard 1 trained pb from that file alone, exit 0.
         let dir = temporaryFolder("shard-multi")
         defer { try? FileManager.default.removeItem(at: dir) }
-        func write(_ name: String, _ text: String) throws -> URL {
-            let url = dir.appendingPathComponent(name)
-            try text.write(to: url, atomically: true, encoding: .utf8)
-            return url
-        }
+        func write(_ name: String, _ text: String) throws -> URL { try Self.write(name, text, in: dir) }
         let header = "date,id,CGM\n"
         let files = [
             // Rows whose id is missing (NA, nan: the importer skips them) name no patient (the review:

@@ -60,9 +60,7 @@ struct NightFolder {
             ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).contains { $0.hasSuffix(".csv") && !$0.hasPrefix(".") }
         }
         guard written else { return nil }
-        for unit in [GlucoseUnit.mgdL, .mmolL] where headerMismatch(predictions: PredictionRow.csvHeader(units: unit),
-                                                                   alerts: AlertEpisode.csvHeader(units: unit),
-                                                                   doseAudit: DoseAuditRow.csvHeader(units: unit)) == nil {
+        for unit in [GlucoseUnit.mgdL, .mmolL] where headerMismatch(units: unit) == nil {
             return unit
         }
         return nil
@@ -144,6 +142,13 @@ struct NightFolder {
     /// The night's per-patient files written with another header than these (another glucose
     /// unit, or an older version): their kept rows would sit under the wrong header. Nil when
     /// every file has the expected header (or there is none yet).
+    /// The first of the night's files whose header is not the one `units` writes (predictions, alerts,
+    /// dose audit), or nil.
+    func headerMismatch(units: GlucoseUnit) -> NightlyError? {
+        headerMismatch(predictions: PredictionRow.csvHeader(units: units), alerts: AlertEpisode.csvHeader(units: units),
+                       doseAudit: DoseAuditRow.csvHeader(units: units))
+    }
+
     func headerMismatch(predictions: String, alerts: String, doseAudit: String? = nil) -> NightlyError? {
         var expectations = [(self.predictions, predictions), (self.alerts, alerts)]
         if let doseAudit { expectations.append((self.doseAudit, doseAudit)) }

@@ -269,9 +269,7 @@ public struct NightlyScorer {
         }
         folder.removeLeftovers()
         LeftoverFiles.removeAll(in: settings.output.appendingPathComponent("quarantine"))
-        if let mismatch = folder.headerMismatch(predictions: PredictionRow.csvHeader(units: settings.units),
-                                                alerts: AlertEpisode.csvHeader(units: settings.units),
-                                                doseAudit: DoseAuditRow.csvHeader(units: settings.units)) {
+        if let mismatch = folder.headerMismatch(units: settings.units) {
             outcome.failure = mismatch
             return outcome
         }
@@ -285,15 +283,21 @@ public struct NightlyScorer {
             outcome.failure = .unusableStore(settings.storePath, StoreErrorText.reason(error) ?? "\(error)")
             return outcome
         }
+        try scoreAndFinish(store, folder: folder, &outcome, message)
+        return outcome
+    }
+
+    /// Scores the night's patients into `folder`, then writes its combined files and removes its
+    /// unfinished mark; a failure leaves the mark, for the next run to complete the night.
+    func scoreAndFinish(_ store: PatientStore, folder: NightFolder, _ outcome: inout NightlyOutcome, _ message: (String) -> Void) throws {
         try scorePatients(store, folder: folder, &outcome, message)
-        if outcome.failure != nil { return outcome }  // unfinished: the next run completes it
+        if outcome.failure != nil { return }
         do {
             try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units)
             folder.markFinished(store: settings.storePath)
         } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
         }
-        return outcome
     }
 
     /// Scores every patient of the store with models into `folder`, the night `settings.night`.
@@ -336,12 +340,17 @@ public struct NightlyScorer {
     /// Whether this night gets settings checks.
     var checksSettingsTonight: Bool { settingsChecker != nil && (settingsCheckDay?.matches(night: settings.night) ?? true) }
 
+    /// Whether a patient with nothing new to score still needs tonight's settings check (none written yet).
+    func settingsCheckDue(_ patient: PatientID, _ folder: NightFolder) -> Bool {
+        checksSettingsTonight && !FileManager.default.fileExists(atPath: folder.file(folder.settingsCheck, patient).path)
+    }
+
     /// The patient's settings check of the night (`settingsChecker`), if one is made tonight. Made for
     /// a patient with nothing new to score too (hunt AU, stop 59: a Monday upload that came late left
     /// the patient without the week's check, with no warning; the check reads the stored log).
     func checkSettings(_ patient: PatientID, _ log: PatientLog, folder: NightFolder, _ outcome: inout NightlyOutcome,
                        _ message: (String) -> Void) throws {
-        guard let settingsChecker, settingsCheckDay?.matches(night: settings.night) ?? true else { return }
+        guard checksSettingsTonight, let settingsChecker else { return }
         let text: String?
         do { text = try settingsChecker(patient, log) } catch {
             text = nil
@@ -358,18 +367,11 @@ public struct NightlyScorer {
         outcome.units = settings.units
         let folder = NightFolder(root: settings.output.appendingPathComponent(settings.night))
         folder.removeLeftovers()
-        if let mismatch = folder.headerMismatch(predictions: PredictionRow.csvHeader(units: settings.units),
-                                                alerts: AlertEpisode.csvHeader(units: settings.units),
-                                                doseAudit: DoseAuditRow.csvHeader(units: settings.units)) {
+        if let mismatch = folder.headerMismatch(units: settings.units) {
             outcome.failure = mismatch
             return outcome
         }
-        do {
-            try scorePatients(store, folder: folder, &outcome, message)
-            if outcome.failure != nil { return outcome }
-            try folder.regenerateCombined(night: settings.night, warnings: outcome.warnings, units: settings.units)
-            folder.markFinished(store: settings.storePath)
-        } catch {
+        do { try scoreAndFinish(store, folder: folder, &outcome, message) } catch {
             outcome.failure = .cannotWrite(folder.root.path, "\(error)")
         }
         return outcome
@@ -526,7 +528,7 @@ public struct NightlyScorer {
         } ?? false
         if !importedSince, let last = state?.lastScoredAt, let stored = try store.newestGlucoseTime(for: patient), stored <= last {
             outcome.patientsUpToDate += 1
-            if checksSettingsTonight, !FileManager.default.fileExists(atPath: folder.file(folder.settingsCheck, patient).path) {
+            if settingsCheckDue(patient, folder) {
                 // Not from data older than the check reads (the review of stop 59: a patient without
                 // data since February got February's check again every Monday, in September's folders).
                 let stale = Self.nightEnd(settings.night).map { stored.timeIntervalSince($0) < -SettingsEstimator.lookback() } ?? false
@@ -542,7 +544,7 @@ public struct NightlyScorer {
         guard let newest = log.glucose.last?.time else { throw PredictionError.noGlucose(patient) }
         if !importedSince, let last = state?.lastScoredAt, newest <= last {
             outcome.patientsUpToDate += 1
-            if checksSettingsTonight, !FileManager.default.fileExists(atPath: folder.file(folder.settingsCheck, patient).path) {
+            if settingsCheckDue(patient, folder) {
                 try checkSettings(patient, log, folder: folder, &outcome, message)
             }
             return
