@@ -126,7 +126,7 @@ struct Dose: ParsableCommand {
         if settingsFromData,
            let suggested = SettingsEstimator.settingsFromData(settingsFile, log: log.recorded(through: asked), timeZone: try time.zone()) {
             let changes = SettingsEstimator.changes(from: settingsFile, to: suggested.settings, units: units.unit)
-            doubted = suggested.estimate.unitRefusal
+            doubted = suggested.estimate.unitRefusal(units: units.unit)
             // Refused, no settings are used: the reason says why.
             if doubted == nil { Console.write("settings from data: " + changes + " (glucomodel-predict settings shows the evidence)") }
             fromData = .settingsFromData(changes: changes)

@@ -152,17 +152,20 @@ struct KnownPerson {
         #expect(e.insulinSensitivity.doubtsUnits && e.insulinSensitivity.suggested == 12, "\(e.insulinSensitivity)")
         #expect(e.basal.allSatisfy { $0.suggested == $0.current && $0.reason == SettingsEstimator.unitDoubtBasalReason }, "\(e.csvLines)")
         #expect(e.basal.allSatisfy { ($0.estimate ?? 0) >= 0 })
-        let refusal = try #require(e.unitRefusal)
+        let refusal = try #require(e.unitRefusal())
         #expect(refusal.code == "settings" && refusal.description.contains("setting 'insulinSensitivity' = 12 mg/dL/U: the data's estimate is"),
                 "\(refusal)")
+        // Under mmol/L the ISF also says its mmol/L/U: 12 / 18.0 = 0.67 (the review of stop 59).
+        let mmol = try #require(e.unitRefusal(units: .mmolL))
+        #expect(mmol.description.contains("setting 'insulinSensitivity' = 12 mg/dL/U (0.67 mmol/L/U): the data's estimate is"), "\(mmol)")
         // The dose from data refuses; from the file alone it is the clinician's, as before.
         let at = KnownPerson.day0.addingTimeInterval(27 * 86_400 + 9 * 3600)
         let fromData = try #require(SettingsEstimator.settingsFromData(file, log: log, timeZone: KnownPerson.utc))
         let refused = DoseAdvisor.suggest(log: DoseAdvisor.history(log, at: at), carbs: 20, at: at, settings: fromData.settings,
-                                          models: nil, method: .formula, refusing: fromData.estimate.unitRefusal)
+                                          models: nil, method: .formula, refusing: fromData.estimate.unitRefusal())
         #expect(refused.decision.units == nil && refused.reasons.map(\.code).contains("settings"), "\(refused.reasons)")
         // A setting the data agree with refuses nothing.
-        #expect(person.estimate().unitRefusal == nil)
+        #expect(person.estimate().unitRefusal() == nil)
         // A noisy log: a band wider than ±50% of the estimate, all of it beyond 4 times the setting
         // (the review of stop 59: 117-447 against 13.9 read "too little evidence", and the dose went ahead).
         var noisy = truth
@@ -171,16 +174,16 @@ struct KnownPerson {
         let band = try #require(wide.insulinSensitivity.band)
         #expect((band.high - band.low) / 2 > SettingsEstimator.widestBand * wide.insulinSensitivity.estimate! && band.low > 4 * 12,
                 "\(wide.insulinSensitivity)")
-        #expect(wide.insulinSensitivity.doubtsUnits && wide.unitRefusal != nil, "\(wide.insulinSensitivity.reason)")
+        #expect(wide.insulinSensitivity.doubtsUnits && wide.unitRefusal() != nil, "\(wide.insulinSensitivity.reason)")
         // Few days, too few correction windows to suggest a setting: the unit still outweighs them
         // (the review of stop 59: a 4-day log, "too little evidence: 14 correction windows", 5.70 U).
         var short = truth
         short.days = 4
         let few = SettingsEstimator.estimate(log: short.log(), settings: try file.checked(for: log.patient).get(), timeZone: KnownPerson.utc)
         #expect(few.insulinSensitivity.periods < SettingsEstimator.minimumCorrectionWindows || few.windows < 5 * 48, "\(few.insulinSensitivity)")
-        #expect(few.insulinSensitivity.doubtsUnits && few.unitRefusal != nil && few.insulinSensitivity.suggested == 12, "\(few.insulinSensitivity.reason)")
+        #expect(few.insulinSensitivity.doubtsUnits && few.unitRefusal() != nil && few.insulinSensitivity.suggested == 12, "\(few.insulinSensitivity.reason)")
         // The right setting on the same short log refuses nothing.
-        #expect(KnownPerson(icr: 10, isf: 40, days: 4).estimate().unitRefusal == nil)
+        #expect(KnownPerson(icr: 10, isf: 40, days: 4).estimate().unitRefusal() == nil)
     }
 
     /// In every block with the evidence for a basal, `normal` moves it (`moves`) and `held` keeps

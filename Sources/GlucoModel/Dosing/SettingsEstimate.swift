@@ -80,12 +80,18 @@ public struct SettingsEstimate: Sendable {
     /// The settings the data call a unit error, as a dose's refusal (`dose --settings-from-data`):
     /// the data doubt them, and no dose from data is made with them (hunt AS: a child's ISF of 250
     /// mg/dL/U written 13.9, in mmol/L; the check said "check the units", and the dose from data
-    /// gave 5.15 U with it where about 0.6 U was right). Nil when none is in doubt.
-    public var unitRefusal: DoseRefusal? {
+    /// gave 5.15 U with it where about 0.6 U was right). Nil when none is in doubt. The figures are
+    /// the settings file's (an ISF in mg/dL/U, as written); under `units` mmol/L an ISF also says its
+    /// mmol/L/U (the review of stop 59), so that a person who wrote mmol/L sees both.
+    public func unitRefusal(units: GlucoseUnit = .mgdL) -> DoseRefusal? {
         let doubted = [("carbRatio", carbRatio, "g/U"), ("insulinSensitivity", insulinSensitivity, "mg/dL/U")].filter { $0.1.doubtsUnits }
         guard !doubted.isEmpty else { return nil }
+        func figure(_ value: Double?, _ unit: String) -> String {
+            let mmol = unit == "mg/dL/U" && units == .mmolL ? value.map { String(format: " (%.2f mmol/L/U)", units.convert($0)) } ?? "" : ""
+            return "\(Self.number(value ?? .nan)) \(unit)" + mmol
+        }
         return .settings(doubted.map { name, p, unit in
-            .inconsistent("setting '\(name)' = \(Self.number(p.current)) \(unit): the data's estimate is \(Self.number(p.estimate ?? .nan)) \(unit), "
+            .inconsistent("setting '\(name)' = \(figure(p.current, unit)): the data's estimate is \(figure(p.estimate, unit)), "
                           + p.reason.replacingOccurrences(of: "no change: the estimate is ", with: "") + "; --settings-from-data makes "
                           + "no dose with a setting the data read as another unit: correct whichever is in the wrong unit, "
                           + "the data or the settings file")
