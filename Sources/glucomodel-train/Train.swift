@@ -303,16 +303,7 @@ struct Train: ParsableCommand {
         // Only a folder holding models has something to summarise: a run that trained nothing
         // and found no earlier models writes no summary, and says nothing about it.
         if let failure = outcome.resultsFailure { Console.warn("results.csv: \(failure)") }
-        if !outcome.results.isEmpty, outcome.resultsFailure == nil {
-            let summaryURL = output.appendingPathComponent("summary.html")
-            Console.status("Writing the research summary...")
-            do {
-                try ResearchSummary.load(output, units: unit).write(to: summaryURL)
-                print("Research summary: \(summaryURL.path)")
-            } catch {
-                Console.warn("no research summary: \(error)")
-            }
-        }
+        if !outcome.results.isEmpty, outcome.resultsFailure == nil { writeResearchSummary(output, units: unit) }
         let failures = account.failures
         let skipped = failures.count - outcome.failures.count
         print("\nModels: trained \(outcome.trained.count), reused \(outcome.reused), failed \(outcome.failedModels)"
@@ -325,5 +316,18 @@ struct Train: ParsableCommand {
         if shard != nil, account.patients.isEmpty, failures.isEmpty { return }
         let status = RunStatus.of(done: outcome.trained.count + outcome.reused, failed: failures.count + (outcome.resultsFailure == nil ? 0 : 1))
         if status != .success { throw ExitCode(status.rawValue) }
+    }
+}
+
+/// Writes `summary.html` from every model in `output` (the trainer's last step, and `collect`'s),
+/// saying where; a summary that cannot be made is a warning, not a failure of the run.
+func writeResearchSummary(_ output: URL, units: GlucoseUnit) {
+    let summaryURL = output.appendingPathComponent("summary.html")
+    Console.status("Writing the research summary...")
+    do {
+        try ResearchSummary.load(output, units: units).write(to: summaryURL)
+        print("Research summary: \(summaryURL.path)")
+    } catch {
+        Console.warn("no research summary: \(error)")
     }
 }

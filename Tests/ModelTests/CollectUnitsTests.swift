@@ -4,7 +4,8 @@ import Testing
 
 /// Audit 42: `collect` printed its table in mg/dL for a run trained with `--units mmol/L`, while
 /// the trainer printed the same run's table in mmol/L (and wrote its summary in mmol/L). Now
-/// collect prints in the unit the run's `config.json` records, as the trainer does.
+/// collect prints in the unit the run's `config.json` records, as the trainer does, and draws the
+/// same summary.html.
 @Suite(.serialized) struct CollectUnitsTests {
     static let bundled = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("datasets")
@@ -23,8 +24,14 @@ import Testing
                                                                       "--ensemble", "1", "--threads", "1", "--units", units,
                                                                       "--out", out.path], stdout: trainOut)
         #expect(train.status == 0, "\(train.stderr)")
+        // collect draws summary.html again, from the models (until stop 60 it never did: a job array's
+        // summary was its last task's, and none at all after a results.csv that could not be written).
+        let summary = out.appendingPathComponent("summary.html")
+        let drawn = try Data(contentsOf: summary)
+        try FileManager.default.removeItem(at: summary)
         let collect = try ExitCodeTests.run("glucomodel-train", ["collect", "--out", out.path], stdout: collectOut)
         #expect(collect.status == 0, "\(collect.stderr)")
+        #expect(try Data(contentsOf: summary) == drawn)
         let trained = try String(contentsOf: trainOut, encoding: .utf8).split(separator: "\n")
         let collected = try String(contentsOf: collectOut, encoding: .utf8).split(separator: "\n")
         #expect(collected.first == "Median test RMSE across patients (\(units)), GE improvement, Clarke A+B of GE")
