@@ -9,10 +9,16 @@ import Foundation
 ///   are counted. The same reading uploaded by two devices (same value within 30 s) is kept once
 ///   and counted as `duplicate`.
 /// - treatments (time from `created_at`, else `timestamp`/`date`/`mills`): `insulin` > 0 ->
-///   `Bolus` (`Combo Bolus` with `duration` min -> dual bolus ending then), `carbs` > 0 ->
-///   `CarbIntake` (`Snack Bolus` -> snack, `Carb Correction` -> hypo correction);
+///   `Bolus`, `carbs` > 0 -> `CarbIntake` (`Snack Bolus` -> snack, `Carb Correction` -> hypo
+///   correction); `Combo Bolus` with `duration` min -> a dual bolus ending then, of
+///   `enteredinsulin` U (the total; Nightscout's careportal writes the part given at once in
+///   `insulin`, AndroidAPS's extended bolus none), else `insulin` + `relative` U/h over the
+///   duration, else `insulin`; with nothing given at once, a square bolus;
 ///   `Temp Basal` with `duration` (min) and `absolute` or `rate` (U/h) -> `TemporaryBasal`, ended
-///   early by a later temp basal or a cancel (`duration` 0, counted in `otherRecords`);
+///   early by a later temp basal or a cancel (`duration` 0, counted in `otherRecords`); a `rate`
+///   that is its own `percent` + 100 with no `absolute` (AndroidAPS builds of about 2021 wrote a
+///   percentage temp so) is a percentage, not U/h: skipped; `Suspend Pump` to the next
+///   `Resume Pump` (Loop's) -> `TemporaryBasal` at 0 U/h, a suspension without a resume skipped;
 ///   `BG Check` with `glucose` and `units` -> finger stick; anything else is counted by `eventType`.
 public struct NightscoutImporter: PatientDataImporter {
     public static let formatName = "nightscout-json"
@@ -25,9 +31,16 @@ public struct NightscoutImporter: PatientDataImporter {
             || head.contains("\"entries\"") || head.contains("\"treatments\"")
     }
 
+    /// Loop's pump suspensions read so far: each `Suspend Pump` waits for the next `Resume Pump`.
+    struct Suspensions {
+        var open: (time: Date, line: Int)?
+        var unended: [(time: Date, line: Int)] = []
+    }
+
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
         var cancels: [Date] = []
+        var suspensions = Suspensions()
         var container: String?
         let stream = JSONElementStream(url: url)
         let packed = stream.isPacked()
@@ -42,14 +55,25 @@ public struct NightscoutImporter: PatientDataImporter {
             }
             switch element.container {
             case "entries"?: entry(record, line: element.line, &b)
-            case "treatments"?: treatment(record, line: element.line, &b, &cancels)
+            case "treatments"?: treatment(record, line: element.line, &b, &cancels, &suspensions)
             case nil:
-                if record["eventType"] != nil { treatment(record, line: element.line, &b, &cancels) } else { entry(record, line: element.line, &b) }
+                if record["eventType"] != nil {
+                    treatment(record, line: element.line, &b, &cancels, &suspensions)
+                } else {
+                    entry(record, line: element.line, &b)
+                }
             case let key?:
                 b.addNotModelled("Nightscout \(key.prefix(40))")
             }
         }
         b.record = nil
+        if let open = suspensions.open { suspensions.unended.append(open) }
+        for suspend in suspensions.unended {
+            let mark = b.skipMark
+            b.skip("suspension without resume", line: suspend.line, field: "eventType",
+                   "Suspend Pump has no later Resume Pump: how long the pump delivered nothing is not known")
+            b.noteSkippedInsulin(.temporaryBasal, time: suspend.time, since: mark, at: b.location(suspend.line, "eventType"))
+        }
         b.endTemporaryBasals(at: cancels)
         return try b.build()
     }
@@ -112,13 +136,22 @@ public struct NightscoutImporter: PatientDataImporter {
     /// The insulin records a treatment holds: a temporary basal (not a cancel), or a bolus when it has insulin.
     static func insulinKinds(_ r: JSONValue, type: String) -> [RecordKind] {
         if type == "Temp Basal" { return r["duration"]?.numeric == 0 ? [] : [.temporaryBasal] }
-        guard let insulin = r["insulin"], insulin != .null else { return [] }
-        return [.bolus]
+        if type == "Suspend Pump" { return [.temporaryBasal] }
+        let keys = type == "Combo Bolus" ? ["insulin", "enteredinsulin"] : ["insulin"]
+        return keys.contains { r[$0].map { $0 != .null } ?? false } ? [.bolus] : []
     }
 
-    func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [Date]) {
+    /// A field's value, nil when absent or null (`"absolute": null` beside a `rate` is no absolute).
+    static func given(_ r: JSONValue, _ key: String) -> JSONValue? {
+        guard let v = r[key], v != .null else { return nil }
+        return v
+    }
+
+    func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [Date],
+                   _ suspensions: inout Suspensions) {
         let type = r["eventType"]?.string ?? ""
-        let kinds = Self.insulinKinds(r, type: type), amounts = type == "Temp Basal" ? [] : [r["insulin"]?.text]
+        let kinds = Self.insulinKinds(r, type: type)
+        let amounts = type == "Temp Basal" || type == "Suspend Pump" ? [] : [(Self.given(r, "enteredinsulin") ?? r["insulin"])?.text]
         guard let t = time(r, msKeys: Self.treatmentMsKeys, isoKeys: Self.treatmentIsoKeys, line: line, &b) else {
             return b.noteUndatedInsulin(kinds, amounts: amounts, at: b.location(line, "created_at"))
         }
@@ -133,14 +166,44 @@ public struct NightscoutImporter: PatientDataImporter {
                 return
             }
             if d == 0 { b.addNotModelled("Nightscout Temp Basal cancel"); cancels.append(t); return }
-            guard let rateValue = r["absolute"] ?? r["rate"] else {
+            guard let rateValue = Self.given(r, "absolute") ?? Self.given(r, "rate") else {
                 b.skip("temp basal without rate", line: line, field: "absolute",
                        "Temp Basal has no absolute or rate; expected U/h (percent-only temp basals cannot be resolved without the profile)")
+                return
+            }
+            // AndroidAPS builds of about 2021 wrote a percentage temp as `rate` = the percentage and
+            // `percent` = it - 100, with no `absolute`: 40% read as 40 U/h put 36 U on board (hunt AX).
+            if Self.given(r, "absolute") == nil, let p = Self.given(r, "percent")?.numeric, let v = rateValue.numeric, abs(v - (p + 100)) < 0.01 {
+                b.skip("temp basal in percent", line: line, field: "rate",
+                       "Temp Basal rate \(trimmedNumber(v)) is its percentage of the basal (percent \(trimmedNumber(p))), not U/h; "
+                       + "percent-only temp basals cannot be resolved without the profile")
                 return
             }
             guard let rate = b.value(rateValue.numeric, text: rateValue.text, in: ImportLimits.basalUnitsPerHour, unit: "U/h",
                                      reason: "value out of range", line: line, field: "absolute") else { return }
             b.add(TemporaryBasal(start: t, end: t.addingTimeInterval(d * 60), rate: InsulinRate(unitsPerHour: rate)), line: line, field: "created_at")
+            return
+        }
+        // Loop uploads a pump suspension as `Suspend Pump`, then `Resume Pump`, with no temp basal
+        // for it: read as not modelled, the scheduled basal counted as given (hunt AX: net insulin on
+        // board 0.10 U where -1.56 U was right, and a dose 1.65 U too low).
+        if type == "Suspend Pump" {
+            // The same suspension uploaded twice is one; a second one later means a resume is
+            // missing, and the first's end is not known.
+            if let open = suspensions.open {
+                if open.time == t { return b.addNotModelled("Nightscout Suspend Pump repeated") }
+                suspensions.unended.append(open)
+            }
+            suspensions.open = (t, line)
+            return
+        }
+        if type == "Resume Pump" {
+            if let open = suspensions.open, open.time < t {
+                b.add(TemporaryBasal(start: open.time, end: t, rate: InsulinRate(unitsPerHour: 0)), line: open.line, field: "created_at")
+                suspensions.open = nil
+            } else {
+                b.addNotModelled("Nightscout Resume Pump")
+            }
             return
         }
         if type == "BG Check", let gv = r["glucose"] {
@@ -152,14 +215,19 @@ public struct NightscoutImporter: PatientDataImporter {
             return
         }
         let mark = b.skipMark
-        let insulin = amount(r, "insulin", ImportLimits.doseUnits, "U", line: line, &b)
-        b.noteSkippedInsulin(.bolus, time: t, since: mark, at: b.location(line, "insulin"))
+        let insulin: Double?, combo: (now: Double, end: Date)?
+        if type == "Combo Bolus" {
+            (insulin, combo) = comboBolus(r, time: t, line: line, &b)
+        } else {
+            (insulin, combo) = (amount(r, "insulin", ImportLimits.doseUnits, "U", line: line, &b), nil)
+        }
+        b.noteSkippedInsulin(.bolus, time: t, since: mark, at: b.location(line, type == "Combo Bolus" ? "enteredinsulin" : "insulin"))
         let carbs = amount(r, "carbs", ImportLimits.carbGrams, "g", line: line, &b)
         if let insulin {
             var bolus = Bolus(time: t, dose: InsulinUnits(insulin), kind: .rapid, carbInput: carbs.map { Carbohydrate(grams: $0) })
-            if type == "Combo Bolus", let d = r["duration"]?.numeric, d > 0, ImportLimits.durationMinutes.contains(d) {
-                bolus.type = .normalDual
-                bolus.end = t.addingTimeInterval(d * 60)
+            if let combo {
+                bolus.type = combo.now > 0 ? .normalDual : .square
+                bolus.end = combo.end
             }
             b.add(bolus, line: line, field: "created_at")
         }
@@ -167,9 +235,63 @@ public struct NightscoutImporter: PatientDataImporter {
             let meal: MealType = type == "Snack Bolus" ? .snack : type == "Carb Correction" ? .hypoCorrection : .unspecified
             b.add(CarbIntake(time: t, amount: Carbohydrate(grams: carbs), mealType: meal), line: line, field: "created_at")
         }
-        let hadAmount = ["insulin", "carbs"].contains { k in r[k].map { $0 != .null && $0.numeric != 0 } ?? false }
+        let hadAmount = ["insulin", "enteredinsulin", "carbs"].contains { k in r[k].map { $0 != .null && $0.numeric != 0 } ?? false }
         if insulin == nil && carbs == nil && !hadAmount {
             b.addNotModelled(type.isEmpty ? "Nightscout treatment without eventType" : "Nightscout \(type.prefix(40))")
         }
+    }
+
+    /// A `Combo Bolus`'s whole dose and, when it has a duration, the part given at once and the end
+    /// of the rest. Nightscout's careportal writes `enteredinsulin` (the total), `insulin` (the
+    /// part given at once: `enteredinsulin` × `splitNow` %) and `relative` (the rest's U/h);
+    /// AndroidAPS's extended bolus has `enteredinsulin` and `relative`, and no `insulin` or 0. Read
+    /// as `insulin` alone, a careportal dual of 1 + 5 U put 1 U on board, and an extended bolus
+    /// none (hunt AX: 4.30 U suggested where 0.65 U was right). An uploader that writes the total
+    /// in `insulin`, with neither of the others, is read as before.
+    func comboBolus(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) -> (Double?, (now: Double, end: Date)?) {
+        let duration = r["duration"]?.numeric.flatMap { $0 > 0 && ImportLimits.durationMinutes.contains($0) ? $0 : nil }
+        let given = Self.given(r, "insulin")
+        let now = given == nil || given?.numeric == 0 ? 0 : amount(r, "insulin", ImportLimits.doseUnits, "U", line: line, &b)
+        guard let now else { return (nil, nil) }
+        var total = now
+        // 0 in either is none (a careportal split of 100/0 writes `relative` 0).
+        let entered = Self.given(r, "enteredinsulin").flatMap { $0.numeric == 0 ? nil : $0 }
+        let relative = Self.given(r, "relative").flatMap { $0.numeric == 0 ? nil : $0 }
+        let parted = entered != nil || relative != nil
+        if entered != nil {
+            guard let entered = amount(r, "enteredinsulin", ImportLimits.doseUnits, "U", line: line, &b) else { return (nil, nil) }
+            guard entered + 1e-9 >= now else {
+                b.skip("combo bolus parts", line: line, field: "enteredinsulin",
+                       "Combo Bolus of \(trimmedNumber(entered)) U in all, less than its \(trimmedNumber(now)) U given at once (insulin)")
+                return (nil, nil)
+            }
+            total = entered
+        } else if relative != nil {
+            guard let rate = amount(r, "relative", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b) else { return (nil, nil) }
+            guard let duration else {
+                b.skip("combo bolus without duration", line: line, field: "duration",
+                       "Combo Bolus extends \(trimmedNumber(rate)) U/h with duration \(r["duration"]?.brief ?? "missing"); expected minutes, 1-10080")
+                return (nil, nil)
+            }
+            total = now + rate * duration / 60
+        }
+        guard total > 0 else { return (nil, nil) }
+        // All of it given at once (a careportal split of 100/0): a bolus, not a dual one.
+        if parted, total - now < 1e-9 { return (total, nil) }
+        // The total alone in `insulin`: a dual bolus of it, when it has a duration.
+        if !parted { return (total, duration.map { (total, t.addingTimeInterval($0 * 60)) }) }
+        guard let duration else {
+            // Some of it extended, and no time to spread it over.
+            b.skip("combo bolus without duration", line: line, field: "duration",
+                   "Combo Bolus of \(trimmedNumber(total)) U, \(trimmedNumber(total - now)) U of it extended, with duration "
+                   + "\(r["duration"]?.brief ?? "missing"); expected minutes, 1-10080")
+            return (nil, nil)
+        }
+        guard ImportLimits.doseUnits.contains(total) else {
+            b.skip("value out of range", line: line, field: "enteredinsulin",
+                   "Combo Bolus of \(trimmedNumber(total)) U; expected \(trimmedNumber(ImportLimits.doseUnits.lowerBound))-\(trimmedNumber(ImportLimits.doseUnits.upperBound)) U")
+            return (nil, nil)
+        }
+        return (total, (now, t.addingTimeInterval(duration * 60)))
     }
 }

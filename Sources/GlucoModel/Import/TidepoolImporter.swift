@@ -7,9 +7,11 @@ import Foundation
 /// - `cbg` -> CGM, `smbg` -> finger stick; `value` in mmol/L (`GlucoseValue(mmolL:)`,
 ///   1 mmol/L = 18.01559 mg/dL) unless `units` is `mg/dL`.
 /// - `bolus`: subType `normal` or `automated` (`normal` U), `square`/`extended` (`extended` U over `duration` ms),
-///   `dual/square` (`normal` + `extended`, ending after `duration`).
+///   `dual/square` or `combo` (`normal` + `extended`, ending after `duration`).
 /// - `basal`: `deliveryType` `scheduled` -> `BasalRate` ending after `duration` ms;
-///   `temp` and `automated` -> `TemporaryBasal` (`rate` U/h); `suspend` -> `TemporaryBasal` at 0 U/h.
+///   `temp` and `automated` -> `TemporaryBasal` (`rate` U/h); `suspend` -> `TemporaryBasal` at 0 U/h;
+///   the scheduled rate such a record `suppressed` (directly, or under the temp it suppressed) ->
+///   `BasalRate` for the same time, as Tidepool cuts its `scheduled` records where one runs.
 /// - `food`: `nutrition.carbohydrate.net` g. `physicalActivity`: `duration` {`value`, `units`}
 ///   and `reportedIntensity` low/medium/high, mapped onto the 1-10 scale as 3/5/8 (the middle of
 ///   the thirds of the scale); no intensity -> 5, counted as adjusted.
@@ -123,8 +125,8 @@ public struct TidepoolImporter: PatientDataImporter {
             // unknown, each was skipped insulin, and every dose within 6 hours of one was refused.
             guard let u = number(r, "normal", ImportLimits.doseUnits, "U", line: line, &b) else { return }
             b.add(Bolus(time: t, dose: InsulinUnits(u), type: .normal), line: line, field: "time")
-        case "square", "extended", "dual/square", "dual":
-            let dual = sub.hasPrefix("dual")
+        case "square", "extended", "dual/square", "dual", "combo":
+            let dual = sub.hasPrefix("dual") || sub == "combo"
             let now = dual ? number(r, "normal", ImportLimits.bolusPartUnits, "U", line: line, &b) : 0
             guard let now, let ext = number(r, "extended", ImportLimits.bolusPartUnits, "U", line: line, &b),
                   let minutes = durationMinutes(r, line: line, &b) else { return }
@@ -135,7 +137,7 @@ public struct TidepoolImporter: PatientDataImporter {
             b.add(Bolus(time: t, end: t.addingTimeInterval(minutes * 60), dose: InsulinUnits(now + ext),
                         type: dual ? .normalDual : .square), line: line, field: "time")
         default:
-            b.skip("unknown bolus subType", line: line, field: "subType", "'\(sub.prefix(40))'; expected normal, automated, square or dual/square")
+            b.skip("unknown bolus subType", line: line, field: "subType", "'\(sub.prefix(40))'; expected normal, automated, square, dual/square or combo")
         }
     }
 
@@ -153,11 +155,34 @@ public struct TidepoolImporter: PatientDataImporter {
         case "temp", "automated", "suspend":
             let rate = delivery == "suspend" ? 0 : number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b)
             guard let rate, let m = durationMinutes(r, line: line, &b) else { return }
-            b.add(TemporaryBasal(start: t, end: t.addingTimeInterval(m * 60), rate: InsulinRate(unitsPerHour: rate)), line: line, field: "time")
+            let end = t.addingTimeInterval(m * 60)
+            b.add(TemporaryBasal(start: t, end: end, rate: InsulinRate(unitsPerHour: rate)), line: line, field: "time")
+            // Tidepool ends its `scheduled` records where a temp, automated or suspend basal starts,
+            // and keeps the scheduled rate in the record's `suppressed`. Without it the programme had
+            // holes wherever a loop ran: the whole temp rate counted as insulin on board (2.68 U where
+            // 0.27 U was right), or every dose was refused for a schedule "mismatch" (hunt AX).
+            if let scheduled = Self.suppressedSchedule(r), m > 0 {
+                let v = scheduled["rate"], n = v?.number
+                guard let programmed = b.value(n, text: n == nil ? v?.text : "", in: ImportLimits.basalUnitsPerHour, unit: "U/h",
+                                               reason: "value out of range", line: line, field: "suppressed.rate") else { return }
+                b.add(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: programmed)), line: line, field: "time")
+            }
         default:
             b.skip("unknown basal deliveryType", line: line, field: "deliveryType",
                    "'\(delivery.prefix(40))'; expected scheduled, temp, automated or suspend")
         }
+    }
+
+    /// The `scheduled` basal a temp, automated or suspend record suppressed: its `suppressed`, or
+    /// that one's (a suspension of a temp basal suppresses the temp, which suppressed the schedule).
+    static func suppressedSchedule(_ r: JSONValue) -> JSONValue? {
+        var record = r
+        for _ in 0..<4 {
+            guard let inner = record["suppressed"], case .object = inner else { return nil }
+            if inner["deliveryType"]?.string == "scheduled" { return inner }
+            record = inner
+        }
+        return nil
     }
 
     func activity(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) {

@@ -69,8 +69,22 @@ struct MappedCSVReader {
         var lastBasal: (time: Date, rate: Double)?
         /// Temporary basals of 0 minutes: each ends the one running (`endTemporaryBasals`).
         var cancels: [Date] = []
+        /// Every basal rate read, in file order (`lastBasal` keeps only the last): the programme a
+        /// percentage temporary basal follows.
+        var basalChanges: [(time: Date, rate: Double)] = []
+        /// Temporary basals in percent, resolved against `basalChanges` once the file is read
+        /// (`resolvePercentTemporaryBasals`).
+        var percentTemporaryBasals: [PercentTemporaryBasal] = []
         /// A dual-wave bolus's part read on its own row (`bolus_type`), waiting for the other part.
         var pendingDual: DualPart?
+    }
+
+    /// A temporary basal of `percent` % of the programmed rate, held in the builder's temporary
+    /// basals at `index` (its times moved there if its row was in a repeated hour) until resolved.
+    struct PercentTemporaryBasal {
+        var index: Int
+        var percent: Double
+        var rateLocation: SourceLocation
     }
 
     /// One part of a dual-wave bolus written a row each (CareLink's `Dual (normal part)` and `Dual (square part)`).
@@ -183,6 +197,7 @@ struct MappedCSVReader {
         for (i, patient) in patients.enumerated() {
             var patient = patient
             Self.keepLoneDual(&patient)
+            Self.resolvePercentTemporaryBasals(&patient)
             patient.builder.endTemporaryBasals(at: patient.cancels)
             var builder = patient.builder
             if i == 0 { builder.summary.absorb(orphans.summary) }
@@ -436,6 +451,7 @@ struct MappedCSVReader {
                 }
                 if let last = patient.lastBasal, last.rate == r, last.time <= time { continue }
                 patient.lastBasal = (time, r)
+                patient.basalChanges.append((time, r))
                 patient.builder.add(BasalRate(start: time, rate: InsulinRate(unitsPerHour: r)), at: at)
             case .time, .clock, .patient, .bolusMinutes, .tempBasalMinutes, .bolusType, .tempBasalType:
                 continue
@@ -524,20 +540,85 @@ struct MappedCSVReader {
             return patient.builder.skip("out of range", at: loc, "a temporary basal of \(trimmedNumber(value)) U/h is above "
                                         + "\(Int(Self.highestUntypedTemporaryRate)) U/h: a percentage? Map the column saying so as temp_basal_type")
         }
-        var rate = value
+        let end = time.addingTimeInterval(minutes * 60)
         if percent {
-            guard let basal = patient.lastBasal, basal.time <= time else {
-                return patient.builder.skip("missing field", at: loc, "a temporary basal of \(trimmedNumber(value))% needs the basal "
-                                            + "rate it is a percentage of: map the basal column (U/h), whose rows come before it")
+            // Resolved once the whole file is read: a percentage follows the programme's changes
+            // while it runs (hunt AX: a 200% temp across a dawn step from 0.5 to 2.0 U/h, taken as 1.0
+            // U/h throughout, put -1.81 U on board where +3.76 U was right, and 6.75 U was suggested
+            // where 1.15 U was right), and a file written newest first has its programme after it.
+            let index = patient.builder.temporaryBasals.count
+            patient.builder.add(TemporaryBasal(start: time, end: end, rate: InsulinRate(unitsPerHour: .nan)),
+                                at: patient.builder.location(line, names[.time]))
+            if patient.builder.temporaryBasals.count > index {
+                patient.percentTemporaryBasals.append(PercentTemporaryBasal(index: index, percent: value, rateLocation: loc))
             }
-            rate = basal.rate * value / 100
-            guard ImportLimits.basalUnitsPerHour.contains(rate) else {
-                return patient.builder.skip("out of range", at: loc, "\(trimmedNumber(value))% of \(trimmedNumber(basal.rate)) U/h is "
-                                            + "\(trimmedNumber(rate)) U/h; expected 0-\(Int(ImportLimits.basalUnitsPerHour.upperBound))")
-            }
+            return
         }
-        patient.builder.add(TemporaryBasal(start: time, end: time.addingTimeInterval(minutes * 60), rate: InsulinRate(unitsPerHour: rate)),
+        patient.builder.add(TemporaryBasal(start: time, end: end, rate: InsulinRate(unitsPerHour: value)),
                             at: patient.builder.location(line, names[.time]))
+    }
+
+    /// Adds the patient's percentage temporary basals, each as the rates it gave: its percentage of
+    /// every basal rate in force while it ran (the file's `basal` rows, whatever their order), up to
+    /// its end, a cancel or the next temporary basal. One without a rate in force at its start, or
+    /// giving more than a pump's rate, is skipped insulin.
+    static func resolvePercentTemporaryBasals(_ patient: inout Patient) {
+        guard !patient.percentTemporaryBasals.isEmpty else { return }
+        // Rows in a repeated hour are decided first, so that each held temp has its own time. (The
+        // programme's times are as read: a basal rate changed in a repeated hour is an hour early.)
+        patient.builder.startStream()
+        let held = patient.percentTemporaryBasals.map { patient.builder.temporaryBasals[$0.index] }
+        let heldIndices = Set(patient.percentTemporaryBasals.map(\.index))
+        patient.builder.temporaryBasals = patient.builder.temporaryBasals.enumerated().filter { !heldIndices.contains($0.offset) }.map(\.element)
+        // Sorted by time; of two rows at one time, the later in the file (a stable sort keeps their order).
+        let programme = patient.basalChanges.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        let changes = programme.map(\.time)
+        let stops = (patient.cancels + (patient.builder.temporaryBasals + held).map(\.record.start)).sorted()
+        /// The index of the first of `times` (sorted) after `t`.
+        func firstAfter(_ t: Date, in times: [Date]) -> Int {
+            var low = 0, high = times.count
+            while low < high { let mid = (low + high) / 2; if times[mid] <= t { low = mid + 1 } else { high = mid } }
+            return low
+        }
+        func rate(at t: Date) -> Double? {
+            let i = firstAfter(t, in: changes)
+            return i == 0 ? nil : programme[i - 1].rate
+        }
+        for (pending, located) in zip(patient.percentTemporaryBasals, held) {
+            let temp = (start: located.record.start, end: located.record.end, percent: pending.percent,
+                        location: located.location, rateLocation: pending.rateLocation)
+            let mark = patient.builder.skipMark
+            defer { patient.builder.noteSkippedInsulin(.temporaryBasal, time: temp.start, since: mark, at: temp.rateLocation) }
+            guard rate(at: temp.start) != nil else {
+                patient.builder.skip("missing field", at: temp.rateLocation, "a temporary basal of \(trimmedNumber(temp.percent))% needs the basal "
+                                     + "rate it is a percentage of: map the basal column (U/h), with a row at or before its start")
+                continue
+            }
+            let stop = firstAfter(temp.start, in: stops)
+            let end = stop < stops.count ? min(stops[stop], temp.end) : temp.end
+            if end < temp.end { patient.builder.summary.adjust("temporary basal ended early by a cancel or the next temp basal") }
+            var bounds = [temp.start]
+            var next = firstAfter(temp.start, in: changes)
+            while next < changes.count, changes[next] < end { bounds.append(changes[next]); next += 1 }
+            bounds.append(end)
+            var segments: [TemporaryBasal] = []
+            for (from, to) in zip(bounds, bounds.dropFirst()) where from < to {
+                let programmed = rate(at: from)!
+                let given = programmed * temp.percent / 100
+                guard ImportLimits.basalUnitsPerHour.contains(given) else {
+                    patient.builder.skip("out of range", at: temp.rateLocation, "\(trimmedNumber(temp.percent))% of \(trimmedNumber(programmed)) U/h is "
+                                         + "\(trimmedNumber(given)) U/h; expected 0-\(Int(ImportLimits.basalUnitsPerHour.upperBound))")
+                    segments = []
+                    break
+                }
+                if let last = segments.last, last.rate.unitsPerHour == given {
+                    segments[segments.count - 1].end = to
+                } else {
+                    segments.append(TemporaryBasal(start: from, end: to, rate: InsulinRate(unitsPerHour: given)))
+                }
+            }
+            for segment in segments { patient.builder.add(segment, at: temp.location) }
+        }
     }
 
     /// The highest temporary basal rate read without a `temp_basal_type` column: above it, the value
