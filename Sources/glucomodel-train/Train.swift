@@ -106,8 +106,8 @@ struct Train: ParsableCommand {
         if let threads, !C.threadsRange.contains(threads) { throw ValidationError("--threads must be \(C.describe(C.threadsRange))") }
         if let population, !C.populationRange.contains(population) { throw ValidationError("--population must be \(C.describe(C.populationRange))") }
         if let generations, !C.generationsRange.contains(generations) { throw ValidationError("--generations must be \(C.describe(C.generationsRange))") }
-        if let terms, !(1...10).contains(terms) { throw ValidationError("--terms must be 1 to 10") }
-        if let ensemble, !(1...100).contains(ensemble) { throw ValidationError("--ensemble must be 1 to 100") }
+        if let terms, !C.termsRange.contains(terms) { throw ValidationError("--terms must be \(C.describe(C.termsRange))") }
+        if let ensemble, !C.ensembleRange.contains(ensemble) { throw ValidationError("--ensemble must be \(C.describe(C.ensembleRange))") }
         if let arxRidge, ARXRidge(text: arxRidge) == nil { throw ValidationError("--arx-ridge must be auto or a number from 0 to 1") }
         try checkImportFormat(format, option: "--format")
         let run = try runConfig()

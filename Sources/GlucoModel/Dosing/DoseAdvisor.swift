@@ -7,32 +7,36 @@ public enum DoseMethod: String, Sendable, Codable, CaseIterable {
     case formula
 }
 
-/// Suggests a meal or correction bolus (dosing.md).
+/// Suggests a meal or correction bolus. The steps, numbered as docs/dosing.md ("How a suggestion
+/// is made") numbers them, and as the comments below cite them:
 ///
 /// 1. Refuse (`DoseDecision.refused`, every reason found) when the settings are missing, out of
 ///    their limits or another patient's, the models are another patient's, the carbohydrates are
 ///    outside 0-300 g, or the glucose is stale, future-dated or has a recent gap (`DoseGuards`).
-/// 2. Net insulin on board (`NetInsulin`): boluses plus delivered minus scheduled basal, the
+/// 2. `noInsulin` when glucose now is below the suspend threshold.
+/// 3. Net insulin on board (`NetInsulin`): boluses plus delivered minus scheduled basal, the
 ///    schedule from the settings or else the data's programmed basal (the suggestion says which).
-/// 3. The standard formula `carbs/ICR + (BG - target)/ISF - netIOB` (`StandardBolus`).
-/// 4. The predicted curve (`PredictedCurve`): the evolved models' own trajectory (their
+/// 4. The standard formula `carbs/ICR + (BG - target)/ISF - netIOB` (`StandardBolus`).
+/// 5. The predicted curve (`PredictedCurve`): the evolved models' own trajectory (their
 ///    predictions with no new meal or bolus), the planned meal's and bolus's effects, and what
 ///    insulin and carbohydrates on board still have to do, to the end of insulin action; with no
 ///    usable model, the effects alone.
-/// 5. `noInsulin` when glucose now, or any point of the curve without a bolus, is below the
-///    suspend threshold, or the lower bound of a model's 80% interval at its horizon (the curve
-///    without a bolus there, minus the model's half-width for the glucose now) is (docs/accuracy.md,
-///    "Prediction intervals": a low that is possible, not only likely); else Loop's rule (`LoopDoseRule`) gives the
-///    model-based dose.
-/// 6. Both doses are capped so net insulin on board stays within the optional max IOB, clamped to
-///    `[0, maxBolus]` and rounded down to the increment. The suggestion is the model-based dose
-///    (`method: .model`, the default) or the formula's; with no usable model, the formula's, with
-///    the reason.
+/// 6. `noInsulin` when any point of the curve without a bolus is below the suspend threshold, or
+///    the lower bound of a model's 80% interval at its horizon (the curve without a bolus there,
+///    minus the model's half-width for the glucose now) is (docs/accuracy.md, "Prediction
+///    intervals": a low that is possible, not only likely); else Loop's rule (`LoopDoseRule`)
+///    gives the model-based dose.
+/// 7. Both doses are capped so net insulin on board stays within the optional max IOB, clamped to
+///    `[0, maxBolus]` and rounded down to the increment.
+/// 8. The suggestion is the model-based dose (`method: .model`, the default) or the formula's;
+///    with no usable model, the formula's, with the reason.
+/// 9. Carbohydrates eaten before the ask (`carbsTime`) join the log at that time.
 ///
 /// The models' features are computed from the records dated at or before `at` only, on a grid
 /// starting 24 h earlier, at the grid point ending the step that holds `at` when that step has a
-/// glucose reading; otherwise at the point before, with the insulin and carbohydrates of the
-/// unfinished step added to the row as if given at that point (`FeatureSet.row(_:addingBolus:carbs:)`).
+/// glucose reading; otherwise at the newest of the `maximumAnchorSteps` points before it that has
+/// one, with the insulin and carbohydrates given since added to the row as if given at that point
+/// (`FeatureSet.row(_:addingBolus:carbs:)`).
 public enum DoseAdvisor {
     /// How far back the series is built for a suggestion (insulin acts up to 24 h in the settings'
     /// limits; the carbohydrate curve's tail is shorter).

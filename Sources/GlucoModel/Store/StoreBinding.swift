@@ -5,7 +5,8 @@ import GRDBSQLite
 ///
 /// GRDB's `execute(arguments:)` builds and validates a `StatementArguments` array per row, which
 /// cost about as much as SQLite itself on large imports; this is the only code in the package that
-/// calls the SQLite C API. Texts are copied by SQLite (`SQLITE_TRANSIENT`); a NaN double is bound
+/// binds or steps through the SQLite C API (`PatientStore` asks it one question besides:
+/// `sqlite3_db_readonly`). Texts are copied by SQLite (`SQLITE_TRANSIENT`); a NaN double is bound
 /// as NULL by SQLite, so a NOT NULL column rejects it.
 struct RecordBinder {
     private let statement: OpaquePointer

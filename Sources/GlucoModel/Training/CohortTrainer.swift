@@ -326,8 +326,8 @@ final class RunState: @unchecked Sendable {
     private var next = 0
     private var snapshot: CohortProgress
     private var trainedSeconds = 0.0
-    private(set) var trained: [(patient: PatientID, horizon: Int, timings: TrainingTimings)] = []
-    private(set) var failures: [(String, String)] = []
+    private var trainedJobs: [(patient: PatientID, horizon: Int, timings: TrainingTimings)] = []
+    private var failed: [(String, String)] = []
     private var noted: [String] = []
     private var jobStarts: [String: Date] = [:]
 
@@ -337,6 +337,9 @@ final class RunState: @unchecked Sendable {
     }
 
     var reusedCount: Int { lock.withLock { snapshot.reused } }
+    /// The jobs trained and the failures so far, read under the lock that the workers write them under.
+    var trained: [(patient: PatientID, horizon: Int, timings: TrainingTimings)] { lock.withLock { trainedJobs } }
+    var failures: [(String, String)] { lock.withLock { failed } }
 
     func nextJob() -> Int? {
         lock.withLock {
@@ -359,7 +362,7 @@ final class RunState: @unchecked Sendable {
             snapshot.finished += 1
             if reused { snapshot.reused += 1 }
             if let job {
-                trained.append(job)
+                trainedJobs.append(job)
                 trainedSeconds += jobStarts[key].map { Date().timeIntervalSince($0) } ?? 0
             }
         }
@@ -383,7 +386,7 @@ final class RunState: @unchecked Sendable {
             snapshot.running[key] = nil
             snapshot.finished += 1
             snapshot.failed += 1
-            failures.append((key, message))
+            failed.append((key, message))
         }
     }
 
@@ -391,7 +394,7 @@ final class RunState: @unchecked Sendable {
         let copy: CohortProgress = lock.withLock {
             change()
             snapshot.elapsedSeconds = Date().timeIntervalSince(start)
-            let done = trained.count
+            let done = trainedJobs.count
             if done > 0 {
                 let left = snapshot.jobs - snapshot.finished
                 let workers = max(1, snapshot.running.count)

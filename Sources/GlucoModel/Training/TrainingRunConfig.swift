@@ -69,6 +69,8 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public static let populationRange = 2...10_000_000
     public static let generationsRange = 0...10_000_000
     public static let threadsRange = 1...4096
+    public static let termsRange = 1...10
+    public static let ensembleRange = 1...100
 
     /// `2 to 10,000,000`, for messages.
     public static func describe(_ range: ClosedRange<Int>) -> String {
@@ -301,8 +303,8 @@ extension TrainingRunConfig {
         case "out": out = try string()
         case "population": population = try integer(Self.populationRange, "a population of \(Self.describe(Self.populationRange))")
         case "generations": generations = try integer(Self.generationsRange, "a number of generations, \(Self.describe(Self.generationsRange))")
-        case "terms": terms = try integer(1...10, "a number of evolved terms, 1 to 10")
-        case "ensemble": ensemble = try integer(1...100, "a number of searches, 1 to 100")
+        case "terms": terms = try integer(Self.termsRange, "a number of evolved terms, \(Self.describe(Self.termsRange))")
+        case "ensemble": ensemble = try integer(Self.ensembleRange, "a number of searches, \(Self.describe(Self.ensembleRange))")
         case "curves": curves = try named(FeatureCurves.init(rawValue:), FeatureCurves.allCases.map(\.rawValue).joined(separator: ", "))
         case "arx-ridge":
             let text: String
