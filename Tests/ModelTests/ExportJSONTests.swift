@@ -69,7 +69,9 @@ struct ExportJSONTests {
         #expect(g[2].value.mgdL == 120 && g[2].source == .fingerStick)
         #expect(r.log.boluses == [
             Bolus(time: utc("2026-03-01T08:15:00Z"), dose: InsulinUnits(3)),
-            Bolus(time: utc("2026-03-01T12:00:00Z"), end: utc("2026-03-01T13:00:00Z"), dose: InsulinUnits(3), type: .normalDual),
+            // 2 U given at once, as the record says, and 1 U over the hour.
+            Bolus(time: utc("2026-03-01T12:00:00Z"), end: utc("2026-03-01T13:00:00Z"), dose: InsulinUnits(3), type: .normalDual,
+                  immediate: InsulinUnits(2)),
             Bolus(time: utc("2026-03-01T18:00:00Z"), end: utc("2026-03-01T18:30:00Z"), dose: InsulinUnits(1.5), type: .square),
         ])
         #expect(r.log.basalRates == [BasalRate(start: utc("2026-03-01T00:00:00Z"), end: utc("2026-03-01T01:00:00Z"),

@@ -54,7 +54,7 @@ import Testing
         func at(_ h: Double) -> Date { day.addingTimeInterval(h * 3600) }
         // 08:00 a plain 2.5 U; 12:00 1.5 U now and 3 U over 1 h 30 min (dual wave, 4.5 U); 18:00 2 U over 45 min (square).
         #expect(r.log.boluses == [Bolus(time: at(8), dose: InsulinUnits(2.5)),
-                                  Bolus(time: at(12), end: at(13.5), dose: InsulinUnits(4.5), type: .normalDual),
+                                  Bolus(time: at(12), end: at(13.5), dose: InsulinUnits(4.5), type: .normalDual, immediate: InsulinUnits(1.5)),
                                   Bolus(time: at(18), end: at(18.75), dose: InsulinUnits(2), type: .square)])
         // 20:00 suspended for 30 min; 22:00 1.2 U/h for 2 h (h:mm); a 0 without a duration (23:00) is no record.
         #expect(r.log.temporaryBasals == [TemporaryBasal(start: at(20), end: at(20.5), rate: InsulinRate(unitsPerHour: 0)),
@@ -74,7 +74,7 @@ import Testing
         // 08:00 normal 3.5 U; 12:00 the two parts, one dual-wave bolus of 4.5 U to 13:30; 15:00 square 2 U
         // to 15:45. 22:00 a square part without its normal part: skipped, its insulin kept as skipped.
         #expect(r.log.boluses == [Bolus(time: at(8), dose: InsulinUnits(3.5)),
-                                  Bolus(time: at(12), end: at(13.5), dose: InsulinUnits(4.5), type: .normalDual),
+                                  Bolus(time: at(12), end: at(13.5), dose: InsulinUnits(4.5), type: .normalDual, immediate: InsulinUnits(1.5)),
                                   Bolus(time: at(15), end: at(15.75), dose: InsulinUnits(2), type: .square)])
         #expect(r.summary.skipped["lone dual-wave part"] == 1 && r.summary.skippedInsulin?.map(\.time) == [at(22)], "\(r.summary.skipped)")
         // 17:00 50% of 0.8 U/h for 2 h, ended at 18:00 by the pump's cancel (0 U/h, Insulin Units, 0:00:00);

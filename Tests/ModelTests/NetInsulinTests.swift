@@ -129,6 +129,18 @@ import Testing
         dual.boluses = [Bolus(time: F.at(0), end: F.at(120), dose: InsulinUnits(6), type: .normalDual)]
         let d = DoseAdvisor.suggest(log: dual, carbs: 0, at: F.at(10), settings: F.settings(), models: nil)
         #expect(abs((d.insulinOnBoard ?? .nan) - (3 * R(10) + 0.125 * R(5) + 0.125 * R(0) + 2.75)) < 1e-9)
+        // The part given at once stated (1 U, as Tidepool's `normal` says; hunt AX of stop 60: split
+        // half and half, 1 + 5 U was 0.6 U short on board two hours on): 1 U at 0, 5 U over 120 min,
+        // 5/24 U in each step, two of them given by 10:10 and 5 - 10/24 U still to come.
+        dual.boluses = [Bolus(time: F.at(0), end: F.at(120), dose: InsulinUnits(6), type: .normalDual, immediate: InsulinUnits(1))]
+        let stated = DoseAdvisor.suggest(log: dual, carbs: 0, at: F.at(10), settings: F.settings(), models: nil)
+        #expect(abs((stated.insulinOnBoard ?? .nan) - (1 * R(10) + 5.0 / 24 * (R(5) + R(0)) + (5 - 10.0 / 24))) < 1e-9)
+        // And on the series' grid the models read: 1 U in the step ending as it starts, then 5/24 U in
+        // each of the 24 steps of the two hours (half and half, that first step held 3 U).
+        let grid = PatientSeries(log: dual, options: { var o = SeriesOptions(); o.start = F.at(-60); o.end = F.at(150); return o }())
+        let bolusSteps = grid.insulin.filter { $0 > 1e-12 }
+        #expect(bolusSteps.count == 25 && bolusSteps[0] == 1 && bolusSteps.dropFirst().allSatisfy { abs($0 - 5.0 / 24) < 1e-12 },
+                "\(bolusSteps)")
         // 60 g then asks 6 U + (180 - 110) / 35 U less what is on board: 2.00 U, not a second meal dose.
         let meal = DoseAdvisor.suggest(log: square, carbs: 60, at: F.at(10), settings: F.settings(), models: nil)
         #expect(abs((meal.standard?.unclamped ?? .nan) - (6 + 2 - (0.25 * R(5) + 0.25 * R(0) + 5.5))) < 1e-9)

@@ -42,7 +42,7 @@ import Testing
             #"{"eventType":"Combo Bolus","created_at":"\#(Self.iso(20))","enteredinsulin":1,"insulin":3,"duration":60}"#,
         ])
         #expect(r.log.boluses == [
-            Bolus(time: Self.at(8), end: Self.at(10), dose: InsulinUnits(6), type: .normalDual, kind: .rapid),
+            Bolus(time: Self.at(8), end: Self.at(10), dose: InsulinUnits(6), type: .normalDual, kind: .rapid, immediate: InsulinUnits(1)),
             Bolus(time: Self.at(11), end: Self.at(12), dose: InsulinUnits(3), type: .square, kind: .rapid),
             Bolus(time: Self.at(13), end: Self.at(13) + 40 * 60, dose: InsulinUnits(1), type: .square, kind: .rapid),
             Bolus(time: Self.at(15), end: Self.at(15.5), dose: InsulinUnits(4), type: .normalDual, kind: .rapid),
@@ -119,8 +119,13 @@ import Testing
         ], "\(r.log.basalRates)")
         #expect(r.log.temporaryBasals.map(\.rate.unitsPerHour) == [1.4, 0, 0.5])
         // `combo`, Tidepool's later name for `dual/square`: 1 + 2 U to 10:00.
-        #expect(r.log.boluses == [Bolus(time: Self.at(9), end: Self.at(10), dose: InsulinUnits(3), type: .normalDual)])
+        #expect(r.log.boluses == [Bolus(time: Self.at(9), end: Self.at(10), dose: InsulinUnits(3), type: .normalDual, immediate: InsulinUnits(1))])
         #expect(r.summary.rowsSkippedForProblems == 0, "\(r.summary.skipped)")
+        // Through a store (its column `part`, migration v7) the same records come back.
+        let store = try PatientStore(path: url.deletingLastPathComponent().appendingPathComponent("pump.sqlite").path)
+        _ = try store.importFile(url, importer: TidepoolImporter(), options: ExportFixtures.options("UTC"))
+        let stored = try store.log(for: r.log.patient)
+        #expect(stored.boluses == r.log.boluses && stored.basalRates == r.log.basalRates && stored.temporaryBasals == r.log.temporaryBasals)
     }
 
     /// A percentage temporary basal gives its percentage of the programme at each moment, following

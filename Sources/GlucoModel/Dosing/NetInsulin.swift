@@ -132,13 +132,13 @@ public struct NetInsulin: Sendable {
         out.boluses = log.boluses.flatMap { bolus -> [Bolus] in
             guard let end = bolus.end, end > moment, bolus.time <= moment, bolus.type != .normal else { return [bolus] }
             let span = end.timeIntervalSince(bolus.time)
-            let immediate = bolus.type == .normalDual ? bolus.dose.units * dualShare : 0
+            let immediate = bolus.immediateUnits(share: dualShare)
             let extended = bolus.dose.units - immediate
             let given = extended * moment.timeIntervalSince(bolus.time) / span
             pending.append(Pending(units: extended - given, seconds: end.timeIntervalSince(moment)))
             var parts: [Bolus] = []
-            if immediate > 0 { var b = bolus; b.end = nil; b.type = .normal; b.dose = InsulinUnits(immediate); parts.append(b) }
-            if given > 0 { var b = bolus; b.end = moment; b.type = .square; b.dose = InsulinUnits(given); parts.append(b) }
+            if immediate > 0 { var b = bolus; b.end = nil; b.type = .normal; b.dose = InsulinUnits(immediate); b.immediate = nil; parts.append(b) }
+            if given > 0 { var b = bolus; b.end = moment; b.type = .square; b.dose = InsulinUnits(given); b.immediate = nil; parts.append(b) }
             return parts
         }
         return (out, pending)

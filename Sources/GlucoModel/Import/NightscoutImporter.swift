@@ -228,6 +228,8 @@ public struct NightscoutImporter: PatientDataImporter {
             if let combo {
                 bolus.type = combo.now > 0 ? .normalDual : .square
                 bolus.end = combo.end
+                // The part given at once, where the record says it apart from the total.
+                if combo.now > 0, combo.now < insulin { bolus.immediate = InsulinUnits(combo.now) }
             }
             b.add(bolus, line: line, field: "created_at")
         }

@@ -135,7 +135,7 @@ public struct TidepoolImporter: PatientDataImporter {
                 return
             }
             b.add(Bolus(time: t, end: t.addingTimeInterval(minutes * 60), dose: InsulinUnits(now + ext),
-                        type: dual ? .normalDual : .square), line: line, field: "time")
+                        type: dual ? .normalDual : .square, immediate: dual ? InsulinUnits(now) : nil), line: line, field: "time")
         default:
             b.skip("unknown bolus subType", line: line, field: "subType", "'\(sub.prefix(40))'; expected normal, automated, square, dual/square or combo")
         }

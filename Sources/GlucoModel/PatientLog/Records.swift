@@ -63,10 +63,25 @@ public struct Bolus: Hashable, Sendable, Codable {
     public var kind: InsulinKind
     /// Carbohydrates the bolus wizard was told about, if any.
     public var carbInput: Carbohydrate?
+    /// Of a dual-wave bolus, the part given at once, when the export says it (Tidepool's `normal`,
+    /// a mapped CSV's `bolus` beside `bolus_extended`, Nightscout's combo `insulin`); nil: the
+    /// share `SeriesOptions.dualBolusImmediateShare` of `dose`.
+    public var immediate: InsulinUnits?
 
     public init(time: Date, end: Date? = nil, dose: InsulinUnits, type: BolusType = .normal,
-                kind: InsulinKind = .rapid, carbInput: Carbohydrate? = nil) {
+                kind: InsulinKind = .rapid, carbInput: Carbohydrate? = nil, immediate: InsulinUnits? = nil) {
         self.time = time; self.end = end; self.dose = dose; self.type = type; self.kind = kind; self.carbInput = carbInput
+        self.immediate = immediate
+    }
+
+    /// The part given at once of this bolus when it is spread over a time: a dual-wave bolus's
+    /// stated part, else `share` of it; a square bolus's none.
+    public func immediateUnits(share: Double) -> Double {
+        switch type {
+        case .normal: dose.units
+        case .normalDual: min(dose.units, immediate?.units ?? dose.units * share)
+        case .square: 0
+        }
     }
 }
 

@@ -119,12 +119,7 @@ struct SeriesGrid {
         for bolus in log.boluses {
             let a = bolus.time.timeIntervalSince1970
             let b = bolus.end?.timeIntervalSince1970 ?? a
-            let immediate: Double
-            switch bolus.type {
-            case .normal: immediate = bolus.dose.units
-            case .normalDual: immediate = b > a ? bolus.dose.units * dualShare : bolus.dose.units
-            case .square: immediate = b > a ? 0 : bolus.dose.units
-            }
+            let immediate = b > a ? bolus.immediateUnits(share: dualShare) : bolus.dose.units
             if immediate > 0, let i = bin(a) { out[i] += immediate }
             let extended = bolus.dose.units - immediate
             if extended > 0 { spread(&out, from: a, to: b, perSecond: extended / (b - a)) }

@@ -8,8 +8,8 @@ public struct SeriesOptions: Sendable, Hashable {
     public var maxFilledGap: TimeInterval = 1800
     public var insulinModel: ExponentialInsulinModel = .adultRapid
     public var carbModel: BatemanCarbModel = .standard
-    /// Share of a `normal_dual` bolus given at once; the rest is spread to its end
-    /// (exports rarely give the split).
+    /// Share of a `normal_dual` bolus given at once when its record does not say (`Bolus.immediate`);
+    /// the rest is spread to its end.
     public var dualBolusImmediateShare: Double = 0.5
     /// Bounds of the grid; by default the span of the log's records.
     public var start: Date?

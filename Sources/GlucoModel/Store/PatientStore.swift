@@ -296,8 +296,10 @@ public struct PatientStore: Sendable {
                         AND (kind != \(StoreSchema.code(.glucose)) OR subtype = ?5) AND (abs(value - ?6) > ?7 OR subtype != ?5) LIMIT 1
                     """)
                 let moved = try Row.fetchCursor(db, sql: """
-                    INSERT INTO records SELECT ?, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
-                        source_file, source_line, import_run_id FROM records WHERE patient = ? AND import_run_id = ?
+                    INSERT INTO records (patient, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
+                                         source_file, source_line, import_run_id, part)
+                    SELECT ?, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
+                        source_file, source_line, import_run_id, part FROM records WHERE patient = ? AND import_run_id = ?
                         ORDER BY time, kind, subtype, value
                     ON CONFLICT DO NOTHING
                     RETURNING kind, time, subtype, value, source_line

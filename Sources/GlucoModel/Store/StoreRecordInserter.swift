@@ -18,7 +18,8 @@ struct PendingRecord {
 /// its `seq` in the file): 10 values.
 final class RecordInserter {
     static let rowsPerStatement = 256
-    private static let perRow: Int32 = 10
+    /// Parameters a row binds: its payload, `source_line` and `seq`.
+    private static let perRow: Int32 = StoreRow.count + 2
 
     let db: Database
     let patient: Int64, kind: Int64, runID: Int64
@@ -54,7 +55,7 @@ final class RecordInserter {
         try insert(count: rows.count) { binder, i, first in
             let r = rows[rows.startIndex + i]
             r.row.bind(binder, from: first)
-            binder.bind(r.line, at: first + 8)
+            binder.bind(r.line, at: first + StoreRow.count)
             return r.seq
         }
     }
@@ -70,7 +71,7 @@ final class RecordInserter {
             let binder = RecordBinder(try statement(rows: count), keepingBindings: true, arena: texts)
             for i in 0..<count {
                 let first = 1 + Self.perRow * Int32(i)
-                binder.bind((runID << 32) + bindRow(binder, start + i, first), at: first + 9)
+                binder.bind((runID << 32) + bindRow(binder, start + i, first), at: first + StoreRow.count + 1)
             }
             try binder.step(db)
             added += db.changesCount

@@ -3,10 +3,10 @@ import GRDB
 
 /// One record as the columns of a `records` (or staging) row.
 ///
-/// | kind | value | subtype | end_time | extra | flag | moment, note |
-/// |---|---|---|---|---|---|---|
-/// | glucose | mg/dL | source | | | censoring | moment, note |
-/// | bolus | U | bolus type | end | carb input g | insulin kind | |
+/// | kind | value | subtype | end_time | extra | flag | moment, note | part |
+/// |---|---|---|---|---|---|---|---|
+/// | glucose | mg/dL | source | | | censoring | moment, note | |
+/// | bolus | U | bolus type | end | carb input g | insulin kind | | U given at once (dual wave, when stated) |
 /// | basal, temp_basal | U/h | | end | | | |
 /// | basal_injection | U | | | | | |
 /// | carbs | g | meal type | | | | |
@@ -14,13 +14,16 @@ import GRDB
 /// | weight, heart_rate | kg, bpm | | | | | |
 struct StoreRow {
     var time: Double, value: Double, subtype = "", end: Double? = nil, extra: Double? = nil
-    var flag: String? = nil, moment: String? = nil, note: String? = nil
+    var flag: String? = nil, moment: String? = nil, note: String? = nil, part: Double? = nil
+    /// How many columns a row binds (`StoreRecords.payloadColumns`).
+    static let count: Int32 = 9
 
     /// The row's columns from `time` on, in the order of `StoreRecords.payloadColumns`.
     init(time: Date, value: Double, subtype: String = "", end: Date? = nil, extra: Double? = nil,
-         flag: String? = nil, moment: String? = nil, note: String? = nil) {
+         flag: String? = nil, moment: String? = nil, note: String? = nil, part: Double? = nil) {
         self.time = time.timeIntervalSince1970; self.value = value; self.subtype = subtype
         self.end = end?.timeIntervalSince1970; self.extra = extra; self.flag = flag; self.moment = moment; self.note = note
+        self.part = part
     }
 
     /// Reads the payload columns from `row`, selected as `StoreRecords.payloadColumns` from column
@@ -28,13 +31,13 @@ struct StoreRow {
     /// of a dose ask from a 2-year store).
     init(_ row: Row, from first: Int) {
         time = row[first]; value = row[first + 1]; subtype = row[first + 2]; end = row[first + 3]; extra = row[first + 4]
-        flag = row[first + 5]; moment = row[first + 6]; note = row[first + 7]
+        flag = row[first + 5]; moment = row[first + 6]; note = row[first + 7]; part = row[first + 8]
     }
 
     var date: Date { Date(timeIntervalSince1970: time) }
     var endDate: Date? { end.map { Date(timeIntervalSince1970: $0) } }
 
-    /// Binds the payload at `first`, `first + 1`, ... (time, value, subtype, end_time, extra, flag, moment, note).
+    /// Binds the payload at `first`, `first + 1`, ... (time, value, subtype, end_time, extra, flag, moment, note, part).
     func bind(_ binder: RecordBinder, from first: Int32) {
         // NaN is bound as NULL and trips NOT NULL: a programmer error upstream, rolled back.
         binder.bind(time, at: first)
@@ -45,6 +48,7 @@ struct StoreRow {
         binder.bind(flag, at: first + 5)
         binder.bind(moment, at: first + 6)
         binder.bind(note, at: first + 7)
+        binder.bind(part, at: first + 8)
     }
 }
 
@@ -66,11 +70,13 @@ extension GlucoseReading: StorableRecord {
 
 extension Bolus: StorableRecord {
     var storeRow: StoreRow {
-        StoreRow(time: time, value: dose.units, subtype: type.rawValue, end: end, extra: carbInput?.grams, flag: kind.rawValue)
+        StoreRow(time: time, value: dose.units, subtype: type.rawValue, end: end, extra: carbInput?.grams, flag: kind.rawValue,
+                 part: immediate?.units)
     }
     init(storeRow r: StoreRow) {
         self.init(time: r.date, end: r.endDate, dose: InsulinUnits(r.value), type: BolusType(rawValue: r.subtype) ?? .normal,
-                  kind: r.flag.flatMap(InsulinKind.init(rawValue:)) ?? .rapid, carbInput: r.extra.map { Carbohydrate(grams: $0) })
+                  kind: r.flag.flatMap(InsulinKind.init(rawValue:)) ?? .rapid, carbInput: r.extra.map { Carbohydrate(grams: $0) },
+                  immediate: r.part.map { InsulinUnits($0) })
     }
 }
 
@@ -114,7 +120,7 @@ extension HeartRateSample: StorableRecord {
 /// Writing and reading the `records` table (schema v3, see `StoreSchema`).
 enum StoreRecords {
     /// The payload columns, in `StoreRow.bind` order.
-    static let payloadColumns = "time, value, subtype, end_time, extra, flag, moment, note"
+    static let payloadColumns = "time, value, subtype, end_time, extra, flag, moment, note, part"
 
     /// Inserts a whole log as it is (an importer that does not stream, e.g. in tests); returns how many were added.
     static func insert(_ result: ImportResult, patient: Int64, runID: Int64, db: Database) throws -> Int {

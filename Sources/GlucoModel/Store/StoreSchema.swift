@@ -11,7 +11,8 @@ import GRDB
 ///   AUTOINCREMENT id and a unique index), one row per record of any kind, `WITHOUT ROWID` with the
 ///   primary key `(patient, time, kind, subtype, value)` (v4; v3 had kind second) so overlapping files
 ///   do not duplicate data;
-///   `patient` is `patients.number`, `kind` is `code(_:)`, `seq` orders records of one instant by import.
+///   `patient` is `patients.number`, `kind` is `code(_:)`, `seq` orders records of one instant by import;
+///   `part` (v7) a dual-wave bolus's part given at once, when the export states it.
 ///   `source_file` is `''` in rows written since the import names its file once, in `import_runs.file_path`
 ///   (reached through `import_run_id`); older rows keep their own path and read back unchanged.
 /// - `scoring_state(patient_id, last_scored_at, updated_at, night, night_from, last_run_id)` (v2;
@@ -138,6 +139,11 @@ enum StoreSchema {
                 ALTER TABLE scoring_state ADD COLUMN last_run_id INTEGER;
                 CREATE INDEX import_runs_patient ON import_runs(patient_id, id);
                 """)
+        }
+        // v7: a dual-wave bolus's part given at once, where the export states it (`part`, NULL in
+        // older rows and for every other record: the series' share is used).
+        m.registerMigration("v7-bolus-part") { db in
+            try db.execute(sql: "ALTER TABLE records ADD COLUMN part REAL")
         }
         return m
     }

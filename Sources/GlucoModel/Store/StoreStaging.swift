@@ -38,7 +38,7 @@ final class StoreStager {
             """)
         staged = try db.makeStatement(sql: """
             INSERT INTO temp.stage (seq, kind, dropped, \(StoreRecords.payloadColumns), line, file, field)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, \(Array(repeating: "?", count: Int(StoreRow.count)).joined(separator: ", ")), ?, ?, ?)
             """)
         let into = (db: db, patient: patient, runID: runID)
         glucose = KindStager(policy, into); boluses = KindStager(policy, into); basalRates = KindStager(policy, into)
@@ -92,9 +92,9 @@ final class StoreStager {
         binder.bind(Int64(StoreSchema.code(R.kind)), at: 2)
         binder.bind(Int64(dropped ? 1 : 0), at: 3)
         item.record.storeRow.bind(binder, from: 4)
-        binder.bind(item.location.line, at: 12)
-        binder.bind(fileCode(item.location.file), at: 13)
-        binder.bind(item.location.field.map { Int(fieldCode($0)) }, at: 14)
+        binder.bind(item.location.line, at: 4 + StoreRow.count)
+        binder.bind(fileCode(item.location.file), at: 5 + StoreRow.count)
+        binder.bind(item.location.field.map { Int(fieldCode($0)) }, at: 6 + StoreRow.count)
         try binder.step(db)
     }
 
@@ -247,7 +247,7 @@ struct KindReading<R: StorableRecord> {
         let added = try inserter.insert(count: waiting.count) { [waiting] binder, i, first in
             let w = waiting[i]
             items[w.index].record.storeRow.bind(binder, from: first)
-            binder.bind(items[w.index].location.line, at: first + 8)
+            binder.bind(items[w.index].location.line, at: first + StoreRow.count)
             return w.seq
         }
         stager.added += added

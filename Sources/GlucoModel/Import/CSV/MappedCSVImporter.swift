@@ -465,8 +465,8 @@ struct MappedCSVReader {
 
     /// A square or dual-wave bolus: the row's `bolus_extended` units spread over `bolus_minutes`,
     /// after the `bolus` column's units given at once (column `now`, when it holds a dose): one
-    /// `Bolus` of both (`normalDual`, split at the series' share as Tidepool's dual boluses are, or
-    /// `square`). Skipped with a warning, and kept as skipped insulin, when a part or the duration
+    /// `Bolus` of both (`normalDual`, its part given at once stated, or `square`). Skipped with a
+    /// warning, and kept as skipped insulin, when a part or the duration
     /// cannot be read.
     func readExtendedBolus(_ row: CSVRow, line: Int, time: Date, now: Int?, _ b: inout PatientLogBuilder) {
         let mark = b.skipMark
@@ -489,7 +489,8 @@ struct MappedCSVReader {
                           "the bolus's parts add up to \(first + spread) U; expected \(ImportLimits.doseUnits.lowerBound)-\(ImportLimits.doseUnits.upperBound) U")
         }
         b.add(Bolus(time: time, end: time.addingTimeInterval(minutes * 60), dose: InsulinUnits(first + spread),
-                    type: first > 0 ? .normalDual : .square), at: b.location(line, names[.time]))
+                    type: first > 0 ? .normalDual : .square, immediate: first > 0 ? InsulinUnits(first) : nil),
+              at: b.location(line, names[.time]))
     }
 
     /// A temporary basal rate of `temp_basal` U/h (0: a suspension), or, with `temp_basal_type`
@@ -685,7 +686,8 @@ struct MappedCSVReader {
                 } else if now.units == 0, spread.units > 0 {
                     patient.builder.add(Bolus(time: time, end: end, dose: InsulinUnits(spread.units), type: .square), at: at)
                 } else if now.units + spread.units > 0 {
-                    patient.builder.add(Bolus(time: time, end: end, dose: InsulinUnits(this.units + other.units), type: .normalDual), at: at)
+                    patient.builder.add(Bolus(time: time, end: end, dose: InsulinUnits(this.units + other.units), type: .normalDual,
+                                              immediate: InsulinUnits(now.units)), at: at)
                 }
             } else {
                 Self.keepLoneDual(&patient)
