@@ -8,7 +8,7 @@ import GlucoModel
 public struct ImportReadOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Read the data files as a CSV with these columns (format csv): field=column pairs such as time=date,patient=id,glucose=CGM,bolus=insulin,carbs=carbs.",
-        discussion: "Fields: time (required), clock (the time of day, when time holds the date alone), patient, glucose (CGM), finger (finger stick), bolus (U), carbs (g, or --carb-units), basal (U/h), bolus_extended (U spread over bolus_minutes: a square or dual-wave bolus) or bolus_type (Normal, Square, Dual (normal part) / Dual (square part), with bolus_minutes), temp_basal (U/h, 0 = suspended, for temp_basal_minutes; 0 minutes with the rate empty, given, or typed ends the one running), temp_basal_type (Percent of the basal rate in force as it runs, which needs basal mapped and a basal row at or before its start, or Insulin Units). Durations in minutes or h:mm:ss.",
+        discussion: "Fields: time (required), clock (the time of day, when time holds the date alone), patient, glucose (CGM), finger (finger stick), bolus (U), carbs (g, or --carb-units), basal (a pump's U/h), basal_injection (a pen's long-acting U), bolus_extended (U spread over bolus_minutes: a square or dual-wave bolus) or bolus_type (Normal, Square, Dual (normal part) / Dual (square part), with bolus_minutes), temp_basal (U/h, 0 = suspended, for temp_basal_minutes; 0 minutes with the rate empty, given, or typed ends the one running), temp_basal_type (Percent of the basal rate in force as it runs, which needs basal mapped and a basal row at or before its start, or Insulin Units). Durations in minutes or h:mm:ss.",
         valueName: "field=column,..."))
     public var columns: String?
 

@@ -406,9 +406,9 @@ import Testing
             do { _ = try CSVColumnMapping(parsing: text); return nil } catch { return error.description }
         }
         #expect(problem("glucose=CGM") == "no time column; expected time=COLUMN (e.g. time=date)")
-        #expect(problem("time=date,patient=id") == "no measurement column; map at least one of glucose, finger, bolus, carbs, basal, bolus_extended, temp_basal (e.g. glucose=CGM)")
+        #expect(problem("time=date,patient=id") == "no measurement column; map at least one of glucose, finger, bolus, carbs, basal, basal_injection, bolus_extended, temp_basal (e.g. glucose=CGM)")
         #expect(problem("time=date,cgm=CGM") == "unknown field 'cgm'; expected one of time, clock, patient, glucose, finger, bolus, carbs, basal, "
-                + "bolus_extended, bolus_minutes, bolus_type, temp_basal, temp_basal_minutes, temp_basal_type")
+                + "basal_injection, bolus_extended, bolus_minutes, bolus_type, temp_basal, temp_basal_minutes, temp_basal_type")
         #expect(problem("time=date,glucose") == "'glucose' is not field=column; expected e.g. time=date,glucose=CGM")
         #expect(problem("time=date,glucose=x,glucose=y") == "field 'glucose' is given twice")
         #expect(problem("time=date,glucose= ") == "'glucose' names no column; expected glucose=COLUMN")

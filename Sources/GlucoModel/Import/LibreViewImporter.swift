@@ -12,7 +12,9 @@ import Foundation
 ///   historic row with the same value within 30 s are merged as a duplicate (counted).
 /// - 2 strip glucose -> finger stick. 3 ketone, 6 notes/events and other types -> `otherRecords`.
 /// - 4 insulin: `Rapid-Acting Insulin (units)` (or the sum of `Meal`/`Correction`/`User Change
-///   Insulin`) -> `Bolus`; `Long-Acting Insulin (units)` -> `BasalInjection`.
+///   Insulin`) -> `Bolus`; `Long-Acting Insulin (units)` -> `BasalInjection`; an injection logged
+///   in `Non-numeric Rapid-Acting` (`Long-Acting`) `Insulin` alone is skipped insulin (its units
+///   are not known).
 /// - 5 food: `Carbohydrates (grams)`, or `Carbohydrates (servings)` read as 10 g rations (adjusted).
 ///
 /// Dates are `MM-DD-YYYY hh:mm AM` (US locale), `DD-MM-YYYY HH:mm` or `DD-MM-YYYY hh:mm AM`. The
@@ -37,6 +39,8 @@ public struct LibreViewImporter: PatientDataImporter {
     struct Columns {
         var timestamp = -1, recordType = -1, historic = -1, scan = -1, strip = -1
         var rapid = -1, meal = -1, correction = -1, userChange = -1, long = -1
+        /// `Non-numeric Rapid-Acting Insulin` / `Long-Acting`: an injection logged without its units.
+        var unitlessRapid = -1, unitlessLong = -1
         var carbGrams = -1, carbServings = -1
         var unit = GlucoseUnit.mgdL
         var names: [String] = []
@@ -63,6 +67,8 @@ public struct LibreViewImporter: PatientDataImporter {
             case "Correction Insulin (units)": c.correction = i
             case "User Change Insulin (units)": c.userChange = i
             case "Long-Acting Insulin (units)": c.long = i
+            case "Non-numeric Rapid-Acting Insulin": c.unitlessRapid = i
+            case "Non-numeric Long-Acting Insulin": c.unitlessLong = i
             case "Carbohydrates (grams)": c.carbGrams = i
             case "Carbohydrates (servings)": c.carbServings = i
             default: break
@@ -294,11 +300,24 @@ public struct LibreViewImporter: PatientDataImporter {
                        "the bolus's parts add up to \(PatientLogBuilder.format(total)) U, outside the plausible range 0.001...100 for one bolus; skipped")
             }
         }
+        // An injection logged without its units (`Non-numeric Rapid-Acting Insulin`): given, in an amount
+        // nobody knows; read as no value, a dose 30 minutes later stacked on it (hunt BA).
+        if [c.rapid, c.meal, c.correction, c.userChange].allSatisfy({ row.isEmpty($0) }), !row.isEmpty(c.unitlessRapid) {
+            any = true
+            b.skip("insulin without amount", line: line, field: "Non-numeric Rapid-Acting Insulin",
+                   "rapid-acting insulin logged without its units ('\(row.text(c.unitlessRapid).prefix(30))'): kept as insulin given in an amount not known")
+        }
         b.noteSkippedInsulin(.bolus, time: time, since: mark, amounts: [row.isEmpty(c.rapid) ? nil : row.text(c.rapid)],
-                             at: b.location(line, row.isEmpty(c.rapid) ? "Meal Insulin (units)" : "Rapid-Acting Insulin (units)"))
+                             at: b.location(line, !row.isEmpty(c.rapid) ? "Rapid-Acting Insulin (units)"
+                                                : !row.isEmpty(c.unitlessRapid) && [c.meal, c.correction, c.userChange].allSatisfy({ row.isEmpty($0) })
+                                                ? "Non-numeric Rapid-Acting Insulin" : "Meal Insulin (units)"))
         mark = b.skipMark
         if let u = amount(c.long, ImportLimits.doseUnits, "U", &b) {
             b.add(BasalInjection(time: time, dose: InsulinUnits(u)), at: at)
+        } else if row.isEmpty(c.long), !row.isEmpty(c.unitlessLong) {
+            any = true
+            b.skip("insulin without amount", line: line, field: "Non-numeric Long-Acting Insulin",
+                   "long-acting insulin logged without its units ('\(row.text(c.unitlessLong).prefix(30))'): kept as insulin given in an amount not known")
         }
         b.noteSkippedInsulin(.basalInjection, time: time, since: mark, amounts: [row.isEmpty(c.long) ? nil : row.text(c.long)],
                              at: b.location(line, "Long-Acting Insulin (units)"))

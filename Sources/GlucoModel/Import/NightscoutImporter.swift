@@ -19,6 +19,7 @@ import Foundation
 ///   that is its own `percent` + 100 with no `absolute` (AndroidAPS builds of about 2021 wrote a
 ///   percentage temp so) is a percentage, not U/h: skipped; `Suspend Pump` to the next
 ///   `Resume Pump` (Loop's) -> `TemporaryBasal` at 0 U/h, a suspension without a resume skipped;
+///   the units of a long-acting insulin named in `insulinInjections` (xDrip+'s pens) -> `BasalInjection`;
 ///   `BG Check` with `glucose` and `units` -> finger stick; anything else is counted by `eventType`.
 public struct NightscoutImporter: PatientDataImporter {
     public static let formatName = "nightscout-json"
@@ -223,7 +224,15 @@ public struct NightscoutImporter: PatientDataImporter {
         }
         b.noteSkippedInsulin(.bolus, time: t, since: mark, at: b.location(line, type == "Combo Bolus" ? "enteredinsulin" : "insulin"))
         let carbs = amount(r, "carbs", ImportLimits.carbGrams, "g", line: line, &b)
-        if let insulin {
+        // xDrip+ names a pen's insulin in `insulinInjections`: a long-acting dose is the basal of a
+        // person on pens, not a bolus (hunt BA: 16 U of Tresiba read as rapid insulin on board, and
+        // a breakfast got "no insulin, watch for a low" where 5 U was right).
+        var rapid = insulin
+        if let insulin, let longActing = Self.longActingUnits(r), longActing > 0 {
+            b.add(BasalInjection(time: t, dose: InsulinUnits(min(longActing, insulin))), line: line, field: "created_at")
+            rapid = insulin - longActing > 1e-9 ? insulin - longActing : nil
+        }
+        if let insulin = rapid {
             var bolus = Bolus(time: t, dose: InsulinUnits(insulin), kind: .rapid, carbInput: carbs.map { Carbohydrate(grams: $0) })
             if let combo {
                 bolus.type = combo.now > 0 ? .normalDual : .square
@@ -241,6 +250,30 @@ public struct NightscoutImporter: PatientDataImporter {
         if insulin == nil && carbs == nil && !hadAmount {
             b.addNotModelled(type.isEmpty ? "Nightscout treatment without eventType" : "Nightscout \(type.prefix(40))")
         }
+    }
+
+    /// Long-acting insulin names (glargine, degludec, detemir and NPH brands, and words saying so), as
+    /// an uploader writes them in `insulinInjections`.
+    static let longActingNames = ["lantus", "toujeo", "tresiba", "levemir", "abasaglar", "basaglar", "semglee", "rezvoglar",
+                                  "glargin", "degludec", "detemir", "insulatard", "protaphane", "humulin n", "humulin i",
+                                  "novolin n", "nph", "long-acting", "long acting", "basal"]
+
+    /// The long-acting units of a treatment's `insulinInjections` (xDrip+'s: a JSON text, or an array,
+    /// of `{"insulin": name, "units": n}`), nil when it has none or cannot be read.
+    static func longActingUnits(_ r: JSONValue) -> Double? {
+        guard let field = given(r, "insulinInjections") else { return nil }
+        var list = field
+        if case let .string(text) = field {
+            guard let parsed = try? JSONParser.parse(Array(text.utf8)) else { return nil }
+            list = parsed
+        }
+        guard case let .array(items) = list else { return nil }
+        let units = items.compactMap { item -> Double? in
+            guard let name = item["insulin"]?.string?.lowercased(), longActingNames.contains(where: { name.contains($0) }),
+                  let n = item["units"]?.numeric, n.isFinite, n > 0 else { return nil }
+            return n
+        }
+        return units.isEmpty ? nil : units.reduce(0, +)
     }
 
     /// A `Combo Bolus`'s whole dose and, when it has a duration, the part given at once and the end

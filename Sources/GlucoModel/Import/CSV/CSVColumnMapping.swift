@@ -6,6 +6,7 @@ import Foundation
 /// Fields: `time` (required), `clock` (the time of day, for exports that write the date and the
 /// time in two columns: CareLink, xDrip+), `patient`, `glucose` (CGM readings), `finger`
 /// (finger-stick glucose), `bolus` (U), `carbs` (in `carbUnit`), `basal` (a basal rate in U/h),
+/// `basal_injection` (long-acting insulin injected, U: a person on pens),
 /// `bolus_extended` (U spread over `bolus_minutes`: a square or dual-wave bolus's extended part),
 /// `bolus_type` (what the `bolus` column's units are: normal, square over `bolus_minutes`, or a
 /// dual-wave bolus's part, CareLink's layout), `temp_basal` (a temporary basal in U/h, 0 =
@@ -17,6 +18,7 @@ public struct CSVColumnMapping: Sendable, Hashable {
     /// A field the toolkit reads from a mapped column.
     public enum Field: String, CaseIterable, Sendable, Comparable {
         case time, clock, patient, glucose, finger, bolus, carbs, basal
+        case basalInjection = "basal_injection"
         case bolusExtended = "bolus_extended", bolusMinutes = "bolus_minutes", bolusType = "bolus_type"
         case tempBasal = "temp_basal", tempBasalMinutes = "temp_basal_minutes", tempBasalType = "temp_basal_type"
 
@@ -35,6 +37,7 @@ public struct CSVColumnMapping: Sendable, Hashable {
             case .bolus: return "bolus insulin in U"
             case .carbs: return "carbohydrates"
             case .basal: return "a basal rate in U/h"
+            case .basalInjection: return "long-acting insulin injected, in U"
             case .bolusExtended: return "the extended part of a bolus in U"
             case .bolusMinutes: return "how long the extended part of a bolus runs"
             case .tempBasal: return "a temporary basal rate in U/h"
@@ -89,7 +92,7 @@ public struct CSVColumnMapping: Sendable, Hashable {
     public var carbUnit: CarbUnit
 
     /// Fields whose columns are measurements (a mapping needs one of them).
-    public static let measurements: [Field] = [.glucose, .finger, .bolus, .carbs, .basal, .bolusExtended, .tempBasal]
+    public static let measurements: [Field] = [.glucose, .finger, .bolus, .carbs, .basal, .basalInjection, .bolusExtended, .tempBasal]
 
     /// The fields each field needs beside it (a measurement with a duration, a type with what it types).
     public static let requirements: [(field: Field, needs: [Field])] = [

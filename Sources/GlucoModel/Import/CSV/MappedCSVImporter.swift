@@ -431,6 +431,16 @@ struct MappedCSVReader {
                     continue
                 }
                 patient.builder.add(Bolus(time: time, dose: InsulinUnits(u), kind: .rapid), at: at)
+            case .basalInjection:
+                // A pen's long-acting dose: mapped as `basal`, 18 U read as 18 U/h (hunt BA).
+                let mark = patient.builder.skipMark
+                guard let u = patient.builder.number(Self.numberText(row, i), at: loc, expected: "long-acting insulin in U",
+                                                     range: ImportLimits.doseUnits)
+                else {
+                    patient.builder.noteSkippedInsulin(.basalInjection, time: time, since: mark, amounts: [row.text(i)], at: loc)
+                    continue
+                }
+                patient.builder.add(BasalInjection(time: time, dose: InsulinUnits(u)), at: at)
             case .bolusExtended:
                 readExtendedBolus(row, line: line, time: time, now: present.contains(.bolus) ? positions[.bolus] : nil, &patient.builder)
             case .tempBasal:
@@ -446,6 +456,13 @@ struct MappedCSVReader {
                 let mark = patient.builder.skipMark
                 guard let r = patient.builder.number(Self.numberText(row, i), at: loc, expected: "basal rate in U/h", range: ImportLimits.basalUnitsPerHour)
                 else {
+                    patient.builder.noteSkippedInsulin(.basal, time: time, since: mark, at: loc)
+                    continue
+                }
+                // A pen's long-acting units mapped as a pump's rate: 18 U read as 18 U/h, 432 U a day (hunt BA).
+                if r > Self.highestUntypedTemporaryRate {
+                    patient.builder.skip("out of range", at: loc, "a basal rate of \(trimmedNumber(r)) U/h is above "
+                                         + "\(Int(Self.highestUntypedTemporaryRate)) U/h: a long-acting injection's units? Map that column as basal_injection")
                     patient.builder.noteSkippedInsulin(.basal, time: time, since: mark, at: loc)
                     continue
                 }
@@ -623,7 +640,8 @@ struct MappedCSVReader {
     }
 
     /// The highest temporary basal rate read without a `temp_basal_type` column: above it, the value
-    /// is more likely a percentage than U/h (a pump's maximum basal is rarely above 10 U/h).
+    /// is more likely a percentage than U/h (a pump's maximum basal is rarely above 10 U/h). Also the
+    /// highest `basal` rate: above it, more likely a pen's long-acting units.
     static let highestUntypedTemporaryRate = 15.0
 
     /// The kind of bolus a `bolus_type` cell names: `Normal` (or empty), `Square` (`Extended`), `Dual

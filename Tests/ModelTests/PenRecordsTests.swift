@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import GlucoModel
+
+/// Hunt BA (stop 60): a pen user's long-acting and rapid injections, as xDrip+ (through Nightscout),
+/// LibreView and a logbook app's CSV write them. Every expected value is worked out by hand.
+@Suite struct PenRecordsTests {
+    static let at = PumpRecordsTests.at
+    static let iso = PumpRecordsTests.iso
+
+    /// xDrip+ uploads every pen injection with `insulin` and names the insulin in `insulinInjections`
+    /// (a JSON text). A long-acting one is the basal of a person on pens: read as a bolus, 16 U of
+    /// Tresiba put 15 U of rapid insulin on board, and a breakfast got "no insulin" where 5 U was right.
+    @Test func xDripsLongActingInjectionsAreBasalInjections() throws {
+        let r = try PumpRecordsTests.nightscout([
+            #"{"eventType":"<none>","created_at":"\#(Self.iso(7.5))","insulin":16,"insulinInjections":"[{\"insulin\":\"Tresiba\",\"units\":16.0}]"}"#,
+            #"{"eventType":"Meal Bolus","created_at":"\#(Self.iso(8))","insulin":5,"carbs":45,"insulinInjections":"[{\"insulin\":\"NovoRapid\",\"units\":5.0}]"}"#,
+            // One record of both pens: 4 U of Fiasp and 18 U of Lantus, 22 U in `insulin`.
+            #"{"eventType":"<none>","created_at":"\#(Self.iso(22))","insulin":22,"insulinInjections":[{"insulin":"Fiasp","units":4},{"insulin":"Lantus","units":18}]}"#,
+            // Not readable as a list: the insulin as before, a bolus.
+            #"{"eventType":"Correction Bolus","created_at":"\#(Self.iso(12))","insulin":2,"insulinInjections":"not json"}"#,
+        ])
+        #expect(r.log.basalInjections == [BasalInjection(time: Self.at(7.5), dose: InsulinUnits(16)),
+                                          BasalInjection(time: Self.at(22), dose: InsulinUnits(18))], "\(r.log.basalInjections)")
+        #expect(r.log.boluses.map(\.dose.units) == [5, 2, 4] && r.log.boluses.map(\.time) == [Self.at(8), Self.at(12), Self.at(22)])
+        #expect(r.summary.rowsSkippedForProblems == 0, "\(r.summary.skipped)")
+    }
+
+    /// LibreView's `Non-numeric Rapid-Acting Insulin`: an injection logged without its units. Read as
+    /// a row with no value, a dose 30 minutes later stacked on it (4.00 U); it is skipped insulin, as a
+    /// dose typed wrong is. The long-acting one is skipped too (a dose does not count it either way).
+    @Test func libreViewsInjectionsWithoutUnitsAreSkippedInsulin() throws {
+        let url = try ExportCSVTests.libreFile([
+            ExportCSVTests.libreGlucoseRow("09-03-2026 10:55", 150),
+            "FreeStyle Libre 2,1A2B,09-03-2026 11:00,4,,,Rapid-acting insulin,,,,,,,,,,,,",
+            "FreeStyle Libre 2,1A2B,09-03-2026 22:00,4,,,,,,,,Long-acting insulin,,,,,,,",
+            "FreeStyle Libre 2,1A2B,09-03-2026 12:00,4,,,Rapid-acting insulin,3,,,,,,,,,,,",
+        ], name: "pen01.csv")
+        var options = ExportFixtures.options("UTC")
+        options.dateOrder = .dayMonthYear
+        let r = try LibreViewImporter().importFile(at: url, options: options)
+        // 12:00 has its units: a bolus, and the note beside them changes nothing.
+        #expect(r.log.boluses == [Bolus(time: Self.at(12), dose: InsulinUnits(3), kind: .rapid)])
+        #expect(r.summary.skipped["insulin without amount"] == 2 && r.summary.skipped["no value"] == nil, "\(r.summary.skipped)")
+        let skipped = (r.summary.skippedInsulin ?? []).sorted { $0.time < $1.time }
+        #expect(skipped.map(\.kind) == [.bolus, .basalInjection] && skipped.map(\.time) == [Self.at(11), Self.at(22)], "\(skipped)")
+        #expect(skipped.first?.location.field == "Non-numeric Rapid-Acting Insulin")
+    }
+
+    /// A logbook app's long-acting column had no field: mapped as `basal`, each 18 U became 18 U/h
+    /// (432 U a day). `basal_injection` reads it; a `basal` above 15 U/h is skipped insulin, saying why.
+    @Test func aPensLongActingColumnIsBasalInjection() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=Date,glucose=Blood Sugar,bolus=Insulin (Pen),basal_injection=Basal Injection Units")
+        let url = try ImportMappedCSVTests.file("""
+            Date,Blood Sugar,Insulin (Pen),Basal Injection Units
+            2026-03-09 07:00,120,,
+            2026-03-09 08:00,140,4.5,
+            2026-03-09 22:00,130,,18
+
+            """)
+        let r = try MappedCSVImporter().importFile(at: url, options: ImportMappedCSVTests.options(mapping, zone: "UTC"))
+        #expect(r.log.basalInjections == [BasalInjection(time: Self.at(22), dose: InsulinUnits(18))])
+        #expect(r.log.boluses.map(\.dose.units) == [4.5] && r.log.basalRates.isEmpty)
+        #expect(r.summary.rowsSkippedForProblems == 0, "\(r.summary.skipped)")
+
+        let asBasal = try CSVColumnMapping(parsing: "time=Date,glucose=Blood Sugar,bolus=Insulin (Pen),basal=Basal Injection Units")
+        let wrong = try MappedCSVImporter().importFile(at: url, options: ImportMappedCSVTests.options(asBasal, zone: "UTC"))
+        #expect(wrong.log.basalRates.isEmpty && wrong.summary.skippedInsulin?.map(\.kind) == [.basal])
+        #expect(wrong.summary.issues.map(\.message).joined().contains(
+            "a basal rate of 18 U/h is above 15 U/h: a long-acting injection's units? Map that column as basal_injection"))
+    }
+}
