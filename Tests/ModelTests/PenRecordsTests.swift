@@ -69,4 +69,27 @@ import Testing
         #expect(wrong.summary.issues.map(\.message).joined().contains(
             "a basal rate of 18 U/h is above 15 U/h: a long-acting injection's units? Map that column as basal_injection"))
     }
+
+    /// 18 U of glargine at 22:00 each night; on the fourth night taken again at 22:50. Asked at 23:00,
+    /// the dose notes 36 U in the last 12 h, 2.0 times the usual 18 U (the median of the nights
+    /// before): long-acting insulin counts on neither side, so neither dose sees it (hunt BA). A
+    /// person on two doses a day (9 U at 08:00 and 20:00) gets no note; nor does a dose an hour late.
+    @Test func aLongActingDoseTakenTwiceIsNoted() throws {
+        typealias F = DoseFixture
+        func ask(_ injections: [(day: Double, hour: Double, units: Double)], at hour: Double) -> DoseSuggestion {
+            var log = F.flatLog(glucose: 160, through: 3 * 1440 + (hour - 10) * 60)
+            log.glucose = log.glucose.filter { $0.time > F.at(3 * 1440 + (hour - 10) * 60 - 120) }
+            log.basalInjections = injections.map { BasalInjection(time: F.at($0.day * 1440 + ($0.hour - 10) * 60), dose: InsulinUnits($0.units)) }
+            return DoseAdvisor.suggest(log: log, carbs: 0, at: F.at(3 * 1440 + (hour - 10) * 60), settings: F.settings(), models: nil,
+                                       timeZone: TimeZone(identifier: "UTC")!)
+        }
+        let nightly = [(0.0, 22.0, 18.0), (1, 22, 18), (2, 22, 18)].map { (day: $0.0, hour: $0.1, units: $0.2) }
+        let twice = ask(nightly + [(day: 3, hour: 22, units: 18), (day: 3, hour: 22 + 50.0 / 60, units: 18)], at: 23)
+        let note = try #require(twice.reasons.first { $0.code == "long_acting_above_usual" }, "\(twice.reasons)")
+        #expect(note.message.hasPrefix("long-acting insulin injected in the last 12 h: 36.0 U, 2.0 times the usual daily dose (18.0 U)"))
+        let late = ask(nightly + [(day: 3, hour: 23, units: 18)], at: 23.5)
+        #expect(!late.reasons.contains { $0.code == "long_acting_above_usual" }, "\(late.reasons)")
+        let split = (0..<4).flatMap { d in [(day: Double(d), hour: 8.0, units: 9.0), (day: Double(d), hour: 20.0, units: 9.0)] }
+        #expect(!ask(split, at: 21).reasons.contains { $0.code == "long_acting_above_usual" })
+    }
 }

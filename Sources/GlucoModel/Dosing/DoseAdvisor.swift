@@ -48,6 +48,26 @@ public enum DoseAdvisor {
     /// to the formula's dose (step 7).
     public static let memory: TimeInterval = max(historySpan + 3600, RecentLows.period)
 
+    /// How far back a long-acting dose taken twice is looked for, and by how much the injections
+    /// there must pass the usual daily dose (`longActingAboveUsual`): a person on two doses a day
+    /// takes each 12 hours apart, half the daily dose each.
+    public static let longActingReach: TimeInterval = 12 * 3600
+    public static let longActingExcess = 1.5
+
+    /// The note that the long-acting insulin of the last `longActingReach` passes the usual daily
+    /// dose (the median of the days before it, `SettingsEstimator.Injections.dailyDose`) by
+    /// `longActingExcess` times: a dose taken twice (hunt BA, stop 60: 18 U of glargine twice 50
+    /// minutes apart, and a bedtime correction suggested beside it without a word). Nil otherwise,
+    /// and when the days before hold no injection.
+    static func longActingAboveUsual(_ log: PatientLog, at: Date, timeZone: TimeZone) -> DoseNote? {
+        let since = at.addingTimeInterval(-longActingReach)
+        let recent = log.basalInjections.filter { $0.time > since && $0.time <= at }.map(\.dose.units).reduce(0, +)
+        guard recent > 0, let first = log.basalInjections.first?.time, first <= since,
+              let usual = SettingsEstimator.Injections.dailyDose(log.basalInjections, from: first, to: since, timeZone: timeZone),
+              usual > 0, recent > longActingExcess * usual else { return nil }
+        return .longActingAboveUsual(units: recent, usual: usual, hours: longActingReach / 3600)
+    }
+
     /// The records a suggestion at `at` reads from `log`: those recorded through `at` (before it,
     /// when not `inclusive`) of `PatientLog.since(_:)` of `at - memory`, so that a suggestion in a
     /// long history costs 14 days of it. The whole log through `at` when that window holds no glucose
@@ -202,6 +222,7 @@ public enum DoseAdvisor {
         if let session = history.exercise.last(where: { $0.time <= at && $0.time.addingTimeInterval($0.durationMinutes * 60) >= at.addingTimeInterval(-Self.exerciseReach) }) {
             notes.append(.exerciseRecent(minutesAgo: at.timeIntervalSince(session.time) / 60, durationMinutes: session.durationMinutes))
         }
+        if let note = longActingAboveUsual(history, at: at, timeZone: timeZone) { notes.append(note) }
         let effects = effects(glucose: glucose, settings: settings, series: series, net: net, carbModel: options.carbModel,
                               stated: stated ?? 0)
         var anchors = trajectory(models, history: history, series: series, at: at, notes: &notes)

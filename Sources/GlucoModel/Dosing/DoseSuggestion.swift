@@ -99,6 +99,10 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The settings used are the data's suggestion (`dose --settings-from-data`), not the settings
     /// file's: `changes` says which and how (`SettingsEstimator.changes(from:to:units:)`).
     case settingsFromData(changes: String)
+    /// Long-acting insulin of `units` U injected in the `hours` before the moment, more than
+    /// `DoseAdvisor.longActingExcess` times the usual daily dose (`usual` U): a dose taken twice.
+    /// Long-acting insulin counts on neither side of net insulin on board, so neither dose sees it.
+    case longActingAboveUsual(units: Double, usual: Double, hours: Double)
 
     public var code: String {
         switch self {
@@ -116,6 +120,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .formulaDosePredictedLow: return "formula_dose_predicted_low"
         case .formulaCarbsStillToAppear: return "formula_carbs_still_to_appear"
         case .settingsFromData: return "settings_from_data"
+        case .longActingAboveUsual: return "long_acting_above_usual"
         }
     }
 
@@ -183,6 +188,10 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case let .settingsFromData(changes):
             return "the settings used are the data's suggestion, not the settings file's (--settings-from-data; "
                 + "glucomodel-predict settings shows the evidence): \(changes)"
+        case let .longActingAboveUsual(u, usual, hours):
+            return String(format: "long-acting insulin injected in the last %.0f h: %.1f U, %.1f times the usual daily dose (%.1f U): "
+                          + "a dose taken twice lowers glucose for a day or more, which neither dose counts; consider less insulin "
+                          + "and check for lows", hours, u, u / usual, usual)
         case let .insulinOnBoardStated(u):
             return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }
