@@ -53,8 +53,8 @@ import Testing
         let mapping = try CSVColumnMapping(parsing: "time=Date,glucose=Blood Sugar,bolus=Insulin (Pen),basal_injection=Basal Injection Units")
         let url = try ImportMappedCSVTests.file("""
             Date,Blood Sugar,Insulin (Pen),Basal Injection Units
-            2026-03-09 07:00,120,,
-            2026-03-09 08:00,140,4.5,
+            2026-03-09 07:00,120,,0
+            2026-03-09 08:00,140,4.5,0
             2026-03-09 22:00,130,,18
 
             """)
@@ -65,7 +65,8 @@ import Testing
 
         let asBasal = try CSVColumnMapping(parsing: "time=Date,glucose=Blood Sugar,bolus=Insulin (Pen),basal=Basal Injection Units")
         let wrong = try MappedCSVImporter().importFile(at: url, options: ImportMappedCSVTests.options(asBasal, zone: "UTC"))
-        #expect(wrong.log.basalRates.isEmpty && wrong.summary.skippedInsulin?.map(\.kind) == [.basal])
+        #expect(wrong.log.basalRates.count == 1 && wrong.log.basalRates.first?.rate.unitsPerHour == 0  // the zeros: a rate of 0
+                && wrong.summary.skippedInsulin?.map(\.kind) == [.basal])
         #expect(wrong.summary.issues.map(\.message).joined().contains(
             "a basal rate of 18 U/h is above 15 U/h: a long-acting injection's units? Map that column as basal_injection"))
     }
@@ -87,6 +88,15 @@ import Testing
         let twice = ask(nightly + [(day: 3, hour: 22, units: 18), (day: 3, hour: 22 + 50.0 / 60, units: 18)], at: 23)
         let note = try #require(twice.reasons.first { $0.code == "long_acting_above_usual" }, "\(twice.reasons)")
         #expect(note.message.hasPrefix("long-acting insulin injected in the last 12 h: 36.0 U, 2.0 times the usual daily dose (18.0 U)"))
+        // Said with "no insulin" too: a low now is when it matters (review BB).
+        var low = F.flatLog(glucose: 60, through: 3 * 1440 + 13 * 60)
+        low.glucose = low.glucose.filter { $0.time > F.at(3 * 1440 + 11 * 60) }
+        low.basalInjections = (nightly + [(day: 3, hour: 22, units: 18), (day: 3, hour: 22 + 50.0 / 60, units: 18)])
+            .map { BasalInjection(time: F.at($0.day * 1440 + ($0.hour - 10) * 60), dose: InsulinUnits($0.units)) }
+        let noInsulin = DoseAdvisor.suggest(log: low, carbs: 0, at: F.at(3 * 1440 + 13 * 60), settings: F.settings(), models: nil,
+                                            timeZone: TimeZone(identifier: "UTC")!)
+        guard case .noInsulin = noInsulin.decision else { Issue.record("expected no insulin: \(noInsulin.decision)"); return }
+        #expect(noInsulin.reasons.map(\.code).contains("long_acting_above_usual"), "\(noInsulin.reasons)")
         let late = ask(nightly + [(day: 3, hour: 23, units: 18)], at: 23.5)
         #expect(!late.reasons.contains { $0.code == "long_acting_above_usual" }, "\(late.reasons)")
         let split = (0..<4).flatMap { d in [(day: Double(d), hour: 8.0, units: 9.0), (day: Double(d), hour: 20.0, units: 9.0)] }

@@ -63,10 +63,14 @@ import Testing
             #"{"eventType":"Temp Basal","created_at":"\#(Self.iso(11))","duration":30,"rate":1.5,"absolute":null}"#,
             // A newer AndroidAPS: the rate in U/h beside its percent (150% of 1 U/h).
             #"{"eventType":"Temp Basal","created_at":"\#(Self.iso(13))","duration":30,"rate":1.5,"percent":50}"#,
+            // Its 0% temp (rate 0, percent -100) is 0 U/h either way (review AZ: it was skipped, and every
+            // dose refused for 6 hours after each).
+            #"{"eventType":"Temp Basal","created_at":"\#(Self.iso(14))","duration":30,"rate":0,"percent":-100}"#,
         ])
         #expect(r.log.temporaryBasals == [
             TemporaryBasal(start: Self.at(11), end: Self.at(11.5), rate: InsulinRate(unitsPerHour: 1.5)),
             TemporaryBasal(start: Self.at(13), end: Self.at(13.5), rate: InsulinRate(unitsPerHour: 1.5)),
+            TemporaryBasal(start: Self.at(14), end: Self.at(14.5), rate: InsulinRate(unitsPerHour: 0)),
         ])
         #expect(r.summary.skipped == ["temp basal in percent": 1] && r.log.skippedInsulin.map(\.time) == [Self.at(9)], "\(r.summary.skipped)")
         #expect(r.summary.issues.first?.message.contains("rate 40 is its percentage of the basal (percent -60), not U/h") == true)
@@ -94,6 +98,13 @@ import Testing
         ])
         #expect(twice.log.temporaryBasals == [TemporaryBasal(start: Self.at(9), end: Self.at(10), rate: InsulinRate(unitsPerHour: 0))])
         #expect(twice.log.skippedInsulin.map(\.time) == [Self.at(8)])
+        // Newest first, as the Nightscout API returns treatments: paired by time all the same (review AZ).
+        let newestFirst = try Self.nightscout([
+            #"{"eventType":"Resume Pump","created_at":"\#(Self.iso(10))"}"#,
+            #"{"eventType":"Suspend Pump","created_at":"\#(Self.iso(8))"}"#,
+        ])
+        #expect(newestFirst.log.temporaryBasals == [TemporaryBasal(start: Self.at(8), end: Self.at(10), rate: InsulinRate(unitsPerHour: 0))])
+        #expect(newestFirst.log.skippedInsulin.isEmpty)
     }
 
     /// Tidepool cuts its `scheduled` basal records where a temp, automated or suspend basal starts
@@ -121,6 +132,18 @@ import Testing
         // `combo`, Tidepool's later name for `dual/square`: 1 + 2 U to 10:00.
         #expect(r.log.boluses == [Bolus(time: Self.at(9), end: Self.at(10), dose: InsulinUnits(3), type: .normalDual, immediate: InsulinUnits(1))])
         #expect(r.summary.rowsSkippedForProblems == 0, "\(r.summary.skipped)")
+        // A scheduled record running through a temp (its duration past it, or none) is the programme
+        // there: a rate added at the temp cut it short, and nothing was programmed after the temp (review AZ).
+        for scheduled in [#""duration":21600000,"#, ""] {
+            let through = try ImportMappedCSVTests.file("""
+                [{"type":"basal","deliveryType":"scheduled","rate":0.8,\(scheduled)"time":"\(Self.iso(6))"},
+                 {"type":"basal","deliveryType":"temp","rate":1.4,"duration":1800000,"time":"\(Self.iso(7))",
+                  "suppressed":{"type":"basal","deliveryType":"scheduled","rate":0.8}}]
+                """, name: "pump01.json")
+            let t = try TidepoolImporter().importFile(at: through, options: ExportFixtures.options("UTC"))
+            #expect(t.log.basalRates == [BasalRate(start: Self.at(6), end: scheduled.isEmpty ? nil : Self.at(12), rate: InsulinRate(unitsPerHour: 0.8))],
+                    "\(t.log.basalRates)")
+        }
         // Through a store (its column `part`, migration v7) the same records come back.
         let store = try PatientStore(path: url.deletingLastPathComponent().appendingPathComponent("pump.sqlite").path)
         _ = try store.importFile(url, importer: TidepoolImporter(), options: ExportFixtures.options("UTC"))
@@ -157,6 +180,27 @@ import Testing
             TemporaryBasal(start: Self.at(20), end: Self.at(22), rate: InsulinRate(unitsPerHour: 0.5)),
         ], "\(r.log.temporaryBasals)")
         #expect(r.summary.rowsSkippedForProblems == 0, "\(r.summary.skipped)")
+    }
+
+    /// A temporary basal whose row is in the second pass of the repeated hour (Europe/Madrid, 25 October
+    /// 2026, 02:00-03:00 twice) moves there whole: its end moved with its start. It kept the first
+    /// pass's end: a 2-hour temp at 02:10 CET ran 1 hour, and one of 40 minutes ended before it began
+    /// (review AZ, stop 60). 02:10 CET is 01:10Z; 02:10 CEST, the first pass, 00:10Z.
+    @Test func aTemporaryBasalInTheRepeatedHourMovesWhole() throws {
+        let mapping = try CSVColumnMapping(parsing: "time=time,glucose=glucose,basal=basal,temp_basal=temp,temp_basal_minutes=minutes,temp_basal_type=type")
+        var rows = ["time,glucose,basal,temp,minutes,type", "2026-10-25 00:00,120,1.0,,,"]
+        rows += stride(from: 0, through: 50, by: 10).map { "2026-10-25 02:\(String(format: "%02d", $0)),120,,,," }  // first pass
+        rows += ["2026-10-25 02:00,121,,,,", "2026-10-25 02:10,122,,2.0,120,Insulin Units", "2026-10-25 02:20,123,,200,40,Percent"]
+        rows += stride(from: 30, through: 50, by: 10).map { "2026-10-25 02:\($0),124,,,," } + ["2026-10-25 03:00,125,,,,", ""]
+        let url = try ImportMappedCSVTests.file(rows.joined(separator: "\n"))
+        let r = try MappedCSVImporter().importFile(at: url, options: ImportMappedCSVTests.options(mapping, zone: "Europe/Madrid"))
+        let z = Date(timeIntervalSince1970: 1_792_886_400)  // 2026-10-25 00:00 UTC
+        func utc(_ h: Double) -> Date { z.addingTimeInterval(h * 3600) }
+        // 02:10 CET = 01:10Z for 2 h, then from 02:20 CET = 01:20Z the 200% of 1.0 U/h for 40 min ends the first at 01:20Z.
+        #expect(r.log.temporaryBasals == [
+            TemporaryBasal(start: utc(1 + 10.0 / 60), end: utc(1 + 20.0 / 60), rate: InsulinRate(unitsPerHour: 2)),
+            TemporaryBasal(start: utc(1 + 20.0 / 60), end: utc(2), rate: InsulinRate(unitsPerHour: 2)),
+        ], "\(r.log.temporaryBasals)")
     }
 
     /// A percentage with no basal rate at or before its start cannot be resolved: skipped insulin.

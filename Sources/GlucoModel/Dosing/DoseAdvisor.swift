@@ -188,8 +188,10 @@ public enum DoseAdvisor {
                           insulinOnBoard: iob, settings: settings)
         } ?? standard
         out.standard = formula
+        // A long-acting dose taken twice is said with "no insulin" too: the low it brings comes back for a day (review BB).
+        let longActing = longActingAboveUsual(history, at: at, timeZone: timeZone)
         if glucose < settings.suspendThreshold {
-            return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: [])
+            return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: longActing.map { [$0] } ?? [])
         }
         if net.source == .settings, !history.basalRates.isEmpty, let none = try? BasalSchedule([.init(start: "00:00", unitsPerHour: 0)]) {
             // The net insulin on board had the file no schedule (the pump's programme in the data:
@@ -222,7 +224,7 @@ public enum DoseAdvisor {
         if let session = history.exercise.last(where: { $0.time <= at && $0.time.addingTimeInterval($0.durationMinutes * 60) >= at.addingTimeInterval(-Self.exerciseReach) }) {
             notes.append(.exerciseRecent(minutesAgo: at.timeIntervalSince(session.time) / 60, durationMinutes: session.durationMinutes))
         }
-        if let note = longActingAboveUsual(history, at: at, timeZone: timeZone) { notes.append(note) }
+        if let longActing { notes.append(longActing) }
         let effects = effects(glucose: glucose, settings: settings, series: series, net: net, carbModel: options.carbModel,
                               stated: stated ?? 0)
         var anchors = trajectory(models, history: history, series: series, at: at, notes: &notes)
@@ -252,13 +254,13 @@ public enum DoseAdvisor {
         if case let .predictedLow(minute, low) = mealShows ? rule.apply(to: effectsAlone) : outcome {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: Int(minute.rounded()), predicted: shown(low.mgdL),
-                                                                  threshold: settings.suspendThreshold)), notes: [])
+                                                                  threshold: settings.suspendThreshold)), notes: longActing.map { [$0] } ?? [])
         }
         if !mealShows, let models, let low = possibleLow(models, anchors: anchors.points, curve: curve, glucose: glucose,
                                                            threshold: settings.suspendThreshold) {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.possibleLowBelowSuspend(horizonMinutes: low.horizon, lower: low.lower,
-                                                                    threshold: settings.suspendThreshold)), notes: [])
+                                                                    threshold: settings.suspendThreshold)), notes: longActing.map { [$0] } ?? [])
         }
         if !anchors.points.isEmpty {
             var asked: Double

@@ -190,8 +190,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
                 + "glucomodel-predict settings shows the evidence): \(changes)"
         case let .longActingAboveUsual(u, usual, hours):
             return String(format: "long-acting insulin injected in the last %.0f h: %.1f U, %.1f times the usual daily dose (%.1f U): "
-                          + "a dose taken twice lowers glucose for a day or more, which neither dose counts; consider less insulin "
-                          + "and check for lows", hours, u, u / usual, usual)
+                          + "if a dose was taken twice, glucose may fall for a day or more, which neither dose counts; check for lows",
+                          hours, u, u / usual, usual)
         case let .insulinOnBoardStated(u):
             return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }

@@ -32,10 +32,42 @@ public struct NightscoutImporter: PatientDataImporter {
             || head.contains("\"entries\"") || head.contains("\"treatments\"")
     }
 
-    /// Loop's pump suspensions read so far: each `Suspend Pump` waits for the next `Resume Pump`.
+    /// Loop's pump suspensions and resumptions, paired in time order once the file is read (the
+    /// Nightscout API returns treatments newest first: paired in file order, every suspension of such
+    /// a file read as without a resume; review AZ of stop 60).
     struct Suspensions {
-        var open: (time: Date, line: Int)?
-        var unended: [(time: Date, line: Int)] = []
+        var events: [(time: Date, suspend: Bool, line: Int)] = []
+
+        /// Each suspension to the next resumption as 0 U/h; one repeated at its instant is one; one
+        /// with no resumption after it (another suspension first, or none) is skipped insulin.
+        func add(to b: inout PatientLogBuilder) {
+            guard !events.isEmpty else { return }
+            b.startStream()  // rows of a repeated hour decided: these records belong to no row
+            let sorted = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+            var open: (time: Date, line: Int)?
+            var unended: [(time: Date, line: Int)] = []
+            for event in sorted {
+                if event.suspend {
+                    if let o = open {
+                        if o.time == event.time { b.addNotModelled("Nightscout Suspend Pump repeated"); continue }
+                        unended.append(o)
+                    }
+                    open = (event.time, event.line)
+                } else if let o = open {
+                    b.add(TemporaryBasal(start: o.time, end: event.time, rate: InsulinRate(unitsPerHour: 0)), line: o.line, field: "created_at")
+                    open = nil
+                } else {
+                    b.addNotModelled("Nightscout Resume Pump")
+                }
+            }
+            if let open { unended.append(open) }
+            for suspend in unended {
+                let mark = b.skipMark
+                b.skip("suspension without resume", line: suspend.line, field: "eventType",
+                       "Suspend Pump has no later Resume Pump: how long the pump delivered nothing is not known")
+                b.noteSkippedInsulin(.temporaryBasal, time: suspend.time, since: mark, at: b.location(suspend.line, "eventType"))
+            }
+        }
     }
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
@@ -68,13 +100,7 @@ public struct NightscoutImporter: PatientDataImporter {
             }
         }
         b.record = nil
-        if let open = suspensions.open { suspensions.unended.append(open) }
-        for suspend in suspensions.unended {
-            let mark = b.skipMark
-            b.skip("suspension without resume", line: suspend.line, field: "eventType",
-                   "Suspend Pump has no later Resume Pump: how long the pump delivered nothing is not known")
-            b.noteSkippedInsulin(.temporaryBasal, time: suspend.time, since: mark, at: b.location(suspend.line, "eventType"))
-        }
+        suspensions.add(to: &b)
         b.endTemporaryBasals(at: cancels)
         return try b.build()
     }
@@ -174,7 +200,9 @@ public struct NightscoutImporter: PatientDataImporter {
             }
             // AndroidAPS builds of about 2021 wrote a percentage temp as `rate` = the percentage and
             // `percent` = it - 100, with no `absolute`: 40% read as 40 U/h put 36 U on board (hunt AX).
-            if Self.given(r, "absolute") == nil, let p = Self.given(r, "percent")?.numeric, let v = rateValue.numeric, abs(v - (p + 100)) < 0.01 {
+            // (0% is 0 U/h either way: AndroidAPS's loop on a percent pump writes `rate` 0, `percent` -100.)
+            if Self.given(r, "absolute") == nil, let p = Self.given(r, "percent")?.numeric, let v = rateValue.numeric, v != 0,
+               abs(v - (p + 100)) < 0.01 {
                 b.skip("temp basal in percent", line: line, field: "rate",
                        "Temp Basal rate \(trimmedNumber(v)) is its percentage of the basal (percent \(trimmedNumber(p))), not U/h; "
                        + "percent-only temp basals cannot be resolved without the profile")
@@ -188,23 +216,8 @@ public struct NightscoutImporter: PatientDataImporter {
         // Loop uploads a pump suspension as `Suspend Pump`, then `Resume Pump`, with no temp basal
         // for it: read as not modelled, the scheduled basal counted as given (hunt AX: net insulin on
         // board 0.10 U where -1.56 U was right, and a dose 1.65 U too low).
-        if type == "Suspend Pump" {
-            // The same suspension uploaded twice is one; a second one later means a resume is
-            // missing, and the first's end is not known.
-            if let open = suspensions.open {
-                if open.time == t { return b.addNotModelled("Nightscout Suspend Pump repeated") }
-                suspensions.unended.append(open)
-            }
-            suspensions.open = (t, line)
-            return
-        }
-        if type == "Resume Pump" {
-            if let open = suspensions.open, open.time < t {
-                b.add(TemporaryBasal(start: open.time, end: t, rate: InsulinRate(unitsPerHour: 0)), line: open.line, field: "created_at")
-                suspensions.open = nil
-            } else {
-                b.addNotModelled("Nightscout Resume Pump")
-            }
+        if type == "Suspend Pump" || type == "Resume Pump" {
+            suspensions.events.append((t, type == "Suspend Pump", line))
             return
         }
         if type == "BG Check", let gv = r["glucose"] {
@@ -252,11 +265,12 @@ public struct NightscoutImporter: PatientDataImporter {
         }
     }
 
-    /// Long-acting insulin names (glargine, degludec, detemir and NPH brands, and words saying so), as
+    /// Long-acting insulin names (glargine, degludec, detemir, icodec and NPH brands, and words saying so), as
     /// an uploader writes them in `insulinInjections`.
     static let longActingNames = ["lantus", "toujeo", "tresiba", "levemir", "abasaglar", "basaglar", "semglee", "rezvoglar",
                                   "glargin", "degludec", "detemir", "insulatard", "protaphane", "humulin n", "humulin i",
-                                  "novolin n", "nph", "long-acting", "long acting", "basal"]
+                                  "novolin n", "nph", "isophane", "optisulin", "lusduna", "ultratard", "awiqli", "icodec",
+                                  "long-acting", "long acting", "basal"]
 
     /// The long-acting units of a treatment's `insulinInjections` (xDrip+'s: a JSON text, or an array,
     /// of `{"insulin": name, "units": n}`), nil when it has none or cannot be read.

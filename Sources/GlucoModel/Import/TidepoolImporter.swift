@@ -30,8 +30,38 @@ public struct TidepoolImporter: PatientDataImporter {
         return knownTypes.contains { compact.contains("\"type\":\"\($0)\"") }
     }
 
+    /// The `scheduled` records' spans, and the scheduled rates that temp, automated and suspend
+    /// basals `suppressed`: added once the file is read, where no scheduled record covers them.
+    struct Programme {
+        var scheduled: [(start: Date, end: Date?)] = []
+        var suppressed: [(start: Date, end: Date, rate: Double, line: Int)] = []
+
+        /// The suppressed rates no scheduled record covers, as `BasalRate`s. Tidepool ends its
+        /// `scheduled` records where a temp begins, and a loop user's programme had holes (hunt AX);
+        /// but a scheduled record may run through the temp (its `duration` to its end, or none: in
+        /// force until the next): added then, a rate there cut that record short at the temp's start,
+        /// and nothing was programmed after the temp (review AZ, stop 60).
+        func add(to b: inout PatientLogBuilder) {
+            guard !suppressed.isEmpty else { return }
+            b.startStream()  // rows of a repeated hour decided: these records belong to no row
+            let spans = scheduled.sorted { $0.start < $1.start }
+            for s in suppressed {
+                // The last scheduled record starting at or before the temp, in force to its end, or the next one's start.
+                var low = 0, high = spans.count
+                while low < high { let mid = (low + high) / 2; if spans[mid].start <= s.start { low = mid + 1 } else { high = mid } }
+                if low > 0 {
+                    let next = low < spans.count ? spans[low].start : Date.distantFuture
+                    let inForceUntil = min(spans[low - 1].end ?? .distantFuture, next)
+                    if inForceUntil >= s.end { continue }
+                }
+                b.add(BasalRate(start: s.start, end: s.end, rate: InsulinRate(unitsPerHour: s.rate)), line: s.line, field: "time")
+            }
+        }
+    }
+
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
+        var programme = Programme()
         let stream = JSONElementStream(url: url)
         let packed = stream.isPacked()
         try stream.forEach { element in
@@ -41,9 +71,10 @@ public struct TidepoolImporter: PatientDataImporter {
                 b.skip("record without type", line: element.line, field: "type", "found \(r.brief) without a 'type'; expected a typed Tidepool record")
                 return
             }
-            record(r, type: type, line: element.line, &b)
+            record(r, type: type, line: element.line, &b, &programme)
         }
         b.record = nil
+        programme.add(to: &b)
         return try b.build()
     }
 
@@ -73,7 +104,7 @@ public struct TidepoolImporter: PatientDataImporter {
 
     static let handled = ["cbg", "smbg", "bolus", "basal", "food", "physicalActivity"]
 
-    func record(_ r: JSONValue, type: String, line: Int, _ b: inout PatientLogBuilder) {
+    func record(_ r: JSONValue, type: String, line: Int, _ b: inout PatientLogBuilder, _ programme: inout Programme) {
         guard Self.handled.contains(type) else { b.addNotModelled("Tidepool \(type.prefix(40))"); return }
         let insulin: [RecordKind] = type == "bolus" ? [.bolus]
             : type == "basal" ? [r["deliveryType"]?.string == "scheduled" ? .basal : .temporaryBasal] : []
@@ -94,7 +125,7 @@ public struct TidepoolImporter: PatientDataImporter {
                                  at: b.location(line, r["normal"] == nil && r["extended"] != nil ? "extended" : "normal"))
         case "basal":
             let mark = b.skipMark
-            basal(r, time: t, line: line, &b)
+            basal(r, time: t, line: line, &b, &programme)
             b.noteSkippedInsulin(insulin[0], time: t, since: mark, at: b.location(line, "rate"))
         case "food":
             let net = r["nutrition"]?["carbohydrate"]?["net"]
@@ -141,7 +172,7 @@ public struct TidepoolImporter: PatientDataImporter {
         }
     }
 
-    func basal(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) {
+    func basal(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder, _ programme: inout Programme) {
         let delivery = r["deliveryType"]?.string ?? ""
         switch delivery {
         case "scheduled":
@@ -152,6 +183,7 @@ public struct TidepoolImporter: PatientDataImporter {
                 end = t.addingTimeInterval(m * 60)
             }
             b.add(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: rate)), line: line, field: "time")
+            programme.scheduled.append((t, end))
         case "temp", "automated", "suspend":
             let rate = delivery == "suspend" ? 0 : number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b)
             guard let rate, let m = durationMinutes(r, line: line, &b) else { return }
@@ -165,7 +197,7 @@ public struct TidepoolImporter: PatientDataImporter {
                 let v = scheduled["rate"], n = v?.number
                 guard let programmed = b.value(n, text: n == nil ? v?.text : "", in: ImportLimits.basalUnitsPerHour, unit: "U/h",
                                                reason: "value out of range", line: line, field: "suppressed.rate") else { return }
-                b.add(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: programmed)), line: line, field: "time")
+                programme.suppressed.append((t, end, programmed, line))
             }
         default:
             b.skip("unknown basal deliveryType", line: line, field: "deliveryType",

@@ -369,7 +369,7 @@ struct MappedCSVReader {
         if let expected = row.tooWide(header: columnCount, commonWidth: rowWidth) {
             return patient.builder.skipWideRow(fields: row.count, expected: expected, line: line, insulin: insulinKinds(malformed: row))
         }
-        // A bolus, an extended part or a meal of 0 is no value: such exports write 0 in every row
+        // A bolus, an extended part, a long-acting injection or a meal of 0 is no value: such exports write 0 in every row
         // without one. But a dual-wave bolus's part of 0 U is: its other part waits for it.
         // So is a temporary basal of 0 U/h with no duration or one of 0 minutes: an export that writes
         // 0 in empty cells has it in every row (read as cancels, each row ended the temporary basal
@@ -379,7 +379,7 @@ struct MappedCSVReader {
             guard let i = positions[field], !Self.isMissing(row[i]) else { return false }
             if field == .bolus, dualPart { return true }
             if field == .tempBasal, row.number(i) == 0 { return minutesCell.map { Self.minutes($0) != 0 } ?? false }
-            return field == .bolus || field == .bolusExtended || field == .carbs ? row.number(i) != 0 : true
+            return [.bolus, .bolusExtended, .carbs, .basalInjection].contains(field) ? row.number(i) != 0 : true
         }
         // A temporary basal of 0 minutes with its rate empty: a cancel, as Nightscout's treatments
         // write it (it ended nothing, and a suspension cancelled after 10 minutes counted for 2
@@ -588,8 +588,12 @@ struct MappedCSVReader {
         let held = patient.percentTemporaryBasals.map { patient.builder.temporaryBasals[$0.index] }
         let heldIndices = Set(patient.percentTemporaryBasals.map(\.index))
         patient.builder.temporaryBasals = patient.builder.temporaryBasals.enumerated().filter { !heldIndices.contains($0.offset) }.map(\.element)
-        // Sorted by time; of two rows at one time, the later in the file (a stable sort keeps their order).
-        let programme = patient.basalChanges.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        // Sorted by time; of two rows at one time, the first in the file, as the merge keeps it.
+        var programme: [(time: Date, rate: Double)] = []
+        for change in patient.basalChanges.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }).map(\.element)
+        where programme.last?.time != change.time {
+            programme.append(change)
+        }
         let changes = programme.map(\.time)
         let stops = (patient.cancels + (patient.builder.temporaryBasals + held).map(\.record.start)).sorted()
         /// The index of the first of `times` (sorted) after `t`.

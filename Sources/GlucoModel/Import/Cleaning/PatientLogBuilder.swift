@@ -26,6 +26,9 @@ public struct PatientLogBuilder: Sendable {
     public var otherRecords: [String: Int] = [:]
     public var insulinKind: InsulinKind = .unknown
     public var duplicates: DuplicatePolicy
+    /// Whether the records' ends are their start plus a duration (every format but OhioT1DM's, which
+    /// writes `ts_end`): an end then moves with its start out of a repeated daylight-saving hour.
+    public var endsFollowStart = true
     /// The record being read in a JSON export written on one line (`SourceLocation.record`), which
     /// its locations name; nil otherwise.
     public var record: Int?
@@ -293,11 +296,12 @@ public struct PatientLogBuilder: Sendable {
     }
 
     private mutating func move(_ kind: RecordKind, _ i: Int, from: Date, to: Date) {
+        let follows = endsFollowStart
         switch kind {
         case .glucose: glucose[i].record = glucose[i].record.moving(from, to: to)
-        case .bolus: boluses[i].record = boluses[i].record.moving(from, to: to)
-        case .basal: basalRates[i].record = basalRates[i].record.moving(from, to: to)
-        case .temporaryBasal: temporaryBasals[i].record = temporaryBasals[i].record.moving(from, to: to)
+        case .bolus: boluses[i].record = boluses[i].record.moving(from, to: to, endFollowsStart: follows)
+        case .basal: basalRates[i].record = basalRates[i].record.moving(from, to: to, endFollowsStart: follows)
+        case .temporaryBasal: temporaryBasals[i].record = temporaryBasals[i].record.moving(from, to: to, endFollowsStart: follows)
         case .basalInjection: basalInjections[i].record = basalInjections[i].record.moving(from, to: to)
         case .carbs: carbs[i].record = carbs[i].record.moving(from, to: to)
         case .exercise: exercise[i].record = exercise[i].record.moving(from, to: to)

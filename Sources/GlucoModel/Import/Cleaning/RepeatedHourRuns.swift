@@ -122,16 +122,22 @@ struct RepeatedHourRuns {
 }
 
 extension TimedRecord {
-    /// The record with each of its instants equal to `from` (time, start, end) moved to `to`.
-    func moving(_ from: Date, to: Date) -> Self {
+    /// The record with each of its instants equal to `from` (time, start, end) moved to `to`; with
+    /// `endFollowsStart` (an end made from the start and a duration, not read from the file), an end
+    /// moves with a start that moves (a temporary basal of 2 h at 02:10 in the second pass kept its
+    /// end of the first: it ran 1 h, and one of 40 minutes ended before it began; review AZ, stop 60).
+    func moving(_ from: Date, to: Date, endFollowsStart: Bool = false) -> Self {
         func m(_ d: Date) -> Date { d == from ? to : d }
         func mo(_ d: Date?) -> Date? { d.map(m) }
+        func end(_ d: Date?, start: Date) -> Date? {
+            endFollowsStart && start == from ? d.map { $0.addingTimeInterval(to.timeIntervalSince(from)) } : mo(d)
+        }
         func same(_ r: some TimedRecord) -> Self { r as? Self ?? self }
         switch self {
         case var r as GlucoseReading: r.time = m(r.time); return same(r)
-        case var r as Bolus: r.time = m(r.time); r.end = mo(r.end); return same(r)
-        case var r as BasalRate: r.start = m(r.start); r.end = mo(r.end); return same(r)
-        case var r as TemporaryBasal: r.start = m(r.start); r.end = m(r.end); return same(r)
+        case var r as Bolus: r.end = end(r.end, start: r.time); r.time = m(r.time); return same(r)
+        case var r as BasalRate: r.end = end(r.end, start: r.start); r.start = m(r.start); return same(r)
+        case var r as TemporaryBasal: r.end = end(r.end, start: r.start)!; r.start = m(r.start); return same(r)
         case var r as BasalInjection: r.time = m(r.time); return same(r)
         case var r as CarbIntake: r.time = m(r.time); return same(r)
         case var r as ExerciseSession: r.time = m(r.time); return same(r)

@@ -112,6 +112,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
     init(file: String, options: ImportOptions) {
         self.file = file
         builder = PatientLogBuilder(file: file, options: options)
+        builder.endsFollowStart = false  // its records write their own ts_end
         patientID = options.patient
     }
 
