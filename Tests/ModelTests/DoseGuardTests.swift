@@ -116,19 +116,7 @@ import Testing
         var boluses = F.flatLog()
         boluses.boluses = [Bolus(time: F.at(40), dose: InsulinUnits(2.5)), Bolus(time: F.at(40 + 100.0 / 60), dose: InsulinUnits(2.5))]
         #expect(refusals(suggest(boluses)) == [.twinRecords(TwinRecords(kind: .bolus, first: F.at(40), second: F.at(40 + 100.0 / 60), amount: "2.5 U"))])
-        // (A pump's: its basal is in the log.)
-        var pump = boluses
-        pump.basalRates = [BasalRate(start: F.at(-600), rate: InsulinRate(unitsPerHour: 1))]
-        pump.boluses = stride(from: 0.0, through: 85, by: 5).map { Bolus(time: F.at($0), dose: InsulinUnits(0.05)) }
-        #expect(!suggest(pump).reasonCodes.contains("twin_records"))
-        // A person on pens (no pump basal in the log) has no automatic boluses: a dose typed into two
-        // apps 3 minutes apart is one (hunt BA of stop 60: 6.99 U on board where 3.46 U was right),
-        // up to 10 minutes; a pump's two of 2.5 U 3 minutes apart are not, nor a pen's 11 minutes apart.
-        boluses.boluses = [Bolus(time: F.at(40), dose: InsulinUnits(2.5)), Bolus(time: F.at(43), dose: InsulinUnits(2.5))]
-        #expect(refusals(suggest(boluses)) == [.twinRecords(TwinRecords(kind: .bolus, first: F.at(40), second: F.at(43), amount: "2.5 U"))])
-        pump.boluses = boluses.boluses
-        #expect(!suggest(pump).reasonCodes.contains("twin_records"))
-        boluses.boluses[1].time = F.at(51)
+        boluses.boluses = stride(from: 0.0, through: 85, by: 5).map { Bolus(time: F.at($0), dose: InsulinUnits(0.05)) }
         #expect(!suggest(boluses).reasonCodes.contains("twin_records"))
         // Twins 7 hours before the moment: the insulin's 6 hours of action are over.
         boluses.boluses = [Bolus(time: F.at(-330), dose: InsulinUnits(2.5)), Bolus(time: F.at(-329.5), dose: InsulinUnits(2.5))]

@@ -102,22 +102,4 @@ import Testing
         let split = (0..<4).flatMap { d in [(day: Double(d), hour: 8.0, units: 9.0), (day: Double(d), hour: 20.0, units: 9.0)] }
         #expect(!ask(split, at: 21).reasons.contains { $0.code == "long_acting_above_usual" })
     }
-
-    /// A clock set back (ClockJumpTests): a dose asked within the span written twice, or within the
-    /// insulin's action after it, is refused, saying why and until when; after that, it is made.
-    @Test func aDoseAfterAClockSetBackIsRefusedSayingWhy() {
-        typealias F = DoseFixture
-        var log = F.flatLog(glucose: 150, through: 600)
-        log.skippedInsulin = [SkippedInsulin(kind: .bolus, time: F.at(0), location: SourceLocation(file: "clarity.csv", line: 532, field: "Timestamp"),
-                                             unreadTime: .init(latest: F.at(60), betweenRows: false), clockSetBack: true)]
-        let inside = DoseAdvisor.suggest(log: log, carbs: 40, at: F.at(30), settings: F.settings(), models: nil)
-        #expect(inside.decision.units == nil && inside.reasons.first?.code == "skipped_insulin_record")
-        #expect(inside.reasons.first?.message.hasPrefix("the CGM's clock was set back (clarity.csv:532 [Timestamp]: a phone carried across "
-            + "time zones?), so the file's times from 2026-01-05T10:00:00Z to 2026-01-05T11:00:00Z are written twice") == true,
-                "\(inside.reasons)")
-        #expect(inside.reasons.first?.message.contains("Doses are refused until 2026-01-05T17:00:00Z") == true)
-        // 6 hours (the fixture's insulin) after the span, the dose is made.
-        let after = DoseAdvisor.suggest(log: log, carbs: 40, at: F.at(425), settings: F.settings(), models: nil)
-        #expect(!after.reasonCodes.contains("skipped_insulin_record"), "\(after.reasons)")
-    }
 }

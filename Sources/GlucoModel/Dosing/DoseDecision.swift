@@ -256,13 +256,6 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                     + "last \(hours) may be missing and the insulin on board is unknown. Set the device's clock right, or correct "
                     + "the times in the file, and import it again"
             }
-            if skipped.clockSetBack == true, let unread = skipped.unreadTime {
-                return "the CGM's clock was set back (\(skipped.location): a phone carried across time zones?), so the file's times "
-                    + "from \(time(skipped.time)) to \(time(unread.latest)) are written twice, on two clocks: the glucose then, and "
-                    + "when the insulin of those hours was given, are not known, within the insulin's \(hours) of action. Doses are "
-                    + "refused until \(time(unread.latest.addingTimeInterval(duration * 60))). Export the days before and after the "
-                    + "change apart, or correct the times of one clock's rows, and import them again"
-            }
             if let unread = skipped.unreadTime {
                 let bounds = unread.betweenRows ? "between \(time(skipped.time)) and \(time(unread.latest)), by the rows around it"
                     : (skipped.time > ImportLimits.earliest ? "from \(time(skipped.time)) " : "") + "up to \(time(unread.latest))"

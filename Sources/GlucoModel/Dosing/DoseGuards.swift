@@ -180,15 +180,10 @@ public enum DoseGuards {
     /// twice (`twinRecordRefusal`): sources' clocks differ by seconds (an app's meal and Loop's
     /// upload of it 20 s later); automatic boluses come 5 minutes apart, and are not twins.
     public static let twinRecordWindow: TimeInterval = 120
-    /// The same for the boluses of a person on pens (a log with no pump basal, programmed or
-    /// temporary): no automatic boluses, and a dose typed into two apps minutes apart (hunt BA of
-    /// stop 60: 3 minutes apart, 6.99 U on board where 3.46 U was right).
-    public static let penTwinBolusWindow: TimeInterval = 600
 
     /// The refusal for a bolus or a meal recorded twice that bears on the dose at `at`, if any: two
     /// boluses of the same dose (within 0.005 U), or two meals of the same grams (within 0.5 g),
-    /// at most `twinRecordWindow` apart (boluses `penTwinBolusWindow` in a log with no pump basal),
-    /// (and not at one instant: the merge keeps one of those,
+    /// at most `twinRecordWindow` apart (and not at one instant: the merge keeps one of those,
     /// `PatientLog.firstAtEachInstant`), the later within the insulin's action before `at`. Read
     /// as two, the same meal of two exports made a model's dose 20.25 U where one gave 8.15.
     public static func twinRecordRefusal(_ log: PatientLog, at: Date, durationMinutes: Double) -> DoseRefusal? {
@@ -197,18 +192,16 @@ public enum DoseGuards {
 
     /// `twinRecordRefusal` for a pair whose later record is dated from `start` through `end`.
     static func twinRecordRefusal(_ log: PatientLog, from start: Date, through end: Date) -> DoseRefusal? {
-        func twin(_ times: [Date], _ amounts: [Double], tolerance: Double, within window: TimeInterval = twinRecordWindow) -> (Date, Date, Double)? {
+        func twin(_ times: [Date], _ amounts: [Double], tolerance: Double) -> (Date, Date, Double)? {
             let range = (times.firstIndex { $0 >= start } ?? times.endIndex)..<(times.firstIndex { $0 > end } ?? times.endIndex)
             for i in range {
-                if let j = TwinRecords.latest(before: i, times, within: window, where: {
+                if let j = TwinRecords.latest(before: i, times, within: twinRecordWindow, where: {
                     times[$0] < times[i] && abs(amounts[$0] - amounts[i]) <= tolerance
                 }) { return (times[j], times[i], amounts[i]) }
             }
             return nil
         }
-        let onPens = log.basalRates.isEmpty && log.temporaryBasals.isEmpty
-        if let (a, b, u) = twin(log.boluses.map(\.time), log.boluses.map(\.dose.units), tolerance: 0.005,
-                                within: onPens ? penTwinBolusWindow : twinRecordWindow) {
+        if let (a, b, u) = twin(log.boluses.map(\.time), log.boluses.map(\.dose.units), tolerance: 0.005) {
             return .twinRecords(TwinRecords(kind: .bolus, first: a, second: b, amount: String(format: "%g U", u)))
         }
         if let (a, b, g) = twin(log.carbs.map(\.time), log.carbs.map(\.amount.grams), tolerance: 0.5) {

@@ -26,11 +26,6 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     /// Set when the record kept at that instant came from another source than this record's file:
     /// where it is ("an earlier import", "a file read before (a.csv)"). Nil for one file's own two.
     public var keptFrom: String?
-    /// Set when the CGM's clock was set back for the rest of the file (a phone carried across time
-    /// zones, its records stamped on the new clock): from `time` to `unreadTime.latest` the file's
-    /// times are written twice, on two clocks, so the insulin given then and the glucose are not
-    /// known (`ClockJumpDetector.SetBack`). No record stands for it; its kind is `.bolus`.
-    public var clockSetBack: Bool?
 
     /// The bounds of a time that could not be read, from the rows around the record.
     public struct UnreadTime: Hashable, Sendable, Codable {
@@ -47,10 +42,9 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     }
 
     public init(kind: RecordKind, time: Date, location: SourceLocation, datedAfterImport: Bool = false,
-                unreadTime: UnreadTime? = nil, conflictingAmount: Double? = nil, keptFrom: String? = nil, clockSetBack: Bool? = nil) {
+                unreadTime: UnreadTime? = nil, conflictingAmount: Double? = nil, keptFrom: String? = nil) {
         self.kind = kind; self.time = time; self.location = location; self.datedAfterImport = datedAfterImport
         self.unreadTime = unreadTime; self.conflictingAmount = conflictingAmount; self.keptFrom = keptFrom
-        self.clockSetBack = clockSetBack
     }
 
     /// The latest the record can be: `time`, or `unreadTime.latest` when its time was not read.

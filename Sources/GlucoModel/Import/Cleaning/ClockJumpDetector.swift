@@ -17,22 +17,8 @@ import Foundation
 ///   (30 days) after every reading before it, with none after that comes back, get a warning
 ///   with their lines: they would be taken as the patient's newest days.
 ///
-/// - **Set back**: in a file running forward, a reading more than `jump` before the one before it
-///   (at most `farthestZoneChange`) that never comes back, to a time the readings since the last jump (or the file's start) have
-///   written already, with at least `minRows` readings from it, more of which fall on an instant
-///   of the readings before with another value than with the same (the device kept recording on a
-///   clock set back: a phone carried west across time zones, its records stamped on the new clock;
-///   two overlapping exports joined repeat the same values). The times between the two are written twice, on two
-///   clocks: a warning, and the span in `setBacks`, which the import keeps as insulin of unknown
-///   time (`SkippedInsulin.clockSetBack`): a dose within it, or within the insulin's action after
-///   it, is refused. (Stop 60, hunt BA: a Dexcom export across a flight from Madrid to New York, asked
-///   at 13:30 New York, dosed 4.50 U on a reading 6 hours old and left out the 10 U given on the
-///   plane; 1.50 U was right.)
-///
 /// Not named: a real gap (a forward jump that does not come back), a newest-first file, a
-/// daylight-saving repeat resolved by the time zone, a file exported in pieces out of order (an
-/// older block after a newer one, jumping to before the newer one began), a set back to before a
-/// gap of more than `jump` in the readings before it.
+/// daylight-saving repeat resolved by the time zone, a clock set back for the rest of the file.
 public struct ClockJumpDetector: Sendable {
     /// Past the spacing of any CGM (5 to 15 minutes) and a missed reading or two; a forward step
     /// this long that does not come back is a gap, not named.
@@ -45,10 +31,6 @@ public struct ClockJumpDetector: Sendable {
     public static let minRows = 3
     public static let ahead: TimeInterval = 30 * 86_400
     public static let maxWarnings = 20
-    /// The most a clock set to another time zone goes back (UTC+14 to UTC-12): a jump back farther is
-    /// rows of another kind or source listed after the rest (a LibreView export's scans after its
-    /// historic readings), not a clock set back.
-    public static let farthestZoneChange: TimeInterval = 26 * 3600
 
     private struct Run: Sendable {
         var before: Double
@@ -60,9 +42,6 @@ public struct ClockJumpDetector: Sendable {
         /// Whether the file's readings ran forward in time before the run (its last step under
         /// `jump`): a short run's own span is too short to tell.
         var forward: Bool
-
-        /// The readings' spacing when the run began (a set back's offset is the jump plus one).
-        var spacing: Double = 300
 
         init(before: Double, start: Double, startLine: SourceLocation, forward: Bool = true) {
             self.before = before; self.start = start; self.startLine = startLine; self.forward = forward
@@ -81,57 +60,13 @@ public struct ClockJumpDetector: Sendable {
     /// The run dated `ahead` past every reading before it, and that latest time before it.
     private var aheadRun: Run?
     public private(set) var warnings: [ImportIssue] = []
-
-    /// A span of times written twice, on a clock set back for the rest of the file: from `earliest`
-    /// (the first reading after the jump back) to `latest` (the reading before it).
-    public struct SetBack: Sendable, Equatable {
-        public var earliest: Date, latest: Date
-        public var location: SourceLocation
-    }
-    /// The clocks set back (`finish`).
-    public private(set) var setBacks: [SetBack] = []
-    /// The jump back being followed: a set back, unless a jump forward brings the readings back.
-    private var setBack: Run?
-    /// The last step forward under `jump`: the readings' spacing.
-    private var spacing: Double = 300
-    /// The first reading since the last jump (the file's first at the start): a jump back to within
-    /// the readings since is to times written already; one to before them, an older piece of export.
-    private var blockStart = -Double.infinity
-    /// The values of the readings of the last `farthestZoneChange` before a jump back, by time; and
-    /// how many readings after it fell on one of those instants with the same value, or another.
-    /// Two exports that overlap, joined, repeat their readings (the same values); a clock set back
-    /// writes other readings at the same instants (its own, hours later).
-    private var recent: [Double: Double] = [:]
-    private var recentOrder: [Double] = []
-    private var recentHead = 0
-    private var sameValues = 0, otherValues = 0
-
-    private mutating func remember(_ t: Double, _ value: Double?) {
-        guard setBack == nil, let value else { return }
-        recent[t] = value
-        recentOrder.append(t)
-        while recentHead < recentOrder.count, recentOrder[recentHead] < t - Self.farthestZoneChange {
-            recent[recentOrder[recentHead]] = nil
-            recentHead += 1
-        }
-        if recentHead > 4096, recentHead * 2 > recentOrder.count {
-            recentOrder.removeFirst(recentHead)
-            recentHead = 0
-        }
-    }
-
-    private mutating func compare(_ t: Double, _ value: Double?) {
-        guard let value, let before = recent[t] else { return }
-        if abs(before - value) < 0.5 { sameValues += 1 } else { otherValues += 1 }
-    }
     /// Warnings beyond `maxWarnings`, counted only.
     public private(set) var moreWarnings = 0
 
     public init() {}
 
-    public mutating func note(_ time: Date, _ location: SourceLocation, value: Double? = nil) {
+    public mutating func note(_ time: Date, _ location: SourceLocation) {
         let t = time.timeIntervalSinceReferenceDate
-        defer { remember(t, value) }
         defer {
             last = t
             latest = max(latest, t)
@@ -148,27 +83,7 @@ public struct ClockJumpDetector: Sendable {
         }
         guard let last else { return }
         let step = t - last
-        defer {
-            if step != 0, abs(step) <= Self.jump { forward = step > 0 }
-            if step > 0, step <= Self.jump { spacing = step }
-            if abs(step) > Self.jump { blockStart = t }
-        }
-        if step < -Self.jump, step >= -Self.farthestZoneChange, forward, setBack == nil, t >= blockStart {
-            setBack = Run(before: last, start: t, startLine: location)
-            setBack!.spacing = spacing
-            compare(t, value)
-        } else if let r = setBack {
-            // Back to where the readings before the jump would have got to: a jump and back (named
-            // below), not a clock set back. A jump ahead that is not (a gap after the change) keeps it.
-            let span = r.last - r.start, on = t - r.before
-            if step > Self.jump, on >= span - Self.slack, on <= span + Self.offLimit {
-                setBack = nil
-            } else {
-                setBack!.rows += 1
-                setBack!.last = max(r.last, t); setBack!.lastLineNumber = location.line
-                compare(t, value)
-            }
-        }
+        defer { if step != 0, abs(step) <= Self.jump { forward = step > 0 } }
         if let r = run {
             let jumpIn = r.start - r.before
             if abs(step) > Self.jump, (step > 0) != (jumpIn > 0) {
@@ -180,7 +95,6 @@ public struct ClockJumpDetector: Sendable {
                 if continues && r.rows >= Self.minRows {
                     add(jumpBack: r, offset: (jumpIn - step) / 2)
                     run = nil
-                    if setBack?.start == t { setBack = nil }  // the back of a jump and back
                     return
                 }
             }
@@ -196,19 +110,8 @@ public struct ClockJumpDetector: Sendable {
         }
     }
 
-    /// The warnings, with the run ahead at the end of the file and the clock set back if there are.
+    /// The warnings, with the run ahead at the end of the file if there is one.
     public mutating func finish() -> [ImportIssue] {
-        if let r = setBack, r.rows >= Self.minRows, otherValues > sameValues {
-            let earliest = Date(timeIntervalSinceReferenceDate: r.start), latest = Date(timeIntervalSinceReferenceDate: r.before)
-            setBacks.append(SetBack(earliest: earliest, latest: latest, location: r.startLine))
-            append(ImportIssue(.warning, r.startLine,
-                "the device clock seems to have been set back by \(Self.duration(r.before - r.start + r.spacing, signed: false)) "
-                + "from \(Self.lines(r.startLine, r.startLine)) on (a phone carried across time zones?): the times from "
-                + "\(earliest.iso8601) to \(latest.iso8601) are written twice, on two clocks, so the glucose and the insulin then "
-                + "are not known and a dose within them or the insulin's action after them is refused; export the days "
-                + "before and after the change apart, or correct the clock's rows"))
-        }
-        setBack = nil
         if let r = aheadRun {
             aheadRun = nil
             append(ImportIssue(.warning, r.startLine,

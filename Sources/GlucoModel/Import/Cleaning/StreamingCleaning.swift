@@ -35,7 +35,7 @@ public struct TimeOrderTracker: Sendable {
     public mutating func note<R: TimedRecord>(_ item: Located<R>) {
         note(item.record)
         if R.kind == .glucose, let g = item.record as? GlucoseReading, g.source == .cgm {
-            clock.note(g.time, item.location, value: g.value.mgdL)
+            clock.note(g.time, item.location)
         }
     }
 
@@ -62,13 +62,6 @@ public struct TimeOrderTracker: Sendable {
             var issue = issue
             issue.location.file = summary.file
             return issue
-        }
-        for setBack in clock.setBacks {
-            var location = setBack.location
-            location.file = summary.file
-            summary.skippedInsulin = (summary.skippedInsulin ?? []) + [SkippedInsulin(
-                kind: .bolus, time: setBack.earliest, location: location,
-                unreadTime: .init(latest: setBack.latest, betweenRows: false), clockSetBack: true)]
         }
         if !perIdentity, outOfOrder > 0, count > 2, nonIncreasing {
             summary.adjusted["newest-first rows reversed", default: 0] += count
