@@ -144,6 +144,18 @@ import Testing
             #expect(t.log.basalRates == [BasalRate(start: Self.at(6), end: scheduled.isEmpty ? nil : Self.at(12), rate: InsulinRate(unitsPerHour: 0.8))],
                     "\(t.log.basalRates)")
         }
+        // One without a duration, then a loop's automated basals across a schedule change to 1.2 at
+        // 09:00: the suppressed rates say the change (review BD: kept at 0.8 throughout, 0.75 U off).
+        let loop = try ImportMappedCSVTests.file("""
+            [{"type":"basal","deliveryType":"scheduled","rate":0.8,"time":"\(Self.iso(6))"},
+             {"type":"basal","deliveryType":"automated","rate":1.0,"duration":3600000,"time":"\(Self.iso(8))",
+              "suppressed":{"type":"basal","deliveryType":"scheduled","rate":0.8}},
+             {"type":"basal","deliveryType":"automated","rate":1.0,"duration":3600000,"time":"\(Self.iso(9))",
+              "suppressed":{"type":"basal","deliveryType":"scheduled","rate":1.2}}]
+            """, name: "pump01.json")
+        let l = try TidepoolImporter().importFile(at: loop, options: ExportFixtures.options("UTC"))
+        #expect(l.log.basalRates == [BasalRate(start: Self.at(6), rate: InsulinRate(unitsPerHour: 0.8)),
+                                     BasalRate(start: Self.at(9), end: Self.at(10), rate: InsulinRate(unitsPerHour: 1.2))], "\(l.log.basalRates)")
         // Through a store (its column `part`, migration v7) the same records come back.
         let store = try PatientStore(path: url.deletingLastPathComponent().appendingPathComponent("pump.sqlite").path)
         _ = try store.importFile(url, importer: TidepoolImporter(), options: ExportFixtures.options("UTC"))

@@ -33,14 +33,16 @@ public struct TidepoolImporter: PatientDataImporter {
     /// The `scheduled` records' spans, and the scheduled rates that temp, automated and suspend
     /// basals `suppressed`: added once the file is read, where no scheduled record covers them.
     struct Programme {
-        var scheduled: [(start: Date, end: Date?)] = []
+        var scheduled: [(start: Date, end: Date?, rate: Double)] = []
         var suppressed: [(start: Date, end: Date, rate: Double, line: Int)] = []
 
         /// The suppressed rates no scheduled record covers, as `BasalRate`s. Tidepool ends its
         /// `scheduled` records where a temp begins, and a loop user's programme had holes (hunt AX);
         /// but a scheduled record may run through the temp (its `duration` to its end, or none: in
         /// force until the next): added then, a rate there cut that record short at the temp's start,
-        /// and nothing was programmed after the temp (review AZ, stop 60).
+        /// and nothing was programmed after the temp (review AZ, stop 60). One without a duration
+        /// covers a temp of its own rate only: a loop's hours of automated basal after it cross the
+        /// schedule's changes, which only their suppressed rates say (review BD: 0.75 U off).
         func add(to b: inout PatientLogBuilder) {
             guard !suppressed.isEmpty else { return }
             b.startStream()  // rows of a repeated hour decided: these records belong to no row
@@ -50,9 +52,10 @@ public struct TidepoolImporter: PatientDataImporter {
                 var low = 0, high = spans.count
                 while low < high { let mid = (low + high) / 2; if spans[mid].start <= s.start { low = mid + 1 } else { high = mid } }
                 if low > 0 {
+                    let covering = spans[low - 1]
                     let next = low < spans.count ? spans[low].start : Date.distantFuture
-                    let inForceUntil = min(spans[low - 1].end ?? .distantFuture, next)
-                    if inForceUntil >= s.end { continue }
+                    if let end = covering.end, min(end, next) >= s.end { continue }
+                    if covering.end == nil, next >= s.end, abs(covering.rate - s.rate) < 1e-9 { continue }
                 }
                 b.add(BasalRate(start: s.start, end: s.end, rate: InsulinRate(unitsPerHour: s.rate)), line: s.line, field: "time")
             }
@@ -183,7 +186,7 @@ public struct TidepoolImporter: PatientDataImporter {
                 end = t.addingTimeInterval(m * 60)
             }
             b.add(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: rate)), line: line, field: "time")
-            programme.scheduled.append((t, end))
+            programme.scheduled.append((t, end, rate))
         case "temp", "automated", "suspend":
             let rate = delivery == "suspend" ? 0 : number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b)
             guard let rate, let m = durationMinutes(r, line: line, &b) else { return }
