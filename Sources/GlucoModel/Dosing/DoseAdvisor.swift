@@ -190,8 +190,9 @@ public enum DoseAdvisor {
         out.standard = formula
         // A long-acting dose taken twice is said with "no insulin" too: the low it brings comes back for a day (review BB).
         let longActing = longActingAboveUsual(history, at: at, timeZone: timeZone)
+        let noInsulinNotes = longActing.map { [$0] } ?? []
         if glucose < settings.suspendThreshold {
-            return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: longActing.map { [$0] } ?? [])
+            return finish(out, .noInsulin(.belowSuspend(glucose: glucose, threshold: settings.suspendThreshold)), notes: noInsulinNotes)
         }
         if net.source == .settings, !history.basalRates.isEmpty, let none = try? BasalSchedule([.init(start: "00:00", unitsPerHour: 0)]) {
             // The net insulin on board had the file no schedule (the pump's programme in the data:
@@ -254,13 +255,13 @@ public enum DoseAdvisor {
         if case let .predictedLow(minute, low) = mealShows ? rule.apply(to: effectsAlone) : outcome {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.predictedBelowSuspend(horizonMinutes: Int(minute.rounded()), predicted: shown(low.mgdL),
-                                                                  threshold: settings.suspendThreshold)), notes: longActing.map { [$0] } ?? [])
+                                                                  threshold: settings.suspendThreshold)), notes: noInsulinNotes)
         }
         if !mealShows, let models, let low = possibleLow(models, anchors: anchors.points, curve: curve, glucose: glucose,
                                                            threshold: settings.suspendThreshold) {
             out.predictions = horizons(curve, anchors: anchors.points, dose: 0)
             return finish(out, .noInsulin(.possibleLowBelowSuspend(horizonMinutes: low.horizon, lower: low.lower,
-                                                                    threshold: settings.suspendThreshold)), notes: longActing.map { [$0] } ?? [])
+                                                                    threshold: settings.suspendThreshold)), notes: noInsulinNotes)
         }
         if !anchors.points.isEmpty {
             var asked: Double

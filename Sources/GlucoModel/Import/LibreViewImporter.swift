@@ -302,15 +302,15 @@ public struct LibreViewImporter: PatientDataImporter {
         }
         // An injection logged without its units (`Non-numeric Rapid-Acting Insulin`): given, in an amount
         // nobody knows; read as no value, a dose 30 minutes later stacked on it (hunt BA).
-        if [c.rapid, c.meal, c.correction, c.userChange].allSatisfy({ row.isEmpty($0) }), !row.isEmpty(c.unitlessRapid) {
+        let unitless = [c.rapid, c.meal, c.correction, c.userChange].allSatisfy({ row.isEmpty($0) }) && !row.isEmpty(c.unitlessRapid)
+        if unitless {
             any = true
             b.skip("insulin without amount", line: line, field: "Non-numeric Rapid-Acting Insulin",
                    "rapid-acting insulin logged without its units ('\(row.text(c.unitlessRapid).prefix(30))'): kept as insulin given in an amount not known")
         }
         b.noteSkippedInsulin(.bolus, time: time, since: mark, amounts: [row.isEmpty(c.rapid) ? nil : row.text(c.rapid)],
                              at: b.location(line, !row.isEmpty(c.rapid) ? "Rapid-Acting Insulin (units)"
-                                                : !row.isEmpty(c.unitlessRapid) && [c.meal, c.correction, c.userChange].allSatisfy({ row.isEmpty($0) })
-                                                ? "Non-numeric Rapid-Acting Insulin" : "Meal Insulin (units)"))
+                                                : unitless ? "Non-numeric Rapid-Acting Insulin" : "Meal Insulin (units)"))
         mark = b.skipMark
         if let u = amount(c.long, ImportLimits.doseUnits, "U", &b) {
             b.add(BasalInjection(time: time, dose: InsulinUnits(u)), at: at)

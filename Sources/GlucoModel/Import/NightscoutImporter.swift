@@ -229,7 +229,7 @@ public struct NightscoutImporter: PatientDataImporter {
             return
         }
         let mark = b.skipMark
-        let insulin: Double?, combo: (now: Double, end: Date)?
+        let insulin: Double?, combo: (now: Double?, end: Date)?
         if type == "Combo Bolus" {
             (insulin, combo) = comboBolus(r, time: t, line: line, &b)
         } else {
@@ -248,10 +248,10 @@ public struct NightscoutImporter: PatientDataImporter {
         if let insulin = rapid {
             var bolus = Bolus(time: t, dose: InsulinUnits(insulin), kind: .rapid, carbInput: carbs.map { Carbohydrate(grams: $0) })
             if let combo {
-                bolus.type = combo.now > 0 ? .normalDual : .square
+                bolus.type = combo.now == 0 ? .square : .normalDual
                 bolus.end = combo.end
                 // The part given at once, where the record says it apart from the total.
-                if combo.now > 0, combo.now < insulin { bolus.immediate = InsulinUnits(combo.now) }
+                if let now = combo.now, now > 0 { bolus.immediate = InsulinUnits(now) }
             }
             b.add(bolus, line: line, field: "created_at")
         }
@@ -290,14 +290,14 @@ public struct NightscoutImporter: PatientDataImporter {
         return units.isEmpty ? nil : units.reduce(0, +)
     }
 
-    /// A `Combo Bolus`'s whole dose and, when it has a duration, the part given at once and the end
-    /// of the rest. Nightscout's careportal writes `enteredinsulin` (the total), `insulin` (the
+    /// A `Combo Bolus`'s whole dose and, when it has a duration, the part given at once (nil when the
+    /// record does not say) and the end of the rest. Nightscout's careportal writes `enteredinsulin` (the total), `insulin` (the
     /// part given at once: `enteredinsulin` × `splitNow` %) and `relative` (the rest's U/h);
     /// AndroidAPS's extended bolus has `enteredinsulin` and `relative`, and no `insulin` or 0. Read
     /// as `insulin` alone, a careportal dual of 1 + 5 U put 1 U on board, and an extended bolus
     /// none (hunt AX: 4.30 U suggested where 0.65 U was right). An uploader that writes the total
     /// in `insulin`, with neither of the others, is read as before.
-    func comboBolus(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) -> (Double?, (now: Double, end: Date)?) {
+    func comboBolus(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) -> (Double?, (now: Double?, end: Date)?) {
         let duration = r["duration"]?.numeric.flatMap { $0 > 0 && ImportLimits.durationMinutes.contains($0) ? $0 : nil }
         let given = Self.given(r, "insulin")
         let now = given == nil || given?.numeric == 0 ? 0 : amount(r, "insulin", ImportLimits.doseUnits, "U", line: line, &b)
@@ -327,8 +327,8 @@ public struct NightscoutImporter: PatientDataImporter {
         guard total > 0 else { return (nil, nil) }
         // All of it given at once (a careportal split of 100/0): a bolus, not a dual one.
         if parted, total - now < 1e-9 { return (total, nil) }
-        // The total alone in `insulin`: a dual bolus of it, when it has a duration.
-        if !parted { return (total, duration.map { (total, t.addingTimeInterval($0 * 60)) }) }
+        // The total alone in `insulin`: a dual bolus of it, when it has a duration, its split not said.
+        if !parted { return (total, duration.map { (nil, t.addingTimeInterval($0 * 60)) }) }
         guard let duration else {
             // Some of it extended, and no time to spread it over.
             b.skip("combo bolus without duration", line: line, field: "duration",

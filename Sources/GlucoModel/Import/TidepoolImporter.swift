@@ -49,8 +49,7 @@ public struct TidepoolImporter: PatientDataImporter {
             let spans = scheduled.sorted { $0.start < $1.start }
             for s in suppressed {
                 // The last scheduled record starting at or before the temp, in force to its end, or the next one's start.
-                var low = 0, high = spans.count
-                while low < high { let mid = (low + high) / 2; if spans[mid].start <= s.start { low = mid + 1 } else { high = mid } }
+                let low = PatientLog.firstIndex(spans) { $0.start > s.start }
                 if low > 0 {
                     let covering = spans[low - 1]
                     let next = low < spans.count ? spans[low].start : Date.distantFuture

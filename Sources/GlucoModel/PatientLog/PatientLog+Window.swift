@@ -120,10 +120,16 @@ extension PatientLog {
     /// The index of the first item of `list` (in the order of `time`) at or after `start` (binary
     /// search): records, or a report's (time, value) pairs.
     public static func firstIndex<T>(_ list: [T], atOrAfter start: Date, time: (T) -> Date) -> Int {
+        firstIndex(list) { time($0) >= start }
+    }
+
+    /// The index of the first item of `list` for which `isPast` holds, `list` ordered so that it
+    /// holds from some item on (binary search): `isPast` of a time, `$0 >= start` or `$0 > start`.
+    public static func firstIndex<T>(_ list: [T], where isPast: (T) -> Bool) -> Int {
         var lo = 0, hi = list.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if time(list[mid]) < start { lo = mid + 1 } else { hi = mid }
+            if !isPast(list[mid]) { lo = mid + 1 } else { hi = mid }
         }
         return lo
     }

@@ -597,11 +597,7 @@ struct MappedCSVReader {
         let changes = programme.map(\.time)
         let stops = (patient.cancels + (patient.builder.temporaryBasals + held).map(\.record.start)).sorted()
         /// The index of the first of `times` (sorted) after `t`.
-        func firstAfter(_ t: Date, in times: [Date]) -> Int {
-            var low = 0, high = times.count
-            while low < high { let mid = (low + high) / 2; if times[mid] <= t { low = mid + 1 } else { high = mid } }
-            return low
-        }
+        func firstAfter(_ t: Date, in times: [Date]) -> Int { PatientLog.firstIndex(times) { $0 > t } }
         func rate(at t: Date) -> Double? {
             let i = firstAfter(t, in: changes)
             return i == 0 ? nil : programme[i - 1].rate
