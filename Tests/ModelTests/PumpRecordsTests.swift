@@ -215,6 +215,72 @@ import Testing
         ], "\(r.log.temporaryBasals)")
     }
 
+    /// Records an importer adds once every row is read (a percentage resolved against the basal rows,
+    /// a cancel, a suspension paired with its resumption, Tidepool's programme filled in) take their
+    /// rows' pass of a repeated hour, as the rows' own records do (review BD, stop 60: they kept the
+    /// first pass, an hour early). Europe/Madrid, 25 October 2026: 02:xx CEST (first pass) is 00:xxZ,
+    /// 02:xx CET (second pass) 01:xxZ; every row below after the jump back is in the second pass.
+    @Test func recordsAddedAfterTheRowsKeepTheirRowsPassOfARepeatedHour() throws {
+        let z = Date(timeIntervalSince1970: 1_792_886_400)  // 2026-10-25 00:00 UTC
+        func utc(_ h: Double, _ m: Double = 0) -> Date { z.addingTimeInterval(h * 3600 + m * 60) }
+        let firstPass = stride(from: 0, through: 50, by: 10).map { "2026-10-25 02:\(String(format: "%02d", $0)),120,,,," }
+
+        // A mapped CSV: 50% from 02:10 CET for 60 min, the basal rate 1.0 -> 2.0 U/h at 02:30 CET, a
+        // cancel at 02:40 CET. By hand: 01:10Z-01:30Z 50% of 1.0 = 0.5 U/h, 01:30Z-01:40Z 50% of 2.0 =
+        // 1.0 U/h, cancelled at 01:40Z. With the basal change and the cancel an hour early (00:30Z,
+        // 00:40Z) it was 1.0 U/h from 01:10Z to 02:10Z: 0.5 U more on board.
+        let mapping = try CSVColumnMapping(parsing: "time=time,glucose=glucose,basal=basal,temp_basal=temp,temp_basal_minutes=minutes,temp_basal_type=type")
+        var rows = ["time,glucose,basal,temp,minutes,type", "2026-10-25 00:00,120,1.0,,,"] + firstPass
+        rows += ["2026-10-25 02:00,121,,,,", "2026-10-25 02:10,122,,50,60,Percent", "2026-10-25 02:30,123,2.0,,,",
+                 "2026-10-25 02:40,124,,1,0,Insulin Units", "2026-10-25 02:50,125,,,,", "2026-10-25 03:00,126,,,,", ""]
+        let csv = try MappedCSVImporter().importFile(at: try ImportMappedCSVTests.file(rows.joined(separator: "\n")),
+                                                     options: ImportMappedCSVTests.options(mapping, zone: "Europe/Madrid"))
+        #expect(csv.log.temporaryBasals == [
+            TemporaryBasal(start: utc(1, 10), end: utc(1, 30), rate: InsulinRate(unitsPerHour: 0.5)),
+            TemporaryBasal(start: utc(1, 30), end: utc(1, 40), rate: InsulinRate(unitsPerHour: 1)),
+        ], "\(csv.log.temporaryBasals)")
+
+        // Nightscout treatments written in local time without an offset: a temp of 0.8 U/h from 02:00
+        // CET for 30 min cancelled at 02:20 CET, Loop's suspension from 02:30 to 02:50 CET. By hand:
+        // 01:00Z-01:20Z at 0.8, 01:30Z-01:50Z at 0. Read in the first pass, the suspension ended the
+        // first pass's temp at 00:30Z and the cancel (00:20Z) missed the temp: 0.8 U/h to 01:30Z.
+        func treatment(_ local: String, _ body: String) -> String { #"{"created_at":"2026-10-25T\#(local):00",\#(body)}"# }
+        let temp = #""eventType":"Temp Basal","absolute":1.0,"duration":20"#
+        var treatments = ["02:00", "02:20", "02:40"].map { treatment($0, temp) }
+        treatments += [treatment("02:00", #""eventType":"Temp Basal","absolute":0.8,"duration":30"#),
+                       treatment("02:20", #""eventType":"Temp Basal","duration":0"#),
+                       treatment("02:30", #""eventType":"Suspend Pump""#), treatment("02:50", #""eventType":"Resume Pump""#),
+                       treatment("03:00", #""eventType":"Temp Basal","absolute":1.2,"duration":30"#)]
+        let ns = try NightscoutImporter().importFile(at: try ImportMappedCSVTests.file("[" + treatments.joined(separator: ",\n") + "]", name: "pump01.json"),
+                                                     options: ExportFixtures.options("Europe/Madrid"))
+        #expect(ns.log.temporaryBasals == [
+            TemporaryBasal(start: utc(0), end: utc(0, 20), rate: InsulinRate(unitsPerHour: 1)),
+            TemporaryBasal(start: utc(0, 20), end: utc(0, 40), rate: InsulinRate(unitsPerHour: 1)),
+            TemporaryBasal(start: utc(0, 40), end: utc(1), rate: InsulinRate(unitsPerHour: 1)),
+            TemporaryBasal(start: utc(1), end: utc(1, 20), rate: InsulinRate(unitsPerHour: 0.8)),
+            TemporaryBasal(start: utc(1, 30), end: utc(1, 50), rate: InsulinRate(unitsPerHour: 0)),
+            TemporaryBasal(start: utc(2), end: utc(2, 30), rate: InsulinRate(unitsPerHour: 1.2)),
+        ], "\(ns.log.temporaryBasals)")
+
+        // Tidepool records in local time with no offset: the schedule's record from 02:00 CEST for an
+        // hour (00:00Z-01:00Z), then after the jump back an automated basal from 02:20 CET (01:20Z) for
+        // 20 min over a scheduled 1.0 U/h. No scheduled record covers 01:20Z-01:40Z: the suppressed rate
+        // is the programme there. Read in the first pass it fell inside the 02:00 CEST record: a hole.
+        func record(_ local: String, _ body: String) -> String { #"{"time":"2026-10-25T\#(local):00",\#(body)}"# }
+        let cbg = #""type":"cbg","units":"mg/dL","value":120"#
+        var records = [record("02:00", #""type":"basal","deliveryType":"scheduled","rate":1.0,"duration":3600000"#)]
+        records += ["02:10", "02:30", "02:50", "02:00", "02:10"].map { record($0, cbg) }
+        records += [record("02:20", #""type":"basal","deliveryType":"automated","rate":1.6,"duration":1200000,"suppressed":{"type":"basal","deliveryType":"scheduled","rate":1.0}"#),
+                    record("02:40", cbg), record("03:00", cbg)]
+        let tp = try TidepoolImporter().importFile(at: try ImportMappedCSVTests.file("[" + records.joined(separator: ",\n") + "]", name: "pump01.json"),
+                                                   options: ExportFixtures.options("Europe/Madrid"))
+        #expect(tp.log.basalRates == [
+            BasalRate(start: utc(0), end: utc(1), rate: InsulinRate(unitsPerHour: 1)),
+            BasalRate(start: utc(1, 20), end: utc(1, 40), rate: InsulinRate(unitsPerHour: 1)),
+        ], "\(tp.log.basalRates)")
+        #expect(tp.log.temporaryBasals == [TemporaryBasal(start: utc(1, 20), end: utc(1, 40), rate: InsulinRate(unitsPerHour: 1.6))])
+    }
+
     /// A percentage with no basal rate at or before its start cannot be resolved: skipped insulin.
     @Test func aPercentTemporaryBasalWithoutAProgrammeIsSkippedInsulin() throws {
         let mapping = try CSVColumnMapping(parsing: "time=time,basal=basal,temp_basal=temp,temp_basal_minutes=minutes,temp_basal_type=type")

@@ -36,14 +36,15 @@ public struct NightscoutImporter: PatientDataImporter {
     /// Nightscout API returns treatments newest first: paired in file order, every suspension of such
     /// a file read as without a resume; review AZ of stop 60).
     struct Suspensions {
-        var events: [(time: Date, suspend: Bool, line: Int)] = []
+        var events: [(time: PatientLogBuilder.HeldTime, suspend: Bool, line: Int)] = []
 
         /// Each suspension to the next resumption as 0 U/h; one repeated at its instant is one; one
         /// with no resumption after it (another suspension first, or none) is skipped insulin.
         func add(to b: inout PatientLogBuilder) {
             guard !events.isEmpty else { return }
-            b.startStream()  // rows of a repeated hour decided: these records belong to no row
-            let sorted = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+            b.startStream()  // rows of a repeated hour decided, so each event's time is its row's
+            let timed = events.map { (time: b.time(of: $0.time), suspend: $0.suspend, line: $0.line) }
+            let sorted = timed.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
             var open: (time: Date, line: Int)?
             var unended: [(time: Date, line: Int)] = []
             for event in sorted {
@@ -72,7 +73,7 @@ public struct NightscoutImporter: PatientDataImporter {
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
-        var cancels: [Date] = []
+        var cancels: [PatientLogBuilder.HeldTime] = []
         var suspensions = Suspensions()
         var container: String?
         let stream = JSONElementStream(url: url)
@@ -174,7 +175,7 @@ public struct NightscoutImporter: PatientDataImporter {
         return v
     }
 
-    func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [Date],
+    func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [PatientLogBuilder.HeldTime],
                    _ suspensions: inout Suspensions) {
         let type = r["eventType"]?.string ?? ""
         let kinds = Self.insulinKinds(r, type: type)
@@ -192,7 +193,7 @@ public struct NightscoutImporter: PatientDataImporter {
                        "Temp Basal has duration \(r["duration"]?.brief ?? "missing"); expected minutes, 0-10080")
                 return
             }
-            if d == 0 { b.addNotModelled("Nightscout Temp Basal cancel"); cancels.append(t); return }
+            if d == 0 { b.addNotModelled("Nightscout Temp Basal cancel"); cancels.append(b.hold(t)); return }
             guard let rateValue = Self.given(r, "absolute") ?? Self.given(r, "rate") else {
                 b.skip("temp basal without rate", line: line, field: "absolute",
                        "Temp Basal has no absolute or rate; expected U/h (percent-only temp basals cannot be resolved without the profile)")
@@ -217,7 +218,7 @@ public struct NightscoutImporter: PatientDataImporter {
         // for it: read as not modelled, the scheduled basal counted as given (hunt AX: net insulin on
         // board 0.10 U where -1.56 U was right, and a dose 1.65 U too low).
         if type == "Suspend Pump" || type == "Resume Pump" {
-            suspensions.events.append((t, type == "Suspend Pump", line))
+            suspensions.events.append((b.hold(t), type == "Suspend Pump", line))
             return
         }
         if type == "BG Check", let gv = r["glucose"] {

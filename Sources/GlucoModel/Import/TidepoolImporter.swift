@@ -33,8 +33,8 @@ public struct TidepoolImporter: PatientDataImporter {
     /// The `scheduled` records' spans, and the scheduled rates that temp, automated and suspend
     /// basals `suppressed`: added once the file is read, where no scheduled record covers them.
     struct Programme {
-        var scheduled: [(start: Date, end: Date?, rate: Double)] = []
-        var suppressed: [(start: Date, end: Date, rate: Double, line: Int)] = []
+        var scheduled: [(start: PatientLogBuilder.HeldTime, duration: TimeInterval?, rate: Double)] = []
+        var suppressed: [(start: PatientLogBuilder.HeldTime, duration: TimeInterval, rate: Double, line: Int)] = []
 
         /// The suppressed rates no scheduled record covers, as `BasalRate`s. Tidepool ends its
         /// `scheduled` records where a temp begins, and a loop user's programme had holes (hunt AX);
@@ -45,9 +45,14 @@ public struct TidepoolImporter: PatientDataImporter {
         /// schedule's changes, which only their suppressed rates say (review BD: 0.75 U off).
         func add(to b: inout PatientLogBuilder) {
             guard !suppressed.isEmpty else { return }
-            b.startStream()  // rows of a repeated hour decided: these records belong to no row
-            let spans = scheduled.sorted { $0.start < $1.start }
-            for s in suppressed {
+            b.startStream()  // rows of a repeated hour decided, so each span starts where its row's records went
+            let spans = scheduled.map { record in
+                let start = b.time(of: record.start)
+                return (start: start, end: record.duration.map(start.addingTimeInterval), rate: record.rate)
+            }.sorted { $0.start < $1.start }
+            for held in suppressed {
+                let start = b.time(of: held.start)
+                let s = (start: start, end: start.addingTimeInterval(held.duration), rate: held.rate, line: held.line)
                 // The last scheduled record starting at or before the temp, in force to its end, or the next one's start.
                 let low = PatientLog.firstIndex(spans) { $0.start > s.start }
                 if low > 0 {
@@ -185,7 +190,7 @@ public struct TidepoolImporter: PatientDataImporter {
                 end = t.addingTimeInterval(m * 60)
             }
             b.add(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: rate)), line: line, field: "time")
-            programme.scheduled.append((t, end, rate))
+            programme.scheduled.append((b.hold(t), end.map { $0.timeIntervalSince(t) }, rate))
         case "temp", "automated", "suspend":
             let rate = delivery == "suspend" ? 0 : number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b)
             guard let rate, let m = durationMinutes(r, line: line, &b) else { return }
@@ -199,7 +204,7 @@ public struct TidepoolImporter: PatientDataImporter {
                 let v = scheduled["rate"], n = v?.number
                 guard let programmed = b.value(n, text: n == nil ? v?.text : "", in: ImportLimits.basalUnitsPerHour, unit: "U/h",
                                                reason: "value out of range", line: line, field: "suppressed.rate") else { return }
-                programme.suppressed.append((t, end, programmed, line))
+                programme.suppressed.append((b.hold(t), m * 60, programmed, line))
             }
         default:
             b.skip("unknown basal deliveryType", line: line, field: "deliveryType",

@@ -68,10 +68,10 @@ struct MappedCSVReader {
         /// The last basal rate recorded and its time: a rate is recorded only where it changes.
         var lastBasal: (time: Date, rate: Double)?
         /// Temporary basals of 0 minutes: each ends the one running (`endTemporaryBasals`).
-        var cancels: [Date] = []
+        var cancels: [PatientLogBuilder.HeldTime] = []
         /// Every basal rate read, in file order (`lastBasal` keeps only the last): the programme a
         /// percentage temporary basal follows.
-        var basalChanges: [(time: Date, rate: Double)] = []
+        var basalChanges: [(time: PatientLogBuilder.HeldTime, rate: Double)] = []
         /// Temporary basals in percent, resolved against `basalChanges` once the file is read
         /// (`resolvePercentTemporaryBasals`).
         var percentTemporaryBasals: [PercentTemporaryBasal] = []
@@ -468,14 +468,14 @@ struct MappedCSVReader {
                 }
                 if let last = patient.lastBasal, last.rate == r, last.time <= time { continue }
                 patient.lastBasal = (time, r)
-                patient.basalChanges.append((time, r))
+                patient.basalChanges.append((patient.builder.hold(time), r))
                 patient.builder.add(BasalRate(start: time, rate: InsulinRate(unitsPerHour: r)), at: at)
             case .time, .clock, .patient, .bolusMinutes, .tempBasalMinutes, .bolusType, .tempBasalType:
                 continue
             }
         }
         if cancel {
-            patient.cancels.append(time)
+            patient.cancels.append(patient.builder.hold(time))
             patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
         }
     }
@@ -549,7 +549,7 @@ struct MappedCSVReader {
             // read as a cancel, each row ended the temporary basal before it (the review of stop 58).
             // A cancel leaves the rate empty (Nightscout's) or gives one.
             guard value != 0 else { return patient.builder.skipQuietly("temporary basal of 0 U/h for 0 minutes") }
-            patient.cancels.append(time)
+            patient.cancels.append(patient.builder.hold(time))
             return patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
         }
         // Without a type column a percentage reads as U/h (a 30% temporary basal as 30 U/h: 26.8 U on
@@ -582,20 +582,21 @@ struct MappedCSVReader {
     /// giving more than a pump's rate, is skipped insulin.
     static func resolvePercentTemporaryBasals(_ patient: inout Patient) {
         guard !patient.percentTemporaryBasals.isEmpty else { return }
-        // Rows in a repeated hour are decided first, so that each held temp has its own time. (The
-        // programme's times are as read: a basal rate changed in a repeated hour is an hour early.)
+        // Rows in a repeated hour are decided first, so that each held temp, basal rate and cancel has its own time.
         patient.builder.startStream()
         let held = patient.percentTemporaryBasals.map { patient.builder.temporaryBasals[$0.index] }
         let heldIndices = Set(patient.percentTemporaryBasals.map(\.index))
         patient.builder.temporaryBasals = patient.builder.temporaryBasals.enumerated().filter { !heldIndices.contains($0.offset) }.map(\.element)
         // Sorted by time; of two rows at one time, the first in the file, as the merge keeps it.
         var programme: [(time: Date, rate: Double)] = []
-        for change in patient.basalChanges.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }).map(\.element)
+        let builder = patient.builder
+        let changesRead = patient.basalChanges.map { (time: builder.time(of: $0.time), rate: $0.rate) }
+        for change in changesRead.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }).map(\.element)
         where programme.last?.time != change.time {
             programme.append(change)
         }
         let changes = programme.map(\.time)
-        let stops = (patient.cancels + (patient.builder.temporaryBasals + held).map(\.record.start)).sorted()
+        let stops = (patient.cancels.map(builder.time(of:)) + (patient.builder.temporaryBasals + held).map(\.record.start)).sorted()
         /// The index of the first of `times` (sorted) after `t`.
         func firstAfter(_ t: Date, in times: [Date]) -> Int { PatientLog.firstIndex(times) { $0 > t } }
         func rate(at t: Date) -> Double? {

@@ -36,10 +36,13 @@ public struct PatientLogBuilder: Sendable {
     /// Rows of the stream in a repeated daylight-saving hour, decided per run (`RepeatedHourRuns`).
     var repeats = RepeatedHourRuns()
     /// The entries of `repeats` made by the row being read (its records attach to them).
-    private var rowRepeats: [(run: Int, entry: Int)] = []
+    private var rowRepeats: [(run: Int, entry: Int, first: Date)] = []
     private var rowHasRecords = false
     /// Runs decided while a row was being read: applied once its records are added.
     private var decided: [RepeatedHourRuns.Decision] = []
+    /// The runs with rows put in a repeated hour's second pass: per row of the run, its instant
+    /// there, or nil for a row of the first pass (`time(of:)`).
+    private var secondPasses: [Int: [Date?]] = [:]
     private var issuesPerReason: [String: Int] = [:]
     /// Insulin rows whose time could not be read, bounded by the times around them.
     private var undated = UndatedInsulinBounds()
@@ -248,7 +251,7 @@ public struct PatientLogBuilder: Sendable {
                 ?? (first.timeIntervalSince1970 / 86_400).rounded(.down)
             let (decision, entry) = repeats.repeated(.init(wall: local.wallSeconds, first: first, second: second), window: window)
             decide(decision)
-            rowRepeats.append(entry)
+            rowRepeats.append((entry.run, entry.entry, first))
             return first
         }
     }
@@ -263,6 +266,31 @@ public struct PatientLogBuilder: Sendable {
         rowRepeats.removeAll(); rowHasRecords = false
     }
 
+    /// A row's instant an importer holds past the row, for records it adds once every row is read
+    /// (a cancel, a suspension paired with its resumption, a programme that temps are filled from):
+    /// `time(of:)` gives it where the row's records went, in the repeated hour's second pass when the
+    /// run was decided so (review BD, stop 60: such records kept the first pass, an hour early).
+    public struct HeldTime: Sendable, Equatable {
+        /// The instant `instant(_:)` returned for the row.
+        public let read: Date
+        /// The row's run and place in it in a repeated hour; run 0 for a time outside one.
+        let run: Int, entry: Int
+    }
+
+    /// `date`, an instant read for the row being read (by `instant(_:)`, or with its own offset), held past the row.
+    public func hold(_ date: Date) -> HeldTime {
+        guard let last = rowRepeats.last(where: { $0.first == date }) else { return HeldTime(read: date, run: 0, entry: 0) }
+        return HeldTime(read: date, run: last.run, entry: last.entry)
+    }
+
+    /// The instant of a held row time once its repeated hour is decided (after `startStream()`,
+    /// which every importer calls when its rows are read; before, the time as read).
+    public func time(of held: HeldTime) -> Date {
+        guard held.run > 0, let passes = secondPasses[held.run], passes.indices.contains(held.entry),
+              let second = passes[held.entry] else { return held.read }
+        return second
+    }
+
     private mutating func decide(_ decision: RepeatedHourRuns.Decision?) {
         if let decision { decided.append(decision) }
     }
@@ -275,6 +303,9 @@ public struct PatientLogBuilder: Sendable {
     /// Moves the records of the rows a decision puts in the second pass, counts every row, and
     /// warns once per run the file does not settle.
     private mutating func apply(_ decision: RepeatedHourRuns.Decision) {
+        if decision.isSecond.contains(true) {
+            secondPasses[decision.run] = zip(decision.entries, decision.isSecond).map { $1 ? $0.second : nil }
+        }
         for (entry, second) in zip(decision.entries, decision.isSecond) {
             summary.adjust(second ? LocalTimeResolver.repeatSecondReason : LocalTimeResolver.repeatFirstReason)
             guard second else { continue }
@@ -368,7 +399,7 @@ public struct PatientLogBuilder: Sendable {
         undated.record(R.kind)
         if !rowRepeats.isEmpty {
             let index = count(R.kind) - 1
-            for (run, entry) in rowRepeats {
+            for (run, entry, _) in rowRepeats {
                 if run == repeats.run {
                     repeats.attach(R.kind, index: index, location: location, to: entry)
                 } else if let d = decided.firstIndex(where: { $0.run == run }), decided[d].entries.indices.contains(entry) {
@@ -388,11 +419,13 @@ public struct PatientLogBuilder: Sendable {
     /// A temporary basal ends at the first cancel (a temporary basal of 0 minutes: Nightscout's, a
     /// mapped CSV's) or the next temporary basal after its start, if that comes before its planned
     /// end (counted as adjusted), as a pump ends it. Temporary basals are held to the end of the
-    /// file (`flush`), so this is called once every row is read.
-    public mutating func endTemporaryBasals(at cancels: [Date]) {
+    /// file (`flush`), so this is called once every row is read; it decides the last repeated hour
+    /// first (`startStream()`), so temps and cancels there are at their instants.
+    public mutating func endTemporaryBasals(at cancels: [HeldTime]) {
         guard !temporaryBasals.isEmpty else { return }
+        startStream()
         var list = temporaryBasals.sorted { $0.record.start < $1.record.start }
-        let stops = (cancels + list.map(\.record.start)).sorted()
+        let stops = (cancels.map(time(of:)) + list.map(\.record.start)).sorted()
         var j = 0
         for i in list.indices {
             while j < stops.count, stops[j] <= list[i].record.start { j += 1 }
