@@ -281,6 +281,54 @@ import Testing
         #expect(tp.log.temporaryBasals == [TemporaryBasal(start: utc(1, 20), end: utc(1, 40), rate: InsulinRate(unitsPerHour: 1.6))])
     }
 
+    /// A loop's cancel written at the instant of the next temporary basal (a GlucoModel CSV's
+    /// `temp_basal` of 0 minutes, an OhioT1DM `temp_basal` ending where it begins) ends the one
+    /// running, as Nightscout's and a mapped CSV's cancels do. As a record it was the next temp's
+    /// conflicting duplicate: the temp dropped, and every dose refused for 6 hours (hunt AX, stop 60).
+    /// A temp is also ended by the next one, as a pump ends it, in every format.
+    @Test func aCancelAtTheInstantOfTheNextTempEndsTheOneRunning() throws {
+        let csv = try ImportMappedCSVTests.file("""
+            patient,time,event,value,unit,duration,type,moment,note
+            pump01,\(Self.iso(6)),basal,1.0,U/h,,,,
+            pump01,\(Self.iso(9)),temp_basal,2.0,U/h,60,,,
+            pump01,\(Self.iso(9.5)),temp_basal,1.0,U/h,0,,,
+            pump01,\(Self.iso(9.5)),temp_basal,1.5,U/h,30,,,
+            pump01,\(Self.iso(11)),temp_basal,0.5,U/h,60,,,
+            pump01,\(Self.iso(11.25)),temp_basal,0,U/h,0,,,
+            pump01,\(Self.iso(13)),temp_basal,3.0,U/h,60,,,
+            pump01,\(Self.iso(13.5)),temp_basal,0.2,U/h,60,,,
+            """, name: "pump01.csv")
+        let r = try LogCSVImporter().importFile(at: csv, options: ExportFixtures.options("UTC"))
+        // 09:00 2.0 U/h cancelled at 09:30, where 1.5 U/h runs 30 min; 11:00 0.5 U/h cancelled at 11:15;
+        // 13:00 3.0 U/h ended by the next temp at 13:30.
+        #expect(r.log.temporaryBasals == [
+            TemporaryBasal(start: Self.at(9), end: Self.at(9.5), rate: InsulinRate(unitsPerHour: 2)),
+            TemporaryBasal(start: Self.at(9.5), end: Self.at(10), rate: InsulinRate(unitsPerHour: 1.5)),
+            TemporaryBasal(start: Self.at(11), end: Self.at(11.25), rate: InsulinRate(unitsPerHour: 0.5)),
+            TemporaryBasal(start: Self.at(13), end: Self.at(13.5), rate: InsulinRate(unitsPerHour: 3)),
+            TemporaryBasal(start: Self.at(13.5), end: Self.at(14.5), rate: InsulinRate(unitsPerHour: 0.2)),
+        ], "\(r.log.temporaryBasals)")
+        #expect(r.log.skippedInsulin.isEmpty && r.summary.rowsSkippedForProblems == 0, "\(r.summary.skipped)")
+        #expect(r.log.otherRecords == ["temporary basal of 0 minutes (ends the one running)": 2])
+
+        let xml = try ImportMappedCSVTests.file("""
+            <patient id="pump01" weight="70" insulin_type="rapid-acting">
+            <basal><event ts="09-03-2026 06:00:00" value="1.0"/></basal>
+            <temp_basal>
+            <event ts_begin="09-03-2026 09:00:00" ts_end="09-03-2026 10:00:00" value="2.0"/>
+            <event ts_begin="09-03-2026 09:30:00" ts_end="09-03-2026 09:30:00" value="1.0"/>
+            <event ts_begin="09-03-2026 09:30:00" ts_end="09-03-2026 10:00:00" value="1.5"/>
+            </temp_basal>
+            </patient>
+            """, name: "pump01.xml")
+        let o = try OhioXMLImporter().importFile(at: xml, options: ExportFixtures.options("UTC"))
+        #expect(o.log.temporaryBasals == [
+            TemporaryBasal(start: Self.at(9), end: Self.at(9.5), rate: InsulinRate(unitsPerHour: 2)),
+            TemporaryBasal(start: Self.at(9.5), end: Self.at(10), rate: InsulinRate(unitsPerHour: 1.5)),
+        ], "\(o.log.temporaryBasals)")
+        #expect(o.log.skippedInsulin.isEmpty && o.summary.rowsSkippedForProblems == 0, "\(o.summary.skipped)")
+    }
+
     /// A percentage with no basal rate at or before its start cannot be resolved: skipped insulin.
     @Test func aPercentTemporaryBasalWithoutAProgrammeIsSkippedInsulin() throws {
         let mapping = try CSVColumnMapping(parsing: "time=time,basal=basal,temp_basal=temp,temp_basal_minutes=minutes,temp_basal_type=type")

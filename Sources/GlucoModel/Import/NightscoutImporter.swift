@@ -73,7 +73,6 @@ public struct NightscoutImporter: PatientDataImporter {
 
     public func importFile(at url: URL, options: ImportOptions) throws -> ImportResult {
         var b = PatientLogBuilder(file: url.lastPathComponent, options: options, duplicates: .uploadWindow)
-        var cancels: [PatientLogBuilder.HeldTime] = []
         var suspensions = Suspensions()
         var container: String?
         let stream = JSONElementStream(url: url)
@@ -89,10 +88,10 @@ public struct NightscoutImporter: PatientDataImporter {
             }
             switch element.container {
             case "entries"?: entry(record, line: element.line, &b)
-            case "treatments"?: treatment(record, line: element.line, &b, &cancels, &suspensions)
+            case "treatments"?: treatment(record, line: element.line, &b, &suspensions)
             case nil:
                 if record["eventType"] != nil {
-                    treatment(record, line: element.line, &b, &cancels, &suspensions)
+                    treatment(record, line: element.line, &b, &suspensions)
                 } else {
                     entry(record, line: element.line, &b)
                 }
@@ -102,7 +101,6 @@ public struct NightscoutImporter: PatientDataImporter {
         }
         b.record = nil
         suspensions.add(to: &b)
-        b.endTemporaryBasals(at: cancels)
         return try b.build()
     }
 
@@ -175,7 +173,7 @@ public struct NightscoutImporter: PatientDataImporter {
         return v
     }
 
-    func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder, _ cancels: inout [PatientLogBuilder.HeldTime],
+    func treatment(_ r: JSONValue, line: Int, _ b: inout PatientLogBuilder,
                    _ suspensions: inout Suspensions) {
         let type = r["eventType"]?.string ?? ""
         let kinds = Self.insulinKinds(r, type: type)
@@ -193,7 +191,7 @@ public struct NightscoutImporter: PatientDataImporter {
                        "Temp Basal has duration \(r["duration"]?.brief ?? "missing"); expected minutes, 0-10080")
                 return
             }
-            if d == 0 { b.addNotModelled("Nightscout Temp Basal cancel"); cancels.append(b.hold(t)); return }
+            if d == 0 { return b.cancelTemporaryBasal(at: t, "Nightscout Temp Basal cancel") }
             guard let rateValue = Self.given(r, "absolute") ?? Self.given(r, "rate") else {
                 b.skip("temp basal without rate", line: line, field: "absolute",
                        "Temp Basal has no absolute or rate; expected U/h (percent-only temp basals cannot be resolved without the profile)")

@@ -437,8 +437,10 @@ struct LogCSVState {
             let rate = InsulinRate(unitsPerHour: r)
             if event == "basal" {
                 builder.add(BasalRate(start: time, end: end, rate: rate), at: loc("time"))
-            } else if let end {
+            } else if let end, end > time {
                 builder.add(TemporaryBasal(start: time, end: end, rate: rate), at: loc("time"))
+            } else {
+                builder.cancelTemporaryBasal(at: time)
             }
         case "basal_injection":
             let mark = builder.skipMark

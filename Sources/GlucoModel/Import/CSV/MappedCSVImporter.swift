@@ -67,8 +67,6 @@ struct MappedCSVReader {
         var builder: PatientLogBuilder
         /// The last basal rate recorded and its time: a rate is recorded only where it changes.
         var lastBasal: (time: Date, rate: Double)?
-        /// Temporary basals of 0 minutes: each ends the one running (`endTemporaryBasals`).
-        var cancels: [PatientLogBuilder.HeldTime] = []
         /// Every basal rate read, in file order (`lastBasal` keeps only the last): the programme a
         /// percentage temporary basal follows.
         var basalChanges: [(time: PatientLogBuilder.HeldTime, rate: Double)] = []
@@ -198,7 +196,6 @@ struct MappedCSVReader {
             var patient = patient
             Self.keepLoneDual(&patient)
             Self.resolvePercentTemporaryBasals(&patient)
-            patient.builder.endTemporaryBasals(at: patient.cancels)
             var builder = patient.builder
             if i == 0 { builder.summary.absorb(orphans.summary) }
             results.append(try builder.build())
@@ -474,10 +471,7 @@ struct MappedCSVReader {
                 continue
             }
         }
-        if cancel {
-            patient.cancels.append(patient.builder.hold(time))
-            patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
-        }
+        if cancel { patient.builder.cancelTemporaryBasal(at: time) }
     }
 
     /// A square or dual-wave bolus: the row's `bolus_extended` units spread over `bolus_minutes`,
@@ -549,8 +543,7 @@ struct MappedCSVReader {
             // read as a cancel, each row ended the temporary basal before it (the review of stop 58).
             // A cancel leaves the rate empty (Nightscout's) or gives one.
             guard value != 0 else { return patient.builder.skipQuietly("temporary basal of 0 U/h for 0 minutes") }
-            patient.cancels.append(patient.builder.hold(time))
-            return patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
+            return patient.builder.cancelTemporaryBasal(at: time)
         }
         // Without a type column a percentage reads as U/h (a 30% temporary basal as 30 U/h: 26.8 U on
         // board and a predicted 10 mg/dL; the review of stop 58): a rate above 15 U/h is taken for one.
@@ -596,7 +589,7 @@ struct MappedCSVReader {
             programme.append(change)
         }
         let changes = programme.map(\.time)
-        let stops = (patient.cancels.map(builder.time(of:)) + (patient.builder.temporaryBasals + held).map(\.record.start)).sorted()
+        let stops = (builder.cancels.map(builder.time(of:)) + (patient.builder.temporaryBasals + held).map(\.record.start)).sorted()
         /// The index of the first of `times` (sorted) after `t`.
         func firstAfter(_ t: Date, in times: [Date]) -> Int { PatientLog.firstIndex(times) { $0 > t } }
         func rate(at t: Date) -> Double? {

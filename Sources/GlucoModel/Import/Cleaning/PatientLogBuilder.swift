@@ -43,6 +43,8 @@ public struct PatientLogBuilder: Sendable {
     /// The runs with rows put in a repeated hour's second pass: per row of the run, its instant
     /// there, or nil for a row of the first pass (`time(of:)`).
     private var secondPasses: [Int: [Date?]] = [:]
+    /// The instants of temporary basals' cancels (`cancelTemporaryBasal(at:)`).
+    private(set) var cancels: [HeldTime] = []
     private var issuesPerReason: [String: Int] = [:]
     /// Insulin rows whose time could not be read, bounded by the times around them.
     private var undated = UndatedInsulinBounds()
@@ -416,12 +418,21 @@ public struct PatientLogBuilder: Sendable {
         if pending >= Self.batchSize, !repeats.hasOpenRun, decided.isEmpty { flush(includingTemporaryBasals: false) }
     }
 
-    /// A temporary basal ends at the first cancel (a temporary basal of 0 minutes: Nightscout's, a
-    /// mapped CSV's) or the next temporary basal after its start, if that comes before its planned
-    /// end (counted as adjusted), as a pump ends it. Temporary basals are held to the end of the
-    /// file (`flush`), so this is called once every row is read; it decides the last repeated hour
-    /// first (`startStream()`), so temps and cancels there are at their instants.
-    public mutating func endTemporaryBasals(at cancels: [HeldTime]) {
+    /// A cancel of the temporary basal running at `date`, the instant of the row being read (a
+    /// temporary basal of 0 minutes, in any format): it ends that one (`endTemporaryBasals`). As a
+    /// record of its own, a cancel written at the instant of the next temp (as loops do) was that
+    /// temp's conflicting duplicate: one of them dropped, and doses refused for 6 hours (hunt AX).
+    public mutating func cancelTemporaryBasal(at date: Date, _ kind: String = "temporary basal of 0 minutes (ends the one running)") {
+        cancels.append(hold(date))
+        addNotModelled(kind)
+    }
+
+    /// A temporary basal ends at the first cancel (`cancelTemporaryBasal(at:)`) or the next
+    /// temporary basal after its start, if that comes before its planned end (counted as adjusted),
+    /// as a pump ends it. Temporary basals are held to the end of the file (`flush`); `build` calls
+    /// this, and an importer that resolves temps against each other's ends first may too. It decides
+    /// the last repeated hour first (`startStream()`), so temps and cancels there are at their instants.
+    public mutating func endTemporaryBasals() {
         guard !temporaryBasals.isEmpty else { return }
         startStream()
         var list = temporaryBasals.sorted { $0.record.start < $1.record.start }
@@ -480,6 +491,7 @@ public struct PatientLogBuilder: Sendable {
     ///   file of mmol/L values read as mg/dL would train, dose and report on nonsense.
     public func build(patient: PatientID) throws -> ImportResult {
         var decided = self
+        decided.endTemporaryBasals()
         decided.startStream()
         return try decided.buildDecided(patient: patient)
     }
