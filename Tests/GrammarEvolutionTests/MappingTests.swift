@@ -57,6 +57,27 @@ import Testing
         #expect(m.map([1]).isValid)
     }
 
+    /// A chain of rules whose shortest derivation is deeper than the mapper's limit: every genome
+    /// mapped to nothing, and the trainer reported "no evolved expression beat ARX" having evaluated
+    /// none (hunt BE, stop 61). 17 rules deep is the limit's own depth (a tree of 17 rule levels maps);
+    /// 18 is refused, naming the start rule's line.
+    @Test func aGrammarDeeperThanTheDepthLimitIsRefused() throws {
+        func chain(_ n: Int) -> String {
+            (0..<n - 1).map { "<r\($0)> ::= <r\($0 + 1)> + x0 | <r\($0 + 1)> * x1" }.joined(separator: "\n") + "\n<r\(n - 1)> ::= x0 | x1"
+        }
+        let deepest = try Mapper(grammar: try Grammar(text: chain(17)))
+        #expect(deepest.map(Array(repeating: 0, count: 40)).isValid)
+        #expect(try Grammar(text: chain(18)).minimumDepths["r0"] == 18)
+        do {
+            _ = try Mapper(grammar: try Grammar(text: "# a chain\n" + chain(18)))
+            Issue.record("a grammar 18 rules deep was accepted under a limit of 17")
+        } catch let GrammarError.invalid(_, report) {
+            #expect(report.issues.map(\.kind) == [.tooDeep] && report.issues.map(\.line) == [2], "\(report.issues)")
+            #expect(report.issues.first?.message.hasPrefix("the start rule <r0>'s shortest derivation is 18 rules deep, deeper than the limit of 17") == true)
+        }
+        _ = try Mapper(grammar: try Grammar(text: chain(18)), maxDepth: 18)
+    }
+
     /// Before: a grammar with a typographic minus, or whose terms stood side by side, was accepted;
     /// every individual failed to compile and the trainer "found no expression better than ARX".
     @Test func grammarsNoneOfWhoseExpressionsCompileAreRefusedWithTheirLine() throws {

@@ -406,8 +406,10 @@ public struct PatientTrainer: Sendable {
         }
         var best: (choice: Choice, error: Double)?
         if options.base == .arx {
-            best = (Choice(program: Program(instructions: [.constant(0)]), intercept: 0, slope: 0,
-                           note: "base only: no evolved expression beat ARX on the validation days"), rmse(0, 0, nil))
+            // With no candidate at all the search never had an expression to compare (hunt BE, stop 61).
+            let note = candidates.isEmpty ? "base only: the search made no valid expression (every genome mapped to nothing or failed to compile)"
+                : "base only: no evolved expression beat ARX on the validation days"
+            best = (Choice(program: Program(instructions: [.constant(0)]), intercept: 0, slope: 0, note: note), rmse(0, 0, nil))
         }
         // A candidate whose training fit is finite may still overflow on the validation days;
         // it cannot be scored there, so it is skipped (and counted in the model's note).

@@ -18,6 +18,9 @@ public struct GrammarReport: Sendable, Equatable, CustomStringConvertible {
         /// an expression (terms written side by side, an operator without operand): every phenotype
         /// would fail to compile (`Mapper.expressionIssues`).
         case noExpression
+        /// The start rule's shortest derivation is deeper than the mapper's `maxDepth`: every
+        /// genome would map to nothing (`Mapper.init`).
+        case tooDeep
     }
 
     public struct Issue: Sendable, Equatable, CustomStringConvertible {

@@ -54,13 +54,22 @@ public struct Mapper: Sendable {
     /// Each terminal's tokens, lexed once: a phenotype compiles from these without any text.
     let terminalTokens: [[InfixToken]]
 
-    /// - Throws: `GrammarError.invalid` when `grammar.check()` reports errors.
+    /// - Throws: `GrammarError.invalid` when `grammar.check()` reports errors, no alternative of the
+    ///   start rule makes an expression, or its shortest derivation is deeper than `maxDepth` (a chain
+    ///   of 18 rules under the default 17: every genome mapped to nothing, and a search reported its
+    ///   model as "no evolved expression beat the base" without having evaluated one; hunt BE, stop 61).
     public init(grammar: Grammar, maxWraps: Int = 2, maxDepth: Int = 17, variables: VariableNames = .indexed) throws {
         precondition(maxWraps >= 0 && maxDepth >= 1, "Mapper: maxWraps >= 0 and maxDepth >= 1")
         self.grammar = try grammar.validated()
-        let expression = Self.expressionIssues(grammar)
-        if !expression.isEmpty {
-            throw GrammarError.invalid(source: grammar.source, report: GrammarReport(issues: expression, minimumDepths: []))
+        var issues = Self.expressionIssues(grammar)
+        if let start = grammar.rules.first, let depth = grammar.tables.ruleMinDepth.first,
+           depth != GrammarTables.unbounded, depth > maxDepth {
+            issues.append(.init(severity: .error, kind: .tooDeep, rule: start.name, line: start.line,
+                                message: "the start rule <\(start.name)>'s shortest derivation is \(depth) rules deep, deeper than the "
+                                    + "limit of \(maxDepth): every genome would map to nothing; shorten the chain of rules it goes through"))
+        }
+        if !issues.isEmpty {
+            throw GrammarError.invalid(source: grammar.source, report: GrammarReport(issues: issues, minimumDepths: []))
         }
         self.maxWraps = maxWraps
         self.maxDepth = maxDepth
