@@ -50,6 +50,20 @@ import Testing
         ])
     }
 
+    /// Ranges are capped per alternative (100,000) and per grammar (1,000,000 alternatives): a rule
+    /// of 150 alternatives `k[0..99999]`, a 2 KB file, took 15 million and the trainer aborted out
+    /// of memory (hunt BE, stop 61). Refused at the line that passes the cap.
+    @Test func rangesAreCappedForTheWholeGrammar() throws {
+        let wide = (1...11).map { "\($0)[0..99999]" }
+        do {
+            _ = try Grammar(text: "<e> ::= <c> + G0\n<c> ::= " + wide.prefix(5).joined(separator: " | ") + "\n | " + wide.dropFirst(5).joined(separator: " | "))
+            Issue.record("a grammar of 1.1 million alternatives was accepted")
+        } catch let GrammarError.syntax(_, line, message) {
+            #expect(line == 3 && message.hasPrefix("the grammar's ranges expand it into more than 1000000 alternatives by this line"), "\(message)")
+        }
+        #expect(try Grammar(text: "<c> ::= " + wide.prefix(2).joined(separator: " | ")).rules[0].productions.count == 200_000)
+    }
+
     @Test func continuationForms() throws {
         // Alternatives only on continuation lines, and a line ending in '|' continued below.
         let a = try Grammar(text: "<a> ::=\n  | x\n  | y")

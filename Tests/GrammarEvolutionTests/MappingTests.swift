@@ -92,7 +92,15 @@ import Testing
         let sideBySide = issues("<e> ::= G1 G2 | <v> <v>\n<v> ::= G0 | IOB")
         #expect(sideBySide.map(\.kind) == [.noExpression] && sideBySide.map(\.line) == [1])
         #expect(sideBySide.first?.message == "no alternative of the start rule <e> makes an expression (each rule taken by its shortest "
-                + "alternative): 'G1 G2' (line 1): unexpected 'G2'; every expression would fail to compile")
+                + "alternative): 'G1 G2' (line 1): unexpected 'G2'; nor did 2000 random derivations: every expression would fail to compile")
+        // A rule whose shortest alternative is a dead end beside alternatives that are not: the
+        // grammar makes `G0 + G1`, and was refused (hunt BE, stop 61).
+        let deadEnd = "<e> ::= <v> <tail>\n<tail> ::= G1 | + G1 | * <c>\n<v> ::= G0 | IOB\n<c> ::= <GECodonValue-0.0+1.0>"
+        #expect(Mapper.expressionIssues(try Grammar(text: deadEnd)).map(\.kind) == [.noExpression])
+        #expect(issues(deadEnd).isEmpty)
+        let m = try Mapper(grammar: Grammar(text: deadEnd), variables: VariableNames(["G0", "G1", "IOB"]))
+        // <e> -> <v> <tail>: codon 0 picks G0 (2 alternatives), codon 1 picks '+ G1' (3 alternatives).
+        #expect(m.map([0, 1]).program != nil && m.map([0, 0]).invalidReason.map { if case .doesNotCompile = $0 { true } else { false } } == true)
         // One alternative that makes an expression is enough (a grammar may hold dead ends); any names,
         // calls, constants and deep rules are fine.
         #expect(issues("<e> ::= G1 G2 | exp(<v>) - <GECodonValue--2.0+2.0>\n<v> ::= <v> + <v> | ( G0 ) | lag(IOB, 1)").isEmpty)

@@ -4,6 +4,10 @@ struct GrammarParser {
     let source: String?
     /// Most alternatives one alternative may expand to through `[lo..hi]` ranges.
     static let maximumExpansion = 100_000
+    /// Most alternatives a whole grammar may hold once its ranges are expanded: a rule of 150
+    /// alternatives `k[0..99999]` (a 2 KB file) took 15 million, and the trainer aborted out of
+    /// memory (hunt BE, stop 61). A generated grammar of 4,000 rules holds about 20,000.
+    static let maximumAlternatives = 1_000_000
 
     /// A symbol before names are resolved and ranges expanded.
     private enum RawSymbol {
@@ -60,6 +64,7 @@ struct GrammarParser {
         var names = raw.map(\.name)
         var productions: [[Grammar.Production]] = []
         var undefinedLines: [String: Int] = [:]
+        var total = 0
         for rule in raw {
             var list: [Grammar.Production] = []
             for (alternative, line) in try splitAlternatives(rule.pieces) {
@@ -67,7 +72,13 @@ struct GrammarParser {
                 guard !symbols.isEmpty else {
                     throw error(line, "rule <\(rule.name)> has an empty alternative; write \"\" for an empty terminal")
                 }
-                for expanded in try expand(symbols, line: line) {
+                let alternatives = try expand(symbols, line: line)
+                total += alternatives.count
+                guard total <= Self.maximumAlternatives else {
+                    throw error(line, "the grammar's ranges expand it into more than \(Self.maximumAlternatives) alternatives by this line; "
+                                + "write fewer or narrower ranges")
+                }
+                for expanded in alternatives {
                     var resolved: [Grammar.Symbol] = []
                     for s in expanded {
                         switch s {

@@ -73,19 +73,7 @@ extension Mapper {
             }
             return out
         }
-        // Every name that is not called reads as a variable of the table: only the form is judged.
-        var names = Set<String>()
-        for rule in grammar.rules {
-            for p in rule.productions {
-                for case let .terminal(text) in p.symbols {
-                    let t = InfixLexer.tokens(text)
-                    for i in t.indices {
-                        if case let .name(name) = t[i].kind, !(i + 1 < t.count && t[i + 1].isSymbol("(")) { names.insert(name) }
-                    }
-                }
-            }
-        }
-        let variables = VariableNames(names.sorted())
+        let variables = formVariables(grammar)
         var failures: [(line: Int, text: String, message: String)] = []
         for p in start.productions {
             guard let t = tokens(p) else { return [] }
@@ -97,6 +85,24 @@ extension Mapper {
         let first = failures[0]
         return [.init(severity: .error, kind: .noExpression, rule: start.name, line: first.line,
                       message: "no alternative of the start rule <\(start.name)> makes an expression (each rule taken by its shortest "
-                          + "alternative): '\(first.text)' (line \(first.line)): \(first.message); every expression would fail to compile")]
+                          + "alternative): '\(first.text)' (line \(first.line)): \(first.message); nor did \(derivationsTried) random "
+                          + "derivations: every expression would fail to compile")]
+    }
+
+    /// Every name the grammar's terminals hold that is not called, as variables: the expression
+    /// checks judge a phenotype's form, not whether a table has its names (`Grammar.unknownNames`).
+    static func formVariables(_ grammar: Grammar) -> VariableNames {
+        var names = Set<String>()
+        for rule in grammar.rules {
+            for p in rule.productions {
+                for case let .terminal(text) in p.symbols {
+                    let t = InfixLexer.tokens(text)
+                    for i in t.indices {
+                        if case let .name(name) = t[i].kind, !(i + 1 < t.count && t[i + 1].isSymbol("(")) { names.insert(name) }
+                    }
+                }
+            }
+        }
+        return VariableNames(names.sorted())
     }
 }
