@@ -440,7 +440,7 @@ struct LogCSVState {
             } else if let end, end > time {
                 builder.add(TemporaryBasal(start: time, end: end, rate: rate), at: loc("time"))
             } else {
-                builder.cancelTemporaryBasal(at: time)
+                builder.cancelTemporaryBasal(at: time, location: loc("time"))
             }
         case "basal_injection":
             let mark = builder.skipMark

@@ -471,7 +471,7 @@ struct MappedCSVReader {
                 continue
             }
         }
-        if cancel { patient.builder.cancelTemporaryBasal(at: time) }
+        if cancel { patient.builder.cancelTemporaryBasal(at: time, location: at) }
     }
 
     /// A square or dual-wave bolus: the row's `bolus_extended` units spread over `bolus_minutes`,
@@ -543,7 +543,7 @@ struct MappedCSVReader {
             // read as a cancel, each row ended the temporary basal before it (the review of stop 58).
             // A cancel leaves the rate empty (Nightscout's) or gives one.
             guard value != 0 else { return patient.builder.skipQuietly("temporary basal of 0 U/h for 0 minutes") }
-            return patient.builder.cancelTemporaryBasal(at: time)
+            return patient.builder.cancelTemporaryBasal(at: time, location: patient.builder.location(line, names[.time]))
         }
         // Without a type column a percentage reads as U/h (a 30% temporary basal as 30 U/h: 26.8 U on
         // board and a predicted 10 mg/dL; the review of stop 58): a rate above 15 U/h is taken for one.
@@ -589,7 +589,7 @@ struct MappedCSVReader {
             programme.append(change)
         }
         let changes = programme.map(\.time)
-        let stops = (builder.cancels.map(builder.time(of:)) + (patient.builder.temporaryBasals + held).map(\.record.start)).sorted()
+        let stops = (builder.cancels.map { builder.time(of: $0.time) } + (patient.builder.temporaryBasals + held).map(\.record.start)).sorted()
         /// The index of the first of `times` (sorted) after `t`.
         func firstAfter(_ t: Date, in times: [Date]) -> Int { PatientLog.firstIndex(times) { $0 > t } }
         func rate(at t: Date) -> Double? {

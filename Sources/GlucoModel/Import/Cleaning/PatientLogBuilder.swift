@@ -43,8 +43,8 @@ public struct PatientLogBuilder: Sendable {
     /// The runs with rows put in a repeated hour's second pass: per row of the run, its instant
     /// there, or nil for a row of the first pass (`time(of:)`).
     private var secondPasses: [Int: [Date?]] = [:]
-    /// The instants of temporary basals' cancels (`cancelTemporaryBasal(at:)`).
-    private(set) var cancels: [HeldTime] = []
+    /// Temporary basals' cancels (`cancelTemporaryBasal(at:location:)`), until `endTemporaryBasals`.
+    private(set) var cancels: [(time: HeldTime, location: SourceLocation)] = []
     private var issuesPerReason: [String: Int] = [:]
     /// Insulin rows whose time could not be read, bounded by the times around them.
     private var undated = UndatedInsulinBounds()
@@ -419,24 +419,28 @@ public struct PatientLogBuilder: Sendable {
     }
 
     /// A cancel of the temporary basal running at `date`, the instant of the row being read (a
-    /// temporary basal of 0 minutes, in any format): it ends that one (`endTemporaryBasals`). As a
-    /// record of its own, a cancel written at the instant of the next temp (as loops do) was that
-    /// temp's conflicting duplicate: one of them dropped, and doses refused for 6 hours (hunt AX).
-    public mutating func cancelTemporaryBasal(at date: Date, _ kind: String = "temporary basal of 0 minutes (ends the one running)") {
-        cancels.append(hold(date))
-        addNotModelled(kind)
+    /// temporary basal of 0 minutes, in any format; `location` its row): it ends that one
+    /// (`endTemporaryBasals`). Written at the instant of the next temp (as loops write them), it
+    /// was that temp's conflicting duplicate: one of them dropped, and doses refused for 6 hours
+    /// (hunt AX, stop 60).
+    public mutating func cancelTemporaryBasal(at date: Date, location: SourceLocation) {
+        cancels.append((hold(date), location))
     }
 
-    /// A temporary basal ends at the first cancel (`cancelTemporaryBasal(at:)`) or the next
-    /// temporary basal after its start, if that comes before its planned end (counted as adjusted),
-    /// as a pump ends it. Temporary basals are held to the end of the file (`flush`); `build` calls
-    /// this, and an importer that resolves temps against each other's ends first may too. It decides
-    /// the last repeated hour first (`startStream()`), so temps and cancels there are at their instants.
+    /// A temporary basal ends at the first cancel (`cancelTemporaryBasal(at:location:)`) or the
+    /// next temporary basal after its start, if that comes before its planned end (counted as
+    /// adjusted), as a pump ends it. A cancel is then kept as a temporary basal of 0 minutes at
+    /// 0 U/h, so that it ends a temp another file holds (a store's, an OhioT1DM testing file's
+    /// temp begun in its training file: review BF, stop 61); one at the start of a temp is that
+    /// temp's start, and dropped. Temporary basals are held to the end of the file (`flush`);
+    /// `build` calls this. It decides the last repeated hour first (`startStream()`), so temps and
+    /// cancels there are at their instants.
     public mutating func endTemporaryBasals() {
-        guard !temporaryBasals.isEmpty else { return }
+        guard !temporaryBasals.isEmpty || !cancels.isEmpty else { return }
         startStream()
         var list = temporaryBasals.sorted { $0.record.start < $1.record.start }
-        let stops = (cancels.map(time(of:)) + list.map(\.record.start)).sorted()
+        let cancelled = cancels.map { (time: time(of: $0.time), location: $0.location) }
+        let stops = (cancelled.map(\.time) + list.map(\.record.start)).sorted()
         var j = 0
         for i in list.indices {
             while j < stops.count, stops[j] <= list[i].record.start { j += 1 }
@@ -445,6 +449,14 @@ public struct PatientLogBuilder: Sendable {
             summary.adjust("temporary basal ended early by a cancel or the next temp basal")
         }
         temporaryBasals = list
+        let starts = Set(list.map(\.record.start))
+        var kept = Set<Date>()
+        for cancel in cancelled {
+            guard !starts.contains(cancel.time) else { summary.skipQuietly("cancel at the start of a temporary basal"); continue }
+            guard kept.insert(cancel.time).inserted else { summary.skipQuietly("exact duplicate"); continue }
+            add(TemporaryBasal(start: cancel.time, end: cancel.time, rate: InsulinRate(unitsPerHour: 0)), at: cancel.location)
+        }
+        cancels = []
     }
 
     /// Sends the records held to the sink (all but temporary basals unless told) and forgets them.
