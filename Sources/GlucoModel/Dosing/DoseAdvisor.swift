@@ -48,33 +48,24 @@ public enum DoseAdvisor {
     /// to the formula's dose (step 7).
     public static let memory: TimeInterval = max(historySpan + 3600, RecentLows.period)
 
-    /// How a long-acting dose taken twice is looked for (`longActingAboveUsual`): two or more
-    /// injections within `longActingSpacing` of the person's usual time between doses (24 h over
-    /// their doses a day) passing their usual dose by `longActingExcess` times.
-    public static let longActingSpacing = 0.6
+    /// How far back a long-acting dose taken twice is looked for, and by how much the injections
+    /// there must pass the usual daily dose (`longActingAboveUsual`): a person on two doses a day
+    /// takes each 12 hours apart, half the daily dose each.
+    public static let longActingReach: TimeInterval = 12 * 3600
     public static let longActingExcess = 1.5
 
-    /// The note that a long-acting dose looks taken twice: two or more injections within
-    /// `longActingSpacing` of the usual time between doses before `at` (14.4 h for one dose a day,
-    /// 7.2 h for two) passing the usual dose by `longActingExcess` times; the usual daily dose and
-    /// doses a day are the medians of the days before the last 24 hours
-    /// (`SettingsEstimator.Injections.routine`). Hunt BA, stop 60: 18 U of glargine twice 50 minutes
-    /// apart, and a bedtime correction suggested beside it without a word. Until stop 61 the window
-    /// was 12 h against the daily dose: a dose taken again 12.5 h later ("did I take it last
-    /// night?"), and one of two daily doses taken twice, were not noted, and a single dose raised by
-    /// half was. Nil otherwise, and when the days before hold no injection.
+    /// The note that the long-acting insulin of the last `longActingReach` passes the usual daily
+    /// dose (the median of the days before it, `SettingsEstimator.Injections.dailyDose`) by
+    /// `longActingExcess` times: a dose taken twice (hunt BA, stop 60: 18 U of glargine twice 50
+    /// minutes apart, and a bedtime correction suggested beside it without a word). Nil otherwise,
+    /// and when the days before hold no injection.
     static func longActingAboveUsual(_ log: PatientLog, at: Date, timeZone: TimeZone) -> DoseNote? {
-        let cutoff = at.addingTimeInterval(-24 * 3600)
-        guard let first = log.basalInjections.first?.time, first <= cutoff,
-              let routine = SettingsEstimator.Injections.routine(log.basalInjections, from: first, to: cutoff, timeZone: timeZone),
-              routine.dailyDose > 0, routine.perDay >= 1 else { return nil }
-        let reach = longActingSpacing * 24 * 3600 / routine.perDay
-        let since = at.addingTimeInterval(-reach)
-        let recent = log.basalInjections.filter { $0.time > since && $0.time <= at }
-        let usual = routine.dailyDose / routine.perDay
-        let units = recent.map(\.dose.units).reduce(0, +)
-        guard recent.count >= 2, units > longActingExcess * usual else { return nil }
-        return .longActingAboveUsual(units: units, usual: usual, hours: reach / 3600, injections: recent.count)
+        let since = at.addingTimeInterval(-longActingReach)
+        let recent = log.basalInjections.filter { $0.time > since && $0.time <= at }.map(\.dose.units).reduce(0, +)
+        guard recent > 0, let first = log.basalInjections.first?.time, first <= since,
+              let usual = SettingsEstimator.Injections.dailyDose(log.basalInjections, from: first, to: since, timeZone: timeZone),
+              usual > 0, recent > longActingExcess * usual else { return nil }
+        return .longActingAboveUsual(units: recent, usual: usual, hours: longActingReach / 3600)
     }
 
     /// The records a suggestion at `at` reads from `log`: those recorded through `at` (before it,

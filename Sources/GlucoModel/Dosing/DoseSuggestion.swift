@@ -102,7 +102,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Long-acting insulin of `units` U injected in the `hours` before the moment, more than
     /// `DoseAdvisor.longActingExcess` times the usual daily dose (`usual` U): a dose taken twice.
     /// Long-acting insulin counts on neither side of net insulin on board, so neither dose sees it.
-    case longActingAboveUsual(units: Double, usual: Double, hours: Double, injections: Int)
+    case longActingAboveUsual(units: Double, usual: Double, hours: Double)
 
     public var code: String {
         switch self {
@@ -188,10 +188,10 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case let .settingsFromData(changes):
             return "the settings used are the data's suggestion, not the settings file's (--settings-from-data; "
                 + "glucomodel-predict settings shows the evidence): \(changes)"
-        case let .longActingAboveUsual(u, usual, hours, n):
-            return String(format: "long-acting insulin injected in the last %.0f h: %.1f U in %d injections, %.1f times the usual dose (%.1f U): "
+        case let .longActingAboveUsual(u, usual, hours):
+            return String(format: "long-acting insulin injected in the last %.0f h: %.1f U, %.1f times the usual daily dose (%.1f U): "
                           + "if a dose was taken twice, glucose may fall for a day or more, which neither dose counts; check for lows",
-                          hours, u, n, u / usual, usual)
+                          hours, u, u / usual, usual)
         case let .insulinOnBoardStated(u):
             return String(format: "insulin on board %.2f U as stated (the data has no insulin records), counted as given now: all its effect still to come", u)
         }

@@ -31,29 +31,19 @@ extension SettingsEstimator {
         /// whole local days in it that have an injection (a missed dose is not the setting), or of
         /// every day it touches when it holds no whole day.
         static func dailyDose(_ injections: [BasalInjection], from first: Date, to last: Date, timeZone: TimeZone) -> Double? {
-            routine(injections, from: first, to: last, timeZone: timeZone)?.dailyDose
-        }
-
-        /// `dailyDose`, and the injections a day (the median count over the same days).
-        static func routine(_ injections: [BasalInjection], from first: Date, to last: Date,
-                            timeZone: TimeZone) -> (dailyDose: Double, perDay: Double)? {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = timeZone
-            var totals: [Date: (sum: Double, count: Double, whole: Bool)] = [:]
+            var totals: [Date: (sum: Double, whole: Bool)] = [:]
             for injection in injections where injection.time >= first && injection.time <= last {
                 let day = calendar.startOfDay(for: injection.time)
                 let next = calendar.date(byAdding: .day, value: 1, to: day) ?? day.addingTimeInterval(86_400)
-                totals[day, default: (0, 0, day >= first && next <= last)].sum += injection.dose.units
-                totals[day]!.count += 1
+                totals[day, default: (0, day >= first && next <= last)].sum += injection.dose.units
             }
-            let whole = totals.values.filter(\.whole)
-            let days = whole.isEmpty ? Array(totals.values) : whole
+            let whole = totals.values.filter(\.whole).map(\.sum)
+            let days = (whole.isEmpty ? totals.values.map(\.sum) : whole).sorted()
             guard !days.isEmpty else { return nil }
-            func median(_ values: [Double]) -> Double {
-                let v = values.sorted(), m = v.count / 2
-                return v.count % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2
-            }
-            return (median(days.map(\.sum)), median(days.map(\.count)))
+            let m = days.count / 2
+            return days.count % 2 == 1 ? days[m] : (days[m - 1] + days[m]) / 2
         }
 
         /// The row for the dose `current` from the fasting windows of the whole day, with the
