@@ -72,9 +72,11 @@ import Testing
     }
 
     /// 18 U of glargine at 22:00 each night; on the fourth night taken again at 22:50. Asked at 23:00,
-    /// the dose notes 36 U in the last 12 h, 2.0 times the usual 18 U (the median of the nights
+    /// the dose notes 36 U in the last 14 h, 2.0 times the usual 18 U (the median of the nights
     /// before): long-acting insulin counts on neither side, so neither dose sees it (hunt BA). A
-    /// person on two doses a day (9 U at 08:00 and 20:00) gets no note; nor does a dose an hour late.
+    /// person on two doses a day (9 U at 08:00 and 20:00) gets no note; nor does a dose an hour late,
+    /// nor one split into two injections of the usual total. Taken again at 10:30 the next morning
+    /// (12.5 h later) it is noted (with 12 h, until stop 61, it was not).
     @Test func aLongActingDoseTakenTwiceIsNoted() throws {
         typealias F = DoseFixture
         func ask(_ injections: [(day: Double, hour: Double, units: Double)], at hour: Double) -> DoseSuggestion {
@@ -87,7 +89,11 @@ import Testing
         let nightly = [(0.0, 22.0, 18.0), (1, 22, 18), (2, 22, 18)].map { (day: $0.0, hour: $0.1, units: $0.2) }
         let twice = ask(nightly + [(day: 3, hour: 22, units: 18), (day: 3, hour: 22 + 50.0 / 60, units: 18)], at: 23)
         let note = try #require(twice.reasons.first { $0.code == "long_acting_above_usual" }, "\(twice.reasons)")
-        #expect(note.message.hasPrefix("long-acting insulin injected in the last 12 h: 36.0 U, 2.0 times the usual daily dose (18.0 U)"))
+        #expect(note.message.hasPrefix("long-acting insulin injected in the last 14 h: 36.0 U, 2.0 times the usual daily dose (18.0 U)"))
+        let morning = ask(nightly + [(day: 3, hour: 22, units: 18), (day: 4, hour: 10.5, units: 18)], at: 24 + 11)
+        #expect(morning.reasons.contains { $0.code == "long_acting_above_usual" }, "\(morning.reasons)")
+        let halves = (0..<4).flatMap { d in [(day: Double(d), hour: 22.0, units: 9.0), (day: Double(d), hour: 22 + 5.0 / 60, units: 9.0)] }
+        #expect(!ask(halves, at: 23).reasons.contains { $0.code == "long_acting_above_usual" })
         // Said with "no insulin" too: a low now is when it matters (review BB).
         var low = F.flatLog(glucose: 60, through: 3 * 1440 + 13 * 60)
         low.glucose = low.glucose.filter { $0.time > F.at(3 * 1440 + 11 * 60) }

@@ -50,8 +50,10 @@ public enum DoseAdvisor {
 
     /// How far back a long-acting dose taken twice is looked for, and by how much the injections
     /// there must pass the usual daily dose (`longActingAboveUsual`): a person on two doses a day
-    /// takes each 12 hours apart, half the daily dose each.
-    public static let longActingReach: TimeInterval = 12 * 3600
+    /// takes each about 12 hours apart, half the daily dose each; a nightly dose taken again the next
+    /// morning ("did I take it last night?") is 12-14 hours after it (12 h until stop 61: a retake
+    /// 12.5 h later was not noted).
+    public static let longActingReach: TimeInterval = 14 * 3600
     public static let longActingExcess = 1.5
 
     /// The note that the long-acting insulin of the last `longActingReach` passes the usual daily
