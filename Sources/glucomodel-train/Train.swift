@@ -61,7 +61,7 @@ struct Train: ParsableCommand {
     @Option(help: "Insulin and carbohydrate curves: single (default; the series' own, the linear part's weights free), single-held (the same, the weights held so that a meal never lowers glucose and insulin never raises it), multi (those and the same amounts at several speeds, the weights held) or multi-free (the weights free: closer predictions, but its models do not advise insulin). docs/accuracy.md.")
     var curves: FeatureCurves?
 
-    @Option(name: .customLong("arx-ridge"), help: "Ridge weight of the ARX fit (the baseline and the evolved model's linear part), per row on standardised features: a number from 0 to 1 (default: \(TrainingRunConfig.defaultARXRidge)) or auto, the one of 1e-3 ... 1e-8 with the lowest RMSE on the validation days. docs/accuracy.md.")
+    @Option(name: .customLong("arx-ridge"), parsing: .unconditional, help: "Ridge weight of the ARX fit (the baseline and the evolved model's linear part), per row on standardised features: a number from 0 to 1 (default: \(TrainingRunConfig.defaultARXRidge)) or auto, the one of 1e-3 ... 1e-8 with the lowest RMSE on the validation days. docs/accuracy.md.")
     var arxRidge: String?
 
     @Option(parsing: .unconditional, help: "Random seed: the same seed gives the same models (default: \(TrainingRunConfig.defaultSeed)).", transform: WholeArgument.read)
@@ -222,6 +222,8 @@ struct Train: ParsableCommand {
         let keepSensorLimits = resolved.keepSensorLimits ?? false
         let unit = resolved.units ?? .mgdL
         let options = try resolved.trainingOptions()
+        if let change = resolved.grammarChange(options.grammar) { Console.warn("--config \(config ?? ""): \(change)") }
+        resolved.grammarHash = options.grammar.hash
         let seed = options.evolution.seed
         let defaultData = merged.store == nil && merged.data?.isEmpty ?? true
         if defaultData, !FileManager.default.fileExists(atPath: "datasets") {
@@ -246,6 +248,11 @@ struct Train: ParsableCommand {
         func reporting<T>(_ step: () throws -> T) throws -> T {
             do { return try step() } catch { account.stopped(by: error); throw error }
         }
+        // The grammar and options are checked before any data is read (a grammar refused after a
+        // cohort's data was: hunt BE, stop 61), and the grammar's warnings shown.
+        let settings = CohortRunSettings(output: output, threads: threadCount, shard: shard ?? .whole, retrain: resolved.retrain ?? false)
+        let trainer = try reporting { try CohortTrainer(options: options, settings: settings) }
+        for line in trainer.grammarWarnings { Console.warn(line) }
         let source = try reporting {
             try patientSource(paths: resolved.data ?? [], store: resolved.store, options: importOptions, format: dataFormat)
         }
@@ -272,8 +279,6 @@ struct Train: ParsableCommand {
             Console.write("Error: no patient data in \(resolved.store ?? (resolved.data ?? []).joined(separator: ", ")): nothing trained, nothing written to \(out)")
             throw ExitCode(RunStatus.failure.rawValue)
         }
-        let settings = CohortRunSettings(output: output, threads: threadCount, shard: shard ?? .whole, retrain: resolved.retrain ?? false)
-        let trainer = try reporting { try CohortTrainer(options: options, settings: settings) }
         try reporting {
             try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
             try resolved.write(to: output.appendingPathComponent("config.json"))

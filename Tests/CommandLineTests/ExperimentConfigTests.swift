@@ -65,6 +65,7 @@ import Testing
         expected.seed = 1
         expected.threads = 1
         expected.grammar = "glucose-symbolic"
+        expected.grammarHash = try GrammarSource.bundled("glucose-symbolic").hash
         expected.fitness = .rmse
         expected.base = .arx
         expected.retrain = false
@@ -97,5 +98,32 @@ import Testing
         let fourth = dir.appendingPathComponent("fourth").path
         #expect(try cli.run("glucomodel-train", ["train", "--config", bad.path, "--out", fourth]).status == 64)
         #expect(!FileManager.default.fileExists(atPath: fourth))
+
+        // A grammar file edited since the file was written: the run says its models will differ
+        // (hunt BE, stop 61: it trained other models without a word); a grammar given on the
+        // command line is not the file's.
+        let grammar = dir.appendingPathComponent("mine.bnf")
+        try Data("<e> ::= <e> + <v> | <v>\n<v> ::= G0 | IOB | <GECodonValue-0+2>\n".utf8).write(to: grammar)
+        let fifth = dir.appendingPathComponent("fifth").path
+        #expect(try cli.run("glucomodel-train", ["train", "--config", experiment.path, "--grammar", grammar.path, "--out", fifth]).status == 0)
+        let pinned = URL(fileURLWithPath: fifth).appendingPathComponent("config.json")
+        #expect(try TrainingRunConfig.load(pinned).grammarHash == (try GrammarSource.load(grammar.path).hash))
+        try Data("<e> ::= <e> + <v> | <v>\n<v> ::= G0 | IOB | <GECodonValue-0+4>\n".utf8).write(to: grammar)
+        func trainSayingWhy(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+            let process = Process()
+            process.executableURL = StoreOptionTests.binaries.appendingPathComponent("glucomodel-train")
+            process.arguments = ["train"] + arguments
+            let err = Pipe()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = err
+            try process.run()
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        let edited = try trainSayingWhy(["--config", pinned.path, "--out", dir.appendingPathComponent("sixth").path])
+        #expect(edited.status == 0 && edited.stderr.contains("is not the one this file was written with"), "\(edited.stderr)")
+        let given = try trainSayingWhy(["--config", pinned.path, "--grammar", grammar.path, "--out", dir.appendingPathComponent("seventh").path])
+        #expect(given.status == 0 && !given.stderr.contains("is not the one"), "\(given.stderr)")
     }
 }

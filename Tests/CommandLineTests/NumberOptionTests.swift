@@ -30,6 +30,14 @@ import Testing
         _ = try glucomodel_train.Train.parse(["--data", "datasets", "--arx-ridge", "1e-4"])
         // 0x1p-10 is 0.00098, a ridge weight within 0-1: it was read.
         #expect(throws: (any Error).self) { try glucomodel_train.Train.parse(["--data", "datasets", "--arx-ridge", "0x1p-10"]) }
+        // A negative ridge is refused by name, not "Missing value" (hunt BE, stop 61); -0 is 0.
+        do {
+            _ = try glucomodel_train.Train.parse(["--data", "datasets", "--arx-ridge", "-0.1"])
+            Issue.record("--arx-ridge -0.1 was read")
+        } catch {
+            #expect(glucomodel_train.Train.message(for: error) == "--arx-ridge must be auto or a number from 0 to 1", "\(glucomodel_train.Train.message(for: error))")
+        }
+        #expect(ARXRidge(text: "-0")?.text == "0" && ARXRidge(text: "-0") == ARXRidge(text: "0"))
     }
 
     @Test(arguments: ["0x10", "0X10", "0x1p4", "0x1.8p1", "nan", "NaN", "inf", "infinity", "1e999", "16g", "1_6"])

@@ -48,6 +48,41 @@ import GrammarEvolution
         }
     }
 
+    /// Hunt BE (stop 61): a rule the start never reaches (a typo in a rule's name) and a grammar that
+    /// names no feature trained without a word; an unreadable grammar file gave no reason. The shipped
+    /// grammars warn of nothing.
+    @Test func grammarWarningsAndUnreadableGrammarsAreSaid() throws {
+        var options = try SyntheticCohort.options()
+        let out = temporaryFolder("grammar-warnings")
+        options.grammar = GrammarSource(name: "typo.bnf", text: "<e> ::= <e> + <v> | <v>\n<v> ::= G0 | IOB * <cc>\n<c> ::= 2 | 3\n<cc> ::= 1")
+        #expect(try CohortTrainer(options: options, settings: CohortRunSettings(output: out)).grammarWarnings
+                == ["grammar typo.bnf, line 3: rule <c> cannot be reached from the start rule <e>"])
+        options.grammar = GrammarSource(name: "constants.bnf", text: "<e> ::= <e> + <c> | <c>\n<c> ::= 1 | 2 | exp(3)")
+        #expect(try CohortTrainer(options: options, settings: CohortRunSettings(output: out)).grammarWarnings
+                == ["grammar constants.bnf: names no feature: every evolved expression is a constant, and each model the ARX alone"])
+        for name in GrammarSource.bundledGrammarNames {
+            options.grammar = try GrammarSource.bundled(name)
+            #expect(try CohortTrainer(options: options, settings: CohortRunSettings(output: out)).grammarWarnings.isEmpty, "\(name)")
+        }
+        // A horizon off the 5-minute grid is refused before any data is read, not failed patient by patient.
+        options.grammar = try GrammarSource.bundled("glucose-symbolic")
+        options.horizons = [30, 7]
+        #expect(throws: TrainingError.horizonNotOnGrid(horizon: 7, stepMinutes: 5)) {
+            try CohortTrainer(options: options, settings: CohortRunSettings(output: out))
+        }
+        func reason(_ path: String) -> String {
+            do { _ = try GrammarSource.load(path); return "read" } catch { return "\(error)" }
+        }
+        let folder = temporaryFolder("grammar-files")
+        let latin1 = folder.appendingPathComponent("latin1.bnf")
+        try Data("<e> ::= G0 # caf\u{E9}\n".utf8.map { $0 == 0xC3 ? 0xE9 : $0 }.filter { $0 != 0xA9 }).write(to: latin1)
+        #expect(reason(folder.appendingPathComponent("none.bnf").path).hasSuffix("none.bnf': no such file"))
+        #expect(reason(folder.path).hasSuffix("': it is a folder; give a grammar file"))
+        #expect(reason(latin1.path).hasSuffix("latin1.bnf': not UTF-8 text at line 1; save the file as UTF-8"), "\(reason(latin1.path))")
+        #expect(reason("glucose-symbolic.bnf") == "cannot read grammar file 'glucose-symbolic.bnf': no such file; the bundled grammars "
+                + "are named without a folder or '.bnf': glucose-directed, glucose-symbolic")
+    }
+
     @Test func bundledGrammarsNameOnlyFeatures() throws {
         for name in GrammarSource.bundledGrammarNames {
             let grammar = try Grammar(text: try GrammarSource.bundled(name).text, source: name)

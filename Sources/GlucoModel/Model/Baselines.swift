@@ -143,7 +143,7 @@ public enum ARXRidge: Hashable, Sendable {
     public init?(text: String) {
         if text == "auto" { self = .auto; return }
         guard let v = NumberText.read(text), (0...1).contains(v) else { return nil }
-        self = .fixed(v)
+        self = .fixed(v == 0 ? 0 : v)  // -0 is 0: written as "-0" it was another run's options (hunt BE)
     }
 
     public var text: String {

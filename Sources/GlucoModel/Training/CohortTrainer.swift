@@ -98,6 +98,11 @@ public struct CohortTrainer: Sendable {
         self.settings = settings
         grammar = try Grammar(text: options.grammar.text, source: options.grammar.name).validated()
         try options.checkEnsemble()
+        // A horizon off the series' grid failed every patient, each with a warning (hunt BE, stop 61).
+        let step = Int(options.series.step / 60)
+        if let off = options.horizons.first(where: { step <= 0 || $0 % step != 0 }) {
+            throw TrainingError.horizonNotOnGrid(horizon: off, stepMinutes: step)
+        }
         // Each search's parameters, as they run: the elitism is capped to a search's population
         // (`member`), so the smallest population, 2, trains (it stopped on "parameter elitism").
         for k in 0..<options.ensemble { try options.evolution.member(k, of: options.ensemble).validate() }
@@ -111,7 +116,20 @@ public struct CohortTrainer: Sendable {
         if !lags.isEmpty { throw TrainingError.grammarUsesLag(options.grammar.name, lines: lags) }
         // A grammar none of whose phenotypes could compile (a typographic minus, terms side by
         // side) is refused here, naming its line, rather than training a constant for everyone.
-        _ = try Mapper(grammar: grammar)
+        _ = try Mapper(grammar: grammar, maxDepth: options.evolution.maxDepth)
+    }
+
+    /// A rule the grammar's start never reaches (a typo in a rule's name), and a grammar that names
+    /// no feature, each as a line naming the grammar and its line: the check found them and nothing
+    /// said so (hunt BE, stop 61). (Its other warning, an alternative that is one rule, is a style
+    /// the shipped grammars use.)
+    public var grammarWarnings: [String] {
+        var lines = grammar.check().warnings.filter { $0.kind == .unreachableRule }.map { "grammar \(options.grammar.name)\($0.line.map { ", line \($0)" } ?? ""): \($0.message)" }
+        let names = options.features(horizonMinutes: options.horizons.first ?? 30, stepMinutes: 5).names
+        if !grammar.namesAny(of: VariableNames(names)) {
+            lines.append("grammar \(options.grammar.name): names no feature: every evolved expression is a constant, and each model the ARX alone")
+        }
+        return lines
     }
 
     /// Trains `patients`, `threads` jobs (a patient at a horizon) at once. A patient's trainer (its

@@ -22,13 +22,31 @@ public struct GrammarSource: Sendable, Hashable {
     public static let bundledGrammarNames = ["glucose-directed", "glucose-symbolic"]
 
     /// A grammar file of the user's; a bundled grammar's name works too.
+    /// - Throws: `TrainingError.unreadableGrammar` with the reason (no such file, a folder, not
+    ///   UTF-8 text at a line, permission; a name like a bundled grammar's says which are bundled):
+    ///   the reason was not given (hunt BE, stop 61).
     public static func load(_ pathOrName: String) throws -> GrammarSource {
         if bundledGrammarNames.contains(pathOrName) { return try bundled(pathOrName) }
+        guard !pathOrName.isEmpty else { throw TrainingError.unreadableGrammar(pathOrName, reason: "an empty path") }
         let url = URL(fileURLWithPath: pathOrName)
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw TrainingError.unreadableGrammar(pathOrName)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw TrainingError.unreadableGrammar(pathOrName, reason: "it is a folder; give a grammar file")
         }
-        return GrammarSource(name: url.lastPathComponent, text: text)
+        if let problem = FileOpenError.problem(url) {
+            let stem = url.deletingPathExtension().lastPathComponent.lowercased()
+            let bundledHint = bundledGrammarNames.contains(stem) && problem.reason == "no such file"
+                ? "; the bundled grammars are named without a folder or '.bnf': \(bundledGrammarNames.joined(separator: ", "))" : ""
+            throw TrainingError.unreadableGrammar(pathOrName, reason: problem.reason + bundledHint)
+        }
+        if let line = try? UTF8Check.firstInvalidLine(in: url) {
+            throw TrainingError.unreadableGrammar(pathOrName, reason: "not UTF-8 text at line \(line); save the file as UTF-8")
+        }
+        do {
+            return GrammarSource(name: url.lastPathComponent, text: try String(contentsOf: url, encoding: .utf8))
+        } catch {
+            throw TrainingError.unreadableGrammar(pathOrName, reason: "\(error.localizedDescription)")
+        }
     }
 
     public var hash: String { FNV1a.hex(text) }
@@ -176,7 +194,7 @@ public enum FeatureCurves: String, CaseIterable, Sendable, Codable {
 /// Why a patient (or a patient's horizon) could not be trained.
 public enum TrainingError: Error, CustomStringConvertible, Equatable {
     case unknownGrammar(String, available: [String])
-    case unreadableGrammar(String)
+    case unreadableGrammar(String, reason: String)
     case noGlucose(PatientID)
     /// Every reading is at the sensor's limits or in a flat line (`SensorLimitRun`), removed before training.
     case onlySensorLimitRuns(PatientID, readings: Int, runs: Int)
@@ -203,7 +221,7 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
         switch self {
         case let .unknownGrammar(name, available):
             return "no bundled grammar '\(name)'; available: \(available.joined(separator: ", ")), or give a file path"
-        case let .unreadableGrammar(path): return "cannot read grammar file \(path)"
+        case let .unreadableGrammar(path, reason): return "cannot read grammar file '\(path)': \(reason)"
         case let .noGlucose(p): return "\(p): no glucose readings; nothing to learn from"
         case let .onlySensorLimitRuns(p, readings, runs):
             return "\(p): all \(readings) glucose readings are in \(runs == 1 ? "a run" : "\(runs) runs") at the sensor's floor or ceiling or flat lines "

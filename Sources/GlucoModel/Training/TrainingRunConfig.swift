@@ -38,6 +38,9 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public var seed: UInt64?
     public var threads: Int?
     public var grammar: String?
+    /// The hash of the grammar's text the run trained with (`GrammarSource.hash`), written by every
+    /// run: a file read with `--config` whose grammar has changed since is said (`grammarChange`).
+    public var grammarHash: String?
     public var fitness: TrainingFitness?
     public var base: ModelBase?
     public var shard: String?
@@ -52,7 +55,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
 
     /// The keys, in the order a resolved file lists them.
     public static let keys = ["version", "data", "store", "format", "columns", "glucose-units", "carb-units", "date-order", "time-zone",
-                              "horizons", "out", "population", "generations", "terms", "ensemble", "curves", "arx-ridge", "seed", "threads", "grammar", "fitness", "base",
+                              "horizons", "out", "population", "generations", "terms", "ensemble", "curves", "arx-ridge", "seed", "threads", "grammar", "grammar-hash", "fitness", "base",
                               "shard", "shards", "task-id", "retrain", "keep-sensor-limits", "per-patient", "units"]
 
     // MARK: Defaults
@@ -102,7 +105,9 @@ public struct TrainingRunConfig: Sendable, Equatable {
         }
         func take<T>(_ path: WritableKeyPath<TrainingRunConfig, T?>) { if let v = other[keyPath: path] { c[keyPath: path] = v } }
         take(\.format); take(\.columns); take(\.glucoseUnits); take(\.carbUnits); take(\.dateOrder); take(\.timeZone); take(\.horizons)
-        take(\.out); take(\.population); take(\.generations); take(\.terms); take(\.ensemble); take(\.curves); take(\.arxRidge); take(\.seed); take(\.threads); take(\.grammar)
+        take(\.out); take(\.population); take(\.generations); take(\.terms); take(\.ensemble); take(\.curves); take(\.arxRidge); take(\.seed); take(\.threads)
+        // A grammar given here is not the file's: the file's hash is not its.
+        if let g = other.grammar { c.grammar = g; c.grammarHash = other.grammarHash }
         take(\.fitness); take(\.base); take(\.retrain); take(\.keepSensorLimits); take(\.perPatient); take(\.units)
         return c
     }
@@ -111,6 +116,15 @@ public struct TrainingRunConfig: Sendable, Equatable {
     /// default: what `glucomodel-train` trains with, testable without the executable (it mapped them
     /// itself, with its own copies of the defaults; hunt N, stop 52).
     /// - Throws: `TrainingError` for a grammar that cannot be loaded.
+    /// Why the models will not be those of the run this file was written by, or nil: its grammar's
+    /// text has changed since (hunt BE, stop 61: `--config OUT/config.json` after the grammar file
+    /// was edited trained other models without a word, where README promises the same, byte for byte).
+    public func grammarChange(_ loaded: GrammarSource) -> String? {
+        guard let grammarHash, grammarHash != loaded.hash else { return nil }
+        return "the grammar \(grammar ?? Self.defaultGrammar) is not the one this file was written with (its hash was \(grammarHash), "
+            + "now \(loaded.hash)): the models will differ from that run's"
+    }
+
     public func trainingOptions() throws -> TrainingOptions {
         var options = TrainingOptions(grammar: try GrammarSource.load(grammar ?? Self.defaultGrammar))
         options.horizons = horizons ?? Self.defaultHorizons
@@ -326,6 +340,10 @@ extension TrainingRunConfig {
             }
         case "threads": threads = try integer(Self.threadsRange, "a thread count of \(Self.describe(Self.threadsRange))")
         case "grammar": grammar = try string()
+        case "grammar-hash":
+            let text = try string()
+            guard text.count == 16, text.allSatisfy(\.isHexDigit) else { throw bad("16 hexadecimal digits (the grammar's hash)", value) }
+            grammarHash = text.lowercased()
         case "fitness": fitness = try named(TrainingFitness.init(rawValue:), TrainingFitness.allCases.map(\.rawValue).joined(separator: ", "))
         case "base": base = try named(ModelBase.init(rawValue:), "arx or none")
         case "shard":
@@ -372,7 +390,7 @@ extension TrainingRunConfig {
             ("out", opt(out)), ("population", num(population)), ("generations", num(generations)), ("terms", num(terms)),
             ("ensemble", num(ensemble)), ("curves", opt(curves?.rawValue)),
             ("arx-ridge", arxRidge.map { $0 == "auto" ? q($0) : $0 } ?? "null"), ("seed", seedText),
-            ("threads", num(threads)), ("grammar", opt(grammar)), ("fitness", opt(fitness?.rawValue)), ("base", opt(base?.rawValue)),
+            ("threads", num(threads)), ("grammar", opt(grammar)), ("grammar-hash", opt(grammarHash)), ("fitness", opt(fitness?.rawValue)), ("base", opt(base?.rawValue)),
             ("shard", opt(shard)), ("shards", shardsText), ("task-id", num(taskID)), ("retrain", flag(retrain)),
             ("keep-sensor-limits", flag(keepSensorLimits)), ("per-patient", flag(perPatient)), ("units", opt(units?.rawValue)),
         ]

@@ -30,6 +30,21 @@ extension Grammar {
         return out.sorted { ($0.line, $0.name) < ($1.line, $1.name) }
     }
 
+    /// Whether a terminal names one of `variables` (a grammar that names none evolves constants).
+    public func namesAny(of variables: VariableNames) -> Bool {
+        rules.contains { rule in
+            rule.productions.contains { production in
+                production.symbols.contains { symbol in
+                    guard case let .terminal(text) = symbol else { return false }
+                    return InfixLexer.tokens(text).contains { token in
+                        if case let .name(name) = token.kind { return variables.column(named: name) != nil }
+                        return false
+                    }
+                }
+            }
+        }
+    }
+
     /// Lines of the alternatives whose terminals call `lag(...)`, in order, each once: a lag reads
     /// the table's row before, which a caller whose rows are not evenly spaced may have to refuse.
     public func lagLines() -> [Int] {
