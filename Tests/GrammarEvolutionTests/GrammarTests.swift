@@ -92,6 +92,8 @@ import Testing
         #expect(line("<a> ::= x\n\n<a> ::= y") == 3)              // defined twice
         #expect(line("<a> ::= x | | y") == 1)                     // empty alternative
         #expect(line("<a> ::= <GECodonValue-9+1>") == 1)          // inverted range
+        #expect(line("<a> ::= x\n<b> ::= <GECodonValue-0x1+0x10>") == 2)  // hexadecimal, refused as everywhere (hunt BE)
+        #expect(line("<a> ::= <GECodonValue--1.5e-3+2E2>") == nil)
         #expect(line("<a> ::= x[5..2]") == 1)
         // hi - lo + 1 overflowed and trapped (hunt H, stop 51); a range beyond the expansion limit is refused on its line.
         #expect(line("<a> ::= 1\n<b> ::= G[0..9223372036854775807]") == 2)

@@ -219,7 +219,11 @@ struct GrammarParser {
             let previous = bounds[bounds.index(before: plus)]
             if previous == "e" || previous == "E" { continue }
             let loText = String(bounds[..<plus]), hiText = String(bounds[bounds.index(after: plus)...])
-            guard let lo = Double(loText), let hi = Double(hiText), lo.isFinite, hi.isFinite else { continue }
+            // Decimal only: Double("0x10") reads hexadecimal, which the toolkit refuses everywhere else (hunt BE).
+            func decimal(_ text: String) -> Double? {
+                text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }) ? Double(text) : nil
+            }
+            guard let lo = decimal(loText), let hi = decimal(hiText), lo.isFinite, hi.isFinite else { continue }
             guard lo <= hi else { throw error(line, "<\(name)>: the lower bound \(loText) is above the upper bound \(hiText)") }
             let isInteger = Int(loText) != nil && Int(hiText) != nil
             if isInteger, hi - lo >= Double(UInt32.max) {
