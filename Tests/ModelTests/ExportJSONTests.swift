@@ -37,13 +37,12 @@ struct ExportJSONTests {
             CarbIntake(time: utc("2026-02-01T12:00:00Z"), amount: Carbohydrate(grams: 50)),
             CarbIntake(time: utc("2026-02-01T18:00:00Z"), amount: Carbohydrate(grams: 15), mealType: .hypoCorrection),
         ])
-        // 16:00 + 45 min would end 16:45, but a cancel (duration 0) comes at 16:20, kept as a temp of 0 minutes.
+        // 16:00 + 45 min would end 16:45, but a cancel (duration 0) comes at 16:20.
         #expect(r.log.temporaryBasals == [
             TemporaryBasal(start: utc("2026-02-01T15:00:00Z"), end: utc("2026-02-01T15:30:00Z"), rate: InsulinRate(unitsPerHour: 0.5)),
             TemporaryBasal(start: utc("2026-02-01T16:00:00Z"), end: utc("2026-02-01T16:20:00Z"), rate: InsulinRate(unitsPerHour: 1.2)),
-            TemporaryBasal(start: utc("2026-02-01T16:20:00Z"), end: utc("2026-02-01T16:20:00Z"), rate: InsulinRate(unitsPerHour: 0)),
         ])
-        #expect(r.log.otherRecords == ["Nightscout Site Change": 1])
+        #expect(r.log.otherRecords == ["Nightscout Temp Basal cancel": 1, "Nightscout Site Change": 1])
         #expect(r.summary.skipped == ["value out of range": 1])  // insulin -2
         #expect(r.summary.issues.first?.location == SourceLocation(file: "nightscout_treatments.json", line: 9, field: "insulin"))
         #expect(r.summary.adjusted == ["temporary basal ended early by a cancel or the next temp basal": 1])

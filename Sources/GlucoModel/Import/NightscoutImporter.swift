@@ -15,7 +15,7 @@ import Foundation
 ///   `insulin`, AndroidAPS's extended bolus none), else `insulin` + `relative` U/h over the
 ///   duration, else `insulin`; with nothing given at once, a square bolus;
 ///   `Temp Basal` with `duration` (min) and `absolute` or `rate` (U/h) -> `TemporaryBasal`, ended
-///   early by a later temp basal or a cancel (`duration` 0, kept as a temp of 0 minutes: `PatientLogBuilder.endTemporaryBasals`); a `rate`
+///   early by a later temp basal or a cancel (`duration` 0, counted in `otherRecords`); a `rate`
 ///   that is its own `percent` + 100 with no `absolute` (AndroidAPS builds of about 2021 wrote a
 ///   percentage temp so) is a percentage, not U/h: skipped; `Suspend Pump` to the next
 ///   `Resume Pump` (Loop's) -> `TemporaryBasal` at 0 U/h, a suspension without a resume skipped;
@@ -191,7 +191,10 @@ public struct NightscoutImporter: PatientDataImporter {
                        "Temp Basal has duration \(r["duration"]?.brief ?? "missing"); expected minutes, 0-10080")
                 return
             }
-            if d == 0 { return b.cancelTemporaryBasal(at: t, location: b.location(line, "created_at")) }
+            if d == 0 {
+                b.addNotModelled("Nightscout Temp Basal cancel")
+                return b.cancelTemporaryBasal(at: t, location: b.location(line, "created_at"))
+            }
             guard let rateValue = Self.given(r, "absolute") ?? Self.given(r, "rate") else {
                 b.skip("temp basal without rate", line: line, field: "absolute",
                        "Temp Basal has no absolute or rate; expected U/h (percent-only temp basals cannot be resolved without the profile)")

@@ -437,10 +437,8 @@ struct LogCSVState {
             let rate = InsulinRate(unitsPerHour: r)
             if event == "basal" {
                 builder.add(BasalRate(start: time, end: end, rate: rate), at: loc("time"))
-            } else if let end, end > time {
+            } else if let end {
                 builder.add(TemporaryBasal(start: time, end: end, rate: rate), at: loc("time"))
-            } else {
-                builder.cancelTemporaryBasal(at: time, location: loc("time"))
             }
         case "basal_injection":
             let mark = builder.skipMark

@@ -418,29 +418,31 @@ public struct PatientLogBuilder: Sendable {
         if pending >= Self.batchSize, !repeats.hasOpenRun, decided.isEmpty { flush(includingTemporaryBasals: false) }
     }
 
-    /// A cancel of the temporary basal running at `date`, the instant of the row being read (a
-    /// temporary basal of 0 minutes, in any format; `location` its row): it ends that one
-    /// (`endTemporaryBasals`). Written at the instant of the next temp (as loops write them), it
-    /// was that temp's conflicting duplicate: one of them dropped, and doses refused for 6 hours
-    /// (hunt AX, stop 60).
+    /// A cancel of the temporary basal running at `date`, the instant of the row being read
+    /// (Nightscout's and a mapped CSV's temporary basal of 0 minutes; `location` its row): it ends
+    /// that one (`endTemporaryBasals`), in this file only: it is no record.
     public mutating func cancelTemporaryBasal(at date: Date, location: SourceLocation) {
         cancels.append((hold(date), location))
     }
 
     /// A temporary basal ends at the first cancel (`cancelTemporaryBasal(at:location:)`) or the
     /// next temporary basal after its start, if that comes before its planned end (counted as
-    /// adjusted), as a pump ends it. A cancel is then kept as a temporary basal of 0 minutes at
-    /// 0 U/h, so that it ends a temp another file holds (a store's, an OhioT1DM testing file's
-    /// temp begun in its training file: review BF, stop 61); one at the start of a temp is that
-    /// temp's start, and dropped. Temporary basals are held to the end of the file (`flush`);
-    /// `build` calls this. It decides the last repeated hour first (`startStream()`), so temps and
-    /// cancels there are at their instants.
+    /// adjusted), as a pump ends it. A GlucoModel CSV's or OhioT1DM's temporary basal of 0 minutes
+    /// is such a next one, kept as a record so that it ends a temp another file holds; one at the
+    /// start of another temp is that temp's start and dropped: a loop writes its cancel at the
+    /// instant of its next temp, and the two were conflicting duplicates, one of them dropped and
+    /// doses refused for 6 hours (hunt AX, stop 60). Temporary basals are held to the end of the
+    /// file (`flush`); `build` calls this. It decides the last repeated hour first
+    /// (`startStream()`), so temps and cancels there are at their instants.
     public mutating func endTemporaryBasals() {
-        guard !temporaryBasals.isEmpty || !cancels.isEmpty else { return }
+        guard !temporaryBasals.isEmpty else { return }
         startStream()
         var list = temporaryBasals.sorted { $0.record.start < $1.record.start }
-        let cancelled = cancels.map { (time: time(of: $0.time), location: $0.location) }
-        let stops = (cancelled.map(\.time) + list.map(\.record.start)).sorted()
+        let starts = Set(list.lazy.filter { $0.record.end > $0.record.start }.map(\.record.start))
+        let before = list.count
+        list.removeAll { $0.record.end == $0.record.start && starts.contains($0.record.start) }
+        for _ in list.count..<before { summary.skipQuietly("temporary basal of 0 minutes at the start of another") }
+        let stops = (cancels.map { time(of: $0.time) } + list.map(\.record.start)).sorted()
         var j = 0
         for i in list.indices {
             while j < stops.count, stops[j] <= list[i].record.start { j += 1 }
@@ -449,14 +451,6 @@ public struct PatientLogBuilder: Sendable {
             summary.adjust("temporary basal ended early by a cancel or the next temp basal")
         }
         temporaryBasals = list
-        let starts = Set(list.map(\.record.start))
-        var kept = Set<Date>()
-        for cancel in cancelled {
-            guard !starts.contains(cancel.time) else { summary.skipQuietly("cancel at the start of a temporary basal"); continue }
-            guard kept.insert(cancel.time).inserted else { summary.skipQuietly("exact duplicate"); continue }
-            add(TemporaryBasal(start: cancel.time, end: cancel.time, rate: InsulinRate(unitsPerHour: 0)), at: cancel.location)
-        }
-        cancels = []
     }
 
     /// Sends the records held to the sink (all but temporary basals unless told) and forgets them.

@@ -215,7 +215,6 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
             guard end >= start else {
                 return builder.skip("end before start", at: loc("ts_end"), "ts_end is before ts_begin; expected an end at or after the start")
             }
-            guard end > start else { return builder.cancelTemporaryBasal(at: start, location: loc("ts_begin")) }
             builder.add(TemporaryBasal(start: start, end: end, rate: InsulinRate(unitsPerHour: r)), at: loc("ts_begin"))
         case "bolus":
             readBolus(a, line: line, time: time)
