@@ -57,6 +57,10 @@ import GrammarEvolution
         options.grammar = GrammarSource(name: "typo.bnf", text: "<e> ::= <e> + <v> | <v>\n<v> ::= G0 | IOB * <cc>\n<c> ::= 2 | 3\n<cc> ::= 1")
         #expect(try CohortTrainer(options: options, settings: CohortRunSettings(output: out)).grammarWarnings
                 == ["grammar typo.bnf, line 3: rule <c> cannot be reached from the start rule <e>"])
+        let unused = (0..<12).map { "<u\($0)> ::= G0" }.joined(separator: "\n")
+        options.grammar = GrammarSource(name: "generated.bnf", text: "<e> ::= <e> + G0 | IOB\n" + unused)
+        let many = try CohortTrainer(options: options, settings: CohortRunSettings(output: out)).grammarWarnings
+        #expect(many.count == 11 && many.last == "grammar generated.bnf: 2 more rules cannot be reached from the start rule", "\(many)")
         options.grammar = GrammarSource(name: "constants.bnf", text: "<e> ::= <e> + <c> | <c>\n<c> ::= 1 | 2 | exp(3)")
         #expect(try CohortTrainer(options: options, settings: CohortRunSettings(output: out)).grammarWarnings
                 == ["grammar constants.bnf: names no feature: every evolved expression is a constant, and each model the ARX alone"])

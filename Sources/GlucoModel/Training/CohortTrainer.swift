@@ -124,7 +124,12 @@ public struct CohortTrainer: Sendable {
     /// said so (hunt BE, stop 61). (Its other warning, an alternative that is one rule, is a style
     /// the shipped grammars use.)
     public var grammarWarnings: [String] {
-        var lines = grammar.check().warnings.filter { $0.kind == .unreachableRule }.map { "grammar \(options.grammar.name)\($0.line.map { ", line \($0)" } ?? ""): \($0.message)" }
+        let unreachable = grammar.check().warnings.filter { $0.kind == .unreachableRule }
+        // A generated grammar may hold thousands of unused rules: ten lines, and a count (review BG).
+        var lines = unreachable.prefix(10).map { "grammar \(options.grammar.name)\($0.line.map { ", line \($0)" } ?? ""): \($0.message)" }
+        if unreachable.count > 10 {
+            lines.append("grammar \(options.grammar.name): \(unreachable.count - 10) more rules cannot be reached from the start rule")
+        }
         let names = options.features(horizonMinutes: options.horizons.first ?? 30, stepMinutes: 5).names
         if !grammar.namesAny(of: VariableNames(names)) {
             lines.append("grammar \(options.grammar.name): names no feature: every evolved expression is a constant, and each model the ARX alone")

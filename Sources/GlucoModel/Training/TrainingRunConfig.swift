@@ -122,7 +122,7 @@ public struct TrainingRunConfig: Sendable, Equatable {
     public func grammarChange(_ loaded: GrammarSource) -> String? {
         guard let grammarHash, grammarHash != loaded.hash else { return nil }
         return "the grammar \(grammar ?? Self.defaultGrammar) is not the one this file was written with (its hash was \(grammarHash), "
-            + "now \(loaded.hash)): the models will differ from that run's"
+            + "now \(loaded.hash)): the models may differ from that run's, and record the new hash"
     }
 
     public func trainingOptions() throws -> TrainingOptions {
