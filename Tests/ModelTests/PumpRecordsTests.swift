@@ -298,6 +298,9 @@ import Testing
             pump01,\(Self.iso(11.25)),temp_basal,0,U/h,0,,,
             pump01,\(Self.iso(13)),temp_basal,3.0,U/h,60,,,
             pump01,\(Self.iso(13.5)),temp_basal,0.2,U/h,60,,,
+            pump01,\(Self.iso(16)),temp_basal,0,U/h,0,,,
+            pump01,\(Self.iso(16)),temp_basal,1,U/h,0,,,
+            pump01,\(Self.iso(15)),temp_basal,0.7,U/h,30,,,
             """, name: "pump01.csv")
         let r = try LogCSVImporter().importFile(at: csv, options: ExportFixtures.options("UTC"))
         // 09:00 2.0 U/h cancelled at 09:30, where 1.5 U/h runs 30 min; 11:00 0.5 U/h cancelled at 11:15;
@@ -309,9 +312,14 @@ import Testing
             TemporaryBasal(start: Self.at(11.25), end: Self.at(11.25), rate: InsulinRate(unitsPerHour: 0)),
             TemporaryBasal(start: Self.at(13), end: Self.at(13.5), rate: InsulinRate(unitsPerHour: 3)),
             TemporaryBasal(start: Self.at(13.5), end: Self.at(14.5), rate: InsulinRate(unitsPerHour: 0.2)),
+            TemporaryBasal(start: Self.at(15), end: Self.at(15.5), rate: InsulinRate(unitsPerHour: 0.7)),
+            TemporaryBasal(start: Self.at(16), end: Self.at(16), rate: InsulinRate(unitsPerHour: 0)),
         ], "\(r.log.temporaryBasals)")
+        // Two cancels at one instant are one (review BH: a conflicting duplicate, doses refused); a temp
+        // written after a later one is still counted as out of time order (review BH: sorting first hid it).
         #expect(r.log.skippedInsulin.isEmpty && r.summary.rowsSkippedForProblems == 0, "\(r.summary.skipped)")
-        #expect(r.summary.skippedQuietly == ["temporary basal of 0 minutes at the start of another": 1], "\(r.summary.skippedQuietly)")
+        #expect(r.summary.adjusted.keys.contains { $0.contains("out of time order") }, "\(r.summary.adjusted)")
+        #expect(r.summary.skippedQuietly == ["temporary basal of 0 minutes at the start of another": 2], "\(r.summary.skippedQuietly)")
 
         let xml = try ImportMappedCSVTests.file("""
             <patient id="pump01" weight="70" insulin_type="rapid-acting">

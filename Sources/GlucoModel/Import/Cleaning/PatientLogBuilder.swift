@@ -429,28 +429,39 @@ public struct PatientLogBuilder: Sendable {
     /// next temporary basal after its start, if that comes before its planned end (counted as
     /// adjusted), as a pump ends it. A GlucoModel CSV's or OhioT1DM's temporary basal of 0 minutes
     /// is such a next one, kept as a record so that it ends a temp another file holds; one at the
-    /// start of another temp is that temp's start and dropped: a loop writes its cancel at the
-    /// instant of its next temp, and the two were conflicting duplicates, one of them dropped and
-    /// doses refused for 6 hours (hunt AX, stop 60). Temporary basals are held to the end of the
-    /// file (`flush`); `build` calls this. It decides the last repeated hour first
-    /// (`startStream()`), so temps and cancels there are at their instants.
+    /// start of another temp of the file (or of another of 0 minutes) is that temp's start and
+    /// dropped: a loop writes its cancel at the instant of its next temp, and the two were
+    /// conflicting duplicates, one of them dropped and doses refused for 6 hours (hunt AX, stop 60).
+    /// Temporary basals are held to the end of the file (`flush`); `build` calls this, and keeps
+    /// them in the file's order (the import counts rows out of time order). It decides the last
+    /// repeated hour first (`startStream()`), so temps and cancels there are at their instants.
     public mutating func endTemporaryBasals() {
         guard !temporaryBasals.isEmpty else { return }
         startStream()
-        var list = temporaryBasals.sorted { $0.record.start < $1.record.start }
-        let starts = Set(list.lazy.filter { $0.record.end > $0.record.start }.map(\.record.start))
-        let before = list.count
-        list.removeAll { $0.record.end == $0.record.start && starts.contains($0.record.start) }
-        for _ in list.count..<before { summary.skipQuietly("temporary basal of 0 minutes at the start of another") }
-        let stops = (cancels.map { time(of: $0.time) } + list.map(\.record.start)).sorted()
+        var dropped = Set<Int>()
+        var starts: [Date: Int] = [:]  // each instant's temp that is kept: one with a length first, else the first
+        for (i, t) in temporaryBasals.enumerated() {
+            guard let k = starts[t.record.start] else { starts[t.record.start] = i; continue }
+            let kept = temporaryBasals[k].record
+            if t.record.end == t.record.start {
+                dropped.insert(i)
+            } else if kept.end == kept.start {
+                dropped.insert(k)
+                starts[t.record.start] = i
+            }
+        }
+        for _ in dropped { summary.skipQuietly("temporary basal of 0 minutes at the start of another") }
+        let order = temporaryBasals.indices.filter { !dropped.contains($0) }.sorted { temporaryBasals[$0].record.start < temporaryBasals[$1].record.start }
+        let stops = (cancels.map { time(of: $0.time) } + order.map { temporaryBasals[$0].record.start }).sorted()
         var j = 0
-        for i in list.indices {
-            while j < stops.count, stops[j] <= list[i].record.start { j += 1 }
-            guard j < stops.count, stops[j] < list[i].record.end else { continue }
-            list[i].record.end = stops[j]
+        for i in order {
+            let temp = temporaryBasals[i].record
+            while j < stops.count, stops[j] <= temp.start { j += 1 }
+            guard j < stops.count, stops[j] < temp.end else { continue }
+            temporaryBasals[i].record.end = stops[j]
             summary.adjust("temporary basal ended early by a cancel or the next temp basal")
         }
-        temporaryBasals = list
+        temporaryBasals = temporaryBasals.indices.filter { !dropped.contains($0) }.map { temporaryBasals[$0] }
     }
 
     /// Sends the records held to the sink (all but temporary basals unless told) and forgets them.
