@@ -227,7 +227,7 @@ out3=$tmp/run3
 job=$(submit "$elsewhere" --array=0-2 "$co/deploy/slurm-train.sh" --bin "$bin" data "$out3" "${tiny[@]}")
 after=$(submit "$elsewhere" --dependency=afterok:"$job" --output=collect-%j.log --wrap "'$bin' collect --out '$out3'")
 states=$(wait_job "$job")
-failed=$(grep -l '^warning: short_001' "$elsewhere"/glucomodel-train-"${job}"_*.log | sed -E 's/.*_([0-9]+)\.log/\1/')
+failed=$(grep -l '^error: short_001' "$elsewhere"/glucomodel-train-"${job}"_*.log | sed -E 's/.*_([0-9]+)\.log/\1/')
 [ -n "$failed" ] || fail "no task reported short_001"
 expected=$(for i in 0 1 2; do [ "$i" = "$failed" ] && echo "$i FAILED 2" || echo "$i COMPLETED 0"; done)
 [ "$states" = "$expected" ] || fail "with a failing patient: $states (expected task $failed FAILED 2)"

@@ -13,6 +13,9 @@ public enum Console {
     public static func status(_ text: String) { write(text) }
     /// Something skipped or adjusted; the command goes on.
     public static func warn(_ text: String) { write("warning: " + text) }
+    /// A part of the work that failed (a patient, a model, a file), the command going on with the
+    /// rest: its exit status says so (a failed patient was a "warning:" above the table; hunt BE).
+    public static func failed(_ text: String) { write("error: " + text) }
     /// A line as it is (an error message that names its file, a report meant for stderr).
     /// Control characters that came from files (escape sequences) are escaped; line breaks and tabs stay.
     public static func write(_ text: String) {

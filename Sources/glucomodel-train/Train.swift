@@ -275,7 +275,7 @@ struct Train: ParsableCommand {
         // summary in the same folder stay as they were (a shard with no patients of its own
         // is another matter: its task has nothing to do, and says so in its report).
         if shard == nil, loaded.patients.isEmpty {
-            for failure in account.failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
+            for failure in account.failures { Console.failed(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
             Console.write("Error: no patient data in \(resolved.store ?? (resolved.data ?? []).joined(separator: ", ")): nothing trained, nothing written to \(out)")
             throw ExitCode(RunStatus.failure.rawValue)
         }
@@ -294,7 +294,7 @@ struct Train: ParsableCommand {
         progress.end()
         account.record(outcome.failures.map { .init(subject: $0.subject, message: $0.message) })
         for note in outcome.notes { Console.status(note) }
-        for failure in account.failures { Console.warn(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
+        for failure in account.failures { Console.failed(CohortOutcome.failureLine(subject: failure.subject, message: failure.message)) }
         try account.finish()
         // results.csv holds every model of the folder: say which it could not read, or which came
         // from an earlier run with other options (a sharded run's are for `collect`, once all ran).
