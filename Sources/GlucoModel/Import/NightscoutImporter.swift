@@ -191,10 +191,7 @@ public struct NightscoutImporter: PatientDataImporter {
                        "Temp Basal has duration \(r["duration"]?.brief ?? "missing"); expected minutes, 0-10080")
                 return
             }
-            if d == 0 {
-                b.addNotModelled("Nightscout Temp Basal cancel")
-                return b.cancelTemporaryBasal(at: t, location: b.location(line, "created_at"))
-            }
+            if d == 0 { return b.cancelTemporaryBasal(at: t, location: b.location(line, "created_at"), as: "Nightscout Temp Basal cancel") }
             guard let rateValue = Self.given(r, "absolute") ?? Self.given(r, "rate") else {
                 b.skip("temp basal without rate", line: line, field: "absolute",
                        "Temp Basal has no absolute or rate; expected U/h (percent-only temp basals cannot be resolved without the profile)")

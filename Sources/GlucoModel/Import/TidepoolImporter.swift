@@ -184,13 +184,13 @@ public struct TidepoolImporter: PatientDataImporter {
         switch delivery {
         case "scheduled":
             guard let rate = number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b) else { return }
-            var end: Date? = nil
+            var duration: TimeInterval? = nil
             if r["duration"] != nil {
                 guard let m = durationMinutes(r, line: line, &b) else { return }
-                end = t.addingTimeInterval(m * 60)
+                duration = m * 60
             }
-            b.add(BasalRate(start: t, end: end, rate: InsulinRate(unitsPerHour: rate)), line: line, field: "time")
-            programme.scheduled.append((b.hold(t), end.map { $0.timeIntervalSince(t) }, rate))
+            b.add(BasalRate(start: t, end: duration.map(t.addingTimeInterval), rate: InsulinRate(unitsPerHour: rate)), line: line, field: "time")
+            programme.scheduled.append((b.hold(t), duration, rate))
         case "temp", "automated", "suspend":
             let rate = delivery == "suspend" ? 0 : number(r, "rate", ImportLimits.basalUnitsPerHour, "U/h", line: line, &b)
             guard let rate, let m = durationMinutes(r, line: line, &b) else { return }

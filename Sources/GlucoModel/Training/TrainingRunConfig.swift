@@ -112,10 +112,6 @@ public struct TrainingRunConfig: Sendable, Equatable {
         return c
     }
 
-    /// The trainer's options these say (the grammar loaded by name or path), every unset one at its
-    /// default: what `glucomodel-train` trains with, testable without the executable (it mapped them
-    /// itself, with its own copies of the defaults; hunt N, stop 52).
-    /// - Throws: `TrainingError` for a grammar that cannot be loaded.
     /// Why the models will not be those of the run this file was written by, or nil: its grammar's
     /// text has changed since (hunt BE, stop 61: `--config OUT/config.json` after the grammar file
     /// was edited trained other models without a word, where README promises the same, byte for byte).
@@ -125,6 +121,10 @@ public struct TrainingRunConfig: Sendable, Equatable {
             + "now \(loaded.hash)): the models may differ from that run's, and record the new hash"
     }
 
+    /// The trainer's options these say (the grammar loaded by name or path), every unset one at its
+    /// default: what `glucomodel-train` trains with, testable without the executable (it mapped them
+    /// itself, with its own copies of the defaults; hunt N, stop 52).
+    /// - Throws: `TrainingError` for a grammar that cannot be loaded.
     public func trainingOptions() throws -> TrainingOptions {
         var options = TrainingOptions(grammar: try GrammarSource.load(grammar ?? Self.defaultGrammar))
         options.horizons = horizons ?? Self.defaultHorizons

@@ -471,10 +471,7 @@ struct MappedCSVReader {
                 continue
             }
         }
-        if cancel {
-            patient.builder.cancelTemporaryBasal(at: time, location: at)
-            patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
-        }
+        if cancel { patient.builder.cancelTemporaryBasal(at: time, location: at) }
     }
 
     /// A square or dual-wave bolus: the row's `bolus_extended` units spread over `bolus_minutes`,
@@ -546,8 +543,7 @@ struct MappedCSVReader {
             // read as a cancel, each row ended the temporary basal before it (the review of stop 58).
             // A cancel leaves the rate empty (Nightscout's) or gives one.
             guard value != 0 else { return patient.builder.skipQuietly("temporary basal of 0 U/h for 0 minutes") }
-            patient.builder.cancelTemporaryBasal(at: time, location: patient.builder.location(line, names[.time]))
-            return patient.builder.addNotModelled("temporary basal of 0 minutes (ends the one running)")
+            return patient.builder.cancelTemporaryBasal(at: time, location: patient.builder.location(line, names[.time]))
         }
         // Without a type column a percentage reads as U/h (a 30% temporary basal as 30 U/h: 26.8 U on
         // board and a predicted 10 mg/dL; the review of stop 58): a rate above 15 U/h is taken for one.

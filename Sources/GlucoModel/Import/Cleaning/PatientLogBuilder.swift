@@ -420,9 +420,12 @@ public struct PatientLogBuilder: Sendable {
 
     /// A cancel of the temporary basal running at `date`, the instant of the row being read
     /// (Nightscout's and a mapped CSV's temporary basal of 0 minutes; `location` its row): it ends
-    /// that one (`endTemporaryBasals`), in this file only: it is no record.
-    public mutating func cancelTemporaryBasal(at date: Date, location: SourceLocation) {
+    /// that one (`endTemporaryBasals`), in this file only: it is no record, counted as `kind` in
+    /// the records not modelled.
+    public mutating func cancelTemporaryBasal(at date: Date, location: SourceLocation,
+                                              as kind: String = "temporary basal of 0 minutes (ends the one running)") {
         cancels.append((hold(date), location))
+        addNotModelled(kind)
     }
 
     /// A temporary basal ends at the first cancel (`cancelTemporaryBasal(at:location:)`) or the
