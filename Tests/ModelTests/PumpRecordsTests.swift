@@ -365,6 +365,101 @@ import Testing
         #expect(abs(delivered(whole) - delivered(a.merging(b))) < 1e-9)
     }
 
+    /// A cancel at the instant of another file's temp is that temp's start, whichever file is read
+    /// first, read together (`--data`) or through a store (review BH, stop 61: an OhioT1DM testing
+    /// file's cancel, read before its training file, made the suspension from 09:30 "already stored"
+    /// at the same rate, and was its conflicting duplicate at another rate, doses refused 6 hours).
+    /// Worked by hand: basal 1 U/h from 06:00; a suspension (0 U/h) 09:30-09:50 takes 1/3 U out of
+    /// what the basal alone delivers; the file with the cancel holds nothing else.
+    @Test func aCancelAtAnotherFilesTempIsThatTempsStart() throws {
+        let head = "patient,time,event,value,unit,duration,type,moment,note"
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cancel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = ExportFixtures.options("UTC")
+        func delivered(_ log: PatientLog) -> Double {
+            PatientSeries(log: log, options: { var o = SeriesOptions(); o.start = Self.at(8); o.end = Self.at(11); return o }()).insulin.reduce(0, +)
+        }
+        let suspension = TemporaryBasal(start: Self.at(9.5), end: Self.at(9.5 + 1.0 / 3), rate: InsulinRate(unitsPerHour: 0))
+        for cancelRate in ["0", "0.8"] {
+            let training = dir.appendingPathComponent("b-training.csv"), testing = dir.appendingPathComponent("a-testing.csv")
+            try Data([head, "pump01,\(Self.iso(6)),basal,1.0,U/h,,,,", "pump01,\(Self.iso(9.5)),temp_basal,0,U/h,20,,,",
+                      "pump01,\(Self.iso(10)),glucose,120,mg/dL,,,,"].joined(separator: "\n").utf8).write(to: training)
+            try Data([head, "pump01,\(Self.iso(9.5)),temp_basal,\(cancelRate),U/h,0,,,",
+                      "pump01,\(Self.iso(10.5)),glucose,130,mg/dL,,,,"].joined(separator: "\n").utf8).write(to: testing)
+            // Read together, in name order (the cancel's file first), and the other way round.
+            let loaded = try ExportFiles(paths: [dir.path], options: options).load()
+            let together = try #require(loaded.patients.first?.log)
+            #expect(together.temporaryBasals == [suspension], "\(cancelRate): \(together.temporaryBasals)")
+            #expect(together.skippedInsulin.isEmpty && loaded.summaries.allSatisfy { $0.issues.isEmpty }, "\(loaded.summaries.map(\.issues))")
+            let a = try LogCSVImporter().importFile(at: testing, options: options).log
+            let b = try LogCSVImporter().importFile(at: training, options: options).log
+            var basalOnly = b
+            basalOnly.temporaryBasals = []
+            let expected = delivered(basalOnly) - 1.0 / 3
+            #expect(abs(delivered(together) - expected) < 1e-9, "\(delivered(together)) \(expected)")
+            #expect(b.merging(a).temporaryBasals == [suspension] && a.merging(b).temporaryBasals == [suspension])
+            // Through a store, either order: both rows stored, the suspension read back, no conflict.
+            for (order, name) in [([testing, training], "tt"), ([training, testing], "rt")] {
+                let store = try PatientStore(path: dir.appendingPathComponent("\(name)-\(cancelRate).sqlite").path)
+                let runs = try order.map { try store.importFile($0, importer: LogCSVImporter(), options: options) }
+                let stored = try store.log(for: a.patient)
+                #expect(stored.temporaryBasals == [suspension], "\(name) \(cancelRate): \(stored.temporaryBasals)")
+                #expect(stored.skippedInsulin.isEmpty, "\(stored.skippedInsulin)")
+                #expect(runs.allSatisfy { $0.run.summary.issues.isEmpty }, "\(runs.map { $0.run.summary.issues })")
+                #expect(abs(delivered(stored) - expected) < 1e-9)
+            }
+        }
+    }
+
+    /// A store written before migration v8 holds a cancel with the subtype `''`: the migration
+    /// gives it `cancel`, and a later import's temp at its instant and rate is then stored.
+    @Test func migrationV8TellsACancelFromATempOfItsRate() throws {
+        let head = "patient,time,event,value,unit,duration,type,moment,note"
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cancel-v8-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = ExportFixtures.options("UTC")
+        let testing = dir.appendingPathComponent("testing.csv"), training = dir.appendingPathComponent("training.csv")
+        try Data([head, "pump01,\(Self.iso(9.5)),temp_basal,0,U/h,0,,,", "pump01,\(Self.iso(10.5)),glucose,130,mg/dL,,,,"]
+            .joined(separator: "\n").utf8).write(to: testing)
+        try Data([head, "pump01,\(Self.iso(6)),basal,1.0,U/h,,,,", "pump01,\(Self.iso(9.5)),temp_basal,0,U/h,20,,,"]
+            .joined(separator: "\n").utf8).write(to: training)
+        let path = dir.appendingPathComponent("old.sqlite").path
+        do {
+            let store = try PatientStore(path: path)
+            _ = try store.importFile(testing, importer: LogCSVImporter(), options: options)
+            // As a build before v8 wrote it.
+            try store.db.write { db in
+                try db.execute(sql: "UPDATE records SET subtype = '' WHERE kind = 4")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v8-temp-basal-cancels'")
+            }
+        }
+        let store = try PatientStore(path: path)
+        let subtypes = try store.db.read { db in try String.fetchAll(db, sql: "SELECT subtype FROM records WHERE kind = 4") }
+        #expect(subtypes == ["cancel"])
+        _ = try store.importFile(training, importer: LogCSVImporter(), options: options)
+        #expect(try store.log(for: PatientID("pump01")).temporaryBasals
+                == [TemporaryBasal(start: Self.at(9.5), end: Self.at(9.5 + 1.0 / 3), rate: InsulinRate(unitsPerHour: 0))])
+    }
+
+    /// Two temps of one rate at one instant with other ends are a conflicting duplicate; the warning
+    /// said "value 1.0 instead of 1.0" (review BH, stop 61).
+    @Test func aDuplicateDifferingOnlyInItsEndSaysSo() throws {
+        let csv = try ImportMappedCSVTests.file("""
+            patient,time,event,value,unit,duration,type,moment,note
+            pump01,\(Self.iso(6)),basal,0.5,U/h,,,,
+            pump01,\(Self.iso(9)),temp_basal,1.0,U/h,30,,,
+            pump01,\(Self.iso(9)),temp_basal,1.0,U/h,60,,,
+            """, name: "pump01.csv")
+        let r = try LogCSVImporter().importFile(at: csv, options: ExportFixtures.options("UTC"))
+        #expect(r.log.temporaryBasals == [TemporaryBasal(start: Self.at(9), end: Self.at(9.5), rate: InsulinRate(unitsPerHour: 1))])
+        let message = try #require(r.summary.issues.first { $0.message.contains("at the same time as") }?.message)
+        #expect(message.contains("temp_basal at the same time as ") && message.contains("of the same value (1.0) but differing in another field"),
+                "\(message)")
+        #expect(!message.contains("instead of"), "\(message)")
+    }
+
     /// A percentage with no basal rate at or before its start cannot be resolved: skipped insulin.
     @Test func aPercentTemporaryBasalWithoutAProgrammeIsSkippedInsulin() throws {
         let mapping = try CSVColumnMapping(parsing: "time=time,basal=basal,temp_basal=temp,temp_basal_minutes=minutes,temp_basal_type=type")

@@ -8,7 +8,8 @@ extension PatientLog {
     ///   `other`'s (the file read first comes first);
     /// - of the records of one kind at one instant with one `TimedRecord.identity` only the first is
     ///   kept: the same event written by two files (an exact duplicate, or a conflicting one where the
-    ///   files disagree on its value) is one record, the first file's;
+    ///   files disagree on its value) is one record, the first file's; a marker (a temporary basal
+    ///   of 0 minutes, `TimedRecord.isMarker`) gives way to a record that is none, from either file;
     /// - a glucose reading, bolus, basal injection or meal of `other` that repeats one of this log's
     ///   a few seconds off (the same value less than `sourceWindow` apart, not at the same
     ///   instant: an export to the minute beside one to the second) is the same upload, left out,
@@ -136,7 +137,8 @@ extension PatientLog {
     }
 
     /// `records` in time order (stable: records at one instant keep their order), keeping of the
-    /// records at one instant with one `identity` only the first.
+    /// records at one instant with one `identity` only the first, or the first that is not a marker
+    /// (`TimedRecord.isMarker`) where the first is one, in the first one's place.
     /// - Complexity: O(n) when `records` is already in time order, O(n log n) otherwise.
     public static func firstAtEachInstant<R: TimedRecord>(_ records: [R]) -> [R] {
         var ordered = records
@@ -148,10 +150,15 @@ extension PatientLog {
         var kept: [R] = []
         kept.reserveCapacity(ordered.count)
         var instant = Date.distantPast
-        var identities: Set<String> = []
+        var identities: [String: Int] = [:]  // each identity's record kept at this instant
         for r in ordered {
             if r.time != instant { instant = r.time; identities.removeAll(keepingCapacity: true) }
-            if identities.insert(r.identity).inserted { kept.append(r) }
+            if let k = identities[r.identity] {
+                if kept[k].isMarker, !r.isMarker { kept[k] = r }
+            } else {
+                identities[r.identity] = kept.count
+                kept.append(r)
+            }
         }
         return kept
     }

@@ -27,10 +27,17 @@ public protocol TimedRecord: Hashable, Sendable, Codable {
     var identity: String { get }
     /// The record's main number in its canonical unit (mg/dL, U, U/h, g, intensity, kg, bpm).
     var canonicalValue: Double { get }
+    /// A record that only marks its instant (a temporary basal of 0 minutes: it ends the one
+    /// running and delivers nothing). At one instant it gives way to a record of the same identity
+    /// that is not a marker, from whichever file (`PatientLog.firstAtEachInstant`), and it is no
+    /// conflicting duplicate of one: a loop's cancel written at the instant of its next temp, the
+    /// two in different files (review BH, stop 61).
+    var isMarker: Bool { get }
 }
 
 extension TimedRecord {
     public var identity: String { "" }
+    public var isMarker: Bool { false }
 }
 
 extension GlucoseReading: TimedRecord {
@@ -54,6 +61,8 @@ extension TemporaryBasal: TimedRecord {
     public static var kind: RecordKind { .temporaryBasal }
     public var time: Date { start }
     public var canonicalValue: Double { rate.unitsPerHour }
+    /// Of 0 minutes: a cancel (a GlucoModel CSV's or OhioT1DM's), kept so that it ends a temp another file holds.
+    public var isMarker: Bool { end <= start }
 }
 
 extension BasalInjection: TimedRecord {

@@ -23,15 +23,16 @@ enum FileConflicts {
             var conflicts = StoredConflicts()
             var otherFile: String?
             func check<R: TimedRecord>(_ list: KeyPath<PatientLog, [R]>) {
+                // A marker (a temporary basal of 0 minutes) is no event's value: it is not compared.
                 var earlier: [String: (value: Double, path: String)] = [:]
                 for f in before {
-                    for r in f.result.log[keyPath: list] where r.time >= first && r.time <= last {
+                    for r in f.result.log[keyPath: list] where r.time >= first && r.time <= last && !r.isMarker {
                         let key = "\(r.time.timeIntervalSince1970) \(r.identity)"
                         if earlier[key] == nil { earlier[key] = (r.canonicalValue, f.result.summary.shown(f.path)) }
                     }
                 }
                 guard !earlier.isEmpty else { return }
-                for (i, r) in file.result.log[keyPath: list].enumerated() {
+                for (i, r) in file.result.log[keyPath: list].enumerated() where !r.isMarker {
                     guard let e = earlier["\(r.time.timeIntervalSince1970) \(r.identity)"],
                           abs(e.value - r.canonicalValue) > StoredConflicts.tolerance else { continue }
                     conflicts.note(R.kind, time: r.time.timeIntervalSince1970, line: file.result.line(of: R.kind, i),

@@ -293,7 +293,8 @@ public struct PatientStore: Sendable {
                 var conflicts = StoredConflicts()
                 let stored = try db.makeStatement(sql: """
                     SELECT value FROM records WHERE patient = ?1 AND time = ?2 AND kind = ?3 AND import_run_id != ?4
-                        AND (kind != \(StoreSchema.code(.glucose)) OR subtype = ?5) AND (abs(value - ?6) > ?7 OR subtype != ?5) LIMIT 1
+                        AND (kind != \(StoreSchema.code(.glucose)) OR subtype = ?5) AND (abs(value - ?6) > ?7 OR subtype != ?5)
+                        AND \(Self.noMarker("records")) LIMIT 1
                     """)
                 let moved = try Row.fetchCursor(db, sql: """
                     INSERT INTO records (patient, kind, subtype, time, value, seq, end_time, extra, flag, moment, note,
@@ -302,7 +303,7 @@ public struct PatientStore: Sendable {
                         source_file, source_line, import_run_id, part FROM records WHERE patient = ? AND import_run_id = ?
                         ORDER BY time, kind, subtype, value
                     ON CONFLICT DO NOTHING
-                    RETURNING kind, time, subtype, value, source_line
+                    RETURNING kind, time, subtype, value, source_line, \(Self.noMarker("records"))
                     """, arguments: [number, provisional, runID])
                 added = 0
                 while let row = try moved.next() {
@@ -310,7 +311,7 @@ public struct PatientStore: Sendable {
                     let code: Int = row[0], time: Double = row[1]
                     guard let kind = StoreSchema.kind(code: code) else { continue }
                     addedByKind[kind, default: 0] += 1
-                    guard let span, span.contains(time),
+                    guard let span, span.contains(time), row[5] as Bool,
                           let value = try Double.fetchOne(stored, arguments: [number, time, code, runID, row[2] as String, row[3] as Double,
                                                                               StoredConflicts.tolerance]) else { continue }
                     conflicts.note(kind, time: time, line: row[4], here: row[3], stored: value)
@@ -353,6 +354,12 @@ public struct PatientStore: Sendable {
                          recordsAlreadyStored: kept - added, summary: result.summary, recordsAddedByKind: addedByKind)
     }
 
+    /// SQL true unless `table`'s row is a marker (`TimedRecord.isMarker`: a temporary basal of 0
+    /// minutes), which is no event's value: a cancel and a temp at its instant do not conflict.
+    static func noMarker(_ table: String) -> String {
+        "NOT (\(table).kind = \(StoreSchema.code(.temporaryBasal)) AND IFNULL(\(table).end_time, \(table).time) <= \(table).time)"
+    }
+
     /// The records of run `runID`, inserted among patient number `patient`'s (the options named
     /// it), that an earlier import stored at the same instant with another value (the same event by
     /// `TimedRecord.identity`: for glucose, the same source). Only rows within `span`, what the
@@ -367,7 +374,7 @@ public struct PatientStore: Sendable {
             JOIN records m ON m.patient = ?1 AND m.time = r.time AND m.kind = r.kind
             WHERE r.patient = ?1 AND r.import_run_id = ?2 AND +r.time BETWEEN ?3 AND ?4 AND m.import_run_id != ?2
                 AND (r.kind != \(StoreSchema.code(.glucose)) OR m.subtype = r.subtype)
-                AND (abs(m.value - r.value) > ?5 OR m.subtype != r.subtype)
+                AND (abs(m.value - r.value) > ?5 OR m.subtype != r.subtype) AND \(noMarker("r")) AND \(noMarker("m"))
             """, arguments: [patient, runID, span.lowerBound, span.upperBound, StoredConflicts.tolerance])
         var seen: Set<String> = []
         while let row = try rows.next() {

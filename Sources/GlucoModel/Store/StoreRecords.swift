@@ -86,7 +86,10 @@ extension BasalRate: StorableRecord {
 }
 
 extension TemporaryBasal: StorableRecord {
-    var storeRow: StoreRow { StoreRow(time: start, value: rate.unitsPerHour, end: end) }
+    /// One of 0 minutes (a cancel, `isMarker`) has the subtype `cancel` (v8), so that it and a temp
+    /// with a length, at one instant and rate in two files, are two rows, not one already stored.
+    var storeRow: StoreRow { StoreRow(time: start, value: rate.unitsPerHour, subtype: isMarker ? Self.markerSubtype : "", end: end) }
+    static let markerSubtype = "cancel"
     init(storeRow r: StoreRow) { self.init(start: r.date, end: r.endDate ?? r.date, rate: InsulinRate(unitsPerHour: r.value)) }
 }
 

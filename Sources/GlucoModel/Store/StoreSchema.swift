@@ -12,7 +12,8 @@ import GRDB
 ///   primary key `(patient, time, kind, subtype, value)` (v4; v3 had kind second) so overlapping files
 ///   do not duplicate data;
 ///   `patient` is `patients.number`, `kind` is `code(_:)`, `seq` orders records of one instant by import;
-///   `part` (v7) a dual-wave bolus's part given at once, when the export states it.
+///   `part` (v7) a dual-wave bolus's part given at once, when the export states it; `subtype`
+///   `cancel` (v8) a temporary basal of 0 minutes.
 ///   `source_file` is `''` in rows written since the import names its file once, in `import_runs.file_path`
 ///   (reached through `import_run_id`); older rows keep their own path and read back unchanged.
 /// - `scoring_state(patient_id, last_scored_at, updated_at, night, night_from, last_run_id)` (v2;
@@ -144,6 +145,15 @@ enum StoreSchema {
         // older rows and for every other record: the series' share is used).
         m.registerMigration("v7-bolus-part") { db in
             try db.execute(sql: "ALTER TABLE records ADD COLUMN part REAL")
+        }
+        // v8: a temporary basal of 0 minutes (a cancel) has the subtype `cancel`, so that a later
+        // import's temp with a length at its instant and rate is stored beside it (review BH, stop 61:
+        // an OhioT1DM testing file's cancel made its training file's suspension "already stored").
+        m.registerMigration("v8-temp-basal-cancels") { db in
+            try db.execute(sql: """
+                UPDATE records SET subtype = '\(TemporaryBasal.markerSubtype)'
+                WHERE kind = \(code(.temporaryBasal)) AND subtype = '' AND IFNULL(end_time, time) <= time
+                """)
         }
         return m
     }

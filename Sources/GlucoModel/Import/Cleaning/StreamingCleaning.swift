@@ -122,9 +122,13 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
     /// boluses given together and written at one instant (a meal bolus and a correction) would
     /// otherwise leave one out of the insulin on board, and a dose near it would stack on it.
     static func skipConflicting(_ item: Located<R>, _ first: Located<R>, _ summary: inout ImportSummary) {
+        // Of one value, the records differ in another field (a temp's end, a bolus's type): said so,
+        // not "value 0.0 instead of 0.0" (review BH, stop 61).
+        let value = item.record.canonicalValue, firstValue = first.record.canonicalValue
+        let differing = value == firstValue ? "of the same value (\(value)) but differing in another field (an end, a type)"
+                                            : "but with value \(value) instead of \(firstValue)"
         summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
-            "\(R.kind.rawValue) at the same time as \(first.location) but with value \(item.record.canonicalValue) "
-            + "instead of \(first.record.canonicalValue); kept the first (\(first.location)), dropped this one"))
+            "\(R.kind.rawValue) at the same time as \(first.location) \(differing); kept the first (\(first.location)), dropped this one"))
         if R.kind == .bolus || R.kind == .temporaryBasal {
             summary.skippedInsulin = (summary.skippedInsulin ?? []) + [SkippedInsulin(
                 kind: R.kind, time: item.record.time, location: item.location, conflictingAmount: item.record.canonicalValue)]
