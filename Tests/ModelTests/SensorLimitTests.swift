@@ -135,6 +135,24 @@ struct ResultsTablePerPatientTests {
         #expect(ResultsTable.unscoredLine(Array(rows.prefix(2))) == nil)
     }
 
+    /// Before: a horizon of four digits (`--horizons 1440`, the longest allowed) wrote `1440 min`
+    /// into the 8 characters of the horizon column and pushed that line's numbers one place right of
+    /// the header's and the other lines'; a patient ID longer than 17 characters did the same in
+    /// the per-patient table. Now a column is as wide as its longest cell and a space.
+    @Test func columnsWidenToTheirLongestCell() {
+        let rows = [Self.row("a", 30, "ge", 10), Self.row("a", 1440, "ge", 20)]
+        let summary = ResultsTable.summary(rows).split(separator: "\n").map(String.init)
+        #expect(summary[1].hasPrefix("horizon  ge          arx         average     persistence GE vs ARX  "), "\(summary[1])")
+        #expect(summary[2].hasPrefix("30 min   10.00       -           -           -           -          "), "\(summary[2])")
+        #expect(summary[3].hasPrefix("1440 min 20.00       -           -           -           -          "), "\(summary[3])")
+        let long = "patient_with_long_id" // 20 characters: the column is 21 wide
+        let perPatient = ResultsTable.perPatient([Self.row(long, 30, "ge", 10), Self.row("b", 1440, "ge", 20)])
+            .split(separator: "\n").map(String.init)
+        #expect(perPatient[1] == "patient              horizon  ge          arx         average     persistence GE A+B % n", "\(perPatient[1])")
+        #expect(perPatient[2] == "b                    1440 min 20.00       -           -           -           99.50    100", "\(perPatient[2])")
+        #expect(perPatient[3] == "patient_with_long_id 30 min   10.00       -           -           -           99.50    100", "\(perPatient[3])")
+    }
+
     /// Before: `--units mmol/L` printed the table in mg/dL. 18.01559 mg/dL is 1 mmol/L; Clarke A+B
     /// and the improvements are the same in both units.
     @Test func theTablesFollowTheUnits() {

@@ -80,10 +80,7 @@ public enum ResultsTable {
         func num(_ x: Double) -> String { ResultsTable.num(x, units) }
         let horizons = Set(rows.map(\.horizonMinutes)).sorted()
         let models = ModelKind.allCases.map(\.rawValue)
-        var lines: [String] = []
-        lines.append("Median \(split) RMSE across patients (\(units.rawValue)), GE improvement, Clarke A+B of GE")
-        lines.append(pad("horizon", 8) + models.map { pad($0, 12) }.joined()
-                     + pad("GE vs ARX", 11) + pad("GE vs pers.", 12) + pad("GE A+B %", 9) + pad("patients", 9))
+        var cells = [["horizon"] + models + ["GE vs ARX", "GE vs pers.", "GE A+B %", "patients"]]
         for h in horizons {
             let at = rows.filter { $0.horizonMinutes == h && $0.metrics.split == split }
             func median(_ model: String, _ key: (SplitMetrics) -> Double) -> Double {
@@ -95,11 +92,12 @@ public enum ResultsTable {
             let vsARX = 100 * (1 - rmse[ModelKind.ge.order] / rmse[ModelKind.arx.order])
             let vsPers = 100 * (1 - rmse[ModelKind.ge.order] / rmse[ModelKind.persistence.order])
             let patients = Set(at.map(\.patient)).count
-            lines.append(pad("\(h) min", 8) + rmse.map { pad(num($0), 12) }.joined()
-                         + pad(pct(vsARX), 11) + pad(pct(vsPers), 12) + pad(Self.num(median(ModelKind.ge.rawValue, \.clarkeAB)), 9)
-                         + pad(String(patients), 9))
+            cells.append(["\(h) min"] + rmse.map(num) + [pct(vsARX), pct(vsPers), Self.num(median(ModelKind.ge.rawValue, \.clarkeAB)),
+                                                      String(patients)])
         }
-        return lines.joined(separator: "\n")
+        let widths = [8] + models.map { _ in 12 } + [11, 12, 9, 9]
+        return (["Median \(split) RMSE across patients (\(units.rawValue)), GE improvement, Clarke A+B of GE"]
+                + table(cells, widths: widths)).joined(separator: "\n")
     }
 
     /// One line per patient and horizon on `split`: each model's RMSE (in `units`), then the GE
@@ -107,17 +105,18 @@ public enum ResultsTable {
     public static func perPatient(_ rows: [ResultRow], split: String = "test", units: GlucoseUnit = .mgdL) -> String {
         let models = ModelKind.allCases.map(\.rawValue)
         let at = rows.filter { $0.metrics.split == split }
-        var lines = ["Per patient, \(split) RMSE (\(units.rawValue)) and Clarke A+B of GE"]
-        lines.append(pad("patient", 18) + pad("horizon", 8) + models.map { pad($0, 12) }.joined() + pad("GE A+B %", 9) + "n")
+        var cells = [["patient", "horizon"] + models + ["GE A+B %", "n"]]
         let keys = Set(at.map { "\($0.patient.rawValue)|\($0.horizonMinutes)" })
         let sorted = keys.map { k -> (String, Int) in let p = k.split(separator: "|"); return (String(p[0]), Int(p[1])!) }.sorted { $0 < $1 }
         for (patient, h) in sorted {
             let mine = at.filter { $0.patient.rawValue == patient && $0.horizonMinutes == h }
             func metric(_ model: String) -> SplitMetrics? { mine.first { $0.metrics.model == model }?.metrics }
-            lines.append(pad(patient, 18) + pad("\(h) min", 8) + models.map { pad(num(metric($0)?.rmse ?? .nan, units), 12) }.joined()
-                         + pad(num(metric(ModelKind.ge.rawValue)?.clarkeAB ?? .nan), 9) + String(metric(ModelKind.ge.rawValue)?.n ?? 0))
+            cells.append([patient, "\(h) min"] + models.map { num(metric($0)?.rmse ?? .nan, units) }
+                         + [num(metric(ModelKind.ge.rawValue)?.clarkeAB ?? .nan), String(metric(ModelKind.ge.rawValue)?.n ?? 0)])
         }
-        return lines.joined(separator: "\n")
+        // The last column, n, is not padded.
+        let widths = [18, 8] + models.map { _ in 12 } + [9]
+        return (["Per patient, \(split) RMSE (\(units.rawValue)) and Clarke A+B of GE"] + table(cells, widths: widths)).joined(separator: "\n")
     }
 
     /// A line naming the models with no row on `split` scored (fewer than
@@ -152,7 +151,18 @@ public enum ResultsTable {
         return lines
     }
 
-    private static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
+    /// The lines of a table of `cells` (a row of cells a line, the header first): column `i` is
+    /// `widths[i]` wide, or its longest cell and a space when that is wider, so a long cell (a
+    /// horizon of `1440 min`, a long patient ID) widens its column on every line instead of shifting
+    /// the columns after it on its own line. Cells past `widths` are not padded.
+    static func table(_ cells: [[String]], widths: [Int]) -> [String] {
+        let widths = widths.indices.map { i in cells.reduce(widths[i]) { i < $1.count ? max($0, $1[i].count + 1) : $0 } }
+        return cells.map { row in
+            row.indices.map { i in
+                i < widths.count ? row[i] + String(repeating: " ", count: widths[i] - row[i].count) : row[i]
+            }.joined()
+        }
+    }
     private static func num(_ x: Double) -> String { x.isFinite ? String(format: "%.2f", x) : "-" }
     /// A glucose amount given in mg/dL, written in `units` (two decimals in mg/dL, three in mmol/L).
     private static func num(_ mgdL: Double, _ units: GlucoseUnit) -> String {
