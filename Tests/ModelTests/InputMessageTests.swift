@@ -34,6 +34,30 @@ import GrammarEvolution
         #expect(both.hasSuffix(" lag") && both.contains(" exp ") && !both.contains("'Q10'"))
     }
 
+    /// Before: `G[-1..2]` expands to `G-1` (G minus 1), `G0`, ... and `G[0-11]` is no range, so
+    /// both were refused as naming an unknown variable `G`. Now the message says what is wrong with
+    /// the range, at its line, as the grammar parser's own errors do. A `G` written alone is still
+    /// an unknown variable.
+    @Test func aRangeOfLagsBelowZeroOrMalformedSaysWhatIsWrong() throws {
+        var options = try SyntheticCohort.options()
+        func refusal(_ text: String) -> String {
+            options.grammar = GrammarSource(name: "lags.bnf", text: text)
+            do { _ = try CohortTrainer(options: options, settings: CohortRunSettings(output: temporaryFolder("grammar-lags"))) } catch {
+                return "\(error)"
+            }
+            return "accepted"
+        }
+        let lags = "(G0 is the glucose at the time of prediction, G1 ... G11 the glucose 5 ... 55 minutes before)"
+        #expect(refusal("<e> ::= <e> + <v> | <v>\n<v> ::= G[-1..2] | IOB")
+                == "lags.bnf:2: 'G[-1..2]': a lag must be 0 or more \(lags); like G[0..2]")
+        #expect(refusal("<e> ::= <e> + <v> | <v>\n<v> ::= IOB\n  | G[0-11] * 2")
+                == "lags.bnf:3: 'G[0-11]': a range of lags is written G[lo..hi], outside quotes, with 0 <= lo <= hi <= 11, "
+                + "like G[0..11] \(lags)")
+        #expect(refusal("<e> ::= <e> + <v> | <v>\n<v> ::= IOB | G[1..3]") == "accepted")
+        #expect(refusal("<e> ::= <e> + <v> | <v>\n<v> ::= IOB | G | HG[0..1]").hasPrefix(
+            "lags.bnf: the grammar names variables the data does not have (line 2: 'G', line 2: 'HG0', line 2: 'HG1'); the variables are G0 "))
+    }
+
     /// Before: a grammar calling lag() trained with exit 0, every lagged expression scored +inf on
     /// training rows that begin at row 0 (and are not evenly spaced): the search was blind.
     @Test func aGrammarCallingLagIsRefusedWithItsLines() throws {

@@ -108,6 +108,9 @@ public struct CohortTrainer: Sendable {
         for k in 0..<options.ensemble { try options.evolution.member(k, of: options.ensemble).validate() }
         let names = options.features(horizonMinutes: options.horizons.first ?? 30, stepMinutes: 5).names
         let unknown = grammar.unknownNames(VariableNames(names))
+        if let wrong = Self.lagRangeError(options.grammar, unknown: unknown, glucoseLags: options.glucoseLags, stepMinutes: step) {
+            throw wrong
+        }
         if !unknown.isEmpty {
             throw TrainingError.grammarUnknownVariables(options.grammar.name, names: unknown.map(\.name),
                                                         lines: unknown.map(\.line), features: names, calls: unknown.map(\.isCall))
