@@ -58,6 +58,25 @@ import GrammarEvolution
             "lags.bnf: the grammar names variables the data does not have (line 2: 'G', line 2: 'HG0', line 2: 'HG1'); the variables are G0 "))
     }
 
+    /// Before: README.md showed `x[0..37]` as the grammars' variable ranges, and a grammar copying it
+    /// was refused (`x0` ... `x37` are no features). Every range README shows in code (a rule, or an
+    /// alternative of `<v>`) makes a grammar the trainer accepts.
+    @Test func theRangesREADMEShowsAreTheTrainersVariables() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let spans = readme.split(separator: "`", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            .filter { !$0.contains("\n") && !$0.contains("--") && $0.range(of: #"[A-Za-z]\[-?[0-9]+\.\."#, options: .regularExpression) != nil }
+        #expect(!spans.isEmpty)
+        var options = try SyntheticCohort.options()
+        for span in spans {
+            options.grammar = GrammarSource(name: "readme.bnf", text: "<e> ::= <e> + <v> | <v>\n" + (span.contains("::=") ? span : "<v> ::= " + span))
+            #expect(throws: Never.self, "\(span)") {
+                try CohortTrainer(options: options, settings: CohortRunSettings(output: temporaryFolder("grammar-readme")))
+            }
+        }
+    }
+
     /// Before: a grammar calling lag() trained with exit 0, every lagged expression scored +inf on
     /// training rows that begin at row 0 (and are not evenly spaced): the search was blind.
     @Test func aGrammarCallingLagIsRefusedWithItsLines() throws {
