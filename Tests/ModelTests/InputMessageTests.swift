@@ -58,6 +58,35 @@ import GrammarEvolution
             "lags.bnf: the grammar names variables the data does not have (line 2: 'G', line 2: 'HG0', line 2: 'HG1'); the variables are G0 "))
     }
 
+    /// Before: `CARB1` (and `INS1` ...) without `--curves multi` was refused listing the variables,
+    /// which do not hold it, and not saying which option gives it.
+    @Test func aCurveAtSeveralSpeedsNamesItsOption() throws {
+        var options = try SyntheticCohort.options()
+        options.grammar = GrammarSource(name: "speeds.bnf", text: "<e> ::= <e> + <v> | <v>\n<v> ::= G0 | CARB1 | INS4 | CARB7")
+        let features = (0..<12).map { "G\($0)" }.joined(separator: " ") + " IOB IA INS COB RA CARB EX HR"
+        do {
+            _ = try CohortTrainer(options: options, settings: CohortRunSettings(output: temporaryFolder("grammar-curves")))
+            Issue.record("CARB1 was accepted without --curves multi")
+        } catch {
+            #expect("\(error)" == "speeds.bnf: the grammar names variables the data does not have (line 2: 'CARB1', line 2: 'CARB7', "
+                    + "line 2: 'INS4'); the variables are \(features); CARB1 and INS4 are variables only with --curves multi or multi-free "
+                    + "(the curves at several speeds, CARB1 ... CARB6 and INS1 ... INS4)")
+        }
+        let one = TrainingError.grammarUnknownVariables("s.bnf", names: ["INS1"], lines: [1], features: ["G0"]).description
+        #expect(one.hasSuffix("; INS1 is a variable only with --curves multi or multi-free (the curves at several speeds, CARB1 ... CARB6 and INS1 ... INS4)"))
+        // With the curves, CARB1 and INS4 are variables and CARB7 is not: no word of the option.
+        for curves in [FeatureCurves.multi, .multiFree] {
+            options.curves = curves
+            do {
+                _ = try CohortTrainer(options: options, settings: CohortRunSettings(output: temporaryFolder("grammar-curves")))
+                Issue.record("CARB7 was accepted")
+            } catch {
+                #expect("\(error)".hasPrefix("speeds.bnf: the grammar names variables the data does not have (line 2: 'CARB7'); the variables are "))
+                #expect(!"\(error)".contains("--curves"))
+            }
+        }
+    }
+
     /// Before: README.md showed `x[0..37]` as the grammars' variable ranges, and a grammar copying it
     /// was refused (`x0` ... `x37` are no features). Every range README shows in code (a rule, or an
     /// alternative of `<v>`) makes a grammar the trainer accepts.

@@ -99,6 +99,13 @@ public struct FeatureSet: Codable, Hashable, Sendable {
          })
     }
 
+    /// The names of the curves at several speeds (`multiSpeed`): `CARB1` ... `CARB6`, `INS1` ... `INS4`.
+    public static var multiSpeedNames: [String] {
+        carbSpeeds.indices.map { "CARB\($0 + 1)" } + insulinPeakFactors.indices.map { "INS\($0 + 1)" }
+    }
+    /// `CARB1 ... CARB6 and INS1 ... INS4`.
+    static var multiSpeedRanges: String { "CARB1 ... CARB\(carbSpeeds.count) and INS1 ... INS\(insulinPeakFactors.count)" }
+
     public var horizonSteps: Int { horizonMinutes / stepMinutes }
 
     /// Steps of history a row needs before it can be computed.

@@ -259,6 +259,14 @@ public enum TrainingError: Error, CustomStringConvertible, Equatable {
             var parts: [String] = []
             if !variables.isEmpty {
                 parts.append("the grammar names variables the data does not have (\(listed(variables))); the variables are \(features.joined(separator: " "))")
+                // The curves at several speeds are variables only with those curves (hunt: the
+                // list of variables did not say which option gives them).
+                let multi = FeatureSet.multiSpeedNames.filter { !features.contains($0) }
+                let named = variables.map(\.0).filter(multi.contains)
+                if !named.isEmpty {
+                    parts.append("\(Plural.list(named)) \(named.count == 1 ? "is a variable" : "are variables") only with --curves multi or "
+                                 + "multi-free (the curves at several speeds, \(FeatureSet.multiSpeedRanges))")
+                }
             }
             if !functions.isEmpty {
                 parts.append("the grammar calls functions the evaluator does not have (\(listed(functions))); the functions are "
