@@ -441,6 +441,22 @@ import Testing
         _ = try store.importFile(training, importer: LogCSVImporter(), options: options)
         #expect(try store.log(for: PatientID("pump01")).temporaryBasals
                 == [TemporaryBasal(start: Self.at(9.5), end: Self.at(9.5 + 1.0 / 3), rate: InsulinRate(unitsPerHour: 0))])
+
+        // A build before v8 kept the cancel, imported after another file's temp at its instant, as a
+        // conflicting duplicate in its run's summary (review BI: doses refused for 6 hours after the
+        // migration). Read back, the stored cancel settles it; a conflict of another amount stands.
+        func stale(_ amount: Double) -> SkippedInsulin {
+            SkippedInsulin(kind: .temporaryBasal, time: Self.at(9.5), location: SourceLocation(file: testing.path, line: 2),
+                           conflictingAmount: amount, keptFrom: "an earlier import")
+        }
+        try store.db.write { db in
+            let summary = try #require(try String.fetchOne(db, sql: "SELECT summary FROM import_runs ORDER BY id LIMIT 1"))
+            var decoded = try JSONDecoder().decode(ImportSummary.self, from: Data(summary.utf8))
+            decoded.skippedInsulin = [stale(0), stale(0.8)]
+            let text = String(decoding: try JSONEncoder().encode(decoded), as: UTF8.self)
+            try db.execute(sql: "UPDATE import_runs SET summary = ? WHERE id = (SELECT MIN(id) FROM import_runs)", arguments: [text])
+        }
+        #expect(try store.log(for: PatientID("pump01")).skippedInsulin == [stale(0.8)])
     }
 
     /// Two temps of one rate at one instant with other ends are a conflicting duplicate; the warning

@@ -174,7 +174,6 @@ enum StoreRecords {
                 ahead.append(run.glucoseAhead)
             }
         }
-        log.skippedInsulin = SkippedInsulin.ordered(skipped)
         log.glucoseAhead = GlucoseAhead.merged(ahead)
         // Passes over the patient's rows in key order (time first), each kind's list in (time, seq) order.
         var lists = RecordLists()
@@ -222,6 +221,14 @@ enum StoreRecords {
         } else {
             try read("patient = ?", [number])
         }
+        // A build before v8 kept a cancel beside a temp of another file at its instant as a conflicting
+        // duplicate, or two cancels of other rates at one instant: the cancel, stored, is no conflict
+        // (`TimedRecord.isMarker`; review BI: such a store refused doses for 6 hours after migrating).
+        let cancels = Set(lists.temporaryBasals.filter(\.isMarker).map { "\($0.start.timeIntervalSince1970) \($0.rate.unitsPerHour)" })
+        log.skippedInsulin = SkippedInsulin.ordered(cancels.isEmpty ? skipped : skipped.filter { s in
+            !(s.kind == .temporaryBasal && s.unreadTime == nil
+              && s.conflictingAmount.map { cancels.contains("\(s.time.timeIntervalSince1970) \($0)") } ?? false)
+        })
         // Rows come in (time, import order): the merge rule keeps the first import's record of each event.
         func clean<R: StorableRecord>(_ records: [R]) -> [R] { PatientLog.firstAtEachInstant(records) }
         log.glucose = clean(lists.glucose)
