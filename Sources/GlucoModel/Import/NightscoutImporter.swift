@@ -40,12 +40,11 @@ public struct NightscoutImporter: PatientDataImporter {
 
         /// Each suspension to the next resumption as 0 U/h; one repeated at its instant is one. One
         /// with no resumption after it (another suspension first, or none) is skipped insulin, and
-        /// kept as a record of 0 minutes awaiting its resumption; a resumption with no suspension
-        /// before it, as a record of 0 minutes too (`PumpSuspension`, with the file's last or first
-        /// record's time): an export cut while the pump was suspended, and the next export, make the
-        /// suspension when merged or stored (`PatientLog.pairingSuspensions`), which holds the
-        /// skipped insulin (review BH, stop 61: doses were refused for 6 hours even with both pieces
-        /// stored).
+        /// kept as a suspension awaiting its resumption (`TemporaryBasal.opensSuspension`); a
+        /// resumption with no suspension before it, as a record of 0 minutes (a cancel): an export
+        /// cut while the pump was suspended, and the next export, make the suspension when merged
+        /// or stored (`PatientLog.pairingSuspensions`), which holds the skipped insulin (review BH,
+        /// stop 61: doses were refused for 6 hours even with both pieces stored).
         func add(to b: inout PatientLogBuilder) {
             guard !events.isEmpty else { return }
             b.startStream()  // rows of a repeated hour decided, so each event's time is its row's
@@ -53,10 +52,6 @@ public struct NightscoutImporter: PatientDataImporter {
             let sorted = timed.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
             var open: (time: Date, line: Int)?
             var unended: [(time: Date, line: Int)] = []
-            // The file's reach: its first and last record, these among them.
-            let times = timed.map(\.time)
-            let fileStart = ([b.firstRecordTime].compactMap { $0 } + times).min() ?? sorted[0].time
-            let fileEnd = ([b.lastRecordTime].compactMap { $0 } + times).max() ?? sorted[0].time
             for event in sorted {
                 if event.suspend {
                     if let o = open {
@@ -68,8 +63,7 @@ public struct NightscoutImporter: PatientDataImporter {
                     b.add(TemporaryBasal(start: o.time, end: event.time, rate: InsulinRate(unitsPerHour: 0)), line: o.line, field: "created_at")
                     open = nil
                 } else {
-                    b.add(TemporaryBasal(start: event.time, end: event.time, rate: InsulinRate(unitsPerHour: 0), suspension: .resumption(fileStart: fileStart)),
-                          line: event.line, field: "created_at")
+                    b.add(TemporaryBasal(start: event.time, end: event.time, rate: InsulinRate(unitsPerHour: 0)), line: event.line, field: "created_at")
                 }
             }
             if let open { unended.append(open) }
@@ -79,7 +73,7 @@ public struct NightscoutImporter: PatientDataImporter {
                        "Suspend Pump has no later Resume Pump: how long the pump delivered nothing is not known "
                        + "(an export that holds its Resume Pump, imported too, settles it)")
                 b.noteSkippedInsulin(.temporaryBasal, time: suspend.time, since: mark, at: b.location(suspend.line, "eventType"))
-                b.add(TemporaryBasal(start: suspend.time, end: suspend.time, rate: InsulinRate(unitsPerHour: 0), suspension: .awaitingResumption(fileEnd: fileEnd)),
+                b.add(TemporaryBasal(start: suspend.time, end: suspend.time, rate: InsulinRate(unitsPerHour: 0), opensSuspension: true),
                       line: suspend.line, field: "created_at")
             }
         }

@@ -136,38 +136,29 @@ extension PatientLog {
         return out
     }
 
-    /// `records` with each suspension that awaits its resumption (`PumpSuspension`, a record of 0
-    /// minutes) made a suspension (0 U/h) to the next instant at which a temporary basal begins,
-    /// when a resumption whose file meets the suspension's begins there: its file's first record no
-    /// more than `suspensionFilesMeet` after the suspension file's last, so that no other
-    /// suspension and resumption can lie unseen between them. Otherwise it stays as it is,
-    /// delivering nothing, and its file's skipped insulin refuses a dose: a later temp, a cancel of
-    /// another format, or a resumption after a gap does not say when the pump resumed. In the
-    /// order given.
-    /// - Complexity: O(n log n) when a suspension awaits its resumption, O(n) otherwise.
+    /// `records` with each suspension that awaits its resumption (`TemporaryBasal.opensSuspension`,
+    /// a record of 0 minutes) made a suspension (0 U/h) to the next instant at which a temporary
+    /// basal begins, when a record of 0 minutes that opens none begins there (a resumption, or a
+    /// cancel, written in another file: Nightscout's `Resume Pump` without its `Suspend Pump`, at
+    /// the instant of the loop's next temp or alone). Otherwise it stays as it is: delivering
+    /// nothing, its file's skipped insulin refusing a dose (a later temp alone does not say when the
+    /// pump resumed). In the order given.
+    /// - Complexity: O(n log n).
     public static func pairingSuspensions(_ records: [TemporaryBasal]) -> [TemporaryBasal] {
-        guard records.contains(where: { if case .awaitingResumption = $0.suspension { true } else { false } }) else { return records }
+        guard records.contains(where: \.opensSuspension) else { return records }
         var out = records
         let order = records.indices.sorted { (records[$0].start, $0) < (records[$1].start, $1) }
-        for (k, i) in order.enumerated() where records[i].isMarker {
-            guard case let .awaitingResumption(fileEnd)? = records[i].suspension else { continue }
+        for (k, i) in order.enumerated() where records[i].opensSuspension && records[i].isMarker {
             let start = records[i].start
             // The next instant after `start` at which a temp begins, and whether a resumption is there.
             guard let next = order[(k + 1)...].first(where: { records[$0].start > start }) else { continue }
             let instant = records[next].start
-            let resumed = order[(k + 1)...].lazy.filter { records[$0].start == instant }.contains { j in
-                guard records[j].isMarker, case let .resumption(fileStart)? = records[j].suspension else { return false }
-                return fileStart.timeIntervalSince(fileEnd) <= suspensionFilesMeet
-            }
+            let resumed = order[(k + 1)...].lazy.filter { records[$0].start == instant }
+                .contains { records[$0].isMarker && !records[$0].opensSuspension }
             if resumed { out[i] = TemporaryBasal(start: start, end: instant, rate: InsulinRate(unitsPerHour: 0)) }
         }
         return out
     }
-
-    /// How far apart (s) the last record of a suspension's file and the first of its resumption's may
-    /// be for `pairingSuspensions` to join them: 15 minutes, three readings of a CGM and three
-    /// cycles of a loop, which a day's exports cut at midnight are within; a missing export is not.
-    public static let suspensionFilesMeet: TimeInterval = 15 * 60
 
     /// `records` in time order (stable: records at one instant keep their order), keeping of the
     /// records at one instant with one `identity` only the first, or the first that is not a marker

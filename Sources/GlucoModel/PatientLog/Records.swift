@@ -101,14 +101,14 @@ public struct TemporaryBasal: Hashable, Sendable, Codable {
     public var start: Date
     public var end: Date
     public var rate: InsulinRate
-    /// For a record of 0 minutes, one half of a pump's suspension that its file holds without the
-    /// other (Nightscout's `Suspend Pump` or `Resume Pump`: an export cut while the pump was
-    /// suspended); nil for every other record. It delivers nothing (it ends the temp running)
-    /// until files merged, or the store, hold both halves (`PatientLog.pairingSuspensions`).
-    public var suspension: PumpSuspension?
+    /// A pump's suspension whose resumption its file does not hold (Nightscout's `Suspend Pump`
+    /// with no later `Resume Pump`: an export cut while the pump was suspended): a record of 0
+    /// minutes at the suspension's start (it ends the temp running, and delivers nothing) until
+    /// files merged, or the store, hold its resumption (`PatientLog.pairingSuspensions`).
+    public var opensSuspension = false
 
-    public init(start: Date, end: Date, rate: InsulinRate, suspension: PumpSuspension? = nil) {
-        self.start = start; self.end = end; self.rate = rate; self.suspension = suspension
+    public init(start: Date, end: Date, rate: InsulinRate, opensSuspension: Bool = false) {
+        self.start = start; self.end = end; self.rate = rate; self.opensSuspension = opensSuspension
     }
 
     public init(from decoder: any Decoder) throws {
@@ -116,19 +116,8 @@ public struct TemporaryBasal: Hashable, Sendable, Codable {
         start = try c.decode(Date.self, forKey: .start)
         end = try c.decode(Date.self, forKey: .end)
         rate = try c.decode(InsulinRate.self, forKey: .rate)
-        suspension = try c.decodeIfPresent(PumpSuspension.self, forKey: .suspension)
+        opensSuspension = try c.decodeIfPresent(Bool.self, forKey: .opensSuspension) ?? false
     }
-}
-
-/// One half of a pump's suspension whose file does not hold the other, with how far its file
-/// reaches, so that two halves are joined only where their files meet (review BJ: joined across
-/// an export never imported, a suspension from 10:00 to another's resumption at 11:45 gave 1.20 U
-/// where 0.80 U was right).
-public enum PumpSuspension: Hashable, Sendable, Codable {
-    /// A suspension with no resumption after it in its file, whose last record is at `fileEnd`.
-    case awaitingResumption(fileEnd: Date)
-    /// A resumption with no suspension before it in its file, whose first record is at `fileStart`.
-    case resumption(fileStart: Date)
 }
 
 /// An injection of long-acting (basal) insulin, for patients on pens rather than pumps.

@@ -88,28 +88,15 @@ extension BasalRate: StorableRecord {
 extension TemporaryBasal: StorableRecord {
     /// One of 0 minutes (a cancel, `isMarker`) has the subtype `cancel` (v8), so that it and a temp
     /// with a length, at one instant and rate in two files, are two rows, not one already stored.
-    /// Half a suspension (`suspension`) has the subtype `suspend` or `resume`, and its file's last or
-    /// first record's time in `extra`.
     var storeRow: StoreRow {
-        switch suspension {
-        case let .awaitingResumption(fileEnd)?:
-            StoreRow(time: start, value: rate.unitsPerHour, subtype: Self.suspendSubtype, end: end, extra: fileEnd.timeIntervalSince1970)
-        case let .resumption(fileStart)?:
-            StoreRow(time: start, value: rate.unitsPerHour, subtype: Self.resumeSubtype, end: end, extra: fileStart.timeIntervalSince1970)
-        case nil:
-            StoreRow(time: start, value: rate.unitsPerHour, subtype: isMarker ? Self.markerSubtype : "", end: end)
-        }
+        StoreRow(time: start, value: rate.unitsPerHour, subtype: opensSuspension ? Self.suspensionSubtype : isMarker ? Self.markerSubtype : "", end: end)
     }
-    static let markerSubtype = "cancel", suspendSubtype = "suspend", resumeSubtype = "resume"
+    static let markerSubtype = "cancel"
+    /// A suspension awaiting its resumption (`opensSuspension`).
+    static let suspensionSubtype = "suspend"
     init(storeRow r: StoreRow) {
-        let fileTime = r.extra.map { Date(timeIntervalSince1970: $0) }
-        let suspension: PumpSuspension? = switch (r.subtype, fileTime) {
-        case let (Self.suspendSubtype, time?): .awaitingResumption(fileEnd: time)
-        case let (Self.resumeSubtype, time?): .resumption(fileStart: time)
-        default: nil
-        }
         self.init(start: r.date, end: r.endDate ?? r.date, rate: InsulinRate(unitsPerHour: r.value),
-                  suspension: (r.endDate ?? r.date) <= r.date ? suspension : nil)
+                  opensSuspension: r.subtype == Self.suspensionSubtype && (r.endDate ?? r.date) <= r.date)
     }
 }
 

@@ -62,7 +62,7 @@ public struct PatientLogBuilder: Sendable {
     /// (importers amend them after reading, e.g. Nightscout's cancels).
     let sink: (any RecordSink)?
     private var pending = 0
-    private var earliest: Date?, latest: Date?
+    private var earliest: Date?
     /// Glucose numbers read, and those that look like the other unit: below 30 read as mg/dL (a
     /// mmol/L value), above 35 read as mmol/L (a mg/dL value). `build` refuses a file where most do.
     var glucoseNumbers = 0, mmolLookingMgdL = 0, mgdLLookingMmol = 0
@@ -398,7 +398,6 @@ public struct PatientLogBuilder: Sendable {
         default: preconditionFailure("unknown record type \(R.self)")
         }
         if R.kind != .weight, earliest.map({ record.time < $0 }) ?? true { earliest = record.time }
-        if R.kind != .weight, latest.map({ record.time > $0 }) ?? true { latest = record.time }
         undated.record(R.kind)
         if !rowRepeats.isEmpty {
             let index = count(R.kind) - 1
@@ -577,6 +576,4 @@ public struct PatientLogBuilder: Sendable {
 
     /// The earliest time among the records added so far (weights aside), also those sent to a sink.
     public var firstRecordTime: Date? { earliest }
-    /// The latest time among the records added so far (weights aside), also those sent to a sink.
-    public var lastRecordTime: Date? { latest }
 }
