@@ -38,13 +38,8 @@ public struct NightscoutImporter: PatientDataImporter {
     struct Suspensions {
         var events: [(time: PatientLogBuilder.HeldTime, suspend: Bool, line: Int)] = []
 
-        /// Each suspension to the next resumption as 0 U/h; one repeated at its instant is one. One
-        /// with no resumption after it (another suspension first, or none) is skipped insulin, and
-        /// kept as a suspension awaiting its resumption (`TemporaryBasal.opensSuspension`); a
-        /// resumption with no suspension before it, as a record of 0 minutes (a cancel): an export
-        /// cut while the pump was suspended, and the next export, make the suspension when merged
-        /// or stored (`PatientLog.pairingSuspensions`), which holds the skipped insulin (review BH,
-        /// stop 61: doses were refused for 6 hours even with both pieces stored).
+        /// Each suspension to the next resumption as 0 U/h; one repeated at its instant is one; one
+        /// with no resumption after it (another suspension first, or none) is skipped insulin.
         func add(to b: inout PatientLogBuilder) {
             guard !events.isEmpty else { return }
             b.startStream()  // rows of a repeated hour decided, so each event's time is its row's
@@ -63,18 +58,15 @@ public struct NightscoutImporter: PatientDataImporter {
                     b.add(TemporaryBasal(start: o.time, end: event.time, rate: InsulinRate(unitsPerHour: 0)), line: o.line, field: "created_at")
                     open = nil
                 } else {
-                    b.add(TemporaryBasal(start: event.time, end: event.time, rate: InsulinRate(unitsPerHour: 0)), line: event.line, field: "created_at")
+                    b.addNotModelled("Nightscout Resume Pump")
                 }
             }
             if let open { unended.append(open) }
             for suspend in unended {
                 let mark = b.skipMark
                 b.skip("suspension without resume", line: suspend.line, field: "eventType",
-                       "Suspend Pump has no later Resume Pump: how long the pump delivered nothing is not known "
-                       + "(an export that holds its Resume Pump, imported too, settles it)")
+                       "Suspend Pump has no later Resume Pump: how long the pump delivered nothing is not known")
                 b.noteSkippedInsulin(.temporaryBasal, time: suspend.time, since: mark, at: b.location(suspend.line, "eventType"))
-                b.add(TemporaryBasal(start: suspend.time, end: suspend.time, rate: InsulinRate(unitsPerHour: 0), opensSuspension: true),
-                      line: suspend.line, field: "created_at")
             }
         }
     }

@@ -32,7 +32,7 @@ extension PatientLog {
         m.glucose = all(\.glucose)
         m.boluses = all(\.boluses)
         m.basalRates = all(\.basalRates)
-        m.temporaryBasals = firstAtEachInstant(pairingSuspensions(Array(logs.map(\.temporaryBasals).joined())))
+        m.temporaryBasals = all(\.temporaryBasals)
         m.basalInjections = all(\.basalInjections)
         m.carbs = all(\.carbs)
         m.exercise = all(\.exercise)
@@ -132,30 +132,6 @@ extension PatientLog {
             } else {
                 earlier += kept
             }
-        }
-        return out
-    }
-
-    /// `records` with each suspension that awaits its resumption (`TemporaryBasal.opensSuspension`,
-    /// a record of 0 minutes) made a suspension (0 U/h) to the next instant at which a temporary
-    /// basal begins, when a record of 0 minutes that opens none begins there (a resumption, or a
-    /// cancel, written in another file: Nightscout's `Resume Pump` without its `Suspend Pump`, at
-    /// the instant of the loop's next temp or alone). Otherwise it stays as it is: delivering
-    /// nothing, its file's skipped insulin refusing a dose (a later temp alone does not say when the
-    /// pump resumed). In the order given.
-    /// - Complexity: O(n log n).
-    public static func pairingSuspensions(_ records: [TemporaryBasal]) -> [TemporaryBasal] {
-        guard records.contains(where: \.opensSuspension) else { return records }
-        var out = records
-        let order = records.indices.sorted { (records[$0].start, $0) < (records[$1].start, $1) }
-        for (k, i) in order.enumerated() where records[i].opensSuspension && records[i].isMarker {
-            let start = records[i].start
-            // The next instant after `start` at which a temp begins, and whether a resumption is there.
-            guard let next = order[(k + 1)...].first(where: { records[$0].start > start }) else { continue }
-            let instant = records[next].start
-            let resumed = order[(k + 1)...].lazy.filter { records[$0].start == instant }
-                .contains { records[$0].isMarker && !records[$0].opensSuspension }
-            if resumed { out[i] = TemporaryBasal(start: start, end: instant, rate: InsulinRate(unitsPerHour: 0)) }
         }
         return out
     }

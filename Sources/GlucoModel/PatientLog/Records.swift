@@ -101,22 +101,9 @@ public struct TemporaryBasal: Hashable, Sendable, Codable {
     public var start: Date
     public var end: Date
     public var rate: InsulinRate
-    /// A pump's suspension whose resumption its file does not hold (Nightscout's `Suspend Pump`
-    /// with no later `Resume Pump`: an export cut while the pump was suspended): a record of 0
-    /// minutes at the suspension's start (it ends the temp running, and delivers nothing) until
-    /// files merged, or the store, hold its resumption (`PatientLog.pairingSuspensions`).
-    public var opensSuspension = false
 
-    public init(start: Date, end: Date, rate: InsulinRate, opensSuspension: Bool = false) {
-        self.start = start; self.end = end; self.rate = rate; self.opensSuspension = opensSuspension
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        start = try c.decode(Date.self, forKey: .start)
-        end = try c.decode(Date.self, forKey: .end)
-        rate = try c.decode(InsulinRate.self, forKey: .rate)
-        opensSuspension = try c.decodeIfPresent(Bool.self, forKey: .opensSuspension) ?? false
+    public init(start: Date, end: Date, rate: InsulinRate) {
+        self.start = start; self.end = end; self.rate = rate
     }
 }
 

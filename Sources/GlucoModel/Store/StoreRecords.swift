@@ -88,16 +88,9 @@ extension BasalRate: StorableRecord {
 extension TemporaryBasal: StorableRecord {
     /// One of 0 minutes (a cancel, `isMarker`) has the subtype `cancel` (v8), so that it and a temp
     /// with a length, at one instant and rate in two files, are two rows, not one already stored.
-    var storeRow: StoreRow {
-        StoreRow(time: start, value: rate.unitsPerHour, subtype: opensSuspension ? Self.suspensionSubtype : isMarker ? Self.markerSubtype : "", end: end)
-    }
+    var storeRow: StoreRow { StoreRow(time: start, value: rate.unitsPerHour, subtype: isMarker ? Self.markerSubtype : "", end: end) }
     static let markerSubtype = "cancel"
-    /// A suspension awaiting its resumption (`opensSuspension`).
-    static let suspensionSubtype = "suspend"
-    init(storeRow r: StoreRow) {
-        self.init(start: r.date, end: r.endDate ?? r.date, rate: InsulinRate(unitsPerHour: r.value),
-                  opensSuspension: r.subtype == Self.suspensionSubtype && (r.endDate ?? r.date) <= r.date)
-    }
+    init(storeRow r: StoreRow) { self.init(start: r.date, end: r.endDate ?? r.date, rate: InsulinRate(unitsPerHour: r.value)) }
 }
 
 extension BasalInjection: StorableRecord {
@@ -241,7 +234,7 @@ enum StoreRecords {
         log.glucose = clean(lists.glucose)
         log.boluses = clean(lists.boluses)
         log.basalRates = clean(lists.basalRates)
-        log.temporaryBasals = clean(PatientLog.pairingSuspensions(lists.temporaryBasals))
+        log.temporaryBasals = clean(lists.temporaryBasals)
         log.basalInjections = clean(lists.basalInjections)
         log.carbs = clean(lists.carbs)
         log.exercise = clean(lists.exercise)
