@@ -476,6 +476,25 @@ import Testing
         #expect(!message.contains("instead of"), "\(message)")
     }
 
+    /// A Nightscout export cut while the pump was suspended refuses a dose within the insulin's
+    /// action; a later export of the same days holding the suspension and its resumption settles
+    /// it, as its message says; a cancel (a temp basal of 0 minutes, delivering nothing) at the
+    /// suspension's instant does not (review BJ: it did, and the dose went ahead on a guess).
+    @Test func aSuspensionWithoutResumeIsSettledOnlyByItsResumption() throws {
+        let cut = try Self.nightscout([#"{"eventType":"Suspend Pump","created_at":"\#(Self.iso(10))"}"#])
+        let skipped = try #require(cut.log.skippedInsulin.first)
+        #expect(cut.summary.issues.contains { $0.message.contains("an export of the same days that holds both, imported too, settles it") })
+        #expect(!cut.log.holdsRecord(like: skipped))
+        let longer = try Self.nightscout([#"{"eventType":"Suspend Pump","created_at":"\#(Self.iso(10))"}"#,
+                                          #"{"eventType":"Resume Pump","created_at":"\#(Self.iso(10.5))"}"#])
+        let merged = cut.log.merging(longer.log)
+        #expect(merged.temporaryBasals == [TemporaryBasal(start: Self.at(10), end: Self.at(10.5), rate: InsulinRate(unitsPerHour: 0))])
+        #expect(merged.holdsRecord(like: skipped))
+        var cancelled = cut.log
+        cancelled.temporaryBasals = [TemporaryBasal(start: Self.at(10), end: Self.at(10), rate: InsulinRate(unitsPerHour: 0))]
+        #expect(!cancelled.holdsRecord(like: skipped))
+    }
+
     /// A percentage with no basal rate at or before its start cannot be resolved: skipped insulin.
     @Test func aPercentTemporaryBasalWithoutAProgrammeIsSkippedInsulin() throws {
         let mapping = try CSVColumnMapping(parsing: "time=time,basal=basal,temp_basal=temp,temp_basal_minutes=minutes,temp_basal_type=type")

@@ -521,7 +521,8 @@ extension PatientLog {
         switch skipped.kind {
         case .bolus: return near(boluses.lazy.filter { amount($0.dose.units) }.map(\.time))
         case .basal: return near(basalRates.lazy.map(\.start))
-        case .temporaryBasal: return near(temporaryBasals.lazy.filter { amount($0.rate.unitsPerHour) }.map(\.start))
+        // A temp of 0 minutes (a cancel) delivers nothing: it holds none (review BJ).
+        case .temporaryBasal: return near(temporaryBasals.lazy.filter { !$0.isMarker && amount($0.rate.unitsPerHour) }.map(\.start))
         case .basalInjection: return near(basalInjections.lazy.map(\.time))
         default: return false
         }

@@ -65,7 +65,8 @@ public struct NightscoutImporter: PatientDataImporter {
             for suspend in unended {
                 let mark = b.skipMark
                 b.skip("suspension without resume", line: suspend.line, field: "eventType",
-                       "Suspend Pump has no later Resume Pump: how long the pump delivered nothing is not known")
+                       "Suspend Pump has no later Resume Pump: how long the pump delivered nothing is not known "
+                       + "(an export of the same days that holds both, imported too, settles it)")
                 b.noteSkippedInsulin(.temporaryBasal, time: suspend.time, since: mark, at: b.location(suspend.line, "eventType"))
             }
         }
