@@ -13,6 +13,15 @@ import Testing
         return f.string(from: at(h))
     }
 
+    static let csvHead = "patient,time,event,value,unit,duration,type,moment,note"
+
+    /// A new empty folder for a test's files (the caller removes it).
+    static func scratchFolder(_ name: String) throws -> URL {
+        let dir = ScratchSpace.root.appendingPathComponent("glucomodel-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
     static func nightscout(_ treatments: [String]) throws -> ImportResult {
         let url = try ImportMappedCSVTests.file("[" + treatments.joined(separator: ",\n") + "]", name: "pump01.json")
         return try NightscoutImporter().importFile(at: url, options: ExportFixtures.options("UTC"))
@@ -372,11 +381,8 @@ import Testing
     /// Worked by hand: basal 1 U/h from 06:00; a suspension (0 U/h) 09:30-09:50 takes 1/3 U out of
     /// what the basal alone delivers; the file with the cancel holds nothing else.
     @Test func aCancelAtAnotherFilesTempIsThatTempsStart() throws {
-        let head = "patient,time,event,value,unit,duration,type,moment,note"
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cancel-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let (head, dir, options) = (Self.csvHead, try Self.scratchFolder("cancel"), ExportFixtures.options("UTC"))
         defer { try? FileManager.default.removeItem(at: dir) }
-        let options = ExportFixtures.options("UTC")
         func delivered(_ log: PatientLog) -> Double {
             PatientSeries(log: log, options: { var o = SeriesOptions(); o.start = Self.at(8); o.end = Self.at(11); return o }()).insulin.reduce(0, +)
         }
@@ -415,11 +421,8 @@ import Testing
     /// A store written before migration v8 holds a cancel with the subtype `''`: the migration
     /// gives it `cancel`, and a later import's temp at its instant and rate is then stored.
     @Test func migrationV8TellsACancelFromATempOfItsRate() throws {
-        let head = "patient,time,event,value,unit,duration,type,moment,note"
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cancel-v8-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let (head, dir, options) = (Self.csvHead, try Self.scratchFolder("cancel-v8"), ExportFixtures.options("UTC"))
         defer { try? FileManager.default.removeItem(at: dir) }
-        let options = ExportFixtures.options("UTC")
         let testing = dir.appendingPathComponent("testing.csv"), training = dir.appendingPathComponent("training.csv")
         try Data([head, "pump01,\(Self.iso(9.5)),temp_basal,0,U/h,0,,,", "pump01,\(Self.iso(10.5)),glucose,130,mg/dL,,,,"]
             .joined(separator: "\n").utf8).write(to: testing)

@@ -23,8 +23,7 @@ import Testing
     static func cgm(_ log: PatientLog) -> [Double] { log.glucose.filter { $0.source == .cgm }.map { $0.time.timeIntervalSince(at(0)) / 60 } }
 
     @Test func aSecondSensorIsLeftOutWhereTheFirstReads() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cgm2-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try PumpRecordsTests.scratchFolder("cgm2")
         defer { try? FileManager.default.removeItem(at: dir) }
         let a = dir.appendingPathComponent("a-dexcom.csv"), b = dir.appendingPathComponent("b-libre.csv")
         try Data(Self.dexcom.joined(separator: "\n").utf8).write(to: a)
