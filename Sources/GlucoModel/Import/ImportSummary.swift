@@ -65,18 +65,6 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
 
     public mutating func adjust(_ reason: String) { adjusted[reason, default: 0] += 1 }
 
-    /// `count` CGM readings of this file, from `from` to `to`, left out where `other`'s CGM reads: a
-    /// second sensor worn at once (`PatientLog.isSecondSensor`). Counted and warned once.
-    mutating func noteSecondCGM(count: Int, from: Date, to: Date, file: String, other: String) {
-        adjusted["CGM reading where another sensor's read (that sensor's kept)", default: 0] += count
-        let f = ISO8601DateFormatter()
-        issues.append(ImportIssue(.warning, SourceLocation(file: file),
-            "\(count) CGM reading\(count == 1 ? "" : "s") from \(f.string(from: from)) to \(f.string(from: to)) fall where \(other)'s CGM reads "
-            + "(between two of its readings): a second sensor worn at once? Its readings are left out there, so that doses, "
-            + "predictions and reports follow one sensor (the first imported). If this sensor is the one to follow, keep only its "
-            + "data (import-data --forget the other file, or leave it out of --data)"))
-    }
-
     /// Adds `other`'s skipped rows (quiet ones still quiet) and warnings.
     mutating func addSkips(of other: ImportSummary) {
         for (reason, n) in other.skipped { skipped[reason, default: 0] += n }

@@ -10,9 +10,6 @@ extension PatientLog {
     ///   kept: the same event written by two files (an exact duplicate, or a conflicting one where the
     ///   files disagree on its value) is one record, the first file's; a marker (a temporary basal
     ///   of 0 minutes, `TimedRecord.isMarker`) gives way to a record that is none, from either file;
-    /// - a CGM reading of `other` where this log's CGM reads (between two of its readings no more
-    ///   than `cgmRunGap` apart) is a second sensor's, left out: one sensor's readings are used
-    ///   where two were worn at once (`isSecondSensor`);
     /// - a glucose reading, bolus, basal injection or meal of `other` that repeats one of this log's
     ///   a few seconds off (the same value less than `sourceWindow` apart, not at the same
     ///   instant: an export to the minute beside one to the second) is the same upload, left out,
@@ -32,7 +29,7 @@ extension PatientLog {
             let lists = logs.map { $0[keyPath: list] }
             return firstAtEachInstant(Array((uploadWindowKinds.contains(R.kind) ? droppingUploadedTwice(lists) : lists).joined()))
         }
-        m.glucose = firstAtEachInstant(Array(droppingUploadedTwice(logs.map(\.glucose), secondSensor: isSecondSensor).joined()))
+        m.glucose = all(\.glucose)
         m.boluses = all(\.boluses)
         m.basalRates = all(\.basalRates)
         m.temporaryBasals = all(\.temporaryBasals)
@@ -59,37 +56,6 @@ extension PatientLog {
     /// writes 99 mg/dL as 5.5 (99.09 read back), half its 0.1 mmol/L step (0.9 mg/dL) and half a
     /// mg/dL of rounding apart (review, stop 52: every reading of such a pair was still stored twice).
     public static let sourceGlucoseTolerance = 1.4
-
-    /// Whether `reading` is a second sensor's (`droppingUploadedTwice`'s `secondSensor` for glucose):
-    /// a CGM reading that falls where `earlier`'s CGM reads, between two of its readings no more
-    /// than `cgmRunGap` apart, not at one's instant (a reading there is the same event, kept or in
-    /// conflict by `firstAtEachInstant`). Two CGMs worn at once (a Dexcom and a Libre, 10-30 mg/dL
-    /// apart) were interleaved: the newest reading of either was "glucose now", a rise between them
-    /// a trend, runs below 54 broken into pieces too short to count (hunt BL: a dose 26 % too
-    /// large; a report with no level 2 episode where the first sensor had 3). The first source's
-    /// sensor is kept where both read, as the store keeps the first import's
-    /// (`PatientStore.dropSecondCGM`); the other's fills its gaps and the time after it.
-    /// `earlier` is in time order. - Complexity: O(log n) and the finger sticks beside it.
-    static func isSecondSensor(_ reading: GlucoseReading, among earlier: [GlucoseReading]) -> Bool {
-        guard reading.source == .cgm else { return false }
-        let time = reading.time
-        var lo = 0, hi = earlier.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if earlier[mid].time < time { lo = mid + 1 } else { hi = mid }
-        }
-        var next = lo
-        while next < earlier.count, earlier[next].source != .cgm { next += 1 }
-        guard next < earlier.count, earlier[next].time != time else { return false }
-        var previous = lo - 1
-        while previous >= 0, earlier[previous].source != .cgm { previous -= 1 }
-        guard previous >= 0 else { return false }
-        return earlier[next].time.timeIntervalSince(earlier[previous].time) <= cgmRunGap
-    }
-
-    /// The longest gap (s) between two readings of one CGM within which a reading of another source's
-    /// CGM is a second sensor's (`isSecondSensor`): a 15-minute CGM's readings and some slack.
-    public static let cgmRunGap: TimeInterval = 20 * 60
 
     /// Whether two records are one uploaded twice: same source, censoring and value for glucose;
     /// same type and dose for boluses; same amount for injections and meals; otherwise equal records.
@@ -118,19 +84,12 @@ extension PatientLog {
     /// each import (`PatientStore.dropUploadedTwice`).
     /// - Complexity: O(n log n) over lists whose times do not overlap; an overlapping list costs a
     ///   merge of the earlier ones.
-    /// `secondSensor`: whether a record of a later list is left out beside the earlier lists' kept
-    /// records (in time order) for another reason (glucose: `isSecondSensor`), in the same pass, so
-    /// that merging all at once still equals merging one after another.
-    static func droppingUploadedTwice<R: TimedRecord>(_ lists: [[R]], secondSensor: ((R, [R]) -> Bool)? = nil) -> [[R]] {
+    static func droppingUploadedTwice<R: TimedRecord>(_ lists: [[R]]) -> [[R]] {
         let window = Self.sourceWindow
         var earlier: [R] = []  // the kept records of the lists before, in time order
         var out: [[R]] = []
-        for unordered in lists {
-            // In time order (stable), as importers and the store give them; a log made otherwise
-            // (a test's random one) would defeat the searches below.
-            let list = zip(unordered, unordered.dropFirst()).allSatisfy({ $0.time <= $1.time }) ? unordered
-                : unordered.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-            var kept: [R]
+        for list in lists {
+            let kept: [R]
             if let first = list.first?.time, let last = list.last?.time, let e0 = earlier.first?.time, let e1 = earlier.last?.time,
                first.timeIntervalSince(e1) < window, e0.timeIntervalSince(last) < window {
                 var used = Set<Int>()
@@ -154,7 +113,6 @@ extension PatientLog {
                     used.insert(best)
                     return false
                 }
-                if let secondSensor { kept = kept.filter { !secondSensor($0, earlier) } }
             } else {
                 kept = list
             }

@@ -42,15 +42,6 @@ enum FileConflicts {
             }
             check(\.glucose); check(\.boluses); check(\.basalRates); check(\.temporaryBasals); check(\.basalInjections)
             check(\.carbs); check(\.exercise); check(\.weights); check(\.heartRate)
-            // A second CGM's readings where an earlier file's CGM reads, as the merge leaves them out.
-            let lists = before.map(\.result.log.glucose) + [file.result.log.glucose]
-            let earlier = PatientLog.droppingUploadedTwice(Array(lists.dropLast()), secondSensor: PatientLog.isSecondSensor)
-                .joined().sorted { $0.time < $1.time }
-            let left = (PatientLog.droppingUploadedTwice(lists).last ?? []).filter { PatientLog.isSecondSensor($0, among: earlier) }
-            if let first = left.first, let last = left.last {
-                summaries[file.summary].noteSecondCGM(count: left.count, from: first.time, to: last.time, file: file.result.summary.shown(file.path),
-                                                      other: "a file read before (\(before[0].result.summary.shown(before[0].path)))")
-            }
             guard let other = otherFile else { continue }
             // Named as their imports name them: without the names an export's preamble gave (review).
             let shown = file.result.summary.shown(file.path)

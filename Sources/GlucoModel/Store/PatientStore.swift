@@ -322,13 +322,9 @@ public struct PatientStore: Sendable {
                     addedByKind[kind, default: 0] -= n
                     added -= n
                 }
-                let second = try Self.dropSecondCGM(db, patient: number, within: span, runID: runID, &result.summary, file: url.path)
-                addedByKind[.glucose, default: 0] -= second
-                added -= second
             } else {
                 try Self.storedConflicts(db, patient: number, within: namedSpan, runID: runID).report(into: &result.summary, file: result.summary.shown(url.path))
                 for (_, n) in try Self.dropUploadedTwice(db, patient: number, within: namedSpan, runID: runID) { added -= n }
-                added -= try Self.dropSecondCGM(db, patient: number, within: namedSpan, runID: runID, &result.summary, file: url.path)
                 addedByKind = try Self.countByKind(db, sql: "SELECT kind, COUNT(*) FROM records WHERE patient = ? AND import_run_id = ? GROUP BY kind",
                                                    [number, runID])
             }
@@ -431,35 +427,6 @@ public struct PatientStore: Sendable {
             if let code = Int.fromDatabaseValue(r[0]), let kind = StoreSchema.kind(code: code) { counts[kind, default: 0] += 1 }
         }
         return counts
-    }
-
-    /// Deletes the CGM readings of run `runID` that fall where another import's CGM reads (between
-    /// two of its readings no more than `PatientLog.cgmRunGap` apart, not at one's instant): a second
-    /// sensor worn at once, whose readings interleaved with the first's (`PatientLog.isSecondSensor`,
-    /// hunt BL). Counted in `summary.adjusted` and said in a warning with their first and last time.
-    /// Only rows within `span` (what the patient held before), widened by the gap, are looked at.
-    /// - Returns: how many were deleted.
-    static func dropSecondCGM(_ db: Database, patient: Int64, within span: ClosedRange<Double>?, runID: Int64,
-                              _ summary: inout ImportSummary, file: String) throws -> Int {
-        guard let span else { return 0 }
-        let gap = PatientLog.cgmRunGap, g = StoreSchema.code(.glucose), cgm = GlucoseSource.cgm.rawValue
-        let other = "m.patient = ?1 AND m.kind = \(g) AND m.subtype = '\(cgm)' AND m.import_run_id != ?2"
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT r.time, r.value FROM records r
-            WHERE r.patient = ?1 AND r.import_run_id = ?2 AND r.kind = \(g) AND r.subtype = '\(cgm)' AND +r.time BETWEEN ?3 AND ?4
-                AND (SELECT MIN(m.time) FROM records m WHERE \(other) AND m.time > r.time AND m.time <= r.time + ?5)
-                    - (SELECT MAX(m.time) FROM records m WHERE \(other) AND m.time < r.time AND m.time >= r.time - ?5) <= ?5
-                AND NOT EXISTS (SELECT 1 FROM records m WHERE \(other) AND m.time = r.time)
-            ORDER BY r.time
-            """, arguments: [patient, runID, span.lowerBound - gap, span.upperBound + gap, gap])
-        guard let first = rows.first, let last = rows.last else { return 0 }
-        let delete = try db.makeStatement(sql: """
-            DELETE FROM records WHERE patient = ? AND kind = \(g) AND subtype = '\(cgm)' AND time = ? AND value = ?
-            """)
-        for row in rows { try delete.execute(arguments: [patient, row[0] as Double, row[1] as Double]) }
-        summary.noteSecondCGM(count: rows.count, from: Date(timeIntervalSince1970: first[0]), to: Date(timeIntervalSince1970: last[0]),
-                              file: summary.shown(file), other: "another import")
-        return rows.count
     }
 
     /// The first and last record time of patient number `patient` (two seeks of the key), nil
