@@ -58,6 +58,11 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// than `DoseGuards.jumpRate` a minute: a calibration or a sensor fault, not living glucose
     /// (`DoseGuards.sensorJump`).
     case sensorJump(from: Double, to: Double, time: Date, minutes: Double)
+    /// CGM readings of two sensors interleave within `DoseGuards.jumpWindow` before the moment:
+    /// `count` pairs of consecutive readings closer than a CGM's 5 minutes that differ by more than
+    /// living glucose moves in that time (`DoseGuards.interleavedSensors`), the newest `from` at
+    /// `first` and `to` at `second`.
+    case interleavedSensors(from: Double, to: Double, first: Date, second: Date, count: Int)
     case settings([SettingProblem])
     /// Current glucose below the suspend threshold: no insulin; treat or watch for a low.
     case belowSuspend(glucose: Double, threshold: Double)
@@ -120,6 +125,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .recentGap: return "recent_gap"
         case .flatSensor: return "flat_sensor"
         case .sensorJump: return "sensor_jump"
+        case .interleavedSensors: return "interleaved_sensors"
         case .settings: return "settings"
         case .belowSuspend: return "below_suspend"
         case .predictedBelowSuspend: return "predicted_below_suspend"
@@ -178,6 +184,13 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             return "the CGM's reading jumped from \(g(from)) to \(g(to)) in \(Int(minutes.rounded())) minutes at \(time(jumpTime)), faster "
                 + "than living glucose changes: a calibration or a sensor fault, and the models read it as the trend; "
                 + "check with a finger-stick (a finger-stick in the data settles it), or ask again an hour after the jump"
+        case let .interleavedSensors(from, to, first, second, count):
+            let seconds = Int(second.timeIntervalSince(first).rounded())
+            return "CGM readings of \(g(from)) at \(time(first)) and \(g(to)) at \(time(second)), \(seconds / 60) min \(seconds % 60) s apart"
+                + (count > 1 ? " (and \(Plural.of(count - 1, "more such pair")) in the hour before)" : "")
+                + ": closer together than a CGM reads and further apart than living glucose moves. Two sensors' readings "
+                + "interleave (a Dexcom and a Libre imported for one person?): glucose now and the trend are a mix of both. "
+                + "Keep one sensor's data (import-data --forget the other's file, or leave it out of --data)"
         case let .settings(problems): return "settings not usable: " + problems.map(\.description).joined(separator: "; ")
         case let .belowSuspend(glucose, t):
             return "glucose \(below(glucose, t)) is below the suspend threshold \(g(t)): no insulin; treat or watch for a low"
