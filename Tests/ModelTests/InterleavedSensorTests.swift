@@ -32,6 +32,15 @@ import Testing
         #expect(!refusals.contains { $0.code == "sensor_jump" })
     }
 
+    /// The report notes them: its metrics and episodes mix the two sensors.
+    @Test func theReportNotesTwoSensors() {
+        let clock = ReportClock(timeZone: TimeZone(identifier: "UTC")!)
+        let libre = stride(from: 2.0, through: 60, by: 15).map { Self.cgm($0, 100 + $0 + 20) }
+        let note = PatientReport.interleavedSensorsNote((Self.dexcom + libre).sorted { $0.time < $1.time }, clock: clock)
+        #expect(note?.hasPrefix("CGM readings of two sensors interleave on 1 day from 2026-03-09 16:00 (4 pairs of readings") == true, "\(note ?? "nil")")
+        #expect(PatientReport.interleavedSensorsNote(Self.dexcom, clock: clock) == nil)
+    }
+
     @Test func oneSensorIsNotRefused() {
         // The Dexcom alone; its holes filled by another export of it 40 s later (a Nightscout upload
         // beside Clarity's), 1 mg/dL off; a Libre's minute readings rising 4 mg/dL a minute with 3 of noise.

@@ -370,39 +370,17 @@ public enum DoseGuards {
     /// The window is the models' hour of glucose: after it the jump is no longer in their inputs.
     public static let jumpLimit = 40.0, jumpRate = 8.0, jumpWindow: TimeInterval = 3600
 
-    /// Two consecutive CGM readings closer than this (s), `interleaveLimit` mg/dL or more apart at
-    /// `interleaveRate` mg/dL a minute or more, are of two sensors
-    /// (`interleavedSensors`): one CGM reads every 5 minutes (or every minute, where living glucose
-    /// moves 4-5 mg/dL at most); `interleavePairs` such pairs in the hour, not sharing a reading, are
-    /// no single glitch.
-    public static let interleaveGap: TimeInterval = 4 * 60, interleaveLimit = 15.0, interleaveRate = 6.0, interleavePairs = 2
-
-    /// The refusal when CGM readings of two sensors interleave in the `jumpWindow` before `at`:
-    /// `interleavePairs` or more pairs of consecutive CGM readings less than `interleaveGap` apart,
-    /// and than 0.8 of the hour's median step between readings, that differ by `interleaveLimit` or more at `interleaveRate` or more a minute (pairs that
-    /// share a reading, one reading out of line and back, count once). Hunt BL, stop
-    /// 62: a Dexcom and a Libre reading 20 mg/dL higher, imported for one person, interleaved; the
-    /// Libre's newest was "glucose now" and the step between them a trend: 2.65 U where the Dexcom
-    /// alone gives 2.10 U, up to 0.85 U more over a sweep of meals, with no word. (Leaving the second
+    /// The refusal when CGM readings of two sensors interleave in the `jumpWindow` before `at`
+    /// (`InterleavedSensors.find`: two or more pairs, not sharing a reading). Hunt BL, stop 62: a
+    /// Dexcom and a Libre reading 20 mg/dL higher, imported for one person, interleaved; the Libre's
+    /// newest was "glucose now" and the step between them a trend: 2.65 U where the Dexcom alone
+    /// gives 2.10 U, up to 0.85 U more over a sweep of meals, with no word. (Leaving the second
     /// sensor's readings out at import dropped the same sensor's too: review BM.)
     static func interleavedSensors(_ past: [GlucoseReading], at: Date) -> DoseRefusal? {
         let since = at.addingTimeInterval(-jumpWindow)
-        let cgm = past.filter { $0.source == .cgm && $0.time >= since }
-        // Closer than the readings' usual step, too: one sensor reads at its own step (a simulator's
-        // every 3 minutes, noise included, may move 26 mg/dL in one), two interleaved come between.
-        let gaps = zip(cgm, cgm.dropFirst()).map { $1.time.timeIntervalSince($0.time) }.sorted()
-        guard gaps.count >= 2 else { return nil }
-        let close = min(interleaveGap, 0.8 * gaps[gaps.count / 2])
-        // Pairs that share a reading (one reading out of line and back: a glitch) count once.
-        var pairs: [(GlucoseReading, GlucoseReading)] = [], episodes = 0
-        for (a, b) in zip(cgm, cgm.dropFirst()) {
-            let seconds = b.time.timeIntervalSince(a.time), change = abs(b.value.mgdL - a.value.mgdL)
-            guard seconds > 0, seconds < close, change >= interleaveLimit, change / (seconds / 60) >= interleaveRate else { continue }
-            if pairs.last.map({ $0.1 != a }) ?? true { episodes += 1 }
-            pairs.append((a, b))
-        }
-        guard episodes >= interleavePairs, let (a, b) = pairs.last else { return nil }
-        return .interleavedSensors(from: a.value.mgdL, to: b.value.mgdL, first: a.time, second: b.time, count: pairs.count)
+        let found = InterleavedSensors.find(past.filter { $0.source == .cgm && $0.time >= since })
+        guard found.episodes >= InterleavedSensors.minimumEpisodes, let (a, b) = found.pairs.last else { return nil }
+        return .interleavedSensors(from: a.value.mgdL, to: b.value.mgdL, first: a.time, second: b.time, count: found.pairs.count)
     }
 
     /// The newest jump between consecutive CGM readings (at most 15 minutes apart) of the last

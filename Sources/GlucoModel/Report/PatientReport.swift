@@ -86,6 +86,7 @@ public struct PatientReport: Sendable {
         // One whose time could not be read: when it may be in the period.
         let skipped = log.skippedInsulin.filter { $0.time <= period.end && $0.latest >= period.start }
         if let note = Self.skippedInsulinNote(skipped, clock: clock) { notes.append(note) }
+        if let note = Self.interleavedSensorsNote(readings, clock: clock) { notes.append(note) }
         // Audit 38: a prediction clamped at the model's limit was listed as a real predicted low.
         let atLimit = Dictionary(grouping: rows.filter { $0.model == Self.evolvedModel && GlucoseModel.isAtLimit($0.prediction) },
                                  by: \.horizonMinutes)
@@ -133,6 +134,20 @@ public struct PatientReport: Sendable {
             "On this period " + $0 + ". Check the records, and retrain the models on recent data; until then its "
                 + "predictions and doses are no better than the CGM's own reading."
         }
+    }
+
+    /// A note when CGM readings of two sensors interleave in the period (`InterleavedSensors`): the
+    /// metrics, episodes and charts mix them (hunt BL, stop 62: a Libre 20 mg/dL above a Dexcom broke
+    /// every run below 54 into pieces too short to count: no level 2 episode where the Dexcom had 3).
+    static func interleavedSensorsNote(_ readings: [GlucoseReading], clock: ReportClock) -> String? {
+        let found = InterleavedSensors.find(readings)
+        guard found.episodes >= InterleavedSensors.minimumEpisodes, let first = found.pairs.first else { return nil }
+        let days = Set(found.pairs.map { clock.date($0.1.time) }).count
+        return "CGM readings of two sensors interleave on \(Plural.of(days, "day")) from \(clock.dateTime(first.0.time)) "
+            + "(\(Plural.of(found.pairs.count, "pair")) of readings minutes apart and 15 mg/dL or more apart, as one sensor never "
+            + "reads): a Dexcom and a Libre imported together? The time in ranges, the episodes and the charts mix both sensors "
+            + "(a run below 54 breaks into pieces too short to count), and a dose is refused. Keep one sensor's data and make "
+            + "the report again."
     }
 
     /// The note for insulin records the import skipped in the period (`PatientLog.skippedInsulin`),
