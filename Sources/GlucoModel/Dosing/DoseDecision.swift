@@ -59,9 +59,9 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// (`DoseGuards.sensorJump`).
     case sensorJump(from: Double, to: Double, time: Date, minutes: Double)
     /// CGM readings of two sensors interleave within `DoseGuards.jumpWindow` before the moment:
-    /// `count` pairs of consecutive readings closer than a CGM's 5 minutes that differ by more than
-    /// living glucose moves in that time (`DoseGuards.interleavedSensors`), the newest `from` at
-    /// `first` and `to` at `second`.
+    /// `count` pairs of consecutive readings closer together than one CGM reads and further apart
+    /// than living glucose moves (`InterleavedSensors.find`), the newest `from` at `first` and `to`
+    /// at `second`.
     case interleavedSensors(from: Double, to: Double, first: Date, second: Date, count: Int)
     case settings([SettingProblem])
     /// Current glucose below the suspend threshold: no insulin; treat or watch for a low.

@@ -446,9 +446,9 @@ public struct PatientLogBuilder: Sendable {
         for (i, t) in temporaryBasals.enumerated() {
             guard let k = starts[t.record.start] else { starts[t.record.start] = i; continue }
             let kept = temporaryBasals[k].record
-            if t.record.end == t.record.start {
+            if t.record.isMarker {
                 dropped.insert(i)
-            } else if kept.end == kept.start {
+            } else if kept.isMarker {
                 dropped.insert(k)
                 starts[t.record.start] = i
             }
