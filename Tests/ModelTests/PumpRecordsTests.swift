@@ -474,7 +474,7 @@ import Testing
         let r = try LogCSVImporter().importFile(at: csv, options: ExportFixtures.options("UTC"))
         #expect(r.log.temporaryBasals == [TemporaryBasal(start: Self.at(9), end: Self.at(9.5), rate: InsulinRate(unitsPerHour: 1))])
         let message = try #require(r.summary.issues.first { $0.message.contains("at the same time as") }?.message)
-        #expect(message.contains("temp_basal at the same time as ") && message.contains("of the same value (1.0) but differing in another field"),
+        #expect(message.contains("temp_basal at the same time as ") && message.contains("of the same value (1.0) but given another way (a type, an end)"),
                 "\(message)")
         #expect(!message.contains("instead of"), "\(message)")
     }

@@ -422,6 +422,52 @@ import Testing
         #expect(DoseGuards.skippedInsulinRefusal(fixed, at: at, durationMinutes: 360) == nil)
     }
 
+    /// Review BI (stop 62): 2 U at once and 2 U over an hour written at one instant are one value
+    /// given two ways. The import kept the first and said doses would be refused, but the kept one
+    /// of the dropped one's amount "held" it and the dose counted 2 U on board, not 4. Now it is
+    /// refused as another amount is; a bolus written twice with only another carbohydrate input is
+    /// one bolus (warned of, not kept as skipped insulin); written a second apart, both count.
+    @Test func aBolusOfTheSameAmountGivenAnotherWayAtItsInstantRefusesTheDose() throws {
+        let rows = { (second: String, type: String) in
+            "patient,time,event,value,unit,duration,type\n"
+                + (0..<13).map { "p0,2026-01-05T05:\(String(format: "%02d", $0 * 5)):00Z,glucose,150,mg/dL,,\n" }.joined()
+                + "p0,2026-01-05T05:00:00Z,bolus,2,U,,normal\np0,2026-01-05T05:00:\(second)Z,bolus,2,U,60,\(type)\n"
+        }
+        let at = Self.utc("2026-01-05T06:00:00Z")
+        var settings = DoseFixture.settings()
+        settings.patient = try PatientID("p0"); settings.insulinSensitivity = 50
+        let same = try Self.file(rows("00", "square"), name: "p0.csv")
+        defer { try? FileManager.default.removeItem(at: same.deletingLastPathComponent()) }
+        let r = try LogCSVImporter().importFile(at: same, options: ExportFixtures.options("UTC"))
+        #expect(r.log.boluses.map(\.type) == [.normal])
+        let skipped = try #require(r.log.skippedInsulin.first)
+        #expect(r.log.skippedInsulin.count == 1 && skipped.conflictingAmount == 2 && skipped.location.line == 16)
+        #expect(!r.log.holdsRecord(like: skipped))
+        #expect(r.summary.issues.contains { $0.message.contains("of the same value (2.0) but given another way (a type, an end)") })
+        let s = DoseAdvisor.suggest(log: r.log, carbs: 60, at: at, settings: settings, models: nil, method: .formula)
+        #expect(s.decision.units == nil && s.reasons.map(\.code) == ["skipped_insulin_record"], "\(s.report)")
+        #expect(s.report.contains("or the same given another way"), "\(s.report)")
+        // Written a second apart: both kept, no refusal.
+        let apart = try Self.file(rows("01", "square"), name: "p0.csv")
+        defer { try? FileManager.default.removeItem(at: apart.deletingLastPathComponent()) }
+        let both = try LogCSVImporter().importFile(at: apart, options: ExportFixtures.options("UTC"))
+        #expect(both.log.boluses.map(\.type) == [.normal, .square] && both.log.skippedInsulin.isEmpty)
+        #expect(DoseGuards.skippedInsulinRefusal(both.log, at: at, durationMinutes: 360) == nil)
+        // Only another carbohydrate input: one bolus written twice, warned of, nothing refused.
+        let twice = try Self.importText("""
+            <patient id="p0" weight="70" insulin_type="rapid-acting">
+            <glucose_level><event ts="05-01-2026 05:00:00" value="150"/></glucose_level>
+            <bolus>
+            <event ts_begin="05-01-2026 05:00:00" ts_end="05-01-2026 05:00:00" type="normal" dose="2" bwz_carb_input="0"/>
+            <event ts_begin="05-01-2026 05:00:00" ts_end="05-01-2026 05:00:00" type="normal" dose="2" bwz_carb_input="30"/>
+            </bolus>
+            </patient>
+            """, name: "p0.xml", OhioXMLImporter())
+        #expect(twice.log.boluses.map(\.dose.units) == [2] && twice.log.skippedInsulin.isEmpty)
+        #expect(twice.summary.issues.contains { $0.message.contains("written twice with another detail (a carbohydrate input)") },
+                "\(twice.summary.issues)")
+    }
+
     /// Which skipped records bear on a dose: worked out from the rule's words for a 360-minute insulin.
     @Test func theGuardLooksAtTheInsulinsActionAndTheBasalRateInForce() {
         let at = DoseFixture.at(90)  // 11:30

@@ -258,7 +258,8 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                         + "it out of --data), or write two given together a second apart"
                 }
                 return "\(what) of \(value) at \(time(skipped.time)) (\(skipped.location)) was dropped at import\(others): the file "
-                    + "holds another \(skipped.noun.one) at the same instant with another amount, and the first was kept. Two given "
+                    + "holds another \(skipped.noun.one) at the same instant with another amount, or the same given another way (a "
+                    + "type, an end), and the first was kept. Two given "
                     + "together (a meal bolus and a correction), or one written twice with a correction? Within the insulin's \(hours) "
                     + "of action the insulin on board is unknown, and a dose could stack on it. Write two given together a second "
                     + "apart, or remove the wrong row, and import the file again"

@@ -530,13 +530,18 @@ extension PatientLog {
             return times.contains { abs($0.timeIntervalSince(skipped.time)) <= window }
         }
         // A record dropped beside another at its instant is held only by a kept one of its amount (a
-        // corrected file, the two boluses a second apart, imported again), not by the one kept.
-        func amount(_ value: Double) -> Bool { skipped.conflictingAmount.map { abs(value - $0) < 1e-9 } ?? true }
+        // corrected file, the two boluses a second apart, imported again), not by the one kept: that
+        // one is at its instant, and of its amount when the two were one value given another way
+        // (1 U at once and 1 U over an hour; review BI, stop 62: the dose went ahead without it).
+        func amount(_ value: Double, _ time: Date) -> Bool {
+            skipped.conflictingAmount.map { abs(value - $0) < 1e-9 && time != skipped.time } ?? true
+        }
         switch skipped.kind {
-        case .bolus: return near(boluses.lazy.filter { amount($0.dose.units) }.map(\.time))
+        case .bolus: return near(boluses.lazy.filter { amount($0.dose.units, $0.time) }.map(\.time))
         case .basal: return near(basalRates.lazy.map(\.start))
         // A temp of 0 minutes (a cancel) delivers nothing: it holds none (review BJ).
-        case .temporaryBasal: return near(temporaryBasals.lazy.filter { !$0.isMarker && amount($0.rate.unitsPerHour) }.map(\.start))
+        case .temporaryBasal:
+            return near(temporaryBasals.lazy.filter { !$0.isMarker && amount($0.rate.unitsPerHour, $0.start) }.map(\.start))
         case .basalInjection: return near(basalInjections.lazy.map(\.time))
         default: return false
         }

@@ -117,19 +117,23 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
         return false
     }
 
-    /// `item` dropped for `first`, a record of the same event at the same instant with another value.
-    /// A bolus or temporary basal dropped so is kept as `SkippedInsulin` (`conflictingAmount`): two
-    /// boluses given together and written at one instant (a meal bolus and a correction) would
-    /// otherwise leave one out of the insulin on board, and a dose near it would stack on it.
+    /// `item` dropped for `first`, a record of the same event at the same instant with another value,
+    /// or of the same value given another way. A bolus or temporary basal dropped so is kept as
+    /// `SkippedInsulin` (`conflictingAmount`): two boluses given together and written at one instant
+    /// (a meal bolus and a correction, or 1 U at once and 1 U over an hour) would otherwise leave
+    /// one out of the insulin on board, and a dose near it would stack on it. One written twice with
+    /// another detail (`PatientLog.sameUpload`: a bolus's carbohydrate input) is not.
     static func skipConflicting(_ item: Located<R>, _ first: Located<R>, _ summary: inout ImportSummary) {
         // Of one value, the records differ in another field (a temp's end, a bolus's type): said so,
         // not "value 0.0 instead of 0.0" (review BH, stop 61).
         let value = item.record.canonicalValue, firstValue = first.record.canonicalValue
-        let differing = value == firstValue ? "of the same value (\(value)) but differing in another field (an end, a type)"
-                                            : "but with value \(value) instead of \(firstValue)"
+        let writtenTwice = PatientLog.sameUpload(first.record, item.record)
+        let differing = value != firstValue ? "but with value \(value) instead of \(firstValue)"
+            : writtenTwice ? "of the same value (\(value)), written twice with another detail (a carbohydrate input)"
+            : "of the same value (\(value)) but given another way (a type, an end)"
         summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
             "\(R.kind.rawValue) at the same time as \(first.location) \(differing); kept the first (\(first.location)), dropped this one"))
-        if R.kind == .bolus || R.kind == .temporaryBasal {
+        if R.kind == .bolus || R.kind == .temporaryBasal, !writtenTwice {
             summary.skippedInsulin = (summary.skippedInsulin ?? []) + [SkippedInsulin(
                 kind: R.kind, time: item.record.time, location: item.location, conflictingAmount: item.record.canonicalValue)]
         }
