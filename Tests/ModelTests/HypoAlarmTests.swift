@@ -53,6 +53,32 @@ struct HypoAlarmTests {
         #expect(s.specificity == 3.0 / 5)
     }
 
+    /// A 15-minute CGM on the 5-minute grid (hunt BO, stop 63): rows are issued every third step,
+    /// so alarming rows three steps apart follow each other, and each row stands for 15 minutes.
+    /// Before, every alarming row was a false alarm of its own and a day was 288 rows: 1.0 per
+    /// "day" here was 2/(12 x 5/1440) = 48.
+    @Test func aFifteenMinuteCGMsAlarmsRunAndItsRowsCoverItsDays() {
+        // Rows at steps 0, 3, ..., 33; the truth measured at every step (120 mg/dL, no low), so that
+        // every row is scored. Horizon 15 min (3 steps).
+        let g = [Double](repeating: 120, count: 40)
+        let steps = Array(stride(from: 0, through: 33, by: 3))
+        // Alarms at rows 2, 3 (steps 6, 9: one run) and row 7 (step 21: another). No low: two false alarms.
+        var p = [Double](repeating: 110, count: steps.count)
+        p[2] = 65; p[3] = 60; p[7] = 66
+        let a = HypoAlarmScore(predictions: p, steps: steps, glucose: g, stepMinutes: 5, horizonMinutes: 15)
+        #expect(a.rows == 12 && a.positives == 0 && a.specificity == 9.0 / 12)
+        // Two runs over 12 rows x 3 steps x 5 min = 180 minutes, an eighth of a day: 16 per day.
+        #expect(abs(a.falseAlarmsPerDay - 2 / (180.0 / 1440)) < 1e-12, "\(a.falseAlarmsPerDay)")
+        #expect(HypoAlarmScore.usualSpacing(steps) == 3 && HypoAlarmScore.usualSpacing([0, 1, 3, 5, 6]) == 1
+                && HypoAlarmScore.usualSpacing([]) == 1)
+        // A row missing (step 12 not issued) breaks a run: steps 9 and 15 are 6 apart.
+        let gap = steps.filter { $0 != 12 }
+        var q = [Double](repeating: 110, count: gap.count)
+        q[3] = 60; q[4] = 60  // steps 9 and 15
+        #expect(HypoAlarmScore(predictions: q, steps: gap, glucose: g, stepMinutes: 5, horizonMinutes: 15).falseAlarmsPerDay
+                == 2 / (Double(gap.count * 15) / 1440))
+    }
+
     @Test func noLowsGiveAnUndefinedSensitivity() {
         let flat = [Double](repeating: 120, count: 20)
         let s = HypoAlarmScore(predictions: Array(repeating: 110, count: 10), steps: Array(0..<10), glucose: flat,

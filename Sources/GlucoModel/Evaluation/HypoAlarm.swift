@@ -12,8 +12,12 @@ import Foundation
 ///   above it. It is detected when a row issued in the `k` steps before it, with the CGM not below
 ///   the threshold then, alarmed (an alarm issued during an earlier low belongs to that one); its
 ///   lead time is from the earliest such alarm to the event's start. The median lead is over detected events.
-/// - A **false alarm** is a run of consecutive alarming rows none of which is truth-positive;
-///   per day = runs / (scored rows × step / 24 h).
+/// - A **false alarm** is a run of consecutive alarming rows none of which is truth-positive; rows
+///   follow each other when at most the rows' usual spacing apart (the most common gap between
+///   issue steps, the shorter of a tie: 1 for a CGM of the grid's interval, 3 for a 15-minute CGM on
+///   a 5-minute grid); per day = runs / (scored rows × usual spacing × step / 24 h). Before stop 63
+///   a 15-minute CGM's alarming rows never followed each other, and its days were a third of its
+///   span: false alarms per day 3 to 60 times too many (hunt BO).
 public struct HypoAlarmScore: Hashable, Sendable {
     public var rows: Int
     public var positives: Int
@@ -83,18 +87,26 @@ public struct HypoAlarmScore: Hashable, Sendable {
         medianLeadMinutes = leads.isEmpty ? .nan
             : leads.count % 2 == 1 ? leads[leads.count / 2] : (leads[leads.count / 2 - 1] + leads[leads.count / 2]) / 2
 
+        let spacing = Self.usualSpacing(steps)
         var falseRuns = 0, r = 0
         while r < steps.count {
             guard predictions[r] < threshold else { r += 1; continue }
             var end = r, hit = truth[r] == true
-            while end + 1 < steps.count, steps[end + 1] == steps[end] + 1, predictions[end + 1] < threshold {
+            while end + 1 < steps.count, steps[end + 1] - steps[end] <= spacing, predictions[end + 1] < threshold {
                 end += 1
                 if truth[end] == true { hit = true }
             }
             if !hit { falseRuns += 1 }
             r = end + 1
         }
-        let days = Double(rows * stepMinutes) / 1440
+        let days = Double(rows * spacing * stepMinutes) / 1440
         falseAlarmsPerDay = days > 0 ? Double(falseRuns) / days : .nan
+    }
+
+    /// The most common gap between consecutive `steps` (increasing), the shorter of a tie; 1 with none.
+    static func usualSpacing(_ steps: [Int]) -> Int {
+        var counts: [Int: Int] = [:]
+        for (a, b) in zip(steps, steps.dropFirst()) where b > a { counts[b - a, default: 0] += 1 }
+        return counts.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key ?? 1
     }
 }
