@@ -143,6 +143,26 @@ import Testing
         #expect(m.hypoLevel2.count == 1 && m.hypoLevel2.episodes[0].duration == 15 * 60)
     }
 
+    /// Hunt BN (stop 63): a sensor's times wander by seconds. Three readings below 70 stamped
+    /// 0.4 s early (0, 299.6 and 600 s, the next at 900 s) stood for 899.6 s and made no episode;
+    /// a run one reading short (600 s) still makes none, and a 15-minute CGM's next reading half a
+    /// second late (a gap of 900.5 s) no longer ends the episode as a gap in the data.
+    @Test func episodesHoldThroughSecondsOfJitter() {
+        func at(_ seconds: [Double], _ values: [Double]) -> EpisodeSummary {
+            EpisodeSummary(series: GlucoseSeries(readings: zip(seconds, values).map { (time: Self.t0.addingTimeInterval($0), mgdL: $1) }),
+                           below: 70)
+        }
+        // Readings every 5 minutes from -600 s, the three lows at 0, 299.6 and 600 s.
+        let early = at([-600, -300, 0, 299.6, 600, 900, 1200, 1500], [100, 100, 65, 65, 65, 100, 100, 100])
+        #expect(early.count == 1 && early.episodes.first?.start == Self.t0)
+        #expect(at([-600, -300, 0, 299.6, 600, 900, 1200], [100, 100, 65, 65, 100, 100, 100]).count == 0)
+        #expect(EpisodeSummary.jitter(interval: 300) == 30 && EpisodeSummary.jitter(interval: 40) == 20)
+        // A 15-minute CGM: 65 at 0, then 66 at 900.5 s and 100 at 1800.5, 2700.5: one episode of 30 minutes
+        // and a half second, not two readings cut apart by a "gap".
+        let libre = at([-1800, -900, 0, 900.5, 1800.5, 2700.5, 3600.5], [100, 100, 65, 66, 100, 100, 100])
+        #expect(libre.count == 1 && libre.episodes.first?.duration == 1800.5, "\(libre.episodes)")
+    }
+
     @Test func moddAndCongaOnATinySeries() {
         // Every 12 h: 100, 150, 110, 130, 90 (interval 12 h, tolerance 6 h).
         // 24 h pairs: |110-100| = 10, |130-150| = 20, |90-110| = 20 -> MODD = 50/3.

@@ -15,10 +15,12 @@ public struct GlucoseEpisode: Hashable, Sendable, Codable {
 /// (the last reading: one interval). A run of consecutive readings below the threshold lasting
 /// at least `minimumDuration` (15 min; with 5-min readings, 3 readings) starts an episode. The
 /// episode ends when the readings are back at or above the threshold for at least
-/// `minimumDuration`, or at a gap in the data longer than `minimumDuration` (recovery can then
-/// be neither seen nor excluded). Shorter returns above the threshold, and the dips after them,
+/// `minimumDuration`, or at a gap in the data longer than `minimumDuration` and `jitter` (recovery
+/// can then be neither seen nor excluded). Shorter returns above the threshold, and the dips after them,
 /// belong to the episode. The episode runs from its first low reading to the end of its last
-/// low reading's time.
+/// low reading's time. A run lasts `minimumDuration` when it falls short of it by less than
+/// `jitter`: a sensor's times wander by seconds (three 5-minute readings stamped 01:39:59.98,
+/// 01:44:59.60 and 01:50:02.65 stood for 899.6 s, and the episode was lost; hunt BN, stop 63).
 public struct EpisodeSummary: Hashable, Sendable, Codable {
     public var threshold: Double
     public var episodes: [GlucoseEpisode]
@@ -40,7 +42,14 @@ public struct EpisodeSummary: Hashable, Sendable, Codable {
         var endsAtGap = false
     }
 
-    static func find(_ s: GlucoseSeries, _ threshold: Double, _ minimum: Double) -> [GlucoseEpisode] {
+    /// How far short of the minimum duration a run may fall and still last it: half a minute, or half
+    /// the reading interval when that is shorter (a run one reading short never lasts it).
+    static func jitter(interval: TimeInterval) -> TimeInterval { min(30, interval / 2) }
+
+    static func find(_ s: GlucoseSeries, _ threshold: Double, _ minimumDuration: Double) -> [GlucoseEpisode] {
+        // A gap ends an episode when longer than the minimum by more than the jitter too (a 15-minute
+        // CGM's next reading 900.5 s later ended one).
+        let minimum = minimumDuration - jitter(interval: s.interval), gap = minimumDuration + jitter(interval: s.interval)
         var runs: [Run] = []
         for i in s.times.indices {
             let t = s.times[i], g = s.values[i]
@@ -55,7 +64,7 @@ public struct EpisodeSummary: Hashable, Sendable, Codable {
             } else {
                 runs.append(Run(below: below, start: t, duration: covered, end: t + covered, nadir: g))
             }
-            if next - t > minimum && i + 1 < s.times.count { runs[runs.count - 1].endsAtGap = true }
+            if next - t > gap && i + 1 < s.times.count { runs[runs.count - 1].endsAtGap = true }
         }
         var episodes: [GlucoseEpisode] = []
         var open: (start: Double, end: Double, nadir: Double)? = nil
