@@ -332,6 +332,31 @@ import Testing
         #expect(rule.apply(to: inRange) == .noneNeeded(eventual: .mgdL(105)))
     }
 
+    /// Hunt BN (stop 63): a model-based 0 U said nothing. Now it says why: the curve ends at or
+    /// below target (`none_needed`), or a point is below the target rising from the suspend
+    /// threshold (`below_target_rise`: with a meal, eat and ask again in 15 minutes, as at a low).
+    @Test func aModelBasedZeroSaysWhy() throws {
+        // From 180 now: 75 at 30 minutes (G0 - 105), below T(30) = 70 + 40 * 30/180 = 76.67 with 1 g's
+        // 3.5 mg/dL barely begun, and back to 180 at 60: every ask from 60 on is positive, the 30's negative.
+        let dip = [model("G0 - 105", horizon: 30), model("G0", horizon: 60)]
+        let meal = suggest(dip, carbs: 1)
+        #expect(meal.decision == .bolus(units: 0, basis: .model))
+        let note = try #require(meal.reasons.first { $0.code == "below_target_rise" })
+        #expect(note.message.contains("in 30 minutes, below the target 77 mg/dL"), "\(note.message)")
+        #expect(meal.recheckMinutes == 15)
+        #expect(meal.report.contains("eat, check glucose again in 15 minutes"), "\(meal.report)")
+        // Without carbohydrates: the same note, nothing to ask again about.
+        let correction = suggest(dip)
+        #expect(correction.decision == .bolus(units: 0, basis: .model) && correction.reasonCodes.contains("below_target_rise"))
+        #expect(correction.recheckMinutes == nil)
+        // Ending at 105 (G0 - 75 at 60, nothing on board after): no bolus needed, no recheck.
+        let none = suggest([model("G0 - 75", horizon: 60)], carbs: 1)
+        #expect(none.decision == .bolus(units: 0, basis: .model) && none.reasonCodes.contains("none_needed"))
+        #expect(none.recheckMinutes == nil)
+        // The formula method says neither: its dose is the formula's (2 U for the correction).
+        #expect(!suggest(dip, carbs: 1, method: .formula).reasonCodes.contains("below_target_rise"))
+    }
+
     /// Hunt D: 9 minutes after a lunch bolus, with 4.66 U on board, the models' curve asked 5 U for
     /// a correction where the formula gave 0; in simulation 12 of 19 such corrections (the model's
     /// 1-5 U above the formula's) went below 70 mg/dL, 1 of 19 with the formula's dose.

@@ -269,7 +269,7 @@ public enum DoseAdvisor {
             var asked: Double
             switch outcome {
             case let .dose(units, _): asked = units.units
-            case .noneNeeded, .predictedLow: asked = 0  // a predicted low: returned above, or the models' after a meal eaten (step 9)
+            case .noneNeeded, .predictedLow, .belowTargetRise: asked = 0  // a predicted low: returned above, or the models' after a meal eaten (step 9)
             }
             if let eaten {
                 asked = eatenMealDose(asked, carbs: carbs, eaten: eaten, at: at, standard: standard, log: history, iob: iob,
@@ -317,6 +317,18 @@ public enum DoseAdvisor {
                 asked = standard.dose
             }
             out.modelDose = capped(asked, iob: iob, settings: settings, notes: &notes)
+            // Why the rule gave none, when nothing after it raised the dose: a bolus of 0 U said nothing
+            // (hunt BN, stop 63: 40 g at exactly the suspend threshold of 70 mg/dL got 0 U, without a
+            // reason or a recheck, where 71 got the formula's 1.20 U and 69 "eat, check again in 15
+            // minutes").
+            if method == .model, out.modelDose == 0 {
+                switch outcome {
+                case let .noneNeeded(eventual): notes.append(.modelNoneNeeded(eventual: eventual.mgdL, target: settings.target))
+                case let .belowTargetRise(minute, low, target):
+                    notes.append(.belowTargetRise(minute: minute, glucose: low.mgdL, target: target.mgdL))
+                case .dose, .predictedLow: break
+                }
+            }
         }
         var decision: DoseDecision
         if method == .model, let m = out.modelDose {
@@ -393,7 +405,7 @@ public enum DoseAdvisor {
         switch LoopDoseRule(suspendThreshold: suspend, target: suspend, insulinSensitivity: settings.insulinSensitivity,
                             insulin: settings.insulin).apply(to: effectsAlone) {
         case let .dose(units, _): keepsAboveSuspend = units.units
-        case .noneNeeded, .predictedLow: keepsAboveSuspend = 0
+        case .noneNeeded, .predictedLow, .belowTargetRise: keepsAboveSuspend = 0
         }
         let raised = min(floor, max(asked, keepsAboveSuspend))
         if raised > asked {

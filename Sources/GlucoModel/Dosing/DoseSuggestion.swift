@@ -103,6 +103,13 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// `DoseAdvisor.longActingExcess` times the usual daily dose (`usual` U): a dose taken twice.
     /// Long-acting insulin counts on neither side of net insulin on board, so neither dose sees it.
     case longActingAboveUsual(units: Double, usual: Double, hours: Double)
+    /// The model-based dose is 0 U: the curve without a bolus ends at `eventual` mg/dL, at or below
+    /// the target (`LoopDoseRule.Outcome.noneNeeded`).
+    case modelNoneNeeded(eventual: Double, target: Double)
+    /// The model-based dose is 0 U: the curve without a bolus is at `glucose` at `minute`, below the
+    /// target rising from the suspend threshold, `target` then (`LoopDoseRule.Outcome.belowTargetRise`).
+    /// With carbohydrates, the suggestion asks to check again (`DoseSuggestion.recheckMinutes`).
+    case belowTargetRise(minute: Double, glucose: Double, target: Double)
 
     public var code: String {
         switch self {
@@ -121,6 +128,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .formulaCarbsStillToAppear: return "formula_carbs_still_to_appear"
         case .settingsFromData: return "settings_from_data"
         case .longActingAboveUsual: return "long_acting_above_usual"
+        case .modelNoneNeeded: return "none_needed"
+        case .belowTargetRise: return "below_target_rise"
         }
     }
 
@@ -146,6 +155,11 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case let .clampedToMaxBolus(r, m): return String(format: "%.2f U requested, clamped to the maximum bolus %.2f U", r, m)
         case let .limitedByMaxInsulinOnBoard(r, m, iob):
             return String(format: "%.2f U requested, lowered so that net insulin on board (now %.2f U) stays within the max IOB %.2f U", r, iob, m)
+        case let .modelNoneNeeded(eventual, target):
+            return "no bolus needed: without one the predicted glucose ends at \(g(eventual)), at or below the target \(g(target))"
+        case let .belowTargetRise(minute, glucose, target):
+            return String(format: "no bolus now: without one glucose is predicted at %@ in %.0f minutes, below the target %@ rising from the "
+                          + "suspend threshold (a bolus would take it further below before the meal shows)", below(glucose, target), minute, g(target))
         case let .insulinOnBoardCovers(iob, need):
             return String(format: "insulin on board %.2f U covers the %.2f U needed for carbohydrates and correction", iob, need)
         case let .limitedByFormulaAfterMeal(r, f, ago):
@@ -304,6 +318,11 @@ public struct DoseSuggestion: Hashable, Sendable {
     /// carbohydrates: eat, and ask again then with them and `carbsTime`.
     public var recheckMinutes: Int? {
         if case .noInsulin = decision, carbs > 0 { return DoseAdvisor.recheckMinutes }
+        // No bolus yet for a meal whose rise the curve shows after a dip (at the threshold, with glucose
+        // to rise: without a recheck the meal went uncovered; hunt BN, stop 63).
+        if case let .bolus(units, _) = decision, units == 0, carbs > 0, reasons.contains(where: { $0.code == "below_target_rise" }) {
+            return DoseAdvisor.recheckMinutes
+        }
         if case .refused = decision, let again = askAgainAt { return max(1, Int((again.timeIntervalSince(at) / 60).rounded(.up))) }
         return nil
     }

@@ -9,7 +9,9 @@ import Foundation
 /// - each point asks for the insulin that brings it to its target, given how much of a bolus
 ///   will have acted by then: `u(τ) = (G_0(τ) − T(τ)) / (ISF · (1 − R(τ)))`;
 /// - the suggestion is the smallest of these, never negative: a bolus that brings no point
-///   below its target; none when the eventual glucose `G_0(D)` is not above the target.
+///   below its target; none when the eventual glucose `G_0(D)` is not above the target, nor when
+///   the smallest is negative (`belowTargetRise`: a point between the suspend threshold and its
+///   rising target, glucose near the threshold now with a meal still to show).
 ///
 /// Worked example (tests): flat 180 mg/dL, no meal, ISF 50, target 110, suspend 70, D = 360:
 /// the eventual point asks `(180 − 110)/50 = 1.4 U`; earlier points ask more (less of the bolus
@@ -32,6 +34,9 @@ public struct LoopDoseRule: Sendable {
         case noneNeeded(eventual: GlucoseValue)
         /// A point of the curve without a bolus is below the suspend threshold.
         case predictedLow(minute: Double, glucose: GlucoseValue)
+        /// The point that asks least is below its target, `T(minute)` (above the suspend threshold):
+        /// no bolus now (Loop's rule gives 0). Before stop 63 it was a dose of 0 U without a word.
+        case belowTargetRise(minute: Double, glucose: GlucoseValue, target: GlucoseValue)
     }
 
     /// `T(τ)`, mg/dL.
@@ -53,6 +58,9 @@ public struct LoopDoseRule: Sendable {
             guard acted > 1e-9 else { continue }  // now: no bolus has acted yet
             let units = (g[k] - target(atMinute: curve.minutes[k])) / (insulinSensitivity * acted)
             if units < best { best = units; at = curve.minutes[k] }
+        }
+        if best < 0, let k = curve.minutes.firstIndex(of: at) {
+            return .belowTargetRise(minute: at, glucose: GlucoseValue(mgdL: g[k]), target: GlucoseValue(mgdL: target(atMinute: at)))
         }
         return .dose(InsulinUnits(max(0, best)), correctingMinute: at)
     }
