@@ -239,6 +239,29 @@ import Testing
         #expect(note.description.contains("glucose 91.6 mg/dL is below the target 114 mg/dL, and below 92.0 mg/dL, midway"), "\(note)")
     }
 
+    /// Hunt BQ (stop 63): 7 days of a 5-minute CGM, then 7 of a 1-minute one. Counted as readings
+    /// at one interval (the median, 1 minute) they covered 12096 x 60 s = 8.4 days (too few to tell
+    /// that lows are rare) and an hour at 65 mg/dL was 60 of 12096 readings, 0.50%; each reading
+    /// standing for its own interval, they cover the 14 days and the hour is 3600 s of 1209600.
+    @Test func recentLowsWeighEachReadingByTheTimeItStandsFor() throws {
+        let at = F.at(90), firstMinute = at.addingTimeInterval(-10_079 * 60)
+        var log = PatientLog(patient: F.patient)
+        let fives = (0..<2016).map { firstMinute.addingTimeInterval(-Double(2016 - $0) * 300) }
+        let minutes = (0..<10_080).map { firstMinute.addingTimeInterval(Double($0) * 60) }
+        log.glucose = fives.map { GlucoseReading(time: $0, value: .mgdL(100)) }
+            + minutes.enumerated().map { GlucoseReading(time: $1, value: .mgdL($0 >= 5000 && $0 < 5060 ? 65 : 100)) }
+        let lows = try #require(RecentLows(log, at: at))
+        #expect(lows.coveredDays == 14 && lows.below70 == 100 * 3600 / 1_209_600.0 && lows.below54 == 0, "\(lows)")
+        // One interval throughout, the shares are the readings' (the test above): 5 minutes here.
+        var steady = PatientLog(patient: F.patient)
+        steady.glucose = (0..<4032).map { GlucoseReading(time: at.addingTimeInterval(-Double($0) * 300), value: .mgdL($0 >= 4020 ? 65 : 100)) }
+        #expect(RecentLows(steady, at: at) == RecentLows(below70: 100.0 * 12 / 4032, below54: 0, coveredDays: 14))
+        // Readings hours apart (finger sticks) stand for 15 minutes each at most.
+        var sparse = PatientLog(patient: F.patient)
+        sparse.glucose = (0..<28).map { GlucoseReading(time: at.addingTimeInterval(-Double($0) * 12 * 3600), value: .mgdL(100)) }
+        #expect(RecentLows(sparse, at: at)?.coveredDays == 28 * 900 / 86_400.0)
+    }
+
     @Test func formulaMethodGivesTheFormulaBesideTheModel() {
         let s = suggest([model("G0 - 35", horizon: 60)], method: .formula)
         #expect(s.decision == .bolus(units: 2, basis: .standardFormula))

@@ -5,11 +5,15 @@ import Foundation
 /// formula's dose (docs/dosing.md, step 7).
 ///
 /// The readings dated in `[at - period, at]`, as `GlucoseSeries` keeps them (one per instant,
-/// finite and positive); below 70 and below 54 mg/dL as `CGMMetrics` counts them (runs at the
-/// sensor's floor stay: real lows). `coveredDays` is the readings that cover time
-/// (`GlucoseSeries.coveringCount`) times the CGM's interval.
+/// finite and positive; runs at the sensor's floor stay: real lows), each standing for the time to
+/// the next at most its local interval (`GlucoseSeries.coveredSeconds`): below 70 and below 54
+/// mg/dL are shares of that time, and `coveredDays` its sum. For a CGM of one interval these are
+/// `CGMMetrics`' shares of readings and its readings covering time times the interval; for one
+/// whose interval changed (5 minutes, then 1) the count of readings weighed the 1-minute days five
+/// times and measured the 5-minute days as a fifth covered: 6.7 days where 13.5 held readings, and
+/// the meal's dose held to the formula's (hunt BQ, stop 63: 3.65 U where 3.85).
 public struct RecentLows: Sendable, Equatable {
-    /// Percent of the readings below 70 mg/dL, and below 54.
+    /// Percent of the time the readings cover below 70 mg/dL, and below 54.
     public var below70: Double, below54: Double
     /// Days of the period the readings cover.
     public var coveredDays: Double
@@ -34,10 +38,14 @@ public struct RecentLows: Sendable, Equatable {
         let readings = log.glucose[first...].prefix { $0.time <= at }
         let series = GlucoseSeries(readings: Array(readings), period: DateInterval(start: start, end: at.addingTimeInterval(1e-3)))
         guard series.count > 0 else { return nil }
-        let n = Double(series.count)
-        below70 = 100 * Double(series.values.count { $0 < 70 }) / n
-        below54 = 100 * Double(series.values.count { $0 < 54 }) / n
-        coveredDays = min(Self.period / 86_400, Double(series.coveringCount) * series.interval / 86_400)
+        let seconds = series.coveredSeconds()
+        let covered = seconds.reduce(0, +)
+        func share(below threshold: Double) -> Double {
+            covered > 0 ? 100 * zip(series.values, seconds).reduce(0) { $0 + ($1.0 < threshold ? $1.1 : 0) } / covered : 0
+        }
+        below70 = share(below: 70)
+        below54 = share(below: 54)
+        coveredDays = min(Self.period / 86_400, covered / 86_400)
         let dayBefore = at.addingTimeInterval(-Self.lastLowSpan)
         lastLow = readings.last { $0.time >= dayBefore && $0.value.mgdL.isFinite && $0.value.mgdL > 0 && $0.value.mgdL < 70 }
     }

@@ -76,6 +76,30 @@ public struct GlucoseSeries: Sendable {
         return n
     }
 
+    /// The seconds each reading stands for: the time to the next reading, at most the reading's
+    /// local interval, the median of the spacings between the readings up to `neighbours` either
+    /// side of it (the last reading: its local interval). A CGM whose interval changes (5 minutes,
+    /// then a 1-minute sensor) is measured by each part's own, where one `interval` for the whole
+    /// period counted the 5-minute days as a fifth covered (hunt BQ, stop 63); a reading repeated
+    /// seconds apart, or two series interleaved, stand for the time once. For readings at a steady
+    /// interval each stands for it, gaps or not. No reading stands for more than `longest`, the
+    /// longest interval a CGM records at (a Libre's 15 minutes): readings hours apart are no CGM's.
+    public func coveredSeconds(neighbours: Int = 6, longest: Double = 15 * 60) -> [Double] {
+        let n = times.count
+        guard n > 1 else { return Array(repeating: min(interval, longest), count: n) }
+        let spacings = (0..<(n - 1)).map { times[$0 + 1] - times[$0] }
+        var window: [Double] = []
+        window.reserveCapacity(2 * neighbours)
+        return (0..<n).map { i in
+            window.removeAll(keepingCapacity: true)
+            window.append(contentsOf: spacings[max(0, i - neighbours)..<min(n - 1, i + neighbours)])
+            window.sort()
+            let m = window.count
+            let local = m % 2 == 1 ? window[m / 2] : (window[m / 2 - 1] + window[m / 2]) / 2
+            return min(longest, i < n - 1 ? min(spacings[i], local) : local)
+        }
+    }
+
     /// Pairs of readings `lag` seconds apart: for each reading at `t`, the reading nearest to
     /// `t + lag` (the earlier on a tie) if it is within `tolerance` seconds (default half the
     /// reading interval, inclusive). Returns (earlier value, later value) pairs.
