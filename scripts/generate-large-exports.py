@@ -3,7 +3,8 @@
 
 Usage: generate-large-exports.py DIR SIZE_MB FORMAT[:NAME] ...
 FORMAT is dexcom (one row every 5 minutes), dexcom1 (one a minute: 300 MB still ends before 2026,
-so no row is future-dated), nightscout, libre, tidepool or log; NAME is the file name in DIR
+so no row is future-dated), nightscout, libre, tidepool, log or mapped (a device CSV to read with
+--columns time=time,glucose=glucose,bolus=bolus,carbs=carbs); NAME is the file name in DIR
 (default large_<format>.<ext>). Each file grows until it holds SIZE_MB megabytes of rows.
 """
 import datetime
@@ -94,6 +95,15 @@ def log_row(i):
     return f"p_large,{t:%Y-%m-%dT%H:%M:%S},glucose,{70 + (i * 7) % 250},mg/dL,,cgm,,\n"
 
 
+def mapped_row(i):
+    # A device export read with --columns time=time,glucose=glucose,bolus=bolus,carbs=carbs: a CGM
+    # reading every minute, a bolus and a meal now and then (the reader was quadratic in its rows
+    # until stop 63: hunt BN).
+    t = T0 + datetime.timedelta(minutes=i)
+    bolus, carbs = (f"{1 + i % 7}.5", "40") if i % 300 == 0 else ("", "")
+    return f"{t:%Y-%m-%d %H:%M:%S},{70 + (i * 7) % 250},{bolus},{carbs}\n"
+
+
 FORMATS = {
     "dexcom": ("large_dexcom.csv", DEXCOM_HEADER, dexcom_row(5), ""),
     "dexcom1": ("large_dexcom.csv", DEXCOM_HEADER, dexcom_row(1), ""),
@@ -101,6 +111,7 @@ FORMATS = {
     "libre": ("large_libre.csv", LIBRE_HEADER, libre_row, ""),
     "tidepool": ("large_tidepool.json", "[\n", tidepool_row, "\n]\n"),
     "log": ("large_log.csv", "patient,time,event,value,unit,duration,type,moment,note\n", log_row, ""),
+    "mapped": ("large_mapped.csv", "time,glucose,bolus,carbs\n", mapped_row, ""),
 }
 
 if __name__ == "__main__":

@@ -19,9 +19,9 @@ if [ -n "${GLUCOMODEL_MEASURE_DIR:-}" ]; then
 else
     DIR="$(mktemp -d)"; trap 'rm -rf "$DIR"' EXIT
 fi
-if [ ! -s "$DIR/large_dexcom.csv" ] || { [ "$PARSE_ONLY" = 1 ] && [ ! -s "$DIR/large_log.csv" ]; }; then
+if [ ! -s "$DIR/large_dexcom.csv" ] || { [ "$PARSE_ONLY" = 1 ] && [ ! -s "$DIR/large_mapped.csv" ]; }; then
     formats=(dexcom nightscout)
-    [ "$PARSE_ONLY" = 1 ] && formats+=(libre tidepool log)
+    [ "$PARSE_ONLY" = 1 ] && formats+=(libre tidepool log mapped)
     python3 scripts/generate-large-exports.py "$DIR" "$MB" "${formats[@]}"
 fi
 ls -l "$DIR"
