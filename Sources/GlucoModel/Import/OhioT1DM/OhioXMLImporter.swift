@@ -108,6 +108,9 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
     /// Where the parser first reported a problem (later `lineNumber` may be the end of the file).
     var firstErrorLine: Int?
     var firstErrorCode: Int?
+    /// A dual-wave bolus's part (`normal dual` or `square dual`) waiting for the other part at its
+    /// `ts_begin` on the next event: the two are one bolus (`readBolus`).
+    var pendingDual: (bolus: Bolus, immediatePart: Bool, begin: String, location: SourceLocation)?
 
     init(file: String, options: ImportOptions) {
         self.file = file
@@ -147,7 +150,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         if depth == 1 { sawPatientEnd = true }
-        if depth == 2 { section = nil }
+        if depth == 2 { keepPendingDual(); section = nil }
         depth -= 1
     }
 
@@ -186,6 +189,11 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
 
     func readEvent(_ a: [String: String], line: Int) {
         guard let section else { return }
+        // A dual-wave part whose other part is not this event stands alone, added before this
+        // event's time is read (its own row's, for a repeated hour).
+        if let p = pendingDual, !(section == "bolus" && a["ts_begin"] == p.begin && Self.dualPart(a["type"]) == !p.immediatePart) {
+            keepPendingDual()
+        }
         func loc(_ field: String) -> SourceLocation { SourceLocation(file: file, line: line, field: field) }
         let ohioTime = "dd-mm-YYYY HH:MM:SS"
         func time(_ field: String) -> Date? {
@@ -281,8 +289,51 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
             }
         }
         let kind: InsulinKind = builder.insulinKind == .ultraRapid ? .ultraRapid : .rapid
-        builder.add(Bolus(time: start, end: end == start ? nil : end, dose: InsulinUnits(dose), type: type,
-                          kind: kind, carbInput: carbInput), at: loc("ts_begin"))
+        let bolus = Bolus(time: start, end: end == start ? nil : end, dose: InsulinUnits(dose), type: type,
+                          kind: kind, carbInput: carbInput)
+        // A dual-wave bolus written as its two parts at one ts_begin, as a Medtronic pump's CareLink
+        // export writes it ("Dual (normal part)", "Dual (square part)"): one bolus of both. Read
+        // apart they were one record's conflicting duplicate: the second dropped, 2 U of a 4 U
+        // bolus left out of insulin on board (review BR, stop 63).
+        if let immediatePart = Self.dualPart(typeText), let begin = a["ts_begin"] {
+            if let p = pendingDual, p.begin == begin, p.immediatePart != immediatePart {
+                pendingDual = nil
+                let (now, spread) = immediatePart ? (bolus, p.bolus) : (p.bolus, bolus)
+                let joined: Bolus
+                if spread.dose.units == 0 {
+                    joined = Bolus(time: start, dose: now.dose, kind: kind, carbInput: now.carbInput ?? spread.carbInput)
+                } else if now.dose.units == 0 {
+                    joined = Bolus(time: start, end: spread.end, dose: spread.dose, type: .square, kind: kind,
+                                   carbInput: now.carbInput ?? spread.carbInput)
+                } else {
+                    joined = Bolus(time: start, end: spread.end, dose: InsulinUnits(now.dose.units + spread.dose.units), type: .normalDual,
+                                   kind: kind, carbInput: now.carbInput ?? spread.carbInput, immediate: now.dose)
+                }
+                return builder.add(joined, at: p.location)
+            }
+            pendingDual = (bolus, immediatePart, begin, loc("ts_begin"))
+            return
+        }
+        builder.add(bolus, at: loc("ts_begin"))
+    }
+
+    /// Whether `type` names a dual-wave bolus's part: true for its immediate part (`normal dual`),
+    /// false for its spread part (`square dual`), nil for anything else (`dual`, a whole dual-wave
+    /// bolus; `square`, a square-wave one).
+    static func dualPart(_ type: String?) -> Bool? {
+        switch type?.lowercased() {
+        case "normal dual", "normal_dual": true
+        case "square dual", "square_dual": false
+        default: nil
+        }
+    }
+
+    /// The dual-wave part waiting for its other part, added as it was read before parts were joined
+    /// (a `normal dual` alone as a dual-wave bolus of its dose, a `square dual` as a square one).
+    func keepPendingDual() {
+        guard let p = pendingDual else { return }
+        pendingDual = nil
+        builder.add(p.bolus, at: p.location)
     }
 
     static func mealType(_ text: String?) -> MealType {
@@ -297,6 +348,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
     }
 
     func finish() throws -> ImportResult {
+        keepPendingDual()
         guard let patientID else {
             throw InputError(SourceLocation(file: file), "no <patient> element; expected an OhioT1DM XML document")
         }
