@@ -254,8 +254,13 @@ import Testing
         #expect(lows.coveredDays == 14 && lows.below70 == 100 * 3600 / 1_209_600.0 && lows.below54 == 0, "\(lows)")
         // One interval throughout, the shares are the readings' (the test above): 5 minutes here.
         var steady = PatientLog(patient: F.patient)
-        steady.glucose = (0..<4032).map { GlucoseReading(time: at.addingTimeInterval(-Double($0) * 300), value: .mgdL($0 >= 4020 ? 65 : 100)) }
+        steady.glucose = (0..<4032).reversed().map { GlucoseReading(time: at.addingTimeInterval(-Double($0) * 300), value: .mgdL($0 >= 4020 ? 65 : 100)) }
         #expect(RecentLows(steady, at: at) == RecentLows(below70: 100.0 * 12 / 4032, below54: 0, coveredDays: 14))
+        // A finger stick between two readings (review BR) counts for the last low only, not for the shares.
+        var stick = steady
+        stick.glucose.append(GlucoseReading(time: at.addingTimeInterval(-3600 - 120), value: .mgdL(50), source: .fingerStick))
+        stick.glucose.sort { $0.time < $1.time }
+        #expect(RecentLows(stick, at: at) == RecentLows(below70: 100.0 * 12 / 4032, below54: 0, coveredDays: 14, lastLow: stick.glucose.first { $0.source == .fingerStick }))
         // Readings hours apart (finger sticks) stand for 15 minutes each at most.
         var sparse = PatientLog(patient: F.patient)
         sparse.glucose = (0..<28).map { GlucoseReading(time: at.addingTimeInterval(-Double($0) * 12 * 3600), value: .mgdL(100)) }

@@ -4,7 +4,7 @@ import Foundation
 /// Diabetes Care 2019), which decides whether a meal asked for just below target is held to the
 /// formula's dose (docs/dosing.md, step 7).
 ///
-/// The readings dated in `[at - period, at]`, as `GlucoseSeries` keeps them (one per instant,
+/// The CGM's readings dated in `[at - period, at]`, as `GlucoseSeries` keeps them (one per instant,
 /// finite and positive; runs at the sensor's floor stay: real lows), each standing for the time to
 /// the next at most its local interval (`GlucoseSeries.coveredSeconds`): below 70 and below 54
 /// mg/dL are shares of that time, and `coveredDays` its sum. For a CGM of one interval these are
@@ -17,7 +17,7 @@ public struct RecentLows: Sendable, Equatable {
     public var below70: Double, below54: Double
     /// Days of the period the readings cover.
     public var coveredDays: Double
-    /// The newest reading below 70 mg/dL in the `lastLowSpan` before `at`, if any.
+    /// The newest reading below 70 mg/dL in the `lastLowSpan` before `at`, if any (a finger stick too).
     public var lastLow: GlucoseReading?
 
     /// How far back a low keeps the cap whatever the 14 days: a day.
@@ -36,7 +36,9 @@ public struct RecentLows: Sendable, Equatable {
         let start = at.addingTimeInterval(-Self.period)
         let first = PatientLog.firstIndex(log.glucose, atOrAfter: start)
         let readings = log.glucose[first...].prefix { $0.time <= at }
-        let series = GlucoseSeries(readings: Array(readings), period: DateInterval(start: start, end: at.addingTimeInterval(1e-3)))
+        // The CGM's, as the report's metrics (a finger stick between two readings stood for their time).
+        let series = GlucoseSeries(readings: readings.filter { $0.source == .cgm },
+                                   period: DateInterval(start: start, end: at.addingTimeInterval(1e-3)))
         guard series.count > 0 else { return nil }
         let seconds = series.coveredSeconds()
         let covered = seconds.reduce(0, +)

@@ -43,7 +43,8 @@ public struct EpisodeSummary: Hashable, Sendable, Codable {
     }
 
     /// How far short of the minimum duration a run may fall and still last it: half a minute, or half
-    /// the reading interval when that is shorter (a run one reading short never lasts it).
+    /// the reading interval when that is shorter (with readings 1, 3, 5 or 15 minutes apart, a run
+    /// one reading short never lasts it; 14 readings 62 s apart, 14.5 minutes, do).
     static func jitter(interval: TimeInterval) -> TimeInterval { min(30, interval / 2) }
 
     static func find(_ s: GlucoseSeries, _ threshold: Double, _ minimumDuration: Double) -> [GlucoseEpisode] {
