@@ -131,7 +131,7 @@ def summary(rows, arms):
     for arm in [a for a in arms if a != "standard"]:
         mine = [r for r in rows if r["arm"] == arm]
         if mine:
-            lines.append(f"- {arm}: meals asked about again after a low (recheck_minutes): "
+            lines.append(f"- {arm}: meals asked about again (recheck_minutes: after a low, a 0 U below the target's rise, a refusal for the CGM): "
                          f"{sum(int(r.get('rechecks') or 0) for r in mine)} re-asks; "
                          f"no insulin at {sum(r['no_insulin'] for r in mine)} of {sum(r['meals'] for r in mine)} meals")
     over = [r for r in rows if r["bolus_max_u"] > r["max_bolus_setting"] + 1e-9 and r["arm"] != "standard"]
