@@ -161,6 +161,21 @@ import Testing
         // and a half second, not two readings cut apart by a "gap".
         let libre = at([-1800, -900, 0, 900.5, 1800.5, 2700.5, 3600.5], [100, 100, 65, 66, 100, 100, 100])
         #expect(libre.count == 1 && libre.episodes.first?.duration == 1800.5, "\(libre.episodes)")
+        // A 1-minute CGM whose stamps wander 15 s either way: 15 lows from 0 to 840 s, 45, 75, 45, 75 ...
+        // s apart (the median 60). Summed, each capped at 60, they stood for 7 x 45 + 7 x 60 + 60 = 795 s;
+        // they span 840 + 60 = 900 s.
+        let wander: [Double] = (0..<15).map { (k: Int) -> Double in
+            let pair = Double(k / 2) * 120
+            return k % 2 == 1 ? pair + 45 : pair
+        }
+        let before: [Double] = (1...5).map { k in Double(k - 6) * 60 }
+        let after: [Double] = (1...5).map { k in 840 + Double(k) * 60 }
+        let lows = [Double](repeating: 65, count: 15), highs = [Double](repeating: 100, count: 5)
+        let minute = at(before + wander + after, highs + lows + highs)
+        #expect(minute.count == 1 && minute.episodes.first?.duration == 900, "\(minute.episodes)")
+        // A reading missing inside a low run: 65 at 0 and 10 minutes, none at 5; the run spans 0 to 15
+        // minutes (summed it stood for 10).
+        #expect(at([-600, -300, 0, 600, 900, 1200, 1500], [100, 100, 65, 65, 100, 100, 100]).episodes.map(\.duration) == [900])
     }
 
     @Test func moddAndCongaOnATinySeries() {

@@ -12,8 +12,10 @@ public struct GlucoseEpisode: Hashable, Sendable, Codable {
 /// Hypoglycaemic episodes below a threshold (level 1: < 70 mg/dL; level 2: < 54 mg/dL).
 ///
 /// Each reading stands for the time from it to the next reading, at most one reading interval
-/// (the last reading: one interval). A run of consecutive readings below the threshold lasting
-/// at least `minimumDuration` (15 min; with 5-min readings, 3 readings) starts an episode. The
+/// (the last reading: one interval), and a run of readings lasts from its first to the end of its
+/// last one's time (a reading missing inside it, 10 minutes between two, counts as the run's). A
+/// run of consecutive readings below the threshold lasting at least `minimumDuration` (15 min;
+/// with 5-min readings, 3 readings) starts an episode. The
 /// episode ends when the readings are back at or above the threshold for at least
 /// `minimumDuration`, or at a gap in the data longer than `minimumDuration` and `jitter` (recovery
 /// can then be neither seen nor excluded). Shorter returns above the threshold, and the dips after them,
@@ -58,7 +60,10 @@ public struct EpisodeSummary: Hashable, Sendable, Codable {
             let covered = min(s.interval, next - t)
             let below = g < threshold
             if var run = runs.last, run.below == below, !run.endsAtGap {
-                run.duration += covered
+                // From its first reading to the end of its last one's time: readings' stamps that
+                // wander by seconds both ways sum, capped at the interval, short of the time they span
+                // (a 1-minute CGM's 15 readings 60 +- 15 s apart stood for about 13 minutes).
+                run.duration = t + covered - run.start
                 run.end = t + covered
                 run.nadir = min(run.nadir, g)
                 runs[runs.count - 1] = run
