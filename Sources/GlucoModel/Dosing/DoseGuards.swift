@@ -530,11 +530,10 @@ extension PatientLog {
             return times.contains { abs($0.timeIntervalSince(skipped.time)) <= window }
         }
         // A record dropped beside another at its instant is held only by a kept one of its amount (a
-        // corrected file, the two boluses a second apart, imported again), not by the one kept: for a
-        // bolus that one is at its instant, and of its amount when the two were one dose given
-        // another way (1 U at once and 1 U over an hour; review BI, stop 62: the dose went ahead
-        // without it). Temps do not add up: one of the same rate at the instant holds it.
-        func amount(_ value: Double, _ time: Date?) -> Bool {
+        // corrected file, the two boluses a second apart, imported again), not by the one kept: that
+        // one is at its instant, and of its amount when the two were one value given another way
+        // (1 U at once and 1 U over an hour; review BI, stop 62: the dose went ahead without it).
+        func amount(_ value: Double, _ time: Date) -> Bool {
             skipped.conflictingAmount.map { abs(value - $0) < 1e-9 && time != skipped.time } ?? true
         }
         switch skipped.kind {
@@ -542,7 +541,7 @@ extension PatientLog {
         case .basal: return near(basalRates.lazy.map(\.start))
         // A temp of 0 minutes (a cancel) delivers nothing: it holds none (review BJ).
         case .temporaryBasal:
-            return near(temporaryBasals.lazy.filter { !$0.isMarker && amount($0.rate.unitsPerHour, nil) }.map(\.start))
+            return near(temporaryBasals.lazy.filter { !$0.isMarker && amount($0.rate.unitsPerHour, $0.start) }.map(\.start))
         case .basalInjection: return near(basalInjections.lazy.map(\.time))
         default: return false
         }

@@ -31,7 +31,8 @@ public struct RecentLows: Sendable, Equatable {
     /// The consensus targets for lows, percent of readings (as `SettingsEstimator.lowTargets`).
     public static let targets = SettingsEstimator.lowTargets
 
-    /// Nil without a reading in the period.
+    /// Nil without a CGM reading in the period (a finger-stick low of the last day is then not looked at:
+    /// too few readings holds the dose all the same).
     public init?(_ log: PatientLog, at: Date) {
         let start = at.addingTimeInterval(-Self.period)
         let first = PatientLog.firstIndex(log.glucose, atOrAfter: start)

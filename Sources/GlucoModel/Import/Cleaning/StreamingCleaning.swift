@@ -122,16 +122,13 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
     /// `SkippedInsulin` (`conflictingAmount`): two boluses given together and written at one instant
     /// (a meal bolus and a correction, or 1 U at once and 1 U over an hour) would otherwise leave
     /// one out of the insulin on board, and a dose near it would stack on it. One written twice with
-    /// another detail (`PatientLog.sameUpload`: a bolus's carbohydrate input) is not, nor a temporary
-    /// basal of the same rate with another end: temps do not add up, and uploaders write one temp
-    /// again with its duration as it ended (review BR, stop 63: refused, every dose for 6 hours).
+    /// another detail (`PatientLog.sameUpload`: a bolus's carbohydrate input) is not.
     static func skipConflicting(_ item: Located<R>, _ first: Located<R>, _ summary: inout ImportSummary) {
         // Of one value, the records differ in another field (a temp's end, a bolus's type): said so,
         // not "value 0.0 instead of 0.0" (review BH, stop 61).
         let value = item.record.canonicalValue, firstValue = first.record.canonicalValue
-        let writtenTwice = PatientLog.sameUpload(first.record, item.record) || (R.kind == .temporaryBasal && value == firstValue)
+        let writtenTwice = PatientLog.sameUpload(first.record, item.record)
         let differing = value != firstValue ? "but with value \(value) instead of \(firstValue)"
-            : R.kind == .temporaryBasal ? "of the same rate (\(value)) with another end, one temp written twice"
             : writtenTwice ? "of the same value (\(value)), written twice with another detail (a carbohydrate input)"
             : "of the same value (\(value)) but given another way (a type, an end)"
         summary.skip("conflicting duplicate", ImportIssue(.warning, item.location,
