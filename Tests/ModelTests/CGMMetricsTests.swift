@@ -176,6 +176,12 @@ import Testing
         // A reading missing inside a low run: 65 at 0 and 10 minutes, none at 5; the run spans 0 to 15
         // minutes (summed it stood for 10).
         #expect(at([-600, -300, 0, 600, 900, 1200, 1500], [100, 100, 65, 65, 100, 100, 100]).episodes.map(\.duration) == [900])
+        // And inside a return above (review BS): 100 at 20 and 30 minutes, none at 25, span 20 to 35,
+        // 15 minutes: the episode ends, and the lows from 35 minutes are another (summed, the return
+        // stood for 10 minutes and the two were one episode of 50 minutes).
+        let back = at([-600, -300, 0, 300, 600, 900, 1200, 1800, 2100, 2400, 2700, 3000, 3300, 3600],
+                      [100, 100, 65, 65, 65, 65, 100, 100, 65, 65, 65, 100, 100, 100])
+        #expect(back.episodes.map(\.duration) == [1200, 900], "\(back.episodes)")
     }
 
     @Test func moddAndCongaOnATinySeries() {

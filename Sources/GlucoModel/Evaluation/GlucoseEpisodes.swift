@@ -13,7 +13,8 @@ public struct GlucoseEpisode: Hashable, Sendable, Codable {
 ///
 /// Each reading stands for the time from it to the next reading, at most one reading interval
 /// (the last reading: one interval), and a run of readings lasts from its first to the end of its
-/// last one's time (a reading missing inside it, 10 minutes between two, counts as the run's). A
+/// last one's time (a gap inside it shorter than `minimumDuration` and `jitter`, a reading missing,
+/// counts as the run's, whether the run is low or a return above). A
 /// run of consecutive readings below the threshold lasting at least `minimumDuration` (15 min;
 /// with 5-min readings, 3 readings) starts an episode. The
 /// episode ends when the readings are back at or above the threshold for at least
