@@ -454,15 +454,10 @@ import Testing
         #expect(both.log.boluses.map(\.type) == [.normal, .square] && both.log.skippedInsulin.isEmpty)
         #expect(DoseGuards.skippedInsulinRefusal(both.log, at: at, durationMinutes: 360) == nil)
         // Only another carbohydrate input: one bolus written twice, warned of, nothing refused.
-        let twice = try Self.importText("""
-            <patient id="p0" weight="70" insulin_type="rapid-acting">
-            <glucose_level><event ts="05-01-2026 05:00:00" value="150"/></glucose_level>
-            <bolus>
+        let twice = try Self.ohioBoluses("""
             <event ts_begin="05-01-2026 05:00:00" ts_end="05-01-2026 05:00:00" type="normal" dose="2" bwz_carb_input="0"/>
             <event ts_begin="05-01-2026 05:00:00" ts_end="05-01-2026 05:00:00" type="normal" dose="2" bwz_carb_input="30"/>
-            </bolus>
-            </patient>
-            """, name: "p0.xml", OhioXMLImporter())
+            """)
         #expect(twice.log.boluses.map(\.dose.units) == [2] && twice.log.skippedInsulin.isEmpty)
         #expect(twice.summary.issues.contains { $0.message.contains("written twice with another detail (a carbohydrate input)") },
                 "\(twice.summary.issues)")
@@ -470,23 +465,18 @@ import Testing
 
     /// Review BR (stop 63): a dual-wave bolus written as its two parts at one ts_begin (as CareLink
     /// writes it) is one bolus of both: 2 U now and 2 U over an hour was a conflicting duplicate (2
-    /// U left out, or since 5e69296 every dose refused for 6 hours); 2 U and 3 U, refused. A part
+    /// U left out, or since 5e69296 every dose refused for 6 hours); 3 U and 2 U were refused. A part
     /// alone is read as before (a `normal dual` as a dual-wave bolus of its dose), and so is a part
     /// whose other part is at another time.
     @Test func anOhioDualWaveBolusWrittenAsItsTwoPartsIsOneBolus() throws {
-        let r = try Self.importText("""
-            <patient id="p0" weight="70" insulin_type="rapid-acting">
-            <glucose_level><event ts="05-01-2026 05:00:00" value="150"/></glucose_level>
-            <bolus>
+        let r = try Self.ohioBoluses("""
             <event ts_begin="05-01-2026 05:00:00" ts_end="05-01-2026 05:00:00" type="normal dual" dose="2" bwz_carb_input="40"/>
             <event ts_begin="05-01-2026 05:00:00" ts_end="05-01-2026 06:00:00" type="square dual" dose="2" bwz_carb_input="40"/>
             <event ts_begin="05-01-2026 08:00:00" ts_end="05-01-2026 09:30:00" type="square dual" dose="3"/>
             <event ts_begin="05-01-2026 08:00:00" ts_end="05-01-2026 08:00:00" type="normal dual" dose="2"/>
             <event ts_begin="05-01-2026 11:00:00" ts_end="05-01-2026 11:00:00" type="normal dual" dose="1"/>
             <event ts_begin="05-01-2026 12:00:00" ts_end="05-01-2026 13:00:00" type="square dual" dose="1.5"/>
-            </bolus>
-            </patient>
-            """, name: "p0.xml", OhioXMLImporter())
+            """)
         let at = { (h: Int) in Self.utc(String(format: "2026-01-05T%02d:00:00Z", h)) }
         #expect(r.log.boluses == [
             Bolus(time: at(5), end: at(6), dose: InsulinUnits(4), type: .normalDual, carbInput: Carbohydrate(grams: 40), immediate: InsulinUnits(2)),
@@ -495,6 +485,18 @@ import Testing
             Bolus(time: at(12), end: at(13), dose: InsulinUnits(1.5), type: .square),
         ], "\(r.log.boluses)")
         #expect(r.log.skippedInsulin.isEmpty && !r.summary.issues.contains { $0.message.contains("at the same time as") })
+    }
+
+    /// An OhioT1DM file of patient p0 with one glucose reading (05:00) and the bolus section's `events`.
+    static func ohioBoluses(_ events: String) throws -> ImportResult {
+        try importText("""
+            <patient id="p0" weight="70" insulin_type="rapid-acting">
+            <glucose_level><event ts="05-01-2026 05:00:00" value="150"/></glucose_level>
+            <bolus>
+            \(events)
+            </bolus>
+            </patient>
+            """, name: "p0.xml", OhioXMLImporter())
     }
 
     /// Which skipped records bear on a dose: worked out from the rule's words for a 360-minute insulin.
