@@ -487,6 +487,39 @@ import Testing
         #expect(r.log.skippedInsulin.isEmpty && !r.summary.issues.contains { $0.message.contains("at the same time as") })
     }
 
+    /// Review BS (stop 63): a bolus whose amount cannot be read, at the instant of one read whole in
+    /// its own file, is not settled by that one (a kept bolus within 30 s settles a skipped one: a
+    /// corrected file's copy); it was, and the dose went ahead without it. Through the store too; a
+    /// corrected copy a second apart still settles it.
+    @Test func anUnreadableBolusBesideAReadableOneAtItsInstantRefusesTheDose() throws {
+        let rows = { (second: String, amount: String) in
+            "patient,time,event,value,unit\n"
+                + (0..<13).map { "p0,2026-01-05T05:\(String(format: "%02d", $0 * 5)):00Z,glucose,150,mg/dL\n" }.joined()
+                + "p0,2026-01-05T05:00:00Z,bolus,2,U\np0,2026-01-05T05:00:\(second)Z,bolus,\(amount),U\n"
+        }
+        let at = Self.utc("2026-01-05T06:00:00Z")
+        let bad = try Self.file(rows("00", "abc"), name: "p0.csv")
+        let dir = bad.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try LogCSVImporter().importFile(at: bad, options: ExportFixtures.options("UTC"))
+        let skipped = try #require(r.log.skippedInsulin.first)
+        #expect(skipped.besideKept == true && r.summary.skippedInsulin?.first?.besideKept == true)
+        #expect(!r.log.holdsRecord(like: skipped))
+        #expect(DoseGuards.skippedInsulinRefusal(r.log, at: at, durationMinutes: 360)?.code == "skipped_insulin_record")
+        // The same unreadable bolus a minute apart from the readable one: nothing beside it.
+        let alone = try LogCSVImporter().importFile(at: try Self.file(rows("00", "abc").replacingOccurrences(of: "05:00:00Z,bolus,abc", with: "05:01:00Z,bolus,abc"), name: "p0.csv"),
+                                                    options: ExportFixtures.options("UTC"))
+        #expect(alone.log.skippedInsulin.first?.besideKept == nil)
+        // The store keeps the mark; the corrected file, its 3 U a second apart, settles it.
+        let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
+        _ = try store.importFile(bad, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+        let p0 = try PatientID("p0")
+        #expect(DoseGuards.skippedInsulinRefusal(try store.log(for: p0), at: at, durationMinutes: 360)?.code == "skipped_insulin_record")
+        let fixed = try Self.file(rows("01", "3"), name: "p0.csv")
+        _ = try store.importFile(fixed, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+        #expect(DoseGuards.skippedInsulinRefusal(try store.log(for: p0), at: at, durationMinutes: 360) == nil)
+    }
+
     /// An OhioT1DM file of patient p0 with one glucose reading (05:00) and the bolus section's `events`.
     static func ohioBoluses(_ events: String) throws -> ImportResult {
         try importText("""

@@ -533,8 +533,12 @@ extension PatientLog {
         // corrected file, the two boluses a second apart, imported again), not by the one kept: that
         // one is at its instant, and of its amount when the two were one value given another way
         // (1 U at once and 1 U over an hour; review BI, stop 62: the dose went ahead without it).
+        // Nor is a bolus whose amount could not be read held by a readable one of its file at its
+        // instant (`besideKept`: 2 U and "abc" at 08:00 gave 2.60 U where both parts of the dose
+        // give 0.75; review BS, stop 63).
         func amount(_ value: Double, _ time: Date) -> Bool {
-            skipped.conflictingAmount.map { abs(value - $0) < 1e-9 && time != skipped.time } ?? true
+            if skipped.besideKept == true, time == skipped.time { return false }
+            return skipped.conflictingAmount.map { abs(value - $0) < 1e-9 && time != skipped.time } ?? true
         }
         switch skipped.kind {
         case .bolus: return near(boluses.lazy.filter { amount($0.dose.units, $0.time) }.map(\.time))

@@ -26,6 +26,11 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     /// Set when the record kept at that instant came from another source than this record's file:
     /// where it is ("an earlier import", "a file read before (a.csv)"). Nil for one file's own two.
     public var keptFrom: String?
+    /// Set for a bolus whose amount could not be read when its file held a bolus read whole at the
+    /// same instant (2 U and "abc" at 08:00; an OhioT1DM dual-wave bolus's part): that one is not
+    /// the corrected copy a kept bolus within `ImportLimits.duplicateWindow` stands for, and does not
+    /// settle it (`PatientLog.holdsRecord`). Nil otherwise, and in records stored before stop 63.
+    public var besideKept: Bool?
 
     /// The bounds of a time that could not be read, from the rows around the record.
     public struct UnreadTime: Hashable, Sendable, Codable {
@@ -42,9 +47,10 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     }
 
     public init(kind: RecordKind, time: Date, location: SourceLocation, datedAfterImport: Bool = false,
-                unreadTime: UnreadTime? = nil, conflictingAmount: Double? = nil, keptFrom: String? = nil) {
+                unreadTime: UnreadTime? = nil, conflictingAmount: Double? = nil, keptFrom: String? = nil, besideKept: Bool? = nil) {
         self.kind = kind; self.time = time; self.location = location; self.datedAfterImport = datedAfterImport
         self.unreadTime = unreadTime; self.conflictingAmount = conflictingAmount; self.keptFrom = keptFrom
+        self.besideKept = besideKept
     }
 
     /// The latest the record can be: `time`, or `unreadTime.latest` when its time was not read.

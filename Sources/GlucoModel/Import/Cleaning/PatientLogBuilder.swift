@@ -51,6 +51,8 @@ public struct PatientLogBuilder: Sendable {
 
     var glucose: [Located<GlucoseReading>] = []
     var boluses: [Located<Bolus>] = []
+    /// The instants of the boluses read whole (`SkippedInsulin.besideKept`).
+    var bolusInstants: Set<Date> = []
     var basalRates: [Located<BasalRate>] = []
     var temporaryBasals: [Located<TemporaryBasal>] = []
     var basalInjections: [Located<BasalInjection>] = []
@@ -387,7 +389,9 @@ public struct PatientLogBuilder: Sendable {
         guard acceptTime(record.time, at: location, insulin: R.kind.isInsulin ? [R.kind] : [], glucose: R.kind == .glucose) else { return }
         switch record {
         case let r as GlucoseReading: glucose.append(Located(r, location))
-        case let r as Bolus: boluses.append(Located(r, location))
+        case let r as Bolus:
+            boluses.append(Located(r, location))
+            bolusInstants.insert(r.time)
         case let r as BasalRate: basalRates.append(Located(r, location))
         case let r as TemporaryBasal: temporaryBasals.append(Located(r, location))
         case let r as BasalInjection: basalInjections.append(Located(r, location))
@@ -518,6 +522,14 @@ public struct PatientLogBuilder: Sendable {
 
     private func buildDecided(patient: PatientID) throws -> ImportResult {
         if let mixUp = unitMixUp() { throw mixUp }
+        var summary = self.summary
+        summary.skippedInsulin = summary.skippedInsulin.map { list in
+            list.map { skipped in
+                var s = skipped
+                if s.kind == .bolus, s.unreadTime == nil, s.conflictingAmount == nil, bolusInstants.contains(s.time) { s.besideKept = true }
+                return s
+            }
+        }
         if let sink {
             var rest = self
             rest.flush(includingTemporaryBasals: true)
@@ -529,7 +541,6 @@ public struct PatientLogBuilder: Sendable {
             log.glucoseAhead = summary.glucoseAhead
             return ImportResult(log: log, summary: summary)
         }
-        var summary = self.summary
         var log = PatientLog(patient: patient)
         var lines: [RecordKind: [Int?]] = [:]
         let policy = duplicates
