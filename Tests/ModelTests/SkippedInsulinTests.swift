@@ -18,6 +18,14 @@ import Testing
         return url
     }
 
+    /// GlucoModel CSV for p0: `header`, readings of 150 mg/dL every 5 minutes from 05:00 to 06:00 on
+    /// 2026-01-05 (each row ending in `pad`, the empty fields of `header`'s further columns), then `rows`.
+    static func hourAt150(header: String = "patient,time,event,value,unit", pad: String = "", then rows: String) -> String {
+        header + "\n"
+            + (0..<13).map { "p0,2026-01-05T05:\(String(format: "%02d", $0 * 5)):00Z,glucose,150,mg/dL\(pad)\n" }.joined()
+            + rows
+    }
+
     static func importText(_ text: String, name: String, _ importer: any PatientDataImporter,
                            options: ImportOptions = ExportFixtures.options("UTC")) throws -> ImportResult {
         let url = try file(text, name: name)
@@ -388,9 +396,7 @@ import Testing
     /// second apart, both count. The store keeps it, and the file corrected settles it.
     @Test func aBolusDroppedBesideAnotherAtItsInstantRefusesTheDose() throws {
         let rows = { (second: String) in
-            "patient,time,event,value,unit\n"
-                + (0..<13).map { "p0,2026-01-05T05:\(String(format: "%02d", $0 * 5)):00Z,glucose,150,mg/dL\n" }.joined()
-                + "p0,2026-01-05T05:00:00Z,bolus,2,U\np0,2026-01-05T05:00:\(second)Z,bolus,3,U\n"
+            Self.hourAt150(then: "p0,2026-01-05T05:00:00Z,bolus,2,U\np0,2026-01-05T05:00:\(second)Z,bolus,3,U\n")
         }
         let same = try Self.file(rows("00"), name: "p0.csv")
         let dir = same.deletingLastPathComponent()
@@ -429,9 +435,8 @@ import Testing
     /// one bolus (warned of, not kept as skipped insulin); written a second apart, both count.
     @Test func aBolusOfTheSameAmountGivenAnotherWayAtItsInstantRefusesTheDose() throws {
         let rows = { (second: String, type: String) in
-            "patient,time,event,value,unit,duration,type\n"
-                + (0..<13).map { "p0,2026-01-05T05:\(String(format: "%02d", $0 * 5)):00Z,glucose,150,mg/dL,,\n" }.joined()
-                + "p0,2026-01-05T05:00:00Z,bolus,2,U,,normal\np0,2026-01-05T05:00:\(second)Z,bolus,2,U,60,\(type)\n"
+            Self.hourAt150(header: "patient,time,event,value,unit,duration,type", pad: ",,",
+                      then: "p0,2026-01-05T05:00:00Z,bolus,2,U,,normal\np0,2026-01-05T05:00:\(second)Z,bolus,2,U,60,\(type)\n")
         }
         let at = Self.utc("2026-01-05T06:00:00Z")
         var settings = DoseFixture.settings()
@@ -493,9 +498,7 @@ import Testing
     /// corrected copy a second apart still settles it.
     @Test func anUnreadableBolusBesideAReadableOneAtItsInstantRefusesTheDose() throws {
         let rows = { (second: String, amount: String) in
-            "patient,time,event,value,unit\n"
-                + (0..<13).map { "p0,2026-01-05T05:\(String(format: "%02d", $0 * 5)):00Z,glucose,150,mg/dL\n" }.joined()
-                + "p0,2026-01-05T05:00:00Z,bolus,2,U\np0,2026-01-05T05:00:\(second)Z,bolus,\(amount),U\n"
+            Self.hourAt150(then: "p0,2026-01-05T05:00:00Z,bolus,2,U\np0,2026-01-05T05:00:\(second)Z,bolus,\(amount),U\n")
         }
         let at = Self.utc("2026-01-05T06:00:00Z")
         let bad = try Self.file(rows("00", "abc"), name: "p0.csv")
