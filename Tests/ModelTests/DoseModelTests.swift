@@ -385,6 +385,21 @@ import Testing
         #expect(!suggest(dip, carbs: 1, method: .formula).reasonCodes.contains("below_target_rise"))
     }
 
+    /// A dose asked for that is less than the pump's smallest step gave "bolus 0.00 U" with no
+    /// reason. At a flat 111 mg/dL (target 110, ISF 35, increment 0.05 U) the formula asks
+    /// (111 - 110)/35 = 0.0286 U, and so does the rule at the curve's end (flat at 111, nothing on board).
+    @Test func aDoseBelowThePumpsStepSaysSo() throws {
+        let log = F.flatLog(glucose: 111)
+        for s in [suggest([], log: log), suggest([model("G0", horizon: 60)], log: log)] {
+            #expect(s.decision.units == 0, "\(s.decision)")
+            let note = try #require(s.reasons.first { $0.code == "below_increment" }, "\(s.reasonCodes)")
+            #expect(note.message == "0.029 U requested, less than the pump's smallest step of 0.05 U: none given", "\(note.message)")
+        }
+        // 2 U at 180, and 0 U at the target itself, say nothing of the step.
+        #expect(!suggest([]).reasonCodes.contains("below_increment"))
+        #expect(!suggest([], log: F.flatLog(glucose: 110)).reasonCodes.contains("below_increment"))
+    }
+
     /// Hunt D: 9 minutes after a lunch bolus, with 4.66 U on board, the models' curve asked 5 U for
     /// a correction where the formula gave 0; in simulation 12 of 19 such corrections (the model's
     /// 1-5 U above the formula's) went below 70 mg/dL, 1 of 19 with the formula's dose.

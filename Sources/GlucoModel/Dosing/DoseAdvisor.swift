@@ -326,7 +326,9 @@ public enum DoseAdvisor {
                 case let .noneNeeded(eventual): notes.append(.modelNoneNeeded(eventual: eventual.mgdL, target: settings.target))
                 case let .belowTargetRise(minute, low, target):
                     notes.append(.belowTargetRise(minute: minute, glucose: low.mgdL, target: target.mgdL))
-                case .dose, .predictedLow: break
+                // The rule's own ask below the pump's step (a limit after it that lowered the dose says so itself).
+                case let .dose(units, _): if let note = belowIncrement(units.units, iob: iob, settings: settings) { notes.append(note) }
+                case .predictedLow: break
                 }
             }
         }
@@ -451,7 +453,17 @@ public enum DoseAdvisor {
         if standard.unclamped <= 0, iob > 0 {
             notes.append(.insulinOnBoardCovers(insulinOnBoard: iob, need: standard.carbDose + standard.correctionDose))
         }
-        return .bolus(units: capped(standard.unclamped, iob: iob, settings: settings, notes: &notes), basis: .standardFormula)
+        let units = capped(standard.unclamped, iob: iob, settings: settings, notes: &notes)
+        if units == 0, let note = belowIncrement(standard.unclamped, iob: iob, settings: settings) { notes.append(note) }
+        return .bolus(units: units, basis: .standardFormula)
+    }
+
+    /// Why a dose asked for is 0 U when the pump's smallest step is more than it (after the max
+    /// IOB): 0.03 U asked with an increment of 0.05 U gave "bolus 0.00 U" with no reason.
+    static func belowIncrement(_ units: Double, iob: Double, settings: CheckedDoseSettings) -> DoseNote? {
+        let u = settings.maxInsulinOnBoard.map { min(units, $0 - iob) } ?? units
+        guard u > 1e-9, StandardBolus.deliverable(u, settings: settings) == 0 else { return nil }
+        return .belowIncrement(requested: u, increment: settings.bolusIncrement)
     }
 
     /// The formula's deliverable dose for a suggestion's numbers (what `--method formula` gives).

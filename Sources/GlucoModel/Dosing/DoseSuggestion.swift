@@ -110,6 +110,9 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
     /// target rising from the suspend threshold, `target` then (`LoopDoseRule.Outcome.belowTargetRise`).
     /// With carbohydrates, the suggestion asks to check again (`DoseSuggestion.recheckMinutes`).
     case belowTargetRise(minute: Double, glucose: Double, target: Double)
+    /// The dose asked for, `requested` U, is less than the pump's smallest step, `increment` U:
+    /// none is given (`DoseAdvisor.belowIncrement`).
+    case belowIncrement(requested: Double, increment: Double)
 
     public var code: String {
         switch self {
@@ -130,6 +133,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case .longActingAboveUsual: return "long_acting_above_usual"
         case .modelNoneNeeded: return "none_needed"
         case .belowTargetRise: return "below_target_rise"
+        case .belowIncrement: return "below_increment"
         }
     }
 
@@ -160,6 +164,8 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case let .belowTargetRise(minute, glucose, target):
             return String(format: "no bolus now: without one glucose is predicted at %@ in %.0f minutes, below the target %@ rising from the "
                           + "suspend threshold (a bolus would take it further below before the meal shows)", below(glucose, target), minute, g(target))
+        case let .belowIncrement(requested, increment):
+            return String(format: "%.3f U requested, less than the pump's smallest step of %.2f U: none given", requested, increment)
         case let .insulinOnBoardCovers(iob, need):
             return String(format: "insulin on board %.2f U covers the %.2f U needed for carbohydrates and correction", iob, need)
         case let .limitedByFormulaAfterMeal(r, f, ago):
