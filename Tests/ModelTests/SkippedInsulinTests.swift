@@ -633,4 +633,85 @@ import Testing
             + "2026-01-15 02:00), 1 of them dropped beside another of another amount at the same instant (both given, or one "
             + "written twice?). Their amounts are unknown") }, "\(dropped.notes)")
     }
+
+    /// Review BT (stop 63): a temporary basal or extended bolus dropped at import delivers up to its
+    /// end, and its insulin acts the insulin's duration after that: the refusal ended 6 hours after
+    /// its start (a 3 U/h temp written as 10 and as 240 minutes at 05:00, the 240 dropped: at 11:05
+    /// the dose went ahead, 0.95 U of the dropped temp's insulin still on board by the spec's curve).
+    /// Now it stands until 09:00 + 6 hours, the later end's, whichever of the two is kept; the same
+    /// for 4 U square over 240 minutes beside 4 U at once; read from one file and through the store.
+    @Test func aDroppedTempOrExtendedBolusRefusesUntilItsEndsActionEnds() throws {
+        let header = "patient,time,event,value,unit,duration,type"
+        let temps = "p0,2026-01-05T05:00:00Z,temp_basal,3,U/h,10,\np0,2026-01-05T05:00:00Z,temp_basal,3,U/h,240,\n"
+        let boluses = "p0,2026-01-05T05:00:00Z,bolus,4,U,,normal\np0,2026-01-05T05:00:00Z,bolus,4,U,240,square\n"
+        // Either one first: the one kept or the one dropped may be the longer; which was given is unknown.
+        let reversed = { (rows: String) in rows.split(separator: "\n").reversed().map { $0 + "\n" }.joined() }
+        for rows in [temps, boluses, reversed(temps), reversed(boluses)] {
+            let url = try Self.file(Self.hourAt150(header: header, pad: ",,", then: rows), name: "p0.csv")
+            let dir = url.deletingLastPathComponent()
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let r = try LogCSVImporter().importFile(at: url, options: ExportFixtures.options("UTC"))
+            let skipped = try #require(r.log.skippedInsulin.first)
+            #expect(skipped.end == Self.utc("2026-01-05T09:00:00Z"), "\(skipped)")
+            let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
+            _ = try store.importFile(url, importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+            // What to do: a temp's message says a pump runs one at a time (two a second apart would
+            // replace one), and a store keeps what it stored until the file is forgotten.
+            let message = DoseGuards.skippedInsulinRefusal(r.log, at: Self.utc("2026-01-05T11:05:00Z"), durationMinutes: 360)?.description ?? ""
+            #expect(message.contains(rows.contains("temp") ? "A pump runs one at a time" : "Write two given together a second apart"), "\(message)")
+            #expect(message.contains("in a store: import-data --forget the file as it was imported, then import the corrected one"), "\(message)")
+            for log in [r.log, try store.log(for: PatientID("p0"))] {
+                for (time, refused) in [("11:05", true), ("14:55", true), ("15:05", false)] {
+                    let at = Self.utc("2026-01-05T\(time):00Z")
+                    #expect((DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: 360) != nil) == refused, "\(time) \(rows)")
+                }
+            }
+        }
+    }
+
+
+    /// Review BT (stop 63): 4 U at once in one file and 4 U square in another at one instant, or a
+    /// temp of one rate with another end, read together kept the first file's without a word (the
+    /// dose hung on which name sorts first), where one file holding both refuses doses. Now either
+    /// order refuses until the later end's action ends, as one file does and a store does for the
+    /// bolus; the warning says the value is the same, given another way.
+    @Test func insulinGivenAnotherWayInTwoFilesRefusesAsInOne() throws {
+        let header = "patient,time,event,value,unit,duration,type"
+        let pairs = [("p0,2026-01-05T05:00:00Z,bolus,4,U,,normal\n", "p0,2026-01-05T05:00:00Z,bolus,4,U,240,square\n"),
+                     ("p0,2026-01-05T05:00:00Z,temp_basal,3,U/h,10,\n", "p0,2026-01-05T05:00:00Z,temp_basal,3,U/h,240,\n")]
+        for (one, other) in pairs {
+            for (a, b) in [(one, other), (other, one)] {
+                let dir = ScratchSpace.root.appendingPathComponent("skipped-insulin-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: dir) }
+                try Data(Self.hourAt150(header: header, pad: ",,", then: a).utf8).write(to: dir.appendingPathComponent("a.csv"))
+                try Data((header + "\n" + b).utf8).write(to: dir.appendingPathComponent("b.csv"))
+                let loaded = try ExportFiles(paths: [dir.path], options: ExportFixtures.options("UTC")).load()
+                let log = try #require(loaded.patients.first?.log)
+                #expect(log.skippedInsulin.map(\.location.line) == [2], "\(a) \(b)")
+                #expect(log.skippedInsulin.first?.end == Self.utc("2026-01-05T09:00:00Z"))
+                for (time, refused) in [("06:00", true), ("14:55", true), ("15:05", false)] {
+                    let refusal = DoseGuards.skippedInsulinRefusal(log, at: Self.utc("2026-01-05T\(time):00Z"), durationMinutes: 360)
+                    #expect((refusal != nil) == refused, "\(time) \(a) \(b)")
+                }
+                let warning = loaded.summaries.flatMap(\.issues).first { $0.message.contains("a file read before") }?.message ?? ""
+                #expect(warning.contains("at the same instant with the same value (\(a.contains("bolus") ? 4 : 3)) given another way (a type, an end)"),
+                        "\(warning)")
+                // A store finds the bolus too (its key holds the type), and says the same; a temp of one
+                // rate with another end it counts as already stored (left: its key holds no end).
+                guard a.contains("bolus") else { continue }
+                let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
+                var runs: [ImportRun] = []
+                for name in ["a.csv", "b.csv"] {
+                    runs.append(try store.importFile(dir.appendingPathComponent(name), importer: LogCSVImporter(), options: ExportFixtures.options("UTC")).run)
+                }
+                let stored = try store.log(for: PatientID("p0"))
+                #expect(stored.skippedInsulin.map(\.end) == [Self.utc("2026-01-05T09:00:00Z")])
+                #expect(DoseGuards.skippedInsulinRefusal(stored, at: Self.utc("2026-01-05T14:55:00Z"), durationMinutes: 360) != nil)
+                let said = runs[1].summary.issues.first { $0.message.contains("an earlier import stored") }?.message ?? ""
+                #expect(said.contains("with the same value (4) given another way (a type, an end)"), "\(said)")
+            }
+        }
+    }
+
 }

@@ -246,13 +246,29 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "Read as two, the dose would count it twice. Import one source of it, or remove the copy from the file"
         case let .skippedInsulinRecord(skipped, count, duration):
             let what = "a " + skipped.noun.one
+            func value(_ amount: Double) -> String { SettingsEstimate.number(amount, 3) + (skipped.kind == .bolus ? " U" : " U/h") }
             let others = count > 1 ? " (and \(Plural.of(count - 1, "other")) in that time)" : ""
             let hours = Plural.of(Int((duration / 60).rounded(.up)), "hour")
+            // A store keeps what it stored: importing the corrected file again adds nothing at that
+            // instant, and the skipped record stays (review BT, stop 63).
+            let inStore = " (in a store: import-data --forget the file as it was imported, then import the corrected one)"
             if let amount = skipped.conflictingAmount {
-                let value = SettingsEstimate.number(amount, 3) + (skipped.kind == .bolus ? " U" : " U/h")
+                // A pump runs one temporary basal at a time: two at one instant are one written twice,
+                // and which end is right is in the pump's history (two a second apart would replace one).
+                if skipped.kind == .temporaryBasal {
+                    let holder = skipped.keptFrom.map { "\($0) holds" } ?? "the file holds"
+                    return "\(what) of \(value(amount)) at \(time(skipped.time)) (\(skipped.location)) is not in the log\(others): "
+                        + "\(holder) another temporary basal at the same instant, of another rate or another end, and that one was kept. "
+                        + "A pump runs one at a time, and which was given (its rate and end) is unknown: within the insulin's \(hours) "
+                        + "of action after its end the insulin on board is unknown, and a dose could stack on it. Keep the row the "
+                        + "pump's history gives and remove the other" + (skipped.keptFrom == nil ? ", and import the file again" + inStore
+                            : " (import-data --forget the wrong file, or leave it out of --data)")
+                }
+                let value = value(amount)
                 if let other = skipped.keptFrom {
                     return "\(what) of \(value) at \(time(skipped.time)) (\(skipped.location)) is not in the log\(others): \(other) "
-                        + "holds another \(skipped.noun.one) at the same instant with another amount, and that one was kept. A file "
+                        + "holds another \(skipped.noun.one) at the same instant with another amount, or the same given another way (a "
+                        + "type, an end), and that one was kept. A file "
                         + "corrected since, or two given together? Within the insulin's \(hours) of action the insulin on board is "
                         + "unknown, and a dose could stack on it. Keep the right file only (import-data --forget the other, or leave "
                         + "it out of --data), or write two given together a second apart"
@@ -262,7 +278,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                     + "type, an end), and the first was kept. Two given "
                     + "together (a meal bolus and a correction), or one written twice with a correction? Within the insulin's \(hours) "
                     + "of action the insulin on board is unknown, and a dose could stack on it. Write two given together a second "
-                    + "apart, or remove the wrong row, and import the file again"
+                    + "apart, or remove the wrong row, and import the file again" + inStore
             }
             if skipped.datedAfterImport {
                 return "\(what) dated \(time(skipped.time)) (\(skipped.location)), after the import's time, was skipped at import\(others): "
@@ -286,7 +302,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             return "\(what) at \(time(skipped.time)) (\(skipped.location)) was skipped at import (a value unreadable or "
                 + "implausible, or the file's last row cut short: the import's warning names it)\(others), within the insulin's \(hours) of action: "
                 + "the insulin on board is unknown, and a dose on the rest could stack on it. Correct the record in the file "
-                + "and import it again"
+                + "and import it again" + (skipped.besideKept == true ? inStore : "")
         }
     }
 }

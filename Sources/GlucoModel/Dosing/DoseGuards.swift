@@ -148,7 +148,8 @@ public enum DoseGuards {
             guard s.time <= at else { return false }
             let latest = min(s.latest, at)
             switch s.kind {
-            case .bolus, .temporaryBasal: return latest >= start
+            // Until its insulin's action ends: `end` for a temp or an extended bolus (review BT).
+            case .bolus, .temporaryBasal: return min(s.deliveredUntil, at) >= start
             case .basal:
                 let next = log.basalRates.first { $0.start > latest }
                 // With no rate kept after it, a day back at most: the dose reads a day of history.
@@ -156,7 +157,7 @@ public enum DoseGuards {
             default: return false
             }
         }
-        guard let newest = bearing.max(by: { $0.latest < $1.latest }) else { return nil }
+        guard let newest = bearing.max(by: { $0.deliveredUntil < $1.deliveredUntil }) else { return nil }
         return .skippedInsulinRecord(newest, count: bearing.count, durationMinutes: durationMinutes)
     }
 

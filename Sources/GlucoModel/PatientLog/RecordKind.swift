@@ -33,11 +33,15 @@ public protocol TimedRecord: Hashable, Sendable, Codable {
     /// conflicting duplicate of one: a loop's cancel written at the instant of its next temp, the
     /// two in different files (review BH, stop 61).
     var isMarker: Bool { get }
+    /// When the record's insulin is delivered until, if after its start (a temporary basal, a
+    /// square or dual-wave bolus); nil for any other record.
+    var deliveryEnd: Date? { get }
 }
 
 extension TimedRecord {
     public var identity: String { "" }
     public var isMarker: Bool { false }
+    public var deliveryEnd: Date? { nil }
 }
 
 extension GlucoseReading: TimedRecord {
@@ -49,6 +53,7 @@ extension GlucoseReading: TimedRecord {
 extension Bolus: TimedRecord {
     public static var kind: RecordKind { .bolus }
     public var canonicalValue: Double { dose.units }
+    public var deliveryEnd: Date? { end.flatMap { $0 > time ? $0 : nil } }
 }
 
 extension BasalRate: TimedRecord {
@@ -63,6 +68,7 @@ extension TemporaryBasal: TimedRecord {
     public var canonicalValue: Double { rate.unitsPerHour }
     /// Of 0 minutes: a cancel (a GlucoModel CSV's or OhioT1DM's), kept so that it ends a temp another file holds.
     public var isMarker: Bool { end <= start }
+    public var deliveryEnd: Date? { end > start ? end : nil }
 }
 
 extension BasalInjection: TimedRecord {

@@ -31,6 +31,12 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     /// the corrected copy a kept bolus within `ImportLimits.duplicateWindow` stands for, and does not
     /// settle it (`PatientLog.holdsRecord`). Nil otherwise, and in records stored before stop 63.
     public var besideKept: Bool?
+    /// The record's end, when it delivers after its start (a temporary basal, a square or dual-wave
+    /// bolus's extended part): its insulin acts for the insulin's duration after that, and a dose is
+    /// refused until then (`DoseGuards.skippedInsulinRefusal`; review BT, stop 63: a 240-minute temp
+    /// dropped beside a 10-minute one was refused only until 6 hours after its start). Nil for insulin
+    /// given at once or whose end is unknown, and in records stored before stop 63.
+    public var end: Date?
 
     /// The bounds of a time that could not be read, from the rows around the record.
     public struct UnreadTime: Hashable, Sendable, Codable {
@@ -47,14 +53,18 @@ public struct SkippedInsulin: Hashable, Sendable, Codable {
     }
 
     public init(kind: RecordKind, time: Date, location: SourceLocation, datedAfterImport: Bool = false,
-                unreadTime: UnreadTime? = nil, conflictingAmount: Double? = nil, keptFrom: String? = nil, besideKept: Bool? = nil) {
+                unreadTime: UnreadTime? = nil, conflictingAmount: Double? = nil, keptFrom: String? = nil, besideKept: Bool? = nil,
+                end: Date? = nil) {
         self.kind = kind; self.time = time; self.location = location; self.datedAfterImport = datedAfterImport
         self.unreadTime = unreadTime; self.conflictingAmount = conflictingAmount; self.keptFrom = keptFrom
-        self.besideKept = besideKept
+        self.besideKept = besideKept; self.end = end
     }
 
     /// The latest the record can be: `time`, or `unreadTime.latest` when its time was not read.
     public var latest: Date { unreadTime?.latest ?? time }
+
+    /// The latest its insulin is delivered: `end` when later than `latest`.
+    public var deliveredUntil: Date { max(latest, end ?? latest) }
 
     /// The field a record's location names when its whole row could not be read (an unclosed
     /// quote, a comma too many: `PatientLogBuilder.noteMalformedInsulin`).

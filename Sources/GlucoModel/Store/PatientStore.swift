@@ -292,7 +292,7 @@ public struct PatientStore: Sendable {
                 let span = try Self.span(of: number, db)
                 var conflicts = StoredConflicts()
                 let stored = try db.makeStatement(sql: """
-                    SELECT value FROM records WHERE patient = ?1 AND time = ?2 AND kind = ?3 AND import_run_id != ?4
+                    SELECT value, end_time FROM records WHERE patient = ?1 AND time = ?2 AND kind = ?3 AND import_run_id != ?4
                         AND (kind != \(StoreSchema.code(.glucose)) OR subtype = ?5) AND (abs(value - ?6) > ?7 OR subtype != ?5)
                         AND \(Self.noMarker("records")) LIMIT 1
                     """)
@@ -303,7 +303,7 @@ public struct PatientStore: Sendable {
                         source_file, source_line, import_run_id, part FROM records WHERE patient = ? AND import_run_id = ?
                         ORDER BY time, kind, subtype, value
                     ON CONFLICT DO NOTHING
-                    RETURNING kind, time, subtype, value, source_line, \(Self.noMarker("records"))
+                    RETURNING kind, time, subtype, value, source_line, \(Self.noMarker("records")), end_time
                     """, arguments: [number, provisional, runID])
                 added = 0
                 while let row = try moved.next() {
@@ -312,9 +312,10 @@ public struct PatientStore: Sendable {
                     guard let kind = StoreSchema.kind(code: code) else { continue }
                     addedByKind[kind, default: 0] += 1
                     guard let span, span.contains(time), row[5] as Bool,
-                          let value = try Double.fetchOne(stored, arguments: [number, time, code, runID, row[2] as String, row[3] as Double,
-                                                                              StoredConflicts.tolerance]) else { continue }
-                    conflicts.note(kind, time: time, line: row[4], here: row[3], stored: value)
+                          let match = try Row.fetchOne(stored, arguments: [number, time, code, runID, row[2] as String, row[3] as Double,
+                                                                           StoredConflicts.tolerance]) else { continue }
+                    let ends = [row[6] as Double?, match[1] as Double?].compactMap { $0 }
+                    conflicts.note(kind, time: time, line: row[4], here: row[3], stored: match[0], end: ends.max())
                 }
                 conflicts.report(into: &result.summary, file: result.summary.shown(url.path))
                 try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
@@ -370,7 +371,7 @@ public struct PatientStore: Sendable {
         // `+r.time`: the span is a filter, not a key range, so that SQLite still finds each stored
         // record by its exact time (it carried the range over to `m` and scanned it: quadratic).
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT r.kind, r.time, r.source_line, r.value, m.value, r.subtype FROM records r
+            SELECT r.kind, r.time, r.source_line, r.value, m.value, r.subtype, max(IFNULL(r.end_time, r.time), IFNULL(m.end_time, m.time)) FROM records r
             JOIN records m ON m.patient = ?1 AND m.time = r.time AND m.kind = r.kind
             WHERE r.patient = ?1 AND r.import_run_id = ?2 AND +r.time BETWEEN ?3 AND ?4 AND m.import_run_id != ?2
                 AND (r.kind != \(StoreSchema.code(.glucose)) OR m.subtype = r.subtype)
@@ -380,7 +381,7 @@ public struct PatientStore: Sendable {
         while let row = try rows.next() {
             let code: Int = row[0], time: Double = row[1]
             guard let kind = StoreSchema.kind(code: code), seen.insert("\(code) \(time) \(row[5] as String) \(row[3] as Double)").inserted else { continue }
-            conflicts.note(kind, time: time, line: row[2], here: row[3], stored: row[4])
+            conflicts.note(kind, time: time, line: row[2], here: row[3], stored: row[4], end: row[6])
         }
         return conflicts
     }
@@ -561,12 +562,14 @@ struct StoredConflicts {
     /// board, as a file's own conflicting duplicate is (`DuplicateFilter.skipConflicting`), so each is
     /// kept as `SkippedInsulin` and a dose within its action is refused (hunt M, stop 52: the
     /// corrected re-export of a pump's file, 7.4 U where the first said 5.4, was dosed on the 5.4).
-    var insulin: [(kind: RecordKind, time: Double, line: Int?, amount: Double, from: String?)] = []
+    var insulin: [(kind: RecordKind, time: Double, line: Int?, amount: Double, from: String?, end: Double?)] = []
 
-    /// `from`: the file the kept record came from, when files are read together (nil in the store).
-    mutating func note(_ kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double, from: String? = nil) {
+    /// `from`: the file the kept record came from, when files are read together (nil in the store);
+    /// `end`: the later of the two records' ends (`TimedRecord.deliveryEnd`): which was given is
+    /// unknown until then.
+    mutating func note(_ kind: RecordKind, time: Double, line: Int?, here: Double, stored: Double, from: String? = nil, end: Double? = nil) {
         count += 1
-        if kind == .bolus || kind == .temporaryBasal { insulin.append((kind, time, line, here, from)) }
+        if kind == .bolus || kind == .temporaryBasal { insulin.append((kind, time, line, here, from, end.flatMap { $0 > time ? $0 : nil })) }
         examples.append((kind, time, line, here, stored, from))
         examples.sort { ($0.time, $0.line ?? 0) < ($1.time, $1.line ?? 0) }
         if examples.count > 3 { examples.removeLast() }
@@ -585,15 +588,19 @@ struct StoredConflicts {
             summary.skippedInsulin = (summary.skippedInsulin ?? []) + skippedInsulin(file: file, keptFrom: keptFrom)
         }
         for e in examples {
+            // Of one value, given another way (a bolus's type, a temp's end): said so, not "another value (2 here, 2 stored)".
+            let differs = abs(e.here - e.stored) > Self.tolerance
+                ? "with another value (\(String(format: "%g", e.here)) here, \(String(format: "%g", e.stored)) \(there))"
+                : "with the same value (\(String(format: "%g", e.here))) given another way (a type, an end)"
             summary.issues.append(ImportIssue(.warning, SourceLocation(file: file, line: e.line),
-                "\(e.from.map { "a file read before (\($0)) holds" } ?? earlier) this \(e.kind.rawValue) at the same instant with another value "
-                + "(\(String(format: "%g", e.here)) here, \(String(format: "%g", e.stored)) \(there)); \(kept) is kept"))
+                "\(e.from.map { "a file read before (\($0)) holds" } ?? earlier) this \(e.kind.rawValue) at the same instant \(differs); \(kept) is kept"))
         }
     }
 
     /// The insulin records among them as skipped insulin of `file`, the kept one's source `keptFrom`.
     func skippedInsulin(file: String, keptFrom: String) -> [SkippedInsulin] {
         insulin.map { SkippedInsulin(kind: $0.kind, time: Date(timeIntervalSince1970: $0.time), location: SourceLocation(file: file, line: $0.line),
-                                     conflictingAmount: $0.amount, keptFrom: $0.from.map { "a file read before (\($0))" } ?? keptFrom) }
+                                     conflictingAmount: $0.amount, keptFrom: $0.from.map { "a file read before (\($0))" } ?? keptFrom,
+                                     end: $0.end.map(Date.init(timeIntervalSince1970:))) }
     }
 }

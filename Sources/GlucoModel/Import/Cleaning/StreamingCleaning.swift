@@ -121,7 +121,8 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
     /// or of the same value given another way. A bolus or temporary basal dropped so is kept as
     /// `SkippedInsulin` (`conflictingAmount`): two boluses given together and written at one instant
     /// (a meal bolus and a correction, or 1 U at once and 1 U over an hour) would otherwise leave
-    /// one out of the insulin on board, and a dose near it would stack on it. One written twice with
+    /// one out of the insulin on board, and a dose near it would stack on it. Its `end` is the later
+    /// of the two's: which was given is unknown until then. One written twice with
     /// another detail (`PatientLog.sameUpload`: a bolus's carbohydrate input) is not.
     static func skipConflicting(_ item: Located<R>, _ first: Located<R>, _ summary: inout ImportSummary) {
         // Of one value, the records differ in another field (a temp's end, a bolus's type): said so,
@@ -135,7 +136,8 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
             "\(R.kind.rawValue) at the same time as \(first.location) \(differing); kept the first (\(first.location)), dropped this one"))
         if R.kind == .bolus || R.kind == .temporaryBasal, !writtenTwice {
             summary.skippedInsulin = (summary.skippedInsulin ?? []) + [SkippedInsulin(
-                kind: R.kind, time: item.record.time, location: item.location, conflictingAmount: item.record.canonicalValue)]
+                kind: R.kind, time: item.record.time, location: item.location, conflictingAmount: item.record.canonicalValue,
+                end: [item.record.deliveryEnd, first.record.deliveryEnd].compactMap { $0 }.max())]
         }
     }
 
