@@ -82,7 +82,7 @@ import Testing
         #expect(r.summary.skipped == ["out of range": 4, "not a number": 1, "missing field": 1, "future-dated": 2])
         // The warnings begin with what this does to doses, however few are shown.
         #expect(r.summary.warningLines(limit: 0).first == r.summary.file + ": warning: 5 insulin records skipped (lines 6, 8, 9, 10, 12): a dose "
-                + "asked for within the insulin's action after one is refused until it is corrected and the file imported again")
+                + "asked for within the insulin's action after one is refused until it is corrected (the refusal says how)")
     }
 
     @Test func ohioXML() throws {

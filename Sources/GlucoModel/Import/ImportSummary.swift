@@ -116,7 +116,7 @@ public struct ImportSummary: Hashable, Sendable, Codable, CustomStringConvertibl
         let noun = (records ? "record" : "line") + (lines.count == 1 ? "" : "s")
         return ImportIssue(.warning, SourceLocation(file: file),
                            "\(Plural.of(skipped.count, "insulin record")) skipped\(lines.isEmpty ? "" : " (\(noun) \(shown))"): "
-                           + "a dose asked for within the insulin's action after one is refused until it is corrected and the file imported again").description
+                           + "a dose asked for within the insulin's action after one is refused until it is corrected (the refusal says how)").description
     }
 
     /// The summary line, then the first `warnings` warning lines indented under it (as
