@@ -272,8 +272,6 @@ public struct PatientStore: Sendable {
         let patient = result.log.patient.rawValue
         var kept: Int, added: Int
         var addedByKind: [RecordKind: Int] = [:]
-        let temporaryBasals = stager?.temporaryBasalRows
-            ?? result.log.temporaryBasals.enumerated().map { ($1.storeRow, result.line(of: .temporaryBasal, $0)) }
         if pipe.closedByBuilder {
             (kept, added) = try stager?.finish(&result.summary) ?? (0, 0)
             result.summary.recordsKept = kept
@@ -319,7 +317,6 @@ public struct PatientStore: Sendable {
                     let ends = [row[6] as Double?, match[1] as Double?].compactMap { $0 }
                     conflicts.note(kind, time: time, line: row[4], here: row[3], stored: match[0], end: ends.max())
                 }
-                try Self.temporaryBasalEndConflicts(db, patient: number, runID: runID, temporaryBasals, into: &conflicts)
                 conflicts.report(into: &result.summary, file: result.summary.shown(url.path))
                 try db.execute(sql: "DELETE FROM records WHERE patient = ? AND import_run_id = ?", arguments: [provisional, runID])
                 for (kind, n) in try Self.dropUploadedTwice(db, patient: number, within: span, runID: runID) {
@@ -327,9 +324,7 @@ public struct PatientStore: Sendable {
                     added -= n
                 }
             } else {
-                var conflicts = try Self.storedConflicts(db, patient: number, within: namedSpan, runID: runID)
-                try Self.temporaryBasalEndConflicts(db, patient: number, runID: runID, temporaryBasals, into: &conflicts)
-                conflicts.report(into: &result.summary, file: result.summary.shown(url.path))
+                try Self.storedConflicts(db, patient: number, within: namedSpan, runID: runID).report(into: &result.summary, file: result.summary.shown(url.path))
                 for (_, n) in try Self.dropUploadedTwice(db, patient: number, within: namedSpan, runID: runID) { added -= n }
                 addedByKind = try Self.countByKind(db, sql: "SELECT kind, COUNT(*) FROM records WHERE patient = ? AND import_run_id = ? GROUP BY kind",
                                                    [number, runID])
@@ -389,29 +384,6 @@ public struct PatientStore: Sendable {
             conflicts.note(kind, time: time, line: row[2], here: row[3], stored: row[4], end: row[6])
         }
         return conflicts
-    }
-
-    /// Notes in `conflicts` each of the file's temporary basals (`rows`, as read) of which another
-    /// import stored one of the same rate at its instant with another end: the store's key holds no
-    /// end, so the file's was not added and counted as already stored, and the dose went on the stored
-    /// end without a word where files read together, or one file holding both, refuse (review BT,
-    /// stop 63: 3 U/h for 10 minutes stored, then 240 minutes: 2.95 U where the 240 give 0.70).
-    /// Markers (0 minutes) are no event's value, as in `storedConflicts`.
-    static func temporaryBasalEndConflicts(_ db: Database, patient: Int64, runID: Int64, _ rows: [(row: StoreRow, line: Int?)],
-                                           into conflicts: inout StoredConflicts) throws {
-        guard !rows.isEmpty else { return }
-        let stored = try db.makeStatement(sql: """
-            SELECT end_time FROM records WHERE patient = ? AND kind = \(StoreSchema.code(.temporaryBasal)) AND subtype = ?
-                AND time = ? AND value = ? AND import_run_id != ?
-            """)
-        var seen: Set<String> = []
-        for (row, line) in rows {
-            guard let end = row.end, end > row.time,
-                  let storedEnd = try Double?.fetchOne(stored, arguments: [patient, row.subtype, row.time, row.value, runID]) ?? nil,
-                  storedEnd > row.time, abs(storedEnd - end) > 1e-6,
-                  seen.insert("\(row.time) \(row.value) \(end)").inserted else { continue }
-            conflicts.note(.temporaryBasal, time: row.time, line: line, here: row.value, stored: row.value, end: max(end, storedEnd))
-        }
     }
 
     /// Deletes the rows run `runID` added to patient number `patient` that repeat another import's

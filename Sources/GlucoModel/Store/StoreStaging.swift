@@ -47,14 +47,8 @@ final class StoreStager {
         kinds = [glucose, boluses, basalRates, temporaryBasals, basalInjections, carbs, exercise, weights, heartRate]
     }
 
-    /// The file's temporary basals as read, with their lines: a stored one of the same rate at the
-    /// instant with another end is a conflict the insert does not see, the key holding no end
-    /// (`PatientStore.temporaryBasalEndConflicts`).
-    var temporaryBasalRows: [(row: StoreRow, line: Int?)] = []
-
     /// Stages a batch (each list in file order, after those of earlier batches).
     func stage(_ batch: RecordBatch) throws {
-        temporaryBasalRows += batch.temporaryBasals.map { ($0.record.storeRow, $0.location.line) }
         try glucose.stage(batch.glucose, self); try boluses.stage(batch.boluses, self)
         try basalRates.stage(batch.basalRates, self); try temporaryBasals.stage(batch.temporaryBasals, self)
         try basalInjections.stage(batch.basalInjections, self); try carbs.stage(batch.carbs, self)
