@@ -670,46 +670,68 @@ import Testing
     }
 
 
-    /// Review BT (stop 63): 4 U at once in one file and 4 U square in another at one instant, or a
-    /// temp of one rate with another end, read together kept the first file's without a word (the
-    /// dose hung on which name sorts first), where one file holding both refuses doses. Now either
-    /// order refuses until the later end's action ends, as one file does and a store does for the
-    /// bolus; the warning says the value is the same, given another way.
-    @Test func insulinGivenAnotherWayInTwoFilesRefusesAsInOne() throws {
+    /// Review BT (stop 63): 4 U at once in one file and 4 U square in another at one instant, read
+    /// together, kept the first file's without a word (the dose hung on which name sorts first),
+    /// where one file holding both refuses doses. Now either order refuses until the later end's
+    /// action ends, as one file does and a store does; the warning says the value is the same, given
+    /// another way.
+    @Test func aBolusGivenAnotherWayInTwoFilesRefusesAsInOne() throws {
         let header = "patient,time,event,value,unit,duration,type"
-        let pairs = [("p0,2026-01-05T05:00:00Z,bolus,4,U,,normal\n", "p0,2026-01-05T05:00:00Z,bolus,4,U,240,square\n"),
-                     ("p0,2026-01-05T05:00:00Z,temp_basal,3,U/h,10,\n", "p0,2026-01-05T05:00:00Z,temp_basal,3,U/h,240,\n")]
-        for (one, other) in pairs {
-            for (a, b) in [(one, other), (other, one)] {
-                let dir = ScratchSpace.root.appendingPathComponent("skipped-insulin-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-                defer { try? FileManager.default.removeItem(at: dir) }
-                try Data(Self.hourAt150(header: header, pad: ",,", then: a).utf8).write(to: dir.appendingPathComponent("a.csv"))
-                try Data((header + "\n" + b).utf8).write(to: dir.appendingPathComponent("b.csv"))
-                let loaded = try ExportFiles(paths: [dir.path], options: ExportFixtures.options("UTC")).load()
-                let log = try #require(loaded.patients.first?.log)
-                #expect(log.skippedInsulin.map(\.location.line) == [2], "\(a) \(b)")
-                #expect(log.skippedInsulin.first?.end == Self.utc("2026-01-05T09:00:00Z"))
-                for (time, refused) in [("06:00", true), ("14:55", true), ("15:05", false)] {
-                    let refusal = DoseGuards.skippedInsulinRefusal(log, at: Self.utc("2026-01-05T\(time):00Z"), durationMinutes: 360)
-                    #expect((refusal != nil) == refused, "\(time) \(a) \(b)")
-                }
-                let warning = loaded.summaries.flatMap(\.issues).first { $0.message.contains("a file read before") }?.message ?? ""
-                #expect(warning.contains("at the same instant with the same value (\(a.contains("bolus") ? 4 : 3)) given another way (a type, an end)"),
-                        "\(warning)")
-                // A store finds the bolus too (its key holds the type), and says the same; a temp of one
-                // rate with another end it counts as already stored (left: its key holds no end).
-                guard a.contains("bolus") else { continue }
-                let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
-                var runs: [ImportRun] = []
-                for name in ["a.csv", "b.csv"] {
-                    runs.append(try store.importFile(dir.appendingPathComponent(name), importer: LogCSVImporter(), options: ExportFixtures.options("UTC")).run)
-                }
-                let stored = try store.log(for: PatientID("p0"))
-                #expect(stored.skippedInsulin.map(\.end) == [Self.utc("2026-01-05T09:00:00Z")])
-                #expect(DoseGuards.skippedInsulinRefusal(stored, at: Self.utc("2026-01-05T14:55:00Z"), durationMinutes: 360) != nil)
-                let said = runs[1].summary.issues.first { $0.message.contains("an earlier import stored") }?.message ?? ""
-                #expect(said.contains("with the same value (4) given another way (a type, an end)"), "\(said)")
+        let one = "p0,2026-01-05T05:00:00Z,bolus,4,U,,normal\n", other = "p0,2026-01-05T05:00:00Z,bolus,4,U,240,square\n"
+        for (a, b) in [(one, other), (other, one)] {
+            let dir = ScratchSpace.root.appendingPathComponent("skipped-insulin-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            try Data(Self.hourAt150(header: header, pad: ",,", then: a).utf8).write(to: dir.appendingPathComponent("a.csv"))
+            try Data((header + "\n" + b).utf8).write(to: dir.appendingPathComponent("b.csv"))
+            let loaded = try ExportFiles(paths: [dir.path], options: ExportFixtures.options("UTC")).load()
+            let log = try #require(loaded.patients.first?.log)
+            #expect(log.skippedInsulin.map(\.location.line) == [2], "\(a) \(b)")
+            #expect(log.skippedInsulin.first?.end == Self.utc("2026-01-05T09:00:00Z"))
+            for (time, refused) in [("06:00", true), ("14:55", true), ("15:05", false)] {
+                let refusal = DoseGuards.skippedInsulinRefusal(log, at: Self.utc("2026-01-05T\(time):00Z"), durationMinutes: 360)
+                #expect((refusal != nil) == refused, "\(time) \(a) \(b)")
+            }
+            let warning = loaded.summaries.flatMap(\.issues).first { $0.message.contains("a file read before") }?.message ?? ""
+            #expect(warning.contains("at the same instant with the same value (4) given another way (a type, an end)"), "\(warning)")
+            // A store finds it too (its key holds the type), and says the same.
+            let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
+            var runs: [ImportRun] = []
+            for name in ["a.csv", "b.csv"] {
+                runs.append(try store.importFile(dir.appendingPathComponent(name), importer: LogCSVImporter(), options: ExportFixtures.options("UTC")).run)
+            }
+            let stored = try store.log(for: PatientID("p0"))
+            #expect(stored.skippedInsulin.map(\.end) == [Self.utc("2026-01-05T09:00:00Z")])
+            #expect(DoseGuards.skippedInsulinRefusal(stored, at: Self.utc("2026-01-05T14:55:00Z"), durationMinutes: 360) != nil)
+            let said = runs[1].summary.issues.first { $0.message.contains("an earlier import stored") }?.message ?? ""
+            #expect(said.contains("with the same value (4) given another way (a type, an end)"), "\(said)")
+        }
+    }
+
+    /// Review BU (stop 63): a loop's exports overlap, and one taken while a temp ran holds its
+    /// programmed 30 minutes, the next the same temp cut short by the temp after it. Read together
+    /// or imported one after the other they are not refused (a first try at refusing temps of one
+    /// rate with other ends across files refused every such pair for 6.5 hours); the first file's
+    /// is kept, as before.
+    @Test func aLoopsOverlappingExportsOfARunningTempAreNotRefused() throws {
+        let header = "patient,time,event,value,unit,duration,type"
+        let running = Self.hourAt150(header: header, pad: ",,", then: "p0,2026-01-05T05:30:00Z,temp_basal,3,U/h,30,\n")
+        let after = running + "p0,2026-01-05T05:50:00Z,temp_basal,1,U/h,30,\n" + "p0,2026-01-05T06:05:00Z,glucose,150,mg/dL,,\n"
+        for (a, b) in [(running, after), (after, running)] {
+            let dir = ScratchSpace.root.appendingPathComponent("skipped-insulin-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            try Data(a.utf8).write(to: dir.appendingPathComponent("a.csv"))
+            try Data(b.utf8).write(to: dir.appendingPathComponent("b.csv"))
+            let loaded = try ExportFiles(paths: [dir.path], options: ExportFixtures.options("UTC")).load()
+            let store = try PatientStore(path: dir.appendingPathComponent("store.sqlite").path)
+            for name in ["a.csv", "b.csv"] {
+                _ = try store.importFile(dir.appendingPathComponent(name), importer: LogCSVImporter(), options: ExportFixtures.options("UTC"))
+            }
+            for log in [try #require(loaded.patients.first?.log), try store.log(for: PatientID("p0"))] {
+                #expect(log.skippedInsulin.isEmpty, "\(log.skippedInsulin)")
+                #expect(DoseGuards.skippedInsulinRefusal(log, at: Self.utc("2026-01-05T06:10:00Z"), durationMinutes: 360) == nil)
+                #expect(log.temporaryBasals.first?.start == Self.utc("2026-01-05T05:30:00Z"))
             }
         }
     }

@@ -34,11 +34,14 @@ enum FileConflicts {
                 guard !earlier.isEmpty else { return }
                 for (i, r) in file.result.log[keyPath: list].enumerated() where !r.isMarker {
                     guard let e = earlier["\(r.time.timeIntervalSince1970) \(r.identity)"] else { continue }
-                    // Of insulin, the same amount given another way (1 U at once and 1 U over an hour;
-                    // a temp of one rate with another end) conflicts too, as within one file
-                    // (`DuplicateFilter.skipConflicting`; review BT, stop 63: read from two files the
-                    // first was kept without a word, and the dose hung on which name sorts first).
-                    let anotherWay = (R.kind == .bolus || R.kind == .temporaryBasal) && e.record != r && !PatientLog.sameUpload(e.record, r)
+                    // A bolus of the same amount given another way (1 U at once and 1 U over an hour)
+                    // conflicts too, as within one file (`DuplicateFilter.skipConflicting`; review BT,
+                    // stop 63: read from two files the first was kept without a word). Not a temporary
+                    // basal of one rate with another end: an export taken while a temp ran holds its
+                    // programmed end, and the next export the same temp cut short by the one after it;
+                    // which end holds is unknown to both files, and refusing refused every overlapping
+                    // export of a loop (review BU, stop 63). The first file's is kept, as before.
+                    let anotherWay = R.kind == .bolus && e.record != r && !PatientLog.sameUpload(e.record, r)
                     guard abs(e.record.canonicalValue - r.canonicalValue) > StoredConflicts.tolerance || anotherWay else { continue }
                     conflicts.note(R.kind, time: r.time.timeIntervalSince1970, line: file.result.line(of: R.kind, i),
                                    here: r.canonicalValue, stored: e.record.canonicalValue, from: e.path,
