@@ -94,8 +94,7 @@ public struct GlucoseSeries: Sendable {
             window.removeAll(keepingCapacity: true)
             window.append(contentsOf: spacings[max(0, i - neighbours)..<min(n - 1, i + neighbours)])
             window.sort()
-            let m = window.count
-            let local = m % 2 == 1 ? window[m / 2] : (window[m / 2 - 1] + window[m / 2]) / 2
+            let local = Statistics.percentile(sorted: window, 0.5)
             return min(longest, i < n - 1 ? min(spacings[i], local) : local)
         }
     }

@@ -39,6 +39,12 @@ public protocol TimedRecord: Hashable, Sendable, Codable {
 }
 
 extension TimedRecord {
+    /// The later of this record's and `other`'s `deliveryEnd`: of two written at one instant, which
+    /// was given is unknown until then (`SkippedInsulin.end`).
+    func deliveryEnd(with other: Self) -> Date? { [deliveryEnd, other.deliveryEnd].compactMap { $0 }.max() }
+}
+
+extension TimedRecord {
     public var identity: String { "" }
     public var isMarker: Bool { false }
     public var deliveryEnd: Date? { nil }

@@ -45,7 +45,7 @@ enum FileConflicts {
                     guard abs(e.record.canonicalValue - r.canonicalValue) > StoredConflicts.tolerance || anotherWay else { continue }
                     conflicts.note(R.kind, time: r.time.timeIntervalSince1970, line: file.result.line(of: R.kind, i),
                                    here: r.canonicalValue, stored: e.record.canonicalValue, from: e.path,
-                                   end: [r.deliveryEnd, e.record.deliveryEnd].compactMap { $0 }.max()?.timeIntervalSince1970)
+                                   end: r.deliveryEnd(with: e.record)?.timeIntervalSince1970)
                     if otherFile == nil { otherFile = e.path }
                 }
             }

@@ -137,7 +137,7 @@ public struct DuplicateFilter<R: TimedRecord>: Sendable {
         if R.kind == .bolus || R.kind == .temporaryBasal, !writtenTwice {
             summary.skippedInsulin = (summary.skippedInsulin ?? []) + [SkippedInsulin(
                 kind: R.kind, time: item.record.time, location: item.location, conflictingAmount: item.record.canonicalValue,
-                end: [item.record.deliveryEnd, first.record.deliveryEnd].compactMap { $0 }.max())]
+                end: item.record.deliveryEnd(with: first.record))]
         }
     }
 
