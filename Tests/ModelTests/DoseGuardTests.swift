@@ -376,7 +376,7 @@ import Testing
         let refusal = DoseRefusal.recordsGap(from: F.at(145), to: F.at(395), durationMinutes: 360)
         #expect(DoseGuards.recordsGapRefusal(gapLog, at: F.at(600), durationMinutes: 360) == refusal)
         #expect(refusals(suggest(gapLog, at: 600)) == [refusal])
-        #expect(refusal.description == "the data holds no record of any kind (glucose, insulin, carbohydrates) from "
+        #expect(refusal.description == "the data holds no glucose, insulin or carbohydrate record from "
                 + "2026-01-05T12:25:00Z to 2026-01-05T16:35:00Z (4.2 h), within the insulin's action (6 h) before now: the "
                 + "devices' uploads stopped, and insulin given then is unknown, so the insulin on board is too. Add the missing "
                 + "records (the pump's or pen's export), or dose by hand until 2026-01-05T22:35:00Z")
@@ -387,6 +387,13 @@ import Testing
         var withMeal = gapLog
         withMeal.carbs = [CarbIntake(time: F.at(200), amount: Carbohydrate(grams: 10))]
         #expect(DoseGuards.recordsGapRefusal(withMeal, at: F.at(600), durationMinutes: 360) == nil)
+        // A watch's heart rate every 5 minutes, its exercise and a scale's weight in it: other devices,
+        // which record whatever the pump or phone uploaded (hunt BW, stop 64: the refusal was lifted).
+        var withWatch = gapLog
+        withWatch.heartRate = stride(from: 0.0, through: 600, by: 5).map { HeartRateSample(time: F.at($0), beatsPerMinute: 70) }
+        withWatch.exercise = [ExerciseSession(time: F.at(200), intensity: 5, durationMinutes: 30)]
+        withWatch.weights = [WeightRecord(time: F.at(250), kilograms: 70)]
+        #expect(DoseGuards.recordsGapRefusal(withWatch, at: F.at(600), durationMinutes: 360) == refusal)
         // The gap ended more than the action's length before: its insulin has acted (16:35 + 6 h = 22:35).
         let later = log(through: 760, skipping: Set(stride(from: 150.0, through: 390, by: 5)))
         #expect(DoseGuards.recordsGapRefusal(later, at: F.at(756), durationMinutes: 360) == nil)

@@ -107,8 +107,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// an app before the dose was asked for, which the models would count beside the planned grams
     /// (`DoseGuards.loggedMealRefusal`).
     case mealAlreadyLogged(grams: Double, time: Date)
-    /// The data holds no record of any kind (glucose, insulin, carbohydrates, ...) from `from` to
-    /// `to`, longer than `DoseGuards.recordsGapLimit`, within the insulin's action before the moment:
+    /// The data holds no glucose, insulin or carbohydrate record from `from` to `to`, longer than `DoseGuards.recordsGapLimit`, within the insulin's action before the moment:
     /// the devices' uploads stopped, and insulin given then is unknown (`DoseGuards.recordsGapRefusal`).
     case recordsGap(from: Date, to: Date, durationMinutes: Double)
     /// The data holds insulin records, but none dated since `since`, the `DoseGuards.insulinRecordsLimit`
@@ -223,7 +222,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 settings, programme, g(effect), g(DoseGuards.basalMismatchEffectLimit))
         case let .recordsGap(from, to, duration):
             let hours = to.timeIntervalSince(from) / 3600
-            return String(format: "the data holds no record of any kind (glucose, insulin, carbohydrates) from %@ to %@ (%.1f h), "
+            return String(format: "the data holds no glucose, insulin or carbohydrate record from %@ to %@ (%.1f h), "
                           + "within the insulin's action (%.0f h) before now: the devices' uploads stopped, and insulin given then "
                           + "is unknown, so the insulin on board is too. Add the missing records (the pump's or pen's export), or "
                           + "dose by hand until %@", time(from), time(to), hours, duration / 60,

@@ -102,13 +102,17 @@ public enum DoseGuards {
     public static let recordsGapLimit: TimeInterval = 2 * 3600
 
     /// The refusal for a stretch longer than `recordsGapLimit` between two glucose readings in
-    /// which the data holds no other record either (insulin, carbohydrates, exercise, ...), ending
-    /// within the insulin's action (`durationMinutes`) before `at`, if any (the longest). A phone or
-    /// uploader that was off loses the glucose and the insulin alike: the glucose's absence shows
-    /// it, and the insulin on board read from the records around it is missing what was given then
-    /// (hunt D: 0 U on board where 3.2 U were, 3.85 U by the formula, and in simulation 126 minutes
-    /// below 54 mg/dL). A gap in the glucose alone, with insulin or carbohydrates recorded in it, is
-    /// the sensor's, judged by the glucose guards; so is the time before the first reading.
+    /// which the data holds no insulin or carbohydrate record either (a bolus, basal rate, temporary
+    /// basal, injection or meal), ending within the insulin's action (`durationMinutes`) before
+    /// `at`, if any (the longest). A phone or uploader that was off loses the glucose and the
+    /// insulin alike: the glucose's absence shows it, and the insulin on board read from the records
+    /// around it is missing what was given then (hunt D: 0 U on board where 3.2 U were, 3.85 U by
+    /// the formula, and in simulation 126 minutes below 54 mg/dL). A gap in the glucose alone, with
+    /// insulin or carbohydrates recorded in it, is the sensor's, judged by the glucose guards; so is
+    /// the time before the first reading. Heart rate, exercise and weight do not show it: a watch or
+    /// a scale records them on its own whatever the pump, pen or phone uploaded (hunt BW, stop 64: a
+    /// watch's heart rate every 5 minutes through a 3-hour gap lifted the refusal, and the formula's
+    /// 2.15 U went ahead on insulin on board read as none).
     public static func recordsGapRefusal(_ log: PatientLog, at: Date, durationMinutes: Double) -> DoseRefusal? {
         let start = at.addingTimeInterval(-durationMinutes * 60)
         let glucose = log.glucose
@@ -119,8 +123,7 @@ public enum DoseGuards {
         func anyWithin<R: TimedRecord>(_ records: [R], _ a: Date, _ b: Date) -> Bool { records.contains { $0.time > a && $0.time < b } }
         let silent = gaps.filter { a, b in
             !(anyWithin(log.boluses, a, b) || anyWithin(log.basalRates, a, b) || anyWithin(log.temporaryBasals, a, b)
-                || anyWithin(log.basalInjections, a, b) || anyWithin(log.carbs, a, b) || anyWithin(log.exercise, a, b)
-                || anyWithin(log.heartRate, a, b) || anyWithin(log.weights, a, b))
+                || anyWithin(log.basalInjections, a, b) || anyWithin(log.carbs, a, b))
         }
         guard let longest = silent.max(by: { $0.1.timeIntervalSince($0.0) < $1.1.timeIntervalSince($1.0) }) else { return nil }
         return .recordsGap(from: longest.0, to: longest.1, durationMinutes: durationMinutes)
