@@ -299,7 +299,7 @@ import Testing
         }
         #expect(checked(85, 200).decision.units != nil)
         #expect(checked(85, 235).decision.units != nil)
-        #expect(refusals(checked(85, 160)).map(\.code) == ["sensor_jump"])
+        #expect(refusals(checked(85, 160)).map(\.code) == ["sensor_jump", "meter_disagrees"])
         #expect(refusals(checked(60, 200)).map(\.code) == ["sensor_jump"])
         #expect(refusals(checked(50, 200)).map(\.code) == ["sensor_jump"])
         // A calibration 53 high while glucose falls 1.4 a minute (209 -> 255 -> 248): the reading after
@@ -328,6 +328,53 @@ import Testing
         var meter = F.flatLog(glucose: 150)
         meter.glucose = (meter.glucose + [GlucoseReading(time: F.at(62), value: .mgdL(200), source: .fingerStick)]).sorted { $0.time < $1.time }
         #expect(!suggest(meter).reasonCodes.contains("sensor_jump"))
+    }
+
+    /// Hunt BW (stop 64): a meter reading of 45 mg/dL beside the CGM's 182 and 185 left a 2.10 U
+    /// meal dose unchanged three minutes later, with no word; one of 320 beside the CGM's 145 was
+    /// "glucose now" and gave 6.50 U where the CGM gave 1.65. The newest finger-stick of the hour
+    /// that disagrees with every CGM reading within 15 minutes of it (by more than 20 mg/dL or 20%)
+    /// is refused: one of the two is wrong.
+    @Test func aFingerStickThatDisagreesWithTheCGMIsRefusedForAnHour() {
+        func stick(_ minute: Double, _ value: Double, into log: PatientLog = F.flatLog()) -> PatientLog {
+            var l = log
+            l.glucose = (l.glucose + [GlucoseReading(time: F.at(minute), value: .mgdL(value), source: .fingerStick)]).sorted { $0.time < $1.time }
+            return l
+        }
+        // 45 at 11:22 beside the CGM's 180 every 5 minutes; asked at 11:30 (the CGM read 180 since):
+        // the nearest CGM reading is 11:20's.
+        let low = suggest(stick(82, 45))
+        let lowRefusal = DoseRefusal.meterDisagrees(meter: 45, meterTime: F.at(82), cgm: 180, cgmTime: F.at(80), meterIsNewest: false)
+        #expect(refusals(low) == [lowRefusal])
+        let message: String = "a finger-stick of 45.0 mg/dL at 2026-01-05T11:22:00Z disagrees with the CGM's "
+            + "180.0 mg/dL at 2026-01-05T11:20:00Z (by 135.0 mg/dL, more than 20.0 mg/dL or 20%): one of them is wrong, and "
+            + "the dose would rest on the CGM's (if the meter's 45.0 mg/dL is right, it is a low: treat it). Wash and dry the hands and check again: a finger-stick that agrees with the CGM "
+            + "lets the dose go; or dose by hand, or ask again an hour after the finger-stick"
+        #expect(low.reasons.first?.message == message)
+        // Asked again when the hour has passed (12:22): the window says so.
+        #expect(low.askAgainAt == F.at(142) && low.recheckMinutes == 52)
+        // 320 as the newest reading (glucose now) beside the CGM's 180: the dose would rest on it.
+        let high = DoseRefusal.meterDisagrees(meter: 320, meterTime: F.at(90), cgm: 180, cgmTime: F.at(90), meterIsNewest: true)
+        #expect(refusals(suggest(stick(90, 320))) == [high])
+        // Within 20 mg/dL or 20% (216 is 36 from 180, at most 43.2 for 216): agrees, dosed; 217 by 37 agrees, 230 by 50 does not.
+        #expect(suggest(stick(88, 216)).decision.kind == "bolus")
+        #expect(suggest(stick(88, 160)).decision.kind == "bolus")
+        #expect(refusals(suggest(stick(88, 230))).map(\.code) == ["meter_disagrees"])
+        // A newer finger-stick that agrees settles it (only the newest counts).
+        #expect(suggest(stick(86, 178, into: stick(82, 45))).decision.kind == "bolus")
+        // An hour after the finger-stick the CGM is dosed on again (10:30 asked at 11:30); a minute less is refused.
+        #expect(suggest(stick(30, 45)).decision.kind == "bolus")
+        #expect(refusals(suggest(stick(31, 45))).map(\.code) == ["meter_disagrees"])
+        // A calibration: the CGM read 180 to 11:00 and the meter's 150 from 11:05 on; the reading after it agrees.
+        var calibrated = stick(62, 150)
+        calibrated.glucose = calibrated.glucose.map { r in
+            r.source == .cgm && r.time > F.at(62) ? GlucoseReading(time: r.time, value: .mgdL(150)) : r
+        }
+        #expect(suggest(calibrated).decision.kind == "bolus", "\(suggest(calibrated).reasons.map(\.message))")
+        // No CGM reading within 15 minutes of the finger-stick: nothing to compare.
+        let alone = stick(90, 45, into: F.flatLog(through: 74)).glucose
+        #expect(DoseGuards.meterDisagreement(alone, at: F.at(90)) == nil)
+        #expect(DoseGuards.meterDisagreement(stick(90, 45, into: F.flatLog(through: 75)).glucose, at: F.at(90)) != nil)
     }
 
     /// Hunt AB (stop 55): a refusal for a CGM gap said nothing of what to do, and a meal asked for

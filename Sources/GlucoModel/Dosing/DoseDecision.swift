@@ -63,6 +63,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// than living glucose moves (`InterleavedSensors.find`), the newest `from` at `first` and `to`
     /// at `second`.
     case interleavedSensors(from: Double, to: Double, first: Date, second: Date, count: Int)
+    /// The newest finger-stick within `DoseGuards.jumpWindow` before the moment, `meter` at
+    /// `meterTime`, disagrees with every CGM reading near it, the nearest `cgm` at `cgmTime`
+    /// (`DoseGuards.meterDisagreement`). `meterIsNewest`: the finger-stick is glucose now.
+    case meterDisagrees(meter: Double, meterTime: Date, cgm: Double, cgmTime: Date, meterIsNewest: Bool)
     case settings([SettingProblem])
     /// Current glucose below the suspend threshold: no insulin; treat or watch for a low.
     case belowSuspend(glucose: Double, threshold: Double)
@@ -125,6 +129,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .flatSensor: return "flat_sensor"
         case .sensorJump: return "sensor_jump"
         case .interleavedSensors: return "interleaved_sensors"
+        case .meterDisagrees: return "meter_disagrees"
         case .settings: return "settings"
         case .belowSuspend: return "below_suspend"
         case .predictedBelowSuspend: return "predicted_below_suspend"
@@ -190,6 +195,15 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + ": closer together than a CGM reads and further apart than living glucose moves. Two sensors' readings "
                 + "interleave (a Dexcom and a Libre imported for one person?): glucose now and the trend are a mix of both. "
                 + "Keep one sensor's data (import-data --forget the other's file, or leave it out of --data)"
+        case let .meterDisagrees(meter, meterTime, cgm, cgmTime, meterIsNewest):
+            return "a finger-stick of \(g(meter)) at \(time(meterTime)) disagrees with the CGM's \(g(cgm)) at \(time(cgmTime)) "
+                + "(by \(g(abs(meter - cgm))), more than \(g(DoseGuards.fingerStickAgreement)) or "
+                + "\(Int(DoseGuards.fingerStickAgreementShare * 100))%): one of them is wrong, and the dose would rest on "
+                + (meterIsNewest ? "the meter's reading" : "the CGM's")
+                + (min(meter, cgm) < 70 ? " (if the \(meter < cgm ? "meter's" : "CGM's") \(g(min(meter, cgm))) is right, it is a low: treat it)" : "")
+                + ". Wash and dry the hands and check again: a "
+                + "finger-stick that agrees with the CGM lets the dose go; or dose by hand, or ask again an hour after the "
+                + "finger-stick"
         case let .settings(problems): return "settings not usable: " + problems.map(\.description).joined(separator: "; ")
         case let .belowSuspend(glucose, t):
             return "glucose \(below(glucose, t)) is below the suspend threshold \(g(t)): no insulin; treat or watch for a low"

@@ -255,9 +255,10 @@ public enum DoseGuards {
         return .glucoseAheadOfImport(earliest: first, latest: last, count: near.count)
     }
 
-    /// When a refusal for the CGM's readings alone (`recent_gap`, `stale_glucose`, `sensor_jump`) may
-    /// be lifted, if the CGM reads on: when the last reading missing from the recent window
-    /// (`recentWindow`) has left it, and a jump its window (`jumpWindow`); with the newest reading
+    /// When a refusal for the CGM's readings alone (`recent_gap`, `stale_glucose`, `sensor_jump`,
+    /// `meter_disagrees`) may be lifted, if the CGM reads on: when the last reading missing from the
+    /// recent window (`recentWindow`) has left it, and a jump or a finger-stick that disagreed with
+    /// the CGM its window (`jumpWindow`); with the newest reading
     /// stale, a window after `at` (the CGM reading again now). Nil with any other refusal. Before, such a refusal said nothing of what to do, and a meal asked
     /// for within 30 minutes of a dropout went uncovered (hunt AB, stop 55: 16 of 40 meals of two
     /// virtual patients with dropouts of 20-120 minutes; asking again recovered most of it).
@@ -266,7 +267,7 @@ public enum DoseGuards {
         for r in refusals {
             switch r {
             case .staleGlucose: stale = true
-            case .recentGap, .sensorJump: break
+            case .recentGap, .sensorJump, .meterDisagrees: break
             default: return nil
             }
         }
@@ -274,11 +275,13 @@ public enum DoseGuards {
         let times = readings.map(\.time).filter { $0 <= at }
         let gapClears = stale ? at.addingTimeInterval(recentWindow)
             : missingInstants(times, at: at, step: recordingInterval(times, at: at)).last?.addingTimeInterval(recentWindow)
-        let jumpLeaves = refusals.lazy.compactMap { r -> Date? in
-            if case let .sensorJump(_, _, time, _) = r { return time.addingTimeInterval(jumpWindow) }
-            return nil
-        }.first
-        return [gapClears, jumpLeaves].compactMap { $0 }.max()
+        let windowsLeave = refusals.compactMap { r -> Date? in
+            switch r {
+            case let .sensorJump(_, _, time, _), let .meterDisagrees(_, time, _, _, _): return time.addingTimeInterval(jumpWindow)
+            default: return nil
+            }
+        }
+        return ([gapClears] + windowsLeave).compactMap { $0 }.max()
     }
 
     /// The refusal for planned carbohydrates outside `carbLimits` (or not a number), if any.
@@ -317,6 +320,7 @@ public enum DoseGuards {
         }
         if let jump = sensorJump(past, at: at) { refusals.append(jump) }
         if let interleaved = interleavedSensors(past, at: at) { refusals.append(interleaved) }
+        if let meter = meterDisagreement(past, at: at) { refusals.append(meter) }
         return (newest, refusals)
     }
 
@@ -430,6 +434,30 @@ public enum DoseGuards {
             return confirmed ? nil : .sensorJump(from: a.value.mgdL, to: b.value.mgdL, time: b.time, minutes: minutes)
         }
         return nil
+    }
+
+    /// The refusal when the newest finger-stick of the `jumpWindow` before `at` disagrees with every
+    /// CGM reading within `maximumGlucoseAge` of it (by `at`; by more than `fingerStickAgreement`
+    /// or `fingerStickAgreementShare`, as a jump's confirmation), if any: one of the two is wrong
+    /// (a meter reading from an unwashed finger, a sensor reading off), and the dose would rest on
+    /// the CGM, or on the meter when it is the newest reading. Hunt BW, stop 64: a meter reading of
+    /// 45 mg/dL beside the CGM's 182 and 185 left a 2.10 U meal dose unchanged three minutes later,
+    /// with no word; one of 320 beside the CGM's 145 two minutes before was "glucose now" and gave
+    /// 6.50 U where the CGM gave 1.65. A newer finger-stick that agrees settles it (only the newest
+    /// counts), and no CGM reading near the meter's leaves nothing to compare (a meter alone is
+    /// dosed on). A calibration is a finger-stick: the CGM's readings after it agree with it.
+    static func meterDisagreement(_ past: [GlucoseReading], at: Date) -> DoseRefusal? {
+        guard let meter = past.last(where: { $0.source == .fingerStick }), at.timeIntervalSince(meter.time) < jumpWindow
+        else { return nil }
+        let near = past.filter { $0.source == .cgm && abs($0.time.timeIntervalSince(meter.time)) <= maximumGlucoseAge }
+        func agrees(_ r: GlucoseReading) -> Bool {
+            abs(r.value.mgdL - meter.value.mgdL) <= max(fingerStickAgreement, fingerStickAgreementShare * meter.value.mgdL)
+        }
+        guard !near.contains(where: agrees),
+              let nearest = near.min(by: { abs($0.time.timeIntervalSince(meter.time)) < abs($1.time.timeIntervalSince(meter.time)) })
+        else { return nil }
+        return .meterDisagrees(meter: meter.value.mgdL, meterTime: meter.time, cgm: nearest.value.mgdL, cgmTime: nearest.time,
+                               meterIsNewest: past.last == meter)
     }
 
     /// How near a finger-stick must be to the CGM to confirm its level after a jump: 20 mg/dL, or
