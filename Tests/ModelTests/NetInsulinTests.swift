@@ -156,6 +156,30 @@ import Testing
         #expect(abs(net.onBoard(at: series.count - 1, minutesAhead: 30, model: model).units - expected) < 1e-9)
     }
 
+    /// Hunt BX (stop 64): between grid points the steps' insulin was aged from the end of the
+    /// moment's step, up to 5 minutes too old: a 10 U square bolus over 10:00-11:00 had 7.894 U on
+    /// board at 11:30:00 and 7.627 U a second later (0.20 U where the spec gives 0). Its twelve
+    /// steps of 10/12 U end 10:05 ... 11:00, at 11:30:01 85 ... 30 minutes and a second old. And a
+    /// dual bolus's immediate part, once the extended part has ended, keeps its exact age.
+    @Test func gridInsulinIsAgedFromTheMomentBetweenGridPoints() {
+        var square = F.flatLog(glucose: 180, through: 90)
+        square.boluses = [Bolus(time: F.at(0), end: F.at(60), dose: InsulinUnits(10), type: .square)]
+        func onBoard(_ log: PatientLog, _ minutes: Double) -> Double {
+            DoseAdvisor.suggest(log: log, carbs: 0, at: F.at(minutes), settings: F.settings(), models: nil).insulinOnBoard ?? .nan
+        }
+        let second = 1.0 / 60
+        let ages = stride(from: 30.0, through: 85, by: 5).map { $0 + second }
+        #expect(abs(onBoard(square, 90 + second) - 10.0 / 12 * ages.map(R).reduce(0, +)) < 1e-9)
+        #expect(abs(onBoard(square, 90) - 10.0 / 12 * stride(from: 30.0, through: 85, by: 5).map(R).reduce(0, +)) < 1e-9)
+        #expect(abs(onBoard(square, 90 + second) - onBoard(square, 90)) < 0.001)
+        // 4 U dual from 10:00, 2 U at once and 2 U over half an hour (1/3 U in the steps ending
+        // 10:05 ... 10:30), asked at 11:02:30: the 2 U are 62.5 minutes old, the steps 57.5 ... 32.5.
+        var dual = F.flatLog(glucose: 180, through: 60)
+        dual.boluses = [Bolus(time: F.at(0), end: F.at(30), dose: InsulinUnits(4), type: .normalDual)]
+        let parts: Double = [57.5, 52.5, 47.5, 42.5, 37.5, 32.5].map(R).reduce(0, +)
+        #expect(abs(onBoard(dual, 62.5) - (2 * R(62.5) + parts / 3)) < 1e-9)
+    }
+
     /// A pump runs one temporary basal at a time. Loop-style: a new 30-minute temp of 2 U/h every
     /// 5 minutes from 10:00 to 10:25 over a 1 U/h basal is 2 U/h for the half hour, 1/12 U over the
     /// schedule in each of the steps ending 10:05 ... 10:30 (ages 25 ... 0 at 10:30), not six temps

@@ -38,6 +38,12 @@ public struct NetInsulin: Sendable {
     /// to 0.3 U for a moment between grid points (hunt E, stop 51).
     let exactBoluses: [(seconds: Double, units: Double)]
     let momentSeconds: Double?
+    /// How long (min) before the time of its grid point the moment is: each step's insulin is
+    /// counted from the step's end, and at the moment's point its age is measured from the moment.
+    /// Measured from the point's time, a moment between points counted the grid's insulin (basal
+    /// differences, extended parts) up to 5 minutes older than it was (hunt BX, stop 64: 7.627 U on
+    /// board a second after 11:30 where 11:30 itself gave 7.894, and 0.20 U where the spec gives 0).
+    let momentLead: Double
     let perStepWithoutExact: [Double]
 
     /// The part of an extended bolus not yet delivered at the moment: `units` over the
@@ -86,8 +92,10 @@ public struct NetInsulin: Sendable {
             (delivered, pending) = Self.delivered(delivered, through: moment, dualShare: dualShare)
             scheduled = Self.delivered(scheduled, through: moment, dualShare: dualShare).log
             momentPoint = grid.bin(moment.timeIntervalSince1970)
+            momentLead = momentPoint.map { (grid.t($0) - moment.timeIntervalSince1970) / 60 } ?? 0
         } else {
             momentPoint = nil
+            momentLead = 0
         }
         self.pending = pending
         let given = grid.insulin(delivered, dualShare: dualShare)
@@ -130,10 +138,18 @@ public struct NetInsulin: Sendable {
         }
         var pending: [Pending] = []
         out.boluses = log.boluses.flatMap { bolus -> [Bolus] in
-            guard let end = bolus.end, end > moment, bolus.time <= moment, bolus.type != .normal else { return [bolus] }
+            guard let end = bolus.end, end > bolus.time, bolus.time <= moment, bolus.type != .normal else { return [bolus] }
             let span = end.timeIntervalSince(bolus.time)
             let immediate = bolus.immediateUnits(share: dualShare)
             let extended = bolus.dose.units - immediate
+            if end <= moment {
+                // Given whole: its immediate part counts by its exact age, as while the extended part ran
+                // (on the grid it jumped by up to 5 minutes when that part ended: hunt BX, stop 64).
+                guard immediate > 0, extended > 0 else { return [bolus] }
+                var now = bolus; now.end = nil; now.type = .normal; now.dose = InsulinUnits(immediate); now.immediate = nil
+                var rest = bolus; rest.type = .square; rest.dose = InsulinUnits(extended); rest.immediate = nil
+                return [now, rest]
+            }
             let given = extended * moment.timeIntervalSince(bolus.time) / span
             pending.append(Pending(units: extended - given, seconds: end.timeIntervalSince(moment)))
             var parts: [Bolus] = []
@@ -156,8 +172,9 @@ public struct NetInsulin: Sendable {
         var sum = 0.0
         let atMoment = t == momentPoint
         let steps = atMoment ? perStepWithoutExact : perStep
+        let lead = atMoment ? momentLead : 0
         for j in max(0, t - reach)...t where steps[j] != 0 {
-            sum += steps[j] * model.fractionRemaining(after: Double(t - j) * stepMinutes + minutesAhead)
+            sum += steps[j] * model.fractionRemaining(after: Double(t - j) * stepMinutes - lead + minutesAhead)
         }
         if atMoment, let now = momentSeconds {
             for b in exactBoluses {
