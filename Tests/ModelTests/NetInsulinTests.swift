@@ -76,6 +76,9 @@ import Testing
         #expect(abs(effect - 35 * perUnitPerHour) < 1e-9 && effect > DoseGuards.basalMismatchEffectLimit)
         #expect(reasons[0].code == "basal_schedule_mismatch")
         #expect(far.report.contains("[basal_schedule_mismatch] the settings' basal schedule and the pump's programmed basal"))
+        // Both halves of the rule in the message (hunt BX, stop 64: it gave the 40 mg/dL alone).
+        #expect(reasons[0].description.contains("(more than 40.0 mg/dL, and more than 25% of the insulin the programme's own basal has on board)"),
+                "\(reasons[0].description)")
         // No formula dose beside the refusal: it was built on the insulin on board the refusal rejects
         // (hunt AC, stop 55: the 10 U maximum bolus shown).
         #expect(far.standard == nil && far.formulaUnits == nil && !far.report.contains("standard formula"))
@@ -216,14 +219,38 @@ import Testing
     }
 
     /// With no schedule in the settings and no basal in the data there is nothing to count a
-    /// temporary basal against: boluses only, as the output says (`none`).
-    @Test func withoutAScheduleTemporaryBasalsDoNotCount() {
+    /// temporary basal against: boluses only, as the output says (`none`). A dose asked while one
+    /// acts is refused (hunt BX, stop 64: read as nothing, 2 U/h for an hour was missing from the
+    /// insulin on board, 1.58 U had it been counted in full, and the dose 3.65 U instead of 2.05).
+    @Test func withoutAScheduleTemporaryBasalsDoNotCountAndADoseWhileOneActsIsRefused() throws {
         var log = F.flatLog(glucose: 180, through: 90)
         log.temporaryBasals = [TemporaryBasal(start: F.at(0), end: F.at(60), rate: InsulinRate(unitsPerHour: 2))]
         log.boluses = [Bolus(time: F.at(60), dose: InsulinUnits(2))]
+        let series = PatientSeries(log: log, options: { var o = SeriesOptions(); o.start = F.at(-60); o.end = F.at(90); return o }())
+        let net = NetInsulin(log: log, series: series, schedule: nil, timeZone: TimeZone(identifier: "UTC")!, at: F.at(90))
+        #expect(net.source == .none)
+        #expect(abs(net.onBoard(at: series.count - 1, model: .adultRapid).units - 2 * R(30)) < 1e-9)
         let s = DoseAdvisor.suggest(log: log, carbs: 0, at: F.at(90), settings: F.settings(), models: nil)
-        #expect(s.basalScheduleSource == NetInsulin.ScheduleSource.none)
-        #expect(abs((s.insulinOnBoard ?? .nan) - 2 * R(30)) < 1e-9)
+        let refusal = DoseRefusal.basalScheduleUnknown(temporaryBasals: 1, latest: F.at(0))
+        #expect(s.decision == .refused([refusal]))
+        let message: String = "1 temporary basal within the insulin's action before now (the latest from 2026-01-05T10:00:00Z), "
+            + "but no basal schedule to count it against: the settings give no basalSchedule and the data no programmed basal, so "
+            + "the insulin given above or below the schedule is unknown (a 2 U/h temporary basal is 1 U/h more than a schedule "
+            + "of 1 U/h). Add the pump's basal schedule to the settings file (basalSchedule)"
+        #expect(refusal.description == message)
+        // The schedule in the settings, or the pump's programme in the data, counts it: dosed.
+        var settings = F.settings()
+        settings.basalSchedule = [.init(start: "00:00", unitsPerHour: 1)]
+        #expect(DoseAdvisor.suggest(log: log, carbs: 0, at: F.at(90), settings: settings, models: nil).decision.kind != "refused")
+        var programmed = log
+        programmed.basalRates = [BasalRate(start: F.at(-60), rate: InsulinRate(unitsPerHour: 1))]
+        #expect(DoseAdvisor.suggest(log: programmed, carbs: 0, at: F.at(90), settings: F.settings(), models: nil).decision.kind != "refused")
+        // A temporary basal that ended the insulin's action (6 h) before: nothing acts, dosed.
+        var old = F.flatLog(glucose: 180, through: 90)
+        old.temporaryBasals = [TemporaryBasal(start: F.at(-330), end: F.at(-270), rate: InsulinRate(unitsPerHour: 2))]
+        #expect(DoseAdvisor.suggest(log: old, carbs: 0, at: F.at(90), settings: F.settings(), models: nil).decision.kind != "refused")
+        old.temporaryBasals[0].end = F.at(-269)
+        #expect(DoseGuards.unknownScheduleRefusal(old, schedule: nil, at: F.at(90), durationMinutes: 360) != nil)
     }
 
     /// The schedule laid out as records runs by the wall clock, as `rate(at:)` reads it, every

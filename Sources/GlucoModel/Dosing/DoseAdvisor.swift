@@ -148,6 +148,9 @@ public enum DoseAdvisor {
         if !insulinRecordedAt, let r = DoseGuards.insulinRecordsEndRefusal(log, at: at, target: settings?.target) { refusals.append(r) }
         if let r = DoseGuards.skippedInsulinRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }
         if stated == nil, let r = DoseGuards.recordsGapRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }
+        if let settings, let r = DoseGuards.unknownScheduleRefusal(log, schedule: settings.basalSchedule, at: at, durationMinutes: duration) {
+            refusals.append(r)
+        }
         if let r = DoseGuards.twinRecordRefusal(log, at: at, durationMinutes: duration) { refusals.append(r) }
         if let r = DoseGuards.loggedMealRefusal(log, carbs: carbs, carbsTime: carbsTime, at: at) { refusals.append(r) }
         // Carbohydrates eaten before `at` are in the log from then on; eaten at `at`, they are planned.

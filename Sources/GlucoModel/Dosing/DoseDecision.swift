@@ -114,6 +114,10 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
     /// The data holds no glucose, insulin or carbohydrate record from `from` to `to`, longer than `DoseGuards.recordsGapLimit`, within the insulin's action before the moment:
     /// the devices' uploads stopped, and insulin given then is unknown (`DoseGuards.recordsGapRefusal`).
     case recordsGap(from: Date, to: Date, durationMinutes: Double)
+    /// `temporaryBasals` temporary basals act at the moment (the `latest` from then), and neither
+    /// the settings nor the data give a basal schedule to count them against
+    /// (`DoseGuards.unknownScheduleRefusal`).
+    case basalScheduleUnknown(temporaryBasals: Int, latest: Date)
     /// The data holds insulin records, but none dated since `since`, the `DoseGuards.insulinRecordsLimit`
     /// before the moment, though meals are logged after the newest (`meal`, the newest of them):
     /// the pump's or pen's newest export is most likely missing, and the insulin on board read as
@@ -146,6 +150,7 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case .twinRecords: return "twin_records"
         case .mealAlreadyLogged: return "meal_already_logged"
         case .recordsGap: return "records_gap"
+        case .basalScheduleUnknown: return "basal_schedule_unknown"
         case .insulinRecordsEnd: return "insulin_records_end"
         }
     }
@@ -231,9 +236,15 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case let .basalScheduleMismatch(settings, programme, effect):
             return String(format: "the settings' basal schedule and the pump's programmed basal in the data disagree: net insulin "
                 + "on board is %.2f U by the settings' schedule and %.2f U by the pump's programme, a difference of %@ in glucose "
-                + "(more than %@): one of them is wrong, and which decides the dose. Bring the settings file up to date with "
+                + "(more than %@, and more than %ld%% of the insulin the programme's own basal has on board): one of them is "
+                + "wrong, and which decides the dose. Bring the settings file up to date with "
                 + "the pump ('glucomodel-predict settings' shows where they differ)",
-                settings, programme, g(effect), g(DoseGuards.basalMismatchEffectLimit))
+                settings, programme, g(effect), g(DoseGuards.basalMismatchEffectLimit), Int(DoseGuards.basalMismatchShare * 100))
+        case let .basalScheduleUnknown(count, latest):
+            return "\(Plural.of(count, "temporary basal")) within the insulin's action before now (the latest from \(time(latest))), "
+                + "but no basal schedule to count \(count == 1 ? "it" : "them") against: the settings give no basalSchedule and the "
+                + "data no programmed basal, so the insulin given above or below the schedule is unknown (a 2 U/h temporary basal "
+                + "is 1 U/h more than a schedule of 1 U/h). Add the pump's basal schedule to the settings file (basalSchedule)"
         case let .recordsGap(from, to, duration):
             let hours = to.timeIntervalSince(from) / 3600
             return String(format: "the data holds no glucose, insulin or carbohydrate record from %@ to %@ (%.1f h), "

@@ -129,6 +129,23 @@ public enum DoseGuards {
         return .recordsGap(from: longest.0, to: longest.1, durationMinutes: durationMinutes)
     }
 
+    /// The refusal for temporary basals acting at `at` (started by it, ending within the insulin's
+    /// action before it) with no basal schedule to count them against: no `schedule` in the
+    /// settings and no programmed basal in the data by `at` (`NetInsulin.ScheduleSource.none`), if
+    /// any. How much a temp gave above or below the schedule is then unknown: a 2 U/h temp is
+    /// +1 U/h over a 1 U/h schedule and a suspension -1 U/h; counted as nothing, the high temps a
+    /// loop sets while glucose rises were missing from the insulin on board (hunt BX, stop 64:
+    /// 2 U/h for an hour, 1.58 U on board by the spec had it no schedule, read as 0 and the dose
+    /// 3.65 U instead of 2.05), and counted in full every dose is short by the whole basal.
+    public static func unknownScheduleRefusal(_ log: PatientLog, schedule: BasalSchedule?, at: Date,
+                                              durationMinutes: Double) -> DoseRefusal? {
+        guard schedule == nil, !log.basalRates.contains(where: { $0.start <= at }) else { return nil }
+        let start = at.addingTimeInterval(-durationMinutes * 60)
+        let acting = log.temporaryBasals.filter { $0.start <= at && $0.end > start }
+        guard let latest = acting.max(by: { $0.start < $1.start }) else { return nil }
+        return .basalScheduleUnknown(temporaryBasals: acting.count, latest: latest.start)
+    }
+
     /// The refusal for insulin records the import skipped (`PatientLog.skippedInsulin`) that bear
     /// on the insulin on board at `at`, if any: a bolus or temporary basal dated within the
     /// insulin's action (`durationMinutes`) before `at`, or a basal rate dated at or before `at`

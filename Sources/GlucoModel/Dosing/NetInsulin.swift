@@ -84,7 +84,8 @@ public struct NetInsulin: Sendable {
             scheduled.basalRates = log.basalRates
             source = log.basalRates.isEmpty ? .none : .data
             // No schedule to count a temporary basal against: boluses only (a temporary basal is a
-            // change of the schedule, not insulin on top of nothing).
+            // change of the schedule, not insulin on top of nothing). A dose refuses while one acts
+            // (`DoseGuards.unknownScheduleRefusal`).
             if source == .none { delivered.temporaryBasals = [] }
         }
         var pending: [Pending] = []
