@@ -460,6 +460,13 @@ import Testing
         #expect(!suggest([], log: log).reasonCodes.contains("exercise_recent"))
         log.exercise = [ExerciseSession(time: F.at(95), intensity: 6, durationMinutes: 30)]
         #expect(!suggest([], log: log).reasonCodes.contains("exercise_recent"))
+        // A day-long session still going, and a 45-minute one started since that has ended: the one
+        // still going is named (hunt BW, stop 64: "ended 5 min ago"). One ending at the ask has ended.
+        log.exercise = [ExerciseSession(time: F.at(-1000), intensity: 3, durationMinutes: 1440),
+                        ExerciseSession(time: F.at(40), intensity: 6, durationMinutes: 45)]
+        #expect(suggest([], log: log).reasons.first { $0.code == "exercise_recent" }?.message.hasPrefix("exercise logged 1090 min ago, for 1440 min (still going)") == true)
+        log.exercise = [ExerciseSession(time: F.at(30), intensity: 6, durationMinutes: 60)]
+        #expect(suggest([], log: log).reasons.first { $0.code == "exercise_recent" }?.message.hasPrefix("exercise logged 60 min ago, for 60 min (ended 0 min ago)") == true)
     }
 
     @Test func maxInsulinOnBoardLimitsTheDose() {

@@ -226,8 +226,11 @@ public enum DoseAdvisor {
         }
         // Exercise during or in the hours before the ask: insulin then acts more strongly, which
         // neither the formula nor the models count (hunt D: a dose 21 minutes into a logged session
-        // said nothing of it).
-        if let session = history.exercise.last(where: { $0.time <= at && $0.time.addingTimeInterval($0.durationMinutes * 60) >= at.addingTimeInterval(-Self.exerciseReach) }) {
+        // said nothing of it). Of several, the one that ends last: a day-long session still going
+        // was named by a shorter one started since, "ended 5 min ago" (hunt BW, stop 64).
+        func end(_ s: ExerciseSession) -> Date { s.time.addingTimeInterval(s.durationMinutes * 60) }
+        if let session = history.exercise.filter({ $0.time <= at && end($0) >= at.addingTimeInterval(-Self.exerciseReach) })
+            .max(by: { (end($0), $0.time) < (end($1), $1.time) }) {
             notes.append(.exerciseRecent(minutesAgo: at.timeIntervalSince(session.time) / 60, durationMinutes: session.durationMinutes))
         }
         if let longActing { notes.append(longActing) }

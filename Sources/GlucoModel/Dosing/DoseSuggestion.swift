@@ -200,7 +200,7 @@ public enum DoseNote: Hashable, Sendable, Codable, CustomStringConvertible {
             return String(format: "%.2f U, the formula's at the meal, would take glucose below the suspend threshold (%@) by the settings' effects of the carbohydrates still on board and the insulin: raised only to %.2f U, the most that keeps it above", f, g(threshold), limit)
         case let .exerciseRecent(ago, duration):
             let end = ago - duration
-            return String(format: "exercise logged %.0f min ago, for %.0f min (%@): insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin", ago, duration, end > 0 ? String(format: "ended %.0f min ago", end) : "still going")
+            return String(format: "exercise logged %.0f min ago, for %.0f min (%@): insulin acts more strongly during and for hours after exercise, and neither the formula nor the models count it; consider less insulin", ago, duration, end >= 0 ? String(format: "ended %.0f min ago", end) : "still going")
         case let .formulaDosePredictedLow(dose, lowest, minute, threshold):
             return String(format: "with the formula's %.2f U, the settings' insulin and carbohydrate curves predict %@ at %.0f min, below the suspend threshold (%@): the insulin acts before the meal is absorbed; consider part of the dose now and the rest later in the meal", dose, below(DoseAdvisor.shown(lowest), threshold), minute, g(threshold))
         case let .formulaCarbsStillToAppear(grams, total, ago, all):
