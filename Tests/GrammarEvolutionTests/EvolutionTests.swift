@@ -223,6 +223,31 @@ import Testing
         }
     }
 
+    /// Hunt BV: maxDepth = maxInitialDepth = 25 took 42 s and 6.2 GB (full trees double with each
+    /// level), and a tournament of 10⁹ seemed to hang; each is refused, naming its value and limit.
+    @Test func parametersAboveTheirLimitsAreRefused() {
+        let cases: [(String, Int, Int, (inout EvolutionParameters) -> Void)] = [
+            ("maxInitialDepth", 25, EvolutionParameters.maximumInitialDepth, { $0.maxDepth = 25; $0.maxInitialDepth = 25 }),
+            ("maxDepth", 1000, EvolutionParameters.maximumDepth, { $0.maxDepth = 1000 }),
+            ("tournamentSize", 1_000_000_000, EvolutionParameters.maximumTournamentSize, { $0.tournamentSize = 1_000_000_000 }),
+            ("genomeLength", Int.max, EvolutionParameters.maximumGenomeLength, { $0.genomeLength = Int.max; $0.initialisation = .random }),
+        ]
+        for (field, value, limit, change) in cases {
+            #expect(throws: EvolutionError.parameterAboveLimit(field: field, value: value, limit: limit)) {
+                try Evolution(grammar: grammar, fitness: data, parameters: parameters(change))
+            }
+        }
+        #expect(EvolutionError.parameterAboveLimit(field: "maxInitialDepth", value: 25, limit: 20).description
+                    .hasPrefix("parameter maxInitialDepth is 25, above its limit of 20"))
+        // The limits themselves are accepted.
+        #expect(throws: Never.self) {
+            try parameters {
+                $0.maxDepth = EvolutionParameters.maximumDepth; $0.maxInitialDepth = EvolutionParameters.maximumInitialDepth
+                $0.tournamentSize = EvolutionParameters.maximumTournamentSize; $0.genomeLength = EvolutionParameters.maximumGenomeLength
+            }.validate()
+        }
+    }
+
     @Test func theLargestWrapLimitMapsLikeNoLimit() throws {
         // maxWraps = Int.max passed validate() and overflowed computing the codon limit. Codon 0
         // always picks `<e> + x0`, so the tree grows until it is deeper than maxDepth.
