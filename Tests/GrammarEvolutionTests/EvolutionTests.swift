@@ -248,6 +248,33 @@ import Testing
         }
     }
 
+    /// Hunt BV: a grammar naming `z` on data with only `x` ran and returned an invalid best (or the
+    /// constant of its one alternative that compiled), without a word.
+    @Test func aGrammarNamingWhatTheDataLacksIsRefused() throws {
+        let names = VariableNames(["x"])
+        let only = try Grammar(text: "<e> ::= z + w", source: "only.bnf")
+        #expect(throws: EvolutionError.unknownNames(source: "only.bnf", names: only.unknownNames(names), variables: names)) {
+            try Evolution(grammar: only, variables: names, fitness: data, parameters: parameters())
+        }
+        let mixed = try Grammar(text: "<e> ::= <e> + <e> | <v> | 1\n<v> ::= x | z | foo(x)")
+        do {
+            _ = try Evolution(grammar: mixed, variables: names, fitness: data, parameters: parameters())
+            Issue.record("accepted")
+        } catch {
+            #expect("\(error)" == "grammar (text) names what is neither a variable of the data nor a function: 'foo(...)' (line 2), "
+                        + "'z' (line 2); the variables are x: every phenotype using such a name would fail to compile")
+        }
+        // The default, indexed names: `x` alone is none of x0, x1, ...
+        #expect(throws: EvolutionError.self) {
+            try Evolution(grammar: Grammar(text: "<e> ::= x | 1"), fitness: data, parameters: parameters())
+        }
+        // Names the data has, functions and lag are not unknown.
+        #expect(throws: Never.self) {
+            try Evolution(grammar: Grammar(text: "<e> ::= x + sin(x) | lag(x, 1) | aq(x, 2)"), variables: names,
+                          fitness: data, parameters: parameters())
+        }
+    }
+
     @Test func theLargestWrapLimitMapsLikeNoLimit() throws {
         // maxWraps = Int.max passed validate() and overflowed computing the codon limit. Codon 0
         // always picks `<e> + x0`, so the tree grows until it is deeper than maxDepth.

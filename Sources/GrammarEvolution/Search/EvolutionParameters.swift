@@ -149,6 +149,9 @@ public enum EvolutionError: Error, CustomStringConvertible, Equatable {
     /// A setting above its upper limit (`EvolutionParameters.maximumDepth` and the others), which
     /// would take the machine's memory or time.
     case parameterAboveLimit(field: String, value: Int, limit: Int)
+    /// Names in the grammar's terminals that are neither among the run's variables nor a function
+    /// (`Grammar.unknownNames`), in line order; `source` is the grammar's file, when known.
+    case unknownNames(source: String?, names: [Grammar.UnknownName], variables: VariableNames)
     /// A seed phenotype neither derivable nor compilable.
     case badSeed(index: Int, message: String)
     case checkpointUnreadable(path: String, reason: String)
@@ -161,6 +164,12 @@ public enum EvolutionError: Error, CustomStringConvertible, Equatable {
             return "parameter \(field): expected \(expected)"
         case let .parameterAboveLimit(field, value, limit):
             return "parameter \(field) is \(value), above its limit of \(limit) (EvolutionParameters: a larger value would take the machine's memory or time)"
+        case let .unknownNames(source, names, variables):
+            let listed = names.map { "'\($0.name)\($0.isCall ? "(...)" : "")' (line \($0.line))" }.joined(separator: ", ")
+            var known = variables.names.joined(separator: ", ")
+            if variables.acceptsIndexedX { known += (known.isEmpty ? "" : ", ") + "x0, x1, ..." }
+            return "grammar \(source ?? "(text)") names what is neither a variable of the data nor a function: \(listed); "
+                + "the variables are \(known.isEmpty ? "none" : known): every phenotype using such a name would fail to compile"
         case let .badSeed(index, message):
             return "seed \(index + 1): \(message)"
         case let .checkpointUnreadable(path, reason):
