@@ -78,6 +78,36 @@ import EvaluatorBenchmarking
         #expect(training.predict(program).error.isFinite)
     }
 
+    /// Hunt BV: 1e39 in a Float table became inf, and a NaN cell made every program reading its
+    /// column invalid: the search returned a constant without a word. Both are refused, by name.
+    @Test func valuesBeyondThePrecisionAndNonFiniteCellsAreRefused() throws {
+        #expect(throws: DataTableError.valueOutOfRange(column: 1, name: "b", row: 2, value: -1e39,
+                                                        largestMagnitude: Double(Float.greatestFiniteMagnitude))) {
+            try DataTable<Float>(columns: [[1, 2, 3], [1, 2, -1e39]], names: ["a", "b"])
+        }
+        // Double holds it; Float's largest (written as text, a little above it in Double) rounds to it.
+        #expect(throws: Never.self) { try DataTable<Double>(columns: [[1e39]]) }
+        #expect(try DataTable<Float>(columns: [[Double(Float.greatestFiniteMagnitude), 3.4028235e+38]])[1, 0] == .greatestFiniteMagnitude)
+        // NaN and inf are kept in the table (the evaluator computes with them) but not scored.
+        let table = try DataTable<Float>(columns: [[1, 2, .nan, 4], [1, 2, 3, .infinity]], names: ["x", "y"])
+        #expect(table[2, 0].isNaN)
+        do {
+            try table.checkFinite()
+            Issue.record("accepted")
+        } catch {
+            // NaN is not equal to itself: match the case.
+            guard case let .nonFiniteValue(column, name, row, value) = error else { Issue.record("\(error)"); return }
+            #expect(column == 0 && name == "x" && row == 2 && value.isNaN)
+        }
+        #expect(throws: Never.self) { try table.checkFinite(rows: [0..<2]) }
+        #expect(throws: FitnessSetupError.nonFiniteValue(row: 3, column: 1, name: "y", value: .infinity)) {
+            try ErrorFitness(table: table, target: [1, 2, 3, 4], rows: [0..<2, 3..<4])
+        }
+        #expect(throws: Never.self) { try ErrorFitness(table: table, target: [1, 2, 3, 4], rows: [0..<2]) }
+        #expect(FitnessSetupError.nonFiniteValue(row: 3, column: 1, name: "y", value: .infinity).description
+                    == "column 1 (y) of row 3 is inf; expected a finite number (drop or fill missing values, or leave the column out)")
+    }
+
     @Test func deterministicAcrossThreads() throws {
         let table = try EvaluatorBenchmark.randomTable(rows: 2000, columns: 3, seed: 4)
         let y = (0..<2000).map { Double(table[$0, 0]) * 2 + Double(table[$0, 1]) }

@@ -223,6 +223,58 @@ import Testing
         }
     }
 
+    /// Hunt BV: maxDepth = maxInitialDepth = 25 took 42 s and 6.2 GB (full trees double with each
+    /// level), and a tournament of 10⁹ seemed to hang; each is refused, naming its value and limit.
+    @Test func parametersAboveTheirLimitsAreRefused() {
+        let cases: [(String, Int, Int, (inout EvolutionParameters) -> Void)] = [
+            ("maxInitialDepth", 25, EvolutionParameters.maximumInitialDepth, { $0.maxDepth = 25; $0.maxInitialDepth = 25 }),
+            ("maxDepth", 1000, EvolutionParameters.maximumDepth, { $0.maxDepth = 1000 }),
+            ("tournamentSize", 1_000_000_000, EvolutionParameters.maximumTournamentSize, { $0.tournamentSize = 1_000_000_000 }),
+            ("genomeLength", Int.max, EvolutionParameters.maximumGenomeLength, { $0.genomeLength = Int.max; $0.initialisation = .random }),
+        ]
+        for (field, value, limit, change) in cases {
+            #expect(throws: EvolutionError.parameterAboveLimit(field: field, value: value, limit: limit)) {
+                try Evolution(grammar: grammar, fitness: data, parameters: parameters(change))
+            }
+        }
+        #expect(EvolutionError.parameterAboveLimit(field: "maxInitialDepth", value: 25, limit: 20).description
+                    .hasPrefix("parameter maxInitialDepth is 25, above its limit of 20"))
+        // The limits themselves are accepted.
+        #expect(throws: Never.self) {
+            try parameters {
+                $0.maxDepth = EvolutionParameters.maximumDepth; $0.maxInitialDepth = EvolutionParameters.maximumInitialDepth
+                $0.tournamentSize = EvolutionParameters.maximumTournamentSize; $0.genomeLength = EvolutionParameters.maximumGenomeLength
+            }.validate()
+        }
+    }
+
+    /// Hunt BV: a grammar naming `z` on data with only `x` ran and returned an invalid best (or the
+    /// constant of its one alternative that compiled), without a word.
+    @Test func aGrammarNamingWhatTheDataLacksIsRefused() throws {
+        let names = VariableNames(["x"])
+        let only = try Grammar(text: "<e> ::= z + w", source: "only.bnf")
+        #expect(throws: EvolutionError.unknownNames(source: "only.bnf", names: only.unknownNames(names), variables: names)) {
+            try Evolution(grammar: only, variables: names, fitness: data, parameters: parameters())
+        }
+        let mixed = try Grammar(text: "<e> ::= <e> + <e> | <v> | 1\n<v> ::= x | z | foo(x)")
+        do {
+            _ = try Evolution(grammar: mixed, variables: names, fitness: data, parameters: parameters())
+            Issue.record("accepted")
+        } catch {
+            #expect("\(error)" == "grammar (text) names what is neither a variable of the data nor a function: 'foo(...)' (line 2), "
+                        + "'z' (line 2); the variables are x: every phenotype using such a name would fail to compile")
+        }
+        // The default, indexed names: `x` alone is none of x0, x1, ...
+        #expect(throws: EvolutionError.self) {
+            try Evolution(grammar: Grammar(text: "<e> ::= x | 1"), fitness: data, parameters: parameters())
+        }
+        // Names the data has, functions and lag are not unknown.
+        #expect(throws: Never.self) {
+            try Evolution(grammar: Grammar(text: "<e> ::= x + sin(x) | lag(x, 1) | aq(x, 2)"), variables: names,
+                          fitness: data, parameters: parameters())
+        }
+    }
+
     @Test func theLargestWrapLimitMapsLikeNoLimit() throws {
         // maxWraps = Int.max passed validate() and overflowed computing the codon limit. Codon 0
         // always picks `<e> + x0`, so the tree grows until it is deeper than maxDepth.

@@ -83,6 +83,22 @@ import Testing
         #expect(real.codon(for: 0.50001) == nil)           // finer than the 2/10000 resolution
     }
 
+    /// Hunt BV: every constant of the widest ranges the parser accepts is finite, at both ends.
+    @Test func theWidestRealRangesGiveFiniteConstants() throws {
+        for text in ["<GECodonValue-0+1e304>", "<GECodonValue--8.9e303+8.9e303>", "<GECodonValue-1.7976e308+1.7976931348623157e308>"] {
+            let g = try Grammar(text: "<a> ::= \(text)")
+            guard case let .codonValue(range) = g.rules[0].productions[0].symbols[0] else { Issue.record("\(text)"); continue }
+            #expect(range.isFinite)
+            for codon: UInt32 in [0, 1, 5000, 9999, 10000] { #expect(range.value(for: codon).isFinite, "\(text) \(codon)") }
+        }
+        do {
+            _ = try Grammar(text: "<a> ::= <GECodonValue--1e308+1e308>", source: "g.bnf")
+            Issue.record("accepted")
+        } catch {
+            #expect("\(error)".hasPrefix("g.bnf:1: <GECodonValue--1e308+1e308>: the range is too wide"))
+        }
+    }
+
     @Test func syntaxErrorsNameTheLine() {
         func line(_ text: String) -> Int? {
             do { _ = try Grammar(text: text); return nil } catch let GrammarError.syntax(_, line, _) { return line } catch { return -1 }
@@ -94,6 +110,11 @@ import Testing
         #expect(line("<a> ::= <GECodonValue-9+1>") == 1)          // inverted range
         #expect(line("<a> ::= x\n<b> ::= <GECodonValue-0x1+0x10>") == 2)  // hexadecimal, refused as everywhere (hunt BE)
         #expect(line("<a> ::= <GECodonValue--1.5e-3+2E2>") == nil)
+        // hi - lo overflowed and every constant was inf or NaN, without a word (hunt BV).
+        #expect(line("<a> ::= x\n<b> ::= <GECodonValue--1e308+1e308>") == 2)
+        #expect(line("<a> ::= <GECodonValue-0+1e305>") == 1)      // finite span, but span * 10000 overflows
+        #expect(line("<a> ::= <GECodonValue-0+1e304>") == nil)
+        #expect(line("<a> ::= <GECodonValue--1e300+1e300>") == nil)
         #expect(line("<a> ::= x[5..2]") == 1)
         // hi - lo + 1 overflowed and trapped (hunt H, stop 51); a range beyond the expansion limit is refused on its line.
         #expect(line("<a> ::= 1\n<b> ::= G[0..9223372036854775807]") == 2)

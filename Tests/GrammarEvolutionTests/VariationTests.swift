@@ -61,4 +61,12 @@ import Testing
         // Front {A,B,C} cut to 2: A and C (infinite) beat B (2).
         #expect(NSGA2.select(points, count: 2) == [0, 2])
     }
+
+    /// Hunt BV: a negative count trapped in `Collection.prefix`; more than there are points gives them all.
+    @Test func selectionOfNoneOrMoreThanThereAre() {
+        #expect(NSGA2.select(points, count: -1) == [])
+        #expect(NSGA2.select(points, count: 0) == [])
+        #expect(NSGA2.select(points, count: 10).sorted() == Array(0..<6))
+        #expect(NSGA2.select([], count: 3) == [])
+    }
 }

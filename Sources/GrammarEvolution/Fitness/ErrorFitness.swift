@@ -14,6 +14,8 @@ public enum FitnessSetupError: Error, Equatable, CustomStringConvertible {
     case weightsLength(expected: Int, found: Int)
     case invalidWeight(row: Int, value: Double)
     case nonFiniteTarget(row: Int, value: Double)
+    /// A NaN or infinite table value in a scored row (`DataTable.checkFinite(rows:)`).
+    case nonFiniteValue(row: Int, column: Int, name: String, value: Double)
     case rowsOutsideTable(lower: Int, upper: Int, tableRows: Int)
     case noRows
     case zeroTotalWeight
@@ -24,6 +26,8 @@ public enum FitnessSetupError: Error, Equatable, CustomStringConvertible {
         case let .weightsLength(e, f): return "weights have \(f) values; expected one per table row (\(e))"
         case let .invalidWeight(row, v): return "weight of row \(row) is \(v); expected a finite number >= 0"
         case let .nonFiniteTarget(row, v): return "target of row \(row) is \(v); expected a finite number"
+        case let .nonFiniteValue(row, column, name, v):
+            return "column \(column) (\(name)) of row \(row) is \(v); expected a finite number (drop or fill missing values, or leave the column out)"
         case let .rowsOutsideTable(l, u, n): return "rows \(l)..<\(u) are outside the table's \(n) rows"
         case .noRows: return "no rows to score on"
         case .zeroTotalWeight: return "the weights of the scored rows sum to 0"
@@ -49,8 +53,10 @@ public struct ScaledPrediction: Sendable, Equatable {
 /// `1e-24 mean(f)²`, i.e. rounding noise of a constant `f`).
 ///
 /// **Rows**: the concatenation of `rows` (training and validation sets are row ranges of one
-/// table). A program whose `maximumLag` exceeds the first row of a range, which reads a column
-/// the table lacks, or whose values or error are not finite, gets `.infinity`; so does one whose
+/// table). Their targets and table values must be finite (`FitnessSetupError`). A program whose
+/// `maximumLag` exceeds the first row of a range, which reads a column the table lacks, or whose
+/// values or error are not finite (a lag may read a NaN before the scored rows), gets
+/// `.infinity`; so does one whose
 /// values are so large that their sum of squares overflows (beyond about 1e154): rescale data of
 /// such magnitude before the search.
 ///
@@ -92,6 +98,13 @@ public struct ErrorFitness<Scalar: EvaluatorScalar>: FitnessEvaluator {
                     guard weights[r].isFinite, weights[r] >= 0 else { throw .invalidWeight(row: r, value: weights[r]) }
                     w.append(weights[r])
                 }
+            }
+        }
+        // A NaN cell made every program reading its column invalid, and the search returned a
+        // constant without a word (hunt BV).
+        do { try table.checkFinite(rows: rows) } catch {
+            if case let .nonFiniteValue(column, name, row, value) = error {
+                throw .nonFiniteValue(row: row, column: column, name: name, value: value)
             }
         }
         BLAS.useSingleThread()

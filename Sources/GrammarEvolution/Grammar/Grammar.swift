@@ -17,7 +17,9 @@ import Foundation
 /// - `<GECodonValue-lo+hi>` is a constant chosen by one codon. With integer bounds
 ///   (`<GECodonValue-0+9>`) it yields `lo + codon mod (hi - lo + 1)`. With a real bound
 ///   (`<GECodonValue-0.0+1.0>`, `<GECodonValue--2.5+2.5>`) it yields
-///   `lo + (hi - lo) * (codon mod 10001) / 10000`: a resolution of `(hi - lo) / 10000`.
+///   `lo + (hi - lo) * (codon mod 10001) / 10000`: a resolution of `(hi - lo) / 10000`. Bounds
+///   must be finite, and a real range no wider than `CodonRange.widestRealSpan` (about 1.8e304),
+///   so that every constant is a finite number; an integer range spans fewer values than a codon.
 /// - A range `prefix[lo..hi]suffix` inside an unquoted terminal expands the alternative into
 ///   one alternative per integer in `lo...hi`: `x[0..2]` is `x0 | x1 | x2`, `G[1..12]` is
 ///   `G1 | ... | G12`. Several ranges in one alternative expand to all combinations.
@@ -65,6 +67,19 @@ public struct Grammar: Sendable {
             }
             let k = Double(codon % (CodonRange.realSteps + 1))
             return lower + (upper - lower) * k / Double(CodonRange.realSteps)
+        }
+
+        /// The widest span `hi - lo` of a real range whose constants are all finite:
+        /// `(hi - lo) * 10000` must not overflow (about 1.8e304). The parser refuses wider ranges.
+        public static let widestRealSpan = Double.greatestFiniteMagnitude / Double(realSteps)
+
+        /// Whether every constant of the range is a finite number: finite bounds and, for a real
+        /// range, a span `hi - lo` of at most `widestRealSpan` (every range a grammar parses to).
+        public var isFinite: Bool {
+            guard lower.isFinite, upper.isFinite, lower <= upper else { return false }
+            if isInteger { return true }
+            let span = upper - lower
+            return span.isFinite && span <= Self.widestRealSpan && value(for: Self.realSteps).isFinite
         }
 
         /// The codon (smallest) selecting `value` exactly, if one does.

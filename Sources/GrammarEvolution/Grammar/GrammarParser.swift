@@ -229,7 +229,14 @@ struct GrammarParser {
             if isInteger, hi - lo >= Double(UInt32.max) {
                 throw error(line, "<\(name)>: the integer range is wider than a codon")
             }
-            return .codonValue(Grammar.CodonRange(lower: lo, upper: hi, isInteger: isInteger))
+            let range = Grammar.CodonRange(lower: lo, upper: hi, isInteger: isInteger)
+            // A real constant is lo + (hi - lo) * k / 10000: with -1e308 and 1e308, hi - lo overflowed
+            // and every constant was inf or NaN, without a word (hunt BV).
+            if !isInteger, !range.isFinite {
+                throw error(line, "<\(name)>: the range is too wide: its constants would not be finite numbers "
+                                + "(hi - lo must be at most \(Grammar.CodonRange.widestRealSpan))")
+            }
+            return .codonValue(range)
         }
         throw error(line, "<\(name)>: expected <GECodonValue-lo+hi> with numeric bounds")
     }

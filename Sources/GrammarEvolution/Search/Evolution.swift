@@ -66,7 +66,13 @@ public final class Evolution {
         var mapping = Duration.zero, variation = Duration.zero, evaluation = Duration.zero
     }
 
-    /// - Throws: `GrammarError.invalid` for a grammar with errors, `EvolutionError.badParameter`.
+    /// - Parameter variables: the names of the data's columns, as the fitness reads them
+    ///   (`DataTable.variableNames` of the table it scores on; `.indexed` reads `x0`, `x1`, ...).
+    /// - Throws: `GrammarError.invalid` for a grammar with errors; `EvolutionError.badParameter` or
+    ///   `.parameterAboveLimit` for a setting out of range; `EvolutionError.unknownNames` for a
+    ///   grammar whose terminals name a variable not among `variables`, or a function the expression
+    ///   language lacks (`Grammar.unknownNames`): every phenotype reaching such a name would fail to
+    ///   compile, and the run would return a constant or an invalid best.
     public init(grammar: Grammar, variables: VariableNames = .indexed, fitness: any FitnessEvaluator,
                 validation: (any FitnessEvaluator)? = nil, parameters: EvolutionParameters = .init(),
                 seeds: [Seed] = [], outputs: EvolutionOutputs = .init()) throws {
@@ -74,6 +80,12 @@ public final class Evolution {
         self.parameters = parameters
         self.outputs = outputs
         self.mapper = try Mapper(grammar: grammar, maxWraps: parameters.maxWraps, maxDepth: parameters.maxDepth, variables: variables)
+        // A grammar naming `z` on data with only `x` ran and returned a constant (hunt BV). A caller
+        // that checks the names first, in its own words, never reaches this.
+        let unknown = grammar.unknownNames(variables)
+        if !unknown.isEmpty {
+            throw EvolutionError.unknownNames(source: grammar.source, names: unknown, variables: variables)
+        }
         self.initialiser = TreeInitialiser(mapper: mapper)
         self.fitness = fitness
         self.validation = validation

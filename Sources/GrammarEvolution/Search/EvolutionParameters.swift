@@ -33,19 +33,22 @@ public struct EvolutionParameters: Sendable, Codable, Equatable {
     /// Probability that each *used* codon of a child is replaced by a random codon (int-flip).
     /// With ~30 used codons the default 0.15 changes about 4-5 codons per child.
     public var mutationProbability = 0.15
+    /// Individuals drawn (with replacement) for each tournament; at most `maximumTournamentSize`.
     public var tournamentSize = 3
     /// Best individuals copied unchanged into the next generation (generational replacement).
     public var elitism = 2
     public var initialisation = Initialisation.rampedHalfAndHalf
-    /// Codons per genome for random initialisation.
+    /// Codons per genome for random initialisation; at most `maximumGenomeLength`.
     public var genomeLength = 300
-    /// Deepest derivation tree built by sensible initialisation.
+    /// Deepest derivation tree built by sensible initialisation; at most `maxDepth` and
+    /// `maximumInitialDepth`.
     public var maxInitialDepth = 6
     /// Random codons appended after the recorded choices of a sensible genome, as a fraction of
     /// them (0 to 100).
     public var tailFraction = 0.5
     public var maxWraps = 5
-    /// Deepest derivation tree (rule nodes) a genome may map to; deeper is invalid.
+    /// Deepest derivation tree (rule nodes) a genome may map to; deeper is invalid. At most
+    /// `maximumDepth`.
     public var maxDepth = 17
     public var selection = Selection.tournament
     public var replacement = Replacement.generational
@@ -57,10 +60,39 @@ public struct EvolutionParameters: Sendable, Codable, Equatable {
 
     public init() {}
 
-    /// Throws when a setting is out of range.
+    // Upper limits (hunt BV). Each lies far above any setting in use, and stops a value that would
+    // take the machine's memory or time without a word: a run with such a value died out of memory
+    // or seemed to hang.
+
+    /// The largest `maxDepth`: 256, fifteen times Koza's classic 17 (this engine's default) and
+    /// above PonyGE2's default of 90. The depth limits a derivation; a deeper program is beyond any
+    /// use (and a phenotype nested deeper than `Program.maximumNesting`, 256, fails to compile).
+    public static let maximumDepth = 256
+    /// The largest `maxInitialDepth`: 20, against 6 here and in Koza's ramped half-and-half and
+    /// PonyGE2's default of 10. A "full" tree of a grammar whose rules branch in two doubles with
+    /// each level: a population of 50 such trees took 0.13 s and 51 MB at depth 17, 42 s and 6.2 GB at
+    /// depth 25, and ran out of memory beyond. At 20 a full tree of such a grammar has over a million
+    /// codons (8 times depth 17: some 400 MB for those 50 trees), and a grammar whose rules branch
+    /// wider grows faster still: the limit stops the runaway values, not every costly one.
+    public static let maximumInitialDepth = 20
+    /// The largest `tournamentSize`: 1000, against 3 by default and the 2 to 7 of the literature
+    /// (Koza: 7). Each selection draws `tournamentSize` individuals (with replacement), so a
+    /// tournament far larger than the population only picks the best, at that cost: 10⁹ draws per
+    /// selection seemed to hang.
+    public static let maximumTournamentSize = 1000
+    /// The largest `genomeLength`: 100,000 codons, against 300 here (glUCModel) and 200 in PonyGE2.
+    /// Random initialisation draws and keeps `populationSize × genomeLength` codons.
+    public static let maximumGenomeLength = 100_000
+
+    /// Throws `EvolutionError.badParameter` when a setting is out of range, and
+    /// `EvolutionError.parameterAboveLimit` when it is above its upper limit (`maximumDepth`,
+    /// `maximumInitialDepth`, `maximumTournamentSize`, `maximumGenomeLength`).
     public func validate() throws {
         func check(_ ok: Bool, _ field: String, _ expected: String) throws {
             if !ok { throw EvolutionError.badParameter(field: field, expected: expected) }
+        }
+        func limit(_ value: Int, _ field: String, _ maximum: Int) throws {
+            if value > maximum { throw EvolutionError.parameterAboveLimit(field: field, value: value, limit: maximum) }
         }
         try check(populationSize >= 2, "populationSize", "at least 2")
         try check(generations >= 0, "generations", "0 or more")
@@ -76,6 +108,10 @@ public struct EvolutionParameters: Sendable, Codable, Equatable {
         try check(maxDepth >= 1, "maxDepth", "at least 1")
         try check(threads >= 1, "threads", "at least 1")
         try check(cacheCapacity >= 0, "cacheCapacity", "0 or more")
+        try limit(tournamentSize, "tournamentSize", Self.maximumTournamentSize)
+        try limit(genomeLength, "genomeLength", Self.maximumGenomeLength)
+        try limit(maxDepth, "maxDepth", Self.maximumDepth)
+        try limit(maxInitialDepth, "maxInitialDepth", Self.maximumInitialDepth)
     }
 
     /// The parameters of search `k` (from 0) of `n` independent searches that share this run's
@@ -110,6 +146,12 @@ public struct EvolutionParameters: Sendable, Codable, Equatable {
 /// A run that cannot start or continue.
 public enum EvolutionError: Error, CustomStringConvertible, Equatable {
     case badParameter(field: String, expected: String)
+    /// A setting above its upper limit (`EvolutionParameters.maximumDepth` and the others), which
+    /// would take the machine's memory or time.
+    case parameterAboveLimit(field: String, value: Int, limit: Int)
+    /// Names in the grammar's terminals that are neither among the run's variables nor a function
+    /// (`Grammar.unknownNames`), in line order; `source` is the grammar's file, when known.
+    case unknownNames(source: String?, names: [Grammar.UnknownName], variables: VariableNames)
     /// A seed phenotype neither derivable nor compilable.
     case badSeed(index: Int, message: String)
     case checkpointUnreadable(path: String, reason: String)
@@ -120,6 +162,14 @@ public enum EvolutionError: Error, CustomStringConvertible, Equatable {
         switch self {
         case let .badParameter(field, expected):
             return "parameter \(field): expected \(expected)"
+        case let .parameterAboveLimit(field, value, limit):
+            return "parameter \(field) is \(value), above its limit of \(limit) (EvolutionParameters: a larger value would take the machine's memory or time)"
+        case let .unknownNames(source, names, variables):
+            let listed = names.map { "'\($0.name)\($0.isCall ? "(...)" : "")' (line \($0.line))" }.joined(separator: ", ")
+            var known = variables.names.joined(separator: ", ")
+            if variables.acceptsIndexedX { known += (known.isEmpty ? "" : ", ") + "x0, x1, ..." }
+            return "grammar \(source ?? "(text)") names what is neither a variable of the data nor a function: \(listed); "
+                + "the variables are \(known.isEmpty ? "none" : known): every phenotype using such a name would fail to compile"
         case let .badSeed(index, message):
             return "seed \(index + 1): \(message)"
         case let .checkpointUnreadable(path, reason):

@@ -70,8 +70,11 @@ public enum NSGA2 {
     }
 
     /// Environmental selection: `count` indices, filling by front and cutting the last front by
-    /// decreasing crowding distance (ties by index).
+    /// decreasing crowding distance (ties by index). A `count` above the number of points gives
+    /// every point (fewer than asked); a `count` of 0 or less gives none.
     public static func select(_ points: [[Double]], count: Int) -> [Int] {
+        // A negative count trapped in `prefix` (hunt BV); the engine asks for its population size.
+        guard count > 0 else { return [] }
         var chosen: [Int] = []
         for front in fronts(points) {
             if chosen.count + front.count <= count {
