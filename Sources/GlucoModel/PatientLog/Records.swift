@@ -129,7 +129,7 @@ public struct CarbIntake: Hashable, Sendable, Codable {
 
 public struct ExerciseSession: Hashable, Sendable, Codable {
     public var time: Date
-    /// Physical demand on a 1-10 scale (OhioT1DM's convention).
+    /// Physical demand on OhioT1DM's 1-10 scale, 0 at rest (`ImportLimits.exerciseIntensity`).
     public var intensity: Double
     public var durationMinutes: Double
     public init(time: Date, intensity: Double, durationMinutes: Double) {
