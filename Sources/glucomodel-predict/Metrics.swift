@@ -8,14 +8,15 @@ struct Metrics: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "CGM metrics (time in ranges, mean, GMI, CV, LBGI/HBGI, GRI, MODD, CONGA...) per patient for the last days of the data.",
         discussion: """
-            The period ends one reading interval after each patient's last reading and covers --days days \
-            (or less when the data is shorter). Formulas: the 2019 International Consensus on Time in Range \
+            CGM readings only (finger sticks are not counted, as in the report). The period ends one \
+            reading interval after each patient's last CGM reading and covers --days days (or less when \
+            the data is shorter). Formulas: the 2019 International Consensus on Time in Range \
             (Battelino et al., Diabetes Care 2019) and the iglu package's; docs/predict-and-nightly.md.
             """)
 
     @OptionGroup var input: DataArguments
 
-    @Option(help: "Days before the last reading to cover (default: 14).", transform: DecimalArgument.read)
+    @Option(help: "Days before the last CGM reading to cover (default: 14).", transform: DecimalArgument.read)
     var days: Double = 14
 
     @Option(help: "Output: table, csv or json.")
@@ -42,12 +43,16 @@ struct Metrics: ParsableCommand {
                 report.units = units.unit
                 report.timeZone = try time.zone()
                 reports.append(report)
+            } else if patient.log.fingerStickCount > 0 {
+                // The consensus metrics are the sensor's: a meter's readings are not a time sample.
+                Console.warn("\(patient.patient): no CGM readings, only \(Plural.of(patient.log.fingerStickCount, "finger-stick reading")), "
+                             + "which the CGM metrics do not count; no metrics")
             } else {
                 Console.warn("\(patient.patient): no glucose readings; no metrics")
             }
         }
         guard !reports.isEmpty else {
-            Console.status("no patient has glucose readings")
+            Console.status("no patient has CGM readings")
             throw ExitCode(RunStatus.failure.rawValue)
         }
         print(CGMMetricsReport.render(reports, format: format), terminator: "")

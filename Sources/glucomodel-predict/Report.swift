@@ -11,7 +11,7 @@ struct Report: ParsableCommand {
             One patient: --patient P --models DIR --data FILE_OR_DIR... --out report.html. A cohort: \
             --models DIR --data DIR --out-dir DIR writes <patient>.html for every patient with both models \
             and data, and index.html linking them. The period is --from/--to (ISO 8601; without an offset, \
-            on --time-zone's clock), else the last --days days of the data. Files are written atomically.
+            on --time-zone's clock), else the last --days days of the data's CGM readings. Files are written atomically.
             """)
 
     @Option(help: "Patient id (required with --out; with --out-dir, only this patient).")

@@ -663,6 +663,34 @@ import GrammarEvolution
         }
     }
 
+    /// Hunt BW: `metrics` counted finger sticks as CGM readings (75 confirming lows moved time below
+    /// 54 from 1.8 to 3.4%). Its output is now the same with a patient's meter readings or without
+    /// them, even one after the last CGM reading; a patient with meter readings alone gets no
+    /// metrics and a warning that says why (exit 2).
+    @Test func metricsCountsCGMReadingsOnly() throws {
+        let dir = ScratchSpace.root.appendingPathComponent("metrics-meter-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cgm = dir.appendingPathComponent("p_a.csv"), meter = dir.appendingPathComponent("p_a-meter.csv")
+        let alone = dir.appendingPathComponent("p_m.csv")
+        try Data(PredictFixture.csv(PredictFixture.log(PredictFixture.patientA, days: 2)).utf8).write(to: cgm)
+        let header = "patient,time,event,value,unit,duration,type\n"
+        try Data((header + "p_a,2026-01-05T08:02:00Z,glucose,45,mg/dL,,finger\np_a,2026-01-05T14:02:00Z,glucose,320,mg/dL,,finger\n"
+                  + "p_a,2026-01-07T01:00:00Z,glucose,40,mg/dL,,finger\n").utf8).write(to: meter)
+        try Data((header + "p_m,2026-01-05T08:02:00Z,glucose,45,mg/dL,,finger\np_m,2026-01-05T09:02:00Z,glucose,50,mg/dL,,finger\n").utf8)
+            .write(to: alone)
+        let without = dir.appendingPathComponent("without.csv"), with = dir.appendingPathComponent("with.csv")
+        let a = try Self.run("glucomodel-predict", ["metrics", cgm.path, "--format", "csv", "--time-zone", "UTC"], stdout: without)
+        let b = try Self.run("glucomodel-predict", ["metrics", cgm.path, meter.path, alone.path, "--format", "csv", "--time-zone", "UTC"],
+                             stdout: with)
+        #expect(a.status == 0, "\(a.stderr)")
+        #expect(b.status == 2 && b.stderr.contains("p_m: no CGM readings, only 2 finger-stick readings, which the CGM metrics do not count; no metrics"),
+                "\(b.stderr)")
+        #expect(try String(contentsOf: with, encoding: .utf8) == String(contentsOf: without, encoding: .utf8))
+        let only = try Self.run("glucomodel-predict", ["metrics", alone.path, "--time-zone", "UTC"])
+        #expect(only.status == 1 && only.stderr.contains("no patient has CGM readings"), "\(only.stderr)")
+    }
+
     /// Before: `--carbs nan` reached the advisor and the JSON encoder failed (exit 1, no JSON);
     /// data without a glucose reading was a usage error (64); a misspelt limit was ignored.
     @Test func doseRefusesNonNumberCarbsDataWithoutGlucoseAndUnknownSettings() throws {

@@ -110,6 +110,39 @@ struct ExportJSONTests {
         #expect(r.summary.skipped == ["unknown bolus subType": 1] && r.log.skippedInsulin.map(\.kind) == [.bolus])
     }
 
+    /// Hunt BW: Tidepool's data model gives an activity's duration in hours, minutes, seconds or
+    /// milliseconds. Milliseconds were read as minutes, so 45 minutes (2700000 ms) was skipped as
+    /// "2700000 is outside the plausible range 0.01...1440 for min"; any other unit was read as
+    /// minutes too. Now milliseconds are read, and another unit is skipped as unknown, named.
+    @Test func tidepoolActivityDurationUnits() throws {
+        let dir = ScratchSpace.root.appendingPathComponent("tidepool-activity-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("tp.json")
+        func activity(_ hour: Int, _ duration: String) -> String {
+            #"{"type": "physicalActivity", "reportedIntensity": "medium", "time": "2026-03-01T0\#(hour):00:00.000Z", "duration": \#(duration)}"#
+        }
+        try Data(("[" + [activity(1, #"{"value": 2700000, "units": "milliseconds"}"#),
+                         activity(2, #"{"value": 2700, "units": "seconds"}"#),
+                         activity(3, #"{"value": 45, "units": "minutes"}"#),
+                         activity(4, #"{"value": 0.75, "units": "hours"}"#),
+                         activity(5, #"{"value": 45}"#),
+                         activity(6, #"{"value": 45, "units": "fortnights"}"#),
+                         activity(7, #"{"value": 45, "units": 60}"#)].joined(separator: ",") + "]").utf8).write(to: url)
+        var options = ExportFixtures.options("UTC")
+        options.patient = try PatientID("p_tp")
+        let r = try TidepoolImporter().importFile(at: url, options: options)
+        // 2700000 ms = 2700 s = 45 min = 0.75 h; no unit is minutes.
+        #expect(r.log.exercise.map(\.durationMinutes) == [45, 45, 45, 45, 45])
+        #expect(r.log.exercise.map(\.time) == (1...5).map { utc("2026-03-01T0\($0):00:00Z") })
+        #expect(r.summary.skipped == ["unknown unit": 2])
+        #expect(r.summary.issues.map(\.description) == [
+            "tp.json:1 (record 6) [duration.units]: warning: 'fortnights' is not a duration unit; expected hours, minutes, seconds or milliseconds",
+            "tp.json:1 (record 7) [duration.units]: warning: 60 is not a duration unit; expected hours, minutes, seconds or milliseconds",
+        ])
+        #expect(r.summary.isBalanced)
+    }
+
     /// The Nightscout API and Tidepool return their records on one line: every warning said
     /// "line 1", and a bad dose among thousands could not be found. Such a file's warnings name the
     /// record's place; a file of one record per line keeps its lines.

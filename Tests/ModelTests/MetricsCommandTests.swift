@@ -32,6 +32,67 @@ import Testing
     }
 }
 
+/// Hunt BW: `metrics` counted finger-stick (meter) readings as CGM readings, the report did not:
+/// 75 meter readings confirming lows over 4 days moved `metrics`' time below 54 from 1.8 to 3.4%
+/// and left the report's at 1.8%. Both now count CGM readings alone, over the same days.
+@Suite struct MetricsCGMOnlyTests {
+    /// One day of CGM every 5 minutes from 2026-01-05T00:00Z: an hour at 50 mg/dL, an hour at 65,
+    /// 22 hours at 120; a meter reading 2 minutes after each of the 24 low CGM readings, of the same
+    /// value (a person confirming lows), and one of 300 mg/dL an hour after the last CGM reading.
+    func log() throws -> PatientLog {
+        var log = PatientLog(patient: ReportFixture.patient)
+        let day0 = PredictFixture.day0
+        for i in 0..<288 {
+            let g: Double = i < 12 ? 50 : i < 24 ? 65 : 120
+            let t = day0.addingTimeInterval(Double(i) * 300)
+            log.glucose.append(GlucoseReading(time: t, value: .mgdL(g)))
+            if i < 24 { log.glucose.append(GlucoseReading(time: t.addingTimeInterval(120), value: .mgdL(g), source: .fingerStick)) }
+        }
+        log.glucose.append(GlucoseReading(time: day0.addingTimeInterval(287 * 300 + 3600), value: .mgdL(300), source: .fingerStick))
+        return log
+    }
+
+    @Test func fingerSticksAreNotCounted() throws {
+        let m = try #require(CGMMetricsReport.recent(try log(), days: 14)).metrics
+        // By hand, of the 288 CGM readings: 12 below 54 = 4.1667%, 12 in 54-70 = 4.1667%,
+        // 264 in range = 91.667%, none above; mean (12 * 50 + 12 * 65 + 264 * 120) / 288 =
+        // 33060 / 288 = 114.79. The period is the CGM's day: 00:00 to 5 minutes after the last
+        // reading (23:55), 288 readings expected, 100% active. Counting the 25 meter readings
+        // gave 313 readings, 24 / 313 = 7.67% below 54, 264 / 313 = 84.3% in range, and a period
+        // running to 01:05 the next day.
+        #expect(m.readingsPresent == 288 && m.readingsExpected == 288 && m.percentActive == 100)
+        #expect(m.period == DateInterval(start: PredictFixture.day0, duration: 86_400))
+        #expect(abs(m.tbrLevel2 - 100.0 * 12 / 288) < 1e-9 && abs(m.tbrLevel1 - 100.0 * 12 / 288) < 1e-9)
+        #expect(abs(m.tir - 100.0 * 264 / 288) < 1e-9 && m.tarLevel1 == 0 && m.tarLevel2 == 0)
+        #expect(abs(m.mean - 33_060.0 / 288) < 1e-9)
+    }
+
+    @Test func metricsAndTheReportAgree() throws {
+        let log = try log()
+        let m = try #require(CGMMetricsReport.recent(log, days: 14)).metrics
+        let period = try ReportPeriod.resolve(log: log, days: 14)
+        #expect(period == m.period)
+        let report = try PatientReport(log: log, models: ReportFixture.models, period: period)
+        #expect(report.metrics.readingsPresent == m.readingsPresent && report.metrics.mean == m.mean)
+        #expect(report.metrics.tbrLevel2 == m.tbrLevel2 && report.metrics.tbrLevel1 == m.tbrLevel1 && report.metrics.tir == m.tir)
+        #expect(report.metrics.cv == m.cv && report.metrics.gri == m.gri && report.metrics.lbgi == m.lbgi)
+        // The cohort index's line for a patient without a model: the same 4.2% below 54.
+        let reason = CohortReport.noModelReason(log: log, period: period, units: .mgdL)
+        #expect(reason.contains("\(formatPercent(m.tbrLevel2)) of readings below 54 mg/dL"), "\(reason)")
+    }
+
+    @Test func fingerSticksAloneGiveNoMetricsAndSaySo() throws {
+        var log = try log()
+        log.glucose.removeAll { $0.source == .cgm }
+        #expect(CGMMetricsReport.recent(log, days: 14) == nil)
+        #expect(throws: ReportError.noGlucose(log.patient)) { try ReportPeriod.resolve(log: log) }
+        #expect(ReportError.noGlucose(log.patient).description
+                == "adolescent_003: no CGM readings in the data (finger sticks alone are not reported on); nothing to report")
+        #expect(CohortReport.noModelReason(log: log, period: nil, units: .mgdL).hasSuffix(
+            "; no CGM readings, only 25 finger-stick readings, which the CGM figures do not count"))
+    }
+}
+
 /// `metrics` judged its targets on the unrounded value: "Days 14.0 d, >= 14 d, no" beside the report's
 /// "met" for the same 13.997 days; and TBR level 1 "< 4%" alone, where the consensus (and the report)
 /// counts the time below 54 too.

@@ -29,7 +29,7 @@ public enum ImportLimits {
     public static let durationMinutes: ClosedRange<Double> = 0...(7 * 24 * 60)
     /// One exercise session (min): more than 0.6 s (0 = no session), at most a day.
     public static let exerciseMinutes: ClosedRange<Double> = 0.01...1_440
-    /// Exercise intensity on OhioT1DM's 1-10 scale (0 = at rest).
+    /// Exercise intensity on OhioT1DM's 1-10 scale, and 0 = at rest: 0...10 (every importer's message says 0-10).
     public static let exerciseIntensity: ClosedRange<Double> = 0...10
     /// Body weight (kg).
     public static let weightKilograms: ClosedRange<Double> = 2...400

@@ -12,7 +12,8 @@ import Foundation
 ///   `temp` and `automated` -> `TemporaryBasal` (`rate` U/h); `suspend` -> `TemporaryBasal` at 0 U/h;
 ///   the scheduled rate such a record `suppressed` (directly, or under the temp it suppressed) ->
 ///   `BasalRate` for the same time, as Tidepool cuts its `scheduled` records where one runs.
-/// - `food`: `nutrition.carbohydrate.net` g. `physicalActivity`: `duration` {`value`, `units`}
+/// - `food`: `nutrition.carbohydrate.net` g. `physicalActivity`: `duration` {`value`, `units`: `hours`,
+///   `minutes` (also when absent), `seconds` or `milliseconds`; another unit is skipped as unknown}
 ///   and `reportedIntensity` low/medium/high, mapped onto the 1-10 scale as 3/5/8 (the middle of
 ///   the thirds of the scale); no intensity -> 5, counted as adjusted.
 /// - any other `type` (`wizard`, `deviceEvent`, `pumpSettings`, `upload`, ...) is counted.
@@ -226,11 +227,19 @@ public struct TidepoolImporter: PatientDataImporter {
 
     func activity(_ r: JSONValue, time t: Date, line: Int, _ b: inout PatientLogBuilder) {
         let d = r["duration"]
+        // Tidepool's units (platform `data/types/common`): hours, minutes, seconds, milliseconds.
+        // Another was read as minutes: 45 minutes in milliseconds, 2700000, was skipped as out of range.
         let scale: Double
-        switch (d?["units"]?.string ?? "minutes").lowercased() {
-        case "seconds": scale = 1.0 / 60
-        case "hours": scale = 60
-        default: scale = 1
+        let units = d?["units"]
+        switch units.map({ $0.string?.lowercased() }) ?? "minutes" {
+        case "milliseconds"?: scale = 1.0 / 60_000
+        case "seconds"?: scale = 1.0 / 60
+        case "minutes"?: scale = 1
+        case "hours"?: scale = 60
+        default:
+            b.skip("unknown unit", line: line, field: "duration.units",
+                   "\(units?.brief ?? "") is not a duration unit; expected hours, minutes, seconds or milliseconds")
+            return
         }
         let raw = d?["value"]?.number ?? d?.number
         guard let minutes = b.value(raw.map { $0 * scale }, text: (d?["value"] ?? d)?.text, in: ImportLimits.exerciseMinutes, unit: "min",

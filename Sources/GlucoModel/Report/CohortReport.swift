@@ -144,11 +144,14 @@ public struct CohortReport: Sendable {
     }
 
     /// Why a patient with data has no report: no model (its training was skipped or failed), with
-    /// its time below 54 and 70 over `period` of `log`, which need no model.
+    /// its time below 54 and 70 over `period` of `log`, which need no model: of its CGM readings,
+    /// as the reports' (finger sticks, taken to confirm lows, doubled time below 54: hunt BW).
     public static func noModelReason(log: PatientLog, period: DateInterval?, units: GlucoseUnit) -> String {
-        let readings = log.glucose.filter { period?.contains($0.time) ?? true }
+        let readings = log.cgmReadings.filter { period?.contains($0.time) ?? true }
         var reason = "no trained model (its training was skipped or failed: the training run says why)"
-        if !readings.isEmpty {
+        if readings.isEmpty, log.fingerStickCount > 0 {
+            reason += "; no CGM readings, only \(Plural.of(log.fingerStickCount, "finger-stick reading")), which the CGM figures do not count"
+        } else if !readings.isEmpty {
             let m = CGMMetrics(readings: readings)
             reason += "; its CGM over the report's days: \(formatPercent(m.tbrLevel2)) of readings below \(units.format(54)) "
                 + "\(units.rawValue), \(formatPercent(m.tbrLevel1 + m.tbrLevel2)) below \(units.format(70))"

@@ -9,14 +9,16 @@ public enum ReportPeriod {
     public static let maximumDays = 3_660
 
     /// The period of a report: from `from` to `to` when given; otherwise the last `days` days
-    /// of the log's glucose readings (ending one reading interval, 5 min, after the newest
-    /// reading), never starting before the first reading.
-    /// - Throws: `ReportError.noGlucose` for a log without readings; `ReportError.emptyPeriod`
+    /// of the log's CGM readings (ending one reading interval, 5 min, after the newest
+    /// reading), never starting before the first reading. Finger sticks are left out, as from the
+    /// report's figures: `glucomodel-predict metrics` covers the same days (hunt BW).
+    /// - Throws: `ReportError.noGlucose` for a log without CGM readings; `ReportError.emptyPeriod`
     ///   when `from` is not before `to`.
     /// - Parameter timeZone: the clock an error gives the period's times on (the one they were typed on).
     public static func resolve(log: PatientLog, from: Date? = nil, to: Date? = nil,
                                days: Int = defaultDays, timeZone: TimeZone = ReportClock.utc.timeZone) throws -> DateInterval {
-        guard let first = log.glucose.first?.time, let last = log.glucose.last?.time else {
+        guard let first = log.glucose.first(where: { $0.source == .cgm })?.time,
+              let last = log.glucose.last(where: { $0.source == .cgm })?.time else {
             throw ReportError.noGlucose(log.patient)
         }
         let end = to ?? last.addingTimeInterval(GlucoseSeries.defaultInterval)
@@ -40,6 +42,7 @@ public enum ReportPeriod {
 /// the clock `--from` and `--to` were typed on (they read in UTC, 05:00 for a midnight typed in
 /// New York; hunt AQ).
 public enum ReportError: Error, CustomStringConvertible, Equatable {
+    /// No CGM reading in the data (finger sticks, if any, are not reported on).
     case noGlucose(PatientID)
     case emptyPeriod(PatientID, from: Date, to: Date, timeZone: TimeZone = ReportClock.utc.timeZone)
     case noReadingsInPeriod(PatientID, from: Date, to: Date, timeZone: TimeZone = ReportClock.utc.timeZone)
@@ -47,13 +50,13 @@ public enum ReportError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case let .noGlucose(p): return "\(p): no glucose readings in the data; nothing to report"
+        case let .noGlucose(p): return "\(p): no CGM readings in the data (finger sticks alone are not reported on); nothing to report"
         case let .emptyPeriod(p, from, to, zone):
             return "\(p): the report period is empty (from \(from.iso8601(in: zone)) is not before to \(to.iso8601(in: zone))); check --from/--to"
         case let .periodTooLong(p, from, to, zone):
             return "\(p): the report period from \(from.iso8601(in: zone)) to \(to.iso8601(in: zone)) is longer than \(ReportPeriod.maximumDays) days (ten years); choose a shorter --from/--to"
         case let .noReadingsInPeriod(p, from, to, zone):
-            return "\(p): no glucose readings from \(from.iso8601(in: zone)) to \(to.iso8601(in: zone)); choose a period the data covers"
+            return "\(p): no CGM readings from \(from.iso8601(in: zone)) to \(to.iso8601(in: zone)); choose a period the data covers"
         }
     }
 }

@@ -233,7 +233,7 @@ final class OhioXMLHandler: NSObject, XMLParserDelegate {
             builder.add(CarbIntake(time: t, amount: Carbohydrate(grams: g), mealType: Self.mealType(a["type"])), at: loc("ts"))
         case "exercise":
             guard let t = time("ts"),
-                  let i = builder.number(a["intensity"], at: loc("intensity"), expected: "intensity 1-10",
+                  let i = builder.number(a["intensity"], at: loc("intensity"), expected: "intensity 0-10 (0 = at rest)",
                                          range: ImportLimits.exerciseIntensity),
                   let d = builder.number(a["duration"], at: loc("duration"), expected: "duration in minutes",
                                          range: ImportLimits.exerciseMinutes) else { return }
