@@ -215,6 +215,15 @@ struct KnownPerson {
         let normal = above.estimate(current: current), held = low.estimate(current: current)
         #expect(normal.below70! < 4 && !normal.lowsHoldMoreInsulin)
         #expect(abs(held.below70! - below70) < 1e-9 && abs(held.below54! - below54) < 1e-9)
+        // A finger-stick a minute after every CGM reading below 70 (a person checking lows) is no CGM
+        // reading: the same lows (hunt BW, stop 64: counted, they doubled them).
+        var checkedLog = low.log()
+        let sticks = checkedLog.glucose.filter { $0.value.mgdL < 70 }
+            .map { GlucoseReading(time: $0.time.addingTimeInterval(60), value: $0.value, source: .fingerStick) }
+        checkedLog.glucose = (checkedLog.glucose + sticks).sorted { $0.time < $1.time }
+        let checkedSettings = try! current.checked(for: try! PatientID("known")).get()
+        let checked = SettingsEstimator.estimate(log: checkedLog, settings: checkedSettings, timeZone: KnownPerson.utc)
+        #expect(!sticks.isEmpty && abs(checked.below70! - below70) < 1e-9 && abs(checked.below54! - below54) < 1e-9)
         #expect(below70 >= 4, "the test needs lows beyond the target: \(below70)%")
         #expect(held.lowsHoldMoreInsulin)
         #expect(abs(held.carbRatio.estimate! - normal.carbRatio.estimate!) < 1e-9)

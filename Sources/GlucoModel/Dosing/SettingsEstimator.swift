@@ -150,8 +150,11 @@ public enum SettingsEstimator {
                                    current: Injections.dailyDose(log.basalInjections, from: first, to: last, timeZone: timeZone),
                                    periods: 0)
         }
-        if !readings.isEmpty {
-            let metrics = CGMMetrics(readings: readings)
+        // The CGM's readings alone, as `metrics` and the report count them: finger-sticks are taken
+        // when a low is suspected, and counted beside the CGM they doubled its lows (hunt BW, stop 64).
+        let cgm = readings.filter { $0.source == .cgm }
+        if !cgm.isEmpty {
+            let metrics = CGMMetrics(readings: cgm)
             out.below70 = metrics.tbrLevel1 + metrics.tbrLevel2
             out.below54 = metrics.tbrLevel2
             out.above180 = metrics.tarLevel1 + metrics.tarLevel2
