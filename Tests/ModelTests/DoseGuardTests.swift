@@ -347,12 +347,17 @@ import Testing
         let lowRefusal = DoseRefusal.meterDisagrees(meter: 45, meterTime: F.at(82), cgm: 180, cgmTime: F.at(80), meterIsNewest: false)
         #expect(refusals(low) == [lowRefusal])
         let message: String = "a finger-stick of 45.0 mg/dL at 2026-01-05T11:22:00Z disagrees with the CGM's "
-            + "180.0 mg/dL at 2026-01-05T11:20:00Z (by 135.0 mg/dL, more than 20.0 mg/dL or 20%): one of them is wrong, and "
-            + "the dose would rest on the CGM's (if the meter's 45.0 mg/dL is right, it is a low: treat it). Wash and dry the hands and check again: a finger-stick that agrees with the CGM "
-            + "lets the dose go; or dose by hand, or ask again an hour after the finger-stick"
+            + "180.0 mg/dL at 2026-01-05T11:20:00Z (by 135.0 mg/dL; a meter and a CGM agree within 20.0 mg/dL, or 20% of the "
+            + "meter's reading, beyond the CGM's lag behind a changing glucose): one of them is wrong, and the dose would rest "
+            + "on the CGM's (if the meter's 45.0 mg/dL is right, it is a low: treat it). Wash and dry the hands and check again: "
+            + "a finger-stick that agrees with the CGM lets the dose go; or dose by hand"
         #expect(low.reasons.first?.message == message)
-        // Asked again when the hour has passed (12:22): the window says so.
-        #expect(low.askAgainAt == F.at(142) && low.recheckMinutes == 52)
+        // A low possible: check again in 15 minutes, as for a meal at a low (review BY: an hour).
+        #expect(low.askAgainAt == F.at(105) && low.recheckMinutes == 15)
+        // No low either way (230 beside 180): when the hour after the finger-stick has passed.
+        let above = suggest(stick(88, 230))
+        #expect(above.askAgainAt == F.at(148) && above.recheckMinutes == 58)
+        #expect(above.reasons.first?.message.hasSuffix("or dose by hand, or ask again an hour after the finger-stick") == true)
         // 320 as the newest reading (glucose now) beside the CGM's 180: the dose would rest on it.
         let high = DoseRefusal.meterDisagrees(meter: 320, meterTime: F.at(90), cgm: 180, cgmTime: F.at(90), meterIsNewest: true)
         #expect(refusals(suggest(stick(90, 320))) == [high])
@@ -371,6 +376,14 @@ import Testing
             r.source == .cgm && r.time > F.at(62) ? GlucoseReading(time: r.time, value: .mgdL(150)) : r
         }
         #expect(suggest(calibrated).decision.kind == "bolus", "\(suggest(calibrated).reasons.map(\.message))")
+        // Review BY: glucose falling 2.5 mg/dL a minute, the CGM ten minutes behind: a meter's 25 below
+        // the CGM's newest agrees (the trend over the CGM's 15-minute lag reaches 37.5 lower); 50
+        // above it does not (the reading before, 142.5, reaches 178.5 at most), nor 60 below (at least 72.5).
+        var falling = F.flatLog()
+        falling.glucose = falling.glucose.map { GlucoseReading(time: $0.time, value: .mgdL(355 - 2.5 * $0.time.timeIntervalSince(F.t0) / 60)) }
+        #expect(suggest(stick(89, 130 - 25, into: falling)).decision.kind != "refused", "\(suggest(stick(89, 105, into: falling)).reasons.map(\.message))")
+        #expect(refusals(suggest(stick(89, 130 + 50, into: falling))).map(\.code) == ["meter_disagrees"])
+        #expect(refusals(suggest(stick(89, 130 - 60, into: falling))).map(\.code) == ["meter_disagrees"])
         // No CGM reading within 15 minutes of the finger-stick: nothing to compare.
         let alone = stick(90, 45, into: F.flatLog(through: 74)).glucose
         #expect(DoseGuards.meterDisagreement(alone, at: F.at(90)) == nil)
@@ -445,10 +458,11 @@ import Testing
         let later = log(through: 760, skipping: Set(stride(from: 150.0, through: 390, by: 5)))
         #expect(DoseGuards.recordsGapRefusal(later, at: F.at(756), durationMinutes: 360) == nil)
         #expect(DoseGuards.recordsGapRefusal(later, at: F.at(754), durationMinutes: 360) != nil)
-        // A sensor's 2-hour warm-up (readings 12:25 and 14:25) passes; 5 minutes more does not.
-        let warmUp = log(through: 600, skipping: Set(stride(from: 150.0, through: 260, by: 5)))
+        // A sensor change, its 2-hour warm-up and half an hour to change it (readings 12:25 and
+        // 14:55), passes (review BY, stop 64: 2 h 05 was refused); 5 minutes more does not.
+        let warmUp = log(through: 600, skipping: Set(stride(from: 150.0, through: 290, by: 5)))
         #expect(DoseGuards.recordsGapRefusal(warmUp, at: F.at(600), durationMinutes: 360) == nil)
-        let longer = log(through: 600, skipping: Set(stride(from: 150.0, through: 265, by: 5)))
+        let longer = log(through: 600, skipping: Set(stride(from: 150.0, through: 295, by: 5)))
         #expect(DoseGuards.recordsGapRefusal(longer, at: F.at(600), durationMinutes: 360) != nil)
     }
 

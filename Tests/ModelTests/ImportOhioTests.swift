@@ -65,11 +65,7 @@ import Testing
     /// Hunt BW: intensity 11 was "outside the plausible range 0...10 for intensity 1-10", while 0
     /// (at rest) is kept. The message now names the range that is accepted.
     @Test func exerciseIntensityMessageNamesTheAcceptedRange() throws {
-        let dir = ScratchSpace.root.appendingPathComponent("ohio-intensity-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let xml = dir.appendingPathComponent("p.xml")
-        try Data("""
+        let xml = try ImportMappedCSVTests.file("""
             <patient id="fx_002" weight="70" insulin_type="rapid-acting">
               <exercise>
                 <event ts="05-01-2026 17:00:00" intensity="0" duration="45"/>
@@ -77,7 +73,7 @@ import Testing
                 <event ts="07-01-2026 17:00:00" intensity="11" duration="45"/>
               </exercise>
             </patient>
-            """.utf8).write(to: xml)
+            """, name: "p.xml")
         let r = try OhioXMLImporter().importFile(at: xml, options: Fixture.options)
         #expect(r.log.exercise.map(\.intensity) == [0, 10])
         #expect(r.summary.issues.map(\.message) == ["11 is outside the plausible range 0...10 for intensity 0-10 (0 = at rest); skipped"])

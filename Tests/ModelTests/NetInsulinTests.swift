@@ -236,7 +236,7 @@ import Testing
         let message: String = "1 temporary basal within the insulin's action before now (the latest from 2026-01-05T10:00:00Z), "
             + "but no basal schedule to count it against: the settings give no basalSchedule and the data no programmed basal, so "
             + "the insulin given above or below the schedule is unknown (a 2 U/h temporary basal is 1 U/h more than a schedule "
-            + "of 1 U/h). Add the pump's basal schedule to the settings file (basalSchedule)"
+            + "of 1 U/h). Add the pump's basal schedule to the settings file (basalSchedule; a Nightscout export's profile is not read)"
         #expect(refusal.description == message)
         // The schedule in the settings, or the pump's programme in the data, counts it: dosed.
         var settings = F.settings()

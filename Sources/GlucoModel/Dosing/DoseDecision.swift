@@ -201,14 +201,14 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
                 + "interleave (a Dexcom and a Libre imported for one person?): glucose now and the trend are a mix of both. "
                 + "Keep one sensor's data (import-data --forget the other's file, or leave it out of --data)"
         case let .meterDisagrees(meter, meterTime, cgm, cgmTime, meterIsNewest):
+            let low = min(meter, cgm) < DoseGuards.lowGlucose
             return "a finger-stick of \(g(meter)) at \(time(meterTime)) disagrees with the CGM's \(g(cgm)) at \(time(cgmTime)) "
-                + "(by \(g(abs(meter - cgm))), more than \(g(DoseGuards.fingerStickAgreement)) or "
-                + "\(Int(DoseGuards.fingerStickAgreementShare * 100))%): one of them is wrong, and the dose would rest on "
-                + (meterIsNewest ? "the meter's reading" : "the CGM's")
-                + (min(meter, cgm) < 70 ? " (if the \(meter < cgm ? "meter's" : "CGM's") \(g(min(meter, cgm))) is right, it is a low: treat it)" : "")
-                + ". Wash and dry the hands and check again: a "
-                + "finger-stick that agrees with the CGM lets the dose go; or dose by hand, or ask again an hour after the "
-                + "finger-stick"
+                + "(by \(g(abs(meter - cgm))); a meter and a CGM agree within \(g(DoseGuards.fingerStickAgreement)), or "
+                + "\(Int(DoseGuards.fingerStickAgreementShare * 100))% of the meter's reading, beyond the CGM's lag behind a "
+                + "changing glucose): one of them is wrong, and the dose would rest on " + (meterIsNewest ? "the meter's reading" : "the CGM's")
+                + (low ? " (if the \(meter < cgm ? "meter's" : "CGM's") \(g(min(meter, cgm))) is right, it is a low: treat it)" : "")
+                + ". Wash and dry the hands and check again: a finger-stick that agrees with the CGM lets the dose go; or dose by hand"
+                + (low ? "" : ", or ask again an hour after the finger-stick")
         case let .settings(problems): return "settings not usable: " + problems.map(\.description).joined(separator: "; ")
         case let .belowSuspend(glucose, t):
             return "glucose \(below(glucose, t)) is below the suspend threshold \(g(t)): no insulin; treat or watch for a low"
@@ -244,7 +244,8 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
             return "\(Plural.of(count, "temporary basal")) within the insulin's action before now (the latest from \(time(latest))), "
                 + "but no basal schedule to count \(count == 1 ? "it" : "them") against: the settings give no basalSchedule and the "
                 + "data no programmed basal, so the insulin given above or below the schedule is unknown (a 2 U/h temporary basal "
-                + "is 1 U/h more than a schedule of 1 U/h). Add the pump's basal schedule to the settings file (basalSchedule)"
+                + "is 1 U/h more than a schedule of 1 U/h). Add the pump's basal schedule to the settings file (basalSchedule; "
+                + "a Nightscout export's profile is not read)"
         case let .recordsGap(from, to, duration):
             let hours = to.timeIntervalSince(from) / 3600
             return String(format: "the data holds no glucose, insulin or carbohydrate record from %@ to %@ (%.1f h), "

@@ -98,8 +98,11 @@ public enum DoseGuards {
     }
 
     /// The longest stretch without any record that the data may hold within the insulin's action
-    /// before a dose: a CGM sensor's 2-hour warm-up (a Dexcom G6's) passes.
-    public static let recordsGapLimit: TimeInterval = 2 * 3600
+    /// before a dose: a sensor change passes, the new sensor's 2-hour warm-up (a Dexcom G6's, a
+    /// Guardian's) and up to half an hour from the old one's last reading to its start. With 2
+    /// hours every sensor change was refused for the insulin's action after it, its gap 2 h 05 or
+    /// more (review BY, stop 64; a watch's heart rate had hidden it, hunt BW).
+    public static let recordsGapLimit: TimeInterval = 2.5 * 3600
 
     /// The refusal for a stretch longer than `recordsGapLimit` between two glucose readings in
     /// which the data holds no insulin or carbohydrate record either (a bolus, basal rate, temporary
@@ -294,7 +297,11 @@ public enum DoseGuards {
             : missingInstants(times, at: at, step: recordingInterval(times, at: at)).last?.addingTimeInterval(recentWindow)
         let windowsLeave = refusals.compactMap { r -> Date? in
             switch r {
-            case let .sensorJump(_, _, time, _), let .meterDisagrees(_, time, _, _, _): return time.addingTimeInterval(jumpWindow)
+            case let .sensorJump(_, _, time, _): return time.addingTimeInterval(jumpWindow)
+            // A low possible by either reading: treat it and check again in 15 minutes, as for a meal at a low.
+            case let .meterDisagrees(meter, time, cgm, _, _):
+                return min(meter, cgm) < lowGlucose ? at.addingTimeInterval(Double(DoseAdvisor.recheckMinutes) * 60)
+                    : time.addingTimeInterval(jumpWindow)
             default: return nil
             }
         }
@@ -453,9 +460,10 @@ public enum DoseGuards {
         return nil
     }
 
-    /// The refusal when the newest finger-stick of the `jumpWindow` before `at` disagrees with every
-    /// CGM reading within `maximumGlucoseAge` of it (by `at`; by more than `fingerStickAgreement`
-    /// or `fingerStickAgreementShare`, as a jump's confirmation), if any: one of the two is wrong
+    /// The refusal when the newest finger-stick of the `jumpWindow` before `at` disagrees with the
+    /// CGM's reading before it and each after it within `maximumGlucoseAge` (by `at`; by more than `fingerStickAgreement`
+    /// and `fingerStickAgreementShare`, the agreement that confirms a jump, beyond where the CGM's
+    /// own trend takes it over `cgmLag`: `lagBand`), if any: one of the two is wrong
     /// (a meter reading from an unwashed finger, a sensor reading off), and the dose would rest on
     /// the CGM, or on the meter when it is the newest reading. Hunt BW, stop 64: a meter reading of
     /// 45 mg/dL beside the CGM's 182 and 185 left a 2.10 U meal dose unchanged three minutes later,
@@ -463,12 +471,21 @@ public enum DoseGuards {
     /// 6.50 U where the CGM gave 1.65. A newer finger-stick that agrees settles it (only the newest
     /// counts), and no CGM reading near the meter's leaves nothing to compare (a meter alone is
     /// dosed on). A calibration is a finger-stick: the CGM's readings after it agree with it.
+    /// Review BY (stop 64): glucose falling 2.5 mg/dL a minute, a meter's 105 beside the CGM's 130
+    /// ten minutes behind it was refused; the CGM's trend over its lag now counts.
     static func meterDisagreement(_ past: [GlucoseReading], at: Date) -> DoseRefusal? {
         guard let meter = past.last(where: { $0.source == .fingerStick }), at.timeIntervalSince(meter.time) < jumpWindow
         else { return nil }
-        let near = past.filter { $0.source == .cgm && abs($0.time.timeIntervalSince(meter.time)) <= maximumGlucoseAge }
+        let since = meter.time.addingTimeInterval(-2 * maximumGlucoseAge)
+        let cgm = past.drop { $0.time < since }.filter { $0.source == .cgm }
+        // The CGM's reading before it and those after it (a calibration takes effect at a later
+        // reading), within 15 minutes.
+        let near = ([cgm.last { $0.time <= meter.time }].compactMap { $0 } + cgm.filter { $0.time > meter.time })
+            .filter { abs($0.time.timeIntervalSince(meter.time)) <= maximumGlucoseAge }
+        let tolerance = max(fingerStickAgreement, fingerStickAgreementShare * meter.value.mgdL)
         func agrees(_ r: GlucoseReading) -> Bool {
-            abs(r.value.mgdL - meter.value.mgdL) <= max(fingerStickAgreement, fingerStickAgreementShare * meter.value.mgdL)
+            let band = lagBand(r, cgm)
+            return meter.value.mgdL >= band.lowerBound - tolerance && meter.value.mgdL <= band.upperBound + tolerance
         }
         guard !near.contains(where: agrees),
               let nearest = near.min(by: { abs($0.time.timeIntervalSince(meter.time)) < abs($1.time.timeIntervalSince(meter.time)) })
@@ -476,6 +493,29 @@ public enum DoseGuards {
         return .meterDisagrees(meter: meter.value.mgdL, meterTime: meter.time, cgm: nearest.value.mgdL, cgmTime: nearest.time,
                                meterIsNewest: past.last == meter)
     }
+
+    /// How far a CGM reads behind blood glucose (min): the interstitial fluid's 5-10 minutes and
+    /// the sensor's filtering, generously.
+    static let cgmLag: TimeInterval = 15 * 60
+
+    /// The glucose a CGM reading may stand for in the blood: from its value to where its trend over
+    /// the 15 minutes before it (at most `livingRate` a minute either way) goes in `cgmLag`. No
+    /// trend without readings 5 minutes or more before it.
+    static func lagBand(_ r: GlucoseReading, _ cgm: [GlucoseReading]) -> ClosedRange<Double> {
+        let value = r.value.mgdL
+        guard let first = cgm.first(where: { $0.time >= r.time.addingTimeInterval(-maximumGlucoseAge) && $0.time < r.time }),
+              r.time.timeIntervalSince(first.time) >= 5 * 60 else { return value...value }
+        let rate = (value - first.value.mgdL) / r.time.timeIntervalSince(first.time)
+        let ahead = value + min(max(rate, -livingRate / 60), livingRate / 60) * cgmLag
+        return min(value, ahead)...max(value, ahead)
+    }
+
+    /// The fastest living glucose changes, mg/dL a minute (the jump's comment).
+    static let livingRate = 5.0
+
+    /// A low by the consensus (level 1, mg/dL): a finger-stick or CGM reading below it that the
+    /// other disagrees with may be a low to treat.
+    public static let lowGlucose = 70.0
 
     /// How near a finger-stick must be to the CGM to confirm its level after a jump: 20 mg/dL, or
     /// 20% above 100 mg/dL (a meter's ISO 15197 accuracy of 15 and 15%, and a CGM's of about 10%).

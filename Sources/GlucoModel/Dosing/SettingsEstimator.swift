@@ -152,9 +152,10 @@ public enum SettingsEstimator {
         }
         // The CGM's readings alone, as `metrics` and the report count them: finger-sticks are taken
         // when a low is suspected, and counted beside the CGM they doubled its lows (hunt BW, stop 64).
+        // A log of finger-sticks alone keeps them: its lows are still the clinician's evidence (review BY).
         let cgm = readings.filter { $0.source == .cgm }
-        if !cgm.isEmpty {
-            let metrics = CGMMetrics(readings: cgm)
+        if !readings.isEmpty {
+            let metrics = CGMMetrics(readings: cgm.isEmpty ? readings : cgm)
             out.below70 = metrics.tbrLevel1 + metrics.tbrLevel2
             out.below54 = metrics.tbrLevel2
             out.above180 = metrics.tarLevel1 + metrics.tarLevel2
