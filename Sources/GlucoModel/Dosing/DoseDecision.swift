@@ -203,8 +203,8 @@ public enum DoseRefusal: Error, Hashable, Sendable, Codable, CustomStringConvert
         case let .meterDisagrees(meter, meterTime, cgm, cgmTime, meterIsNewest):
             let low = min(meter, cgm) < DoseGuards.lowGlucose
             return "a finger-stick of \(g(meter)) at \(time(meterTime)) disagrees with the CGM's \(g(cgm)) at \(time(cgmTime)) "
-                + "(by \(g(abs(meter - cgm))); a meter and a CGM agree within \(g(DoseGuards.fingerStickAgreement)), or "
-                + "\(Int(DoseGuards.fingerStickAgreementShare * 100))% of the meter's reading, beyond the CGM's lag behind a "
+                + "(by \(g(abs(meter - cgm))); a meter and a CGM differ by up to \(g(DoseGuards.meterDisagreementLimit)), or "
+                + "\(Int(DoseGuards.meterDisagreementShare * 100))% of the meter's reading, beyond the CGM's lag behind a "
                 + "changing glucose): one of them is wrong, and the dose would rest on " + (meterIsNewest ? "the meter's reading" : "the CGM's")
                 + (low ? " (if the \(meter < cgm ? "meter's" : "CGM's") \(g(min(meter, cgm))) is right, it is a low: treat it)" : "")
                 + ". Wash and dry the hands and check again: a finger-stick that agrees with the CGM lets the dose go; or dose by hand"
